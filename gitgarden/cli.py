@@ -1,0 +1,220 @@
+"""The `gitgarden` command: parse, call a library function, render. Nothing else lives here.
+
+stdout carries data (and `--json`), stderr carries messages. Every
+GitgardenError becomes one line and its exit status in `main`; `--debug`
+shows the traceback instead.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from gitgarden import __version__
+from gitgarden.errors import EXIT_INTERRUPTED, GitgardenError
+
+if TYPE_CHECKING:
+    from gitgarden.config import Resolved, Settings
+    from gitgarden.llm import Model
+    from gitgarden.project import Project
+
+__all__ = ["main", "cli", "App"]
+
+
+def _default_model_factory(settings: Settings, env: Mapping[str, str]) -> Model | None:
+    from gitgarden import llm
+
+    return llm.make_model(settings, env)
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+@dataclass
+class App:
+    """What commands are handed: the environment, the clock and how to make a model (tests swap these)."""
+
+    env: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
+    now: Callable[[], datetime] = _now
+    model_factory: Callable[[Settings, Mapping[str, str]], Model | None] = _default_model_factory
+    debug: bool = False
+
+    def project(self, start: Path | None = None) -> Project:
+        from gitgarden.project import find_project
+
+        return find_project(start)
+
+    def settings(self, project: Project | None, **flags: Any) -> Resolved:
+        from gitgarden.config import load_settings
+
+        resolved = load_settings(project.root if project else None, env=self.env, flags=flags)
+        for warning in resolved.warnings:
+            err(f"warning: {warning}")
+        return resolved
+
+
+def err(message: str) -> None:
+    """A message for the person (stderr)."""
+    click.echo(message, err=True)
+
+
+def out_json(data: Any) -> None:
+    """Plain JSON on stdout and nothing else."""
+    click.echo(json.dumps(data, indent=2, sort_keys=True, default=str))
+
+
+pass_app = click.make_pass_decorator(App, ensure=True)
+
+
+class _Group(click.Group):
+    """Turns every GitgardenError into one line on stderr and its exit status (in one place)."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except GitgardenError as exc:
+            app = ctx.find_object(App)
+            if app is not None and app.debug:
+                raise
+            err(f"gitgarden: {exc}")
+            ctx.exit(exc.exit_code)
+        except KeyboardInterrupt:
+            err("Interrupted.")
+            ctx.exit(EXIT_INTERRUPTED)
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="gitgarden")
+@click.option("--debug", is_flag=True, help="Show tracebacks instead of one-line errors.")
+@click.pass_context
+def cli(ctx: click.Context, debug: bool) -> None:
+    """Garden a wiki folder kept in git: journal lines become linked pages, one guarded commit per pass."""
+    app = ctx.ensure_object(App)
+    app.debug = debug
+
+
+@cli.command()
+@click.argument("path", required=False, type=click.Path(file_okay=False, path_type=Path))
+@click.option("--register/--no-register", default=None, help="Register the project for `gitgarden tick` (asked when interactive).")
+@pass_app
+def init(app: App, path: Path | None, register: bool | None) -> None:
+    """Make a project folder (git repo, journal, wiki, map) at PATH (default: here)."""
+    from gitgarden.project import init_project
+
+    report = init_project(path or Path.cwd())
+    if report.created:
+        err(f"Made a gitgarden project in {report.root}: {', '.join(report.created)}")
+        if report.git_initialised:
+            err("  git init: a new repository")
+        if report.committed:
+            err("  committed the layout")
+    else:
+        err(f"{report.root} is already a gitgarden project: nothing changed.")
+    _maybe_register(app, report.root, register)
+
+
+def _maybe_register(app: App, root: Path, register: bool | None) -> None:
+    try:
+        from gitgarden import schedule
+    except ImportError:  # the scheduler is optional for init
+        return
+    if register is None:
+        if not sys.stdin.isatty():
+            return
+        register = click.confirm("Register it for periodic passes (gitgarden tick)?", default=True, err=True)
+    if register:
+        added = schedule.register(root, app.env)
+        err(f"Registered {root} for gitgarden tick." if added else f"{root} was already registered.")
+
+
+@cli.command()
+@click.argument("text", nargs=-1)
+@pass_app
+def capture(app: App, text: tuple[str, ...]) -> None:
+    """Append TEXT (or stdin) to today's journal, one line per non-empty line. Never commits."""
+    from gitgarden.journal import capture as do_capture
+
+    project = app.project()
+    body = " ".join(text) if text else sys.stdin.read()
+    try:
+        path, lines = do_capture(project.journal, body, app.now().astimezone())
+    except OSError as exc:
+        raise GitgardenError(f"capture failed: {exc}") from None
+    if not lines:
+        raise GitgardenError("nothing to capture: give text or pipe it on stdin")
+    err(f"Captured {len(lines)} line(s) in {path.relative_to(project.root)}")
+
+
+@cli.command()
+@click.option("--dry-run", is_flag=True, help="Compute everything (the model is called), show the diff, change nothing.")
+@click.option("--model", "model_flag", help="Override the model for this pass.")
+@click.option("--json", "as_json", is_flag=True, help="Print the pass record as JSON.")
+@pass_app
+def run(app: App, dry_run: bool, model_flag: str | None, as_json: bool) -> None:
+    """Run one gardener pass on the project you stand in."""
+    from gitgarden.errors import NotAProject
+    from gitgarden.gardener import run_pass
+
+    try:
+        project = app.project()
+    except NotAProject as exc:
+        if as_json:
+            out_json({"outcome": "refused", "message": str(exc), "exit_code": 14})
+        err(str(exc))
+        sys.exit(14)
+    settings = app.settings(project, model=model_flag).settings
+    model = app.model_factory(settings, app.env) if settings.model else None
+    result = run_pass(project, settings, model=model, now=app.now, dry_run=dry_run, on_progress=err)
+    if as_json:
+        data = result.record()
+        if dry_run:
+            data["diff"] = result.diff
+        out_json(data)
+    else:
+        _render_pass(result)
+    sys.exit(result.exit_code)
+
+
+def _render_pass(result: Any) -> None:
+    prefix = "[dry run] " if result.dry_run else ""
+    err(f"{prefix}{result.sentence}")
+    for label, items in (("created", result.created), ("appended", result.appended), ("split", result.split), ("tidied", result.tidied)):
+        if items:
+            err(f"  {label}: {', '.join(items)}")
+    if result.offered:
+        err(f"  lines offered: {len(result.offered)}" + (f" ({result.overflow} more wait)" if result.overflow else ""))
+    for refusal in result.refusals:
+        err(f"  refused: {refusal}")
+    if result.model and result.tokens:
+        cost = "unknown" if result.cost is None else f"${result.cost:.4f}"
+        err(f"  tokens: {result.tokens} ({result.prompt_tokens} prompt, {result.completion_tokens} reply), cost {cost}")
+    if result.commit:
+        err(f"  commit {result.commit[:10]}" + (f", snapshot {result.snapshot}" if result.snapshot else ""))
+    if result.recovery:
+        err(f"  {result.recovery}")
+    for hint in result.hints:
+        err(hint)
+    if result.dry_run and result.diff:
+        click.echo(result.diff, nl=False)
+
+
+@cli.command()
+def schema() -> None:
+    """Print the JSON Schema of the operations a model returns."""
+    from gitgarden.ops import schema as op_schema
+
+    out_json(op_schema())
+
+
+def main() -> None:
+    """Entry point of the `gitgarden` command and `python -m gitgarden`."""
+    cli(obj=App())

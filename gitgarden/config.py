@@ -1,0 +1,290 @@
+"""Settings: defaults, ranges, clamping, TOML files and environment overrides.
+
+Precedence: flag > `GITGARDEN_*` environment > project `.gitgarden/config.toml`
+> user config file > default. Out-of-range numbers in a file are clamped with a
+warning, never rejected: a stricter reader would take the off switch down with
+the bad value. The API key is never read from a project file.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any
+
+import tomli_w
+
+from gitgarden.errors import ConfigError
+
+__all__ = [
+    "Settings",
+    "Spec",
+    "SPECS",
+    "Resolved",
+    "load_settings",
+    "user_config_path",
+    "state_dir",
+    "env_name",
+    "parse_value",
+    "read_toml",
+    "write_value",
+    "unset_value",
+    "LAYERS",
+]
+
+LAYERS = ("flag", "env", "project", "user", "default")
+
+
+@dataclass(frozen=True)
+class Spec:
+    """One setting: its type, default, allowed range and meaning."""
+
+    key: str
+    type: type
+    default: Any
+    help: str
+    lo: float | None = None
+    hi: float | None = None
+    project_ok: bool = True  # False: may not live in a project file (it would be committed)
+
+
+SPECS: tuple[Spec, ...] = (
+    Spec("model", str, "", "litellm model string (openai/…, ollama_chat/…, anthropic/…); empty: no model"),
+    Spec("api_base", str, "", "the model endpoint; the API key is sent only here"),
+    Spec("api_key_env", str, "GITGARDEN_API_KEY", "name of the environment variable holding the API key", project_ok=False),
+    Spec("context_window", int, 8192, "tokens the model's context holds", 512, 10_000_000),
+    Spec("token_budget", int, 60_000, "tokens a pass may spend in all its model calls", 0, 100_000_000),
+    Spec("seconds_budget", int, 900, "seconds a pass may spend in model calls", 1, 86_400),
+    Spec("max_output_tokens", int, 2048, "tokens one reply may take", 16, 1_000_000),
+    Spec("temperature", float, 0.2, "model temperature", 0.0, 2.0),
+    Spec("timeout", int, 120, "seconds one model request may take", 1, 3600),
+    Spec("num_retries", int, 1, "retries of a failed model request", 0, 10),
+    Spec("enabled", bool, True, "the periodic pass (tick) runs this project at all"),
+    Spec("interval_min", int, 30, "how often a tick looks for work (minutes)", 1, 1440),
+    Spec("idle_min", int, 30, "silence required in the project before a pass (minutes)", 0, 1440),
+    Spec("min_hours_between_passes", float, 6.0, "distance before the same project again (hours, from attempts)", 0, 8760),
+    Spec("max_lines", int, 200, "unread journal lines read by one pass", 1, 200),
+    Spec("chat_window_chars", int, 6000, "characters of recent conversation the model sees", 0, 200_000),
+    Spec("grounding_min", float, 0.5, "share of a written sentence's content words found in its cited lines (0 turns the rule off)", 0.0, 1.0),
+    Spec("author", str, "gitgarden <gitgarden@localhost>", "the pass commits' author and committer"),
+    Spec("identity_files", list, [], "extra files (inside the project, or named by the person) shown to the model"),
+    Spec("review", bool, False, "commit passes to the branch gitgarden/review instead of the current branch"),
+    Spec("notify_command", str, "", "command run with the message after the third failed pass in a row"),
+)
+_BY_KEY = {s.key: s for s in SPECS}
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Resolved settings for one project (or for the user when outside one)."""
+
+    model: str = ""
+    api_base: str = ""
+    api_key_env: str = "GITGARDEN_API_KEY"
+    context_window: int = 8192
+    token_budget: int = 60_000
+    seconds_budget: int = 900
+    max_output_tokens: int = 2048
+    temperature: float = 0.2
+    timeout: int = 120
+    num_retries: int = 1
+    enabled: bool = True
+    interval_min: int = 30
+    idle_min: int = 30
+    min_hours_between_passes: float = 6.0
+    max_lines: int = 200
+    chat_window_chars: int = 6000
+    grounding_min: float = 0.5
+    author: str = "gitgarden <gitgarden@localhost>"
+    identity_files: tuple[str, ...] = ()
+    review: bool = False
+    notify_command: str = ""
+
+    @property
+    def author_name(self) -> str:
+        return _split_ident(self.author)[0]
+
+    @property
+    def author_email(self) -> str:
+        return _split_ident(self.author)[1]
+
+    def api_key(self, env: Mapping[str, str] | None = None) -> str:
+        """The API key from `GITGARDEN_API_KEY` or the named variable; '' when none."""
+        env = os.environ if env is None else env
+        return env.get("GITGARDEN_API_KEY") or env.get(self.api_key_env, "") or ""
+
+
+@dataclass
+class Resolved:
+    """Settings with the layer each value came from and the warnings reading them raised."""
+
+    settings: Settings
+    sources: dict[str, str] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+
+
+def _split_ident(ident: str) -> tuple[str, str]:
+    m = re.match(r"^\s*(.*?)\s*<([^<>]+)>\s*$", ident)
+    if not m or not m.group(1):
+        return "gitgarden", "gitgarden@localhost"
+    return m.group(1), m.group(2)
+
+
+def env_name(key: str) -> str:
+    """The environment variable that overrides `key` (`idle_min` -> `GITGARDEN_IDLE_MIN`)."""
+    return "GITGARDEN_" + key.upper()
+
+
+def user_config_path(env: Mapping[str, str] | None = None) -> Path:
+    """`GITGARDEN_CONFIG`, else `$XDG_CONFIG_HOME/gitgarden/config.toml`."""
+    env = os.environ if env is None else env
+    if env.get("GITGARDEN_CONFIG"):
+        return Path(env["GITGARDEN_CONFIG"]).expanduser()
+    base = env.get("XDG_CONFIG_HOME") or str(Path(env.get("HOME", "~")).expanduser() / ".config")
+    return Path(base) / "gitgarden" / "config.toml"
+
+
+def state_dir(env: Mapping[str, str] | None = None) -> Path:
+    """`GITGARDEN_STATE`, else `$XDG_STATE_HOME/gitgarden`: machine-local scheduler state."""
+    env = os.environ if env is None else env
+    if env.get("GITGARDEN_STATE"):
+        return Path(env["GITGARDEN_STATE"]).expanduser()
+    base = env.get("XDG_STATE_HOME") or str(Path(env.get("HOME", "~")).expanduser() / ".local" / "state")
+    return Path(base) / "gitgarden"
+
+
+def read_toml(path: Path) -> dict[str, Any]:
+    """A TOML file's table ({} when absent); ConfigError naming the path and line when malformed."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return {}
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot be read ({exc.strerror})") from None
+    try:
+        return tomllib.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path}: is not UTF-8 text") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: malformed TOML: {exc}") from None
+
+
+def parse_value(key: str, value: Any, *, where: str) -> Any:
+    """`value` (from TOML, the environment or a flag) converted to `key`'s type; ConfigError if it can't be."""
+    spec = _BY_KEY.get(key)
+    if spec is None:
+        raise ConfigError(f"{where}: unknown setting {key!r} (known: {', '.join(_BY_KEY)})")
+    try:
+        if spec.type is bool:
+            if isinstance(value, bool):
+                return value
+            text = str(value).strip().lower()
+            if text in ("1", "true", "yes", "on"):
+                return True
+            if text in ("0", "false", "no", "off"):
+                return False
+            raise ValueError
+        if spec.type is list:
+            if isinstance(value, list):
+                return tuple(str(v) for v in value)
+            return tuple(p for p in (s.strip() for s in str(value).split(",")) if p)
+        if spec.type is int:
+            if isinstance(value, bool) or (isinstance(value, float) and not value.is_integer()):
+                raise ValueError
+            return int(value)
+        if spec.type is float:
+            if isinstance(value, bool):
+                raise ValueError
+            return float(value)
+        if not isinstance(value, str | int | float):
+            raise ValueError
+        return str(value)
+    except (TypeError, ValueError):
+        kind = {bool: "true or false", int: "a whole number", float: "a number", list: "a list of strings"}.get(
+            spec.type, "text"
+        )
+        raise ConfigError(f"{where}: {key} must be {kind}, not {value!r}") from None
+
+
+def clamp(key: str, value: Any) -> tuple[Any, str | None]:
+    """(value within `key`'s range, a warning when it had to be moved)."""
+    spec = _BY_KEY[key]
+    if spec.lo is None or isinstance(value, bool) or not isinstance(value, int | float):
+        return value, None
+    bound = spec.lo if value < spec.lo else spec.hi if spec.hi is not None and value > spec.hi else None
+    if bound is None:
+        return value, None
+    bound = spec.type(bound)
+    return bound, f"{key} = {value} is outside {spec.type(spec.lo)}–{spec.type(spec.hi)}; using {bound}"
+
+
+def _layer(table: Mapping[str, Any], where: str, *, project: bool, resolved: Resolved, out: dict[str, Any], layer: str) -> None:
+    for key, raw in table.items():
+        if key in out:
+            continue
+        if key == "api_key" or (project and key in _BY_KEY and not _BY_KEY[key].project_ok):
+            resolved.warnings.append(f"{where}: {key} is ignored here (keys never live in a project file)")
+            continue
+        if key not in _BY_KEY:
+            resolved.warnings.append(f"{where}: unknown setting {key!r} ignored")
+            continue
+        value = parse_value(key, raw, where=where)
+        value, warning = clamp(key, value)
+        if warning:
+            resolved.warnings.append(f"{where}: {warning}")
+        out[key] = value
+        resolved.sources[key] = layer
+
+
+def load_settings(
+    project_root: Path | None,
+    *,
+    env: Mapping[str, str] | None = None,
+    flags: Mapping[str, Any] | None = None,
+) -> Resolved:
+    """Resolve every setting through flag > env > project file > user file > default."""
+    env = os.environ if env is None else env
+    resolved = Resolved(Settings())
+    values: dict[str, Any] = {}
+    _layer({k: v for k, v in (flags or {}).items() if v is not None}, "flag", project=False, resolved=resolved, out=values, layer="flag")
+    env_table = {s.key: env[env_name(s.key)] for s in SPECS if env.get(env_name(s.key), "") != ""}
+    _layer(env_table, "environment", project=False, resolved=resolved, out=values, layer="env")
+    if project_root is not None:
+        path = project_root / ".gitgarden" / "config.toml"
+        _layer(read_toml(path), str(path), project=True, resolved=resolved, out=values, layer="project")
+    upath = user_config_path(env)
+    _layer(read_toml(upath), str(upath), project=False, resolved=resolved, out=values, layer="user")
+    for spec in SPECS:
+        resolved.sources.setdefault(spec.key, "default")
+    names = {f.name for f in fields(Settings)}
+    resolved.settings = replace(Settings(), **{k: v for k, v in values.items() if k in names})
+    return resolved
+
+
+def write_value(path: Path, key: str, value: Any) -> bool:
+    """Set `key` in a TOML file; False (file untouched) when it already holds that value."""
+    table = read_toml(path)
+    if key in table and parse_value(key, table[key], where=str(path)) == value:
+        return False
+    table[key] = list(value) if isinstance(value, tuple) else value
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(tomli_w.dumps(table), encoding="utf-8")
+    os.replace(tmp, path)
+    return True
+
+
+def unset_value(path: Path, key: str) -> bool:
+    """Remove `key` from a TOML file; False when it was not there."""
+    table = read_toml(path)
+    if key not in table:
+        return False
+    del table[key]
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(tomli_w.dumps(table), encoding="utf-8")
+    os.replace(tmp, path)
+    return True

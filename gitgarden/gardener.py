@@ -1,0 +1,761 @@
+"""One gardener pass: the steps of DESIGN §2 and the outcome they end in.
+
+The pass is handed everything that varies — the project, its settings, the
+model (or None), the clock — so tests drive it with real git and a scripted
+model. Pure work (applying operations, the guard, the map) happens on an
+in-memory overlay of the project's files; only the final, guarded result is
+written, after a record of what is about to change, and committed with
+exactly the pass's own paths.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from gitgarden import gitrepo, guard, journal, recovery, wiki
+from gitgarden.config import Settings
+from gitgarden.errors import GitgardenError, LockHeld, ModelError
+from gitgarden.lock import PassLock
+from gitgarden.ops import Applied, ApplyContext, Op, Refusal, apply_op
+from gitgarden.project import DiskTree, Project
+from gitgarden.tree import Entry, Overlay, Tree, changed_paths, file, text_of
+
+if TYPE_CHECKING:
+    from gitgarden.llm import Model, Usage
+
+__all__ = ["OUTCOMES", "PassResult", "run_pass", "Clock", "utcnow", "stop_path", "request_stop"]
+
+Clock = Callable[[], datetime]
+
+# outcome -> (exit status, sentence). Exit 0 is the pass doing its job.
+OUTCOMES: dict[str, tuple[int, str]] = {
+    "nothing_new": (0, "nothing new in the journal"),
+    "nothing_earned": (0, "nothing earned a page; the journal lines are marked read"),
+    "pages_written": (0, "pages written; the journal lines are marked read"),
+    "tidied": (0, "map and links tidied; nothing new in the journal"),
+    "no_model": (0, "no model configured: promotion skipped, the journal left unread"),
+    "finished_without_writing": (10, "finished without writing; the journal left unread"),
+    "some_refused": (11, "pages written, some writes refused; the journal left unread"),
+    "stood_down": (12, "stood down: the person came back; the journal left unread"),
+    "stopped": (13, "stopped on request; the journal left unread"),
+    "refused": (14, "refused"),
+    "failed": (15, "failed; the journal left unread"),
+}
+
+NO_MODEL_HINT = (
+    "No model is configured: set GITGARDEN_MODEL (e.g. openai/gpt-4o-mini, or ollama_chat/llama3.2 "
+    "with GITGARDEN_API_BASE) to promote journal lines."
+)
+LOG_DIR = "log"
+
+
+def utcnow() -> datetime:
+    """The real clock (UTC, aware)."""
+    return datetime.now(UTC)
+
+
+def stop_path(git_dir: Path) -> Path:
+    """Where `gitgarden stop` leaves its request (inside the git dir: never untracked content)."""
+    return git_dir / "gitgarden" / "stop"
+
+
+def request_stop(git_dir: Path, who: str, when: datetime) -> None:
+    """Ask the running pass to stop at its next check."""
+    path = stop_path(git_dir)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"who": who, "when": when.isoformat()}))
+
+
+@dataclass
+class PassResult:
+    """What a pass did, for the CLI, the log record and the commit trailers."""
+
+    pass_id: str
+    outcome: str
+    detail: str = ""
+    started: str = ""
+    finished: str = ""
+    offered: list[str] = field(default_factory=list)
+    overflow: int = 0
+    marked_read: int = 0
+    created: list[str] = field(default_factory=list)
+    appended: list[str] = field(default_factory=list)
+    split: list[str] = field(default_factory=list)
+    tidied: list[str] = field(default_factory=list)
+    refusals: list[str] = field(default_factory=list)
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost: float | None = None
+    model: str = ""
+    snapshot: str = ""
+    snapshot_error: str = ""
+    journal_commit: str = ""
+    commit: str = ""
+    recovery: str = ""
+    stop: dict[str, Any] | None = None
+    dry_run: bool = False
+    diff: str = ""
+    hints: list[str] = field(default_factory=list)
+
+    @property
+    def exit_code(self) -> int:
+        return OUTCOMES[self.outcome][0]
+
+    @property
+    def sentence(self) -> str:
+        base = OUTCOMES[self.outcome][1]
+        return f"{base}: {self.detail}" if self.detail else base
+
+    @property
+    def tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+    def record(self) -> dict[str, Any]:
+        """The log record (JSON-ready); never holds a key or a prompt."""
+        data = asdict(self)
+        data.pop("diff")
+        data["exit_code"] = self.exit_code
+        data["message"] = self.sentence
+        return data
+
+
+class _StandDown(Exception):
+    """The person came back mid-pass."""
+
+
+class _Stopped(Exception):
+    """`gitgarden stop` asked this pass to end."""
+
+
+class _Watch:
+    """The person's files (journal, conversation, wiki) as they were when the pass began."""
+
+    FOLDERS = ("raw/journal", "raw/chat", "wiki")
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.seen = self._scan()
+
+    def _scan(self) -> dict[str, tuple[int, int]]:
+        out: dict[str, tuple[int, int]] = {}
+        for folder in self.FOLDERS:
+            for dirpath, dirnames, filenames in os.walk(self.root / folder):
+                dirnames[:] = [d for d in dirnames if not d.startswith(".")]
+                for name in filenames:
+                    path = os.path.join(dirpath, name)
+                    try:
+                        st = os.lstat(path)
+                    except OSError:
+                        continue
+                    out[os.path.relpath(path, self.root)] = (st.st_mtime_ns, st.st_size)
+        return out
+
+    def changed(self) -> list[str]:
+        now = self._scan()
+        return sorted(p for p in set(now) | set(self.seen) if now.get(p) != self.seen.get(p))
+
+
+def _new_pass_id(now: datetime) -> str:
+    return f"{now:%Y%m%dT%H%M%SZ}-{secrets.token_hex(2)}"
+
+
+def _read_text(tree: Tree, path: str) -> str | None:
+    entry = tree.get(path)
+    return None if entry is None else text_of(entry)
+
+
+@dataclass
+class _Work:
+    """The pass's in-memory state between reading and writing."""
+
+    base: Tree
+    tree: Overlay
+    ctx_conversation: str
+    offered: dict[str, journal.JournalLine]
+    state_evidence: dict[str, str] = field(default_factory=dict)
+    split_parents: dict[str, str] = field(default_factory=dict)
+    dirty: set[str] = field(default_factory=set)
+    journal_texts: tuple[str, ...] = ()
+
+    def guard_ctx(self, own: frozenset[str]) -> guard.PassContext:
+        return guard.PassContext(
+            conversation=self.ctx_conversation,
+            journal_lines=self.journal_texts,
+            state_evidence=dict(self.state_evidence),
+            own_paths=own,
+            split_parents=dict(self.split_parents),
+        )
+
+    def try_apply(self, applied: Applied, own: frozenset[str]) -> list[str]:
+        """Add an operation's writes when the guard accepts them; else the verdicts, nothing added."""
+        blocked = sorted(p for p in applied.writes if p in self.dirty)
+        if blocked:
+            return [f"{p} has uncommitted changes of yours; left for a later pass" for p in blocked]
+        candidate = self.tree.with_changes(applied.writes)
+        saved = (dict(self.state_evidence), dict(self.split_parents))
+        self.state_evidence.update(applied.state_evidence)
+        self.split_parents.update(applied.split_parents)
+        verdicts = guard.check(self.base, candidate, self.guard_ctx(own))
+        if verdicts:
+            self.state_evidence, self.split_parents = saved
+            return [str(v) for v in verdicts]
+        self.tree = candidate
+        return []
+
+
+def _page_titles(tree: Tree) -> dict[str, tuple[str, list[str]]]:
+    """page name -> (title, aliases) for every page (the map excluded)."""
+    out: dict[str, tuple[str, list[str]]] = {}
+    for path in tree:
+        name = wiki.page_name(path)
+        if name is None or path == wiki.MAP_PATH:
+            continue
+        text = _read_text(tree, path)
+        title, aliases = name.rsplit("/", 1)[-1], []
+        if text is not None:
+            try:
+                meta = wiki.read_meta(text)
+            except wiki.PageError:
+                meta = {}
+            title = str(meta.get("title") or title)
+            aliases = wiki.aliases_of(meta)
+        out[name] = (title, aliases)
+    return out
+
+
+def _link_index(titles: Mapping[str, tuple[str, list[str]]]) -> wiki.LinkIndex:
+    return wiki.LinkIndex(list(titles) + ["index"], {n: [t, *a] for n, (t, a) in titles.items()})
+
+
+def _reachable(tree: Tree, index: wiki.LinkIndex) -> set[str]:
+    """Pages reachable from the map through links (directly or through hub pages)."""
+    seen = {"index"}
+    todo = [wiki.MAP_PATH]
+    while todo:
+        text = _read_text(tree, todo.pop())
+        if text is None:
+            continue
+        for link in wiki.find_links(text):
+            name = index.resolve(link.target)
+            if name and name not in seen:
+                seen.add(name)
+                todo.append(wiki.page_path(name))
+    return seen
+
+
+def _wrap_mentions(tree: Tree, paths: list[str], titles: Mapping[str, tuple[str, list[str]]]) -> dict[str, Entry]:
+    """In each of `paths`, wrap the first unlinked mention of each other page's title."""
+    writes: dict[str, Entry] = {}
+    for path in paths:
+        text = _read_text(tree, path)
+        if text is None or path == wiki.MAP_PATH:
+            continue
+        me = wiki.page_name(path)
+        new = text
+        for name, (title, aliases) in sorted(titles.items(), key=lambda kv: -len(kv[1][0])):
+            if name == me:
+                continue
+            for phrase in (title, *aliases):
+                if len(phrase) < 3:
+                    continue
+                _, body = wiki.split_frontmatter(new)
+                if any(index_target_matches(lk.target, name) for lk in wiki.find_links(body)):
+                    break
+                wrapped = wiki.wrap_first_mention(new, phrase, name)
+                if wrapped is not None:
+                    new = wrapped
+                    break
+        if new != text:
+            writes[path] = file(new)
+    return writes
+
+
+def index_target_matches(target: str, name: str) -> bool:
+    """True when a link target names page `name` by its full name or file name."""
+    t = target.strip().lower()
+    return t in (name.lower(), name.rsplit("/", 1)[-1].lower())
+
+
+def _map_entries(tree: Tree, titles: Mapping[str, tuple[str, list[str]]], skip: set[str]) -> tuple[dict[str, Entry], list[str]]:
+    """Map entries for pages the map does not reach, within the map's ceiling."""
+    old = _read_text(tree, wiki.MAP_PATH)
+    if old is None:
+        return {}, []
+    index = _link_index(titles)
+    missing = sorted(n for n in titles if n not in _reachable(tree, index) and wiki.page_path(n) not in skip)
+    new, added = old, []
+    for name in missing:
+        title = titles[name][0]
+        line = f"- [[{name}]]" + (f" — {title}" if title and title != name else "")
+        candidate = wiki.add_map_entries(new, [line])
+        if len(candidate) > wiki.MAP_CEILING and len(candidate) > len(old):
+            continue
+        new = candidate
+        added.append(name)
+    return ({wiki.MAP_PATH: file(new)} if new != old else {}), added
+
+
+def _conversation(project: Project, limit: int) -> str:
+    """The last `limit` characters of the newest conversation transcripts (symlinks not followed)."""
+    if limit <= 0 or not project.chat.is_dir():
+        return ""
+    files = sorted(
+        (p for p in project.chat.iterdir() if p.is_file() and not p.is_symlink() and not p.name.startswith(".")),
+        key=lambda p: (p.stat().st_mtime, p.name),
+    )
+    chunks: list[str] = []
+    size = 0
+    for path in reversed(files):
+        text = path.read_bytes().decode("utf-8", "replace")
+        chunks.append(text)
+        size += len(text)
+        if size >= limit:
+            break
+    return "\n".join(reversed(chunks))[-limit:]
+
+
+def _identity_texts(project: Project, settings: Settings) -> list[tuple[str, str]]:
+    """Configured identity files: inside the project unless given as absolute paths; never via symlink."""
+    out: list[tuple[str, str]] = []
+    for name in settings.identity_files:
+        path = Path(name).expanduser()
+        path = path if path.is_absolute() else project.root / path
+        if path.is_symlink() or not path.is_file():
+            continue
+        if not Path(name).expanduser().is_absolute():
+            try:
+                path.resolve().relative_to(project.root.resolve())
+            except ValueError:
+                continue
+        out.append((name, path.read_text(encoding="utf-8", errors="replace")[:20_000]))
+    return out
+
+
+def _safe_target(root: Path, rel: str) -> Path:
+    """The absolute path to write `rel`, refusing anything that would leave the project."""
+    if rel.startswith("/") or ".." in rel.split("/"):
+        raise GitgardenError(f"refusing to write {rel!r}: outside the project")
+    target = root / rel
+    parent = target.parent
+    while parent != root:
+        if parent.is_symlink():
+            raise GitgardenError(f"refusing to write {rel!r}: {parent} is a symlink")
+        parent = parent.parent
+    if target.is_symlink():
+        raise GitgardenError(f"refusing to write {rel!r}: it is a symlink")
+    return target
+
+
+def _log_path(now: datetime) -> str:
+    return f"{LOG_DIR}/{now:%Y-%m}.jsonl"
+
+
+def _append_record(root: Path, rel: str, record: dict[str, Any]) -> bytes:
+    target = _safe_target(root, rel)
+    old = target.read_bytes() if target.exists() else b""
+    if old and not old.endswith(b"\n"):
+        old += b"\n"
+    return old + (json.dumps(record, sort_keys=True) + "\n").encode()
+
+
+def _commit_message(result: PassResult, trailers: dict[str, str]) -> str:
+    bits = []
+    if result.created:
+        bits.append(f"{len(result.created)} created")
+    if result.appended:
+        bits.append(f"{len(result.appended)} appended")
+    if result.split:
+        bits.append(f"{len(result.split)} split")
+    if result.tidied:
+        bits.append(f"{len(result.tidied)} tidied")
+    summary = ", ".join(bits) or "journal read"
+    lines = [f"gitgarden pass: {summary} ({result.marked_read} lines read)", ""]
+    for label, items in (("Created", result.created), ("Appended", result.appended), ("Split", result.split), ("Tidied", result.tidied)):
+        if items:
+            lines.append(f"{label}: {', '.join(items)}")
+    for refusal in result.refusals[:20]:
+        lines.append(f"Refused: {refusal}")
+    lines.append("")
+    lines.extend(f"Gardener-{k}: {v}" for k, v in trailers.items())
+    return "\n".join(lines) + "\n"
+
+
+def run_pass(
+    project: Project,
+    settings: Settings,
+    *,
+    model: Model | None,
+    now: Clock = utcnow,
+    dry_run: bool = False,
+    on_progress: Callable[[str], None] = lambda _msg: None,
+) -> PassResult:
+    """Run one pass on `project` and return its result; the project is left consistent whatever happens."""
+    started = now()
+    result = PassResult(pass_id=_new_pass_id(started), outcome="failed", started=started.isoformat(), dry_run=dry_run)
+    result.model = getattr(model, "name", "") if model is not None else ""
+    root = project.root
+    git_dir = gitrepo.git_dir(root)
+    if project.turn_in_flight.exists():
+        result.outcome, result.detail = "refused", "a turn is in flight (.gitgarden/turn-in-flight)"
+        return _finish(project, result, now, record=not dry_run)
+    try:
+        with PassLock(git_dir, {"pass_id": result.pass_id, "started": result.started}):
+            _run_locked(project, settings, model, now, result, git_dir, on_progress)
+    except LockHeld as exc:
+        result.outcome, result.detail = "refused", str(exc)
+    return _finish(project, result, now, record=not dry_run and result.outcome not in ("nothing_new",) and not result.commit)
+
+
+def _finish(project: Project, result: PassResult, now: Clock, *, record: bool) -> PassResult:
+    result.finished = now().isoformat()
+    if record:
+        # Attempts that made no commit still leave a record (committed by the next pass).
+        try:
+            rel = _log_path(now())
+            data = _append_record(project.root, rel, result.record())
+            recovery.atomic_write(project.root / rel, data)
+        except (OSError, GitgardenError):
+            pass
+    return result
+
+
+def _run_locked(
+    project: Project,
+    settings: Settings,
+    model: Model | None,
+    now: Clock,
+    result: PassResult,
+    git_dir: Path,
+    on_progress: Callable[[str], None],
+) -> None:
+    root = project.root
+    stop_file = stop_path(git_dir)
+    if not result.dry_run:
+        stop_file.unlink(missing_ok=True)  # a stale request must not stop this new pass
+        found = recovery.recover(root, git_dir, lambda pid: _is_committed(root, pid))
+        if found is not None:
+            result.recovery = found.summary()
+            on_progress(result.recovery)
+    watch = _Watch(root)
+
+    def check_interrupts() -> None:
+        if stop_file.exists():
+            try:
+                result.stop = json.loads(stop_file.read_text())
+            except (OSError, json.JSONDecodeError):
+                result.stop = {}
+            raise _Stopped
+        if project.turn_in_flight.exists():
+            raise _StandDown("a turn is in flight")
+        changed = watch.changed()
+        if changed:
+            raise _StandDown(f"{changed[0]} changed since the pass began")
+
+    # Read.
+    read_text = (project.state / "read.json").read_text() if (project.state / "read.json").exists() else None
+    read = journal.load_read(read_text)
+    lines = journal.all_lines(project.journal)
+    unread = journal.unread_lines(lines, read)
+    offered = unread[: settings.max_lines]
+    result.overflow = len(unread) - len(offered)
+    base = DiskTree(root, ["wiki", "raw/journal"], [journal.READ_PATH])
+    dirty = gitrepo.dirty_paths(root, ["wiki"])
+    titles = _page_titles(base)
+    tree = Overlay(base)
+    work = _Work(
+        base=base,
+        tree=tree,
+        ctx_conversation="",
+        offered={ln.id: ln for ln in offered},
+        dirty=dirty,
+        journal_texts=tuple(ln.text for ln in lines),
+    )
+    own = frozenset({journal.READ_PATH, _log_path(now())})
+
+    # What needs no model: map entries for pages the map does not reach, links in those pages.
+    map_writes, mapped = _map_entries(base, titles, dirty)
+    if not offered and not map_writes:
+        result.outcome = "nothing_new"
+        return
+
+    # Snapshot.
+    if not result.dry_run:
+        try:
+            result.snapshot = f"pre_gardener/{result.pass_id}"
+            gitrepo.snapshot(
+                root,
+                result.snapshot,
+                message=f"gitgarden snapshot before pass {result.pass_id}",
+                ident=(settings.author_name, settings.author_email),
+            )
+        except GitgardenError as exc:
+            result.snapshot, result.snapshot_error = "", str(exc)
+            on_progress(f"snapshot failed ({exc}); the pass goes on")
+
+    usage = None
+    try:
+        if offered and model is not None:
+            if not result.dry_run:
+                result.journal_commit = _commit_journal(root, offered, result.pass_id)
+            work.ctx_conversation = _conversation(project, settings.chat_window_chars)
+            result.offered = [ln.id for ln in offered]
+            ops, usage = _ask(project, settings, model, work, titles, offered, result, check_interrupts, now)
+            _apply_all(ops, work, result, own, now, titles)
+        # Links in the pages this pass writes, and in pages new to the map.
+        written = [p for p in changed_paths(base, work.tree) if wiki.page_name(p)]
+        link_targets = sorted(set(written) | {wiki.page_path(n) for n in mapped} - dirty)
+        titles_now = {**titles, **_page_titles({p: work.tree[p] for p in written if p in work.tree})}
+        link_writes = _wrap_mentions(work.tree, link_targets, titles_now)
+        if link_writes:
+            errors = work.try_apply(Applied(Op("link", {}, (), -1), writes=link_writes), own)
+            if errors:
+                result.refusals.extend(f"links: {e}" for e in errors)
+            else:
+                result.tidied.extend(sorted(set(link_writes) - set(written)))
+        # Map last.
+        map_writes, _ = _map_entries(work.tree, titles_now, dirty)
+        if map_writes and wiki.MAP_PATH not in dirty:
+            errors = work.try_apply(Applied(Op("map", {}, (), -1), writes=map_writes), own)
+            if errors:
+                result.refusals.extend(f"map: {e}" for e in errors)
+            elif wiki.MAP_PATH not in result.tidied:
+                result.tidied.append(wiki.MAP_PATH)
+    except _Stopped:
+        result.outcome = "stopped"
+        _charge(result, usage)
+        return
+    except _StandDown as exc:
+        result.outcome, result.detail = "stood_down", str(exc)
+        _charge(result, usage)
+        return
+    except ModelError as exc:
+        result.outcome, result.detail = "failed", str(exc)
+        return
+    _charge(result, usage)
+
+    changes = changed_paths(base, work.tree)
+    final_verdicts = guard.check(base, work.tree, work.guard_ctx(own))
+    if final_verdicts:
+        result.outcome = "failed"
+        result.detail = "the guard refused the pass's whole diff: " + "; ".join(map(str, final_verdicts[:3]))
+        result.refusals.extend(str(v) for v in final_verdicts)
+        return
+
+    result.outcome = _decide(result, model, offered, changes)
+    mark = result.outcome in ("nothing_earned", "pages_written")
+    if result.outcome == "finished_without_writing" or (not changes and not mark):
+        return
+    writes: dict[str, bytes] = {p: work.tree[p].data for p in changes}
+    if mark:
+        new_read = journal.mark_read(read, offered)
+        writes[journal.READ_PATH] = journal.render_read(new_read).encode()
+        result.marked_read = len(offered)
+    if result.dry_run:
+        result.diff = _diff(base, work.tree, changes)
+        return
+    try:
+        check_interrupts()
+    except _Stopped:
+        result.outcome = "stopped"
+        return
+    except _StandDown as exc:
+        result.outcome, result.detail = "stood_down", str(exc)
+        return
+    _write_and_commit(project, settings, result, writes, git_dir, now)
+
+
+def _charge(result: PassResult, usage: Usage | None) -> None:
+    if usage is not None:
+        result.prompt_tokens, result.completion_tokens, result.cost = (
+            usage.prompt_tokens,
+            usage.completion_tokens,
+            usage.cost,
+        )
+
+
+def _decide(result: PassResult, model: Model | None, offered: list[journal.JournalLine], changes: list[str]) -> str:
+    wrote_pages = bool(result.created or result.appended or result.split)
+    if not offered:
+        return "tidied" if changes else "nothing_new"
+    if model is None:
+        result.hints.append(NO_MODEL_HINT)
+        return "no_model"
+    if result.refusals:
+        return "some_refused" if wrote_pages or changes else "finished_without_writing"
+    return "pages_written" if changes else "nothing_earned"
+
+
+def _ask(
+    project: Project,
+    settings: Settings,
+    model: Model,
+    work: _Work,
+    titles: Mapping[str, tuple[str, list[str]]],
+    offered: list[journal.JournalLine],
+    result: PassResult,
+    check_interrupts: Callable[[], None],
+    now: Clock,
+) -> tuple[list[Op], Usage]:
+    from gitgarden import context, llm
+
+    agents = project.root / "AGENTS.md"
+    inputs = context.ContextInputs(
+        project_name=project.name,
+        agents_md=agents.read_text(encoding="utf-8", errors="replace") if agents.is_file() and not agents.is_symlink() else "",
+        identity=_identity_texts(project, settings),
+        map_text=_read_text(work.base, wiki.MAP_PATH) or "",
+        pages=_page_infos(work.base, titles),
+        read_page=lambda name: _read_text(work.base, wiki.page_path(name)),
+        unread=offered,
+        overflow=result.overflow,
+        conversation=work.ctx_conversation,
+        today=f"{now():%Y-%m-%d}",
+    )
+    messages, _report = context.build_messages(inputs, settings)
+    budget = llm.Budget(tokens=settings.token_budget, seconds=float(settings.seconds_budget))
+    return llm.ask_operations(model, messages, budget, before_call=check_interrupts)
+
+
+def _page_infos(tree: Tree, titles: Mapping[str, tuple[str, list[str]]]) -> list[Any]:
+    from gitgarden.context import PageInfo
+
+    infos = []
+    for name, (title, aliases) in sorted(titles.items()):
+        path = wiki.page_path(name)
+        entry = tree.get(path)
+        text = None if entry is None else text_of(entry)
+        state = "open"
+        if text is not None:
+            try:
+                state = str(wiki.read_meta(text).get("state", "open"))
+            except wiki.PageError:
+                state = "?"
+        infos.append(PageInfo(name, title, state, len(text or ""), tuple(aliases)))
+    return infos
+
+
+def _apply_all(
+    ops: list[Op],
+    work: _Work,
+    result: PassResult,
+    own: frozenset[str],
+    now: Clock,
+    titles: Mapping[str, tuple[str, list[str]]],
+) -> None:
+    ctx = ApplyContext(
+        offered=work.offered,
+        today=f"{now():%Y-%m-%d}",
+        conversation=work.ctx_conversation,
+    )
+    titles = dict(titles)
+    for op in ops:
+        if op.kind == "skip":
+            continue
+        ctx.links = _link_index(titles)
+        applied = apply_op(op, work.tree, ctx)
+        if isinstance(applied, Refusal):
+            result.refusals.append(str(applied))
+            continue
+        if not applied.writes:
+            continue
+        errors = work.try_apply(applied, own)
+        if errors:
+            result.refusals.extend(f"{op.describe()}: {e}" for e in errors)
+            continue
+        titles.update(_page_titles({p: work.tree[p] for p in applied.writes if p in work.tree}))
+        result.created.extend(applied.created)
+        result.appended.extend(p for p in applied.appended if p not in result.appended)
+        if op.kind == "split":
+            result.split.append(op.get("page"))
+
+
+def _is_committed(root: Path, pass_id: str) -> bool:
+    out = gitrepo.git(root, "log", "-n", "20", "--format=%(trailers:key=Gardener-Pass,valueonly)", check=False)
+    return pass_id in out.decode(errors="replace").split()
+
+
+def _commit_journal(root: Path, offered: list[journal.JournalLine], pass_id: str) -> str:
+    """Commit the day files of the lines read, under the person's identity, when they are uncommitted."""
+    days = sorted({ln.day for ln in offered})
+    paths = [journal.day_path(d) for d in days]
+    dirty = gitrepo.dirty_paths(root, paths)
+    todo = [p for p in paths if p in dirty]
+    if not todo:
+        return ""
+    message = f"journal: {', '.join(d for d in days if journal.day_path(d) in dirty)}\n\nCommitted by gitgarden before pass {pass_id} read these lines.\n"
+    gitrepo.commit_paths(root, todo, message=message, author=None)
+    return gitrepo.head(root) or ""
+
+
+def _diff(base: Tree, tree: Tree, paths: list[str]) -> str:
+    import difflib
+
+    chunks = []
+    pages_first = sorted(paths, key=lambda p: (not p.startswith("wiki/"), p))
+    for path in pages_first:
+        old = _read_text(base, path) if path in base else ""
+        new = _read_text(tree, path) if path in tree else ""
+        chunks.extend(
+            difflib.unified_diff(
+                (old or "").splitlines(keepends=True),
+                (new or "").splitlines(keepends=True),
+                fromfile=f"a/{path}" if path in base else "/dev/null",
+                tofile=f"b/{path}",
+            )
+        )
+    return "".join(chunks)
+
+
+def _write_and_commit(
+    project: Project,
+    settings: Settings,
+    result: PassResult,
+    writes: dict[str, bytes],
+    git_dir: Path,
+    now: Clock,
+) -> None:
+    root = project.root
+    trailers = {
+        "Pass": result.pass_id,
+        "Outcome": result.outcome,
+        "Read": str(result.marked_read),
+        "Tokens": str(result.tokens) if result.model else "0",
+        "Cost": "unknown" if result.cost is None else f"{result.cost:.6f}",
+        "Model": result.model or "none",
+        "Created": str(len(result.created)),
+        "Appended": str(len(result.appended)),
+        "Split": str(len(result.split)),
+        "Refused": str(len(result.refusals)),
+    }
+    if result.snapshot:
+        trailers["Snapshot"] = result.snapshot
+    result.finished = now().isoformat()
+    log_rel = _log_path(now())
+    writes[log_rel] = _append_record(root, log_rel, result.record())
+    originals: dict[str, bytes | None] = {}
+    for rel in writes:
+        target = _safe_target(root, rel)
+        originals[rel] = target.read_bytes() if target.exists() else None
+    recovery.write_pending(git_dir, recovery.Pending(result.pass_id, originals, writes))
+    committed = False
+    try:
+        for rel, data in writes.items():
+            recovery.atomic_write(_safe_target(root, rel), data)
+        message = _commit_message(result, trailers)
+        gitrepo.commit_paths(root, sorted(writes), message=message, author=(settings.author_name, settings.author_email))
+        committed = True
+        result.commit = gitrepo.head(root) or ""
+    finally:
+        if not committed:
+            found = recovery.recover(root, git_dir, lambda _pid: False)
+            if found is not None:
+                result.recovery = found.summary()
+        recovery.clear_pending(git_dir)
+

@@ -1,0 +1,163 @@
+"""The journal: day files, line ids, what has been read, and capture.
+
+A journal line's id is its day and 1-based line number (`2026-11-29#14`).
+What was read is remembered by content — a key per (day, text, occurrence) —
+so a line edited after it was read counts as unread again. The read position
+lives in `.gitgarden/read.json` and advances only inside a pass commit.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+__all__ = [
+    "JournalLine",
+    "DAY_RE",
+    "READ_PATH",
+    "day_path",
+    "parse_day",
+    "all_lines",
+    "unread_lines",
+    "load_read",
+    "render_read",
+    "mark_read",
+    "capture",
+    "split_capture",
+]
+
+DAY_RE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
+READ_PATH = ".gitgarden/read.json"
+_ID_RE = re.compile(r"^(\d{4}-\d{2}-\d{2})#(\d+)$")
+
+
+@dataclass(frozen=True, slots=True)
+class JournalLine:
+    """One captured fact: where it stands and what it says."""
+
+    day: str
+    lineno: int
+    text: str
+    key: str
+
+    @property
+    def id(self) -> str:
+        return f"{self.day}#{self.lineno}"
+
+
+def is_day(name: str) -> bool:
+    """True when `name` is a real calendar date written YYYY-MM-DD."""
+    if not DAY_RE.match(name):
+        return False
+    try:
+        datetime.strptime(name, "%Y-%m-%d")
+    except ValueError:
+        return False
+    return True
+
+
+def day_path(day: str) -> str:
+    """The project-relative path of a day file."""
+    return f"raw/journal/{day}.md"
+
+
+def _key(day: str, text: str, occurrence: int) -> str:
+    digest = hashlib.sha1(f"{day}\0{text}\0{occurrence}".encode()).hexdigest()
+    return digest[:16]
+
+
+def parse_day(day: str, text: str) -> list[JournalLine]:
+    """The journal lines of one day file: every non-blank line that is not a heading."""
+    lines: list[JournalLine] = []
+    seen: dict[str, int] = {}
+    for n, raw in enumerate(text.splitlines(), start=1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        seen[line] = seen.get(line, 0) + 1
+        lines.append(JournalLine(day, n, line, _key(day, line, seen[line])))
+    return lines
+
+
+def all_lines(journal_dir: Path) -> list[JournalLine]:
+    """Every journal line of every day file, oldest day first. Symlinks are not followed."""
+    out: list[JournalLine] = []
+    if not journal_dir.is_dir():
+        return out
+    for path in sorted(journal_dir.glob("*.md")):
+        if path.is_symlink() or not path.is_file() or not is_day(path.stem):
+            continue
+        text = path.read_bytes().decode("utf-8", "replace")
+        out.extend(parse_day(path.stem, text))
+    return out
+
+
+def load_read(text: str | None) -> dict[str, set[str]]:
+    """The read position from `.gitgarden/read.json`'s text (empty when missing or unreadable)."""
+    if not text:
+        return {}
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError:
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    return {str(day): {str(k) for k in keys} for day, keys in data.items() if isinstance(keys, list)}
+
+
+def render_read(read: Mapping[str, Iterable[str]]) -> str:
+    """The read position as stable JSON (sorted, one day a line) for small diffs."""
+    days = sorted(d for d, keys in read.items() if keys)
+    body = ",\n".join(f"  {json.dumps(d)}: {json.dumps(sorted(read[d]))}" for d in days)
+    return "{\n" + body + "\n}\n" if days else "{}\n"
+
+
+def unread_lines(lines: Iterable[JournalLine], read: Mapping[str, set[str]]) -> list[JournalLine]:
+    """The lines whose content key is not in the read position."""
+    return [ln for ln in lines if ln.key not in read.get(ln.day, set())]
+
+
+def mark_read(read: Mapping[str, set[str]], lines: Iterable[JournalLine]) -> dict[str, set[str]]:
+    """A new read position with `lines` added."""
+    out = {d: set(keys) for d, keys in read.items()}
+    for ln in lines:
+        out.setdefault(ln.day, set()).add(ln.key)
+    return out
+
+
+def parse_id(line_id: str) -> tuple[str, int] | None:
+    """(day, line number) of an id like `2026-11-29#14`, or None when it is not one."""
+    m = _ID_RE.match(line_id.strip())
+    return (m.group(1), int(m.group(2))) if m else None
+
+
+def split_capture(text: str) -> list[str]:
+    """Captured text as journal lines: one per non-empty line, whitespace trimmed."""
+    return [ln.strip() for ln in text.splitlines() if ln.strip()]
+
+
+def capture(journal_dir: Path, text: str, now: datetime) -> tuple[Path, list[str]]:
+    """Append `text` to today's day file (one line per non-empty line); never commits."""
+    lines = split_capture(text)
+    path = journal_dir / f"{now:%Y-%m-%d}.md"
+    if not lines:
+        return path, []
+    if path.is_symlink():
+        raise OSError(f"{path} is a symlink; capture does not follow it")
+    journal_dir.mkdir(parents=True, exist_ok=True)
+    prefix = b""
+    if path.exists():
+        with path.open("rb") as fh:
+            fh.seek(0, 2)
+            if fh.tell() > 0:
+                fh.seek(-1, 2)
+                if fh.read(1) != b"\n":
+                    prefix = b"\n"
+    with path.open("ab") as fh:
+        fh.write(prefix + "".join(ln + "\n" for ln in lines).encode("utf-8"))
+    return path, lines

@@ -1,0 +1,455 @@
+"""The operations a model returns: their schema, their validation, and how code applies them.
+
+The wire format is one JSON object `{"operations": [...]}` (DESIGN §3). Every
+field is checked here before anything is applied; unknown operations and
+unknown fields are refused with a message, never guessed at. Applying an
+operation is pure: it reads a tree and returns the files it would write.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from gitgarden import wiki
+from gitgarden.journal import JournalLine, day_path
+from gitgarden.tree import Entry, Tree, file, text_of
+
+__all__ = [
+    "OPERATIONS",
+    "schema",
+    "BadOutput",
+    "Op",
+    "parse_reply",
+    "Applied",
+    "Refusal",
+    "ApplyContext",
+    "apply_op",
+    "MAX_REPLY_CHARS",
+]
+
+MAX_REPLY_CHARS = 200_000
+
+_LINES = {"type": "array", "items": {"type": "string", "pattern": r"^\d{4}-\d{2}-\d{2}#\d+$"}}
+_PAGE = {"type": "string", "minLength": 1, "maxLength": 120}
+_TEXT = {"type": "string", "minLength": 1, "maxLength": 20_000}
+
+
+def _op(name: str, props: dict[str, Any], required: list[str], doc: str) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "description": doc,
+        "properties": {"op": {"const": name}, "lines": _LINES, **props},
+        "required": ["op", "lines", *required],
+        "additionalProperties": False,
+    }
+
+
+OPERATIONS: dict[str, dict[str, Any]] = {
+    "create_page": _op(
+        "create_page",
+        {"page": {**_PAGE, "pattern": r"^[a-z0-9]+(-[a-z0-9]+)*$"}, "title": _PAGE, "body": _TEXT},
+        ["page", "title", "body"],
+        "A new page named after its thing (a slug); starts `state: open`; `source:` is written by code from `lines`.",
+    ),
+    "append": _op(
+        "append",
+        {"page": _PAGE, "text": _TEXT},
+        ["page", "text"],
+        "Text appended to the end of an existing page's body.",
+    ),
+    "link": _op(
+        "link",
+        {"page": _PAGE, "phrase": _PAGE, "target": _PAGE},
+        ["page", "phrase", "target"],
+        "Wrap the first unlinked mention of `phrase` in `page` as [[target|phrase]].",
+    ),
+    "set_state": _op(
+        "set_state",
+        {"page": _PAGE, "state": {"enum": list(wiki.STATES)}, "evidence": _TEXT},
+        ["page", "state", "evidence"],
+        "Move a page's state forward (open → hypothesis → decided → done); `evidence` quotes a journal or conversation line word for word.",
+    ),
+    "split": _op(
+        "split",
+        {
+            "page": _PAGE,
+            "parts": {
+                "type": "array",
+                "minItems": 1,
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "page": {**_PAGE, "pattern": r"^[a-z0-9]+(-[a-z0-9]+)*$"},
+                        "title": _PAGE,
+                        "headings": {"type": "array", "items": _PAGE, "minItems": 1},
+                    },
+                    "required": ["page", "title", "headings"],
+                    "additionalProperties": False,
+                },
+            },
+        },
+        ["page", "parts"],
+        "Move the named `##` sections of an over-budget page, word for word, into new pages the original links to.",
+    ),
+    "open_question": _op(
+        "open_question",
+        {"text": _TEXT, "pages": {"type": "array", "items": _PAGE, "minItems": 1, "maxItems": 4}},
+        ["text", "pages"],
+        "One line in the map's Open section naming the pages involved and the question; nothing is settled.",
+    ),
+    "recover_line": _op(
+        "recover_line",
+        {"text": _TEXT, "evidence": _TEXT},
+        ["text", "evidence"],
+        "Append `[recovered] text` to today's journal; `evidence` quotes the conversation word for word.",
+    ),
+    "map": _op(
+        "map",
+        {
+            "entries": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "properties": {"page": _PAGE, "summary": {"type": "string", "maxLength": 200}},
+                    "required": ["page", "summary"],
+                    "additionalProperties": False,
+                },
+            },
+            "moves": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "properties": {"text": _TEXT, "to": _PAGE},
+                    "required": ["text", "to"],
+                    "additionalProperties": False,
+                },
+            },
+        },
+        [],
+        "Map entries to add, and map prose to move word for word to the page it belongs to.",
+    ),
+    "skip": _op("skip", {}, [], "Lines left as they are: chatter, logistics, one-off details. Most lines."),
+}
+
+
+def schema() -> dict[str, Any]:
+    """The JSON Schema of a model reply."""
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": "gitgarden operations",
+        "type": "object",
+        "properties": {"operations": {"type": "array", "items": {"oneOf": list(OPERATIONS.values())}}},
+        "required": ["operations"],
+        "additionalProperties": False,
+    }
+
+
+class BadOutput(ValueError):
+    """The model's reply is not a valid set of operations."""
+
+
+@dataclass(frozen=True)
+class Op:
+    """One validated operation: its kind, its fields, the line ids it cites, its position."""
+
+    kind: str
+    fields: Mapping[str, Any]
+    lines: tuple[str, ...]
+    index: int
+
+    def get(self, name: str, default: Any = None) -> Any:
+        return self.fields.get(name, default)
+
+    def describe(self) -> str:
+        target = self.fields.get("page") or self.fields.get("text", "")[:40]
+        return f"{self.kind} {target}".strip()
+
+
+def _check(value: Any, sch: Mapping[str, Any], where: str) -> None:
+    if "const" in sch and value != sch["const"]:
+        raise BadOutput(f"{where} must be {sch['const']!r}")
+    if "enum" in sch and value not in sch["enum"]:
+        raise BadOutput(f"{where} must be one of {', '.join(map(str, sch['enum']))}")
+    kind = sch.get("type")
+    if kind == "string":
+        if not isinstance(value, str):
+            raise BadOutput(f"{where} must be a string")
+        if len(value) < sch.get("minLength", 0) or len(value) > sch.get("maxLength", 10**9):
+            raise BadOutput(f"{where} has a length outside {sch.get('minLength', 0)}–{sch.get('maxLength')}")
+        if "pattern" in sch and not re.match(sch["pattern"], value):
+            raise BadOutput(f"{where} {value!r} does not match {sch['pattern']}")
+    elif kind == "array":
+        if not isinstance(value, list):
+            raise BadOutput(f"{where} must be a list")
+        if len(value) < sch.get("minItems", 0) or len(value) > sch.get("maxItems", 10**9):
+            raise BadOutput(f"{where} has a number of items outside the allowed range")
+        for i, item in enumerate(value):
+            _check(item, sch["items"], f"{where}[{i}]")
+    elif kind == "object":
+        if not isinstance(value, dict):
+            raise BadOutput(f"{where} must be an object")
+        props = sch.get("properties", {})
+        unknown = sorted(set(value) - set(props))
+        if unknown and sch.get("additionalProperties") is False:
+            raise BadOutput(f"{where} has unknown field(s): {', '.join(unknown)}")
+        for name in sch.get("required", []):
+            if name not in value:
+                raise BadOutput(f"{where} lacks the field {name!r}")
+        for name, item in value.items():
+            if name in props:
+                _check(item, props[name], f"{where}.{name}")
+
+
+def _extract_json(text: str) -> Any:
+    stripped = text.strip()
+    fence = re.match(r"^```(?:json)?\s*\n(.*)\n```\s*$", stripped, re.S)
+    if fence:
+        stripped = fence.group(1)
+    try:
+        return json.loads(stripped)
+    except json.JSONDecodeError as exc:
+        raise BadOutput(f"the reply is not JSON ({exc.msg} at character {exc.pos})") from None
+
+
+def parse_reply(text: str) -> list[Op]:
+    """Validated operations from a model reply; BadOutput naming the first problem."""
+    if not text or not text.strip():
+        raise BadOutput("the reply is empty")
+    if len(text) > MAX_REPLY_CHARS:
+        raise BadOutput(f"the reply is {len(text):,} characters, over the {MAX_REPLY_CHARS:,} accepted")
+    data = _extract_json(text)
+    if not isinstance(data, dict) or "operations" not in data:
+        raise BadOutput('the reply is not an object with an "operations" list')
+    extra = sorted(set(data) - {"operations"})
+    if extra:
+        raise BadOutput(f"the reply has unknown field(s): {', '.join(extra)}")
+    if not isinstance(data["operations"], list):
+        raise BadOutput('"operations" must be a list')
+    ops: list[Op] = []
+    for i, raw in enumerate(data["operations"]):
+        where = f"operations[{i}]"
+        if not isinstance(raw, dict) or not isinstance(raw.get("op"), str):
+            raise BadOutput(f'{where} has no "op"')
+        sch = OPERATIONS.get(raw["op"])
+        if sch is None:
+            raise BadOutput(f"{where}: unknown operation {raw['op']!r} (known: {', '.join(OPERATIONS)})")
+        _check(raw, sch, where)
+        fields_ = {k: v for k, v in raw.items() if k not in ("op", "lines")}
+        ops.append(Op(raw["op"], fields_, tuple(raw["lines"]), i))
+    return ops
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """Why an operation was not applied (before the guard saw it)."""
+
+    op: Op
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.op.describe()}: {self.reason}"
+
+
+@dataclass
+class Applied:
+    """What one operation would write: full new contents by path, plus what the guard needs to know."""
+
+    op: Op
+    writes: dict[str, Entry] = field(default_factory=dict)
+    state_evidence: dict[str, str] = field(default_factory=dict)
+    split_parents: dict[str, str] = field(default_factory=dict)
+    prose: list[tuple[str, str]] = field(default_factory=list)  # (page path, new text) to score for grounding
+    created: list[str] = field(default_factory=list)
+    appended: list[str] = field(default_factory=list)
+
+
+@dataclass
+class ApplyContext:
+    """What applying needs besides the tree: the offered lines, today, the conversation window."""
+
+    offered: Mapping[str, JournalLine]
+    today: str
+    conversation: str = ""
+    links: wiki.LinkIndex | None = None
+
+
+def _text(tree: Tree, path: str) -> str | None:
+    entry = tree.get(path)
+    return None if entry is None else text_of(entry)
+
+
+def _cited_days(op: Op, ctx: ApplyContext) -> list[str]:
+    return sorted({ctx.offered[i].day for i in op.lines})
+
+
+def _resolve(tree: Tree, ctx: ApplyContext, name: str) -> str | None:
+    """The path of an existing page named `name` (a page name, file name or alias)."""
+    if ctx.links is not None:
+        found = ctx.links.resolve(name)
+        if found is not None and wiki.page_path(found) in tree:
+            return wiki.page_path(found)
+    path = wiki.page_path(name)
+    return path if path in tree else None
+
+
+def _with_source(text: str, days: list[str]) -> str:
+    try:
+        meta = wiki.read_meta(text)
+    except wiki.PageError:
+        return text  # protected as it is: the guard will refuse a change to its frontmatter
+    updates: dict[str, str] = {}
+    have = wiki.source_days(meta)
+    if not set(days) <= set(have):
+        updates["source"] = wiki.render_source([*have, *days])
+    if "state" not in meta:
+        updates["state"] = "open"
+    return wiki.patch_meta(text, updates) if updates else text
+
+
+def apply_op(op: Op, tree: Tree, ctx: ApplyContext) -> Applied | Refusal:
+    """Apply one operation to `tree` (not modified); the files it would write, or why not."""
+    unknown = [i for i in op.lines if i not in ctx.offered]
+    if unknown:
+        return Refusal(op, f"cites line(s) not offered in this pass: {', '.join(unknown)}")
+    if op.kind in ("create_page", "append") and not op.lines:
+        return Refusal(op, "cites no journal line")
+    handler = _HANDLERS.get(op.kind)
+    if handler is None:
+        return Applied(op)
+    return handler(op, tree, ctx)
+
+
+def _create_page(op: Op, tree: Tree, ctx: ApplyContext) -> Applied | Refusal:
+    name = op.get("page")
+    existing = _resolve(tree, ctx, name) or _resolve(tree, ctx, op.get("title"))
+    if existing is not None:
+        # Never an overwrite: the same thing again is more text for the page it already has.
+        as_append = Op("append", {"page": wiki.page_name(existing), "text": op.get("body")}, op.lines, op.index)
+        return _append(as_append, tree, ctx, original=op)
+    path = wiki.page_path(name)
+    text = wiki.new_page(op.get("title"), op.get("body"), source=_cited_days(op, ctx))
+    return Applied(op, writes={path: file(text)}, prose=[(path, op.get("body"))], created=[path])
+
+
+def _append(op: Op, tree: Tree, ctx: ApplyContext, original: Op | None = None) -> Applied | Refusal:
+    owner = original or op
+    path = _resolve(tree, ctx, op.get("page"))
+    if path is None:
+        return Refusal(owner, f"page {op.get('page')!r} does not exist")
+    old = _text(tree, path)
+    if old is None:
+        return Refusal(owner, f"{path} is not a text page")
+    new = wiki.append_body(_with_source(old, _cited_days(op, ctx)), op.get("text"))
+    return Applied(owner, writes={path: file(new)}, prose=[(path, op.get("text"))], appended=[path])
+
+
+def _link(op: Op, tree: Tree, ctx: ApplyContext) -> Applied | Refusal:
+    path = _resolve(tree, ctx, op.get("page"))
+    target = _resolve(tree, ctx, op.get("target"))
+    if path is None or target is None:
+        return Refusal(op, "the page or the link target does not exist")
+    old = _text(tree, path)
+    new = None if old is None else wiki.wrap_first_mention(old, op.get("phrase"), wiki.page_name(target) or "")
+    if new is None:
+        return Refusal(op, f"no unlinked mention of {op.get('phrase')!r} in {path}")
+    return Applied(op, writes={path: file(new)})
+
+
+def _set_state(op: Op, tree: Tree, ctx: ApplyContext) -> Applied | Refusal:
+    path = _resolve(tree, ctx, op.get("page"))
+    old = None if path is None else _text(tree, path)
+    if path is None or old is None:
+        return Refusal(op, f"page {op.get('page')!r} does not exist")
+    new = wiki.patch_meta(old, {"state": op.get("state")})
+    return Applied(op, writes={path: file(new)}, state_evidence={path: op.get("evidence")})
+
+
+def _open_question(op: Op, tree: Tree, ctx: ApplyContext) -> Applied | Refusal:
+    old = _text(tree, wiki.MAP_PATH) or ""
+    names = []
+    for page in op.get("pages"):
+        path = _resolve(tree, ctx, page)
+        if path is None:
+            return Refusal(op, f"page {page!r} does not exist")
+        names.append(f"[[{wiki.page_name(path)}]]")
+    text = " ".join(op.get("text").split())
+    line = f"- {text} ({', '.join(names)})"
+    if line in wiki.open_lines(old):
+        return Applied(op)
+    return Applied(op, writes={wiki.MAP_PATH: file(wiki.add_open_line(old, line))})
+
+
+def _recover_line(op: Op, tree: Tree, ctx: ApplyContext) -> Applied | Refusal:
+    evidence = op.get("evidence")
+    if evidence not in ctx.conversation:
+        return Refusal(op, "the evidence does not occur word for word in the conversation")
+    path = day_path(ctx.today)
+    old = _text(tree, path) or ""
+    text = " ".join(op.get("text").split())
+    quote = " ".join(evidence.split()) if " ".join(evidence.split()) in ctx.conversation else evidence
+    line = f'[recovered] {text} (evidence: "{quote}")'
+    if old and not old.endswith("\n"):
+        old += "\n"
+    return Applied(op, writes={path: file(old + line + "\n")})
+
+
+def _split(op: Op, tree: Tree, ctx: ApplyContext) -> Applied | Refusal:
+    from gitgarden.split import split_page  # splitting has its own module
+
+    path = _resolve(tree, ctx, op.get("page"))
+    old = None if path is None else _text(tree, path)
+    if path is None or old is None:
+        return Refusal(op, f"page {op.get('page')!r} does not exist")
+    plan = [(p["page"], p["title"], list(p["headings"])) for p in op.get("parts")]
+    for name, _, _ in plan:
+        if wiki.page_path(name) in tree:
+            return Refusal(op, f"split part {name!r} already exists")
+    result = split_page(path, old, plan)
+    if isinstance(result, str):
+        return Refusal(op, result)
+    writes = {p: file(t) for p, t in result.items()}
+    return Applied(op, writes=writes, split_parents={p: path for p in result if p != path}, created=[p for p in result if p != path])
+
+
+def _map(op: Op, tree: Tree, ctx: ApplyContext) -> Applied | Refusal:
+    old = _text(tree, wiki.MAP_PATH) or ""
+    new = old
+    writes: dict[str, Entry] = {}
+    entries = []
+    for entry in op.get("entries", []):
+        path = _resolve(tree, ctx, entry["page"])
+        if path is None:
+            return Refusal(op, f"map entry for missing page {entry['page']!r}")
+        summary = " ".join(entry["summary"].split())
+        entries.append(f"- [[{wiki.page_name(path)}]]" + (f" — {summary}" if summary else ""))
+    new = wiki.add_map_entries(new, entries)
+    for move in op.get("moves", []):
+        dest = _resolve(tree, ctx, move["to"])
+        if dest is None or dest == wiki.MAP_PATH:
+            return Refusal(op, f"cannot move map prose to {move['to']!r}")
+        chunk = move["text"].strip("\n")
+        if chunk not in new or any(chunk in ln or ln in chunk for ln in wiki.open_lines(new) if ln.strip()):
+            return Refusal(op, "moved prose must be map text, word for word, outside the Open section")
+        name = wiki.page_name(dest)
+        new = new.replace(chunk, f"See [[{name}]].", 1)
+        dest_text = writes[dest].data.decode() if dest in writes else _text(tree, dest) or ""
+        writes[dest] = file(wiki.append_body(dest_text, chunk))
+    if new != old:
+        writes[wiki.MAP_PATH] = file(new)
+    return Applied(op, writes=writes)
+
+
+_HANDLERS = {
+    "create_page": _create_page,
+    "append": _append,
+    "link": _link,
+    "set_state": _set_state,
+    "open_question": _open_question,
+    "recover_line": _recover_line,
+    "split": _split,
+    "map": _map,
+}

@@ -1,0 +1,212 @@
+"""A project folder: finding its root, its layout, and `gitgarden init`."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from gitgarden.errors import NotAProject
+from gitgarden.tree import Entry
+
+__all__ = ["DiskTree", "Project", "find_project", "init_project", "InitReport", "MAP_TEMPLATE", "AGENTS_TEMPLATE"]
+
+AGENTS_TEMPLATE = """\
+# AGENTS.md — what this project is
+
+<!-- The gardener reads this before every pass and never writes it. Say, in a few
+lines, what the project is about, who the people are, and what deserves a page. -->
+
+This project is about: …
+
+People and names to know: …
+
+What deserves a page here: people, places, decisions, constraints the project
+will keep talking about. Chatter and one-off logistics do not.
+"""
+
+MAP_TEMPLATE = """\
+# Map
+
+This wiki's pages, kept in line by the gardener. Add your own prose here; the
+gardener only adds entries and never rewords what you wrote.
+
+## Pages
+
+## Open
+"""
+
+CONFIG_TEMPLATE = """\
+# gitgarden project settings (see `gitgarden config list`).
+# The API key never goes here: set GITGARDEN_API_KEY in the environment.
+# model = "openai/gpt-4o-mini"
+# enabled = true
+# interval_min = 30
+# idle_min = 30
+# min_hours_between_passes = 6
+"""
+
+GITIGNORE_TEMPLATE = """\
+# gitgarden: pass-local state that is never committed
+.gitgarden/*.lock
+.gitgarden/stop
+.gitgarden/turn-in-flight
+.gitgarden/tmp/
+"""
+
+
+@dataclass(frozen=True)
+class Project:
+    """A gitgarden project: a folder with `.gitgarden/` inside a git work tree."""
+
+    root: Path
+
+    @property
+    def wiki(self) -> Path:
+        return self.root / "wiki"
+
+    @property
+    def journal(self) -> Path:
+        return self.root / "raw" / "journal"
+
+    @property
+    def chat(self) -> Path:
+        return self.root / "raw" / "chat"
+
+    @property
+    def log(self) -> Path:
+        return self.root / "log"
+
+    @property
+    def state(self) -> Path:
+        return self.root / ".gitgarden"
+
+    @property
+    def map(self) -> Path:
+        return self.root / "wiki" / "index.md"
+
+    @property
+    def turn_in_flight(self) -> Path:
+        return self.state / "turn-in-flight"
+
+    @property
+    def name(self) -> str:
+        return self.root.name
+
+
+def find_project(start: Path | None = None) -> Project:
+    """The project containing `start` (default: the current folder), searching upwards."""
+    here = (start or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        if (folder / ".gitgarden").is_dir() and (folder / "wiki").is_dir():
+            return Project(folder)
+    raise NotAProject(
+        f"{here} is not inside a gitgarden project: run `gitgarden init` to make one here, "
+        "or cd into a project folder."
+    )
+
+
+@dataclass
+class InitReport:
+    """What `init` made (paths relative to the root) and whether it ran `git init` or committed."""
+
+    root: Path
+    created: list[str]
+    git_initialised: bool
+    committed: bool
+
+
+def init_layout(root: Path) -> list[str]:
+    """Create the folders and template files that are missing; never overwrite. Returns what it made."""
+    made: list[str] = []
+    for folder in ("raw/journal", "raw/chat", "wiki", "log", ".gitgarden"):
+        path = root / folder
+        if not path.is_dir():
+            path.mkdir(parents=True, exist_ok=True)
+            made.append(folder + "/")
+    files = {
+        "AGENTS.md": AGENTS_TEMPLATE,
+        "wiki/index.md": MAP_TEMPLATE,
+        ".gitgarden/config.toml": CONFIG_TEMPLATE,
+        ".gitignore": GITIGNORE_TEMPLATE,
+        "raw/journal/.gitkeep": "",
+        "raw/chat/.gitkeep": "",
+        "log/.gitkeep": "",
+    }
+    for rel, text in files.items():
+        path = root / rel
+        if path.exists() or path.is_symlink():
+            continue
+        path.write_text(text, encoding="utf-8")
+        made.append(rel)
+    return made
+
+
+def init_project(root: Path) -> InitReport:
+    """Make `root` a gitgarden project and a git repository, committing what init made."""
+    from gitgarden import gitrepo  # git is only needed here, not by every command
+
+    root = root.resolve()
+    root.mkdir(parents=True, exist_ok=True)
+    git_initialised = gitrepo.ensure_repo(root)
+    made = init_layout(root)
+    committed = False
+    if made:
+        files = [m for m in made if not m.endswith("/")]
+        committed = gitrepo.commit_paths(
+            root, files, message="gitgarden init: project layout", author=None
+        )
+    return InitReport(root, made, git_initialised, committed)
+
+
+class DiskTree(Mapping[str, Entry]):
+    """The files under some folders of a project, listed once and read on first access.
+
+    Symlinks are listed as symlinks and never followed, so nothing outside the
+    project is ever read through one.
+    """
+
+    def __init__(self, root: Path, folders: Sequence[str], extra_files: Sequence[str] = ()) -> None:
+        self.root = root
+        self._paths: set[str] = set()
+        self._cache: dict[str, Entry] = {}
+        for folder in folders:
+            self._walk(root / folder, folder)
+        for rel in extra_files:
+            if os.path.lexists(root / rel):
+                self._paths.add(rel)
+
+    def _walk(self, path: Path, rel: str) -> None:
+        try:
+            entries = list(os.scandir(path))
+        except (FileNotFoundError, NotADirectoryError):
+            return
+        for entry in entries:
+            child = f"{rel}/{entry.name}"
+            if entry.is_dir(follow_symlinks=False):
+                self._walk(Path(entry.path), child)
+            elif entry.is_symlink() or entry.is_file(follow_symlinks=False):
+                self._paths.add(child)
+
+    def __getitem__(self, rel: str) -> Entry:
+        if rel not in self._paths:
+            raise KeyError(rel)
+        entry = self._cache.get(rel)
+        if entry is None:
+            path = self.root / rel
+            if path.is_symlink():
+                entry = Entry("symlink", os.fsencode(os.readlink(path)))
+            else:
+                entry = Entry("file", path.read_bytes())
+            self._cache[rel] = entry
+        return entry
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(sorted(self._paths))
+
+    def __len__(self) -> int:
+        return len(self._paths)
+
+    def __contains__(self, rel: object) -> bool:
+        return rel in self._paths

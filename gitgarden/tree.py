@@ -1,0 +1,95 @@
+"""Trees: plain mappings of project-relative path -> file entry, the data the guard compares.
+
+A tree holds only what a check needs (for a pass: `wiki/`, `raw/journal/`, the
+map). Paths use `/` and are relative to the project root.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Literal
+
+__all__ = ["Entry", "Tree", "Overlay", "file", "symlink", "text_of", "changed_paths"]
+
+Kind = Literal["file", "symlink"]
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One file of a tree: its kind and its bytes (for a symlink, the link target)."""
+
+    kind: Kind
+    data: bytes
+
+    @property
+    def is_symlink(self) -> bool:
+        return self.kind == "symlink"
+
+
+Tree = Mapping[str, Entry]
+
+
+def file(data: bytes | str) -> Entry:
+    """A regular file entry; `str` is encoded as UTF-8."""
+    return Entry("file", data.encode("utf-8") if isinstance(data, str) else data)
+
+
+def symlink(target: str) -> Entry:
+    """A symlink entry pointing at `target` (never followed)."""
+    return Entry("symlink", target.encode("utf-8", "surrogateescape"))
+
+
+def text_of(entry: Entry) -> str | None:
+    """The entry's text when it is a regular UTF-8 file without NUL bytes, else None."""
+    if entry.kind != "file" or b"\0" in entry.data:
+        return None
+    try:
+        return entry.data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+def changed_paths(base: Tree, proposed: Tree) -> list[str]:
+    """Paths added, removed or changed between two trees, sorted.
+
+    An `Overlay` on `base` answers from its changes alone, so a pass over a
+    5,000-page wiki compares only what it touched.
+    """
+    if isinstance(proposed, Overlay) and proposed.base is base:
+        return sorted(p for p, e in proposed.changes.items() if base.get(p) != e)
+    out = [p for p, e in proposed.items() if base.get(p) != e]
+    out.extend(p for p in base if p not in proposed)
+    return sorted(out)
+
+
+class Overlay(Mapping[str, Entry]):
+    """A tree seen through a set of changes (`None` removes a path); the base is not copied."""
+
+    def __init__(self, base: Tree, changes: Mapping[str, Entry | None] | None = None) -> None:
+        self.base = base
+        self.changes: dict[str, Entry | None] = dict(changes or {})
+
+    def __getitem__(self, path: str) -> Entry:
+        if path in self.changes:
+            entry = self.changes[path]
+            if entry is None:
+                raise KeyError(path)
+            return entry
+        return self.base[path]
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        yield from (p for p, e in self.changes.items() if e is not None)
+        yield from (p for p in self.base if p not in self.changes)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+    def __contains__(self, path: object) -> bool:
+        if path in self.changes:
+            return self.changes[path] is not None  # type: ignore[index]
+        return path in self.base
+
+    def with_changes(self, changes: Mapping[str, Entry | None]) -> Overlay:
+        """A new overlay on the same base with `changes` added on top of these."""
+        return Overlay(self.base, {**self.changes, **changes})

@@ -1,0 +1,386 @@
+"""Pages, frontmatter, links and the map — pure functions over text.
+
+Reading frontmatter uses python-frontmatter's YAML; writing never re-emits it:
+`state:` and `source:` are patched line by line in the YAML block and the body
+only grows, so every byte the person wrote stays as it was (CRLF included).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import frontmatter
+import yaml
+
+__all__ = [
+    "STATES",
+    "MAP_PATH",
+    "PAGE_BUDGET",
+    "MAP_CEILING",
+    "PageError",
+    "Link",
+    "is_slug",
+    "slugify",
+    "page_path",
+    "page_name",
+    "split_frontmatter",
+    "read_meta",
+    "patch_meta",
+    "render_source",
+    "new_page",
+    "append_body",
+    "newline_of",
+    "code_mask",
+    "find_links",
+    "LinkIndex",
+    "wrap_first_mention",
+    "open_lines",
+    "add_open_line",
+    "add_map_entries",
+    "source_days",
+    "aliases_of",
+]
+
+STATES = ("open", "hypothesis", "decided", "done")
+MAP_PATH = "wiki/index.md"
+PAGE_BUDGET = 6000
+MAP_CEILING = 2000
+OPEN_HEADING = "## Open"
+PAGES_HEADING = "## Pages"
+
+_SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+_FM_CLOSE = re.compile(r"^-{3,}[ \t]*\r?$")
+_LINK = re.compile(r"\[\[([^\[\]\n]+?)\]\]")
+_FENCE = re.compile(r"^[ \t]{0,3}(```|~~~)")
+_INLINE_CODE = re.compile(r"(`+)(?:(?!\1).)+?\1", re.S)
+
+
+class PageError(ValueError):
+    """A page's frontmatter cannot be parsed."""
+
+
+def is_slug(name: str) -> bool:
+    """True for names the gardener may create: lowercase letters, digits and single `-`."""
+    return bool(_SLUG.match(name)) and len(name) <= 80
+
+
+def slugify(text: str) -> str:
+    """A slug made from free text (`Acme Corp.` -> `acme-corp`)."""
+    slug = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+    return slug[:80].rstrip("-")
+
+
+def page_path(name: str) -> str:
+    """The project-relative path of page `name`."""
+    return f"wiki/{name}.md"
+
+
+def page_name(path: str) -> str | None:
+    """The page name of a project-relative path, or None when it is not a page."""
+    if path.startswith("wiki/") and path.endswith(".md") and len(path) > len("wiki/.md"):
+        return path[len("wiki/") : -len(".md")]
+    return None
+
+
+def newline_of(text: str) -> str:
+    """The line ending a text uses ("\\r\\n" when its first line ends so, else "\\n")."""
+    first = text.find("\n")
+    return "\r\n" if first > 0 and text[first - 1] == "\r" else "\n"
+
+
+def split_frontmatter(text: str) -> tuple[str, str]:
+    """(the frontmatter block including both `---` lines, the body); ("", text) when none."""
+    if not (text.startswith("---\n") or text.startswith("---\r\n")):
+        return "", text
+    pos = text.index("\n") + 1
+    while pos < len(text):
+        end = text.find("\n", pos)
+        line = text[pos:] if end < 0 else text[pos:end]
+        if _FM_CLOSE.match(line):
+            stop = len(text) if end < 0 else end + 1
+            return text[:stop], text[stop:]
+        if end < 0:
+            break
+        pos = end + 1
+    return "", text
+
+
+def read_meta(text: str) -> dict[str, Any]:
+    """The page's frontmatter as a dict ({} when it has none); PageError when it is malformed."""
+    block, _ = split_frontmatter(text)
+    if not block:
+        if text.startswith("---"):
+            raise PageError("frontmatter is not closed by a `---` line")
+        return {}
+    try:
+        meta = frontmatter.loads(text).metadata
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" (line {mark.line + 2})" if mark is not None else ""
+        raise PageError(f"frontmatter is not valid YAML{where}") from None
+    except Exception as exc:  # python-frontmatter raises plain errors for odd blocks
+        raise PageError(f"frontmatter cannot be read: {exc}") from None
+    if meta is None:
+        return {}
+    if not isinstance(meta, dict):
+        raise PageError("frontmatter is not a mapping")
+    return {str(k): v for k, v in meta.items()}
+
+
+def render_source(days: Iterable[str]) -> str:
+    """`source:`'s value in flow style: `[2026-11-28, 2026-11-29]`."""
+    return "[" + ", ".join(sorted(set(days))) + "]"
+
+
+def patch_meta(text: str, updates: Mapping[str, str]) -> str:
+    """Set frontmatter keys to already-rendered YAML values, touching only those lines.
+
+    A key present as `key: value` (with any indented continuation lines) is
+    replaced in place; a missing key is added before the closing `---`. A page
+    without frontmatter gets a block in front of its untouched body.
+    """
+    nl = newline_of(text)
+    block, body = split_frontmatter(text)
+    if not block:
+        lines = [f"{k}: {v}" for k, v in updates.items()]
+        return "---" + nl + nl.join(lines) + nl + "---" + nl + body
+    lines = block.splitlines(keepends=True)
+    head, inner, close = lines[0], lines[1:-1], lines[-1]
+    pending = dict(updates)
+    out: list[str] = []
+    i = 0
+    while i < len(inner):
+        line = inner[i]
+        m = re.match(r"^([A-Za-z_][\w-]*)[ \t]*:", line)
+        if m and m.group(1) in pending:
+            key = m.group(1)
+            ending = nl if line.endswith("\n") else ""
+            out.append(f"{key}: {pending.pop(key)}{ending}")
+            i += 1
+            while i < len(inner) and (inner[i].startswith((" ", "\t", "-")) and inner[i].strip()):
+                i += 1  # the old value's continuation lines (a block list)
+            continue
+        out.append(line)
+        i += 1
+    if out and not out[-1].endswith("\n"):
+        out[-1] += nl
+    out.extend(f"{k}: {v}{nl}" for k, v in pending.items())
+    return head + "".join(out) + close + body
+
+
+def _yaml_scalar(value: str) -> str:
+    dumped = yaml.safe_dump(value, default_flow_style=True, allow_unicode=True, width=10_000)
+    return dumped.strip().removesuffix("...").strip()
+
+
+def new_page(title: str, body: str, *, state: str = "open", source: Iterable[str] = ()) -> str:
+    """A new page's full text: frontmatter written by code, then the body."""
+    body = body.strip("\n") + "\n" if body.strip() else ""
+    return (
+        f"---\ntitle: {_yaml_scalar(title)}\nstate: {state}\nsource: {render_source(source)}\n---\n"
+        + body
+    )
+
+
+def append_body(text: str, addition: str) -> str:
+    """The page with `addition` appended after its last line, separated by a blank line.
+
+    Existing bytes are kept; the addition takes the page's line ending.
+    """
+    nl = newline_of(text)
+    addition = addition.strip("\n").replace("\r\n", "\n").replace("\n", nl)
+    if not addition:
+        return text
+    if text and not text.endswith("\n"):
+        text += nl
+    _, body = split_frontmatter(text)
+    sep = nl if body.strip() else ""
+    return text + sep + addition + nl
+
+
+def code_mask(text: str) -> list[bool]:
+    """Per character: True inside fenced code blocks or inline code spans."""
+    mask = [False] * len(text)
+    pos = 0
+    fence: str | None = None
+    for line in text.splitlines(keepends=True):
+        m = _FENCE.match(line)
+        if fence is not None:
+            for k in range(pos, pos + len(line)):
+                mask[k] = True
+            if m and m.group(1) == fence:
+                fence = None
+        elif m:
+            fence = m.group(1)
+            for k in range(pos, pos + len(line)):
+                mask[k] = True
+        pos += len(line)
+    for m in _INLINE_CODE.finditer(text):
+        if not mask[m.start()]:
+            for k in range(m.start(), m.end()):
+                mask[k] = True
+    return mask
+
+
+@dataclass(frozen=True, slots=True)
+class Link:
+    """A `[[target#anchor|shown]]` link and where it stands in the text."""
+
+    target: str
+    anchor: str
+    shown: str
+    start: int
+    end: int
+
+    @property
+    def raw(self) -> str:
+        return f"[[{self.target}{'#' + self.anchor if self.anchor else ''}{'|' + self.shown if self.shown else ''}]]"
+
+
+def find_links(text: str) -> list[Link]:
+    """Every wiki link outside code, in order (`\\|` inside tables counts as `|`)."""
+    mask = code_mask(text)
+    links = []
+    for m in _LINK.finditer(text):
+        if mask[m.start()]:
+            continue
+        inner = m.group(1).replace("\\|", "|")
+        target, _, shown = inner.partition("|")
+        target, _, anchor = target.partition("#")
+        target = target.strip()
+        if not target:
+            continue
+        links.append(Link(target, anchor.strip(), shown, m.start(), m.end()))
+    return links
+
+
+class LinkIndex:
+    """Resolves link targets the way Obsidian does: by file name, case-insensitively, or alias."""
+
+    def __init__(self, names: Iterable[str], aliases: Mapping[str, Iterable[str]] | None = None):
+        self._full: dict[str, str] = {}
+        self._base: dict[str, str] = {}
+        for name in sorted(names):
+            self._full.setdefault(name.lower(), name)
+            self._base.setdefault(name.rsplit("/", 1)[-1].lower(), name)
+        for name, names_ in (aliases or {}).items():
+            for alias in names_:
+                self._base.setdefault(str(alias).lower(), name)
+
+    def resolve(self, target: str) -> str | None:
+        """The page a link target names, or None when it names none."""
+        key = target.strip().removesuffix(".md").lower()
+        if "/" in key:
+            return self._full.get(key)
+        return self._base.get(key) or self._full.get(key)
+
+
+def _word_at(text: str, start: int, end: int) -> bool:
+    before = text[start - 1] if start > 0 else " "
+    after = text[end] if end < len(text) else " "
+    return not (before.isalnum() or before == "_") and not (after.isalnum() or after == "_")
+
+
+def wrap_first_mention(text: str, phrase: str, target: str) -> str | None:
+    """Wrap the first unlinked, whole-word mention of `phrase` in the body as a link.
+
+    Never inside frontmatter, code, headings or another link. None when there is
+    no such mention.
+    """
+    if not phrase.strip():
+        return None
+    block, body = split_frontmatter(text)
+    mask = code_mask(body)
+    taken = [(lk.start, lk.end) for lk in find_links(body)]
+    line_start = 0
+    for line in body.splitlines(keepends=True):
+        if not line.lstrip().startswith("#"):
+            idx = line.find(phrase)
+            while idx >= 0:
+                s, e = line_start + idx, line_start + idx + len(phrase)
+                inside = any(a <= s < b for a, b in taken) or any(mask[s:e])
+                if not inside and _word_at(body, s, e):
+                    link = f"[[{target}]]" if phrase == target else f"[[{target}|{phrase}]]"
+                    return block + body[:s] + link + body[e:]
+                idx = line.find(phrase, idx + 1)
+        line_start += len(line)
+    return None
+
+
+def _section_bounds(lines: list[str], heading: str) -> tuple[int, int] | None:
+    """(index of the heading line, index after the section's last line) or None."""
+    for i, line in enumerate(lines):
+        if line.rstrip("\r\n").strip().lower() == heading.lower():
+            j = i + 1
+            while j < len(lines) and not re.match(r"^#{1,2}\s", lines[j]):
+                j += 1
+            return i, j
+    return None
+
+
+def open_lines(map_text: str) -> list[str]:
+    """The non-empty lines of the map's `## Open` section, as written."""
+    lines = map_text.splitlines()
+    bounds = _section_bounds(lines, OPEN_HEADING)
+    if bounds is None:
+        return []
+    return [ln for ln in lines[bounds[0] + 1 : bounds[1]] if ln.strip()]
+
+
+def _insert_in_section(text: str, heading: str, new: list[str], *, before: str | None) -> str:
+    nl = newline_of(text) if text else "\n"
+    lines = text.splitlines(keepends=True)
+    if lines and not lines[-1].endswith("\n"):
+        lines[-1] += nl
+    bounds = _section_bounds(lines, heading)
+    added = [ln + nl for ln in new]
+    if bounds is None:
+        at = len(lines)
+        if before is not None:
+            other = _section_bounds(lines, before)
+            if other is not None:
+                at = other[0]
+        chunk = [heading + nl, nl, *added]
+        if at < len(lines):
+            chunk.append(nl)
+        if at > 0 and lines[at - 1].strip():
+            chunk.insert(0, nl)
+        return "".join(lines[:at] + chunk + lines[at:])
+    start, end = bounds
+    last = end
+    while last > start + 1 and not lines[last - 1].strip():
+        last -= 1
+    return "".join(lines[:last] + added + lines[last:])
+
+
+def add_open_line(map_text: str, line: str) -> str:
+    """The map with one more line in its `## Open` section (made if missing)."""
+    return _insert_in_section(map_text, OPEN_HEADING, [line], before=None)
+
+
+def add_map_entries(map_text: str, entries: list[str]) -> str:
+    """The map with entry lines added at the end of its `## Pages` section (made before Open)."""
+    if not entries:
+        return map_text
+    return _insert_in_section(map_text, PAGES_HEADING, entries, before=OPEN_HEADING)
+
+
+def source_days(meta: Mapping[str, Any]) -> list[str]:
+    """`source:` as a list of day strings (YAML reads bare dates as dates; a scalar is one day)."""
+    raw = meta.get("source")
+    if raw is None:
+        return []
+    items = raw if isinstance(raw, list) else [raw]
+    return [str(item) for item in items]
+
+
+def aliases_of(meta: Mapping[str, Any]) -> list[str]:
+    """`aliases:` (or `alias:`) as a list of strings."""
+    raw = meta.get("aliases", meta.get("alias"))
+    if raw is None:
+        return []
+    items = raw if isinstance(raw, list) else [raw]
+    return [str(item) for item in items if str(item).strip()]
