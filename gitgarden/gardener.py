@@ -284,12 +284,19 @@ def index_target_matches(target: str, name: str) -> bool:
 
 
 def _map_entries(tree: Tree, titles: Mapping[str, tuple[str, list[str]]], skip: set[str]) -> tuple[dict[str, Entry], list[str]]:
-    """Map entries for pages the map does not reach, within the map's ceiling."""
+    """Map entries for pages the map does not list, orphans first, within the map's ceiling.
+
+    A page the map reaches only through other pages still gets an entry while
+    there is room; past the ceiling, reachable is enough.
+    """
     old = _read_text(tree, wiki.MAP_PATH)
     if old is None:
         return {}, []
     index = _link_index(titles)
-    missing = sorted(n for n in titles if n not in _reachable(tree, index) and wiki.page_path(n) not in skip)
+    listed = {index.resolve(lk.target) for lk in wiki.find_links(old)}
+    reachable = _reachable(tree, index)
+    unlisted = [n for n in titles if n not in listed and wiki.page_path(n) not in skip]
+    missing = sorted(unlisted, key=lambda n: (n in reachable, n))
     new, added = old, []
     for name in missing:
         title = titles[name][0]

@@ -1,0 +1,111 @@
+"""Shared fixtures: an isolated environment, real git projects, and a scripted model."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gitgarden.project import Project, init_project
+
+FIXED_NOW = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
+
+
+@pytest.fixture(autouse=True)
+def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> Iterator[None]:
+    """Every config and state path points into tmp_path; git sees only a test identity; the
+    model settings from the developer's shell are gone; an un-faked model call fails."""
+    home = tmp_path / "home"
+    home.mkdir()
+    gitconfig = home / ".gitconfig"
+    gitconfig.write_text("[user]\n\tname = Pat Person\n\temail = pat@example.com\n[init]\n\tdefaultBranch = main\n")
+    for var in list(os.environ):
+        if var.startswith("GITGARDEN_") or var.startswith("GIT_"):
+            monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.setenv("XDG_STATE_HOME", str(home / ".state"))
+    monkeypatch.setenv("GITGARDEN_CONFIG", str(home / "gitgarden-user.toml"))
+    monkeypatch.setenv("GITGARDEN_STATE", str(home / "gitgarden-state"))
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(gitconfig))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    if "litellm" not in request.keywords and "realmodel" not in request.keywords:
+        import gitgarden.llm as llm
+
+        def refuse(*_args: Any, **_kwargs: Any) -> Any:
+            raise AssertionError("a test made a model call that was not faked")
+
+        monkeypatch.setattr(llm.LiteLLMModel, "complete", refuse)
+    yield
+
+
+def git(root: Path, *args: str) -> str:
+    """Run git in `root` (the test's isolated identity) and return stdout."""
+    return subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True, text=True).stdout
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Project:
+    """A fresh gitgarden project in a real git repository, layout committed."""
+    report = init_project(tmp_path / "proj")
+    return Project(report.root)
+
+
+def write(root: Path, rel: str, text: str) -> Path:
+    """Write a file (parents made) and return its path."""
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def page(title: str, body: str, *, state: str = "open", source: str = "[]") -> str:
+    """A page's text with frontmatter."""
+    return f"---\ntitle: {title}\nstate: {state}\nsource: {source}\n---\n{body}"
+
+
+def commit_all(root: Path, message: str = "person's work") -> None:
+    """Commit everything as the person."""
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", message)
+
+
+class FakeModel:
+    """A scripted model: `enqueue()` replies (dicts become JSON), `history` holds the prompts seen."""
+
+    name = "fake/scripted"
+
+    def __init__(self) -> None:
+        self.replies: list[tuple[str, str]] = []
+        self.history: list[list[dict[str, str]]] = []
+
+    def enqueue(self, reply: dict[str, Any] | str, *, finish_reason: str = "stop") -> FakeModel:
+        self.replies.append((reply if isinstance(reply, str) else json.dumps(reply), finish_reason))
+        return self
+
+    def complete(self, messages: list[dict[str, str]], schema: dict[str, Any], budget: Any) -> Any:
+        from gitgarden.llm import Reply, Usage
+
+        self.history.append([dict(m) for m in messages])
+        if not self.replies:
+            raise AssertionError("FakeModel was called more often than replies were enqueued")
+        text, finish = self.replies.pop(0)
+        usage = Usage(prompt_tokens=sum(len(m["content"]) for m in messages) // 4, completion_tokens=len(text) // 4)
+        budget.charge(usage)
+        return Reply(text=text, usage=usage, finish_reason=finish, model=self.name)
+
+    @property
+    def prompt(self) -> str:
+        """The text of the last prompt seen."""
+        return "\n".join(m["content"] for m in self.history[-1])
+
+
+@pytest.fixture
+def fake_model() -> FakeModel:
+    return FakeModel()

@@ -1,0 +1,245 @@
+"""A gardener pass end to end: real git, a scripted model, every outcome."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import git as gitpython
+import pytest
+from click.testing import CliRunner
+
+from gitgarden.cli import App, cli
+from gitgarden.config import Settings
+from gitgarden.gardener import OUTCOMES, PassResult, request_stop, run_pass
+from gitgarden.gitrepo import git_dir
+from gitgarden.project import Project
+from tests.conftest import FIXED_NOW, FakeModel, commit_all, git, page, write
+
+SETTINGS = Settings(model="fake/scripted")
+
+
+def garden(project: Project, model: FakeModel | None, **kw: object) -> PassResult:
+    return run_pass(project, SETTINGS, model=model, now=lambda: FIXED_NOW, **kw)  # type: ignore[arg-type]
+
+
+def capture(project: Project, day: str, *lines: str) -> None:
+    path = project.journal / f"{day}.md"
+    old = path.read_text() if path.exists() else ""
+    path.write_text(old + "".join(line + "\n" for line in lines))
+
+
+@pytest.fixture
+def acme(project: Project) -> Project:
+    """A project with one page (pricing), committed, and three uncommitted journal lines."""
+    write(project.root, "wiki/pricing.md", page("Pricing", "Pilot price is 400 EUR a month.\n", source="[2026-11-28]"))
+    write(project.root, "raw/journal/2026-11-28.md", "Pilot price set at 400 EUR a month\n")
+    write(project.root, "wiki/index.md", "# Map\n\n## Pages\n\n- [[pricing]] — Pricing\n\n## Open\n")
+    commit_all(project.root)
+    capture(project, "2026-11-29", "Acme signed the pilot contract", "Acme wants export before January", "bought coffee")
+    return project
+
+
+def promote_reply() -> dict[str, object]:
+    return {
+        "operations": [
+            {"op": "create_page", "page": "acme", "title": "Acme", "body": "Acme signed the pilot contract.\n", "lines": ["2026-11-29#1"]},
+            {"op": "append", "page": "pricing", "text": "Acme wants export before January.\n", "lines": ["2026-11-29#2"]},
+            {"op": "skip", "lines": ["2026-11-29#3"]},
+        ]
+    }
+
+
+def test_pass_creates_and_appends_in_one_commit_after_a_journal_commit(acme: Project, fake_model: FakeModel) -> None:
+    result = garden(acme, fake_model.enqueue(promote_reply()))
+
+    assert result.outcome == "pages_written", result.refusals
+    assert result.exit_code == 0
+    repo = gitpython.Repo(acme.root)
+    pass_commit, journal_commit = repo.commit("HEAD"), repo.commit("HEAD~1")
+    assert pass_commit.author.email == "gitgarden@localhost"
+    assert pass_commit.committer.email == "gitgarden@localhost"
+    assert set(pass_commit.stats.files) == {
+        "wiki/acme.md",
+        "wiki/pricing.md",
+        "wiki/index.md",
+        ".gitgarden/read.json",
+        "log/2026-11.jsonl",
+    }
+    trailers = pass_commit.trailers_dict
+    assert trailers["Gardener-Pass"] == [result.pass_id]
+    assert trailers["Gardener-Outcome"] == ["pages_written"]
+    assert trailers["Gardener-Read"] == ["4"]  # three new lines and the older unread one
+    assert "Gardener-Tokens" in trailers and "Gardener-Model" in trailers
+    # The person's lines were committed first, under the person's identity, journal only.
+    assert journal_commit.author.email == "pat@example.com"
+    assert set(journal_commit.stats.files) == {"raw/journal/2026-11-29.md"}
+    acme_page = (acme.root / "wiki/acme.md").read_text()
+    assert "state: open" in acme_page and "source: [2026-11-29]" in acme_page
+    pricing = (acme.root / "wiki/pricing.md").read_text()
+    assert pricing.startswith("---\ntitle: Pricing\nstate: open\nsource: [2026-11-28, 2026-11-29]\n---\nPilot price is 400 EUR a month.\n")
+    assert pricing.endswith("\n\n[[acme|Acme]] wants export before January.\n")  # appended, first mention linked
+    assert "[[acme]]" in (acme.root / "wiki/index.md").read_text()
+    assert git(acme.root, "status", "--porcelain") == ""
+    # The model saw the unread lines with their ids.
+    assert "2026-11-29#1" in fake_model.prompt and "Acme signed the pilot contract" in fake_model.prompt
+
+
+def test_a_second_run_reports_nothing_new_and_calls_no_model(acme: Project, fake_model: FakeModel) -> None:
+    garden(acme, fake_model.enqueue(promote_reply()))
+    head = git(acme.root, "rev-parse", "HEAD")
+    second = garden(acme, fake_model)
+    assert second.outcome == "nothing_new"
+    assert len(fake_model.history) == 1
+    assert git(acme.root, "rev-parse", "HEAD") == head
+
+
+def test_snapshot_tag_holds_untracked_files_and_leaves_staged_work_staged(acme: Project, fake_model: FakeModel) -> None:
+    write(acme.root, "notes/draft.md", "untracked draft\n")
+    write(acme.root, "AGENTS.md", "# staged change\n")
+    git(acme.root, "add", "AGENTS.md")
+
+    result = garden(acme, fake_model.enqueue(promote_reply()))
+
+    assert result.snapshot == f"pre_gardener/{result.pass_id}"
+    tagged = git(acme.root, "show", f"{result.snapshot}:notes/draft.md")
+    assert tagged == "untracked draft\n"
+    assert git(acme.root, "show", f"{result.snapshot}:AGENTS.md") == "# staged change\n"
+    status = git(acme.root, "status", "--porcelain")
+    assert "M  AGENTS.md" in status  # still staged, not committed
+    assert "?? notes/" in status
+    assert "AGENTS.md" not in git(acme.root, "show", "--name-only", "HEAD")
+
+
+def test_edited_line_counts_as_unread_again(acme: Project, fake_model: FakeModel) -> None:
+    garden(acme, fake_model.enqueue(promote_reply()))
+    path = acme.journal / "2026-11-29.md"
+    path.write_text(path.read_text().replace("bought coffee", "bought coffee beans from Kessler"))
+    fake_model.enqueue({"operations": [{"op": "skip", "lines": ["2026-11-29#3"]}]})
+    result = garden(acme, fake_model)
+    assert result.outcome == "nothing_earned"
+    assert result.offered == ["2026-11-29#3"]
+
+
+def test_nothing_earned_marks_the_journal_read(acme: Project, fake_model: FakeModel) -> None:
+    reply = {"operations": [{"op": "skip", "lines": ["2026-11-29#1", "2026-11-29#2", "2026-11-29#3"]}]}
+    result = garden(acme, fake_model.enqueue(reply))
+    assert result.outcome == "nothing_earned"
+    assert result.exit_code == 0
+    read = json.loads((acme.root / ".gitgarden/read.json").read_text())
+    assert len(read["2026-11-29"]) == 3
+    assert "Gardener-Outcome: nothing_earned" in git(acme.root, "log", "-1", "--format=%B")
+
+
+def test_refused_write_leaves_the_journal_unread_and_the_rest_lands(acme: Project, fake_model: FakeModel) -> None:
+    reply = promote_reply()
+    reply["operations"].append(  # type: ignore[attr-defined]
+        {"op": "create_page", "page": "ghost", "title": "Ghost", "body": "Cites a line never offered.\n", "lines": ["2026-11-01#1"]}
+    )
+    result = garden(acme, fake_model.enqueue(reply))
+    assert result.outcome == "some_refused"
+    assert result.exit_code == OUTCOMES["some_refused"][0] != 0
+    assert (acme.root / "wiki/acme.md").exists()
+    assert not (acme.root / "wiki/ghost.md").exists()
+    assert not (acme.root / ".gitgarden/read.json").exists()
+    assert any("not offered" in r for r in result.refusals)
+
+
+def test_finished_without_writing_when_every_write_is_refused(acme: Project, fake_model: FakeModel) -> None:
+    reply = {"operations": [{"op": "append", "page": "no-such-page", "text": "x", "lines": ["2026-11-29#1"]}]}
+    head = git(acme.root, "rev-parse", "HEAD")
+    result = garden(acme, fake_model.enqueue(reply))
+    assert result.outcome == "finished_without_writing"
+    assert result.exit_code == 10
+    # Only the person's journal commit landed; no pass commit.
+    assert git(acme.root, "rev-parse", "HEAD~1") == head
+    assert "Gardener-Pass" not in git(acme.root, "log", "-1", "--format=%B")
+
+
+def test_bad_model_output_fails_and_writes_nothing(acme: Project, fake_model: FakeModel) -> None:
+    fake_model.enqueue("I think Acme deserves a page!").enqueue("still not JSON")
+    result = garden(acme, fake_model)
+    assert result.outcome == "failed" and result.exit_code == 15
+    assert "bad model output" in result.detail
+    assert not (acme.root / "wiki/acme.md").exists()
+    assert git(acme.root, "status", "--porcelain", "wiki", ".gitgarden") == ""
+
+
+def test_no_model_tidies_and_leaves_the_journal_unread(acme: Project) -> None:
+    write(acme.root, "wiki/dana.md", page("Dana", "Dana runs ops with Pricing in mind.\n", source="[2026-11-28]"))
+    commit_all(acme.root, "a page by hand")
+    result = garden(acme, None)
+    assert result.outcome == "no_model" and result.exit_code == 0
+    assert any("GITGARDEN_MODEL" in h for h in result.hints)
+    assert "[[dana]]" in (acme.root / "wiki/index.md").read_text()
+    assert "[[pricing|Pricing]]" in (acme.root / "wiki/dana.md").read_text()
+    assert not (acme.root / ".gitgarden/read.json").exists()
+    assert result.commit
+
+
+def test_stop_between_two_model_calls(acme: Project) -> None:
+    class AsksToStop(FakeModel):
+        def complete(self, messages, schema, budget):  # type: ignore[no-untyped-def]
+            request_stop(git_dir(acme.root), "pat", FIXED_NOW)  # arrives while the model answers
+            return super().complete(messages, schema, budget)
+
+    model = AsksToStop().enqueue("not JSON, so a repair call would follow").enqueue(promote_reply())
+    result = garden(acme, model)
+    assert result.outcome == "stopped" and result.exit_code == 13
+    assert result.stop == {"who": "pat", "when": FIXED_NOW.isoformat()}
+    assert len(model.history) == 1  # the repair call never happened
+    assert not (acme.root / "wiki/acme.md").exists()
+
+
+def test_stood_down_when_the_person_comes_back(acme: Project) -> None:
+    class Interrupting(FakeModel):
+        def complete(self, messages, schema, budget):  # type: ignore[no-untyped-def]
+            capture(acme, "2026-11-29", "a new line typed while the pass ran")
+            return super().complete(messages, schema, budget)
+
+    model = Interrupting().enqueue(promote_reply())
+    result = garden(acme, model)
+    assert result.outcome == "stood_down" and result.exit_code == 12
+    assert not (acme.root / "wiki/acme.md").exists()
+    assert not (acme.root / ".gitgarden/read.json").exists()
+
+
+def test_refused_when_a_turn_is_in_flight(acme: Project, fake_model: FakeModel) -> None:
+    write(acme.root, ".gitgarden/turn-in-flight", "")
+    result = garden(acme, fake_model)
+    assert result.outcome == "refused" and result.exit_code == 14
+    assert fake_model.history == []
+
+
+def test_refused_when_another_pass_holds_the_lock(acme: Project, fake_model: FakeModel) -> None:
+    from gitgarden.lock import PassLock
+
+    with PassLock(git_dir(acme.root), {"pass_id": "other-pass", "started": "2026-11-30T08:59:00"}):
+        result = garden(acme, fake_model)
+    assert result.outcome == "refused"
+    assert "other-pass" in result.detail and "2026-11-30T08:59:00" in result.detail
+
+
+def test_failed_attempt_leaves_a_record_in_log(acme: Project, fake_model: FakeModel) -> None:
+    fake_model.enqueue("nope").enqueue("nope")
+    garden(acme, fake_model)
+    records = [json.loads(line) for line in (acme.root / "log/2026-11.jsonl").read_text().splitlines()]
+    assert records[-1]["outcome"] == "failed"
+
+
+def test_run_outside_a_project_refuses_with_a_how_to(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(cli, ["run"], obj=App())
+    assert result.exit_code == 14
+    assert "gitgarden init" in result.output
+
+
+def test_cli_run_reports_the_outcome_and_exit_status(acme: Project, fake_model: FakeModel, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(acme.root / "wiki")  # any sub-folder
+    fake_model.enqueue(promote_reply())
+    app = App(env={"GITGARDEN_MODEL": "fake/scripted"}, now=lambda: FIXED_NOW, model_factory=lambda s, e: fake_model)
+    result = CliRunner().invoke(cli, ["run", "--json"], obj=app)
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["outcome"] == "pages_written"
+    assert data["created"] == ["wiki/acme.md"]
