@@ -215,6 +215,104 @@ def schema() -> None:
     out_json(op_schema())
 
 
+@cli.command()
+@click.option("--base", default="HEAD", show_default=True, help="The revision to compare the work tree with.")
+@click.option("--json", "as_json", is_flag=True, help="Print the verdicts as JSON.")
+@click.argument("path", required=False, type=click.Path(file_okay=False, path_type=Path))
+def guard(base: str, as_json: bool, path: Path | None) -> None:
+    """Check the work tree (tracked and untracked) against BASE with the pass's safety rules.
+
+    Exit 0 when every rule holds, 3 when any is broken: usable as a pre-commit hook
+    in front of any agent that writes the wiki.
+    """
+    from gitgarden import gitrepo
+    from gitgarden import guard as rules
+    from gitgarden.errors import EXIT_GUARD
+
+    root = Path(gitrepo.git(path or Path.cwd(), "rev-parse", "--show-toplevel").decode().strip())
+    if gitrepo.head(root) is None and base == "HEAD":
+        before = {}
+    else:
+        before = gitrepo.tree_at(root, base)
+    after = gitrepo.worktree_tree(root)
+    verdicts = rules.check(before, after, None)
+    skipped = rules.skipped_checks(None)
+    if as_json:
+        out_json({"ok": not verdicts, "verdicts": [v.to_json() for v in verdicts], "skipped": skipped})
+    else:
+        for verdict in verdicts:
+            click.echo(str(verdict))
+        err(f"gitgarden guard: {len(verdicts)} rule(s) broken" if verdicts else "gitgarden guard: every rule holds")
+        err(f"({len(skipped)} checks need a pass's context and were skipped: `gitgarden guard --json` lists them)")
+    sys.exit(EXIT_GUARD if verdicts else 0)
+
+
+@cli.command()
+@click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
+@pass_app
+def health(app: App, as_json: bool) -> None:
+    """Deterministic health figures: orphans, broken links, duplicates, oversized pages, the map."""
+    from gitgarden import journal
+    from gitgarden.health import measure
+    from gitgarden.project import DiskTree
+
+    project = app.project()
+    read_file = project.state / "read.json"
+    read = journal.load_read(read_file.read_text() if read_file.exists() else None)
+    unread = len(journal.unread_lines(journal.all_lines(project.journal), read))
+    figures = measure(DiskTree(project.root, ["wiki"]), unread_lines=unread, today=app.now().date())
+    if as_json:
+        out_json(figures.to_json())
+        return
+    rows = [
+        ("pages", str(figures.pages)),
+        ("orphans (not reachable from the map)", _listing(figures.orphans)),
+        ("broken links", _listing([f"{a} -> {b}" for a, b in figures.broken_links])),
+        ("duplicate candidates", _listing([f"{a} ~ {b}" for a, b in figures.duplicates])),
+        ("pages over 6,000 chars", _listing(figures.over_budget)),
+        ("map size", f"{figures.map_chars} / {figures.map_ceiling} chars"),
+        ("stale open pages", _listing(figures.stale)),
+        ("unread journal lines", str(figures.unread_lines)),
+        ("open questions", str(figures.open_questions)),
+    ]
+    for label, value in rows:
+        click.echo(f"{label:40} {value}")
+
+
+def _listing(items: list[str], limit: int = 5) -> str:
+    if not items:
+        return "0"
+    shown = ", ".join(items[:limit])
+    return f"{len(items)}: {shown}" + (" …" if len(items) > limit else "")
+
+
+@cli.group()
+def llm() -> None:
+    """The model: what is configured and whether it answers."""
+
+
+@llm.command("status")
+@click.option("--json", "as_json", is_flag=True, help="Print the status as JSON.")
+@click.option("--no-probe", is_flag=True, help="Do not make the one tiny call that checks reachability.")
+@pass_app
+def llm_status(app: App, as_json: bool, no_probe: bool) -> None:
+    """Configured model, endpoint, context window, structured-output mode, key sent or withheld, reachable."""
+    from gitgarden import llm as model_layer
+    from gitgarden.errors import NotAProject
+
+    try:
+        project = app.project()
+    except NotAProject:
+        project = None
+    settings = app.settings(project).settings
+    data = model_layer.status(settings, app.env, probe=not no_probe and bool(settings.model))
+    if as_json:
+        out_json(data)
+        return
+    for key, value in data.items():
+        click.echo(f"{key:20} {'null' if value is None else value}")
+
+
 def main() -> None:
     """Entry point of the `gitgarden` command and `python -m gitgarden`."""
     cli(obj=App())

@@ -1,0 +1,142 @@
+"""Deterministic measures of a wiki's health — no model, no I/O.
+
+A pass records them before and after, so `gitgarden log` shows whether the
+wiki got healthier: fewer orphans, no new broken links, no page over budget,
+the map under its ceiling.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
+from datetime import date
+from typing import Any
+
+from gitgarden import wiki
+from gitgarden.tree import Tree, text_of
+
+__all__ = ["Health", "measure", "STALE_DAYS"]
+
+STALE_DAYS = 60
+
+
+@dataclass
+class Health:
+    """The figures; lists are sorted so two runs on the same wiki compare equal."""
+
+    pages: int = 0
+    orphans: list[str] = field(default_factory=list)
+    broken_links: list[tuple[str, str]] = field(default_factory=list)
+    duplicates: list[tuple[str, str]] = field(default_factory=list)
+    over_budget: list[str] = field(default_factory=list)
+    map_chars: int = 0
+    map_ceiling: int = wiki.MAP_CEILING
+    stale: list[str] = field(default_factory=list)
+    unread_lines: int = 0
+    open_questions: int = 0
+    malformed: list[str] = field(default_factory=list)
+
+    def summary(self) -> dict[str, int]:
+        """The counts alone (what a pass records before and after)."""
+        return {
+            "pages": self.pages,
+            "orphans": len(self.orphans),
+            "broken_links": len(self.broken_links),
+            "duplicates": len(self.duplicates),
+            "over_budget": len(self.over_budget),
+            "map_chars": self.map_chars,
+            "stale": len(self.stale),
+            "unread_lines": self.unread_lines,
+            "open_questions": self.open_questions,
+        }
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _norm(text: str) -> str:
+    """A name reduced for duplicate detection: lowercase words, no punctuation, singular-ish."""
+    words = re.findall(r"[a-z0-9]+", text.lower())
+    return " ".join(w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w for w in words)
+
+
+def _duplicates(names: Mapping[str, list[str]]) -> list[tuple[str, str]]:
+    """Pairs of pages whose name, title or alias reduce to the same key, or differ only by a word
+    order or one extra word. Bucketed by key, so 5,000 pages cost no pairwise comparison."""
+    by_key: dict[str, set[str]] = defaultdict(set)
+    for page, labels in names.items():
+        for label in labels:
+            key = _norm(label)
+            if key:
+                by_key[key].add(page)
+                by_key[" ".join(sorted(key.split()))].add(page)
+    pairs: set[tuple[str, str]] = set()
+    for pages in by_key.values():
+        ordered = sorted(pages)
+        for i, a in enumerate(ordered):
+            for b in ordered[i + 1 :]:
+                pairs.add((a, b))
+    return sorted(pairs)
+
+
+def measure(tree: Tree, *, unread_lines: int = 0, today: date | None = None) -> Health:
+    """Health figures for the wiki in `tree` (paths under `wiki/`)."""
+    health = Health(unread_lines=unread_lines)
+    texts: dict[str, str] = {}
+    metas: dict[str, dict[str, Any]] = {}
+    for path in tree:
+        name = wiki.page_name(path)
+        if name is None:
+            continue
+        text = text_of(tree[path])
+        if text is None:
+            continue
+        texts[name] = text
+        try:
+            metas[name] = wiki.read_meta(text)
+        except wiki.PageError:
+            metas[name] = {}
+            health.malformed.append(name)
+    pages = [n for n in texts if n != "index"]
+    health.pages = len(pages)
+    labels = {n: [n.rsplit("/", 1)[-1], str(metas[n].get("title") or ""), *wiki.aliases_of(metas[n])] for n in pages}
+    index = wiki.LinkIndex(list(texts), {n: wiki.aliases_of(metas[n]) for n in pages})
+    links: dict[str, list[str]] = {}
+    for name, text in texts.items():
+        targets = []
+        for link in wiki.find_links(text):
+            found = index.resolve(link.target)
+            if found is None:
+                health.broken_links.append((name, link.target))
+            else:
+                targets.append(found)
+        links[name] = targets
+    seen = {"index"}
+    todo = ["index"]
+    while todo:
+        for target in links.get(todo.pop(), []):
+            if target not in seen:
+                seen.add(target)
+                todo.append(target)
+    health.orphans = sorted(n for n in pages if n not in seen)
+    health.broken_links.sort()
+    health.duplicates = _duplicates(labels)
+    health.over_budget = sorted(n for n in pages if len(texts[n]) > wiki.PAGE_BUDGET)
+    map_text = texts.get("index", "")
+    health.map_chars = len(map_text)
+    health.open_questions = len(wiki.open_lines(map_text))
+    if today is not None:
+        for name in pages:
+            meta = metas[name]
+            if str(meta.get("state", "open")) != "open":
+                continue
+            days = sorted(wiki.source_days(meta))
+            try:
+                last = date.fromisoformat(days[-1]) if days else None
+            except ValueError:
+                last = None
+            if last is not None and (today - last).days > STALE_DAYS:
+                health.stale.append(name)
+    return health
