@@ -19,7 +19,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gitgarden import gitrepo, guard, journal, recovery, wiki
+from gitgarden import gitrepo, grounding, guard, journal, recovery, wiki
 from gitgarden.config import Settings
 from gitgarden.errors import GitgardenError, LockHeld, ModelError
 from gitgarden.lock import PassLock
@@ -103,6 +103,10 @@ class PassResult:
     dry_run: bool = False
     diff: str = ""
     hints: list[str] = field(default_factory=list)
+    grounding_min_score: float | None = None  # lowest rule-11 score of the prose that landed
+    map_chars: int | None = None
+    health_before: dict[str, int] = field(default_factory=dict)
+    health_after: dict[str, int] = field(default_factory=dict)
 
     @property
     def exit_code(self) -> int:
@@ -488,7 +492,11 @@ def _run_locked(
 
     # What needs no model: map entries for pages the map does not reach, links in those pages.
     map_writes, mapped = _map_entries(base, titles, dirty)
-    if not offered and not map_writes:
+    over_budget = [p for p in _over_budget(base) if p not in dirty]
+    map_text = _read_text(base, wiki.MAP_PATH) or ""
+    last_map = _last_map_chars(project)
+    prune_map = len(map_text) > wiki.MAP_CEILING and (last_map is None or len(map_text) > last_map)
+    if not offered and not map_writes and not over_budget and not prune_map:
         result.outcome = "nothing_new"
         return
 
@@ -514,7 +522,13 @@ def _run_locked(
             work.ctx_conversation = _conversation(project, settings.chat_window_chars)
             result.offered = [ln.id for ln in offered]
             ops, usage = _ask(project, settings, model, work, titles, offered, result, check_interrupts, now)
-            _apply_all(ops, work, result, own, now, titles)
+            _apply_all(ops, work, result, own, now, titles, settings.grounding_min)
+        # Pages still over budget are split at their headings; a map over its ceiling is pruned.
+        for path in over_budget:
+            if path in work.tree and len(_read_text(work.tree, path) or "") > wiki.PAGE_BUDGET:
+                _heading_split(work, path, result, own, titles)
+        if prune_map:
+            _prune_map(work, result, own)
         # Links in the pages this pass writes, and in pages new to the map.
         written = [p for p in changed_paths(base, work.tree) if wiki.page_name(p)]
         link_targets = sorted(set(written) | {wiki.page_path(n) for n in mapped} - dirty)
@@ -556,6 +570,14 @@ def _run_locked(
         return
 
     result.outcome = _decide(result, model, offered, changes)
+    if prune_map:
+        result.map_chars = len(_read_text(work.tree, wiki.MAP_PATH) or "")
+        if result.map_chars > wiki.MAP_CEILING and not changes:
+            result.outcome = "finished_without_writing"
+            result.detail = (
+                f"the map is {result.map_chars} characters, over its {wiki.MAP_CEILING} ceiling, and holds no "
+                "entries to move; not retried until it grows"
+            )
     mark = result.outcome in ("nothing_earned", "pages_written")
     if result.outcome == "finished_without_writing" or (not changes and not mark):
         return
@@ -564,6 +586,12 @@ def _run_locked(
         new_read = journal.mark_read(read, offered)
         writes[journal.READ_PATH] = journal.render_read(new_read).encode()
         result.marked_read = len(offered)
+    from gitgarden.health import measure
+
+    result.map_chars = len(_read_text(work.tree, wiki.MAP_PATH) or "")
+    unread_after = len(offered) + result.overflow - result.marked_read
+    result.health_before = measure(base, unread_lines=len(offered) + result.overflow).summary()
+    result.health_after = measure(work.tree, unread_lines=unread_after).summary()
     if result.dry_run:
         result.diff = _diff(base, work.tree, changes)
         return
@@ -624,10 +652,36 @@ def _ask(
         overflow=result.overflow,
         conversation=work.ctx_conversation,
         today=f"{now():%Y-%m-%d}",
+        candidates=_candidates(offered, titles),
     )
     messages, _report = context.build_messages(inputs, settings)
     budget = llm.Budget(tokens=settings.token_budget, seconds=float(settings.seconds_budget))
     return llm.ask_operations(model, messages, budget, before_call=check_interrupts)
+
+
+def _candidates(offered: list[journal.JournalLine], titles: Mapping[str, tuple[str, list[str]]]) -> dict[str, list[str]]:
+    """line id -> existing pages whose name, title or an alias the line mentions: offered to the
+    model as pages to append to instead of creating a near-duplicate."""
+    from gitgarden.health import _norm
+
+    by_first: dict[str, dict[str, set[str]]] = {}  # first word -> key -> pages: no scan of every title per line
+    for name, (title, aliases) in titles.items():
+        for label in (name.rsplit("/", 1)[-1].replace("-", " "), title, *aliases):
+            key = _norm(label)
+            if len(key) >= 3:
+                by_first.setdefault(key.split()[0], {}).setdefault(key, set()).add(name)
+    out: dict[str, list[str]] = {}
+    for line in offered:
+        norm = _norm(line.text)
+        text = f" {norm} "
+        found: set[str] = set()
+        for word in set(norm.split()):
+            for key, names in by_first.get(word, {}).items():
+                if f" {key} " in text:
+                    found |= names
+        if found:
+            out[line.id] = sorted(found)[:5]
+    return out
 
 
 def _page_infos(tree: Tree, titles: Mapping[str, tuple[str, list[str]]]) -> list[Any]:
@@ -654,33 +708,158 @@ def _apply_all(
     result: PassResult,
     own: frozenset[str],
     now: Clock,
-    titles: Mapping[str, tuple[str, list[str]]],
+    titles: dict[str, tuple[str, list[str]]],
+    grounding_min: float,
 ) -> None:
     ctx = ApplyContext(
         offered=work.offered,
         today=f"{now():%Y-%m-%d}",
         conversation=work.ctx_conversation,
     )
-    titles = dict(titles)
     for op in ops:
         if op.kind == "skip":
             continue
         ctx.links = _link_index(titles)
         applied = apply_op(op, work.tree, ctx)
+        if isinstance(applied, Applied) and _split_pushed_over(applied, work, result, own, titles):
+            ctx.links = _link_index(titles)
+            applied = apply_op(op, work.tree, ctx)  # again, onto the page's kept part
         if isinstance(applied, Refusal):
             result.refusals.append(str(applied))
             continue
         if not applied.writes:
             continue
+        lowest: float | None = None
+        if applied.prose:
+            # Rule 11: a sentence the cited lines do not carry drops the whole operation.
+            names = {p: wiki.page_name(p) or "" for p, _ in applied.prose}
+            prose_titles = {p: titles[n][0] if n in titles else str(op.get("title") or "") for p, n in names.items()}
+            cited = [work.offered[i].text for i in op.lines]
+            verdicts, lowest = grounding.check(applied.prose, cited, prose_titles, grounding_min)
+            if verdicts:
+                result.refusals.extend(f"{op.describe()}: {v}" for v in verdicts)
+                continue
         errors = work.try_apply(applied, own)
         if errors:
             result.refusals.extend(f"{op.describe()}: {e}" for e in errors)
             continue
+        if lowest is not None:
+            old = result.grounding_min_score
+            result.grounding_min_score = lowest if old is None else min(old, lowest)
         titles.update(_page_titles({p: work.tree[p] for p in applied.writes if p in work.tree}))
         result.created.extend(applied.created)
         result.appended.extend(p for p in applied.appended if p not in result.appended)
         if op.kind == "split":
             result.split.append(op.get("page"))
+
+
+def _heading_split(
+    work: _Work,
+    path: str,
+    result: PassResult,
+    own: frozenset[str],
+    titles: dict[str, tuple[str, list[str]]],
+    room: int = 0,
+) -> bool:
+    """Split a page at its `##` headings until it fits its budget with `room` to spare; True when it landed."""
+    from gitgarden.split import heading_plan, split_page
+
+    text = _read_text(work.tree, path)
+    name = wiki.page_name(path)
+    if text is None or name is None or path == wiki.MAP_PATH or path in work.dirty:
+        return False
+    plan = []
+    for slug, title, headings in heading_plan(text, wiki.PAGE_BUDGET - room):
+        for candidate in (slug, f"{name.rsplit('/', 1)[-1]}-{slug}"):
+            if wiki.page_path(candidate) not in work.tree and all(candidate != p for p, _, _ in plan):
+                plan.append((candidate, title, headings))
+                break
+    if not plan:
+        return False
+    out = split_page(path, text, plan)
+    if isinstance(out, str):
+        result.refusals.append(f"split {name}: {out}")
+        return False
+    applied = Applied(Op("split", {"page": name}, (), -1), writes={p: file(t) for p, t in out.items()})
+    applied.split_parents = {p: path for p in out if p != path}
+    errors = work.try_apply(applied, own)
+    if errors:
+        result.refusals.extend(f"split {name}: {e}" for e in errors)
+        return False
+    titles.update(_page_titles({p: work.tree[p] for p in out}))
+    result.split.append(name)
+    result.created.extend(p for p in out if p != path)
+    return True
+
+
+def _split_pushed_over(
+    applied: Applied, work: _Work, result: PassResult, own: frozenset[str], titles: dict[str, tuple[str, list[str]]]
+) -> bool:
+    """Before an operation pushes an existing page over its budget, split that page at its headings."""
+    split_any = False
+    if applied.op.kind == "split":
+        return False  # a split's own result is the model's plan; what stays over is split after
+    for path, entry in applied.writes.items():
+        if path in work.tree and path != wiki.MAP_PATH and len(entry.data) > wiki.PAGE_BUDGET:
+            text, old = text_of(entry), _read_text(work.tree, path)
+            if text is not None and old is not None and len(text) > wiki.PAGE_BUDGET:
+                split_any |= _heading_split(work, path, result, own, titles, room=len(text) - len(old))
+    return split_any
+
+
+def _over_budget(tree: Tree) -> list[str]:
+    """Pages (the map excluded) longer than the page budget."""
+    out = []
+    for path in tree:
+        if wiki.page_name(path) and path != wiki.MAP_PATH:
+            text = _read_text(tree, path)
+            if text is not None and len(text) > wiki.PAGE_BUDGET:
+                out.append(path)
+    return out
+
+
+def _last_map_chars(project: Project) -> int | None:
+    """The map's size when the last committed pass left it (from the newest log record that says)."""
+    if not project.log.is_dir():
+        return None
+    for path in sorted(project.log.glob("*.jsonl"), reverse=True):
+        for line in reversed(path.read_text(encoding="utf-8", errors="replace").splitlines()):
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if isinstance(record, dict) and record.get("map_chars") is not None:
+                return int(record["map_chars"])
+    return None
+
+
+def _prune_map(work: _Work, result: PassResult, own: frozenset[str]) -> bool:
+    """Move the map's entry lines, word for word, to the hub page `map-pages`, leaving one link."""
+    text = _read_text(work.tree, wiki.MAP_PATH)
+    if text is None or wiki.MAP_PATH in work.dirty:
+        return False
+    open_set = set(wiki.open_lines(text))
+    entries = [ln for ln in text.splitlines() if ln.startswith("- [[") and ln not in open_set and "[[map-pages]]" not in ln]
+    if not entries:
+        return False
+    hub = wiki.page_path("map-pages")
+    old_hub = _read_text(work.tree, hub)
+    if old_hub is None:
+        hub_text = wiki.new_page("All pages", "\n".join(entries) + "\n")
+    else:
+        hub_text = wiki.append_body(old_hub, "\n".join(entries))
+    moved = set(entries)
+    nl = wiki.newline_of(text)
+    kept = [ln for ln in text.splitlines(keepends=True) if ln.rstrip("\r\n") not in moved]
+    new_map = wiki.add_map_entries("".join(kept), ["- [[map-pages]] — all pages"]) if "[[map-pages]]" not in text else "".join(kept)
+    new_map = new_map.replace("\n", nl) if nl == "\r\n" and "\r\n" not in new_map else new_map
+    applied = Applied(Op("map", {}, (), -1), writes={wiki.MAP_PATH: file(new_map), hub: file(hub_text)})
+    errors = work.try_apply(applied, own)
+    if errors:
+        result.refusals.extend(f"map prune: {e}" for e in errors)
+        return False
+    result.tidied.extend([wiki.MAP_PATH, hub])
+    return True
 
 
 def _is_committed(root: Path, pass_id: str) -> bool:
@@ -740,7 +919,13 @@ def _write_and_commit(
         "Appended": str(len(result.appended)),
         "Split": str(len(result.split)),
         "Refused": str(len(result.refusals)),
+        "Grounding": "n/a" if result.grounding_min_score is None else f"{result.grounding_min_score:.2f}",
     }
+    if result.health_after:
+        b, a = result.health_before, result.health_after
+        trailers["Health"] = ", ".join(
+            f"{k} {b.get(k, 0)}->{a.get(k, 0)}" for k in ("orphans", "broken_links", "over_budget", "map_chars", "unread_lines")
+        )
     if result.snapshot:
         trailers["Snapshot"] = result.snapshot
     result.finished = now().isoformat()

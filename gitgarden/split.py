@@ -48,6 +48,10 @@ def heading_plan(text: str, budget: int = wiki.PAGE_BUDGET) -> list[tuple[str, s
     return plan
 
 
+def _is_nav(line: str) -> bool:
+    return line.startswith("Split into [[")
+
+
 def split_page(path: str, text: str, plan: list[tuple[str, str, list[str]]]) -> dict[str, str] | str:
     """New texts by path for the original and each part, or a sentence saying why not."""
     try:
@@ -74,12 +78,15 @@ def split_page(path: str, text: str, plan: list[tuple[str, str, list[str]]]) -> 
     source = wiki.source_days(meta)
     out: dict[str, str] = {}
     for name, title, _ in plan:
-        moved = "".join(line for i, (_, lines) in enumerate(secs) if taken.get(i) == name for line in lines)
+        moved = "".join(
+            line for i, (_, lines) in enumerate(secs) if taken.get(i) == name for line in lines if not _is_nav(line)
+        )
         head = wiki.new_page(title, "", state=state, source=source).replace("\n", nl)
         if moved and not moved.endswith("\n"):
             moved += nl
         out[wiki.page_path(name)] = head + moved
-    rest = "".join(line for i, (_, lines) in enumerate(secs) if i not in taken for line in lines)
+    # Earlier splits' "Split into" lines stay with the original, whichever section they ended in.
+    rest = "".join(line for i, (_, lines) in enumerate(secs) for line in lines if i not in taken or _is_nav(line))
     if rest and not rest.endswith("\n"):
         rest += nl
     links = ", ".join(f"[[{name}]]" for name, _, _ in plan)

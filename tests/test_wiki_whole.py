@@ -77,8 +77,11 @@ def test_a_split_through_the_pass_lands_and_passes_the_guard(project: Project, f
     before = (project.root / "wiki/suppliers.md").read_text()
     result = garden(project, fake_model)
     assert result.outcome == "pages_written", result.refusals
-    after = {p: (project.root / p).read_text() for p in ("wiki/suppliers.md", "wiki/dairy.md")}
+    after = {f"wiki/{p.name}": p.read_text() for p in (project.root / "wiki").glob("*.md") if p.name != "index.md"}
+    assert "wiki/dairy.md" in after
     assert_verbatim_split(before, after, "wiki/suppliers.md")
+    # What the model's plan left over budget was split at its headings after it.
+    assert len(after["wiki/suppliers.md"]) <= wiki.PAGE_BUDGET
 
 
 def test_link_wrapping_leaves_every_other_byte_equal(project: Project) -> None:
@@ -177,3 +180,68 @@ def test_a_no_model_pass_moves_health_the_right_way(project: Project) -> None:
     assert len(before.orphans) == 2 and after.orphans == []
     assert after.broken_links == before.broken_links == []
     assert after.map_chars <= wiki.MAP_CEILING
+
+
+def test_an_over_budget_page_is_split_at_its_headings_by_a_pass_without_a_model(project: Project) -> None:
+    write(project.root, "wiki/suppliers.md", big_page(parts=9))
+    write(project.root, "wiki/index.md", "# Map\n\n## Pages\n\n- [[suppliers]]\n\n## Open\n")
+    write(project.root, "raw/journal/2026-11-28.md", "Suppliers listed\n")
+    commit_all(project.root)
+    before = (project.root / "wiki/suppliers.md").read_text()
+    result = garden(project, None)
+    assert result.outcome == "no_model", result.refusals  # one journal line waits for a model
+    after = {f"wiki/{p.name}": p.read_text() for p in (project.root / "wiki").glob("*.md") if p.name != "index.md"}
+    assert len(after["wiki/suppliers.md"]) <= wiki.PAGE_BUDGET
+    assert_verbatim_split(before, after, "wiki/suppliers.md")
+    figures = health.measure(DiskTree(project.root, ["wiki"]))
+    assert figures.over_budget == [] and figures.orphans == []
+    assert "Gardener-Health:" in git(project.root, "log", "-1", "--format=%B")
+
+
+def test_an_append_that_would_push_a_page_over_budget_splits_it_first(project: Project, fake_model: FakeModel) -> None:
+    text = big_page(parts=4)
+    assert 4000 < len(text) < wiki.PAGE_BUDGET
+    write(project.root, "wiki/suppliers.md", text)
+    write(project.root, "raw/journal/2026-11-28.md", "Suppliers listed\n")
+    commit_all(project.root)
+    line = "Supplier 9 delivers on day 3 and on day 4 and on day 5 " * 20
+    write(project.root, "raw/journal/2026-11-29.md", line.strip() + "\n")
+    fake_model.enqueue({"operations": [
+        {"op": "append", "page": "suppliers", "text": line.strip() + ".\n", "lines": ["2026-11-29#1"]},
+        {"op": "skip", "lines": ["2026-11-28#1"]},
+    ]})
+    result = garden(project, fake_model)
+    assert result.outcome == "pages_written", result.refusals
+    assert result.split == ["suppliers"]
+    assert len((project.root / "wiki/suppliers.md").read_text()) <= wiki.PAGE_BUDGET
+
+
+def test_a_map_over_its_ceiling_is_pruned_verbatim_and_not_retried(project: Project) -> None:
+    entries = "".join(f"- [[p{i}]] — page number {i} of the wiki\n" for i in range(60))
+    for i in range(60):
+        write(project.root, f"wiki/p{i}.md", page(f"Page {i}", f"Page {i}.\n"))
+    prose = "This wiki is about the bakery.\n"
+    write(project.root, "wiki/index.md", f"# Map\n\n{prose}\n## Pages\n\n{entries}\n## Open\n\n- Is p1 right? ([[p1]])\n")
+    commit_all(project.root)
+    assert len((project.root / "wiki/index.md").read_text()) > wiki.MAP_CEILING
+    result = garden(project, None)
+    assert result.outcome == "tidied", result.refusals
+    new_map = (project.root / "wiki/index.md").read_text()
+    hub = (project.root / "wiki/map-pages.md").read_text()
+    assert len(new_map) <= wiki.MAP_CEILING
+    assert prose in new_map and "[[map-pages]]" in new_map
+    assert wiki.open_lines(new_map) == ["- Is p1 right? ([[p1]])"]
+    assert all(line in hub for line in entries.splitlines())
+    assert garden(project, None).outcome == "nothing_new"
+
+
+def test_a_map_still_over_after_pruning_is_not_retried_until_it_grows(project: Project) -> None:
+    prose = "".join(f"Paragraph {i} of the person's own long introduction to this wiki.\n" for i in range(40))
+    write(project.root, "wiki/index.md", f"# Map\n\n{prose}\n## Pages\n\n## Open\n")
+    write(project.root, "wiki/a.md", page("A", "A.\n"))
+    commit_all(project.root)
+    first = garden(project, None)
+    assert first.outcome == "finished_without_writing"
+    assert "not retried until it grows" in first.detail
+    assert first.map_chars is not None and first.map_chars > wiki.MAP_CEILING
+    assert garden(project, None).outcome == "nothing_new"
