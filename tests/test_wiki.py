@@ -69,3 +69,18 @@ def test_patched_source_round_trips(days: list[str]) -> None:
     out = wiki.patch_meta(text, {"source": wiki.render_source(["2026-11-01", *days])})
     assert sorted(wiki.source_days(wiki.read_meta(out))) == sorted({"2026-11-01", *days})
     assert out.endswith("---\nbody\n")
+
+
+_title = st.text(alphabet="abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 ,.'()&/+-:#", min_size=1, max_size=30)
+
+
+@given(_title, st.sampled_from([*wiki.STATES, "closed", "Open"]), st.lists(st.dates(), max_size=3), st.booleans())
+def test_the_fast_frontmatter_path_agrees_with_yaml(title: str, state: str, days: list, crlf: bool) -> None:  # type: ignore[type-arg]
+    import frontmatter
+
+    nl = "\r\n" if crlf else "\n"
+    source = "[" + ", ".join(d.isoformat() for d in days) + "]"
+    block = nl.join(["---", f"title: {title}", f"state: {state}", f"source: {source}", "---"]) + nl
+    fast = wiki._fast_block(block)
+    if fast is not None:
+        assert fast == frontmatter.loads(block).metadata
