@@ -1,0 +1,315 @@
+"""Rule 11 (grounded): sentences scored against the lines they cite, alone and through a pass."""
+
+from __future__ import annotations
+
+import json
+
+import git as gitpython
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gitgarden import grounding
+from gitgarden.config import Settings
+from gitgarden.gardener import PassResult, run_pass
+from gitgarden.guard import Verdict
+from gitgarden.project import Project
+from tests.conftest import FIXED_NOW, FakeModel, commit_all, page, write
+
+LANDLORD = "The landlord is Marta Okafor; she owns the whole building and lives in the flat above the shop."
+LEASE = "Marta wants a 5-year lease minimum, she does not want a new tenant every two years."
+RENT = "Rent for the shop is 2,400 EUR a month, heating not included."
+
+
+def scores(text: str, *cited: str, title: str = "") -> list[float]:
+    return [s.score for s in grounding.score_text(text, cited, title)]
+
+
+# --- scoring ---------------------------------------------------------------
+
+
+def test_the_issues_paraphrase_keeps_its_facts_and_passes() -> None:
+    cited = ["Landlord is Marta Okafor; she wants a 5-year lease minimum"]
+    text = "Marta Okafor, the landlord, wants a lease of at least 5 years."
+    assert scores(text, *cited) == [1.0]
+    verdicts, lowest = grounding.check([("wiki/marta.md", text)], cited, {}, 0.6)
+    assert verdicts == [] and lowest == 1.0
+
+
+@pytest.mark.parametrize(
+    "cited, text",
+    [
+        (LANDLORD, "Marta Okafor, our landlord, owns the whole building and lives in the flat above the shop."),
+        (LEASE, "Marta insists on a lease of at least five years; she doesn't want a new tenant every two years."),
+        (RENT, "The shop's rent is 2400 EUR per month, heating not included."),
+        ("Kessler Mill delivers on Tuesdays and Fridays, minimum order 300 kg, delivery free above 500 kg.",
+         "Deliveries come on Tuesdays and Fridays; the minimum order is 300 kg and delivery is free above 500 kg."),
+        ("Roesterei Vogel lends us a two-group espresso machine for free if we buy at least 8 kg a month.",
+         "If we buy at least eight kilos a month, Roesterei Vogel lends us a two-group espresso machine for free."),
+    ],
+)
+def test_faithful_paraphrases_of_sample_lines_pass_the_recommended_threshold(cited: str, text: str) -> None:
+    verdicts, lowest = grounding.check([("wiki/p.md", text)], [cited], {}, 0.6)
+    assert verdicts == [], [v.message for v in verdicts]
+    assert lowest is not None and lowest >= 0.8
+
+
+def test_a_fact_from_an_uncited_line_is_refused_with_score_missing_words_and_cited_lines() -> None:
+    text = "Marta Okafor is the landlord. The rent is 2,400 EUR a month, heating not included."
+    verdicts, lowest = grounding.check([("wiki/marta-okafor.md", text)], [LANDLORD], {"wiki/marta-okafor.md": "Marta Okafor"}, 0.6)
+    assert len(verdicts) == 1
+    v = verdicts[0]
+    assert isinstance(v, Verdict)
+    assert (v.rule, v.name, v.path) == (11, "grounded", "wiki/marta-okafor.md")
+    assert v.line == "The rent is 2,400 EUR a month, heating not included."
+    assert "0.00" in v.message
+    for word in ("rent", "2400", "month", "heating"):
+        assert word in v.message
+    assert LANDLORD in v.message  # the cited line is named
+    assert lowest == 0.0
+    assert "rule 11 (grounded)" in str(v)
+
+
+def test_a_contradicting_line_written_under_the_old_lines_citation_is_refused() -> None:
+    text = "Marta now says a 3-year lease would be fine after all."
+    verdicts, _ = grounding.check([("wiki/lease.md", text)], [LEASE], {"wiki/lease.md": "Lease"}, 0.6)
+    assert [v.line for v in verdicts] == [text]
+
+
+def test_a_sentence_with_nothing_from_the_cited_lines_is_refused() -> None:
+    text = "Dana prefers oat milk for the cappuccinos."
+    [score] = grounding.score_text(text, [LANDLORD])
+    assert score.score == 0.0
+    assert score.missing == ("dana", "prefers", "oat", "milk", "cappuccinos")
+    verdicts, lowest = grounding.check([("wiki/p.md", text)], [LANDLORD], {}, 0.6)
+    assert len(verdicts) == 1 and lowest == 0.0
+
+
+def test_a_fact_mixed_into_a_cited_one_is_refused() -> None:
+    text = "Marta Okafor owns the building, wants a 5-year lease and says the coffee machine is broken."
+    verdicts, _ = grounding.check([("wiki/p.md", text)], [LANDLORD], {}, 0.6)
+    assert len(verdicts) == 1
+    assert "coffee" in verdicts[0].message and "broken" in verdicts[0].message
+
+
+@pytest.mark.parametrize(
+    "written, cited",
+    [
+        ("a deposit of 3 months", "a deposit of three months"),
+        ("a deposit of three months", "a deposit of 3 months"),
+        ("a five year lease", "a 5-year lease"),
+        ("the rent is 2400 EUR", "the rent is 2,400 EUR"),
+        ("two thousand four hundred EUR", "2,400 EUR"),
+        ("twenty-five kg sacks", "25 kg sacks"),
+        ("butter at 8.9 EUR a kilo", "butter at 8.90 EUR per kg"),
+        ("paid on January 1st", "paid on 1 January"),
+        ("the first year", "after year 1"),
+        ("40 percent of the money", "40% of the money"),
+        ("two dozen eggs", "24 eggs"),
+    ],
+)
+def test_digits_and_number_words_match(written: str, cited: str) -> None:
+    assert scores(written, cited) == [1.0]
+
+
+def test_a_different_number_does_not_match() -> None:
+    [score] = grounding.score_text("The rent is 2,500 EUR a month.", [RENT])
+    assert score.missing == ("2500",)
+
+
+def test_plural_singular_inflection_and_case_are_normalised() -> None:
+    assert scores("DELIVERIES arrive. Invoiced payment.", "one delivery arrives; invoices paid by payments") == [1.0, 1.0]
+
+
+def test_link_syntax_reads_as_its_shown_text() -> None:
+    cited = ["Marta Okafor recommended Kessler Mill"]
+    assert scores("[[marta-okafor|Marta]] recommended [[kessler-mill|Kessler Mill]].", *cited) == [1.0]
+    assert scores("[[Kessler Mill]] was recommended by **Marta**.", *cited) == [1.0]
+    [score] = grounding.score_text("See [[oven|the deck oven]].", cited)
+    assert score.missing == ("deck", "oven")
+
+
+def test_the_page_title_grounds_its_own_name() -> None:
+    cited = ["delivers on Tuesdays and Fridays"]
+    assert scores("Kessler Mill delivers on Tuesdays.", *cited) == [0.5]
+    assert scores("Kessler Mill delivers on Tuesdays.", *cited, title="Kessler Mill") == [1.0]
+
+
+def test_sentences_without_content_words_score_one() -> None:
+    assert scores("See also.", "anything at all") == [1.0]
+    assert scores("It is what it is!", "x") == [1.0]
+
+
+def test_headings_bullets_and_table_rows_are_sentences_of_their_text() -> None:
+    text = (
+        "## Marta Okafor ##\n"
+        "\n"
+        "- She owns the whole\n"
+        "  building. She lives above the shop.\n"
+        "1. Parking fine\n"
+        "\n"
+        "| who | what |\n"
+        "|---|---|\n"
+        "| Marta | landlord |\n"
+        "\n"
+        "```\n"
+        "Rent 2,400\n"
+        "```\n"
+    )
+    assert grounding.sentences(text) == [
+        "Marta Okafor",
+        "She owns the whole building.",
+        "She lives above the shop.",
+        "Parking fine",
+        "Marta, landlord",  # the header row names columns and is not scored
+        "Rent 2,400",
+    ]
+    out = {s.sentence: s.score for s in grounding.score_text(text, [LANDLORD])}
+    assert out["Parking fine"] == 0.0 and out["Rent 2,400"] == 0.0
+    assert out["Marta Okafor"] == out["She owns the whole building."] == out["Marta, landlord"] == 1.0
+
+
+def test_sentence_split_keeps_decimals_and_abbreviations() -> None:
+    text = "Flour is 0.78 EUR a kilo, e.g. type 550. Rye is 0.92 EUR."
+    assert grounding.sentences(text) == ["Flour is 0.78 EUR a kilo, e.g. type 550.", "Rye is 0.92 EUR."]
+
+
+def test_threshold_zero_turns_the_rule_off_but_still_reports_the_lowest_score() -> None:
+    verdicts, lowest = grounding.check([("wiki/p.md", "Dana prefers oat milk.")], [LANDLORD], {}, 0.0)
+    assert verdicts == [] and lowest == 0.0
+
+
+def test_nothing_scored_reports_none() -> None:
+    assert grounding.check([], [LANDLORD], {}, 0.6) == ([], None)
+    assert grounding.check([("wiki/p.md", "\n\n")], [LANDLORD], {}, 0.6) == ([], None)
+
+
+def test_lowest_score_spans_every_page_of_the_operation() -> None:
+    prose = [("wiki/a.md", "Marta Okafor owns the building."), ("wiki/b.md", "Marta owns a bakery in Mainz.")]
+    verdicts, lowest = grounding.check(prose, [LANDLORD], {}, 0.6)
+    assert lowest == 0.5  # marta, owns | bakery, mainz: 2 of 4
+    assert [v.path for v in verdicts] == ["wiki/b.md"]
+
+
+# --- property: words of the cited lines always pass ------------------------
+
+SAMPLE_WORDS = (LANDLORD + " " + LEASE + " " + RENT).split() + [
+    "two", "hundred", "thousand", "and", "twenty-five", "first", "1st", "8.90", "1,000", "40%",
+    "Dana's", "[[kessler-mill|Kessler", "Mill]]", "deliveries", "kg", "kilo", "-", "#", "e.g.",
+]  # fmt: skip
+word = st.one_of(
+    st.sampled_from(SAMPLE_WORDS),
+    st.from_regex(r"[A-Za-z]{1,10}", fullmatch=True),
+    st.from_regex(r"[0-9]{1,3}(,[0-9]{3})?(\.[0-9]{1,2})?", fullmatch=True),
+    st.from_regex(r"[a-z]{1,6}-[a-z0-9]{1,6}", fullmatch=True),
+)
+line = st.lists(word, min_size=1, max_size=15).map(" ".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(lines=st.lists(line, min_size=1, max_size=3), data=st.data())
+def test_sentences_built_only_from_words_of_the_cited_lines_always_pass(lines: list[str], data: st.DataObject) -> None:
+    pool = [w for ln in lines for w in ln.split()]
+    chosen = data.draw(st.lists(st.sampled_from(pool), min_size=1, max_size=12))
+    seps = data.draw(st.lists(st.sampled_from([" ", ", ", "; ", ". ", " - ", "\n"]), min_size=len(chosen), max_size=len(chosen)))
+    text = "".join(w + s for w, s in zip(chosen, seps, strict=True)).strip() + "."
+    for s in grounding.score_text(text, lines):
+        assert s.score == 1.0, (s, lines)
+    assert grounding.check([("wiki/p.md", text)], lines, {}, 1.0)[0] == []
+
+
+# --- through a pass --------------------------------------------------------
+
+STRICT = Settings(model="fake/scripted", grounding_min=0.6)
+
+
+def garden(project: Project, model: FakeModel, s: Settings = STRICT) -> PassResult:
+    return run_pass(project, s, model=model, now=lambda: FIXED_NOW)  # type: ignore[arg-type]
+
+
+@pytest.fixture
+def bakery(project: Project) -> Project:
+    """A committed map and one page; three uncommitted journal lines."""
+    write(project.root, "wiki/marta-okafor.md", page("Marta Okafor", "Marta Okafor is the landlord.\n", source="[2026-11-23]"))
+    write(project.root, "raw/journal/2026-11-23.md", "The landlord is Marta Okafor\n")
+    write(project.root, "wiki/index.md", "# Map\n\n## Pages\n\n- [[marta-okafor]] — Marta Okafor\n\n## Open\n")
+    commit_all(project.root)
+    write(
+        project.root,
+        "raw/journal/2026-11-24.md",
+        "Kessler Mill quoted type 550 wheat flour at 0.78 EUR a kilo in 25 kg sacks.\n"
+        "Rent for the shop is 2,400 EUR a month, heating not included.\n"
+        "call mum on Sunday\n",
+    )
+    return project
+
+
+def mill(body: str) -> dict[str, object]:
+    return {"op": "create_page", "page": "kessler-mill", "title": "Kessler Mill", "body": body, "lines": ["2026-11-24#1"]}
+
+
+def test_a_create_page_mixing_in_an_uncited_fact_is_refused_whole(bakery: Project, fake_model: FakeModel) -> None:
+    body = "Type 550 wheat flour is 0.78 EUR a kilo, in 25 kg sacks.\n\nThe rent is 2,400 EUR a month; call mum on Sunday.\n"
+    fake_model.enqueue({"operations": [mill(body), {"op": "skip", "lines": ["2026-11-24#2", "2026-11-24#3"]}]})
+    result = garden(bakery, fake_model)
+
+    assert result.outcome in ("finished_without_writing", "some_refused"), result.refusals
+    assert result.outcome == "finished_without_writing"
+    assert not (bakery.root / "wiki/kessler-mill.md").exists()  # the faithful first sentence went too
+    assert result.marked_read == 0 and not (bakery.root / ".gitgarden/read.json").exists()
+    [refusal] = result.refusals
+    assert refusal.startswith("create_page kessler-mill: rule 11 (grounded) wiki/kessler-mill.md")
+    assert "The rent is 2,400 EUR a month; call mum on Sunday." in refusal
+    assert "Kessler Mill quoted type 550" in refusal  # the cited line
+    assert result.grounding_min_score is None  # nothing landed
+    # The journal stays unread: the next pass is offered the same lines.
+    fake_model.enqueue({"operations": [{"op": "skip", "lines": ["2026-11-24#1", "2026-11-24#2", "2026-11-24#3"]}]})
+    again = garden(bakery, fake_model)
+    assert again.offered == ["2026-11-23#1", "2026-11-24#1", "2026-11-24#2", "2026-11-24#3"]
+
+
+def test_a_faithful_page_lands_next_to_a_refused_append_and_the_trailer_shows_the_lowest_score(
+    bakery: Project, fake_model: FakeModel
+) -> None:
+    body = "Kessler Mill quoted type 550 wheat flour at 0.78 EUR a kilo.\n\nIt is sold in 25 kg sacks.\n"
+    invented = {"op": "append", "page": "marta-okafor", "text": "Marta has a dog called Bruno.\n", "lines": ["2026-11-23#1"]}
+    fake_model.enqueue({"operations": [mill(body), invented, {"op": "skip", "lines": ["2026-11-24#2", "2026-11-24#3"]}]})
+    result = garden(bakery, fake_model)
+
+    assert result.outcome == "some_refused"
+    assert result.created == ["wiki/kessler-mill.md"]
+    assert "sold in 25 kg sacks" in (bakery.root / "wiki/kessler-mill.md").read_text()
+    assert "Bruno" not in (bakery.root / "wiki/marta-okafor.md").read_text()
+    assert len(result.refusals) == 1 and "append marta-okafor: rule 11 (grounded)" in result.refusals[0]
+    assert result.grounding_min_score == pytest.approx(0.75)  # "sold" is the model's: 3 of 4
+    trailers = gitpython.Repo(bakery.root).commit("HEAD").trailers_dict
+    assert trailers["Gardener-Grounding"] == ["0.75"]
+    assert trailers["Gardener-Outcome"] == ["some_refused"]
+    record = json.loads((bakery.root / "log/2026-11.jsonl").read_text().splitlines()[-1])
+    assert record["grounding_min_score"] == pytest.approx(0.75)
+
+
+def test_a_faithful_pass_marks_the_journal_read(bakery: Project, fake_model: FakeModel) -> None:
+    body = "Kessler Mill quoted type 550 wheat flour at 0.78 EUR a kilo, in 25 kg sacks.\n"
+    fake_model.enqueue({"operations": [mill(body), {"op": "skip", "lines": ["2026-11-24#2", "2026-11-24#3"]}]})
+    result = garden(bakery, fake_model)
+    assert result.outcome == "pages_written", result.refusals
+    assert result.marked_read == 4  # the three new lines and the older unread one
+    assert gitpython.Repo(bakery.root).commit("HEAD").trailers_dict["Gardener-Grounding"] == ["1.00"]
+
+
+def test_with_grounding_min_zero_the_mixed_page_lands(bakery: Project, fake_model: FakeModel) -> None:
+    body = "Type 550 wheat flour is 0.78 EUR a kilo.\n\nThe rent is 2,400 EUR a month; call mum on Sunday.\n"
+    fake_model.enqueue({"operations": [mill(body), {"op": "skip", "lines": ["2026-11-24#2", "2026-11-24#3"]}]})
+    result = garden(bakery, fake_model, Settings(model="fake/scripted", grounding_min=0.0))
+    assert result.outcome == "pages_written", result.refusals
+    assert (bakery.root / "wiki/kessler-mill.md").exists()
+    assert result.grounding_min_score is not None and result.grounding_min_score < 0.3
+    trailer = gitpython.Repo(bakery.root).commit("HEAD").trailers_dict["Gardener-Grounding"]
+    assert trailer == [f"{result.grounding_min_score:.2f}"]
+
+
+def test_a_pass_that_writes_no_prose_reports_no_grounding_score(bakery: Project, fake_model: FakeModel) -> None:
+    fake_model.enqueue({"operations": [{"op": "skip", "lines": ["2026-11-24#1", "2026-11-24#2", "2026-11-24#3"]}]})
+    result = garden(bakery, fake_model)
+    assert result.outcome == "nothing_earned" and result.grounding_min_score is None
