@@ -1,0 +1,526 @@
+"""Commands for scheduling and settings: `tick`, `projects`, `config`, `timer`, `status`.
+
+Every `gitgarden` call imports this module, and the timer calls `gitgarden
+tick` every minute: importing it must stay cheap. The gardener, the model
+library and rich are imported inside the commands that need them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from gitgarden.cli import App, err, out_json, pass_app
+from gitgarden.errors import ConfigError, GitgardenError, NotAProject
+
+if TYPE_CHECKING:
+    from gitgarden.schedule import Assessment, Crontab, TickReport
+
+__all__ = ["register", "set_setting", "SetReport"]
+
+
+def register(group: click.Group) -> None:
+    """Add this module's commands to the `gitgarden` group."""
+    for command in (tick, projects, config_group, timer, status):
+        group.add_command(command)
+
+
+def _table(headers: list[str], rows: list[list[str]]) -> None:
+    from rich import box
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(*headers, box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, header_style="bold")
+    for row in rows:
+        table.add_row(*row)
+    # Piped output keeps one row a line, however long the paths.
+    Console(file=sys.stdout, width=None if sys.stdout.isatty() else 10_000).print(table)
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, tuple | list):
+        return ", ".join(map(str, value)) if value else "[]"
+    if value == "":
+        return '""'
+    return str(value)
+
+
+# -- tick -------------------------------------------------------------------------------
+
+
+@click.command()
+@click.option("--json", "as_json", is_flag=True, help="Print the tick's record as JSON.")
+@pass_app
+def tick(app: App, as_json: bool) -> None:
+    """Look at every registered project and run at most one pass: what cron or a systemd timer calls.
+
+    A tick called sooner than interval_min after the last one that looked does
+    nothing. Exit status: the pass's when one ran; else 1 when a registered
+    project could not be looked at (malformed config, folder gone); else 0.
+    """
+    from gitgarden import schedule
+
+    report = schedule.run_tick(app.env, app.now, lambda a: _run_one(app, a), on_message=err)
+    if report.looked or report.reason == "disabled":
+        for warning in report.warnings:
+            err(f"warning: {warning}")
+    if as_json:
+        out_json(report.as_dict())
+    else:
+        _render_tick(report)
+    sys.exit(report.exit_code)
+
+
+def _run_one(app: App, a: Assessment) -> Any:
+    from gitgarden.gardener import run_pass
+    from gitgarden.project import Project
+
+    settings = a.settings
+    assert settings is not None  # an eligible project's settings were read
+    err(f"Gardening {a.name} ({a.root})…")
+    model = app.model_factory(settings, app.env) if settings.model else None
+    result = run_pass(Project(a.root), settings, model=model, now=app.now, on_progress=err)
+    for hint in result.hints:
+        err(hint)
+    return result
+
+
+def _holds(a: Assessment) -> str:
+    return "; ".join(str(h) for h in a.holds)
+
+
+def _render_tick(report: TickReport) -> None:
+    if report.reason == "disabled":
+        err("The periodic pass is disabled (enabled = false); `gitgarden run` still works in a project.")
+    if not report.looked:
+        return
+    for a in report.skipped:
+        err(f"skipped {a.name}: {a.error}")
+    if report.ran is not None:
+        commit = f" (commit {report.ran['commit'][:10]})" if report.ran.get("commit") else ""
+        err(f"{report.ran['name']}: {report.ran['message']}{commit}")
+    elif not report.waiting and not report.skipped:
+        err(f"Nothing to garden in {report.registered} registered project(s).")
+    for a in report.waiting:
+        err(f"waiting: {a.name} — {_holds(a)}")
+
+
+# -- projects -----------------------------------------------------------------------------
+
+
+@click.group()
+def projects() -> None:
+    """The projects `gitgarden tick` looks at (on this machine)."""
+
+
+@projects.command("add")
+@click.argument("path", required=False, type=click.Path(file_okay=False, path_type=Path))
+@pass_app
+def projects_add(app: App, path: Path | None) -> None:
+    """Register the project at PATH (default: the one you stand in) for `gitgarden tick`."""
+    from gitgarden import schedule
+    from gitgarden.project import find_project
+
+    root = find_project(path).root
+    if schedule.register(root, app.env):
+        err(f"Registered {root} for gitgarden tick.")
+    else:
+        err(f"{root} was already registered.")
+
+
+@projects.command("remove")
+@click.argument("path", required=False, type=click.Path(file_okay=False, path_type=Path))
+@pass_app
+def projects_remove(app: App, path: Path | None) -> None:
+    """Stop `gitgarden tick` looking at PATH (default: here); works for a folder that is gone."""
+    from gitgarden import schedule
+    from gitgarden.project import find_project
+
+    target = (path or Path.cwd()).expanduser().absolute()
+    candidates = [target, target.resolve()]
+    with contextlib.suppress(NotAProject):
+        candidates.append(find_project(target).root)
+    for candidate in candidates:
+        if schedule.unregister(candidate, app.env):
+            err(f"Removed {candidate} from gitgarden tick.")
+            return
+    raise GitgardenError(f"{target} is not registered (see `gitgarden projects list`)")
+
+
+@projects.command("list")
+@click.option("--json", "as_json", is_flag=True, help="Print the list as JSON.")
+@pass_app
+def projects_list(app: App, as_json: bool) -> None:
+    """The registered projects: whether each exists and is enabled, its last attempt and failures."""
+    from gitgarden import schedule
+
+    rows = schedule.list_projects(app.env)
+    if as_json:
+        out_json(rows)
+        return
+    if not rows:
+        err("No projects registered: run `gitgarden projects add` in a project.")
+        return
+    _table(
+        ["path", "exists", "enabled", "last attempt", "outcome", "failures in a row"],
+        [
+            [
+                r["path"],
+                "yes" if r["exists"] else "no",
+                "config error" if r["error"] else ("-" if r["enabled"] is None else _show(r["enabled"])),
+                r["last_attempt"] or "never",
+                r["last_outcome"] or "-",
+                str(r["consecutive_failures"]),
+            ]
+            for r in rows
+        ],
+    )
+    for r in rows:
+        if r["error"]:
+            err(f"warning: {r['error']}")
+
+
+# -- config --------------------------------------------------------------------------------
+
+
+def _scope_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    func = click.option("--project", "scope", flag_value="project", help="The project's .gitgarden/config.toml.")(func)
+    func = click.option("--user", "scope", flag_value="user", help="The user config file (GITGARDEN_CONFIG).")(func)
+    return func
+
+
+def _where(app: App, scope: str | None) -> tuple[str, Path | None]:
+    """(scope, project root or None): the project when inside one, unless --user."""
+    from gitgarden.project import find_project
+
+    if scope == "user":
+        return "user", None
+    try:
+        return "project", find_project().root
+    except NotAProject:
+        if scope == "project":
+            raise
+        return "user", None
+
+
+def _config_file(app: App, scope: str, root: Path | None) -> Path:
+    from gitgarden.config import user_config_path
+
+    return root / ".gitgarden" / "config.toml" if scope == "project" and root else user_config_path(app.env)
+
+
+def _spec(key: str) -> Any:
+    from gitgarden.config import SPECS
+
+    for spec in SPECS:
+        if spec.key == key:
+            return spec
+    raise ConfigError(f"unknown setting {key!r} (see `gitgarden config list`)")
+
+
+@dataclass(frozen=True)
+class SetReport:
+    """What `config set` did: the file, whether it was rewritten, the value read back, and what applies here."""
+
+    path: Path
+    changed: bool
+    value: Any
+    effective: Any
+    source: str
+
+
+def set_setting(path: Path, key: str, raw: str, *, scope: str, env: Mapping[str, str], root: Path | None) -> SetReport:
+    """Check and write `key = raw` into `path` (a `scope` file), then read it back.
+
+    Refused (ConfigError, nothing written): an unknown key; a value of the wrong
+    type or out of range (with the range); a key whose environment variable is
+    set (it would never be read); a key that may not live in a project file.
+    """
+    from gitgarden.config import clamp, env_name, load_settings, parse_value, read_toml, write_value
+
+    spec = _spec(key)
+    var = env_name(key)
+    if env.get(var, "") != "":
+        raise ConfigError(f"{var} is set in the environment and overrides any file: unset it (or change it there) instead")
+    if scope == "project" and not spec.project_ok:
+        raise ConfigError(f"{key} never goes in a project file (it would be committed): use --user")
+    value = parse_value(key, raw, where="gitgarden config set")
+    if clamp(key, value)[1] is not None:
+        raise ConfigError(f"{key} must be within {_show(spec.type(spec.lo))}–{_show(spec.type(spec.hi))}; {raw} refused (nothing written)")
+    changed = write_value(path, key, value)
+    table = read_toml(path)
+    back = parse_value(key, table[key], where=str(path))
+    resolved = load_settings(root, env=env)
+    return SetReport(path, changed, back, getattr(resolved.settings, key), resolved.sources[key])
+
+
+@click.group("config")
+def config_group() -> None:
+    """Read and change settings: flag > GITGARDEN_* environment > project file > user file > default.
+
+    The scope is the project when you stand in one, else the user file;
+    --user or --project chooses.
+    """
+
+
+@config_group.command("get")
+@click.argument("key")
+@click.option("--json", "as_json", is_flag=True, help="Print key, value and layer as JSON.")
+@_scope_options
+@pass_app
+def config_get(app: App, key: str, as_json: bool, scope: str | None) -> None:
+    """Print KEY's value here (its layer on stderr)."""
+    _spec(key)
+    where, root = _where(app, scope)
+    resolved = app.settings(_project(root))
+    value, source = getattr(resolved.settings, key), resolved.sources[key]
+    if as_json:
+        out_json({"key": key, "value": value, "source": source, "scope": where})
+        return
+    click.echo(_show(value) if isinstance(value, bool | tuple | list) else value)
+    err(f"({key} from {source})")
+
+
+def _project(root: Path | None) -> Any:
+    from gitgarden.project import Project
+
+    return Project(root) if root else None
+
+
+@config_group.command("set")
+@click.argument("key")
+@click.argument("value")
+@_scope_options
+@pass_app
+def config_set(app: App, key: str, value: str, scope: str | None) -> None:
+    """Set KEY to VALUE in the project or user file; print the value read back."""
+    where, root = _where(app, scope)
+    path = _config_file(app, where, root)
+    here = root if root is not None else _where(app, None)[1]  # what applies where you stand
+    report = set_setting(path, key, value, scope=where, env=app.env, root=here)
+    if report.changed:
+        err(f"Wrote {key} to {path}.")
+    else:
+        err(f"{key} is already {_show(report.value)} in {path}: the file was not rewritten.")
+    click.echo(f"{key} = {_show(report.value)}")
+    if report.source != where:
+        err(f"note: here the {report.source} layer wins: {key} = {_show(report.effective)}")
+
+
+@config_group.command("unset")
+@click.argument("key")
+@_scope_options
+@pass_app
+def config_unset(app: App, key: str, scope: str | None) -> None:
+    """Remove KEY from the project or user file; print the value that applies now."""
+    from gitgarden.config import SPECS, read_toml, unset_value
+
+    where, root = _where(app, scope)
+    path = _config_file(app, where, root)
+    if key not in {s.key for s in SPECS} and key not in read_toml(path):
+        _spec(key)
+    if unset_value(path, key):
+        err(f"Removed {key} from {path}.")
+    else:
+        err(f"{key} was not set in {path}: nothing changed.")
+    if key in {s.key for s in SPECS}:
+        resolved = app.settings(_project(root))
+        click.echo(f"{key} = {_show(getattr(resolved.settings, key))}")
+        err(f"({key} from {resolved.sources[key]})")
+
+
+@config_group.command("list")
+@click.option("--json", "as_json", is_flag=True, help="Print every setting as JSON.")
+@_scope_options
+@pass_app
+def config_list(app: App, as_json: bool, scope: str | None) -> None:
+    """Every setting, its value here and the layer it comes from (flag, env, project, user, default)."""
+    from gitgarden.config import SPECS, env_name
+
+    _where_scope, root = _where(app, scope)
+    resolved = app.settings(_project(root))
+    rows = {
+        s.key: {
+            "value": getattr(resolved.settings, s.key),
+            "source": resolved.sources[s.key],
+            "default": s.default,
+            "range": None if s.lo is None else [s.type(s.lo), s.type(s.hi)],
+            "env": env_name(s.key),
+            "help": s.help,
+        }
+        for s in SPECS
+    }
+    if as_json:
+        out_json(rows)
+        return
+    _table(
+        ["key", "value", "from", "range", "meaning"],
+        [
+            [k, _show(r["value"]), r["source"], "" if r["range"] is None else f"{r['range'][0]}–{r['range'][1]}", r["help"]]
+            for k, r in rows.items()
+        ],
+    )
+
+
+# -- timer -------------------------------------------------------------------------------------
+
+
+def _crontab(env: Mapping[str, str]) -> Crontab:
+    from gitgarden import schedule
+
+    return schedule.SystemCrontab(env)
+
+
+def _kind_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    func = click.option("--cron", "kind", flag_value="cron", help="A line in your crontab.")(func)
+    func = click.option("--systemd", "kind", flag_value="systemd", help="systemd user units (the default on Linux).")(func)
+    return func
+
+
+def _kind(kind: str | None) -> str:
+    return kind or ("systemd" if sys.platform.startswith("linux") else "cron")
+
+
+@click.group()
+def timer() -> None:
+    """Run `gitgarden tick` every minute from a systemd user timer or cron.
+
+    The tick applies enabled and interval_min itself, so changing them needs
+    no reinstall.
+    """
+
+
+@timer.command("print")
+@_kind_options
+@pass_app
+def timer_print(app: App, kind: str | None) -> None:
+    """Write the unit files (or the crontab line) to stdout without installing anything."""
+    from gitgarden import schedule
+
+    command = schedule.tick_command()
+    if _kind(kind) == "cron":
+        click.echo(schedule.cron_line(command, app.env))
+        return
+    folder = schedule.systemd_dir(app.env)
+    for name, text in schedule.systemd_units(command, app.env).items():
+        click.echo(f"# --- {folder / name} ---")
+        click.echo(text)
+
+
+@timer.command("install")
+@_kind_options
+@pass_app
+def timer_install(app: App, kind: str | None) -> None:
+    """Install the systemd user units (and print the systemctl steps) or the crontab line."""
+    from gitgarden import schedule
+    from gitgarden.config import load_settings, state_dir
+
+    command = schedule.tick_command()
+    interval = load_settings(None, env=app.env).settings.interval_min
+    if _kind(kind) == "cron":
+        line = schedule.cron_line(command, app.env)
+        state_dir(app.env).mkdir(parents=True, exist_ok=True)  # the log's folder must exist for `>>`
+        done = schedule.install_cron(line, _crontab(app.env))
+        err(f"crontab: gitgarden line {done}:\n  {line}")
+        err(f"It runs every minute; the tick looks every interval_min ({interval}) minutes. Output goes to {state_dir(app.env) / 'tick.log'}.")
+        err("cron does not see your shell's environment: set GITGARDEN_MODEL and the API key at the top of `crontab -e` if you use them.")
+        return
+    for path, changed in schedule.install_systemd(app.env, command):
+        err(f"{'Wrote' if changed else 'Unchanged'}: {path}")
+    err(
+        "gitgarden does not run systemctl for you. To start the timer:\n"
+        "  systemctl --user daemon-reload && systemctl --user enable --now gitgarden.timer\n"
+        f"It fires every minute; the tick looks every interval_min ({interval}) minutes, so\n"
+        "`gitgarden config set --user interval_min N` takes effect without reinstalling.\n"
+        "User timers run only while you are logged in. To let passes run while you are\n"
+        "logged out (and from boot), allow your user manager to linger:\n"
+        "  loginctl enable-linger $USER\n"
+        f"The service does not see your shell's environment: put GITGARDEN_MODEL,\n"
+        f"GITGARDEN_API_BASE and GITGARDEN_API_KEY as KEY=value lines in {schedule.env_file(app.env)}."
+    )
+
+
+@timer.command("uninstall")
+@_kind_options
+@pass_app
+def timer_uninstall(app: App, kind: str | None) -> None:
+    """Remove what `timer install` wrote (the units, or the crontab line)."""
+    from gitgarden import schedule
+
+    if _kind(kind) == "cron":
+        removed = schedule.uninstall_cron(_crontab(app.env))
+        err(f"Removed {removed} gitgarden line(s) from your crontab." if removed else "No gitgarden line in your crontab: nothing changed.")
+        return
+    gone, left = schedule.uninstall_systemd(app.env)
+    for path in gone:
+        err(f"Removed {path}")
+    for path in left:
+        err(f"Left {path}: it was not written by gitgarden.")
+    if not gone and not left:
+        err("No gitgarden units installed: nothing changed.")
+    elif gone:
+        err("Then: systemctl --user daemon-reload")
+
+
+# -- status ----------------------------------------------------------------------------------------
+
+
+def _when(iso: str) -> str:
+    """An ISO time from the state, in local time for people."""
+    from datetime import datetime
+
+    return datetime.fromisoformat(iso).astimezone().strftime("%Y-%m-%d %H:%M")
+
+
+@click.command()
+@click.option("--json", "as_json", is_flag=True, help="Print the status as JSON.")
+@pass_app
+def status(app: App, as_json: bool) -> None:
+    """The project you stand in: unread lines, whether a tick would garden it now (or what holds it
+    back, and until when), the last pass, the lock and the failures in a row."""
+    from gitgarden import schedule
+
+    project = app.project()
+    data = schedule.project_status(project.root, app.env, app.now())
+    for warning in data["warnings"]:
+        err(f"warning: {warning}")
+    if as_json:
+        out_json(data)
+        return
+    echo = click.echo
+    echo(f"{data['name']}  ({data['path']})")
+    echo(f"  unread journal lines: {data['unread']}")
+    if data["map_over_ceiling"]:
+        echo(f"  map: {data['map_chars']:,} chars, over its {schedule.MAP_CEILING:,} ceiling")
+    if not data["work"]:
+        echo("  nothing to do: no unread lines, and the map has not grown past its ceiling")
+    if data["eligible"]:
+        echo("  eligible now: the next tick that looks gardens it (unless another project comes first)")
+    elif data["held"]:
+        several = len(data["held"]) > 1 and data["eligible_at"] and data["work"]
+        echo("  held back" + (f" (eligible from {_when(data['eligible_at'])})" if several else "") + ":")
+        for hold in data["held"]:
+            until = f" (until {_when(hold['until'])})" if hold["until"] else ""
+            echo(f"    {hold['clock']}: {hold['detail']}{until}")
+    if data["last_attempt"]:
+        pass_id = f" [{data['last_pass_id']}]" if data["last_pass_id"] else ""
+        echo(f"  last pass: {_when(data['last_attempt'])}: {data['last_message'] or data['last_outcome']}{pass_id}")
+    else:
+        echo("  last pass: never (on this machine)")
+    echo(f"  failed passes in a row: {data['consecutive_failures']}")
+    lock = data["lock"]
+    if lock is None:
+        echo("  lock: free")
+    else:
+        echo(f"  lock: held by pass {lock.get('pass_id', '?')} (started {lock.get('started', '?')}, pid {lock.get('pid', '?')})")
+    t = data["tick"]
+    looks = f"looks every {t['interval_min']} min" + (f", next look {_when(t['next_look'])}" if t["next_look"] else "")
+    echo(f"  tick: {'enabled' if t['enabled'] else 'disabled'}, {looks}")
