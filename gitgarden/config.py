@@ -170,7 +170,11 @@ def read_toml(path: Path) -> dict[str, Any]:
     except UnicodeDecodeError:
         raise ConfigError(f"{path}: is not UTF-8 text") from None
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: malformed TOML: {exc}") from None
+        detail = str(exc)
+        if "line" not in detail:  # "at end of document": name the last line
+            last = raw.count(b"\n") + (0 if raw.endswith(b"\n") else 1)
+            detail += f" (line {last})"
+        raise ConfigError(f"{path}: malformed TOML: {detail}") from None
 
 
 def parse_value(key: str, value: Any, *, where: str) -> Any:
@@ -280,26 +284,70 @@ def load_settings(
     return resolved
 
 
+def _key_line(lines: list[str], key: str) -> int | None:
+    """Index of the top-level `key = …` line, or None."""
+    pattern = re.compile(rf"^\s*{re.escape(key)}\s*=")
+    for i, line in enumerate(lines):
+        if line.lstrip().startswith("["):
+            return None  # past the top-level table
+        if pattern.match(line):
+            return i
+    return None
+
+
+def _replace_file(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
 def write_value(path: Path, key: str, value: Any) -> bool:
-    """Set `key` in a TOML file; False (file untouched) when it already holds that value."""
+    """Set `key` in a TOML file; False (file untouched) when it already holds that value.
+
+    Only the key's own line changes (or one line is added), so the person's
+    comments and layout stay; the result is parsed back before it replaces the file.
+    """
     table = read_toml(path)
     if key in table and parse_value(key, table[key], where=str(path)) == value:
         return False
-    table[key] = list(value) if isinstance(value, tuple) else value
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(tomli_w.dumps(table), encoding="utf-8")
-    os.replace(tmp, path)
+    rendered = tomli_w.dumps({key: list(value) if isinstance(value, tuple) else value}).strip()
+    text = path.read_text(encoding="utf-8") if path.exists() else ""
+    lines = text.splitlines(keepends=True)
+    at = _key_line(lines, key)
+    if at is not None:
+        lines[at] = rendered + "\n"
+    else:
+        first_table = next((i for i, ln in enumerate(lines) if ln.lstrip().startswith("[")), len(lines))
+        if first_table == len(lines) and lines and not lines[-1].endswith("\n"):
+            lines[-1] += "\n"
+        lines.insert(first_table, rendered + "\n")
+    new_text = "".join(lines)
+    try:
+        ok = parse_value(key, tomllib.loads(new_text).get(key), where=str(path)) == value
+    except (tomllib.TOMLDecodeError, ConfigError):
+        ok = False
+    if not ok:  # a multi-line value or an odd layout: rewrite the table whole rather than break it
+        table[key] = list(value) if isinstance(value, tuple) else value
+        new_text = tomli_w.dumps(table)
+    _replace_file(path, new_text)
     return True
 
 
 def unset_value(path: Path, key: str) -> bool:
-    """Remove `key` from a TOML file; False when it was not there."""
+    """Remove `key` from a TOML file; False when it was not there. Other lines stay as they are."""
     table = read_toml(path)
     if key not in table:
         return False
-    del table[key]
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(tomli_w.dumps(table), encoding="utf-8")
-    os.replace(tmp, path)
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    at = _key_line(lines, key)
+    new_text = "".join(lines[:at] + lines[at + 1 :]) if at is not None else ""
+    try:
+        ok = at is not None and key not in tomllib.loads(new_text)
+    except tomllib.TOMLDecodeError:
+        ok = False
+    if not ok:
+        del table[key]
+        new_text = tomli_w.dumps(table)
+    _replace_file(path, new_text)
     return True
