@@ -174,6 +174,9 @@ def run(app: App, dry_run: bool, model_flag: str | None, as_json: bool) -> None:
     settings = app.settings(project, model=model_flag).settings
     model = app.model_factory(settings, app.env) if settings.model else None
     result = run_pass(project, settings, model=model, now=app.now, dry_run=dry_run, on_progress=err)
+    from gitgarden import schedule
+
+    schedule.record_attempt(project.root, result, app.env, app.now())
     if as_json:
         data = result.record()
         if dry_run:
@@ -316,3 +319,12 @@ def llm_status(app: App, as_json: bool, no_probe: bool) -> None:
 def main() -> None:
     """Entry point of the `gitgarden` command and `python -m gitgarden`."""
     cli(obj=App())
+
+
+from gitgarden import cli_schedule as _cli_schedule  # noqa: E402
+
+_cli_schedule.register(cli)
+
+from gitgarden import cli_history as _cli_history  # noqa: E402
+
+_cli_history.register(cli)

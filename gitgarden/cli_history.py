@@ -1,0 +1,296 @@
+"""`gitgarden log`, `show`, `undo`, `stop` and `review`: parse, call `gitgarden.history`, render.
+
+Imported by `cli.py` for every command, so it stays cheap: git work and rich
+are imported inside the commands that use them.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING, Any
+
+import click
+
+if TYPE_CHECKING:
+    from gitgarden.history import PassEntry
+
+__all__ = ["register"]
+
+_waiting_groups: list[click.Group] = []
+
+
+def register(group: click.Group) -> None:
+    """Add log, show, undo, stop and review to the `gitgarden` command group."""
+    commands = globals().get("_COMMANDS")
+    if commands is None:  # this module was imported first and is mid-import: added at its end
+        _waiting_groups.append(group)
+        return
+    for command in commands:
+        group.add_command(command)
+
+
+# After `register`: importing this module first imports gitgarden.cli, which calls `register` back.
+from gitgarden.cli import App, err, out_json, pass_app  # noqa: E402
+
+
+def _short(sha: str) -> str:
+    return sha[:10] if sha else ""
+
+
+def _when(when: str) -> str:
+    return when[:16].replace("T", " ") if when else "?"
+
+
+def _note(entry: PassEntry) -> str:
+    bits = []
+    if entry.undone_by:
+        bits.append(f"undone by {_short(entry.undone_by)}")
+    if entry.review == "waiting":
+        bits.append("waits for review")
+    elif entry.review:
+        bits.append(f"review: {entry.review}")
+    detail = str((entry.record or {}).get("detail") or "")
+    if not entry.commit and detail:
+        bits.append(detail)
+    return "; ".join(bits)
+
+
+@click.command("log")
+@click.option("-n", "limit", type=click.IntRange(min=1), help="Show only the N newest passes.")
+@click.option("--json", "as_json", is_flag=True, help="Plain JSON (a list of passes), nothing else.")
+@pass_app
+def log_cmd(app: App, limit: int | None, as_json: bool) -> None:
+    """The gardener's passes, newest first, read from the pass commits (and attempts that made none)."""
+    from gitgarden import history
+
+    project = app.project()
+    entries = history.passes(project.root, limit)
+    if as_json:
+        out_json([e.to_json() for e in entries])
+        return
+    if not entries:
+        err("The gardener has made no pass here yet (gitgarden run makes one).")
+        return
+    columns = ("when", "pass", "outcome", "read", "created", "appended", "split", "refused", "tokens", "model", "commit", "note")
+    rows = [
+        (
+            _when(e.when),
+            e.pass_id,
+            e.outcome,
+            str(e.read),
+            str(e.created),
+            str(e.appended),
+            str(e.split),
+            str(e.refused),
+            str(e.tokens),
+            e.model or "-",
+            _short(e.commit) or "-",
+            _note(e),
+        )
+        for e in entries
+    ]
+    if not sys.stdout.isatty():  # piped: one tab-separated line a pass, nothing cut short
+        click.echo("\t".join(columns))
+        for row in rows:
+            click.echo("\t".join(row))
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    headers = ("when", "pass", "outcome", "read", "new", "app", "spl", "ref", "tokens", "model", "commit", "")
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
+    fixed = sum(widths[:-1]) + 2 * (len(headers) - 1)
+    console = Console()
+    room = console.width - fixed
+    if room < 12:  # a narrow terminal: every figure stays whole, lines wrap
+        console, room = Console(width=fixed + 12), 12
+    table = Table(box=None, pad_edge=False, header_style="bold")
+    for i, name in enumerate(headers):
+        table.add_column(name, justify="right" if 3 <= i <= 8 else "left", no_wrap=True, min_width=widths[i] if i < 11 else None)
+    for row in rows:
+        note = row[-1] if len(row[-1]) <= room else row[-1][: room - 1] + "…"
+        table.add_row(*row[:-1], note)
+    console.print(table)
+
+
+def _list(record: dict[str, Any] | None, key: str) -> list[str]:
+    value = (record or {}).get(key)
+    return [str(v) for v in value] if isinstance(value, list) else []
+
+
+@click.command("show")
+@click.argument("pass_ref", metavar="[PASS]", required=False)
+@click.option("--json", "as_json", is_flag=True, help="The record and the diff as JSON.")
+@pass_app
+def show_cmd(app: App, pass_ref: str | None, as_json: bool) -> None:
+    """One pass (a pass id or a commit; default the latest): its record, then its diff, pages first."""
+    from gitgarden import history
+
+    project = app.project()
+    shown = history.show(project.root, pass_ref)
+    if as_json:
+        out_json(shown.to_json())
+        return
+    e, rec = shown.entry, shown.record
+    lines = [f"pass {e.pass_id}" + (f"  commit {e.commit}" if e.commit else "  (no commit)")]
+    lines.append(f"when:     {e.when}")
+    lines.append(f"outcome:  {e.outcome}" + (f" — {e.message}" if e.message else ""))
+    lines.append(f"read:     {e.read} line(s)")
+    lines.append(f"pages:    {e.created} created, {e.appended} appended, {e.split} split; {e.refused} refusal(s)")
+    cost = "unknown" if e.cost is None else f"${e.cost:.4f}"
+    lines.append(f"model:    {e.model or 'none'}, {e.tokens} tokens, cost {cost}")
+    if e.snapshot:
+        lines.append(f"snapshot: {e.snapshot}")
+    if e.undone_by:
+        lines.append(f"undone by {e.undone_by}")
+    if e.review:
+        lines.append(f"review:   {e.review}")
+    for label, key in (("created", "created"), ("appended", "appended"), ("split", "split"), ("tidied", "tidied")):
+        items = _list(rec, key)
+        if items:
+            lines.append(f"{label}: {', '.join(items)}")
+    for refusal in _list(rec, "refusals"):
+        lines.append(f"refused: {refusal}")
+    if rec and rec.get("recovery"):
+        lines.append(f"recovery: {rec['recovery']}")
+    if rec and rec.get("stop"):
+        stop = rec["stop"]
+        lines.append(f"stop requested by {stop.get('who', '?')} at {stop.get('when', '?')}")
+    click.echo("\n".join(lines))
+    if shown.diff:
+        click.echo("")
+        click.echo(shown.diff, nl=False)
+
+
+@click.command("undo")
+@click.argument("pass_ref", metavar="[PASS]", required=False)
+@click.option("--reread", is_flag=True, help="Make the lines the pass read unread again (the next pass reads them).")
+@click.option("--json", "as_json", is_flag=True, help="What was done, as JSON.")
+@pass_app
+def undo_cmd(app: App, pass_ref: str | None, reread: bool, as_json: bool) -> None:
+    """Take back one pass (default: the latest) with a new commit; history is never rewritten."""
+    from gitgarden import history
+
+    project = app.project()
+    result = history.undo(project.root, pass_ref, reread=reread, now=app.now())
+    if as_json:
+        out_json(result.to_json())
+        return
+    err(
+        f"Undid pass {result.pass_id} ({_short(result.undone_commit)}) in commit {_short(result.commit)}: "
+        f"{len(result.restored)} file(s) put back."
+    )
+    if reread:
+        err(f"  {result.unread} journal line(s) are unread again.")
+    else:
+        err("  The journal lines it read stay read (--reread would make them unread).")
+
+
+def _who() -> str:
+    import getpass
+    import socket
+
+    try:
+        user = getpass.getuser()
+    except (OSError, KeyError):
+        user = "someone"
+    return f"{user}@{socket.gethostname()}"
+
+
+@click.command("stop")
+@pass_app
+def stop_cmd(app: App) -> None:
+    """Ask the running pass to stop (before its next model call or write); it keeps what it committed."""
+    from gitgarden import gitrepo, lock
+    from gitgarden.gardener import request_stop
+
+    project = app.project()
+    git_dir = gitrepo.git_dir(project.root)
+    holder = lock.holder(git_dir)
+    if holder is None:
+        err("No pass is running: nothing to stop.")
+        return
+    request_stop(git_dir, who=_who(), when=app.now())
+    err(
+        f"Asked pass {holder.get('pass_id', '?')} (pid {holder.get('pid', '?')}) to stop; "
+        "it stops before its next model call or write."
+    )
+
+
+@click.group("review", invoke_without_command=True)
+@click.option("--json", "as_json", is_flag=True, help="What waits, as JSON.")
+@click.pass_context
+def review_group(ctx: click.Context, as_json: bool) -> None:
+    """What waits on the branch gitgarden/review (review mode): its passes and their diff, pages first."""
+    if ctx.invoked_subcommand is not None:
+        return
+    from gitgarden import history
+
+    app = ctx.ensure_object(App)
+    project = app.project()
+    status = history.review_status(project.root)
+    if as_json:
+        out_json(status.to_json())
+        return
+    if status.tip is None:
+        err("Nothing waits for review.")
+        return
+    click.echo(f"{len(status.passes)} pass(es) wait on {history.REVIEW_BRANCH} ({_short(status.tip)}):")
+    for e in status.passes:
+        click.echo(
+            f"  {e.pass_id}  {e.outcome}: {e.created} created, {e.appended} appended, {e.split} split, "
+            f"{e.read} line(s) read  ({_short(e.commit)})"
+        )
+    click.echo(f"files: {', '.join(status.files)}")
+    if status.diff:
+        click.echo("")
+        click.echo(status.diff, nl=False)
+    err("Accept with `gitgarden review accept`, drop with `gitgarden review reject`.")
+
+
+@review_group.command("accept")
+@click.option("--json", "as_json", is_flag=True, help="What was done, as JSON.")
+@pass_app
+def review_accept(app: App, as_json: bool) -> None:
+    """Bring what waits in: fast-forward when possible, else a merge commit; refuses on conflicts."""
+    from gitgarden import history
+
+    project = app.project()
+    result = history.accept(project.root)
+    if as_json:
+        out_json(None if result is None else result.to_json())
+        return
+    if result is None:
+        err("Nothing waits for review.")
+        return
+    how = "fast-forward" if result.kind == "fast-forward" else f"merge commit {_short(result.commit)}"
+    err(f"Accepted {len(result.passes)} pass(es) ({how}).")
+
+
+@review_group.command("reject")
+@click.option("--reread", is_flag=True, help="Make the lines those passes read unread again.")
+@click.option("--json", "as_json", is_flag=True, help="What was done, as JSON.")
+@pass_app
+def review_reject(app: App, reread: bool, as_json: bool) -> None:
+    """Drop what waits on gitgarden/review; the lines it read stay read unless --reread."""
+    from gitgarden import history
+
+    project = app.project()
+    result = history.reject(project.root, reread=reread, now=app.now())
+    if as_json:
+        out_json(None if result is None else result.to_json())
+        return
+    if result is None:
+        err("Nothing waits for review.")
+        return
+    err(f"Dropped {len(result.passes)} pass(es) (the branch was at {_short(result.dropped_tip)}).")
+    err(
+        "  Their journal lines are unread again."
+        if reread
+        else f"  Their journal lines stay read (commit {_short(result.commit)})."
+    )
+
+
+_COMMANDS = (log_cmd, show_cmd, undo_cmd, stop_cmd, review_group)
+for _group in _waiting_groups:
+    register(_group)

@@ -1,0 +1,317 @@
+"""Crash safety: `gitgarden run` killed with SIGKILL at each step leaves a project the next run can use.
+
+Each test runs a real pass in a subprocess (`python -m gitgarden run`) against
+the fake OpenAI-compatible server, kills it at one step, checks the invariants
+(the person's files and staged work as they were, no unexplained gardener file,
+the lock free) and then runs the next pass to completion (in this process, so
+litellm is imported once rather than once a test). Steps are pinned with
+a pre-commit hook that blocks the commit of one author until the test releases
+it, and with a model reply that is slow to come.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from gitgarden.cli import App, cli
+from gitgarden.gitrepo import git_dir
+from gitgarden.lock import holder
+from gitgarden.project import Project
+from tests.conftest import commit_all, git, page, write
+from tests.fake_openai import FakeOpenAI
+
+pytestmark = [pytest.mark.litellm, pytest.mark.slow]
+
+PERSON = "pat@example.com"
+GARDENER = "gitgarden@localhost"
+WAIT = 90.0  # seconds; importing litellm alone takes a few on a small machine
+
+HOOK = """#!/bin/sh
+# Test hook: blocks the commit of one author while armed, until released with an exit status.
+[ "$GIT_AUTHOR_EMAIL" = "{email}" ] || exit 0
+[ -e "{m}/armed" ] || exit 0
+rm -f "{m}/armed"
+: > "{m}/entered"
+i=0
+while [ ! -s "{m}/release" ]; do
+  sleep 0.05
+  i=$((i + 1))
+  [ "$i" -gt 2400 ] && exit 1
+done
+code=$(cat "{m}/release")
+: > "{m}/done"
+exit "$code"
+"""
+
+
+def promote_reply() -> str:
+    return json.dumps(
+        {
+            "operations": [
+                {"op": "create_page", "page": "acme", "title": "Acme", "body": "Acme signed the pilot contract.\n", "lines": ["2026-11-29#1"]},
+                {"op": "append", "page": "pricing", "text": "Acme wants export before January.\n", "lines": ["2026-11-29#2"]},
+                {"op": "skip", "lines": ["2026-11-29#3"]},
+            ]
+        }
+    )
+
+
+def dana_reply(*skip: str) -> str:
+    ops: list[dict[str, Any]] = [
+        {"op": "create_page", "page": "dana", "title": "Dana", "body": "Dana joined Acme as ops lead.\n", "lines": ["2026-11-30#1"]}
+    ]
+    if skip:
+        ops.append({"op": "skip", "lines": list(skip)})
+    return json.dumps({"operations": ops})
+
+
+@pytest.fixture
+def server() -> Iterator[FakeOpenAI]:
+    with FakeOpenAI() as fake:
+        yield fake
+
+
+@pytest.fixture
+def acme(project: Project) -> Project:
+    """A committed page and map, uncommitted journal lines, and the person's work in every state."""
+    root = project.root
+    write(root, "wiki/pricing.md", page("Pricing", "Pilot price is 400 EUR a month.\n", source="[2026-11-28]"))
+    write(root, "raw/journal/2026-11-28.md", "Pilot price set at 400 EUR a month\n")
+    write(root, "wiki/index.md", "# Map\n\n## Pages\n\n- [[pricing]] — Pricing\n\n## Open\n")
+    write(root, "notes/todo.md", "committed notes\n")
+    commit_all(root)
+    write(root, "raw/journal/2026-11-29.md", "Acme signed the pilot contract\nAcme wants export before January\nbought coffee\n")
+    write(root, "AGENTS.md", "# staged by the person\n")
+    git(root, "add", "AGENTS.md")
+    write(root, "notes/todo.md", "committed notes, edited but not staged\n")
+    write(root, "notes/draft.md", "untracked draft\n")
+    return project
+
+
+def env_for(server: FakeOpenAI) -> dict[str, str]:
+    env = dict(os.environ)
+    env.update(
+        GITGARDEN_MODEL="openai/fake",
+        GITGARDEN_API_BASE=server.base_url,
+        GITGARDEN_API_KEY="x",
+        GITGARDEN_TIMEOUT="120",
+        GITGARDEN_NUM_RETRIES="0",
+        PYTHONUNBUFFERED="1",
+    )
+    return env
+
+
+def start_run(project: Project, server: FakeOpenAI) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "gitgarden", "run", "--json"],
+        cwd=project.root,
+        env=env_for(server),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+
+
+def finish_run(project: Project, server: FakeOpenAI) -> dict[str, Any]:
+    """`gitgarden run --json` to completion: in this process (litellm imported once), through HTTP."""
+    cwd = os.getcwd()
+    os.chdir(project.root)
+    try:
+        result = CliRunner().invoke(cli, ["run", "--json"], obj=App(env=env_for(server)))
+    finally:
+        os.chdir(cwd)
+    assert result.exit_code == 0, result.output
+    data: dict[str, Any] = json.loads(result.stdout)
+    return data
+
+
+def wait_for(what: str, check: Callable[[], bool], proc: subprocess.Popen[bytes]) -> None:
+    deadline = time.monotonic() + WAIT
+    while not check():
+        if proc.poll() is not None:
+            out, errs = proc.communicate()
+            raise AssertionError(f"the pass ended before {what}: {proc.returncode} {out.decode()} {errs.decode()}")
+        if time.monotonic() > deadline:
+            proc.kill()
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.05)
+
+
+def kill(proc: subprocess.Popen[bytes]) -> None:
+    proc.kill()  # SIGKILL: no finally block, no atexit, nothing
+    proc.wait(timeout=30)
+    assert proc.returncode == -9
+
+
+def install_hook(project: Project, markers: Path, email: str) -> None:
+    markers.mkdir(exist_ok=True)
+    hook = git_dir(project.root) / "hooks" / "pre-commit"
+    hook.parent.mkdir(exist_ok=True)
+    hook.write_text(HOOK.format(email=email, m=markers))
+    hook.chmod(0o755)
+    (markers / "armed").write_text("")
+
+
+def release_hook(project: Project, markers: Path, status: int) -> None:
+    """Let the blocked commit (its pass already dead) go on: 0 lands it, 1 makes git abandon it."""
+    (markers / "release").write_text(str(status))
+    lock = git_dir(project.root) / "index.lock"
+    deadline = time.monotonic() + WAIT
+    while not (markers / "done").exists() or lock.exists():
+        assert time.monotonic() < deadline, "the orphaned git commit did not finish"
+        time.sleep(0.05)
+    time.sleep(0.2)
+    (markers / "release").unlink()
+
+
+def person_state(project: Project) -> tuple[list[str], str, dict[str, bytes]]:
+    """What the person owns: status outside the gardener's paths and the journal, staged diff, file bytes."""
+    status = [
+        line
+        for line in git(project.root, "status", "--porcelain", "--untracked-files=all").splitlines()
+        if not line[3:].startswith(("raw/journal/", "wiki/", ".gitgarden/", "log/"))
+    ]
+    staged = git(project.root, "diff", "--cached", "--", ".", ":(exclude)raw/journal", ":(exclude)wiki", ":(exclude)log", ":(exclude).gitgarden")
+    files = {p: (project.root / p).read_bytes() for p in ("AGENTS.md", "notes/todo.md", "notes/draft.md", "raw/journal/2026-11-29.md")}
+    return status, staged, files
+
+
+def gardener_status(project: Project) -> str:
+    return git(project.root, "status", "--porcelain", "--untracked-files=all", "--", "wiki", ".gitgarden", "log")
+
+
+def pending(project: Project) -> dict[str, Any] | None:
+    path = git_dir(project.root) / "gitgarden" / "pending.json"
+    return json.loads(path.read_text()) if path.exists() else None
+
+
+def check_after_kill(project: Project, before: tuple[list[str], str, dict[str, bytes]]) -> None:
+    assert person_state(project) == before
+    assert holder(git_dir(project.root)) is None
+    assert not (git_dir(project.root) / "index.lock").exists()
+
+
+def add_line_and_finish(project: Project, server: FakeOpenAI, reply: str, before: Any) -> dict[str, Any]:
+    """The next run, with one more line captured and a fresh scripted reply; it must complete."""
+    with (project.journal / "2026-11-30.md").open("a") as fh:
+        fh.write("Dana joined Acme as ops lead\n")
+    server.enqueue(reply)
+    data = finish_run(project, server)
+    assert data["outcome"] == "pages_written", data
+    assert data["commit"] and git(project.root, "rev-parse", "HEAD").strip() == data["commit"]
+    assert "wiki/dana.md" in data["created"]
+    # Everything the gardener touched is committed; the person's work is exactly as it was.
+    assert gardener_status(project) == ""
+    status, staged, files = person_state(project)
+    assert (status, staged) == before[:2]
+    assert {k: v for k, v in files.items() if not k.startswith("raw/journal/")} == {
+        k: v for k, v in before[2].items() if not k.startswith("raw/journal/")
+    }
+    assert pending(project) is None
+    committed_log = git(project.root, "show", f"{data['commit']}:log/2026-11.jsonl").splitlines()
+    assert json.loads(committed_log[-1])["pass_id"] == data["pass_id"]
+    return data
+
+
+def test_killed_after_the_snapshot(acme: Project, server: FakeOpenAI, tmp_path: Path) -> None:
+    """Killed between the snapshot and the journal commit (the journal commit's hook holds it there)."""
+    markers = tmp_path / "markers"
+    install_hook(acme, markers, PERSON)
+    before = person_state(acme)
+    head = git(acme.root, "rev-parse", "HEAD").strip()
+    proc = start_run(acme, server)  # no reply scripted: the pass dies before it asks
+    wait_for("the journal commit", (markers / "entered").exists, proc)
+    assert git(acme.root, "tag", "--list", "pre_gardener/*").strip()  # the snapshot was taken
+    kill(proc)
+    release_hook(acme, markers, 1)
+
+    check_after_kill(acme, before)
+    assert git(acme.root, "rev-parse", "HEAD").strip() == head
+    assert gardener_status(acme) == ""
+    assert pending(acme) is None
+    assert server.requests == []
+
+    both = json.loads(promote_reply())["operations"] + json.loads(dana_reply())["operations"]
+    data = add_line_and_finish(acme, server, json.dumps({"operations": both}), before)
+    assert data["recovery"] == "" and "wiki/acme.md" in data["created"]
+
+
+def test_killed_mid_model_call(acme: Project, server: FakeOpenAI) -> None:
+    """Killed while the model thinks: after the journal commit, before the pass commit."""
+    before = person_state(acme)
+    server.enqueue(promote_reply(), delay=60)
+    proc = start_run(acme, server)
+    wait_for("the model call", lambda: len(server.requests) > 0, proc)
+    kill(proc)
+
+    check_after_kill(acme, before)
+    assert gardener_status(acme) == ""
+    assert pending(acme) is None
+    last = git(acme.root, "log", "-1", "--format=%ae%n%B")
+    assert last.startswith(PERSON) and "Gardener-Pass" not in last  # only the person's journal commit landed
+    assert git(acme.root, "status", "--porcelain", "raw/journal") == ""
+
+    data = add_line_and_finish(acme, server, dana_reply("2026-11-29#1", "2026-11-29#2", "2026-11-29#3"), before)
+    assert data["recovery"] == ""  # nothing had been written: nothing to recover
+
+
+def test_killed_after_writing_before_committing(acme: Project, server: FakeOpenAI, tmp_path: Path) -> None:
+    """Killed inside the pass commit: files written, commit never lands; the next run rolls them back."""
+    markers = tmp_path / "markers"
+    install_hook(acme, markers, GARDENER)
+    before = person_state(acme)
+    server.enqueue(promote_reply())
+    proc = start_run(acme, server)
+    wait_for("the pass commit", (markers / "entered").exists, proc)
+    kill(proc)
+    release_hook(acme, markers, 1)  # git gives the commit up: it never lands
+
+    check_after_kill(acme, before)
+    assert "Gardener-Pass" not in git(acme.root, "log", "-1", "--format=%B")
+    # What the dead pass wrote is explained by its record of intent, file for file and byte for byte.
+    record = pending(acme)
+    assert record is not None
+    dirty = {line[3:] for line in gardener_status(acme).splitlines()}
+    assert dirty and dirty <= set(record["files"])
+    for rel in dirty:
+        new = base64.b64decode(record["files"][rel]["new"])
+        assert (acme.root / rel).read_bytes() == new  # whole, never half written
+    snapshot_files = git(acme.root, "tag", "--list", "pre_gardener/*").split()
+    assert len(snapshot_files) == 1
+
+    data = add_line_and_finish(acme, server, dana_reply("2026-11-29#1", "2026-11-29#2", "2026-11-29#3"), before)
+    assert data["recovery"].startswith("recovered from interrupted pass") and "restored" in data["recovery"]
+    committed = json.loads(git(acme.root, "show", f"{data['commit']}:log/2026-11.jsonl").splitlines()[-1])
+    assert committed["recovery"] == data["recovery"]
+    assert not (acme.root / "wiki/acme.md").exists()  # the dead pass's page was rolled back, not half kept
+
+
+def test_killed_after_the_commit_landed(acme: Project, server: FakeOpenAI, tmp_path: Path) -> None:
+    """Killed inside the pass commit, which then lands: the next run sees it committed and undoes nothing."""
+    markers = tmp_path / "markers"
+    install_hook(acme, markers, GARDENER)
+    before = person_state(acme)
+    server.enqueue(promote_reply())
+    proc = start_run(acme, server)
+    wait_for("the pass commit", (markers / "entered").exists, proc)
+    kill(proc)
+    release_hook(acme, markers, 0)
+
+    check_after_kill(acme, before)
+    assert "Gardener-Pass" in git(acme.root, "log", "-1", "--format=%B")
+    assert gardener_status(acme) == ""
+    assert pending(acme) is not None  # the dead pass never got to forget it
+
+    data = add_line_and_finish(acme, server, dana_reply(), before)
+    assert data["recovery"] == ""
+    assert (acme.root / "wiki/acme.md").exists()

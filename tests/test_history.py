@@ -1,0 +1,381 @@
+"""Inspect and take back: `log`, `show`, `undo`, `stop`, and a dry run that changes nothing."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import git as gitpython
+import pytest
+from click.testing import CliRunner, Result
+
+from gitgarden import history
+from gitgarden.cli import App, cli
+from gitgarden.config import Settings
+from gitgarden.gardener import PassResult, run_pass, stop_path
+from gitgarden.gitrepo import git_dir
+from gitgarden.project import Project
+from tests.conftest import FIXED_NOW, FakeModel, commit_all, git, page, write
+
+SETTINGS = Settings(model="fake/scripted")
+
+
+def garden(project: Project, model: FakeModel | None, **kw: Any) -> PassResult:
+    return run_pass(project, SETTINGS, model=model, now=lambda: FIXED_NOW, **kw)
+
+
+def capture(project: Project, day: str, *lines: str) -> None:
+    path = project.journal / f"{day}.md"
+    old = path.read_text() if path.exists() else ""
+    path.write_text(old + "".join(line + "\n" for line in lines))
+
+
+def promote_reply() -> dict[str, Any]:
+    return {
+        "operations": [
+            {"op": "create_page", "page": "acme", "title": "Acme", "body": "Acme signed the pilot contract.\n", "lines": ["2026-11-29#1"]},
+            {"op": "append", "page": "pricing", "text": "Acme wants export before January.\n", "lines": ["2026-11-29#2"]},
+            {"op": "skip", "lines": ["2026-11-29#3"]},
+        ]
+    }
+
+
+@pytest.fixture
+def acme(project: Project) -> Project:
+    """One committed page (pricing), a map, and three uncommitted journal lines."""
+    write(project.root, "wiki/pricing.md", page("Pricing", "Pilot price is 400 EUR a month.\n", source="[2026-11-28]"))
+    write(project.root, "raw/journal/2026-11-28.md", "Pilot price set at 400 EUR a month\n")
+    write(project.root, "wiki/index.md", "# Map\n\n## Pages\n\n- [[pricing]] — Pricing\n\n## Open\n")
+    write(project.root, "notes/todo.md", "the person's own notes\n")
+    commit_all(project.root)
+    capture(project, "2026-11-29", "Acme signed the pilot contract", "Acme wants export before January", "bought coffee")
+    return project
+
+
+def invoke(project: Project, *args: str, model: FakeModel | None = None) -> Result:
+    cwd = os.getcwd()
+    os.chdir(project.root)
+    try:
+        app = App(env={"GITGARDEN_MODEL": "fake/scripted"}, now=lambda: FIXED_NOW, model_factory=lambda s, e: model)
+        return CliRunner().invoke(cli, list(args), obj=app)
+    finally:
+        os.chdir(cwd)
+
+
+def head(project: Project) -> str:
+    return git(project.root, "rev-parse", "HEAD").strip()
+
+
+def records(project: Project) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in (project.root / "log/2026-11.jsonl").read_text().splitlines()]
+
+
+def first_pass(acme: Project, fake_model: FakeModel) -> PassResult:
+    result = garden(acme, fake_model.enqueue(promote_reply()))
+    assert result.outcome == "pages_written", result.refusals
+    return result
+
+
+# -- log and show ----------------------------------------------------------------
+
+
+def test_log_lists_passes_and_attempts_newest_first(acme: Project, fake_model: FakeModel) -> None:
+    first = first_pass(acme, fake_model)
+    capture(acme, "2026-11-30", "Dana joined Acme as ops lead")
+    failed = garden(acme, fake_model.enqueue("no JSON").enqueue("still none"))
+    assert failed.outcome == "failed" and not failed.commit
+    fake_model.enqueue({"operations": [{"op": "skip", "lines": ["2026-11-30#1"]}]})
+    third = garden(acme, fake_model)
+    assert third.outcome == "nothing_earned"
+
+    result = invoke(acme, "log", "--json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert [d["pass_id"] for d in data] == [third.pass_id, failed.pass_id, first.pass_id]
+    assert [d["outcome"] for d in data] == ["nothing_earned", "failed", "pages_written"]
+    newest, attempt, oldest = data
+    assert oldest["commit"] == first.commit and oldest["read"] == 4
+    assert (oldest["created"], oldest["appended"], oldest["split"], oldest["refused"]) == (1, 1, 0, 0)
+    assert oldest["tokens"] == first.tokens > 0 and oldest["model"] == "fake/scripted"
+    assert oldest["undone_by"] == "" and oldest["when"] == FIXED_NOW.isoformat()
+    assert attempt["commit"] == "" and "bad model output" in attempt["message"]
+    assert newest["commit"] == third.commit
+    for key in ("pass_id", "when", "outcome", "read", "created", "appended", "split", "refused", "tokens", "cost", "model", "commit", "undone_by"):
+        assert key in newest
+
+    limited = json.loads(invoke(acme, "log", "-n", "1", "--json").stdout)
+    assert [d["pass_id"] for d in limited] == [third.pass_id]
+
+    table = invoke(acme, "log")
+    assert table.exit_code == 0
+    assert first.pass_id in table.stdout and "failed" in table.stdout
+
+
+def test_log_in_a_project_without_passes(acme: Project) -> None:
+    result = invoke(acme, "log", "--json")
+    assert result.exit_code == 0 and json.loads(result.stdout) == []
+    assert "no pass" in invoke(acme, "log").output
+
+
+def test_show_prints_the_record_and_the_diff_pages_first(acme: Project, fake_model: FakeModel) -> None:
+    first = first_pass(acme, fake_model)
+    result = invoke(acme, "show")
+    assert result.exit_code == 0, result.output
+    out = result.stdout
+    assert f"pass {first.pass_id}" in out and first.commit in out
+    assert "created: wiki/acme.md" in out
+    diff = out[out.index("diff --git") :]
+    assert diff.index("wiki/acme.md") < diff.index(".gitgarden/read.json") < diff.index("log/2026-11.jsonl")
+    assert "+Acme signed the pilot contract." in diff
+
+    by_commit = json.loads(invoke(acme, "show", first.commit[:8], "--json").stdout)
+    by_id = json.loads(invoke(acme, "show", first.pass_id, "--json").stdout)
+    assert by_commit == by_id
+    assert by_id["record"]["created"] == ["wiki/acme.md"] and by_id["diff"].startswith("diff --git a/wiki/")
+
+
+def test_show_refuses_what_is_not_a_pass(acme: Project, fake_model: FakeModel) -> None:
+    first_pass(acme, fake_model)
+    journal_commit = git(acme.root, "rev-parse", "HEAD~1").strip()
+    result = invoke(acme, "show", journal_commit)
+    assert result.exit_code == 1
+    assert "is not a gardener pass" in result.stderr
+    assert invoke(acme, "show", "no-such-thing").exit_code == 1
+
+
+# -- undo ------------------------------------------------------------------------
+
+
+def test_undo_reverts_the_pass_in_a_commit_of_its_own(acme: Project, fake_model: FakeModel) -> None:
+    before = {p: (acme.root / p).read_bytes() for p in ("wiki/pricing.md", "wiki/index.md")}
+    first = first_pass(acme, fake_model)
+    read_after_pass = (acme.root / ".gitgarden/read.json").read_bytes()
+    write(acme.root, "AGENTS.md", "# staged by the person\n")
+    git(acme.root, "add", "AGENTS.md")
+    write(acme.root, "notes/draft.md", "untracked\n")
+
+    result = invoke(acme, "undo")
+
+    assert result.exit_code == 0, result.output
+    assert "Undid pass" in result.stderr
+    repo = gitpython.Repo(acme.root)
+    undo_commit = repo.commit("HEAD")
+    assert repo.commit("HEAD~1").hexsha == first.commit  # history kept, the undo on top
+    assert undo_commit.author.email == "pat@example.com" and undo_commit.committer.email == "pat@example.com"
+    assert undo_commit.trailers_dict["Gardener-Undoes"] == [first.pass_id]
+    assert first.commit in undo_commit.message
+    assert not (acme.root / "wiki/acme.md").exists()
+    assert {p: (acme.root / p).read_bytes() for p in before} == before
+    # The lines stay read; the log keeps the pass's record and gains the undo's.
+    assert (acme.root / ".gitgarden/read.json").read_bytes() == read_after_pass
+    recs = records(acme)
+    assert any(r.get("pass_id") == first.pass_id for r in recs)
+    assert recs[-1]["kind"] == "undo" and recs[-1]["undoes"] == first.pass_id
+    # The person's staged and untracked work is untouched and not in the undo commit.
+    assert set(undo_commit.stats.files) == {"wiki/acme.md", "wiki/pricing.md", "wiki/index.md", "log/2026-11.jsonl"}
+    status = git(acme.root, "status", "--porcelain")
+    assert status.splitlines() == ["M  AGENTS.md", "?? notes/draft.md"]
+    # log shows who undid it; a second `undo` of it is refused.
+    data = json.loads(invoke(acme, "log", "--json").stdout)
+    assert data[0]["pass_id"] == first.pass_id and data[0]["undone_by"] == undo_commit.hexsha
+    again = invoke(acme, "undo", first.pass_id)
+    assert again.exit_code == 1 and "already undone" in again.stderr
+    # The next pass does not promote the same lines again.
+    assert garden(acme, fake_model).outcome == "nothing_new"
+
+
+def test_undo_allowed_when_a_later_commit_touched_other_files(acme: Project, fake_model: FakeModel) -> None:
+    first = first_pass(acme, fake_model)
+    write(acme.root, "notes/todo.md", "changed later\n")
+    write(acme.root, "wiki/people.md", page("People", "Pat and Dana.\n"))
+    commit_all(acme.root, "the person's later work")
+    result = invoke(acme, "undo", first.pass_id)
+    assert result.exit_code == 0, result.output
+    assert not (acme.root / "wiki/acme.md").exists()
+    assert (acme.root / "notes/todo.md").read_text() == "changed later\n"
+    assert (acme.root / "wiki/people.md").exists()
+
+
+def test_undo_refused_when_a_later_commit_touched_a_file_the_pass_wrote(acme: Project, fake_model: FakeModel) -> None:
+    first = first_pass(acme, fake_model)
+    path = acme.root / "wiki/acme.md"
+    path.write_text(path.read_text() + "The person's own sentence.\n")
+    commit_all(acme.root, "edit acme")
+    later = git(acme.root, "rev-parse", "--short=7", "HEAD").strip()
+    tip, status = head(acme), git(acme.root, "status", "--porcelain")
+
+    result = invoke(acme, "undo", first.commit)
+
+    assert result.exit_code == 1
+    message = result.stderr
+    assert later in message and "wiki/acme.md" in message and len(message.strip().splitlines()) == 1
+    assert head(acme) == tip and git(acme.root, "status", "--porcelain") == status
+    assert "The person's own sentence." in path.read_text()
+
+
+def test_undo_refused_when_the_persons_files_are_dirty(acme: Project, fake_model: FakeModel) -> None:
+    first = first_pass(acme, fake_model)
+    path = acme.root / "wiki/pricing.md"
+    path.write_text(path.read_text() + "typed but not committed\n")
+    tip = head(acme)
+    result = invoke(acme, "undo")
+    assert result.exit_code == 1
+    assert "uncommitted changes in wiki/pricing.md" in result.stderr and first.pass_id in result.stderr
+    assert head(acme) == tip
+    assert path.read_text().endswith("typed but not committed\n")
+    assert (acme.root / "wiki/acme.md").exists()
+
+
+def test_undo_of_an_undo_is_refused(acme: Project, fake_model: FakeModel) -> None:
+    first_pass(acme, fake_model)
+    assert invoke(acme, "undo").exit_code == 0
+    tip = head(acme)
+    result = invoke(acme, "undo", "HEAD")
+    assert result.exit_code == 1
+    assert "is itself an undo" in result.stderr and "run the pass again" in result.stderr
+    assert head(acme) == tip
+
+
+def test_undo_refuses_what_the_gardener_did_not_make(acme: Project, fake_model: FakeModel) -> None:
+    first_pass(acme, fake_model)
+    tip = head(acme)
+    for ref in ("HEAD~1", "HEAD~2"):  # the person's journal commit; the person's own commit
+        result = invoke(acme, "undo", ref)
+        assert result.exit_code == 1
+        assert "is not a gardener pass" in result.stderr
+    assert head(acme) == tip
+
+
+def test_undo_refuses_an_attempt_without_a_commit(acme: Project, fake_model: FakeModel) -> None:
+    failed = garden(acme, fake_model.enqueue("nope").enqueue("nope"))
+    result = invoke(acme, "undo", failed.pass_id)
+    assert result.exit_code == 1 and "made no commit" in result.stderr
+
+
+def test_undo_reread_makes_the_lines_unread_again(acme: Project, fake_model: FakeModel) -> None:
+    first = first_pass(acme, fake_model)
+    result = invoke(acme, "undo", "--reread", first.pass_id)
+    assert result.exit_code == 0, result.output
+    assert "4 journal line(s) are unread again" in result.stderr
+    assert json.loads((acme.root / ".gitgarden/read.json").read_text()) == {}
+    assert ".gitgarden/read.json" in git(acme.root, "show", "--name-only", "--format=", "HEAD")
+    again = garden(acme, fake_model.enqueue(promote_reply()))
+    assert again.outcome == "pages_written"
+    assert again.offered == ["2026-11-28#1", "2026-11-29#1", "2026-11-29#2", "2026-11-29#3"]
+
+
+def test_undo_reread_keeps_lines_a_later_pass_read(acme: Project, fake_model: FakeModel) -> None:
+    first = first_pass(acme, fake_model)
+    capture(acme, "2026-11-30", "Dana joined Acme as ops lead")
+    fake_model.enqueue({"operations": [{"op": "skip", "lines": ["2026-11-30#1"]}]})
+    assert garden(acme, fake_model).outcome == "nothing_earned"
+    assert invoke(acme, "undo", "--reread", first.pass_id).exit_code == 0
+    read = json.loads((acme.root / ".gitgarden/read.json").read_text())
+    assert list(read) == ["2026-11-30"]
+
+
+def test_default_undo_takes_the_latest_pass_not_yet_undone(acme: Project, fake_model: FakeModel) -> None:
+    first = first_pass(acme, fake_model)
+    capture(acme, "2026-11-30", "Dana joined Acme as ops lead")
+    fake_model.enqueue({"operations": [{"op": "create_page", "page": "dana", "title": "Dana", "body": "Dana joined Acme as ops lead.\n", "lines": ["2026-11-30#1"]}]})
+    second = garden(acme, fake_model)
+    assert second.outcome == "pages_written", second.refusals
+    undone = history.undo(acme.root, None, now=FIXED_NOW)
+    assert undone.pass_id == second.pass_id
+    assert not (acme.root / "wiki/dana.md").exists() and (acme.root / "wiki/acme.md").exists()
+    # The first pass's map was changed again by the second pass and its undo: in the way.
+    with pytest.raises(history.UndoRefused, match="wiki/index.md"):
+        history.undo(acme.root, None, now=FIXED_NOW)
+    assert first.pass_id in {e.pass_id for e in history.passes(acme.root)}
+
+
+# -- stop ------------------------------------------------------------------------
+
+
+def test_stop_with_no_pass_running_says_so(acme: Project) -> None:
+    result = invoke(acme, "stop")
+    assert result.exit_code == 0
+    assert "No pass is running" in result.stderr
+    assert not stop_path(git_dir(acme.root)).exists()
+
+
+def test_stop_ends_a_running_pass_and_records_who_asked(acme: Project) -> None:
+    class StoppedMidCall(FakeModel):
+        def complete(self, messages, schema, budget):  # type: ignore[no-untyped-def]
+            stopped = invoke(acme, "stop")  # another terminal, while the model answers
+            assert stopped.exit_code == 0 and "to stop" in stopped.stderr
+            return super().complete(messages, schema, budget)
+
+    model = StoppedMidCall().enqueue("not JSON: a repair call would follow").enqueue(promote_reply())
+    journal_before = head(acme)
+    result = garden(acme, model)
+    assert result.outcome == "stopped" and result.exit_code == 13
+    assert len(model.history) == 1
+    assert result.stop is not None and "@" in result.stop["who"] and result.stop["when"] == FIXED_NOW.isoformat()
+    # What it had committed (the person's journal lines) stays; nothing else was written.
+    assert git(acme.root, "rev-parse", "HEAD~1").strip() == journal_before
+    assert not (acme.root / "wiki/acme.md").exists()
+    assert git(acme.root, "status", "--porcelain", "wiki", ".gitgarden") == ""
+    rec = records(acme)[-1]
+    assert rec["outcome"] == "stopped" and rec["stop"] == result.stop
+    shown = json.loads(invoke(acme, "log", "--json").stdout)[0]
+    assert shown["outcome"] == "stopped" and shown["commit"] == ""
+
+
+def test_stop_before_writing(acme: Project) -> None:
+    class StopsAfterAnswering(FakeModel):
+        def complete(self, messages, schema, budget):  # type: ignore[no-untyped-def]
+            reply = super().complete(messages, schema, budget)
+            invoke(acme, "stop")
+            return reply
+
+    result = garden(acme, StopsAfterAnswering().enqueue(promote_reply()))
+    assert result.outcome == "stopped"
+    assert not (acme.root / "wiki/acme.md").exists()
+    assert "Gardener-Pass" not in git(acme.root, "log", "-1", "--format=%B")
+
+
+# -- dry run ---------------------------------------------------------------------
+
+
+def _workspace(root: Path) -> dict[str, bytes]:
+    out = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = [d for d in dirnames if d != ".git"]
+        for name in filenames:
+            path = Path(dirpath) / name
+            out[str(path.relative_to(root))] = path.read_bytes()
+    return out
+
+
+def _git_state(root: Path) -> tuple[str, str, str, str]:
+    return (
+        git(root, "status", "--porcelain", "--untracked-files=all"),
+        git(root, "tag"),
+        git(root, "for-each-ref"),
+        git(root, "stash", "list"),
+    )
+
+
+def test_dry_run_changes_nothing(acme: Project, fake_model: FakeModel) -> None:
+    write(acme.root, "AGENTS.md", "# staged\n")
+    git(acme.root, "add", "AGENTS.md")
+    files, state = _workspace(acme.root), _git_state(acme.root)
+    fake_model.enqueue(promote_reply())
+
+    result = invoke(acme, "run", "--dry-run", "--json", model=fake_model)
+
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["outcome"] == "pages_written" and data["dry_run"] is True
+    assert data["prompt_tokens"] > 0  # the model was called and its tokens reported
+    assert "+Acme signed the pilot contract." in data["diff"]
+    assert data["commit"] == "" and data["snapshot"] == "" and data["journal_commit"] == ""
+    assert len(fake_model.history) == 1
+    assert _workspace(acme.root) == files
+    assert _git_state(acme.root) == state
+    assert not stop_path(git_dir(acme.root)).exists()
+    assert not (git_dir(acme.root) / "gitgarden" / "pending.json").exists()
+    assert history.passes(acme.root) == []
