@@ -145,3 +145,77 @@ def test_ask_operations_through_litellm_ends_in_ops_or_bad_output(llama_server: 
     assert budget.spent.total_tokens > 0  # the calls were charged either way
     assert budget.spent.cost is None
     assert time.monotonic() - started < 2 * _REQUEST_TIMEOUT + 30  # two calls at most, each bounded
+
+
+def test_a_full_gitgarden_run_against_the_real_server(llama_server: str, tmp_path: Path) -> None:
+    """`gitgarden llm status` and `gitgarden run` as a person runs them, in subprocesses, through litellm."""
+    import json
+    import os
+
+    from gitgarden.project import init_project
+
+    root = init_project(tmp_path / "bakery").root
+    (root / "raw/journal/2026-11-29.md").write_text(
+        "Acme wants rye bread every Monday\nlunch was good\n"
+    )
+    env = {
+        **os.environ,
+        "GITGARDEN_MODEL": "openai/gemma",
+        "GITGARDEN_API_BASE": llama_server,
+        "GITGARDEN_MAX_OUTPUT_TOKENS": "48",
+        "GITGARDEN_TIMEOUT": str(_REQUEST_TIMEOUT),
+        "GITGARDEN_NUM_RETRIES": "0",
+        "GITGARDEN_SECONDS_BUDGET": "600",
+        "GITGARDEN_TEMPERATURE": "0",
+    }
+    cli = [sys.executable, "-m", "gitgarden"]
+    status = subprocess.run(
+        [*cli, "llm", "status", "--json"],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert status.returncode == 0, status.stderr
+    assert json.loads(status.stdout)["reachable"] is True
+
+    run = subprocess.run(
+        [*cli, "run", "--json"], cwd=root, env=env, capture_output=True, text=True, timeout=900
+    )
+    record = json.loads(run.stdout)
+    assert run.returncode == record["exit_code"]
+    # A valid outcome of a pass that asked the model: this base model often answers badly, and
+    # then the pass must fail cleanly ("bad model output") with nothing of the wiki changed.
+    assert record["outcome"] in {
+        "pages_written",
+        "nothing_earned",
+        "some_refused",
+        "finished_without_writing",
+        "failed",
+    }
+    assert record["prompt_tokens"] > 0
+    if record["outcome"] == "failed":
+        assert "bad model output" in record["detail"] or "budget" in record["detail"], record[
+            "detail"
+        ]
+    # The guard holds over everything since the snapshot, and nothing but the pass's surface moved.
+    changed = subprocess.run(
+        ["git", "diff", "--name-only", record["snapshot"], "HEAD"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    assert all(
+        p.startswith(("wiki/", "raw/journal/", "log/", ".gitgarden/read.json")) for p in changed
+    ), changed
+    guard = subprocess.run(
+        [*cli, "guard", "--base", record["snapshot"]],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert guard.returncode == 0, guard.stdout + guard.stderr
