@@ -148,6 +148,9 @@ def schema() -> dict[str, Any]:
     }
 
 
+INVALID = "invalid"  # the kind of an operation that failed validation: refused when applied
+
+
 class BadOutput(ValueError):
     """The model's reply is not a valid set of operations."""
 
@@ -165,6 +168,8 @@ class Op:
         return self.fields.get(name, default)
 
     def describe(self) -> str:
+        if self.kind == INVALID:
+            return f"operations[{self.index}] ({self.fields.get('op')})"
         target = self.fields.get("page") or self.fields.get("text", "")[:40]
         return f"{self.kind} {target}".strip()
 
@@ -232,14 +237,23 @@ def parse_reply(text: str) -> list[Op]:
     ops: list[Op] = []
     for i, raw in enumerate(data["operations"]):
         where = f"operations[{i}]"
-        if not isinstance(raw, dict) or not isinstance(raw.get("op"), str):
-            raise BadOutput(f'{where} has no "op"')
-        sch = OPERATIONS.get(raw["op"])
-        if sch is None:
-            raise BadOutput(f"{where}: unknown operation {raw['op']!r} (known: {', '.join(OPERATIONS)})")
-        _check(raw, sch, where)
+        try:
+            if not isinstance(raw, dict) or not isinstance(raw.get("op"), str):
+                raise BadOutput(f'{where} has no "op"')
+            sch = OPERATIONS.get(raw["op"])
+            if sch is None:
+                raise BadOutput(f"{where}: unknown operation {raw['op']!r} (known: {', '.join(OPERATIONS)})")
+            _check(raw, sch, where)
+        except BadOutput as exc:
+            # One bad operation is refused on its own; the others of the reply still stand.
+            name = raw.get("op") if isinstance(raw, dict) and isinstance(raw.get("op"), str) else "?"
+            ops.append(Op(INVALID, {"reason": str(exc), "op": name}, (), i))
+            continue
         fields_ = {k: v for k, v in raw.items() if k not in ("op", "lines")}
         ops.append(Op(raw["op"], fields_, tuple(raw["lines"]), i))
+    invalid = [op for op in ops if op.kind == INVALID]
+    if invalid and len(invalid) == len(ops):
+        raise BadOutput(invalid[0].get("reason"))
     return ops
 
 
@@ -312,6 +326,8 @@ def _with_source(text: str, days: list[str]) -> str:
 
 def apply_op(op: Op, tree: Tree, ctx: ApplyContext) -> Applied | Refusal:
     """Apply one operation to `tree` (not modified); the files it would write, or why not."""
+    if op.kind == INVALID:
+        return Refusal(op, str(op.get("reason")).split(": ", 1)[-1])
     unknown = [i for i in op.lines if i not in ctx.offered]
     if unknown:
         return Refusal(op, f"cites line(s) not offered in this pass: {', '.join(unknown)}")

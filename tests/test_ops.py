@@ -50,3 +50,12 @@ def test_huge_replies_are_refused() -> None:
 def test_schema_names_every_operation() -> None:
     names = {item["properties"]["op"]["const"] for item in schema()["properties"]["operations"]["items"]["oneOf"]}
     assert {"create_page", "append", "skip", "link", "set_state", "split", "open_question", "recover_line", "map"} <= names
+
+
+def test_one_bad_operation_is_marked_and_the_others_stand() -> None:
+    ops = parse_reply(json.dumps({"operations": [
+        {"op": "delete_page", "page": "acme", "lines": []},
+        {"op": "append", "page": "acme", "text": "x", "lines": ["2026-11-29#1"]},
+    ]}))
+    assert [op.kind for op in ops] == ["invalid", "append"]
+    assert "unknown operation 'delete_page'" in ops[0].get("reason")
