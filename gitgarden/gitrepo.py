@@ -96,6 +96,11 @@ def ensure_repo(root: Path) -> bool:
 
 def git_dir(root: Path) -> Path:
     """The repository's git dir (absolute)."""
+    dot = root / ".git"
+    if (dot / "HEAD").is_file() and (dot / "objects").is_dir():
+        # The common layout, answered without a git process (a pass asks more than once);
+        # worktrees, submodules and projects below the top of their repository ask git.
+        return dot.resolve()
     out = git(root, "rev-parse", "--absolute-git-dir").decode().strip()
     return Path(out)
 

@@ -12,10 +12,11 @@ from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from datetime import date
-from typing import Any
+from functools import lru_cache
+from typing import Any, NamedTuple
 
 from gitgarden import wiki
-from gitgarden.tree import Tree, text_of
+from gitgarden.tree import Entry, Tree, text_of
 
 __all__ = ["Health", "measure", "STALE_DAYS"]
 
@@ -56,10 +57,18 @@ class Health:
         return asdict(self)
 
 
+@lru_cache(maxsize=65_536)
 def _norm(text: str) -> str:
     """A name reduced for duplicate detection: lowercase words, no punctuation, singular-ish."""
     words = re.findall(r"[a-z0-9]+", text.lower())
     return " ".join(w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w for w in words)
+
+
+@lru_cache(maxsize=65_536)
+def _dup_keys(label: str) -> tuple[str, ...]:
+    """The bucket keys of a label: its reduced words, and the same words sorted (none when empty)."""
+    key = _norm(label)
+    return (key, " ".join(sorted(key.split()))) if key else ()
 
 
 def _duplicates(names: Mapping[str, list[str]]) -> list[tuple[str, str]]:
@@ -68,10 +77,8 @@ def _duplicates(names: Mapping[str, list[str]]) -> list[tuple[str, str]]:
     by_key: dict[str, set[str]] = defaultdict(set)
     for page, labels in names.items():
         for label in labels:
-            key = _norm(label)
-            if key:
+            for key in _dup_keys(label):
                 by_key[key].add(page)
-                by_key[" ".join(sorted(key.split()))].add(page)
     pairs: set[tuple[str, str]] = set()
     for pages in by_key.values():
         ordered = sorted(pages)
@@ -81,35 +88,54 @@ def _duplicates(names: Mapping[str, list[str]]) -> list[tuple[str, str]]:
     return sorted(pairs)
 
 
+class _Facts(NamedTuple):
+    """What `measure` needs of one page, whatever tree it stands in."""
+
+    chars: int
+    meta: dict[str, Any] | None  # None: the frontmatter does not parse
+    targets: tuple[str, ...]  # link targets, in order
+
+
+@lru_cache(maxsize=32_768)
+def _facts(entry: Entry) -> _Facts | None:
+    """One page's facts (None when it is not UTF-8 text), cached by content: a pass measures the
+    wiki before and after, and the two trees share all but the pages it wrote."""
+    text = text_of(entry)
+    if text is None:
+        return None
+    try:
+        meta: dict[str, Any] | None = wiki.read_meta(text)
+    except wiki.PageError:
+        meta = None
+    return _Facts(len(text), meta, tuple(link.target for link in wiki.find_links(text)))
+
+
 def measure(tree: Tree, *, unread_lines: int = 0, today: date | None = None) -> Health:
     """Health figures for the wiki in `tree` (paths under `wiki/`)."""
     health = Health(unread_lines=unread_lines)
-    texts: dict[str, str] = {}
-    metas: dict[str, dict[str, Any]] = {}
+    facts: dict[str, _Facts] = {}
     for path in tree:
         name = wiki.page_name(path)
         if name is None:
             continue
-        text = text_of(tree[path])
-        if text is None:
+        found_facts = _facts(tree[path])
+        if found_facts is None:
             continue
-        texts[name] = text
-        try:
-            metas[name] = wiki.read_meta(text)
-        except wiki.PageError:
-            metas[name] = {}
+        facts[name] = found_facts
+        if found_facts.meta is None:
             health.malformed.append(name)
-    pages = [n for n in texts if n != "index"]
+    metas = {n: f.meta or {} for n, f in facts.items()}
+    pages = [n for n in facts if n != "index"]
     health.pages = len(pages)
     labels = {n: [n.rsplit("/", 1)[-1], str(metas[n].get("title") or ""), *wiki.aliases_of(metas[n])] for n in pages}
-    index = wiki.LinkIndex(list(texts), {n: wiki.aliases_of(metas[n]) for n in pages})
+    index = wiki.LinkIndex(list(facts), {n: wiki.aliases_of(metas[n]) for n in pages})
     links: dict[str, list[str]] = {}
-    for name, text in texts.items():
+    for name, page in facts.items():
         targets = []
-        for link in wiki.find_links(text):
-            found = index.resolve(link.target)
+        for target in page.targets:
+            found = index.resolve(target)
             if found is None:
-                health.broken_links.append((name, link.target))
+                health.broken_links.append((name, target))
             else:
                 targets.append(found)
         links[name] = targets
@@ -123,8 +149,8 @@ def measure(tree: Tree, *, unread_lines: int = 0, today: date | None = None) -> 
     health.orphans = sorted(n for n in pages if n not in seen)
     health.broken_links.sort()
     health.duplicates = _duplicates(labels)
-    health.over_budget = sorted(n for n in pages if len(texts[n]) > wiki.PAGE_BUDGET)
-    map_text = texts.get("index", "")
+    health.over_budget = sorted(n for n in pages if facts[n].chars > wiki.PAGE_BUDGET)
+    map_text = (text_of(tree[wiki.MAP_PATH]) or "") if "index" in facts else ""
     health.map_chars = len(map_text)
     health.open_questions = len(wiki.open_lines(map_text))
     if today is not None:

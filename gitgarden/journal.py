@@ -13,7 +13,7 @@ import json
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime
 from pathlib import Path
 
 __all__ = [
@@ -55,7 +55,10 @@ def is_day(name: str) -> bool:
     if not DAY_RE.match(name):
         return False
     try:
-        datetime.strptime(name, "%Y-%m-%d")
+        if name.isascii():
+            date.fromisoformat(name)  # the same check, without strptime's regex machinery
+        else:
+            datetime.strptime(name, "%Y-%m-%d")
     except ValueError:
         return False
     return True

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -170,6 +171,7 @@ class DiskTree(Mapping[str, Entry]):
     def __init__(self, root: Path, folders: Sequence[str], extra_files: Sequence[str] = ()) -> None:
         self.root = root
         self._paths: set[str] = set()
+        self._sorted: list[str] | None = None  # the listing never changes: sorted once, not per iteration
         self._cache: dict[str, Entry] = {}
         for folder in folders:
             self._walk(root / folder, folder)
@@ -194,16 +196,25 @@ class DiskTree(Mapping[str, Entry]):
             raise KeyError(rel)
         entry = self._cache.get(rel)
         if entry is None:
-            path = self.root / rel
-            if path.is_symlink():
+            path = os.path.join(self.root, rel)
+            # O_NOFOLLOW: a symlink is never read through, even one swapped in since the listing,
+            # and one syscall replaces the separate is_symlink check (a pass reads every page).
+            try:
+                fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0))
+            except OSError as exc:
+                if exc.errno != errno.ELOOP:
+                    raise
                 entry = Entry("symlink", os.fsencode(os.readlink(path)))
             else:
-                entry = Entry("file", path.read_bytes())
+                with open(fd, "rb") as fh:
+                    entry = Entry("file", fh.read())
             self._cache[rel] = entry
         return entry
 
     def __iter__(self) -> Iterator[str]:
-        return iter(sorted(self._paths))
+        if self._sorted is None:
+            self._sorted = sorted(self._paths)
+        return iter(self._sorted)
 
     def __len__(self) -> int:
         return len(self._paths)

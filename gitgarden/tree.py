@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal
 
 __all__ = ["Entry", "Tree", "Overlay", "file", "symlink", "text_of", "changed_paths"]
@@ -40,8 +41,14 @@ def symlink(target: str) -> Entry:
     return Entry("symlink", target.encode("utf-8", "surrogateescape"))
 
 
+@lru_cache(maxsize=32_768)
 def text_of(entry: Entry) -> str | None:
-    """The entry's text when it is a regular UTF-8 file without NUL bytes, else None."""
+    """The entry's text when it is a regular UTF-8 file without NUL bytes, else None.
+
+    Cached by entry (an entry's hash is its bytes', which Python computes once): a pass reads
+    each page's text several times, and the same string object keeps the caches keyed by
+    text (wiki's links and frontmatter) from hashing it again.
+    """
     if entry.kind != "file" or b"\0" in entry.data:
         return None
     try:
@@ -83,7 +90,14 @@ class Overlay(Mapping[str, Entry]):
         yield from (p for p in self.base if p not in self.changes)
 
     def __len__(self) -> int:
-        return sum(1 for _ in self)
+        # Counted from the changes: iterating would visit every path of a 5,000-page base.
+        n = len(self.base)
+        for path, entry in self.changes.items():
+            if entry is None:
+                n -= path in self.base
+            else:
+                n += path not in self.base
+        return n
 
     def __contains__(self, path: object) -> bool:
         if path in self.changes:

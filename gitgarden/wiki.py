@@ -7,15 +7,16 @@ only grows, so every byte the person wrote stays as it was (CRLF included).
 
 from __future__ import annotations
 
+import bisect
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import date
 from functools import lru_cache
 from typing import Any
 
-import frontmatter
-import yaml
+# python-frontmatter and PyYAML are imported where a block needs them (~40 ms): the common
+# blocks are read without them, and `gitgarden guard` or a pass over such pages never pays.
 
 __all__ = [
     "STATES",
@@ -54,7 +55,9 @@ OPEN_HEADING = "## Open"
 PAGES_HEADING = "## Pages"
 
 _SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
-_FM_CLOSE = re.compile(r"^-{3,}[ \t]*\r?$")
+# The closing `---` line, found by one search: `^`/`$` in MULTILINE mode break on "\n" only,
+# as the block's lines do ("\r" before "\n" allowed).
+_FM_CLOSE = re.compile(r"^-{3,}[ \t]*\r?$", re.M)
 _LINK = re.compile(r"\[\[([^\[\]\n]+?)\]\]")
 _FENCE = re.compile(r"^[ \t]{0,3}(```|~~~)")
 _INLINE_CODE = re.compile(r"(`+)(?:(?!\1).)+?\1", re.S)
@@ -97,17 +100,19 @@ def split_frontmatter(text: str) -> tuple[str, str]:
     """(the frontmatter block including both `---` lines, the body); ("", text) when none."""
     if not (text.startswith("---\n") or text.startswith("---\r\n")):
         return "", text
-    pos = text.index("\n") + 1
-    while pos < len(text):
-        end = text.find("\n", pos)
-        line = text[pos:] if end < 0 else text[pos:end]
-        if _FM_CLOSE.match(line):
-            stop = len(text) if end < 0 else end + 1
-            return text[:stop], text[stop:]
-        if end < 0:
-            break
-        pos = end + 1
-    return "", text
+    return _split_block(text)
+
+
+@lru_cache(maxsize=16_384)
+def _split_block(text: str) -> tuple[str, str]:
+    """split_frontmatter of a text that opens with `---`, cached: a pass splits each page it
+    reads several times (titles, states, health, link wrapping)."""
+    m = _FM_CLOSE.search(text, text.index("\n") + 1)
+    if m is None:
+        return "", text
+    end = text.find("\n", m.end())
+    stop = len(text) if end < 0 else end + 1
+    return text[:stop], text[stop:]
 
 
 def read_meta(text: str) -> dict[str, Any]:
@@ -137,7 +142,7 @@ def _fast_block(block: str) -> dict[str, Any] | None:
         value = value.strip()
         if not sep or key in meta:
             return None
-        if key == "title" and _PLAIN_TITLE.match(value) and value.lower() not in _YAML_WORDS and " #" not in value and ": " not in value:
+        if key == "title" and _plain_title(value):
             meta[key] = value
         elif key == "state" and value in STATES:
             meta[key] = value
@@ -156,6 +161,9 @@ def _parse_block(block: str) -> dict[str, Any]:
     fast = _fast_block(block)
     if fast is not None:
         return fast
+    import frontmatter
+    import yaml
+
     try:
         meta = frontmatter.loads(block).metadata
     except yaml.YAMLError as exc:
@@ -212,7 +220,16 @@ def patch_meta(text: str, updates: Mapping[str, str]) -> str:
     return head + "".join(out) + close + body
 
 
+def _plain_title(value: str) -> bool:
+    """True for a title YAML reads back as the same string without quotes (and _fast_block reads)."""
+    return bool(_PLAIN_TITLE.match(value)) and value.lower() not in _YAML_WORDS and " #" not in value and ": " not in value
+
+
 def _yaml_scalar(value: str) -> str:
+    if _plain_title(value):
+        return value  # what safe_dump writes for it, without importing YAML
+    import yaml
+
     dumped = yaml.safe_dump(value, default_flow_style=True, allow_unicode=True, width=10_000)
     return dumped.strip().removesuffix("...").strip()
 
@@ -242,27 +259,73 @@ def append_body(text: str, addition: str) -> str:
     return text + sep + addition + nl
 
 
+def _code_spans(text: str) -> list[tuple[int, int]]:
+    """Sorted, disjoint (start, end) ranges of fenced code blocks and inline code spans.
+
+    The ranges `code_mask` marks, without a list of one flag per character: a
+    pass looks for links in every page of a 5,000-page wiki, more than once.
+    """
+    has_fence = "```" in text or "~~~" in text
+    if not has_fence and "`" not in text:
+        return []  # neither a fence nor an inline span can start
+    fenced: list[tuple[int, int]] = []
+    if has_fence:
+        pos = 0
+        start = 0
+        fence: str | None = None
+        for line in text.splitlines(keepends=True):
+            m = _FENCE.match(line)
+            if fence is not None:
+                if m and m.group(1) == fence:
+                    fenced.append((start, pos + len(line)))
+                    fence = None
+            elif m:
+                fence, start = m.group(1), pos
+            pos += len(line)
+        if fence is not None:
+            fenced.append((start, pos))
+    if "`" not in text:
+        return fenced
+    starts = [s for s, _ in fenced]
+    spans = list(fenced)
+    for m in _inline_code(text):
+        k = bisect.bisect_right(starts, m.start()) - 1
+        if k < 0 or m.start() >= fenced[k][1]:
+            spans.append((m.start(), m.end()))
+    spans.sort()
+    merged: list[tuple[int, int]] = []
+    for s, e in spans:
+        if merged and s <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(e, merged[-1][1]))
+        else:
+            merged.append((s, e))
+    return merged
+
+
+def _inline_code(text: str) -> Iterator[re.Match[str]]:
+    """The matches `_INLINE_CODE.finditer(text)` yields, trying the pattern only where a backtick
+    stands (every match starts with one): the regex scan of each character is the slow part."""
+    pos = text.find("`")
+    while pos >= 0:
+        m = _INLINE_CODE.match(text, pos)
+        if m is None:
+            pos = text.find("`", pos + 1)
+        else:
+            yield m
+            pos = text.find("`", m.end())
+
+
+def _in_spans(spans: list[tuple[int, int]], starts: list[int], start: int, end: int) -> bool:
+    """True when text[start:end] (non-empty) meets one of `spans` (whose starts are `starts`)."""
+    k = bisect.bisect_right(starts, end - 1) - 1
+    return k >= 0 and spans[k][1] > start
+
+
 def code_mask(text: str) -> list[bool]:
     """Per character: True inside fenced code blocks or inline code spans."""
     mask = [False] * len(text)
-    pos = 0
-    fence: str | None = None
-    for line in text.splitlines(keepends=True):
-        m = _FENCE.match(line)
-        if fence is not None:
-            for k in range(pos, pos + len(line)):
-                mask[k] = True
-            if m and m.group(1) == fence:
-                fence = None
-        elif m:
-            fence = m.group(1)
-            for k in range(pos, pos + len(line)):
-                mask[k] = True
-        pos += len(line)
-    for m in _INLINE_CODE.finditer(text):
-        if not mask[m.start()]:
-            for k in range(m.start(), m.end()):
-                mask[k] = True
+    for s, e in _code_spans(text):
+        mask[s:e] = [True] * (e - s)
     return mask
 
 
@@ -283,10 +346,20 @@ class Link:
 
 def find_links(text: str) -> list[Link]:
     """Every wiki link outside code, in order (`\\|` inside tables counts as `|`)."""
-    mask = code_mask(text)
+    if "[[" not in text:
+        return []
+    return list(_find_links(text))  # a fresh list of the cached tuple: callers may change theirs
+
+
+@lru_cache(maxsize=16_384)
+def _find_links(text: str) -> tuple[Link, ...]:
+    """find_links, cached by text: a pass looks for links in every page several times
+    (reachability from the map, health before and after)."""
+    spans = _code_spans(text)
+    starts = [s for s, _ in spans]
     links = []
     for m in _LINK.finditer(text):
-        if mask[m.start()]:
+        if spans and _in_spans(spans, starts, m.start(), m.start() + 1):
             continue
         inner = m.group(1).replace("\\|", "|")
         target, _, shown = inner.partition("|")
@@ -295,7 +368,7 @@ def find_links(text: str) -> list[Link]:
         if not target:
             continue
         links.append(Link(target, anchor.strip(), shown, m.start(), m.end()))
-    return links
+    return tuple(links)
 
 
 class LinkIndex:
@@ -334,7 +407,10 @@ def wrap_first_mention(text: str, phrase: str, target: str) -> str | None:
     if not phrase.strip():
         return None
     block, body = split_frontmatter(text)
-    mask = code_mask(body)
+    if phrase not in body:
+        return None  # the common case when a pass tries every title on a page: no scan of code and links
+    spans = _code_spans(body)
+    starts = [s for s, _ in spans]
     taken = [(lk.start, lk.end) for lk in find_links(body)]
     line_start = 0
     for line in body.splitlines(keepends=True):
@@ -342,7 +418,7 @@ def wrap_first_mention(text: str, phrase: str, target: str) -> str | None:
             idx = line.find(phrase)
             while idx >= 0:
                 s, e = line_start + idx, line_start + idx + len(phrase)
-                inside = any(a <= s < b for a, b in taken) or any(mask[s:e])
+                inside = any(a <= s < b for a, b in taken) or _in_spans(spans, starts, s, e)
                 if not inside and _word_at(body, s, e):
                     link = f"[[{target}]]" if phrase == target else f"[[{target}|{phrase}]]"
                     return block + body[:s] + link + body[e:]
@@ -372,29 +448,37 @@ def open_lines(map_text: str) -> list[str]:
 
 
 def _insert_in_section(text: str, heading: str, new: list[str], *, before: str | None) -> str:
+    head, pre, post, tail, nl = _insertion_point(text, heading, before)
+    return head + pre + "".join(ln + nl for ln in new) + post + tail
+
+
+@lru_cache(maxsize=64)
+def _insertion_point(text: str, heading: str, before: str | None) -> tuple[str, str, str, str, str]:
+    """Where lines go in `heading`'s section: (text before, framing before, framing after, text after, newline).
+
+    Cached: a pass tries map entries one by one against the same map text.
+    """
     nl = newline_of(text) if text else "\n"
     lines = text.splitlines(keepends=True)
     if lines and not lines[-1].endswith("\n"):
         lines[-1] += nl
     bounds = _section_bounds(lines, heading)
-    added = [ln + nl for ln in new]
     if bounds is None:
         at = len(lines)
         if before is not None:
             other = _section_bounds(lines, before)
             if other is not None:
                 at = other[0]
-        chunk = [heading + nl, nl, *added]
-        if at < len(lines):
-            chunk.append(nl)
+        pre = heading + nl + nl
         if at > 0 and lines[at - 1].strip():
-            chunk.insert(0, nl)
-        return "".join(lines[:at] + chunk + lines[at:])
+            pre = nl + pre
+        post = nl if at < len(lines) else ""
+        return "".join(lines[:at]), pre, post, "".join(lines[at:]), nl
     start, end = bounds
     last = end
     while last > start + 1 and not lines[last - 1].strip():
         last -= 1
-    return "".join(lines[:last] + added + lines[last:])
+    return "".join(lines[:last]), "", "", "".join(lines[last:]), nl
 
 
 def add_open_line(map_text: str, line: str) -> str:

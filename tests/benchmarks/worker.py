@@ -1,0 +1,269 @@
+"""One measured job in a fresh interpreter, so no cache of an earlier run helps the next.
+
+    python -m tests.benchmarks.worker pass ROOT [--context-window N] [--profile FILE]
+    python -m tests.benchmarks.worker tick [--profile FILE]
+    python -m tests.benchmarks.worker guard ROOT --touch K [--profile FILE]
+
+Prints one JSON object on stdout. The runner (`python -m tests.benchmarks`)
+calls it; it is also the handy way to profile one pass by hand.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import dataclasses
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+NOW = datetime(2026, 11, 30, 18, 0, tzinfo=UTC)
+_LINE = re.compile(r"^\[(\d{4}-\d{2}-\d{2}#\d+)\] (.*?)(?:  \(similar pages: [^)]*\))?$", re.M)
+CREATE = 3  # pages the instant model creates a pass; it skips every other line
+
+
+def _cpu() -> float:
+    """CPU seconds of this process and the processes it waited for (git): steadier than wall time
+    on a loaded machine."""
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
+
+
+class InstantModel:
+    """Answers at once: a page for each of the first few unread lines in the prompt, skip the rest."""
+
+    name = "bench/instant"
+
+    def __init__(self) -> None:
+        self.prompts: list[list[dict[str, str]]] = []
+
+    def complete(self, messages: list[dict[str, str]], schema: dict[str, Any], budget: Any) -> Any:
+        from gitgarden.llm import Reply, Usage
+
+        self.prompts.append(messages)
+        lines = _LINE.findall(messages[-1]["content"])
+        ops: list[dict[str, Any]] = []
+        for n, (line_id, text) in enumerate(lines[:CREATE], start=1):
+            ops.append(
+                {
+                    "op": "create_page",
+                    "page": f"bench-note-{n}",
+                    "title": f"Bench note {n}",
+                    "body": text + "\n",
+                    "lines": [line_id],
+                }
+            )
+        rest = [line_id for line_id, _ in lines[CREATE:]]
+        if rest:
+            ops.append({"op": "skip", "lines": rest})
+        text = json.dumps({"operations": ops})
+        usage = Usage(
+            prompt_tokens=sum(len(m["content"]) for m in messages) // 4,
+            completion_tokens=len(text) // 4,
+        )
+        budget.charge(usage)
+        return Reply(text=text, usage=usage, finish_reason="stop", model=self.name)
+
+
+class GitCounter:
+    """Counts `git` processes started through subprocess.run (how gitgarden runs git)."""
+
+    def __init__(self) -> None:
+        self.calls: list[str] = []
+        self.seconds = 0.0  # wall time spent waiting for them
+        self._real = subprocess.run
+
+    def __enter__(self) -> GitCounter:
+        real = self._real
+
+        def run(args: Any, *a: Any, **kw: Any) -> Any:
+            if isinstance(args, list | tuple) and args and Path(str(args[0])).name == "git":
+                rest = [str(x) for x in args[1:]]
+                if rest[:1] == ["-C"]:
+                    rest = rest[2:]
+                self.calls.append(rest[0] if rest else "")
+                started = time.perf_counter()
+                try:
+                    return real(args, *a, **kw)
+                finally:
+                    self.seconds += time.perf_counter() - started
+            return real(args, *a, **kw)
+
+        subprocess.run = run
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        subprocess.run = self._real
+
+
+def _pass(root: Path, context_window: int | None, profile: str | None) -> dict[str, Any]:
+    from gitgarden import context
+    from gitgarden.config import Settings
+    from gitgarden.gardener import run_pass
+    from gitgarden.project import Project
+
+    reports: list[Any] = []
+    real_build = context.build_messages
+
+    def build(inputs: Any, settings: Any) -> Any:
+        messages, report = real_build(inputs, settings)
+        reports.append((report, messages))
+        return messages, report
+
+    context.build_messages = build
+    settings = Settings(model="bench/instant")
+    if context_window:
+        settings = dataclasses.replace(settings, context_window=context_window)
+    model = InstantModel()
+    prof = cProfile.Profile() if profile else None
+    with GitCounter() as counter:
+        cpu = _cpu()
+        started = time.perf_counter()
+        if prof:
+            prof.enable()
+        result = run_pass(Project(root), settings, model=model, now=lambda: NOW)
+        if prof:
+            prof.disable()
+        seconds = time.perf_counter() - started
+        cpu = _cpu() - cpu
+    if prof and profile:
+        prof.dump_stats(profile)
+    report, messages = reports[-1] if reports else (None, [])
+    return {
+        "seconds": seconds,
+        "cpu": cpu,
+        "outcome": result.outcome,
+        "created": result.created,
+        "refusals": result.refusals[:5],
+        "commit": result.commit,
+        "git_calls": len(counter.calls),
+        "git_seconds": counter.seconds,
+        "git_commands": counter.calls,
+        "prompt_estimate": report.prompt_tokens_estimate if report else None,
+        "prompt_chars_over_4": sum(len(m["content"]) for m in messages) // 4 if messages else None,
+        "pages_listed": report.pages_listed if report else None,
+        "pages_with_bodies": len(report.pages_with_bodies) if report else None,
+        "lines_offered": len(report.lines_offered) if report else None,
+        "marked_read": result.marked_read,
+    }
+
+
+def _tick(profile: str | None) -> dict[str, Any]:
+    """An in-process tick with the real clock: what `gitgarden tick` does after its imports."""
+    from gitgarden import schedule
+
+    def run_one(_a: Any) -> Any:
+        raise AssertionError("an idle tick found work")
+
+    prof = cProfile.Profile() if profile else None
+    with GitCounter() as counter:
+        cpu = _cpu()
+        started = time.perf_counter()
+        if prof:
+            prof.enable()
+        report = schedule.run_tick(
+            dict(os.environ), lambda: datetime.now(UTC), run_one, on_message=lambda _m: None
+        )
+        if prof:
+            prof.disable()
+        seconds = time.perf_counter() - started
+        cpu = _cpu() - cpu
+    if prof and profile:
+        prof.dump_stats(profile)
+    return {
+        "seconds": seconds,
+        "cpu": cpu,
+        "looked": report.looked,
+        "reason": report.reason,
+        "registered": report.registered,
+        "nothing_to_do": report.nothing_to_do,
+        "waiting": len(report.waiting),
+        "skipped": len(report.skipped),
+        "git_calls": len(counter.calls),
+    }
+
+
+def _guard(root: Path, touch: int, profile: str | None) -> dict[str, Any]:
+    """The guard on a diff appending a linked sentence (and a source day) to `touch` pages of the
+    project's wiki, as a pass hands it: a DiskTree base and an overlay of the changes."""
+    from gitgarden import guard, journal, wiki
+    from gitgarden.project import DiskTree
+    from gitgarden.tree import Overlay, file, text_of
+
+    base = DiskTree(root, ["wiki", "raw/journal"], [journal.READ_PATH])
+    pages = [
+        p
+        for p in base
+        if wiki.page_name(p) and p != wiki.MAP_PATH and not p.startswith("wiki/hub-")
+    ]
+    # Pages a pass may append to: not decided (rule 10), not done.
+    open_pages = [
+        p
+        for p in pages
+        if wiki.read_meta(text_of(base[p]) or "").get("state") in ("open", "hypothesis")
+    ]
+    step = max(1, len(open_pages) // max(1, touch))
+    chosen = open_pages[::step][:touch]
+    names = [wiki.page_name(p) for p in pages]
+    day = NOW.strftime("%Y-%m-%d")
+    changes = {}
+    for k, path in enumerate(chosen):
+        text = text_of(base[path]) or ""
+        meta = wiki.read_meta(text)
+        days = {*wiki.source_days(meta), day}
+        text = wiki.patch_meta(text, {"source": wiki.render_source(days)})
+        other = names[(k * 7919) % len(names)]
+        changes[path] = file(
+            wiki.append_body(text, f"Dana asked again about [[{other}]] and the {k} EUR quote.")
+        )
+    for p in base:  # a pass has read what it hands the guard; so has the `guard` command
+        base[p]
+    proposed = Overlay(base, changes)
+    ctx = guard.PassContext(journal_lines=(), own_paths=frozenset({journal.READ_PATH}))
+    prof = cProfile.Profile() if profile else None
+    cpu = _cpu()
+    started = time.perf_counter()
+    if prof:
+        prof.enable()
+    verdicts = guard.check(base, proposed, ctx)
+    if prof:
+        prof.disable()
+    seconds = time.perf_counter() - started
+    cpu = _cpu() - cpu
+    if prof and profile:
+        prof.dump_stats(profile)
+    return {
+        "seconds": seconds,
+        "cpu": cpu,
+        "touched": len(changes),
+        "tree": len(pages),
+        "verdicts": [str(v) for v in verdicts[:3]],
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("job", choices=["pass", "tick", "guard"])
+    parser.add_argument("root", type=Path, nargs="?")
+    parser.add_argument("--context-window", type=int)
+    parser.add_argument("--touch", type=int, default=10)
+    parser.add_argument("--profile")
+    args = parser.parse_args()
+    if args.job == "pass":
+        out = _pass(args.root, args.context_window, args.profile)
+    elif args.job == "guard":
+        out = _guard(args.root, args.touch, args.profile)
+    else:
+        out = _tick(args.profile)
+    json.dump(out, sys.stdout)
+    sys.stdout.write("\n")
+
+
+if __name__ == "__main__":
+    main()
