@@ -149,16 +149,25 @@ class _Watch:
 
     def _scan(self) -> dict[str, tuple[int, int]]:
         out: dict[str, tuple[int, int]] = {}
-        for folder in self.FOLDERS:
-            for dirpath, dirnames, filenames in os.walk(self.root / folder):
-                dirnames[:] = [d for d in dirnames if not d.startswith(".")]
-                for name in filenames:
-                    path = os.path.join(dirpath, name)
-                    try:
-                        st = os.lstat(path)
-                    except OSError:
-                        continue
-                    out[os.path.relpath(path, self.root)] = (st.st_mtime_ns, st.st_size)
+        todo = list(self.FOLDERS)
+        while todo:
+            rel = todo.pop()
+            try:
+                entries = list(os.scandir(self.root / rel))
+            except OSError:
+                continue
+            for entry in entries:
+                if entry.name.startswith("."):
+                    continue
+                child = f"{rel}/{entry.name}"
+                if entry.is_dir(follow_symlinks=False):
+                    todo.append(child)
+                    continue
+                try:
+                    st = entry.stat(follow_symlinks=False)
+                except OSError:
+                    continue
+                out[child] = (st.st_mtime_ns, st.st_size)
         return out
 
     def changed(self) -> list[str]:
@@ -263,28 +272,23 @@ def _wrap_mentions(tree: Tree, paths: list[str], titles: Mapping[str, tuple[str,
             continue
         me = wiki.page_name(path)
         new = text
+        _, body = wiki.split_frontmatter(text)
+        linked = {lk.target.strip().lower() for lk in wiki.find_links(body)}
         for name, (title, aliases) in sorted(titles.items(), key=lambda kv: -len(kv[1][0])):
-            if name == me:
+            if name == me or name.lower() in linked or name.rsplit("/", 1)[-1].lower() in linked:
                 continue
             for phrase in (title, *aliases):
-                if len(phrase) < 3:
+                if len(phrase) < 3 or phrase not in body:
                     continue
-                _, body = wiki.split_frontmatter(new)
-                if any(index_target_matches(lk.target, name) for lk in wiki.find_links(body)):
-                    break
                 wrapped = wiki.wrap_first_mention(new, phrase, name)
                 if wrapped is not None:
                     new = wrapped
+                    body = wiki.split_frontmatter(new)[1]
+                    linked.add(name.lower())
                     break
         if new != text:
             writes[path] = file(new)
     return writes
-
-
-def index_target_matches(target: str, name: str) -> bool:
-    """True when a link target names page `name` by its full name or file name."""
-    t = target.strip().lower()
-    return t in (name.lower(), name.rsplit("/", 1)[-1].lower())
 
 
 def _map_entries(tree: Tree, titles: Mapping[str, tuple[str, list[str]]], skip: set[str]) -> tuple[dict[str, Entry], list[str]]:
@@ -298,8 +302,10 @@ def _map_entries(tree: Tree, titles: Mapping[str, tuple[str, list[str]]], skip: 
         return {}, []
     index = _link_index(titles)
     listed = {index.resolve(lk.target) for lk in wiki.find_links(old)}
-    reachable = _reachable(tree, index)
     unlisted = [n for n in titles if n not in listed and wiki.page_path(n) not in skip]
+    if not unlisted or len(old) + min(len(f"- [[{n}]]\n") for n in unlisted) > wiki.MAP_CEILING:
+        return {}, []  # nothing to list, or no entry can fit: skip walking every page's links
+    reachable = _reachable(tree, index)
     missing = sorted(unlisted, key=lambda n: (n in reachable, n))
     new, added = old, []
     for name in missing:
