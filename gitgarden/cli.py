@@ -233,10 +233,8 @@ def guard(base: str, as_json: bool, path: Path | None) -> None:
     from gitgarden.errors import EXIT_GUARD
 
     root = Path(gitrepo.git(path or Path.cwd(), "rev-parse", "--show-toplevel").decode().strip())
-    if gitrepo.head(root) is None and base == "HEAD":
-        before = {}
-    else:
-        before = gitrepo.tree_at(root, base)
+    no_commits = gitrepo.head(root) is None and base == "HEAD"
+    before = {} if no_commits else gitrepo.tree_at(root, base)
     after = gitrepo.worktree_tree(root)
     verdicts = rules.check(before, after, None)
     skipped = rules.skipped_checks(None)

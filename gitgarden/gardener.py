@@ -798,7 +798,7 @@ def _heading_split(
     name = wiki.page_name(path)
     if text is None or name is None or path == wiki.MAP_PATH or path in work.dirty:
         return False
-    plan = []
+    plan: list[tuple[str, str, list[str]]] = []
     for slug, title, headings in heading_plan(text, wiki.PAGE_BUDGET - room):
         for candidate in (slug, f"{name.rsplit('/', 1)[-1]}-{slug}"):
             if wiki.page_path(candidate) not in work.tree and all(candidate != p for p, _, _ in plan):
@@ -913,7 +913,7 @@ def _commit_journal(root: Path, offered: list[journal.JournalLine], pass_id: str
 def _diff(base: Tree, tree: Tree, paths: list[str]) -> str:
     import difflib
 
-    chunks = []
+    chunks: list[str] = []
     pages_first = sorted(paths, key=lambda p: (not p.startswith("wiki/"), p))
     for path in pages_first:
         old = _read_text(base, path) if path in base else ""

@@ -78,10 +78,7 @@ def write_pending(git_dir: Path, pending: Pending) -> None:
 
 def clear_pending(git_dir: Path) -> None:
     """The pass's writes are committed (or undone): forget the record."""
-    try:
-        _path(git_dir).unlink()
-    except FileNotFoundError:
-        pass
+    _path(git_dir).unlink(missing_ok=True)
 
 
 def recover(root: Path, git_dir: Path, is_committed: Callable[[str], bool]) -> Recovery | None:

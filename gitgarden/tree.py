@@ -101,7 +101,7 @@ class Overlay(Mapping[str, Entry]):
 
     def __contains__(self, path: object) -> bool:
         if path in self.changes:
-            return self.changes[path] is not None  # type: ignore[index]
+            return self.changes[path] is not None
         return path in self.base
 
     def with_changes(self, changes: Mapping[str, Entry | None]) -> Overlay:

@@ -142,9 +142,7 @@ def _fast_block(block: str) -> dict[str, Any] | None:
         value = value.strip()
         if not sep or key in meta:
             return None
-        if key == "title" and _plain_title(value):
-            meta[key] = value
-        elif key == "state" and value in STATES:
+        if (key == "title" and _plain_title(value)) or (key == "state" and value in STATES):
             meta[key] = value
         elif key == "source" and (m := _DAYS.match(value)):
             try:
