@@ -1,4 +1,4 @@
-"""`gitgarden log`, `show`, `undo`, `stop` and `review`: parse, call `gitgarden.history`, render.
+"""`gitgarden log`, `show`, `undo`, `stop` and `review`: parse, call `gitgarden.history` / `.review`, render.
 
 Imported by `cli.py` for every command, so it stays cheap: git work and rich
 are imported inside the commands that use them.
@@ -224,18 +224,18 @@ def review_group(ctx: click.Context, as_json: bool) -> None:
     """What waits on the branch gitgarden/review (review mode): its passes and their diff, pages first."""
     if ctx.invoked_subcommand is not None:
         return
-    from gitgarden import history
+    from gitgarden import review
 
     app = ctx.ensure_object(App)
     project = app.project()
-    status = history.review_status(project.root)
+    status = review.review_status(project.root)
     if as_json:
         out_json(status.to_json())
         return
     if status.tip is None:
         err("Nothing waits for review.")
         return
-    click.echo(f"{len(status.passes)} pass(es) wait on {history.REVIEW_BRANCH} ({_short(status.tip)}):")
+    click.echo(f"{len(status.passes)} pass(es) wait on {review.REVIEW_BRANCH} ({_short(status.tip)}):")
     for e in status.passes:
         click.echo(
             f"  {e.pass_id}  {e.outcome}: {e.created} created, {e.appended} appended, {e.split} split, "
@@ -253,10 +253,10 @@ def review_group(ctx: click.Context, as_json: bool) -> None:
 @pass_app
 def review_accept(app: App, as_json: bool) -> None:
     """Bring what waits in: fast-forward when possible, else a merge commit; refuses on conflicts."""
-    from gitgarden import history
+    from gitgarden import review
 
     project = app.project()
-    result = history.accept(project.root)
+    result = review.accept(project.root)
     if as_json:
         out_json(None if result is None else result.to_json())
         return
@@ -273,10 +273,10 @@ def review_accept(app: App, as_json: bool) -> None:
 @pass_app
 def review_reject(app: App, reread: bool, as_json: bool) -> None:
     """Drop what waits on gitgarden/review; the lines it read stay read unless --reread."""
-    from gitgarden import history
+    from gitgarden import review
 
     project = app.project()
-    result = history.reject(project.root, reread=reread, now=app.now())
+    result = review.reject(project.root, reread=reread, now=app.now())
     if as_json:
         out_json(None if result is None else result.to_json())
         return

@@ -20,7 +20,8 @@ from gitgarden.cli import App, err, out_json, pass_app
 from gitgarden.errors import ConfigError, GitgardenError, NotAProject
 
 if TYPE_CHECKING:
-    from gitgarden.schedule import Assessment, Crontab, TickReport
+    from gitgarden.schedule import Assessment, TickReport
+    from gitgarden.timers import Crontab
 
 __all__ = ["register", "set_setting", "SetReport"]
 
@@ -374,9 +375,9 @@ def config_list(app: App, as_json: bool, scope: str | None) -> None:
 
 
 def _crontab(env: Mapping[str, str]) -> Crontab:
-    from gitgarden import schedule
+    from gitgarden import timers
 
-    return schedule.SystemCrontab(env)
+    return timers.SystemCrontab(env)
 
 
 def _kind_options(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -403,14 +404,14 @@ def timer() -> None:
 @pass_app
 def timer_print(app: App, kind: str | None) -> None:
     """Write the unit files (or the crontab line) to stdout without installing anything."""
-    from gitgarden import schedule
+    from gitgarden import timers
 
-    command = schedule.tick_command()
+    command = timers.tick_command()
     if _kind(kind) == "cron":
-        click.echo(schedule.cron_line(command, app.env))
+        click.echo(timers.cron_line(command, app.env))
         return
-    folder = schedule.systemd_dir(app.env)
-    for name, text in schedule.systemd_units(command, app.env).items():
+    folder = timers.systemd_dir(app.env)
+    for name, text in timers.systemd_units(command, app.env).items():
         click.echo(f"# --- {folder / name} ---")
         click.echo(text)
 
@@ -420,20 +421,20 @@ def timer_print(app: App, kind: str | None) -> None:
 @pass_app
 def timer_install(app: App, kind: str | None) -> None:
     """Install the systemd user units (and print the systemctl steps) or the crontab line."""
-    from gitgarden import schedule
+    from gitgarden import timers
     from gitgarden.config import load_settings, state_dir
 
-    command = schedule.tick_command()
+    command = timers.tick_command()
     interval = load_settings(None, env=app.env).settings.interval_min
     if _kind(kind) == "cron":
-        line = schedule.cron_line(command, app.env)
+        line = timers.cron_line(command, app.env)
         state_dir(app.env).mkdir(parents=True, exist_ok=True)  # the log's folder must exist for `>>`
-        done = schedule.install_cron(line, _crontab(app.env))
+        done = timers.install_cron(line, _crontab(app.env))
         err(f"crontab: gitgarden line {done}:\n  {line}")
         err(f"It runs every minute; the tick looks every interval_min ({interval}) minutes. Output goes to {state_dir(app.env) / 'tick.log'}.")
         err("cron does not see your shell's environment: set GITGARDEN_MODEL and the API key at the top of `crontab -e` if you use them.")
         return
-    for path, changed in schedule.install_systemd(app.env, command):
+    for path, changed in timers.install_systemd(app.env, command):
         err(f"{'Wrote' if changed else 'Unchanged'}: {path}")
     err(
         "gitgarden does not run systemctl for you. To start the timer:\n"
@@ -444,7 +445,7 @@ def timer_install(app: App, kind: str | None) -> None:
         "logged out (and from boot), allow your user manager to linger:\n"
         "  loginctl enable-linger $USER\n"
         f"The service does not see your shell's environment: put GITGARDEN_MODEL,\n"
-        f"GITGARDEN_API_BASE and GITGARDEN_API_KEY as KEY=value lines in {schedule.env_file(app.env)}."
+        f"GITGARDEN_API_BASE and GITGARDEN_API_KEY as KEY=value lines in {timers.env_file(app.env)}."
     )
 
 
@@ -453,13 +454,13 @@ def timer_install(app: App, kind: str | None) -> None:
 @pass_app
 def timer_uninstall(app: App, kind: str | None) -> None:
     """Remove what `timer install` wrote (the units, or the crontab line)."""
-    from gitgarden import schedule
+    from gitgarden import timers
 
     if _kind(kind) == "cron":
-        removed = schedule.uninstall_cron(_crontab(app.env))
+        removed = timers.uninstall_cron(_crontab(app.env))
         err(f"Removed {removed} gitgarden line(s) from your crontab." if removed else "No gitgarden line in your crontab: nothing changed.")
         return
-    gone, left = schedule.uninstall_systemd(app.env)
+    gone, left = timers.uninstall_systemd(app.env)
     for path in gone:
         err(f"Removed {path}")
     for path in left:

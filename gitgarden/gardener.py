@@ -484,9 +484,9 @@ def _run_locked(
 
     # Read.
     read_text = (project.state / "read.json").read_text() if (project.state / "read.json").exists() else None
-    from gitgarden import history
+    from gitgarden import review
 
-    read_text = history.review_read_text(root, read_text)  # lines waiting for review are read: never promoted twice
+    read_text = review.review_read_text(root, read_text)  # lines waiting for review are read: never promoted twice
     read = journal.load_read(read_text)
     lines = journal.all_lines(project.journal)
     unread = journal.unread_lines(lines, read)
@@ -494,7 +494,7 @@ def _run_locked(
     result.overflow = len(unread) - len(offered)
     base: Tree = DiskTree(root, ["wiki", "raw/journal"], [journal.READ_PATH])
     if settings.review:  # build on what waits for review, so the review commit stacks on it cleanly
-        base = history.review_base(root, base)
+        base = review.review_base(root, base)
     dirty = gitrepo.dirty_paths(root, ["wiki"])
     titles = _page_titles(base)
     tree = Overlay(base)
@@ -962,11 +962,11 @@ def _write_and_commit(
     log_rel = _log_path(now())
     writes[log_rel] = _append_record(root, log_rel, result.record())
     if settings.review:  # to gitgarden/review, built in a temporary index: the person's checkout is untouched
-        from gitgarden import history
+        from gitgarden import review
 
         message = _commit_message(result, trailers)
-        result.commit = history.commit_to_review(root, writes, message, (settings.author_name, settings.author_email))
-        result.hints.append(f"Review mode: committed to {history.REVIEW_BRANCH}; `gitgarden review` shows it, `gitgarden review accept` brings it in.")
+        result.commit = review.commit_to_review(root, writes, message, (settings.author_name, settings.author_email))
+        result.hints.append(f"Review mode: committed to {review.REVIEW_BRANCH}; `gitgarden review` shows it, `gitgarden review accept` brings it in.")
         return
     originals: dict[str, bytes | None] = {}
     for rel in writes:

@@ -11,7 +11,7 @@ import git as gitpython
 import pytest
 from click.testing import CliRunner, Result
 
-from gitgarden import history
+from gitgarden import review
 from gitgarden.cli import App, cli
 from gitgarden.project import Project
 from tests.conftest import FIXED_NOW, FakeModel, commit_all, git, page, write
@@ -136,7 +136,7 @@ def test_a_second_review_pass_stacks_on_the_first_and_reads_only_new_lines(acme:
     assert "[[acme]]" in index and "[[dana]]" in index
     log = repo.git.show(f"{REVIEW}:log/2026-11.jsonl").splitlines()
     assert [json.loads(line)["pass_id"] for line in log] == [first["pass_id"], second["pass_id"]]
-    waiting = history.review_status(acme.root)
+    waiting = review.review_status(acme.root)
     assert [e.pass_id for e in waiting.passes] == [second["pass_id"], first["pass_id"]]
 
 

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from gitgarden import journal, schedule
+from gitgarden import journal, schedule, timers
 from gitgarden.errors import GitgardenError, NotAProject
 from gitgarden.lock import PassLock
 from gitgarden.project import Project
@@ -548,20 +548,20 @@ def snapshot(name: str, text: str) -> None:
 
 
 def test_systemd_units_snapshot() -> None:
-    units = schedule.systemd_units(EXE, PAT)
+    units = timers.systemd_units(EXE, PAT)
     snapshot("gitgarden.service", units["gitgarden.service"])
     snapshot("gitgarden.timer", units["gitgarden.timer"])
 
 
 def test_systemd_units_quote_spaces_percent_and_dollar() -> None:
     env_ = {"HOME": "/home/pat", "GITGARDEN_STATE": "/srv/garden 100%/state", "GITGARDEN_CONFIG": "/etc/gg.toml"}
-    units = schedule.systemd_units(["/opt/my tools/bin/gitgarden$", "tick"], env_)
+    units = timers.systemd_units(["/opt/my tools/bin/gitgarden$", "tick"], env_)
     snapshot("gitgarden-quoted.service", units["gitgarden.service"])
 
 
 def test_crontab_line_snapshot() -> None:
-    snapshot("crontab.txt", schedule.cron_line(EXE, PAT, which=lambda _n: "/usr/bin/git") + "\n")
-    quoted = schedule.cron_line(["/opt/my tools/gitgarden", "tick"], {**PAT, "GITGARDEN_STATE": "/srv/50%"}, which=lambda _n: None)
+    snapshot("crontab.txt", timers.cron_line(EXE, PAT, which=lambda _n: "/usr/bin/git") + "\n")
+    quoted = timers.cron_line(["/opt/my tools/gitgarden", "tick"], {**PAT, "GITGARDEN_STATE": "/srv/50%"}, which=lambda _n: None)
     snapshot("crontab-quoted.txt", quoted + "\n")
 
 
@@ -569,7 +569,7 @@ def test_the_crontab_line_runs_in_a_shell_as_written(tmp_path: Path) -> None:
     out = tmp_path / "state 1%"
     exe = write(tmp_path, "bin dir/gitgarden", "#!/bin/sh\necho \"ran $1 with $GITGARDEN_STATE\"\n")
     exe.chmod(0o755)
-    line = schedule.cron_line([str(exe), "tick"], {"HOME": str(tmp_path), "GITGARDEN_STATE": str(out)}, which=lambda _n: None)
+    line = timers.cron_line([str(exe), "tick"], {"HOME": str(tmp_path), "GITGARDEN_STATE": str(out)}, which=lambda _n: None)
     out.mkdir()
     command = line.split(" ", 5)[5].replace("\\%", "%")  # what cron hands to sh
     subprocess.run(["/bin/sh", "-c", command], check=True, env={})
@@ -578,11 +578,11 @@ def test_the_crontab_line_runs_in_a_shell_as_written(tmp_path: Path) -> None:
 
 def test_tick_command_prefers_this_executable(tmp_path: Path) -> None:
     script = write(tmp_path, "venv/bin/gitgarden", "#!/bin/sh\n")
-    assert schedule.tick_command(argv0=str(script), executable="/usr/bin/python3") == [str(script), "tick"]
-    main = str(Path(schedule.__file__).with_name("__main__.py"))
-    assert schedule.tick_command(argv0=main, executable="/venv/bin/python") == ["/venv/bin/python", "-m", "gitgarden", "tick"]
-    assert schedule.tick_command(argv0="pytest", which=lambda _n: "/usr/local/bin/gitgarden") == ["/usr/local/bin/gitgarden", "tick"]
-    assert schedule.tick_command(argv0="pytest", executable="/usr/bin/python3", which=lambda _n: None) == [
+    assert timers.tick_command(argv0=str(script), executable="/usr/bin/python3") == [str(script), "tick"]
+    main = str(Path(timers.__file__).with_name("__main__.py"))
+    assert timers.tick_command(argv0=main, executable="/venv/bin/python") == ["/venv/bin/python", "-m", "gitgarden", "tick"]
+    assert timers.tick_command(argv0="pytest", which=lambda _n: "/usr/local/bin/gitgarden") == ["/usr/local/bin/gitgarden", "tick"]
+    assert timers.tick_command(argv0="pytest", executable="/usr/bin/python3", which=lambda _n: None) == [
         "/usr/bin/python3",
         "-m",
         "gitgarden",
@@ -592,30 +592,30 @@ def test_tick_command_prefers_this_executable(tmp_path: Path) -> None:
 
 def test_install_systemd_writes_once_and_uninstall_removes_what_it_wrote() -> None:
     e = env()
-    folder = schedule.systemd_dir(e)
+    folder = timers.systemd_dir(e)
     assert folder == Path(os.environ["XDG_CONFIG_HOME"]) / "systemd" / "user"
-    assert [changed for _p, changed in schedule.install_systemd(e, EXE)] == [True, True]
+    assert [changed for _p, changed in timers.install_systemd(e, EXE)] == [True, True]
     inode = (folder / "gitgarden.timer").stat().st_ino  # a rewrite is an atomic replace: a new inode
-    assert [changed for _p, changed in schedule.install_systemd(e, EXE)] == [False, False]
+    assert [changed for _p, changed in timers.install_systemd(e, EXE)] == [False, False]
     assert (folder / "gitgarden.timer").stat().st_ino == inode
-    assert [changed for _p, changed in schedule.install_systemd(e, ["/elsewhere/gitgarden", "tick"])] == [True, False]
+    assert [changed for _p, changed in timers.install_systemd(e, ["/elsewhere/gitgarden", "tick"])] == [True, False]
     (folder / "timers.target.wants").mkdir()
     (folder / "timers.target.wants" / "gitgarden.timer").symlink_to(folder / "gitgarden.timer")
     with pytest.raises(GitgardenError, match="disable --now"):
-        schedule.uninstall_systemd(e)
+        timers.uninstall_systemd(e)
     (folder / "timers.target.wants" / "gitgarden.timer").unlink()
-    assert schedule.uninstall_systemd(e) == ([folder / "gitgarden.service", folder / "gitgarden.timer"], [])
+    assert timers.uninstall_systemd(e) == ([folder / "gitgarden.service", folder / "gitgarden.timer"], [])
     assert not (folder / "gitgarden.service").exists()
 
 
 def test_install_systemd_never_overwrites_a_unit_someone_else_wrote() -> None:
     e = env()
-    mine = write(schedule.systemd_dir(e), "gitgarden.timer", "[Timer]\nOnCalendar=daily\n")
+    mine = write(timers.systemd_dir(e), "gitgarden.timer", "[Timer]\nOnCalendar=daily\n")
     with pytest.raises(GitgardenError, match="not written by gitgarden"):
-        schedule.install_systemd(e, EXE)
+        timers.install_systemd(e, EXE)
     assert mine.read_text() == "[Timer]\nOnCalendar=daily\n"
-    assert not (schedule.systemd_dir(e) / "gitgarden.service").exists()
-    assert schedule.uninstall_systemd(e) == ([], [mine])
+    assert not (timers.systemd_dir(e) / "gitgarden.service").exists()
+    assert timers.uninstall_systemd(e) == ([], [mine])
 
 
 class FakeCrontab:
@@ -631,16 +631,16 @@ class FakeCrontab:
 
 def test_install_cron_keeps_the_other_lines_and_replaces_its_own() -> None:
     tab = FakeCrontab("MAILTO=pat@example.com\n0 3 * * * /usr/bin/backup\n")
-    line = schedule.cron_line(EXE, PAT, which=lambda _n: None)
-    assert schedule.install_cron(line, tab) == "added"
+    line = timers.cron_line(EXE, PAT, which=lambda _n: None)
+    assert timers.install_cron(line, tab) == "added"
     assert tab.text == f"MAILTO=pat@example.com\n0 3 * * * /usr/bin/backup\n{line}\n"
-    assert schedule.install_cron(line, tab) == "unchanged" and tab.writes == 1
-    other = schedule.cron_line(["/elsewhere/gitgarden", "tick"], PAT, which=lambda _n: None)
-    assert schedule.install_cron(other, tab) == "updated"
-    assert tab.text.count(schedule.CRON_TAG) == 1 and other in tab.text
-    assert schedule.uninstall_cron(tab) == 1
+    assert timers.install_cron(line, tab) == "unchanged" and tab.writes == 1
+    other = timers.cron_line(["/elsewhere/gitgarden", "tick"], PAT, which=lambda _n: None)
+    assert timers.install_cron(other, tab) == "updated"
+    assert tab.text.count(timers.CRON_TAG) == 1 and other in tab.text
+    assert timers.uninstall_cron(tab) == 1
     assert tab.text == "MAILTO=pat@example.com\n0 3 * * * /usr/bin/backup\n"
-    assert schedule.uninstall_cron(tab) == 0
+    assert timers.uninstall_cron(tab) == 0
 
 
 def fake_crontab_bin(tmp_path: Path) -> tuple[Path, Path]:
@@ -666,9 +666,9 @@ fi
 
 def test_system_crontab_reads_and_writes_through_the_crontab_command(tmp_path: Path) -> None:
     bin_dir, table = fake_crontab_bin(tmp_path)
-    tab = schedule.SystemCrontab({"PATH": f"{bin_dir}:/usr/bin:/bin"})
+    tab = timers.SystemCrontab({"PATH": f"{bin_dir}:/usr/bin:/bin"})
     assert tab.read() == ""
-    assert schedule.install_cron("* * * * * x # gitgarden tick (gitgarden timer install)", tab) == "added"
+    assert timers.install_cron("* * * * * x # gitgarden tick (gitgarden timer install)", tab) == "added"
     assert table.read_text() == "* * * * * x # gitgarden tick (gitgarden timer install)\n"
     with pytest.raises(GitgardenError, match="crontab is not installed"):
-        schedule.SystemCrontab({"PATH": str(tmp_path / "nothing")}).read()
+        timers.SystemCrontab({"PATH": str(tmp_path / "nothing")}).read()

@@ -1,0 +1,379 @@
+"""Review mode: the branch `gitgarden/review`, what waits on it, and bringing it in or dropping it.
+
+With `review = true` a pass commits to `gitgarden/review` instead of the
+current branch. The commit is built in a temporary index, so the person's
+checkout, index and HEAD are never touched; the next pass builds on what waits
+(`review_base`, `review_read_text`) so review commits stack cleanly. `accept`
+fast-forwards or merges it in, resolving conflicts only in the files that only
+ever grow (the read position and log records); `reject` drops it.
+
+This sits on top of `gitgarden.history`, which reads passes back from git and
+owns the helpers for writing and committing as the person; history imports
+this module only inside the functions that need it, so there is no import cycle.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from gitgarden import gitrepo, journal, recovery
+from gitgarden.errors import GitError, GitgardenError
+from gitgarden.history import (
+    LOG_DIR,
+    PassEntry,
+    _blob_at,
+    _changed_files,
+    _checked_target,
+    _diff_pages_first,
+    _log_rel,
+    _own_state,
+    _with_record,
+    _write_and_commit_as_person,
+    passes,
+)
+from gitgarden.tree import Entry, Overlay, Tree
+
+__all__ = [
+    "ReviewRefused",
+    "REVIEW_BRANCH",
+    "REVIEW_REF",
+    "review_waiting",
+    "review_read_text",
+    "review_base",
+    "commit_to_review",
+    "review_status",
+    "ReviewStatus",
+    "accept",
+    "AcceptResult",
+    "reject",
+    "RejectResult",
+]
+
+REVIEW_BRANCH = "gitgarden/review"
+REVIEW_REF = f"refs/heads/{REVIEW_BRANCH}"
+_ZERO = "0" * 40
+
+
+class ReviewRefused(GitgardenError):
+    """`review accept` / `reject` cannot go ahead; nothing was changed."""
+
+
+# -- what waits ---------------------------------------------------------------
+
+
+def review_tip(root: Path) -> str | None:
+    """The commit `gitgarden/review` points at, or None when the branch does not exist."""
+    out = gitrepo.git(root, "rev-parse", "--verify", "--quiet", f"{REVIEW_REF}^{{commit}}", check=False)
+    return out.decode().strip() or None
+
+
+def _is_ancestor(root: Path, a: str, b: str) -> bool:
+    """True when commit `a` is `b` or one of its ancestors (nothing in `b..a`)."""
+    out = gitrepo.git(root, "rev-list", "-n", "1", f"{b}..{a}", "--", check=False)
+    return out.strip() == b""
+
+
+def review_waiting(root: Path) -> str | None:
+    """The review branch's tip when it holds commits the current branch does not have, else None."""
+    tip = review_tip(root)
+    if tip is None:
+        return None
+    head = gitrepo.head(root)
+    if head is None or not _is_ancestor(root, tip, head):
+        return tip
+    return None
+
+
+# -- passes on the review branch -----------------------------------------------
+
+
+def _union_lines(first: bytes, second: bytes) -> bytes:
+    """`first`'s lines, then `second`'s lines that `first` lacks (log records: append-only on both sides)."""
+    seen = set(first.splitlines())
+    extra = [ln for ln in second.splitlines() if ln not in seen]
+    out = first if not first or first.endswith(b"\n") else first + b"\n"
+    return out + b"".join(ln + b"\n" for ln in extra)
+
+
+def _union_read(*texts: bytes | None) -> bytes:
+    merged: dict[str, set[str]] = {}
+    for data in texts:
+        for day, keys in journal.load_read(None if data is None else data.decode("utf-8", "replace")).items():
+            merged.setdefault(day, set()).update(keys)
+    return journal.render_read(merged).encode()
+
+
+def review_read_text(root: Path, worktree_text: str | None) -> str | None:
+    """The read position a pass starts from: the work tree's, plus what passes waiting for review read."""
+    tip = review_waiting(root)
+    if tip is None:
+        return worktree_text
+    tip_read = _blob_at(root, tip, journal.READ_PATH)
+    if tip_read is None:
+        return worktree_text
+    return _union_read(None if worktree_text is None else worktree_text.encode(), tip_read).decode()
+
+
+def review_base(root: Path, base: Tree, folders: Sequence[str] = ("wiki", "raw/journal")) -> Tree:
+    """`base` (the work tree) with what the passes waiting for review changed, so a new pass builds on them."""
+    tip = review_waiting(root)
+    head = gitrepo.head(root)
+    if tip is None or head is None:
+        return base
+    fork = gitrepo.git(root, "merge-base", head, tip, check=False).decode().strip()
+    if not fork:
+        return base
+    changed = _changed_files(root, fork, tip)
+    changed = [p for p in changed if any(p.startswith(f + "/") for f in folders)]
+    if not changed:
+        return base
+    at_tip = gitrepo.tree_at(root, tip, changed)
+    changes: dict[str, Entry | None] = {p: at_tip.get(p) for p in changed}
+    return Overlay(base, changes)
+
+
+def _build_commit(
+    root: Path,
+    parent: str,
+    blobs: Mapping[str, bytes],
+    message: str,
+    ident: tuple[str, str],
+    *,
+    start_tree: str | None = None,
+    parents: Sequence[str] = (),
+) -> str:
+    """A commit of `start_tree` (default: `parent`'s) with `blobs` replaced, built in a temporary index."""
+    gdir = gitrepo.git_dir(root)
+    tmp = gdir / "gitgarden-review.index"
+    env = {"GIT_INDEX_FILE": str(tmp)}
+    try:
+        tmp.unlink(missing_ok=True)
+        gitrepo.git(root, "read-tree", start_tree or parent, env=env)
+        records = []
+        for path, data in sorted(blobs.items()):
+            oid = gitrepo.git(root, "hash-object", "-w", "--stdin", input=data).decode().strip()
+            records.append(f"100644 {oid}\t{path}".encode("utf-8", "surrogateescape") + b"\0")
+        if records:
+            gitrepo.git(root, "update-index", "-z", "--index-info", input=b"".join(records), env=env)
+        tree = gitrepo.git(root, "write-tree", env=env).decode().strip()
+    finally:
+        tmp.unlink(missing_ok=True)
+    args = ["commit-tree", "--no-gpg-sign", tree]
+    for p in parents or (parent,):
+        args += ["-p", p]
+    return gitrepo.git(root, *args, input=message.encode(), env=gitrepo.ident_env(*ident)).decode().strip()
+
+
+def commit_to_review(root: Path, writes: Mapping[str, bytes], message: str, ident: tuple[str, str]) -> str:
+    """Commit a pass's files to `gitgarden/review` without touching the work tree, the index or HEAD.
+
+    The commit goes on the review branch's tip when passes wait there, else on
+    HEAD. Log files are merged line by line with the version already on that
+    parent so no record is lost. Returns the new commit.
+    """
+    tip = review_tip(root)
+    waiting = review_waiting(root)
+    parent = waiting or gitrepo.head(root)
+    if parent is None:
+        raise GitError("review mode needs a commit to start from: commit something first")
+    blobs = dict(writes)
+    for path, data in writes.items():
+        if path.startswith(f"{LOG_DIR}/"):
+            there = _blob_at(root, parent, path)
+            if there is not None:
+                blobs[path] = _union_lines(there, data)
+    new = _build_commit(root, parent, blobs, message, ident)
+    gitrepo.git(root, "update-ref", "-m", "gitgarden pass (review mode)", REVIEW_REF, new, tip or _ZERO)
+    return new
+
+
+@dataclass
+class ReviewStatus:
+    """What waits on the review branch."""
+
+    tip: str | None
+    passes: list[PassEntry]
+    files: list[str]
+    diff: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "branch": REVIEW_BRANCH,
+            "tip": self.tip,
+            "passes": [p.to_json() for p in self.passes],
+            "files": self.files,
+            "diff": self.diff,
+        }
+
+
+def review_status(root: Path) -> ReviewStatus:
+    """The passes waiting on `gitgarden/review` and their combined diff (pages first)."""
+    tip = review_waiting(root)
+    if tip is None:
+        return ReviewStatus(None, [], [], "")
+    waiting = [e for e in passes(root) if e.review == "waiting"]
+    head = gitrepo.head(root)
+    fork = gitrepo.git(root, "merge-base", head, tip, check=False).decode().strip() if head else ""
+    if not fork:
+        return ReviewStatus(tip, waiting, [], "")
+    files = sorted(_changed_files(root, fork, tip), key=lambda p: (not p.startswith("wiki/"), p))
+    return ReviewStatus(tip, waiting, files, _diff_pages_first(root, fork, tip))
+
+
+@dataclass
+class AcceptResult:
+    """What `review accept` did."""
+
+    kind: str  # "fast-forward" | "merge"
+    commit: str
+    passes: list[str]
+    resolved: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _merge_target(root: Path, head: str, tip: str, ident: tuple[str, str], ids: list[str]) -> tuple[str, list[str]]:
+    """A merge commit of HEAD and the review tip, made without touching the work tree; refuses on conflicts.
+
+    Conflicts in the read position and in log records are resolved by union
+    (both only ever grow); any other conflict is refused.
+    """
+    proc = gitrepo.git(root, "merge-tree", "--write-tree", "--name-only", "-z", head, tip, check=False)
+    parts = proc.split(b"\0")
+    tree = parts[0].decode().strip()
+    conflicted: list[str] = []
+    for raw in parts[1:]:
+        if not raw:
+            break
+        conflicted.append(raw.decode("utf-8", "surrogateescape"))
+    if not tree or len(tree) < 40:
+        raise ReviewRefused(f"git could not merge {REVIEW_BRANCH}: {proc.decode('utf-8', 'replace').strip()[:200]}")
+    conflicted = sorted(set(conflicted))
+    hard = [p for p in conflicted if not _own_state(p)]
+    if hard:
+        raise ReviewRefused(
+            f"accepting would conflict in {', '.join(hard)} (changed both here and on {REVIEW_BRANCH}); nothing changed. "
+            f"Merge it by hand (git merge {REVIEW_BRANCH}) or drop it (gitgarden review reject)"
+        )
+    blobs: dict[str, bytes] = {}
+    for path in conflicted:
+        ours, theirs = _blob_at(root, head, path), _blob_at(root, tip, path)
+        if path == journal.READ_PATH:
+            blobs[path] = _union_read(ours, theirs)
+        else:
+            blobs[path] = _union_lines(ours or b"", theirs or b"")
+    message = (
+        f"Merge {REVIEW_BRANCH}: {len(ids)} gardener pass(es) accepted\n\n"
+        + "".join(f"Accepted pass {i}\n" for i in ids)
+    )
+    new = _build_commit(root, head, blobs, message, ident, start_tree=tree, parents=(head, tip))
+    return new, conflicted
+
+
+def accept(root: Path) -> AcceptResult | None:
+    """Bring what waits on `gitgarden/review` into the current branch; None when nothing waits.
+
+    Fast-forward when the branch has not moved, else a merge commit by the
+    person. Refuses, changing nothing, on conflicting changes and when the
+    person has uncommitted changes in files it would bring in.
+    """
+    tip = review_waiting(root)
+    head = gitrepo.head(root)
+    if tip is None or head is None:
+        return None
+    ids = [e.pass_id for e in passes(root) if e.review == "waiting"]
+    resolved: list[str] = []
+    if _is_ancestor(root, head, tip):
+        target, kind = tip, "fast-forward"
+    else:
+        target, resolved = _merge_target(root, head, tip, gitrepo.person_identity(root), ids)
+        kind = "merge"
+    changed = _changed_files(root, head, target)
+    dirty = gitrepo.dirty_paths(root, changed)
+    covered: list[str] = []
+    for path in sorted(dirty):
+        if not path.startswith(f"{LOG_DIR}/"):
+            continue
+        mine = (root / path).read_bytes() if (root / path).is_file() else b""
+        theirs = _blob_at(root, target, path) or b""
+        if set(mine.splitlines()) <= set(theirs.splitlines()):
+            covered.append(path)  # only records the incoming version already holds
+    blocking = sorted(dirty - set(covered))
+    if blocking:
+        raise ReviewRefused(
+            f"you have uncommitted changes in {', '.join(blocking)}, which {REVIEW_BRANCH} changes: "
+            "commit or stash them, then accept; nothing changed"
+        )
+    for path in covered:
+        if _blob_at(root, head, path) is None:
+            (root / path).unlink(missing_ok=True)
+        else:
+            gitrepo.git(root, "checkout", "-q", "HEAD", "--", path)
+    gitrepo.git(root, "merge", "--ff-only", "--quiet", target, env=gitrepo.ident_env(*gitrepo.person_identity(root)))
+    gitrepo.git(root, "update-ref", "-d", REVIEW_REF, tip, check=False)
+    return AcceptResult(kind, target, ids, resolved)
+
+
+@dataclass
+class RejectResult:
+    """What `review reject` did."""
+
+    passes: list[str]
+    dropped_tip: str
+    commit: str
+    reread: bool
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def reject(root: Path, *, reread: bool = False, now: datetime | None = None) -> RejectResult | None:
+    """Drop `gitgarden/review`; None when nothing waits.
+
+    By default the lines its passes read stay read: the read position is
+    committed on the current branch (with the dropped passes' records, marked
+    rejected). With `reread` they become unread again and the records are
+    left in `log/` uncommitted, as for any attempt that made no commit.
+    """
+    now = now or datetime.now(UTC)
+    tip = review_waiting(root)
+    if tip is None:
+        return None
+    waiting = [e for e in passes(root) if e.review == "waiting"]
+    ids = [e.pass_id for e in waiting]
+    records: list[dict[str, Any]] = []
+    for entry in reversed(waiting):
+        rec = dict(entry.record or {"pass_id": entry.pass_id, "outcome": entry.outcome, "started": entry.when})
+        rec["review"] = "rejected"
+        rec["rejected_commit"] = entry.commit
+        records.append(rec)
+    person = gitrepo.person_identity(root)
+    records.append(
+        {"kind": "review_reject", "passes": ids, "dropped_tip": tip, "when": now.isoformat(),
+         "by": f"{person[0]} <{person[1]}>", "reread": reread}
+    )
+    log_rel = _log_rel(now)
+    commit = ""
+    if reread:
+        recovery.atomic_write(_checked_target(root, log_rel), _with_record(root, log_rel, records))
+    else:
+        if gitrepo.dirty_paths(root, [journal.READ_PATH]):
+            raise ReviewRefused(f"{journal.READ_PATH} has uncommitted changes: commit or restore it, then reject")
+        read_now = root / journal.READ_PATH
+        new_read = _union_read(read_now.read_bytes() if read_now.is_file() else None, _blob_at(root, tip, journal.READ_PATH))
+        contents: dict[str, bytes | None] = {log_rel: _with_record(root, log_rel, records)}
+        if not read_now.is_file() or read_now.read_bytes() != new_read:
+            contents[journal.READ_PATH] = new_read
+        message = (
+            f"gitgarden review reject: {len(ids)} pass(es) dropped, their journal lines stay read\n\n"
+            f"{REVIEW_BRANCH} was at {tip}.\n\n"
+            + "".join(f"Gardener-Rejects: {i}\n" for i in ids)
+        )
+        commit = _write_and_commit_as_person(root, contents, message)
+    gitrepo.git(root, "update-ref", "-d", REVIEW_REF, tip)
+    return RejectResult(ids, tip, commit, reread)
