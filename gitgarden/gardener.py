@@ -19,13 +19,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gitgarden import gitrepo, grounding, guard, journal, recovery, wiki
+from gitgarden import gitrepo, grounding, guard, journal, recovery, tidy, wiki
 from gitgarden.config import Settings
 from gitgarden.errors import GitgardenError, LockHeld, ModelError
 from gitgarden.lock import PassLock
 from gitgarden.ops import Applied, ApplyContext, Op, Refusal, apply_op
 from gitgarden.project import DiskTree, Project
-from gitgarden.tree import Entry, Overlay, Tree, changed_paths, file, text_of
+from gitgarden.tree import Overlay, Tree, changed_paths, file, text_of
 
 if TYPE_CHECKING:
     from gitgarden.llm import Budget, Model, Usage
@@ -179,11 +179,6 @@ def _new_pass_id(now: datetime) -> str:
     return f"{now:%Y%m%dT%H%M%SZ}-{secrets.token_hex(2)}"
 
 
-def _read_text(tree: Tree, path: str) -> str | None:
-    entry = tree.get(path)
-    return None if entry is None else text_of(entry)
-
-
 @dataclass
 class _Work:
     """The pass's in-memory state between reading and writing."""
@@ -221,102 +216,6 @@ class _Work:
             return [str(v) for v in verdicts]
         self.tree = candidate
         return []
-
-
-def _page_titles(tree: Tree) -> dict[str, tuple[str, list[str]]]:
-    """page name -> (title, aliases) for every page (the map excluded)."""
-    out: dict[str, tuple[str, list[str]]] = {}
-    for path in tree:
-        name = wiki.page_name(path)
-        if name is None or path == wiki.MAP_PATH:
-            continue
-        text = _read_text(tree, path)
-        title, aliases = name.rsplit("/", 1)[-1], []
-        if text is not None:
-            try:
-                meta = wiki.read_meta(text)
-            except wiki.PageError:
-                meta = {}
-            title = str(meta.get("title") or title)
-            aliases = wiki.aliases_of(meta)
-        out[name] = (title, aliases)
-    return out
-
-
-def _link_index(titles: Mapping[str, tuple[str, list[str]]]) -> wiki.LinkIndex:
-    return wiki.LinkIndex(list(titles) + ["index"], {n: [t, *a] for n, (t, a) in titles.items()})
-
-
-def _reachable(tree: Tree, index: wiki.LinkIndex) -> set[str]:
-    """Pages reachable from the map through links (directly or through hub pages)."""
-    seen = {"index"}
-    todo = [wiki.MAP_PATH]
-    while todo:
-        text = _read_text(tree, todo.pop())
-        if text is None:
-            continue
-        for link in wiki.find_links(text):
-            name = index.resolve(link.target)
-            if name and name not in seen:
-                seen.add(name)
-                todo.append(wiki.page_path(name))
-    return seen
-
-
-def _wrap_mentions(tree: Tree, paths: list[str], titles: Mapping[str, tuple[str, list[str]]]) -> dict[str, Entry]:
-    """In each of `paths`, wrap the first unlinked mention of each other page's title."""
-    writes: dict[str, Entry] = {}
-    for path in paths:
-        text = _read_text(tree, path)
-        if text is None or path == wiki.MAP_PATH:
-            continue
-        me = wiki.page_name(path)
-        new = text
-        _, body = wiki.split_frontmatter(text)
-        linked = {lk.target.strip().lower() for lk in wiki.find_links(body)}
-        for name, (title, aliases) in sorted(titles.items(), key=lambda kv: -len(kv[1][0])):
-            if name == me or name.lower() in linked or name.rsplit("/", 1)[-1].lower() in linked:
-                continue
-            for phrase in (title, *aliases):
-                if len(phrase) < 3 or phrase not in body:
-                    continue
-                wrapped = wiki.wrap_first_mention(new, phrase, name)
-                if wrapped is not None:
-                    new = wrapped
-                    body = wiki.split_frontmatter(new)[1]
-                    linked.add(name.lower())
-                    break
-        if new != text:
-            writes[path] = file(new)
-    return writes
-
-
-def _map_entries(tree: Tree, titles: Mapping[str, tuple[str, list[str]]], skip: set[str]) -> tuple[dict[str, Entry], list[str]]:
-    """Map entries for pages the map does not list, orphans first, within the map's ceiling.
-
-    A page the map reaches only through other pages still gets an entry while
-    there is room; past the ceiling, reachable is enough.
-    """
-    old = _read_text(tree, wiki.MAP_PATH)
-    if old is None:
-        return {}, []
-    index = _link_index(titles)
-    listed = {index.resolve(lk.target) for lk in wiki.find_links(old)}
-    unlisted = [n for n in titles if n not in listed and wiki.page_path(n) not in skip]
-    if not unlisted or len(old) + min(len(f"- [[{n}]]\n") for n in unlisted) > wiki.MAP_CEILING:
-        return {}, []  # nothing to list, or no entry can fit: skip walking every page's links
-    reachable = _reachable(tree, index)
-    missing = sorted(unlisted, key=lambda n: (n in reachable, n))
-    new, added = old, []
-    for name in missing:
-        title = titles[name][0]
-        line = f"- [[{name}]]" + (f" — {title}" if title and title != name else "")
-        candidate = wiki.add_map_entries(new, [line])
-        if len(candidate) > wiki.MAP_CEILING and len(candidate) > len(old):
-            continue
-        new = candidate
-        added.append(name)
-    return ({wiki.MAP_PATH: file(new)} if new != old else {}), added
 
 
 def _conversation(project: Project, limit: int) -> str:
@@ -496,7 +395,7 @@ def _run_locked(
     if settings.review:  # build on what waits for review, so the review commit stacks on it cleanly
         base = review.review_base(root, base)
     dirty = gitrepo.dirty_paths(root, ["wiki"])
-    titles = _page_titles(base)
+    titles = tidy.page_titles(base)
     tree = Overlay(base)
     work = _Work(
         base=base,
@@ -509,9 +408,9 @@ def _run_locked(
     own = frozenset({journal.READ_PATH, _log_path(now())})
 
     # What needs no model: map entries for pages the map does not reach, links in those pages.
-    map_writes, mapped = _map_entries(base, titles, dirty)
-    over_budget = [p for p in _over_budget(base) if p not in dirty]
-    map_text = _read_text(base, wiki.MAP_PATH) or ""
+    map_writes, mapped = tidy.map_entries(base, titles, dirty)
+    over_budget = [p for p in tidy.over_budget(base) if p not in dirty]
+    map_text = tidy.read_text(base, wiki.MAP_PATH) or ""
     last_map = _last_map_chars(project)
     prune_map = len(map_text) > wiki.MAP_CEILING and (last_map is None or len(map_text) > last_map)
     if not offered and not map_writes and not over_budget and not prune_map:
@@ -545,15 +444,15 @@ def _run_locked(
             _apply_all(ops, work, result, own, now, titles, settings.grounding_min)
         # Pages still over budget are split at their headings; a map over its ceiling is pruned.
         for path in over_budget:
-            if path in work.tree and len(_read_text(work.tree, path) or "") > wiki.PAGE_BUDGET:
+            if path in work.tree and len(tidy.read_text(work.tree, path) or "") > wiki.PAGE_BUDGET:
                 _heading_split(work, path, result, own, titles)
         if prune_map:
             _prune_map(work, result, own)
         # Links in the pages this pass writes, and in pages new to the map.
         written = [p for p in changed_paths(base, work.tree) if wiki.page_name(p)]
         link_targets = sorted(set(written) | {wiki.page_path(n) for n in mapped} - dirty)
-        titles_now = {**titles, **_page_titles({p: work.tree[p] for p in written if p in work.tree})}
-        link_writes = _wrap_mentions(work.tree, link_targets, titles_now)
+        titles_now = {**titles, **tidy.page_titles({p: work.tree[p] for p in written if p in work.tree})}
+        link_writes = tidy.wrap_mentions(work.tree, link_targets, titles_now)
         if link_writes:
             errors = work.try_apply(Applied(Op("link", {}, (), -1), writes=link_writes), own)
             if errors:
@@ -561,7 +460,7 @@ def _run_locked(
             else:
                 result.tidied.extend(sorted(set(link_writes) - set(written)))
         # Map last.
-        map_writes, _ = _map_entries(work.tree, titles_now, dirty)
+        map_writes, _ = tidy.map_entries(work.tree, titles_now, dirty)
         if map_writes and wiki.MAP_PATH not in dirty:
             errors = work.try_apply(Applied(Op("map", {}, (), -1), writes=map_writes), own)
             if errors:
@@ -590,7 +489,7 @@ def _run_locked(
 
     result.outcome = _decide(result, model, offered, changes)
     if prune_map:
-        result.map_chars = len(_read_text(work.tree, wiki.MAP_PATH) or "")
+        result.map_chars = len(tidy.read_text(work.tree, wiki.MAP_PATH) or "")
         if result.map_chars > wiki.MAP_CEILING and not changes:
             result.outcome = "finished_without_writing"
             result.detail = (
@@ -607,7 +506,7 @@ def _run_locked(
         result.marked_read = len(offered)
     from gitgarden.health import measure
 
-    result.map_chars = len(_read_text(work.tree, wiki.MAP_PATH) or "")
+    result.map_chars = len(tidy.read_text(work.tree, wiki.MAP_PATH) or "")
     unread_after = len(offered) + result.overflow - result.marked_read
     result.health_before = measure(base, unread_lines=len(offered) + result.overflow).summary()
     result.health_after = measure(work.tree, unread_lines=unread_after).summary()
@@ -666,14 +565,14 @@ def _ask(
         project_name=project.name,
         agents_md=agents.read_text(encoding="utf-8", errors="replace") if agents.is_file() and not agents.is_symlink() else "",
         identity=_identity_texts(project, settings),
-        map_text=_read_text(work.base, wiki.MAP_PATH) or "",
+        map_text=tidy.read_text(work.base, wiki.MAP_PATH) or "",
         pages=_page_infos(work.base, titles),
-        read_page=lambda name: _read_text(work.base, wiki.page_path(name)),
+        read_page=lambda name: tidy.read_text(work.base, wiki.page_path(name)),
         unread=offered,
         overflow=result.overflow,
         conversation=work.ctx_conversation,
         today=f"{now():%Y-%m-%d}",
-        candidates=_candidates(offered, titles),
+        candidates=tidy.candidates(offered, titles),
     )
     messages, report = context.build_messages(inputs, settings)
     shown = set(report.lines_offered)
@@ -687,31 +586,6 @@ def _ask(
         work.ctx_conversation = work.ctx_conversation[len(work.ctx_conversation) - report.conversation_chars :]
     ops, _usage = llm.ask_operations(model, messages, budget, before_call=check_interrupts)
     return ops, offered
-
-
-def _candidates(offered: list[journal.JournalLine], titles: Mapping[str, tuple[str, list[str]]]) -> dict[str, list[str]]:
-    """line id -> existing pages whose name, title or an alias the line mentions: offered to the
-    model as pages to append to instead of creating a near-duplicate."""
-    from gitgarden.health import _norm
-
-    by_first: dict[str, dict[str, set[str]]] = {}  # first word -> key -> pages: no scan of every title per line
-    for name, (title, aliases) in titles.items():
-        for label in (name.rsplit("/", 1)[-1].replace("-", " "), title, *aliases):
-            key = _norm(label)
-            if len(key) >= 3:
-                by_first.setdefault(key.split()[0], {}).setdefault(key, set()).add(name)
-    out: dict[str, list[str]] = {}
-    for line in offered:
-        norm = _norm(line.text)
-        text = f" {norm} "
-        found: set[str] = set()
-        for word in set(norm.split()):
-            for key, names in by_first.get(word, {}).items():
-                if f" {key} " in text:
-                    found |= names
-        if found:
-            out[line.id] = sorted(found)[:5]
-    return out
 
 
 def _page_infos(tree: Tree, titles: Mapping[str, tuple[str, list[str]]]) -> list[Any]:
@@ -749,10 +623,10 @@ def _apply_all(
     for op in ops:
         if op.kind == "skip":
             continue
-        ctx.links = _link_index(titles)
+        ctx.links = tidy.link_index(titles)
         applied = apply_op(op, work.tree, ctx)
         if isinstance(applied, Applied) and _split_pushed_over(applied, work, result, own, titles):
-            ctx.links = _link_index(titles)
+            ctx.links = tidy.link_index(titles)
             applied = apply_op(op, work.tree, ctx)  # again, onto the page's kept part
         if isinstance(applied, Refusal):
             result.refusals.append(str(applied))
@@ -776,7 +650,7 @@ def _apply_all(
         if lowest is not None:
             old = result.grounding_min_score
             result.grounding_min_score = lowest if old is None else min(old, lowest)
-        titles.update(_page_titles({p: work.tree[p] for p in applied.writes if p in work.tree}))
+        titles.update(tidy.page_titles({p: work.tree[p] for p in applied.writes if p in work.tree}))
         result.created.extend(applied.created)
         result.appended.extend(p for p in applied.appended if p not in result.appended)
         if op.kind == "split":
@@ -794,7 +668,7 @@ def _heading_split(
     """Split a page at its `##` headings until it fits its budget with `room` to spare; True when it landed."""
     from gitgarden.split import heading_plan, split_page
 
-    text = _read_text(work.tree, path)
+    text = tidy.read_text(work.tree, path)
     name = wiki.page_name(path)
     if text is None or name is None or path == wiki.MAP_PATH or path in work.dirty:
         return False
@@ -816,7 +690,7 @@ def _heading_split(
     if errors:
         result.refusals.extend(f"split {name}: {e}" for e in errors)
         return False
-    titles.update(_page_titles({p: work.tree[p] for p in out}))
+    titles.update(tidy.page_titles({p: work.tree[p] for p in out}))
     result.split.append(name)
     result.created.extend(p for p in out if p != path)
     return True
@@ -831,21 +705,10 @@ def _split_pushed_over(
         return False  # a split's own result is the model's plan; what stays over is split after
     for path, entry in applied.writes.items():
         if path in work.tree and path != wiki.MAP_PATH and len(entry.data) > wiki.PAGE_BUDGET:
-            text, old = text_of(entry), _read_text(work.tree, path)
+            text, old = text_of(entry), tidy.read_text(work.tree, path)
             if text is not None and old is not None and len(text) > wiki.PAGE_BUDGET:
                 split_any |= _heading_split(work, path, result, own, titles, room=len(text) - len(old))
     return split_any
-
-
-def _over_budget(tree: Tree) -> list[str]:
-    """Pages (the map excluded) longer than the page budget."""
-    out = []
-    for path in tree:
-        if wiki.page_name(path) and path != wiki.MAP_PATH:
-            text = _read_text(tree, path)
-            if text is not None and len(text) > wiki.PAGE_BUDGET:
-                out.append(path)
-    return out
 
 
 def _last_map_chars(project: Project) -> int | None:
@@ -865,7 +728,7 @@ def _last_map_chars(project: Project) -> int | None:
 
 def _prune_map(work: _Work, result: PassResult, own: frozenset[str]) -> bool:
     """Move the map's entry lines, word for word, to the hub page `map-pages`, leaving one link."""
-    text = _read_text(work.tree, wiki.MAP_PATH)
+    text = tidy.read_text(work.tree, wiki.MAP_PATH)
     if text is None or wiki.MAP_PATH in work.dirty:
         return False
     open_set = set(wiki.open_lines(text))
@@ -873,7 +736,7 @@ def _prune_map(work: _Work, result: PassResult, own: frozenset[str]) -> bool:
     if not entries:
         return False
     hub = wiki.page_path("map-pages")
-    old_hub = _read_text(work.tree, hub)
+    old_hub = tidy.read_text(work.tree, hub)
     if old_hub is None:
         hub_text = wiki.new_page("All pages", "\n".join(entries) + "\n")
     else:
@@ -916,8 +779,8 @@ def _diff(base: Tree, tree: Tree, paths: list[str]) -> str:
     chunks: list[str] = []
     pages_first = sorted(paths, key=lambda p: (not p.startswith("wiki/"), p))
     for path in pages_first:
-        old = _read_text(base, path) if path in base else ""
-        new = _read_text(tree, path) if path in tree else ""
+        old = tidy.read_text(base, path) if path in base else ""
+        new = tidy.read_text(tree, path) if path in tree else ""
         chunks.extend(
             difflib.unified_diff(
                 (old or "").splitlines(keepends=True),
