@@ -330,7 +330,9 @@ def run_pass(
         with PassLock(git_dir, {"pass_id": result.pass_id, "started": result.started}):
             _run_locked(project, settings, model, now, result, git_dir, on_progress)
     except LockHeld as exc:
+        # No record: the pass holding the lock is writing log/ now, and this one said so on stderr.
         result.outcome, result.detail = "refused", str(exc)
+        return _finish(project, result, now, record=False)
     return _finish(project, result, now, record=not dry_run and result.outcome not in ("nothing_new",) and not result.commit)
 
 

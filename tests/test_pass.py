@@ -266,3 +266,13 @@ def test_tokens_spent_on_a_failed_pass_are_recorded(acme: Project, fake_model: F
     result = garden(acme, fake_model)
     assert result.outcome == "failed"
     assert result.prompt_tokens > 0 and result.completion_tokens > 0
+
+
+def test_a_pass_refused_by_the_lock_writes_nothing_into_the_project(acme: Project, fake_model: FakeModel) -> None:
+    from gitgarden.lock import PassLock
+
+    before = git(acme.root, "status", "--porcelain")
+    with PassLock(git_dir(acme.root), {"pass_id": "other", "started": "now"}):
+        garden(acme, fake_model)
+    assert git(acme.root, "status", "--porcelain") == before
+    assert not (acme.root / "log/2026-11.jsonl").exists()
