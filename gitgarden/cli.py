@@ -233,8 +233,13 @@ def guard(base: str, as_json: bool, path: Path | None) -> None:
     from gitgarden.errors import EXIT_GUARD
 
     root = Path(gitrepo.git(path or Path.cwd(), "rev-parse", "--show-toplevel").decode().strip())
-    no_commits = gitrepo.head(root) is None and base == "HEAD"
-    before = {} if no_commits else gitrepo.tree_at(root, base)
+    if gitrepo.head(root) is None and base == "HEAD":
+        # The first commit: nothing is protected yet, and everything is new.
+        err("gitgarden guard: no commit yet, nothing to protect")
+        if as_json:
+            out_json({"ok": True, "verdicts": [], "skipped": ["every rule: the repository has no commit yet"]})
+        sys.exit(0)
+    before = gitrepo.tree_at(root, base)
     after = gitrepo.worktree_tree(root)
     verdicts = rules.check(before, after, None)
     skipped = rules.skipped_checks(None)

@@ -40,6 +40,7 @@ RULE_NAMES = {
     10: "contradictions",
 }
 _JOURNAL = "raw/journal/"
+_KNOWN_STATES = ", ".join(wiki.STATES)
 _DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _RECOVERED = re.compile(r'^\[recovered\] (?P<fact>.*\S) \(evidence: "(?P<quote>.*)"\)\s*$')
 _LINE_CAP = 300  # characters of an offending line kept in a verdict
@@ -205,7 +206,7 @@ def _code_spans(text: str, lo: int, hi: int) -> list[tuple[int, int]]:
 
 
 def _find_links(text: str, lo: int = 0, hi: int | None = None) -> list[_Link]:
-    """The wiki links outside code starting in text[lo:hi], in order (as wiki.find_links finds them)."""
+    """The wiki links outside code that start in text[lo:hi], as wiki.find_links finds them."""
     hi = len(text) if hi is None else hi
     if text.find("[[", lo, hi + 1) < 0:
         return []
@@ -585,11 +586,8 @@ class _Guard:
             self.journal(path, old, new)
         elif self.ctx is not None:
             if path not in self.ctx.own_paths or not path.startswith(("log/", ".gitgarden/")):
-                self.say(
-                    1,
-                    path,
-                    "a pass writes only wiki/, one journal line and its own log/ and .gitgarden/ files",
-                )
+                why = "a pass writes wiki/, the journal and its own log/ and .gitgarden/ files only"
+                self.say(1, path, why)
         elif path.startswith("log/"):
             if new is None or (old is not None and not new.data.startswith(old.data)):
                 self.say(1, path, "log records only grow: a log file was changed or deleted")
@@ -604,9 +602,7 @@ class _Guard:
             where = f" (it now stands at {moved}; a rename is a deletion)" if moved else ""
             self.say(2, path, f"a file under wiki/ was deleted{where}")
         elif new.is_symlink or (old is not None and old.is_symlink):
-            self.say(
-                3, path, "a symlink under wiki/ was added or changed; symlinks are never written"
-            )
+            self.say(3, path, "a symlink under wiki/ was added or changed; none is ever written")
         elif old is None:
             self.new_file(path, new)
         else:
@@ -631,9 +627,7 @@ class _Guard:
     def modified(self, path: str, old: Entry, new: Entry) -> None:
         old_text, new_text = text_of(old), text_of(new)
         if old_text is None or new_text is None:
-            self.say(
-                4, path, "a binary or non-UTF-8 file was changed; it cannot be checked line by line"
-            )
+            self.say(4, path, "a file that is not UTF-8 text was changed; it cannot be checked")
             return
         is_page = path.endswith(".md")
         old_meta = _meta(old_text) if is_page else {}
@@ -642,11 +636,8 @@ class _Guard:
             # frontmatter that now parses is refused, since its change cannot be judged.
             old_body, new_body = old_text, new_text
             if _meta(new_text) is not None:
-                self.say(
-                    4,
-                    path,
-                    "the page's frontmatter did not parse before, so its change cannot be checked",
-                )
+                why = "the old frontmatter did not parse, so a change to it cannot be checked"
+                self.say(4, path, why)
         elif is_page:
             old_block, old_body = wiki.split_frontmatter(old_text)
             new_block, new_body = wiki.split_frontmatter(new_text)
@@ -677,30 +668,20 @@ class _Guard:
             self.require_journal(path, day)
         for key in sorted({*old, *new} - {"state", "source"}):
             if old.get(key) != new.get(key):
-                self.say(
-                    4,
-                    path,
-                    f"frontmatter key '{key}' changed; only state and source may",
-                    f"{key}: {new.get(key)}",
-                )
+                why = f"frontmatter key '{key}' changed; only state and source may"
+                self.say(4, path, why, f"{key}: {new.get(key)}")
 
     def state_change(self, path: str, before: Any, after: Any) -> None:
         line = f"state: {after}"
         if before == "decided":
-            self.say(
-                10,
-                path,
-                "a decided page's state never changes; a contradiction goes to the map's Open section",
-                line,
-            )
+            why = "a decided page's state never changes; a contradiction becomes an Open line"
+            self.say(10, path, why, line)
         elif after is None:
             self.say(4, path, "the page's state was removed", f"state: {before}")
         elif before is not None and _rank(before) is None:
-            self.say(
-                4, path, f"state '{before}' is not one gitgarden knows, so it cannot move", line
-            )
+            self.say(4, path, f"state '{before}' is not a known state, so it cannot move", line)
         elif _rank(after) is None:
-            self.say(7, path, f"state must be one of {', '.join(wiki.STATES)}", line)
+            self.say(7, path, f"state must be one of {_KNOWN_STATES}", line)
         elif before is not None and (_rank(after) or 0) < (_rank(before) or 0):
             self.say(4, path, f"state moved backward from {before}; it only moves forward", line)
         elif self.ctx is not None and not (before is None and after == "open"):
@@ -708,19 +689,11 @@ class _Guard:
             quote = self.ctx.state_evidence.get(path, "").strip()
             sources = (self.ctx.conversation, *self.ctx.journal_lines)
             if not quote:
-                self.say(
-                    4,
-                    path,
-                    "a state change needs evidence quoted from the journal or the conversation",
-                    line,
-                )
+                why = "a state change needs evidence quoted from the journal or the conversation"
+                self.say(4, path, why, line)
             elif not any(quote in source for source in sources):
-                self.say(
-                    4,
-                    path,
-                    "the state change's evidence does not occur word for word in the journal or the conversation",
-                    line,
-                )
+                why = "the quoted evidence is not in the journal or the conversation word for word"
+                self.say(4, path, why, line)
 
     # rule 5: lines that left a page stand verbatim in a page this change created
     def destinations(self, for_map: bool) -> dict[str, _Finder]:
@@ -762,12 +735,8 @@ class _Guard:
                 unplaced.append(i)
         for i in unplaced:
             if used:
-                self.say(
-                    5,
-                    page.path,
-                    "a line that left the page does not stand word for word, in order, in a page this change created",
-                    page.old[i],
-                )
+                why = "a line that left the page is not, verbatim and in order, in a new page"
+                self.say(5, page.path, why, page.old[i])
             else:
                 self.say(4, page.path, "a line of the page was changed or removed", page.old[i])
         if used:
@@ -792,12 +761,8 @@ class _Guard:
                 or any(self.resolve(lk.target) in parts for lk in page.new.links.get(j, []))
             ):
                 continue
-            self.say(
-                10,
-                page.path,
-                "a decided page gets no new lines; a contradiction goes to the map's Open section",
-                line,
-            )
+            why = "a decided page gets no new lines; a contradiction becomes an Open line"
+            self.say(10, page.path, why, line)
 
     # rule 7: new pages are valid and start open (a split part inherits its parent's state)
     def new_page(self, path: str, text: str) -> None:
@@ -818,15 +783,9 @@ class _Guard:
             inherited = [self.state_of(tree, parent) for tree in (self.base, self.proposed)]
             allowed = [s for s in inherited if _rank(s) is not None] or allowed
         if _rank(state) is None:
-            self.say(
-                7, path, f"a page's state is one of {', '.join(wiki.STATES)}", f"state: {state}"
-            )
+            self.say(7, path, f"state must be one of {_KNOWN_STATES}", f"state: {state}")
         elif state not in allowed:
-            why = (
-                f"a split part inherits the state of {parent}"
-                if parent
-                else "a new page starts open"
-            )
+            why = f"a split part takes the state of {parent}" if parent else "a new page is open"
             self.say(7, path, why, f"state: {state}")
         for day in wiki.source_days(meta):
             self.require_journal(path, day)
@@ -840,12 +799,8 @@ class _Guard:
     def require_journal(self, path: str, day: str) -> None:
         entry = self.proposed.get(f"{_JOURNAL}{day}.md")
         if entry is None or entry.is_symlink:
-            self.say(
-                7,
-                path,
-                f"source names {day}, but raw/journal/{day}.md does not exist",
-                f"source: {day}",
-            )
+            why = f"source names {day}, but raw/journal/{day}.md does not exist"
+            self.say(7, path, why, f"source: {day}")
 
     # rules 8 and 9: added links resolve; pages keep their budgets; Open lines stay
     def new_body(self, path: str) -> _Lines:
@@ -880,12 +835,8 @@ class _Guard:
         limit = wiki.MAP_CEILING if path == wiki.MAP_PATH else wiki.PAGE_BUDGET
         old_len = len(old_text) if old_text is not None else 0
         if len(new_text) > limit and not (old_len > limit and len(new_text) <= old_len):
-            what = "the map" if path == wiki.MAP_PATH else "the page"
-            self.say(
-                9,
-                path,
-                f"{what} ends at {len(new_text)} characters, over its {limit}-character budget",
-            )
+            what = "the map's ceiling" if path == wiki.MAP_PATH else "the page budget"
+            self.say(9, path, f"it ends at {len(new_text)} characters, over {what} of {limit}")
         if path == wiki.MAP_PATH and old_text is not None:
             self.open_lines(path, old_text, new_text)
 
@@ -907,9 +858,7 @@ class _Guard:
             self.say(6, path, "a journal file was deleted; the journal only grows")
             return
         if old is None and not _is_day(path[len(_JOURNAL) : -len(".md")]):
-            self.say(
-                6, path, "a new journal file is named by a real date: raw/journal/YYYY-MM-DD.md"
-            )
+            self.say(6, path, "a new journal file is named by a real date: YYYY-MM-DD.md")
         was = old.data if old is not None else b""
         if not new.data.startswith(was):
             k = _common_prefix(was, new.data)
@@ -920,9 +869,7 @@ class _Guard:
         added = new.data[len(was) :]
         if was and not was.endswith(b"\n") and added and not added.startswith((b"\n", b"\r\n")):
             last = was[was.rfind(b"\n") + 1 :].decode("utf-8", "replace")
-            self.say(
-                6, path, "text was added to the journal's last line instead of on a new line", last
-            )
+            self.say(6, path, "text was added to the last journal line, not on a new line", last)
             return
         text = text_of(Entry("file", added))
         if text is None:
@@ -941,16 +888,8 @@ class _Guard:
             if n >= 1:
                 self.say(6, path, "a pass appends at most one journal line", line)
             elif m is None:
-                self.say(
-                    6,
-                    path,
-                    'a pass adds only `[recovered] <fact> (evidence: "<quote>")` to the journal',
-                    line,
-                )
+                why = 'a pass adds only `[recovered] <fact> (evidence: "<quote>")` lines'
+                self.say(6, path, why, line)
             elif not quote.strip() or quote not in self.ctx.conversation:
-                self.say(
-                    6,
-                    path,
-                    "the [recovered] line's evidence does not occur word for word in the conversation",
-                    line,
-                )
+                why = "the [recovered] line's evidence is not in the conversation word for word"
+                self.say(6, path, why, line)

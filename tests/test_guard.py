@@ -250,6 +250,15 @@ def test_insertions_anywhere_are_accepted() -> None:
     assert run({"wiki/acme.md": new}) == []
 
 
+def test_existing_names_with_dots_spaces_and_capitals_keep_working() -> None:
+    base = {**base_tree(), "wiki/notes..old.md": file("Old.\n"), "wiki/Q&A Board.md": file("Q.\n")}
+    assert (
+        run({"wiki/notes..old.md": "Old.\nNew.\n", "wiki/Q&A Board.md": "Q.\nA.\n"}, base=base)
+        == []
+    )
+    assert rules(run({"wiki/new..page.md": page("x\n")})) == {3}
+
+
 def test_append_to_a_person_named_page_is_accepted() -> None:
     assert run({"wiki/Old Notes.md": "Notes the person wrote.\nWith Capitals.\nMore.\n"}) == []
 

@@ -69,3 +69,11 @@ def test_guard_json_and_exit_status(plain_repo: Path) -> None:
     assert data["ok"] is False
     assert {v["rule"] for v in data["verdicts"]} >= {4}
     assert data["skipped"]  # checks that need a pass are named, not silently passed
+
+
+def test_guard_before_the_first_commit_lets_it_through(tmp_path: Path) -> None:
+    git(tmp_path, "init", "-q")
+    write(tmp_path, "AGENTS.md", "# new project\n")
+    done = subprocess.run([sys.executable, "-m", "gitgarden", "guard"], cwd=tmp_path, capture_output=True, text=True)
+    assert done.returncode == 0
+    assert "nothing to protect" in done.stderr
