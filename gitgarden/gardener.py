@@ -259,31 +259,8 @@ def _identity_texts(project: Project, settings: Settings) -> list[tuple[str, str
     return out
 
 
-def _safe_target(root: Path, rel: str) -> Path:
-    """The absolute path to write `rel`, refusing anything that would leave the project."""
-    if rel.startswith("/") or ".." in rel.split("/"):
-        raise GitgardenError(f"refusing to write {rel!r}: outside the project")
-    target = root / rel
-    parent = target.parent
-    while parent != root:
-        if parent.is_symlink():
-            raise GitgardenError(f"refusing to write {rel!r}: {parent} is a symlink")
-        parent = parent.parent
-    if target.is_symlink():
-        raise GitgardenError(f"refusing to write {rel!r}: it is a symlink")
-    return target
-
-
 def _log_path(now: datetime) -> str:
     return f"{LOG_DIR}/{now:%Y-%m}.jsonl"
-
-
-def _append_record(root: Path, rel: str, record: dict[str, Any]) -> bytes:
-    target = _safe_target(root, rel)
-    old = target.read_bytes() if target.exists() else b""
-    if old and not old.endswith(b"\n"):
-        old += b"\n"
-    return old + (json.dumps(record, sort_keys=True) + "\n").encode()
 
 
 def _commit_message(result: PassResult, trailers: dict[str, str]) -> str:
@@ -342,7 +319,7 @@ def _finish(project: Project, result: PassResult, now: Clock, *, record: bool) -
         # Attempts that made no commit still leave a record (committed by the next pass).
         try:
             rel = _log_path(now())
-            data = _append_record(project.root, rel, result.record())
+            data = recovery.with_records(project.root, rel, [result.record()])
             recovery.atomic_write(project.root / rel, data)
         except (OSError, GitgardenError):
             pass
@@ -825,7 +802,7 @@ def _write_and_commit(
         trailers["Snapshot"] = result.snapshot
     result.finished = now().isoformat()
     log_rel = _log_path(now())
-    writes[log_rel] = _append_record(root, log_rel, result.record())
+    writes[log_rel] = recovery.with_records(root, log_rel, [result.record()])
     if settings.review:  # to gitgarden/review, built in a temporary index: the person's checkout is untouched
         from gitgarden import review
 
@@ -835,13 +812,13 @@ def _write_and_commit(
         return
     originals: dict[str, bytes | None] = {}
     for rel in writes:
-        target = _safe_target(root, rel)
+        target = recovery.safe_target(root, rel)
         originals[rel] = target.read_bytes() if target.exists() else None
     recovery.write_pending(git_dir, recovery.Pending(result.pass_id, originals, writes))
     committed = False
     try:
         for rel, data in writes.items():
-            recovery.atomic_write(_safe_target(root, rel), data)
+            recovery.atomic_write(recovery.safe_target(root, rel), data)
         message = _commit_message(result, trailers)
         gitrepo.commit_paths(root, sorted(writes), message=message, author=(settings.author_name, settings.author_email))
         committed = True

@@ -388,33 +388,11 @@ def _log_rel(now: datetime) -> str:
     return f"{LOG_DIR}/{now:%Y-%m}.jsonl"
 
 
-def _with_record(root: Path, rel: str, records: Sequence[Mapping[str, Any]]) -> bytes:
-    path = root / rel
-    old = path.read_bytes() if path.is_file() and not path.is_symlink() else b""
-    if old and not old.endswith(b"\n"):
-        old += b"\n"
-    return old + b"".join((json.dumps(r, sort_keys=True) + "\n").encode() for r in records)
-
-
-def _checked_target(root: Path, rel: str) -> Path:
-    if rel.startswith("/") or ".." in rel.split("/"):
-        raise GitgardenError(f"refusing to write {rel!r}: outside the project")
-    target = root / rel
-    parent = target.parent
-    while parent != root:
-        if parent.is_symlink():
-            raise GitgardenError(f"refusing to write {rel!r}: {parent} is a symlink")
-        parent = parent.parent
-    if target.is_symlink():
-        raise GitgardenError(f"refusing to write {rel!r}: it is a symlink")
-    return target
-
-
 def _write_and_commit_as_person(root: Path, contents: Mapping[str, bytes | None], message: str) -> str:
     """Write (None: delete) `contents` and commit exactly those paths as the person; all undone on failure."""
     originals: dict[str, bytes | None] = {}
     for rel in contents:
-        target = _checked_target(root, rel)
+        target = recovery.safe_target(root, rel)
         originals[rel] = target.read_bytes() if target.exists() else None
     try:
         for rel, data in contents.items():
@@ -511,7 +489,7 @@ def undo(root: Path, ref: str | None, *, reread: bool = False, now: datetime | N
         "reread": reread,
         "unread": unread,
     }
-    contents[log_rel] = _with_record(root, log_rel, [record])
+    contents[log_rel] = recovery.with_records(root, log_rel, [record])
     subject = entry.subject or f"gitgarden pass {entry.pass_id}"
     lines_note = (
         f"{unread} line(s) it read are unread again (--reread)."

@@ -12,11 +12,14 @@ from __future__ import annotations
 import base64
 import json
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-__all__ = ["Pending", "write_pending", "clear_pending", "recover", "Recovery", "atomic_write"]
+from gitgarden.errors import GitgardenError
+
+__all__ = ["Pending", "write_pending", "clear_pending", "recover", "Recovery", "atomic_write", "safe_target", "with_records"]
 
 
 @dataclass
@@ -63,6 +66,31 @@ def atomic_write(path: Path, data: bytes) -> None:
     finally:
         os.close(fd)
     os.replace(tmp, path)
+
+
+def safe_target(root: Path, rel: str) -> Path:
+    """The absolute path to write `rel`, refusing anything that would leave the project
+    (an absolute path, `..`, or a symlink anywhere along the way)."""
+    if rel.startswith("/") or ".." in rel.split("/"):
+        raise GitgardenError(f"refusing to write {rel!r}: outside the project")
+    target = root / rel
+    parent = target.parent
+    while parent != root:
+        if parent.is_symlink():
+            raise GitgardenError(f"refusing to write {rel!r}: {parent} is a symlink")
+        parent = parent.parent
+    if target.is_symlink():
+        raise GitgardenError(f"refusing to write {rel!r}: it is a symlink")
+    return target
+
+
+def with_records(root: Path, rel: str, records: Sequence[Mapping[str, Any]]) -> bytes:
+    """The bytes of the JSON-lines file `rel` with `records` appended (a missing final newline mended)."""
+    target = safe_target(root, rel)
+    old = target.read_bytes() if target.is_file() else b""
+    if old and not old.endswith(b"\n"):
+        old += b"\n"
+    return old + b"".join((json.dumps(r, sort_keys=True) + "\n").encode() for r in records)
 
 
 def write_pending(git_dir: Path, pending: Pending) -> None:

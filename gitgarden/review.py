@@ -27,11 +27,9 @@ from gitgarden.history import (
     PassEntry,
     _blob_at,
     _changed_files,
-    _checked_target,
     _diff_pages_first,
     _log_rel,
     _own_state,
-    _with_record,
     _write_and_commit_as_person,
     passes,
 )
@@ -360,13 +358,13 @@ def reject(root: Path, *, reread: bool = False, now: datetime | None = None) -> 
     log_rel = _log_rel(now)
     commit = ""
     if reread:
-        recovery.atomic_write(_checked_target(root, log_rel), _with_record(root, log_rel, records))
+        recovery.atomic_write(recovery.safe_target(root, log_rel), recovery.with_records(root, log_rel, records))
     else:
         if gitrepo.dirty_paths(root, [journal.READ_PATH]):
             raise ReviewRefused(f"{journal.READ_PATH} has uncommitted changes: commit or restore it, then reject")
         read_now = root / journal.READ_PATH
         new_read = _union_read(read_now.read_bytes() if read_now.is_file() else None, _blob_at(root, tip, journal.READ_PATH))
-        contents: dict[str, bytes | None] = {log_rel: _with_record(root, log_rel, records)}
+        contents: dict[str, bytes | None] = {log_rel: recovery.with_records(root, log_rel, records)}
         if not read_now.is_file() or read_now.read_bytes() != new_read:
             contents[journal.READ_PATH] = new_read
         message = (
