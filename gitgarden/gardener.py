@@ -550,7 +550,7 @@ def _ask(
         unread=offered,
         overflow=result.overflow,
         conversation=work.ctx_conversation,
-        today=f"{now():%Y-%m-%d}",
+        today=f"{now().astimezone():%Y-%m-%d}",  # the person's day, as capture writes it
         candidates=tidy.candidates(offered, titles),
     )
     messages, report = context.build_messages(inputs, settings)
@@ -596,7 +596,7 @@ def _apply_all(
 ) -> None:
     ctx = ApplyContext(
         offered=work.offered,
-        today=f"{now():%Y-%m-%d}",
+        today=f"{now().astimezone():%Y-%m-%d}",  # the person's day, as capture writes it
         conversation=work.ctx_conversation,
     )
     for op in ops:

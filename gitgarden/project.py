@@ -49,11 +49,8 @@ CONFIG_TEMPLATE = """\
 """
 
 GITIGNORE_TEMPLATE = """\
-# gitgarden: pass-local state that is never committed
-.gitgarden/*.lock
-.gitgarden/stop
+# gitgarden: present while your chat tool is mid-turn; never committed
 .gitgarden/turn-in-flight
-.gitgarden/tmp/
 """
 
 
