@@ -500,7 +500,10 @@ def _run_locked(
     except _StandDown as exc:
         result.outcome, result.detail = "stood_down", str(exc)
         return
-    _write_and_commit(project, settings, result, writes, git_dir, now)
+    try:
+        _write_and_commit(project, settings, result, writes, git_dir, now)
+    except GitgardenError as exc:  # e.g. the person's pre-commit hook said no: every write was rolled back
+        result.outcome, result.detail, result.marked_read = "failed", f"the pass commit did not land: {exc}", 0
 
 
 def _charge(result: PassResult, usage: Usage | None) -> None:

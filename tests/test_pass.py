@@ -276,3 +276,19 @@ def test_a_pass_refused_by_the_lock_writes_nothing_into_the_project(acme: Projec
         garden(acme, fake_model)
     assert git(acme.root, "status", "--porcelain") == before
     assert not (acme.root / "log/2026-11.jsonl").exists()
+
+
+def test_a_commit_refused_by_the_persons_hook_fails_cleanly(acme: Project, fake_model: FakeModel) -> None:
+    hook = acme.root / ".git/hooks/pre-commit"
+    hook.write_text('#!/bin/sh\n[ "$GIT_AUTHOR_EMAIL" = gitgarden@localhost ] && { echo "no robots" >&2; exit 1; }\nexit 0\n')
+    hook.chmod(0o755)
+    pricing = (acme.root / "wiki/pricing.md").read_bytes()
+    result = garden(acme, fake_model.enqueue(promote_reply()))
+    assert result.outcome == "failed" and result.exit_code == 15
+    assert "did not land" in result.detail
+    assert not (acme.root / "wiki/acme.md").exists()
+    assert (acme.root / "wiki/pricing.md").read_bytes() == pricing
+    assert not (acme.root / ".gitgarden/read.json").exists()
+    assert git(acme.root, "status", "--porcelain", "wiki", ".gitgarden") == ""
+    records = [json.loads(line) for line in (acme.root / "log/2026-11.jsonl").read_text().splitlines()]
+    assert records[-1]["outcome"] == "failed"
