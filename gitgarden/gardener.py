@@ -601,6 +601,7 @@ def _apply_all(
         offered=work.offered,
         today=f"{now().astimezone():%Y-%m-%d}",  # the person's day, as capture writes it
         conversation=work.ctx_conversation,
+        journal_texts=work.journal_texts,
     )
     for op in ops:
         if op.kind == "skip":

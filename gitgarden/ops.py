@@ -289,6 +289,7 @@ class ApplyContext:
     today: str
     conversation: str = ""
     links: wiki.LinkIndex | None = None
+    journal_texts: tuple[str, ...] = ()  # every journal line, to refuse recovering what one already says
 
 
 def _text(tree: Tree, path: str) -> str | None:
@@ -403,14 +404,28 @@ def _recover_line(op: Op, tree: Tree, ctx: ApplyContext) -> Applied | Refusal:
     evidence = op.get("evidence")
     if evidence not in ctx.conversation:
         return Refusal(op, "the evidence does not occur word for word in the conversation")
+    text = " ".join(op.get("text").split())
+    if _already_said(text, ctx.journal_texts):
+        return Refusal(op, "a journal line already says it")
     path = day_path(ctx.today)
     old = _text(tree, path) or ""
-    text = " ".join(op.get("text").split())
     quote = " ".join(evidence.split()) if " ".join(evidence.split()) in ctx.conversation else evidence
     line = f'[recovered] {text} (evidence: "{quote}")'
     if old and not old.endswith("\n"):
         old += "\n"
     return Applied(op, writes={path: file(old + line + "\n")})
+
+
+def _already_said(text: str, lines: tuple[str, ...]) -> bool:
+    """True when some journal line holds nearly all of `text`'s content words (a duplicate
+    recovered line would become a second page, or a page that argues with itself)."""
+    from gitgarden.grounding import score_text
+
+    for line in lines:
+        scores = score_text(text, [line])
+        if scores and min(s.score for s in scores) >= 0.8:
+            return True
+    return False
 
 
 def _split(op: Op, tree: Tree, ctx: ApplyContext) -> Applied | Refusal:

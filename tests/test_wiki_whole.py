@@ -245,3 +245,17 @@ def test_a_map_still_over_after_pruning_is_not_retried_until_it_grows(project: P
     assert "not retried until it grows" in first.detail
     assert first.map_chars is not None and first.map_chars > wiki.MAP_CEILING
     assert garden(project, None).outcome == "nothing_new"
+
+
+def test_a_recovered_line_is_refused_when_the_journal_already_says_it(project: Project, fake_model: FakeModel) -> None:
+    write(project.root, "raw/chat/call.md", "Dana: The health inspection is booked for 9 December.\n")
+    write(project.root, "raw/journal/2026-11-28.md", "Health inspection booked for 9 December\n")
+    commit_all(project.root)
+    write(project.root, "raw/journal/2026-11-29.md", "bought coffee filters\n")
+    fake_model.enqueue({"operations": [
+        {"op": "recover_line", "text": "The health inspection is booked for 9 December", "evidence": "The health inspection is booked for 9 December.", "lines": []},
+        {"op": "skip", "lines": ["2026-11-28#1", "2026-11-29#1"]},
+    ]})
+    result = garden(project, fake_model)
+    assert any("already says it" in r for r in result.refusals)
+    assert not (project.root / "raw/journal/2026-11-30.md").exists()
