@@ -80,8 +80,24 @@ def test_capture_outside_a_project_says_how_to_make_one(tmp_path: Path, monkeypa
     assert "gitgarden init" in result.output  # type: ignore[attr-defined]
 
 
-@pytest.mark.parametrize("command", ["init", "capture", "run", "schema"])
-def test_every_command_has_help(command: str) -> None:
-    result = invoke([command, "--help"])
-    assert result.exit_code == 0  # type: ignore[attr-defined]
+def _all_commands() -> list[list[str]]:
+    import click
+
+    out: list[list[str]] = []
+
+    def walk(group: click.Group, prefix: list[str]) -> None:
+        for name, command in group.commands.items():
+            out.append([*prefix, name])
+            if isinstance(command, click.Group):
+                walk(command, [*prefix, name])
+
+    walk(cli, [])
+    return out
+
+
+@pytest.mark.parametrize("command", _all_commands(), ids=" ".join)
+def test_every_command_has_help(command: list[str]) -> None:
+    result = invoke([*command, "--help"])
+    assert result.exit_code == 0, result.output  # type: ignore[attr-defined]
     assert "Usage" in result.output  # type: ignore[attr-defined]
+    assert len(_all_commands()) >= 25
