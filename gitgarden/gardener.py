@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from gitgarden import gitrepo, grounding, guard, journal, recovery, tidy, wiki
 from gitgarden.config import Settings
 from gitgarden.errors import GitgardenError, LockHeld, ModelError
+from gitgarden.facts import FactsCache, page_facts
 from gitgarden.lock import PassLock
 from gitgarden.ops import Applied, ApplyContext, Op, Refusal, apply_op
 from gitgarden.project import DiskTree, Project
@@ -305,7 +306,12 @@ def run_pass(
         return _finish(project, result, now, record=not dry_run)
     try:
         with PassLock(git_dir, {"pass_id": result.pass_id, "started": result.started}):
-            _run_locked(project, settings, model, now, result, git_dir, on_progress)
+            facts = FactsCache(git_dir / "gitgarden" / "facts.pickle")
+            try:
+                _run_locked(project, settings, model, now, result, git_dir, on_progress, facts)
+            finally:
+                if not dry_run:
+                    facts.save()  # machine-local, in the git dir: the next pass re-reads only changed pages
     except LockHeld as exc:
         # No record: the pass holding the lock is writing log/ now, and this one said so on stderr.
         result.outcome, result.detail = "refused", str(exc)
@@ -334,6 +340,7 @@ def _run_locked(
     result: PassResult,
     git_dir: Path,
     on_progress: Callable[[str], None],
+    facts: FactsCache,
 ) -> None:
     root = project.root
     stop_file = stop_path(git_dir)
@@ -370,7 +377,7 @@ def _run_locked(
     unread = journal.unread_lines(lines, read)
     offered = unread[: settings.max_lines]
     result.overflow = len(unread) - len(offered)
-    base: Tree = DiskTree(root, ["wiki", "raw/journal"], [journal.READ_PATH])
+    base: Tree = DiskTree(root, ["wiki", "raw/journal"], [journal.READ_PATH], facts_cache=facts)
     if settings.review:  # build on what waits for review, so the review commit stacks on it cleanly
         base = review.review_base(root, base)
     dirty = gitrepo.dirty_paths(root, ["wiki"])
@@ -576,15 +583,9 @@ def _page_infos(tree: Tree, titles: Mapping[str, tuple[str, list[str]]]) -> list
     infos = []
     for name, (title, aliases) in sorted(titles.items()):
         path = wiki.page_path(name)
-        entry = tree.get(path)
-        text = None if entry is None else text_of(entry)
-        state = "open"
-        if text is not None:
-            try:
-                state = str(wiki.read_meta(text).get("state", "open"))
-            except wiki.PageError:
-                state = "?"
-        infos.append(PageInfo(name, title, state, len(text or ""), tuple(aliases)))
+        found = page_facts(tree, path) if path in tree else None
+        state = "open" if found is None else "?" if found.meta is None else str(found.meta.get("state", "open"))
+        infos.append(PageInfo(name, title, state, 0 if found is None else found.chars, tuple(aliases)))
     return infos
 
 

@@ -13,10 +13,11 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from datetime import date
 from functools import lru_cache
-from typing import Any, NamedTuple
+from typing import Any
 
 from gitgarden import wiki
-from gitgarden.tree import Entry, Tree, text_of
+from gitgarden.facts import PageFacts, page_facts
+from gitgarden.tree import Tree, text_of
 
 __all__ = ["Health", "measure", "STALE_DAYS"]
 
@@ -88,37 +89,15 @@ def _duplicates(names: Mapping[str, list[str]]) -> list[tuple[str, str]]:
     return sorted(pairs)
 
 
-class _Facts(NamedTuple):
-    """What `measure` needs of one page, whatever tree it stands in."""
-
-    chars: int
-    meta: dict[str, Any] | None  # None: the frontmatter does not parse
-    targets: tuple[str, ...]  # link targets, in order
-
-
-@lru_cache(maxsize=32_768)
-def _facts(entry: Entry) -> _Facts | None:
-    """One page's facts (None when it is not UTF-8 text), cached by content: a pass measures the
-    wiki before and after, and the two trees share all but the pages it wrote."""
-    text = text_of(entry)
-    if text is None:
-        return None
-    try:
-        meta: dict[str, Any] | None = wiki.read_meta(text)
-    except wiki.PageError:
-        meta = None
-    return _Facts(len(text), meta, tuple(link.target for link in wiki.find_links(text)))
-
-
 def measure(tree: Tree, *, unread_lines: int = 0, today: date | None = None) -> Health:
     """Health figures for the wiki in `tree` (paths under `wiki/`)."""
     health = Health(unread_lines=unread_lines)
-    facts: dict[str, _Facts] = {}
+    facts: dict[str, PageFacts] = {}
     for path in tree:
         name = wiki.page_name(path)
         if name is None:
             continue
-        found_facts = _facts(tree[path])
+        found_facts = page_facts(tree, path)
         if found_facts is None:
             continue
         facts[name] = found_facts

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gitgarden.errors import NotAProject
+from gitgarden.facts import FactsCache, PageFacts, facts_of
 from gitgarden.tree import Entry
 
 __all__ = ["DiskTree", "Project", "find_project", "init_project", "InitReport", "MAP_TEMPLATE", "AGENTS_TEMPLATE"]
@@ -165,8 +166,17 @@ class DiskTree(Mapping[str, Entry]):
     project is ever read through one.
     """
 
-    def __init__(self, root: Path, folders: Sequence[str], extra_files: Sequence[str] = ()) -> None:
+    def __init__(
+        self,
+        root: Path,
+        folders: Sequence[str],
+        extra_files: Sequence[str] = (),
+        *,
+        facts_cache: FactsCache | None = None,
+    ) -> None:
         self.root = root
+        self.facts_cache = facts_cache
+        self._stats: dict[str, tuple[int, ...]] = {}
         self._paths: set[str] = set()
         self._sorted: list[str] | None = None  # the listing never changes: sorted once, not per iteration
         self._cache: dict[str, Entry] = {}
@@ -175,6 +185,8 @@ class DiskTree(Mapping[str, Entry]):
         for rel in extra_files:
             if os.path.lexists(root / rel):
                 self._paths.add(rel)
+        if facts_cache is not None:
+            facts_cache.keep = self._paths
 
     def _walk(self, path: Path, rel: str) -> None:
         try:
@@ -187,6 +199,12 @@ class DiskTree(Mapping[str, Entry]):
                 self._walk(Path(entry.path), child)
             elif entry.is_symlink() or entry.is_file(follow_symlinks=False):
                 self._paths.add(child)
+                if self.facts_cache is not None:
+                    try:
+                        st = entry.stat(follow_symlinks=False)
+                    except OSError:
+                        continue
+                    self._stats[child] = (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_mode)
 
     def __getitem__(self, rel: str) -> Entry:
         if rel not in self._paths:
@@ -207,6 +225,18 @@ class DiskTree(Mapping[str, Entry]):
                     entry = Entry("file", fh.read())
             self._cache[rel] = entry
         return entry
+
+    def facts(self, rel: str) -> PageFacts | None:
+        """The page facts of `rel`, from the cache while the file is unchanged on disk."""
+        signature = self._stats.get(rel)
+        if self.facts_cache is None or signature is None:
+            return facts_of(self[rel])
+        found, cached = self.facts_cache.get(rel, signature)
+        if found:
+            return cached
+        fresh = facts_of(self[rel])
+        self.facts_cache.put(rel, signature, fresh)
+        return fresh
 
     def __iter__(self) -> Iterator[str]:
         if self._sorted is None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from gitgarden import journal, wiki
+from gitgarden.facts import page_facts
 from gitgarden.tree import Entry, Tree, file, text_of
 
 __all__ = [
@@ -38,13 +39,10 @@ def page_titles(tree: Tree) -> dict[str, tuple[str, list[str]]]:
         name = wiki.page_name(path)
         if name is None or path == wiki.MAP_PATH:
             continue
-        text = read_text(tree, path)
+        found = page_facts(tree, path)
         title, aliases = name.rsplit("/", 1)[-1], []
-        if text is not None:
-            try:
-                meta = wiki.read_meta(text)
-            except wiki.PageError:
-                meta = {}
+        if found is not None:
+            meta = found.meta or {}
             title = str(meta.get("title") or title)
             aliases = wiki.aliases_of(meta)
         out[name] = (title, aliases)
@@ -61,11 +59,12 @@ def reachable(tree: Tree, index: wiki.LinkIndex) -> set[str]:
     seen = {"index"}
     todo = [wiki.MAP_PATH]
     while todo:
-        text = read_text(tree, todo.pop())
-        if text is None:
+        path = todo.pop()
+        found = page_facts(tree, path) if path in tree else None
+        if found is None:
             continue
-        for link in wiki.find_links(text):
-            name = index.resolve(link.target)
+        for target in found.targets:
+            name = index.resolve(target)
             if name and name not in seen:
                 seen.add(name)
                 todo.append(wiki.page_path(name))
@@ -133,8 +132,8 @@ def over_budget(tree: Tree) -> list[str]:
     out = []
     for path in tree:
         if wiki.page_name(path) and path != wiki.MAP_PATH:
-            text = read_text(tree, path)
-            if text is not None and len(text) > wiki.PAGE_BUDGET:
+            found = page_facts(tree, path)
+            if found is not None and found.chars > wiki.PAGE_BUDGET:
                 out.append(path)
     return out
 

@@ -1,0 +1,105 @@
+"""What a pass needs to know of every page — size, frontmatter, link targets — without reading
+every page every pass.
+
+A pass over a 5,000-page wiki used to read and parse every page for the page
+list, the map, the links and the health figures. The facts of a page on disk
+are kept in `<git dir>/gitgarden/facts.pickle`, keyed by the file's size,
+mtime, ctime and inode, so the next pass re-reads only the pages that
+changed. Facts of pages a pass wrote (in an Overlay) are computed from their
+new text. The cache lives in the git dir: machine-local, never committed,
+and losing it only costs one full read.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from gitgarden import wiki
+from gitgarden.tree import Entry, Overlay, Tree, text_of
+
+__all__ = ["PageFacts", "page_facts", "facts_of", "FactsCache"]
+
+_VERSION = 1
+
+
+class PageFacts(NamedTuple):
+    """One page's facts, whatever tree it stands in."""
+
+    chars: int
+    meta: dict[str, Any] | None  # None: the frontmatter does not parse
+    targets: tuple[str, ...]  # link targets, in order
+
+
+@lru_cache(maxsize=32_768)
+def facts_of(entry: Entry) -> PageFacts | None:
+    """The facts of one entry (None when it is not UTF-8 text), cached by content."""
+    text = text_of(entry)
+    if text is None:
+        return None
+    try:
+        meta: dict[str, Any] | None = wiki.read_meta(text)
+    except wiki.PageError:
+        meta = None
+    return PageFacts(len(text), meta, tuple(link.target for link in wiki.find_links(text)))
+
+
+class FactsCache:
+    """Facts of files on disk by path, valid while the file's stat signature is unchanged."""
+
+    def __init__(self, path: Path | None) -> None:
+        self.path = path
+        self._items: dict[str, tuple[tuple[int, ...], PageFacts | None]] = {}
+        self._dirty = False
+        self.keep: set[str] | None = None  # the paths that exist (set by the tree that lists them)
+        if path is not None:
+            try:
+                data = pickle.loads(path.read_bytes())
+                if isinstance(data, dict) and data.get("version") == _VERSION:
+                    self._items = data["items"]
+            except (OSError, pickle.UnpicklingError, EOFError, KeyError, TypeError, ValueError, AttributeError):
+                self._items = {}
+
+    def get(self, rel: str, signature: tuple[int, ...]) -> tuple[bool, PageFacts | None]:
+        """(found, facts) for `rel` when its signature matches what was cached."""
+        item = self._items.get(rel)
+        if item is not None and item[0] == signature:
+            return True, item[1]
+        return False, None
+
+    def put(self, rel: str, signature: tuple[int, ...], facts: PageFacts | None) -> None:
+        self._items[rel] = (signature, facts)
+        self._dirty = True
+
+    def save(self) -> None:
+        """Write the cache back when it changed (dropping paths that no longer exist); never fails a pass."""
+        if self.path is None or not self._dirty:
+            return
+        if self.keep is not None:
+            self._items = {k: v for k, v in self._items.items() if k in self.keep}
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = self.path.with_name(self.path.name + ".tmp")
+            tmp.write_bytes(pickle.dumps({"version": _VERSION, "items": self._items}, protocol=pickle.HIGHEST_PROTOCOL))
+            os.replace(tmp, self.path)
+            self._dirty = False
+        except OSError:
+            pass
+
+
+def page_facts(tree: Tree, path: str) -> PageFacts | None:
+    """The facts of `path` in `tree`: from the disk cache when the file is unchanged on disk."""
+    base: Any = tree
+    if isinstance(tree, Overlay):
+        if path in tree.changes:
+            entry = tree.changes[path]
+            return None if entry is None else facts_of(entry)
+        base = tree.base
+    lookup = getattr(base, "facts", None)
+    if lookup is not None:
+        found: PageFacts | None = lookup(path)
+        return found
+    return facts_of(tree[path])
