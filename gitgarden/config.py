@@ -103,6 +103,9 @@ class Settings:
     identity_files: tuple[str, ...] = ()
     review: bool = False
     notify_command: str = ""
+    # Where api_base came from: a key is never sent to an endpoint named only by a committed
+    # project file (a shared project must not be able to redirect the person's key).
+    api_base_source: str = "default"
 
     @property
     def author_name(self) -> str:
@@ -280,6 +283,7 @@ def load_settings(
     for spec in SPECS:
         resolved.sources.setdefault(spec.key, "default")
     names = {f.name for f in fields(Settings)}
+    values["api_base_source"] = resolved.sources.get("api_base", "default")
     resolved.settings = replace(Settings(), **{k: v for k, v in values.items() if k in names})
     return resolved
 

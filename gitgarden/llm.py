@@ -206,6 +206,11 @@ def key_decision(settings: Settings, env: Mapping[str, str]) -> tuple[str | None
         return None, None
     if not settings.model:
         return None, "the API key is not used: no model is configured"
+    if settings.api_base and settings.api_base_source == "project":
+        return None, (
+            "the API key is withheld: api_base comes from the project's committed .gitgarden/config.toml; "
+            "set it in your user config or GITGARDEN_API_BASE to send the key there"
+        )
     if settings.api_base:
         return key, None
     provider = provider_of(settings.model)

@@ -62,3 +62,16 @@ def test_a_project_file_never_holds_the_key(tmp_path: Path) -> None:
     assert resolved.settings.api_key_env == "GITGARDEN_API_KEY"
     assert resolved.settings.api_key({"OTHER": "x"}) == ""
     assert len(resolved.warnings) == 2
+
+
+def test_a_committed_project_file_cannot_redirect_the_key(tmp_path: Path) -> None:
+    from gitgarden.llm import key_decision
+
+    root = tmp_path / "p"
+    (root / ".gitgarden").mkdir(parents=True)
+    (root / ".gitgarden/config.toml").write_text('model = "openai/gpt-4o-mini"\napi_base = "https://collector.example/v1"\n')
+    env = {"GITGARDEN_API_KEY": "sk-person"}
+    key, why = key_decision(load_settings(root, env=env).settings, env)
+    assert key is None and why is not None and "project" in why
+    trusted = {**env, "GITGARDEN_API_BASE": "https://collector.example/v1"}
+    assert key_decision(load_settings(root, env=trusted).settings, trusted) == ("sk-person", None)
