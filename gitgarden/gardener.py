@@ -14,17 +14,18 @@ import json
 import os
 import secrets
 from collections.abc import Callable, Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gitgarden import gitrepo, grounding, guard, journal, recovery, tidy, wiki
+from gitgarden import gitrepo, grounding, guard, journal, outcome, passcommit, recovery, tidy, wiki
 from gitgarden.config import Settings
 from gitgarden.errors import GitgardenError, LockHeld, ModelError
 from gitgarden.facts import FactsCache, page_facts
 from gitgarden.lock import PassLock
 from gitgarden.ops import Applied, ApplyContext, Op, Refusal, apply_op
+from gitgarden.outcome import NO_MODEL_HINT, OUTCOMES, PassResult
 from gitgarden.project import DiskTree, Project
 from gitgarden.tree import Overlay, Tree, changed_paths, file, text_of
 
@@ -34,28 +35,6 @@ if TYPE_CHECKING:
 __all__ = ["OUTCOMES", "PassResult", "run_pass", "Clock", "utcnow", "stop_path", "request_stop"]
 
 Clock = Callable[[], datetime]
-
-# outcome -> (exit status, sentence). Exit 0 is the pass doing its job.
-OUTCOMES: dict[str, tuple[int, str]] = {
-    "nothing_new": (0, "nothing new in the journal"),
-    "nothing_earned": (0, "nothing earned a page; the journal lines are marked read"),
-    "pages_written": (0, "pages written; the journal lines are marked read"),
-    "tidied": (0, "map and links tidied; nothing new in the journal"),
-    "no_model": (0, "no model configured: promotion skipped, the journal left unread"),
-    "finished_without_writing": (10, "finished without writing; the journal left unread"),
-    "some_refused": (11, "pages written, some writes refused; the journal left unread"),
-    "stood_down": (12, "stood down: the person came back; the journal left unread"),
-    "stopped": (13, "stopped on request; the journal left unread"),
-    "refused": (14, "refused"),
-    "failed": (15, "failed; the journal left unread"),
-}
-
-NO_MODEL_HINT = (
-    "No model is configured: set GITGARDEN_MODEL (e.g. openai/gpt-4o-mini, or ollama_chat/llama3.2 "
-    "with GITGARDEN_API_BASE) to promote journal lines."
-)
-LOG_DIR = "log"
-
 
 def utcnow() -> datetime:
     """The real clock (UTC, aware)."""
@@ -72,63 +51,6 @@ def request_stop(git_dir: Path, who: str, when: datetime) -> None:
     path = stop_path(git_dir)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps({"who": who, "when": when.isoformat()}))
-
-
-@dataclass
-class PassResult:
-    """What a pass did, for the CLI, the log record and the commit trailers."""
-
-    pass_id: str
-    outcome: str
-    detail: str = ""
-    started: str = ""
-    finished: str = ""
-    offered: list[str] = field(default_factory=list)
-    overflow: int = 0
-    marked_read: int = 0
-    created: list[str] = field(default_factory=list)
-    appended: list[str] = field(default_factory=list)
-    split: list[str] = field(default_factory=list)
-    tidied: list[str] = field(default_factory=list)
-    refusals: list[str] = field(default_factory=list)
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cost: float | None = None
-    model: str = ""
-    snapshot: str = ""
-    snapshot_error: str = ""
-    journal_commit: str = ""
-    commit: str = ""
-    recovery: str = ""
-    stop: dict[str, Any] | None = None
-    dry_run: bool = False
-    diff: str = ""
-    hints: list[str] = field(default_factory=list)
-    grounding_min_score: float | None = None  # lowest rule-11 score of the prose that landed
-    map_chars: int | None = None
-    health_before: dict[str, int] = field(default_factory=dict)
-    health_after: dict[str, int] = field(default_factory=dict)
-
-    @property
-    def exit_code(self) -> int:
-        return OUTCOMES[self.outcome][0]
-
-    @property
-    def sentence(self) -> str:
-        base = OUTCOMES[self.outcome][1]
-        return f"{base}: {self.detail}" if self.detail else base
-
-    @property
-    def tokens(self) -> int:
-        return self.prompt_tokens + self.completion_tokens
-
-    def record(self) -> dict[str, Any]:
-        """The log record (JSON-ready); never holds a key or a prompt."""
-        data = asdict(self)
-        data.pop("diff")
-        data["exit_code"] = self.exit_code
-        data["message"] = self.sentence
-        return data
 
 
 class _StandDown(Exception):
@@ -260,32 +182,6 @@ def _identity_texts(project: Project, settings: Settings) -> list[tuple[str, str
     return out
 
 
-def _log_path(now: datetime) -> str:
-    return f"{LOG_DIR}/{now:%Y-%m}.jsonl"
-
-
-def _commit_message(result: PassResult, trailers: dict[str, str]) -> str:
-    bits = []
-    if result.created:
-        bits.append(f"{len(result.created)} created")
-    if result.appended:
-        bits.append(f"{len(result.appended)} appended")
-    if result.split:
-        bits.append(f"{len(result.split)} split")
-    if result.tidied:
-        bits.append(f"{len(result.tidied)} tidied")
-    summary = ", ".join(bits) or "journal read"
-    lines = [f"gitgarden pass: {summary} ({result.marked_read} lines read)", ""]
-    for label, items in (("Created", result.created), ("Appended", result.appended), ("Split", result.split), ("Tidied", result.tidied)):
-        if items:
-            lines.append(f"{label}: {', '.join(items)}")
-    for refusal in result.refusals[:20]:
-        lines.append(f"Refused: {refusal}")
-    lines.append("")
-    lines.extend(f"Gardener-{k}: {v}" for k, v in trailers.items())
-    return "\n".join(lines) + "\n"
-
-
 def run_pass(
     project: Project,
     settings: Settings,
@@ -324,7 +220,7 @@ def _finish(project: Project, result: PassResult, now: Clock, *, record: bool) -
     if record:
         # Attempts that made no commit still leave a record (committed by the next pass).
         try:
-            rel = _log_path(now())
+            rel = outcome.log_path(now())
             data = recovery.with_records(project.root, rel, [result.record()])
             recovery.atomic_write(project.root / rel, data)
         except (OSError, GitgardenError):
@@ -346,7 +242,7 @@ def _run_locked(
     stop_file = stop_path(git_dir)
     if not result.dry_run:
         stop_file.unlink(missing_ok=True)  # a stale request must not stop this new pass
-        found = recovery.recover(root, git_dir, lambda pid: _is_committed(root, pid))
+        found = recovery.recover(root, git_dir, lambda pid: passcommit.is_committed(root, pid))
         if found is not None:
             result.recovery = found.summary()
             on_progress(result.recovery)
@@ -391,13 +287,13 @@ def _run_locked(
         dirty=dirty,
         journal_texts=tuple(ln.text for ln in lines),
     )
-    own = frozenset({journal.READ_PATH, _log_path(now())})
+    own = frozenset({journal.READ_PATH, outcome.log_path(now())})
 
     # What needs no model: map entries for pages the map does not reach, links in those pages.
     map_writes, mapped = tidy.map_entries(base, titles, dirty)
     over_budget = [p for p in tidy.over_budget(base) if p not in dirty]
     map_text = tidy.read_text(base, wiki.MAP_PATH) or ""
-    last_map = _last_map_chars(project)
+    last_map = passcommit.last_map_chars(project)
     prune_map = len(map_text) > wiki.MAP_CEILING and (last_map is None or len(map_text) > last_map)
     if not offered and not map_writes and not over_budget and not prune_map:
         result.outcome = "nothing_new"
@@ -424,7 +320,7 @@ def _run_locked(
 
             budget = Budget(tokens=settings.token_budget, seconds=float(settings.seconds_budget))
             if not result.dry_run:
-                result.journal_commit = _commit_journal(root, offered, result.pass_id)
+                result.journal_commit = passcommit.commit_journal(root, offered, result.pass_id)
             work.ctx_conversation = _conversation(project, settings.chat_window_chars)
             ops, offered = _ask(project, settings, model, work, titles, offered, result, check_interrupts, now, budget)
             _apply_all(ops, work, result, own, now, titles, settings.grounding_min)
@@ -497,7 +393,7 @@ def _run_locked(
     result.health_before = measure(base, unread_lines=len(offered) + result.overflow).summary()
     result.health_after = measure(work.tree, unread_lines=unread_after).summary()
     if result.dry_run:
-        result.diff = _diff(base, work.tree, changes)
+        result.diff = passcommit.diff(base, work.tree, changes)
         return
     try:
         check_interrupts()
@@ -508,7 +404,7 @@ def _run_locked(
         result.outcome, result.detail = "stood_down", str(exc)
         return
     try:
-        _write_and_commit(project, settings, result, writes, git_dir, now)
+        passcommit.write_and_commit(project, settings, result, writes, git_dir, now)
     except GitgardenError as exc:  # e.g. the person's pre-commit hook said no: every write was rolled back
         result.outcome, result.detail, result.marked_read = "failed", f"the pass commit did not land: {exc}", 0
 
@@ -695,21 +591,6 @@ def _split_pushed_over(
     return split_any
 
 
-def _last_map_chars(project: Project) -> int | None:
-    """The map's size when the last committed pass left it (from the newest log record that says)."""
-    if not project.log.is_dir():
-        return None
-    for path in sorted(project.log.glob("*.jsonl"), reverse=True):
-        for line in reversed(path.read_text(encoding="utf-8", errors="replace").splitlines()):
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError:
-                continue
-            if isinstance(record, dict) and record.get("map_chars") is not None:
-                return int(record["map_chars"])
-    return None
-
-
 def _prune_map(work: _Work, result: PassResult, own: frozenset[str]) -> bool:
     """Move the map's entry lines, word for word, to the hub page `map-pages`, leaving one link."""
     text = tidy.read_text(work.tree, wiki.MAP_PATH)
@@ -738,102 +619,4 @@ def _prune_map(work: _Work, result: PassResult, own: frozenset[str]) -> bool:
     result.tidied.extend([wiki.MAP_PATH, hub])
     return True
 
-
-def _is_committed(root: Path, pass_id: str) -> bool:
-    out = gitrepo.git(root, "log", "-n", "20", "--format=%(trailers:key=Gardener-Pass,valueonly)", check=False)
-    return pass_id in out.decode(errors="replace").split()
-
-
-def _commit_journal(root: Path, offered: list[journal.JournalLine], pass_id: str) -> str:
-    """Commit the day files of the lines read, under the person's identity, when they are uncommitted."""
-    days = sorted({ln.day for ln in offered})
-    paths = [journal.day_path(d) for d in days]
-    dirty = gitrepo.dirty_paths(root, paths)
-    todo = [p for p in paths if p in dirty]
-    if not todo:
-        return ""
-    message = f"journal: {', '.join(d for d in days if journal.day_path(d) in dirty)}\n\nCommitted by gitgarden before pass {pass_id} read these lines.\n"
-    gitrepo.commit_paths(root, todo, message=message, author=None)
-    return gitrepo.head(root) or ""
-
-
-def _diff(base: Tree, tree: Tree, paths: list[str]) -> str:
-    import difflib
-
-    chunks: list[str] = []
-    pages_first = sorted(paths, key=lambda p: (not p.startswith("wiki/"), p))
-    for path in pages_first:
-        old = tidy.read_text(base, path) if path in base else ""
-        new = tidy.read_text(tree, path) if path in tree else ""
-        chunks.extend(
-            difflib.unified_diff(
-                (old or "").splitlines(keepends=True),
-                (new or "").splitlines(keepends=True),
-                fromfile=f"a/{path}" if path in base else "/dev/null",
-                tofile=f"b/{path}",
-            )
-        )
-    return "".join(chunks)
-
-
-def _write_and_commit(
-    project: Project,
-    settings: Settings,
-    result: PassResult,
-    writes: dict[str, bytes],
-    git_dir: Path,
-    now: Clock,
-) -> None:
-    root = project.root
-    trailers = {
-        "Pass": result.pass_id,
-        "Outcome": result.outcome,
-        "Read": str(result.marked_read),
-        "Tokens": str(result.tokens) if result.model else "0",
-        "Cost": "unknown" if result.cost is None else f"{result.cost:.6f}",
-        "Model": result.model or "none",
-        "Created": str(len(result.created)),
-        "Appended": str(len(result.appended)),
-        "Split": str(len(result.split)),
-        "Refused": str(len(result.refusals)),
-        "Grounding": "n/a" if result.grounding_min_score is None else f"{result.grounding_min_score:.2f}",
-    }
-    if result.health_after:
-        b, a = result.health_before, result.health_after
-        trailers["Health"] = ", ".join(
-            f"{k} {b.get(k, 0)}->{a.get(k, 0)}" for k in ("orphans", "broken_links", "over_budget", "map_chars", "unread_lines")
-        )
-    if result.snapshot:
-        trailers["Snapshot"] = result.snapshot
-    result.finished = now().isoformat()
-    log_rel = _log_path(now())
-    writes[log_rel] = recovery.with_records(root, log_rel, [result.record()])
-    if settings.review:  # to gitgarden/review, built in a temporary index: the person's checkout is untouched
-        from gitgarden import review
-
-        message = _commit_message(result, trailers)
-        result.commit = review.commit_to_review(root, writes, message, (settings.author_name, settings.author_email))
-        result.hints.append(f"Review mode: committed to {review.REVIEW_BRANCH}; `gitgarden review` shows it, `gitgarden review accept` brings it in.")
-        return
-    originals: dict[str, bytes | None] = {}
-    for rel in writes:
-        target = recovery.safe_target(root, rel)
-        originals[rel] = target.read_bytes() if target.exists() else None
-    recovery.write_pending(git_dir, recovery.Pending(result.pass_id, originals, writes))
-    committed = False
-    try:
-        for rel, data in writes.items():
-            recovery.atomic_write(recovery.safe_target(root, rel), data)
-        message = _commit_message(result, trailers)
-        gitrepo.commit_paths(root, sorted(writes), message=message, author=(settings.author_name, settings.author_email))
-        committed = True
-        result.commit = gitrepo.head(root) or ""
-    finally:
-        if not committed:
-            found = recovery.recover(root, git_dir, lambda _pid: False)
-            if found is not None:
-                result.recovery = found.summary()
-                if found.restored:  # staged by `git add` before the commit failed
-                    gitrepo.git(root, "reset", "-q", "--", *found.restored, check=False)
-        recovery.clear_pending(git_dir)
 
