@@ -1,4 +1,4 @@
-"""Scheduling: the registry, the three clocks, one pass a tick, failure counts.
+"""Scheduling: the three clocks, one pass a tick, what `status` and `projects` show.
 
 `gitgarden tick` is what a systemd timer or cron calls every minute. The tick
 itself applies `enabled` and `interval_min`, so changing them takes effect
@@ -21,30 +21,51 @@ Machine-local state, under GITGARDEN_STATE:
     tick.lock       held for a whole tick, so two ticks never overlap
     state.lock      held while projects.json or state.json is rewritten
 
-The systemd units and crontab line that call the tick are in `gitgarden.timers`.
+projects.json and state.json (the registry, attempts and failure counts) are
+kept by `gitgarden.registry`. The systemd units and crontab line that call the
+tick are in `gitgarden.timers`.
 """
 
 from __future__ import annotations
 
 import contextlib
-import fcntl
-import hashlib
 import json
 import os
-import shlex
 import subprocess
-import sys
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import asdict, dataclass, field, fields
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from gitgarden import journal
 from gitgarden.config import Settings, load_settings, state_dir
 from gitgarden.errors import ConfigError, GitgardenError
 from gitgarden.lock import holder
-from gitgarden.project import find_project
+
+# The registry and the per-project state moved to gitgarden.registry; the public
+# names are re-exported here (see __all__) so callers of the schedule keep working.
+from gitgarden.registry import (
+    FAILURE_TEXT,
+    NOTIFY_AFTER,
+    Attempt,
+    ProjectState,
+    _atomic_write,
+    _flock,
+    _from_iso,
+    _iso,
+    _stderr,
+    _ts,
+    _update_state,
+    count_unread,
+    load_state,
+    map_chars,
+    notify,
+    record_attempt,
+    register,
+    registered,
+    scan_journal,
+    unregister,
+)
 
 __all__ = [
     "FAILURE_TEXT",
@@ -67,12 +88,6 @@ __all__ = [
     "list_projects",
 ]
 
-FAILURE_TEXT = (
-    "The gardener has failed {n} passes in a row on '{name}': its journal is not becoming pages. "
-    "Run `gitgarden run` in {name} to see the error."
-)
-NOTIFY_AFTER = 3  # failures in a row before every further failure notifies
-NOTIFY_TIMEOUT = 10  # seconds notify_command may take
 # The map's ceiling, as wiki.MAP_CEILING (a test keeps them equal): wiki imports
 # YAML and frontmatter, which a tick that finds nothing must not pay for.
 MAP_CEILING = 2000
@@ -80,32 +95,11 @@ FAILED_EXIT = 15  # gardener.OUTCOMES["failed"][0]
 # A tick looks when at least interval_min minus this has passed: timers and cron
 # fire a little early or late, and a look missed by a second waits a whole minute.
 INTERVAL_SLACK_S = 30
-# Outcomes that say nothing about the gardener's health: the failure count stands.
-_NEUTRAL = frozenset({"stood_down", "stopped"})
-# Not attempts at all: nothing ran (a dry run changes nothing either).
-_NOT_ATTEMPTS = frozenset({"refused"})
 
 Clock = Callable[[], datetime]
 
 
 # -- time ------------------------------------------------------------------------------
-
-
-def _ts(when: datetime) -> float:
-    return (when if when.tzinfo else when.replace(tzinfo=UTC)).timestamp()
-
-
-def _iso(ts: float) -> str:
-    return datetime.fromtimestamp(ts, UTC).isoformat(timespec="seconds")
-
-
-def _from_iso(text: Any) -> float | None:
-    if not isinstance(text, str) or not text:
-        return None
-    try:
-        return _ts(datetime.fromisoformat(text))
-    except ValueError:
-        return None
 
 
 def _span(seconds: float) -> str:
@@ -122,212 +116,7 @@ def _span(seconds: float) -> str:
     return f"{d} d" + (f" {h} h" if h else "")
 
 
-# -- files under GITGARDEN_STATE --------------------------------------------------------
-
-
-def _atomic_write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
-
-
-@contextlib.contextmanager
-def _flock(path: Path, *, wait: bool = True) -> Iterator[bool]:
-    """Hold an flock on `path` for the block; yields False (not held) when busy and not waiting."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
-        except BlockingIOError:
-            yield False
-            return
-        yield True
-    finally:
-        os.close(fd)  # closing releases the flock
-
-
-def _read_json(path: Path) -> Any:
-    """A JSON file's data (None when absent); GitgardenError naming the path when malformed."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise GitgardenError(f"{path}: cannot be read ({exc})") from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise GitgardenError(f"{path}: malformed JSON at line {exc.lineno}: {exc.msg}") from None
-
-
-# -- the registry -----------------------------------------------------------------------
-
-
-def _registry_path(env: Mapping[str, str]) -> Path:
-    return state_dir(env) / "projects.json"
-
-
-def registered(env: Mapping[str, str]) -> list[Path]:
-    """The registered project roots, in the order they were added."""
-    path = _registry_path(env)
-    data = _read_json(path)
-    if data is None:
-        return []
-    items = data.get("projects") if isinstance(data, dict) else None
-    if not isinstance(items, list) or not all(isinstance(p, str) for p in items):
-        raise GitgardenError(f"{path}: malformed: expected {{\"projects\": [paths…]}}")
-    return [Path(p) for p in items]
-
-
-def _write_registry(env: Mapping[str, str], roots: Sequence[Path]) -> None:
-    _atomic_write(_registry_path(env), json.dumps({"projects": [str(r) for r in roots]}, indent=2) + "\n")
-
-
-def register(root: Path, env: Mapping[str, str]) -> bool:
-    """Add the project containing `root` to the registry; True when newly added."""
-    project_root = find_project(root).root  # NotAProject when it is none
-    with _flock(state_dir(env) / "state.lock"):
-        roots = registered(env)
-        if project_root in roots:
-            return False
-        _write_registry(env, [*roots, project_root])
-    return True
-
-
-def unregister(root: Path, env: Mapping[str, str]) -> bool:
-    """Remove `root` (a registered path, even one whose folder is gone) and its state; False when absent."""
-    target = root.expanduser().absolute()
-    with _flock(state_dir(env) / "state.lock"):
-        roots = registered(env)
-        keep = [r for r in roots if r not in (target, target.resolve())]
-        if len(keep) == len(roots):
-            return False
-        _write_registry(env, keep)
-        gone = {str(r) for r in roots} - {str(r) for r in keep}
-        _update_state_locked(env, lambda records: [records.pop(g, None) for g in gone])
-    return True
-
-
-# -- per-project state --------------------------------------------------------------------
-
-
-@dataclass
-class ProjectState:
-    """What this machine remembers about one project between ticks."""
-
-    last_attempt: str | None = None
-    last_outcome: str | None = None
-    last_pass_id: str | None = None
-    last_sentence: str = ""
-    last_exit_code: int | None = None
-    last_commit: str = ""
-    consecutive_failures: int = 0
-    map_chars: int | None = None  # the map's size when the last pass ended
-    journal_sig: str | None = None  # the journal's stat signature when `unread` was counted
-    unread: int | None = None
-
-    @classmethod
-    def from_dict(cls, data: Any) -> ProjectState:
-        if not isinstance(data, dict):
-            return cls()
-        return cls(**{k: v for k, v in data.items() if k in _STATE_FIELDS})
-
-
-_STATE_FIELDS = frozenset(f.name for f in fields(ProjectState))
-
-
-def _state_path(env: Mapping[str, str]) -> Path:
-    return state_dir(env) / "state.json"
-
-
-def _load_records(env: Mapping[str, str]) -> dict[str, Any]:
-    path = _state_path(env)
-    try:
-        data = _read_json(path)
-    except GitgardenError:
-        # Counts and clocks are worth less than a tick that keeps working: set the
-        # broken file aside (for a look) and start again.
-        with contextlib.suppress(OSError):
-            os.replace(path, path.with_name(path.name + ".broken"))
-        return {}
-    records = data.get("projects") if isinstance(data, dict) else None
-    return records if isinstance(records, dict) else {}
-
-
-def load_state(env: Mapping[str, str]) -> dict[str, ProjectState]:
-    """Every project's recorded state, by root path."""
-    return {k: ProjectState.from_dict(v) for k, v in _load_records(env).items()}
-
-
-def _update_state_locked(env: Mapping[str, str], change: Callable[[dict[str, Any]], Any]) -> None:
-    records = _load_records(env)
-    change(records)
-    _atomic_write(_state_path(env), json.dumps({"projects": records}, indent=1, sort_keys=True) + "\n")
-
-
-def _update_state(env: Mapping[str, str], change: Callable[[dict[str, Any]], Any]) -> None:
-    with _flock(state_dir(env) / "state.lock"):
-        _update_state_locked(env, change)
-
-
 # -- what a project looks like on disk (stat calls only, until something changed) ---------------
-
-
-@dataclass(frozen=True)
-class JournalScan:
-    """The journal's day files and read position as stat results: a signature and the newest mtime."""
-
-    sig: str
-    newest: float
-
-
-def scan_journal(root: Path | str) -> JournalScan:
-    """Stat the journal's `*.md` files and `.gitgarden/read.json`; nothing is read."""
-    # Plain strings, not Path: this runs for every registered project on every tick.
-    entries: list[tuple[str, int, int]] = []
-    newest = 0.0
-    folder = f"{root}/raw/journal"
-    try:
-        newest = os.stat(folder).st_mtime
-        with os.scandir(folder) as it:
-            for entry in it:
-                if not entry.name.endswith(".md"):
-                    continue
-                try:
-                    st = entry.stat(follow_symlinks=False)
-                except OSError:
-                    continue
-                entries.append((entry.name, st.st_mtime_ns, st.st_size))
-                newest = max(newest, st.st_mtime)
-    except OSError:
-        pass
-    try:
-        st = os.stat(f"{root}/{journal.READ_PATH}")
-        entries.append(("\0read", st.st_mtime_ns, st.st_size))
-    except OSError:
-        pass
-    entries.sort()
-    return JournalScan(hashlib.blake2b(repr(entries).encode(), digest_size=10).hexdigest(), newest)
-
-
-def count_unread(root: Path) -> int:
-    """Unread journal lines, parsed against `.gitgarden/read.json`."""
-    read_file = root / journal.READ_PATH
-    try:
-        read_text: str | None = read_file.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        read_text = None
-    return len(journal.unread_lines(journal.all_lines(root / "raw" / "journal"), journal.load_read(read_text)))
-
-
-def map_chars(root: Path) -> int | None:
-    """The map's length in characters (None when there is no map)."""
-    try:
-        return len((root / "wiki" / "index.md").read_bytes().decode("utf-8", "replace"))
-    except OSError:
-        return None
 
 
 def _map_over(root: Path | str, left: int | None) -> int | None:
@@ -682,112 +471,6 @@ class _Failed:
     @property
     def sentence(self) -> str:
         return f"failed: {self.detail}"
-
-
-# -- attempts and failures ---------------------------------------------------------------------------
-
-
-@dataclass
-class Attempt:
-    """One recorded attempt: its outcome, the failure count after it, and the notification it raised."""
-
-    root: Path
-    outcome: str
-    consecutive_failures: int
-    notification: str | None = None
-
-
-def _stderr(message: str) -> None:
-    print(message, file=sys.stderr, flush=True)
-
-
-def record_attempt(
-    root: Path,
-    result: Any,
-    env: Mapping[str, str],
-    now: datetime,
-    *,
-    on_message: Callable[[str], None] | None = None,
-    runner: Callable[..., Any] = subprocess.run,
-) -> Attempt | None:
-    """Remember a pass's attempt on `root`; past three failures in a row, notify. None when nothing ran.
-
-    Dry runs and refused passes (locked, turn in flight) are not attempts.
-    "failed" counts up; "stood_down" and "stopped" leave the count as it is;
-    every other outcome resets it. Never raises: the pass is done either way.
-    """
-    say = on_message or _stderr
-    if getattr(result, "dry_run", False) or result.outcome in _NOT_ATTEMPTS:
-        return None
-    root = root.resolve()
-    scan = scan_journal(root)
-    try:
-        unread = count_unread(root)
-    except OSError:
-        unread = None
-    after_map = map_chars(root)
-    failures = 0
-
-    def change(records: dict[str, Any]) -> None:
-        nonlocal failures
-        rec = ProjectState.from_dict(records.get(str(root)))
-        if result.outcome == "failed":
-            rec.consecutive_failures += 1
-        elif result.outcome not in _NEUTRAL:
-            rec.consecutive_failures = 0
-        failures = rec.consecutive_failures
-        rec.last_attempt = _iso(_ts(now))
-        rec.last_outcome = result.outcome
-        rec.last_pass_id = getattr(result, "pass_id", "") or None
-        rec.last_sentence = result.sentence
-        rec.last_exit_code = result.exit_code
-        rec.last_commit = getattr(result, "commit", "") or ""
-        rec.map_chars = after_map
-        rec.journal_sig, rec.unread = (scan.sig, unread) if unread is not None else (None, None)
-        records[str(root)] = asdict(rec)
-
-    try:
-        _update_state(env, change)
-    except (OSError, GitgardenError) as exc:
-        say(f"gitgarden: could not record the attempt in {_state_path(env)}: {exc}")
-        return None
-    attempt = Attempt(root, result.outcome, failures)
-    if result.outcome == "failed" and failures > NOTIFY_AFTER:
-        attempt.notification = FAILURE_TEXT.format(n=failures, name=root.name)
-        try:
-            command = load_settings(root, env=env).settings.notify_command
-        except ConfigError:
-            command = ""
-        notify(attempt.notification, command, on_message=say, runner=runner)
-    return attempt
-
-
-def notify(
-    message: str,
-    command: str,
-    *,
-    on_message: Callable[[str], None] | None = None,
-    runner: Callable[..., Any] = subprocess.run,
-) -> bool:
-    """Say `message` on stderr and, when `command` is set, run it with the message as its last argument.
-
-    No shell; a short timeout; a command that fails is reported, never raised.
-    True when the command ran and succeeded (or there was none).
-    """
-    say = on_message or _stderr
-    say(message)
-    if not command.strip():
-        return True
-    try:
-        argv = [*shlex.split(command), message]
-        proc = runner(argv, stdin=subprocess.DEVNULL, capture_output=True, timeout=NOTIFY_TIMEOUT, check=False)
-    except (OSError, ValueError, subprocess.SubprocessError) as exc:
-        say(f"gitgarden: notify_command {command!r} failed: {exc}")
-        return False
-    if proc.returncode != 0:
-        say(f"gitgarden: notify_command {command!r} exited with status {proc.returncode}")
-        return False
-    return True
 
 
 # -- status and listing -------------------------------------------------------------------------------

@@ -21,7 +21,7 @@ from typing import Protocol
 
 from gitgarden.config import state_dir
 from gitgarden.errors import GitgardenError
-from gitgarden.schedule import _atomic_write
+from gitgarden.registry import _atomic_write
 
 __all__ = [
     "Crontab",

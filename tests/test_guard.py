@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from gitgarden import guard, wiki
+from gitgarden import guardtext, wiki
 from gitgarden.guard import PassContext, Verdict, check, skipped_checks
 from gitgarden.tree import Entry, file, symlink
 
@@ -831,12 +831,12 @@ def test_link_finder_agrees_with_wiki_find_links() -> None:
     ]
     for _ in range(20000):
         t = "".join(rnd.choice(alpha) for _ in range(rnd.randint(0, 30)))
-        ours = [(lk.start, lk.end, lk.target) for lk in guard._find_links(t)]
+        ours = [(lk.start, lk.end, lk.target) for lk in guardtext._find_links(t)]
         theirs = [(lk.start, lk.end, lk.target) for lk in wiki.find_links(t)]
         assert ours == theirs, t
         lo, hi = sorted(rnd.randint(0, len(t)) for _ in range(2))  # a region: links starting in it
-        assert guard._find_links(t, lo, hi) == [
-            lk for lk in guard._find_links(t) if lo <= lk.start < hi
+        assert guardtext._find_links(t, lo, hi) == [
+            lk for lk in guardtext._find_links(t) if lo <= lk.start < hi
         ]
 
 
@@ -844,7 +844,7 @@ def test_fenced_code_hides_links() -> None:
     for fence in ("```", "~~~", "   ```"):
         t = f"a\n{fence}\n[[x]]\n{fence.strip()}\n[[y]]\n"
         assert (
-            [lk.target for lk in guard._find_links(t)]
+            [lk.target for lk in guardtext._find_links(t)]
             == [lk.target for lk in wiki.find_links(t)]
             == ["y"]
         )

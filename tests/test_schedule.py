@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from gitgarden import journal, schedule, timers
+from gitgarden import journal, registry, schedule, timers
 from gitgarden.errors import GitgardenError, NotAProject
 from gitgarden.lock import PassLock
 from gitgarden.project import Project
@@ -393,7 +393,7 @@ def thousand(tmp_path: Path, n: int = 1000) -> list[Path]:
     for i in range(n):
         root = tiny(tmp_path / "many" / f"p{i:04d}", f"line {i}", read=True)
         roots.append(root)
-    schedule._write_registry(env(), roots)
+    registry._write_registry(env(), roots)
     return roots
 
 
@@ -491,7 +491,7 @@ def test_a_notify_command_that_fails_or_hangs_is_reported_not_raised() -> None:
         raise subprocess.TimeoutExpired(argv, kw["timeout"])
 
     assert schedule.notify("msg", "notify-send -u low", on_message=said.append, runner=hangs) is False
-    assert calls[0]["argv"] == ["notify-send", "-u", "low", "msg"] and calls[0]["timeout"] == schedule.NOTIFY_TIMEOUT
+    assert calls[0]["argv"] == ["notify-send", "-u", "low", "msg"] and calls[0]["timeout"] == registry.NOTIFY_TIMEOUT
     assert "shell" not in calls[0]
     assert schedule.notify("msg", "/no/such/command", on_message=said.append) is False
     assert schedule.notify("msg", "false", on_message=said.append) is False
@@ -525,7 +525,7 @@ def test_project_status_says_which_clock_holds_it_back_and_until_when(tmp_path: 
 def test_list_projects_reports_existence_enabled_and_failures(tmp_path: Path) -> None:
     a, b = tiny(tmp_path / "a"), tiny(tmp_path / "b")
     set_config(b, "enabled = false\n")
-    schedule._write_registry(env(), [a, b, tmp_path / "gone"])
+    registry._write_registry(env(), [a, b, tmp_path / "gone"])
     schedule.record_attempt(a, result("failed", 15), env(), NOW, on_message=lambda _m: None)
     rows = {Path(r["path"]).name: r for r in schedule.list_projects(env())}
     assert (rows["a"]["enabled"], rows["a"]["consecutive_failures"], rows["a"]["last_outcome"]) == (True, 1, "failed")
