@@ -14,6 +14,9 @@ from gitgarden import journal, wiki
 from gitgarden.facts import page_facts
 from gitgarden.tree import Entry, Tree, file, text_of
 
+# The map a pass starts when a vault has none (what `gitgarden init` writes, minus the prose).
+MAP_START = "# Map\n\n## Pages\n\n## Open\n"
+
 __all__ = [
     "read_text",
     "page_titles",
@@ -107,7 +110,9 @@ def map_entries(tree: Tree, titles: Mapping[str, tuple[str, list[str]]], skip: s
     """
     old = read_text(tree, wiki.MAP_PATH)
     if old is None:
-        return {}, []
+        if wiki.MAP_PATH in tree or not titles:
+            return {}, []  # a map that is not text is the person's to mend; no pages, no map
+        old = ""  # an existing vault without a map: the pass starts one
     index = link_index(titles)
     listed = {index.resolve(lk.target) for lk in wiki.find_links(old)}
     unlisted = [n for n in titles if n not in listed and wiki.page_path(n) not in skip]
@@ -115,7 +120,7 @@ def map_entries(tree: Tree, titles: Mapping[str, tuple[str, list[str]]], skip: s
         return {}, []  # nothing to list, or no entry can fit: skip walking every page's links
     reached = reachable(tree, index)
     missing = sorted(unlisted, key=lambda n: (n in reached, n))
-    new, added = old, []
+    new, added = old or MAP_START, []
     for name in missing:
         title = titles[name][0]
         line = f"- [[{name}]]" + (f" — {title}" if title and title != name else "")

@@ -259,3 +259,13 @@ def test_a_recovered_line_is_refused_when_the_journal_already_says_it(project: P
     result = garden(project, fake_model)
     assert any("already says it" in r for r in result.refusals)
     assert not (project.root / "raw/journal/2026-11-30.md").exists()
+
+
+def test_a_wiki_without_a_map_gets_one(project: Project) -> None:
+    write(project.root, "wiki/dana.md", page("Dana", "Dana runs ops.\n"))
+    (project.root / "wiki/index.md").unlink()
+    commit_all(project.root, "my vault has no map")
+    result = garden(project, None)
+    assert result.outcome == "tidied", result.refusals
+    new_map = (project.root / "wiki/index.md").read_text()
+    assert "- [[dana]] — Dana" in new_map and "## Open" in new_map
