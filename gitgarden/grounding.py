@@ -12,8 +12,9 @@ a few unit spellings ("kilo" = "kg", "%" = "percent"), and link syntax
 Calibration (tests/benchmarks/grounding_calibration.py, on sample-project/):
   should pass   30 hand paraphrases of one line      min 0.67, median 1.00
                 5 test-fixture bodies                all 1.00
-                135 wiki sentences vs source days    min 0.00; 4 under 0.60, all
-                                                     section headings ("Dry goods")
+                122 wiki sentences vs source days    none under 0.60 (short section
+                                                     headings such as "Dry goods",
+                                                     which only label, are not scored)
   should fail   12 facts from an uncited line        max 0.50, median 0.29
                 10 pure inventions                   max 0.25, median 0.00
                 12 cited fact + uncited fact mixed   0.30-0.90, median 0.60
@@ -246,7 +247,9 @@ def _vocabulary(texts: Sequence[str]) -> set[str]:
 def sentences(text: str) -> list[str]:
     """The sentences of markdown `text`: paragraphs split at sentence ends; a heading, list
     item, quote or table row is a sentence (or several) of its own text, marker stripped.
-    A table's header row (the row above its `|---|` rule) is not a sentence."""
+    A table's header row (the row above its `|---|` rule) is not a sentence, nor is a short
+    heading (at most three content words, no number): it labels a section and asserts
+    nothing, and refusing "## Deliveries" would refuse faithful pages."""
     blocks: list[str] = []
     current: list[str] = []
 
@@ -276,7 +279,9 @@ def sentences(text: str) -> list[str]:
             if stripped.startswith(("```", "~~~")):
                 continue
             if stripped.startswith("#"):
-                blocks.append(_CLOSING_HASHES.sub("", _MARKER.sub("", line)).strip())
+                heading = _CLOSING_HASHES.sub("", _MARKER.sub("", line)).strip()
+                if len(content_words(heading)) > 3 or re.search(r"\d", heading):
+                    blocks.append(heading)  # a long heading, or one with a number, asserts something
                 continue
             line = _MARKER.sub("", line)
         current.append(line.strip())

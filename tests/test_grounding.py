@@ -142,8 +142,9 @@ def test_sentences_without_content_words_score_one() -> None:
 
 def test_headings_bullets_and_table_rows_are_sentences_of_their_text() -> None:
     text = (
-        "## Marta Okafor ##\n"
+        "## Marta Okafor owns the building ##\n"
         "\n"
+        "### Notes\n"
         "- She owns the whole\n"
         "  building. She lives above the shop.\n"
         "1. Parking fine\n"
@@ -157,7 +158,7 @@ def test_headings_bullets_and_table_rows_are_sentences_of_their_text() -> None:
         "```\n"
     )
     assert grounding.sentences(text) == [
-        "Marta Okafor",
+        "Marta Okafor owns the building",  # a long heading asserts something; "Notes" only labels
         "She owns the whole building.",
         "She lives above the shop.",
         "Parking fine",
@@ -166,7 +167,8 @@ def test_headings_bullets_and_table_rows_are_sentences_of_their_text() -> None:
     ]
     out = {s.sentence: s.score for s in grounding.score_text(text, [LANDLORD])}
     assert out["Parking fine"] == 0.0 and out["Rent 2,400"] == 0.0
-    assert out["Marta Okafor"] == out["She owns the whole building."] == out["Marta, landlord"] == 1.0
+    assert out["She owns the whole building."] == out["Marta, landlord"] == 1.0
+    assert out["Marta Okafor owns the building"] == 1.0
 
 
 def test_sentence_split_keeps_decimals_and_abbreviations() -> None:
@@ -313,3 +315,16 @@ def test_a_pass_that_writes_no_prose_reports_no_grounding_score(bakery: Project,
     fake_model.enqueue({"operations": [{"op": "skip", "lines": ["2026-11-24#1", "2026-11-24#2", "2026-11-24#3"]}]})
     result = garden(bakery, fake_model)
     assert result.outcome == "nothing_earned" and result.grounding_min_score is None
+
+
+def test_a_short_heading_labels_and_is_not_scored_but_a_long_or_numbered_one_is() -> None:
+    from gitgarden.grounding import score_text
+
+    cited = ["Kessler delivers flour every Tuesday"]
+    assert [s.sentence for s in score_text("## Deliveries\n\nKessler delivers flour on Tuesdays.\n", cited)] == [
+        "Kessler delivers flour on Tuesdays."
+    ]
+    scored = score_text("## Signed a 2027 contract\n\nKessler delivers flour on Tuesdays.\n", cited)
+    assert scored[0].sentence == "Signed a 2027 contract" and scored[0].score < 0.6
+    long_heading = score_text("## Marta invented lovely sourdough recipes yesterday\n", cited)
+    assert long_heading and long_heading[0].score < 0.6
