@@ -518,8 +518,13 @@ def _apply_all(
             # Rule 11: a sentence the cited lines do not carry drops the whole operation.
             names = {p: wiki.page_name(p) or "" for p, _ in applied.prose}
             prose_titles = {p: titles[n][0] if n in titles else str(op.get("title") or "") for p, n in names.items()}
+            prose = list(applied.prose)
+            for path, name in names.items():
+                if name not in titles and prose_titles[path]:
+                    # A new page's title grounds its body, so it must itself come from the cited lines.
+                    prose.append((f"{path} (title)", prose_titles[path]))
             cited = [work.offered[i].text for i in op.lines]
-            verdicts, lowest = grounding.check(applied.prose, cited, prose_titles, grounding_min)
+            verdicts, lowest = grounding.check(prose, cited, prose_titles, grounding_min)
             if verdicts:
                 result.refusals.extend(f"{op.describe()}: {v}" for v in verdicts)
                 continue

@@ -328,3 +328,18 @@ def test_a_short_heading_labels_and_is_not_scored_but_a_long_or_numbered_one_is(
     assert scored[0].sentence == "Signed a 2027 contract" and scored[0].score < 0.6
     long_heading = score_text("## Marta invented lovely sourdough recipes yesterday\n", cited)
     assert long_heading and long_heading[0].score < 0.6
+
+
+def test_an_invented_title_cannot_ground_its_own_body(project, fake_model) -> None:  # type: ignore[no-untyped-def]
+    from gitgarden.config import Settings
+    from gitgarden.gardener import run_pass
+    from tests.conftest import FIXED_NOW, write
+
+    write(project.root, "raw/journal/2026-11-29.md", "Met the new supplier today\n")
+    fake_model.enqueue({"operations": [
+        {"op": "create_page", "page": "golden-flour-award", "title": "Golden Flour Award",
+         "body": "We won the Golden Flour Award.\n", "lines": ["2026-11-29#1"]},
+    ]})  # fmt: skip
+    result = run_pass(project, Settings(model="fake/scripted"), model=fake_model, now=lambda: FIXED_NOW)
+    assert not (project.root / "wiki/golden-flour-award.md").exists()
+    assert any("(title)" in r for r in result.refusals)
