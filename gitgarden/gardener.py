@@ -212,7 +212,13 @@ def run_pass(
         # No record: the pass holding the lock is writing log/ now, and this one said so on stderr.
         result.outcome, result.detail = "refused", str(exc)
         return _finish(project, result, now, record=False)
-    return _finish(project, result, now, record=not dry_run and result.outcome not in ("nothing_new",) and not result.commit)
+    # Attempts that made no commit leave a record only when they need a look (or are needed
+    # later: a map that could not get under its ceiling); a quiet "nothing new" leaves no trace.
+    worth = result.outcome in _RECORD_WITHOUT_COMMIT or result.map_chars is not None
+    return _finish(project, result, now, record=not dry_run and worth and not result.commit)
+
+
+_RECORD_WITHOUT_COMMIT = frozenset({"failed", "refused", "stopped", "stood_down", "finished_without_writing", "some_refused"})
 
 
 def _finish(project: Project, result: PassResult, now: Clock, *, record: bool) -> PassResult:

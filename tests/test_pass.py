@@ -292,3 +292,11 @@ def test_a_commit_refused_by_the_persons_hook_fails_cleanly(acme: Project, fake_
     assert git(acme.root, "status", "--porcelain", "wiki", ".gitgarden") == ""
     records = [json.loads(line) for line in (acme.root / "log/2026-11.jsonl").read_text().splitlines()]
     assert records[-1]["outcome"] == "failed"
+
+
+def test_a_model_free_run_with_nothing_to_tidy_leaves_no_trace(acme: Project) -> None:
+    garden(acme, None)  # the first one tidies (and commits its record)
+    before = git(acme.root, "status", "--porcelain")
+    result = garden(acme, None)
+    assert result.outcome == "no_model" and not result.commit
+    assert git(acme.root, "status", "--porcelain") == before
