@@ -109,3 +109,18 @@ class FakeModel:
 @pytest.fixture
 def fake_model() -> FakeModel:
     return FakeModel()
+
+
+def invoke(project: Project, *args: str, model: FakeModel | None = None) -> Any:
+    """Run a `gitgarden` command inside `project` with the scripted model and the fixed clock."""
+    from click.testing import CliRunner
+
+    from gitgarden.cli import App, cli
+
+    cwd = os.getcwd()
+    os.chdir(project.root)
+    try:
+        app = App(env={"GITGARDEN_MODEL": "fake/scripted"}, now=lambda: FIXED_NOW, model_factory=lambda s, e: model)
+        return CliRunner().invoke(cli, list(args), obj=app)
+    finally:
+        os.chdir(cwd)

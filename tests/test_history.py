@@ -9,15 +9,13 @@ from typing import Any
 
 import git as gitpython
 import pytest
-from click.testing import CliRunner, Result
 
 from gitgarden import history
-from gitgarden.cli import App, cli
 from gitgarden.config import Settings
 from gitgarden.gardener import PassResult, run_pass, stop_path
 from gitgarden.gitrepo import git_dir
 from gitgarden.project import Project
-from tests.conftest import FIXED_NOW, FakeModel, commit_all, git, page, write
+from tests.conftest import FIXED_NOW, FakeModel, commit_all, git, invoke, page, write
 
 SETTINGS = Settings(model="fake/scripted")
 
@@ -52,16 +50,6 @@ def acme(project: Project) -> Project:
     commit_all(project.root)
     capture(project, "2026-11-29", "Acme signed the pilot contract", "Acme wants export before January", "bought coffee")
     return project
-
-
-def invoke(project: Project, *args: str, model: FakeModel | None = None) -> Result:
-    cwd = os.getcwd()
-    os.chdir(project.root)
-    try:
-        app = App(env={"GITGARDEN_MODEL": "fake/scripted"}, now=lambda: FIXED_NOW, model_factory=lambda s, e: model)
-        return CliRunner().invoke(cli, list(args), obj=app)
-    finally:
-        os.chdir(cwd)
 
 
 def head(project: Project) -> str:

@@ -9,12 +9,10 @@ from typing import Any
 
 import git as gitpython
 import pytest
-from click.testing import CliRunner, Result
 
 from gitgarden import review
-from gitgarden.cli import App, cli
 from gitgarden.project import Project
-from tests.conftest import FIXED_NOW, FakeModel, commit_all, git, page, write
+from tests.conftest import FakeModel, commit_all, git, invoke, page, write
 
 REVIEW = "gitgarden/review"
 
@@ -43,16 +41,6 @@ def acme(project: Project) -> Project:
     write(project.root, "raw/journal/2026-11-29.md", "Acme signed the pilot contract\nAcme wants export before January\nbought coffee\n")
     commit_all(project.root)
     return project
-
-
-def invoke(project: Project, *args: str, model: FakeModel | None = None) -> Result:
-    cwd = os.getcwd()
-    os.chdir(project.root)
-    try:
-        app = App(env={"GITGARDEN_MODEL": "fake/scripted"}, now=lambda: FIXED_NOW, model_factory=lambda s, e: model)
-        return CliRunner().invoke(cli, list(args), obj=app)
-    finally:
-        os.chdir(cwd)
 
 
 def rev(project: Project, name: str) -> str:
