@@ -300,3 +300,14 @@ def test_a_model_free_run_with_nothing_to_tidy_leaves_no_trace(acme: Project) ->
     result = garden(acme, None)
     assert result.outcome == "no_model" and not result.commit
     assert git(acme.root, "status", "--porcelain") == before
+
+
+def test_a_page_with_broken_frontmatter_is_appended_to_and_left_as_it_was(acme: Project, fake_model: FakeModel) -> None:
+    broken = "---\ntitle: [Pricing\nstate: open\n---\nPilot price is 400 EUR a month.\n"
+    write(acme.root, "wiki/pricing.md", broken)
+    commit_all(acme.root, "a typo in the frontmatter")
+    result = garden(acme, fake_model.enqueue(promote_reply()))
+    assert result.outcome in ("pages_written", "some_refused"), result.refusals
+    text = (acme.root / "wiki/pricing.md").read_text()
+    assert text.startswith(broken)  # every byte the person wrote is still there
+    assert (acme.root / "wiki/acme.md").exists()
