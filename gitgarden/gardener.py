@@ -274,7 +274,11 @@ def _run_locked(
     from gitgarden import review
 
     read_text = review.review_read_text(root, read_text)  # lines waiting for review are read: never promoted twice
-    read = journal.load_read(read_text)
+    try:
+        read = journal.load_read(read_text, strict=True)
+    except journal.ReadPositionError as exc:
+        result.detail = f"{exc}: mend it, or restore it with `git checkout -- {journal.READ_PATH}` (removing it makes every journal line unread)"
+        return  # outcome stays "failed"; nothing was read, tagged or written
     lines = journal.all_lines(project.journal)
     unread = journal.unread_lines(lines, read)
     offered = unread[: settings.max_lines]

@@ -25,6 +25,7 @@ __all__ = [
     "all_lines",
     "unread_lines",
     "load_read",
+    "ReadPositionError",
     "render_read",
     "mark_read",
     "capture",
@@ -100,15 +101,28 @@ def all_lines(journal_dir: Path) -> list[JournalLine]:
     return out
 
 
-def load_read(text: str | None) -> dict[str, set[str]]:
-    """The read position from `.gitgarden/read.json`'s text (empty when missing or unreadable)."""
+class ReadPositionError(ValueError):
+    """`.gitgarden/read.json` exists but cannot be read as a read position."""
+
+
+def load_read(text: str | None, *, strict: bool = False) -> dict[str, set[str]]:
+    """The read position from `.gitgarden/read.json`'s text (empty when missing).
+
+    Unreadable text counts as empty, except with `strict` (what a pass uses):
+    then it raises ReadPositionError, because a pass that took it for empty
+    would offer every journal line again and promote them all twice.
+    """
     if not text:
         return {}
     try:
         data = json.loads(text)
-    except json.JSONDecodeError:
+    except json.JSONDecodeError as exc:
+        if strict:
+            raise ReadPositionError(f"{READ_PATH} is not valid JSON (line {exc.lineno})") from None
         return {}
     if not isinstance(data, dict):
+        if strict:
+            raise ReadPositionError(f"{READ_PATH} is not a JSON object")
         return {}
     return {str(day): {str(k) for k in keys} for day, keys in data.items() if isinstance(keys, list)}
 

@@ -311,3 +311,14 @@ def test_a_page_with_broken_frontmatter_is_appended_to_and_left_as_it_was(acme: 
     text = (acme.root / "wiki/pricing.md").read_text()
     assert text.startswith(broken)  # every byte the person wrote is still there
     assert (acme.root / "wiki/acme.md").exists()
+
+
+def test_a_corrupt_read_position_fails_instead_of_rereading_everything(acme: Project, fake_model: FakeModel) -> None:
+    garden(acme, fake_model.enqueue(promote_reply()))
+    (acme.root / ".gitgarden/read.json").write_text("{ not json")
+    head = git(acme.root, "rev-parse", "HEAD")
+    result = garden(acme, fake_model)
+    assert result.outcome == "failed" and "read.json is not valid JSON" in result.detail
+    assert len(fake_model.history) == 1  # no second model call
+    assert git(acme.root, "rev-parse", "HEAD") == head
+    assert (acme.root / ".gitgarden/read.json").read_text() == "{ not json"
