@@ -248,12 +248,10 @@ def _run_locked(
     stop_file = stop_path(git_dir)
     if not result.dry_run:
         stop_file.unlink(missing_ok=True)  # a stale request must not stop this new pass
-        found = recovery.recover(root, git_dir, lambda pid: passcommit.is_committed(root, pid))
+        found = passcommit.roll_back(root, git_dir, lambda pid: passcommit.is_committed(root, pid))
         if found is not None:
             result.recovery = found.summary()
             on_progress(result.recovery)
-            if found.restored:  # the dead pass had staged them (`git add` precedes its commit)
-                gitrepo.git(root, "reset", "-q", "--", *found.restored, check=False)
     watch = _Watch(root)
 
     def check_interrupts() -> None:

@@ -20,6 +20,7 @@ from typing import Any
 
 from gitgarden import gitrepo, journal, recovery
 from gitgarden.errors import GitgardenError
+from gitgarden.outcome import LOG_DIR, log_path
 
 __all__ = [
     "PassEntry",
@@ -33,7 +34,6 @@ __all__ = [
     "UndoResult",
 ]
 
-LOG_DIR = "log"
 _KEYS = ("Pass", "Outcome", "Read", "Tokens", "Cost", "Model", "Created", "Appended", "Split", "Refused", "Snapshot", "Undoes")
 _FORMAT = "%H%x1f%aI%x1f%s%x1f" + "%x1f".join(
     f"%(trailers:key=Gardener-{k},valueonly,separator=%x2C)" for k in _KEYS
@@ -384,8 +384,15 @@ def _read_at(root: Path, rev: str) -> dict[str, set[str]]:
     return journal.load_read(None if data is None else data.decode("utf-8", "replace"))
 
 
-def _log_rel(now: datetime) -> str:
-    return f"{LOG_DIR}/{now:%Y-%m}.jsonl"
+
+def _put(root: Path, contents: Mapping[str, bytes | None]) -> None:
+    """Write each path (None: delete it); paths were checked with recovery.safe_target."""
+    for rel, data in contents.items():
+        target = root / rel
+        if data is None:
+            target.unlink(missing_ok=True)
+        else:
+            recovery.atomic_write(target, data)
 
 
 def _write_and_commit_as_person(root: Path, contents: Mapping[str, bytes | None], message: str) -> str:
@@ -395,20 +402,10 @@ def _write_and_commit_as_person(root: Path, contents: Mapping[str, bytes | None]
         target = recovery.safe_target(root, rel)
         originals[rel] = target.read_bytes() if target.exists() else None
     try:
-        for rel, data in contents.items():
-            target = root / rel
-            if data is None:
-                target.unlink(missing_ok=True)
-            else:
-                recovery.atomic_write(target, data)
+        _put(root, contents)
         gitrepo.commit_paths(root, sorted(contents), message=message, author=None)
     except BaseException:
-        for rel, data in originals.items():
-            target = root / rel
-            if data is None:
-                target.unlink(missing_ok=True)
-            else:
-                recovery.atomic_write(target, data)
+        _put(root, originals)
         gitrepo.git(root, "reset", "-q", "--", *sorted(contents), check=False)
         raise
     return gitrepo.head(root) or ""
@@ -478,7 +475,7 @@ def undo(root: Path, ref: str | None, *, reread: bool = False, now: datetime | N
         if unread:
             contents[journal.READ_PATH] = journal.render_read(left).encode()
     person = gitrepo.person_identity(root)
-    log_rel = _log_rel(now)
+    log_rel = log_path(now)
     record = {
         "kind": "undo",
         "undoes": entry.pass_id,

@@ -22,7 +22,16 @@ if TYPE_CHECKING:
     from gitgarden.config import Settings
     from gitgarden.project import Project
 
-__all__ = ["commit_message", "last_map_chars", "is_committed", "commit_journal", "diff", "write_and_commit"]
+__all__ = ["roll_back", "commit_message", "last_map_chars", "is_committed", "commit_journal", "diff", "write_and_commit"]
+
+
+def roll_back(root: Path, git_dir: Path, is_committed: Callable[[str], bool]) -> recovery.Recovery | None:
+    """Undo the uncommitted writes of a pass (recovery.recover) and unstage what it put back:
+    a pass `git add`s its files right before committing, so a dead or refused commit leaves them staged."""
+    found = recovery.recover(root, git_dir, is_committed)
+    if found is not None and found.restored:
+        gitrepo.git(root, "reset", "-q", "--", *found.restored, check=False)
+    return found
 
 
 def commit_message(result: PassResult, trailers: dict[str, str]) -> str:
@@ -157,9 +166,7 @@ def write_and_commit(
         result.commit = gitrepo.head(root) or ""
     finally:
         if not committed:
-            found = recovery.recover(root, git_dir, lambda _pid: False)
+            found = roll_back(root, git_dir, lambda _pid: False)
             if found is not None:
                 result.recovery = found.summary()
-                if found.restored:  # staged by `git add` before the commit failed
-                    gitrepo.git(root, "reset", "-q", "--", *found.restored, check=False)
         recovery.clear_pending(git_dir)

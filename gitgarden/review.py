@@ -23,16 +23,15 @@ from typing import Any
 from gitgarden import gitrepo, journal, recovery
 from gitgarden.errors import GitError, GitgardenError
 from gitgarden.history import (
-    LOG_DIR,
     PassEntry,
     _blob_at,
     _changed_files,
     _diff_pages_first,
-    _log_rel,
     _own_state,
     _write_and_commit_as_person,
     passes,
 )
+from gitgarden.outcome import LOG_DIR, log_path
 from gitgarden.tree import Entry, Overlay, Tree
 
 __all__ = [
@@ -355,7 +354,7 @@ def reject(root: Path, *, reread: bool = False, now: datetime | None = None) -> 
         {"kind": "review_reject", "passes": ids, "dropped_tip": tip, "when": now.isoformat(),
          "by": f"{person[0]} <{person[1]}>", "reread": reread}
     )
-    log_rel = _log_rel(now)
+    log_rel = log_path(now)
     commit = ""
     if reread:
         recovery.atomic_write(recovery.safe_target(root, log_rel), recovery.with_records(root, log_rel, records))

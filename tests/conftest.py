@@ -124,3 +124,14 @@ def invoke(project: Project, *args: str, model: FakeModel | None = None) -> Any:
         return CliRunner().invoke(cli, list(args), obj=app)
     finally:
         os.chdir(cwd)
+
+
+def workspace(root: Path) -> dict[str, bytes]:
+    """Every file of a project outside .git, by relative path: to check that nothing changed."""
+    out = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = [d for d in dirnames if d != ".git"]
+        for name in filenames:
+            path = Path(dirpath) / name
+            out[str(path.relative_to(root))] = path.read_bytes()
+    return out

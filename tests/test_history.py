@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +14,7 @@ from gitgarden.config import Settings
 from gitgarden.gardener import PassResult, run_pass, stop_path
 from gitgarden.gitrepo import git_dir
 from gitgarden.project import Project
-from tests.conftest import FIXED_NOW, FakeModel, commit_all, git, invoke, page, write
+from tests.conftest import FIXED_NOW, FakeModel, commit_all, git, invoke, page, workspace, write
 
 SETTINGS = Settings(model="fake/scripted")
 
@@ -328,16 +327,6 @@ def test_stop_before_writing(acme: Project) -> None:
 # -- dry run ---------------------------------------------------------------------
 
 
-def _workspace(root: Path) -> dict[str, bytes]:
-    out = {}
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = [d for d in dirnames if d != ".git"]
-        for name in filenames:
-            path = Path(dirpath) / name
-            out[str(path.relative_to(root))] = path.read_bytes()
-    return out
-
-
 def _git_state(root: Path) -> tuple[str, str, str, str]:
     return (
         git(root, "status", "--porcelain", "--untracked-files=all"),
@@ -350,7 +339,7 @@ def _git_state(root: Path) -> tuple[str, str, str, str]:
 def test_dry_run_changes_nothing(acme: Project, fake_model: FakeModel) -> None:
     write(acme.root, "AGENTS.md", "# staged\n")
     git(acme.root, "add", "AGENTS.md")
-    files, state = _workspace(acme.root), _git_state(acme.root)
+    files, state = workspace(acme.root), _git_state(acme.root)
     fake_model.enqueue(promote_reply())
 
     result = invoke(acme, "run", "--dry-run", "--json", model=fake_model)
@@ -362,7 +351,7 @@ def test_dry_run_changes_nothing(acme: Project, fake_model: FakeModel) -> None:
     assert "+Acme signed the pilot contract." in data["diff"]
     assert data["commit"] == "" and data["snapshot"] == "" and data["journal_commit"] == ""
     assert len(fake_model.history) == 1
-    assert _workspace(acme.root) == files
+    assert workspace(acme.root) == files
     assert _git_state(acme.root) == state
     assert not stop_path(git_dir(acme.root)).exists()
     assert not (git_dir(acme.root) / "gitgarden" / "pending.json").exists()

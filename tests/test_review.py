@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-from pathlib import Path
 from typing import Any
 
 import git as gitpython
@@ -12,7 +10,7 @@ import pytest
 
 from gitgarden import review
 from gitgarden.project import Project
-from tests.conftest import FakeModel, commit_all, git, invoke, page, write
+from tests.conftest import FakeModel, commit_all, git, invoke, page, workspace, write
 
 REVIEW = "gitgarden/review"
 
@@ -45,16 +43,6 @@ def acme(project: Project) -> Project:
 
 def rev(project: Project, name: str) -> str:
     return git(project.root, "rev-parse", name).strip()
-
-
-def workspace(root: Path) -> dict[str, bytes]:
-    out = {}
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = [d for d in dirnames if d != ".git"]
-        for name in filenames:
-            path = Path(dirpath) / name
-            out[str(path.relative_to(root))] = path.read_bytes()
-    return out
 
 
 def review_pass(project: Project, model: FakeModel, reply: dict[str, Any]) -> dict[str, Any]:

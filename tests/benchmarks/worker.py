@@ -19,13 +19,33 @@ import re
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 NOW = datetime(2026, 11, 30, 18, 0, tzinfo=UTC)
 _LINE = re.compile(r"^\[(\d{4}-\d{2}-\d{2}#\d+)\] (.*?)(?:  \(similar pages: [^)]*\))?$", re.M)
 CREATE = 3  # pages the instant model creates a pass; it skips every other line
+
+
+def _measured(fn: Callable[[], T], profile: str | None) -> tuple[T, float, float]:
+    """(fn's result, wall seconds, CPU seconds); with `profile`, a cProfile of the call goes there."""
+    prof = cProfile.Profile() if profile else None
+    cpu = _cpu()
+    started = time.perf_counter()
+    if prof:
+        prof.enable()
+    value = fn()
+    if prof:
+        prof.disable()
+    seconds = time.perf_counter() - started
+    cpu = _cpu() - cpu
+    if prof and profile:
+        prof.dump_stats(profile)
+    return value, seconds, cpu
 
 
 def _cpu() -> float:
@@ -54,7 +74,7 @@ class InstantModel:
                 {
                     "op": "create_page",
                     "page": f"bench-note-{n}",
-                    "title": f"Bench note {n}",
+                    "title": " ".join(text.split()[:3]),  # grounded: a title comes from its line too
                     "body": text + "\n",
                     "lines": [line_id],
                 }
@@ -121,19 +141,8 @@ def _pass(root: Path, context_window: int | None, profile: str | None) -> dict[s
     if context_window:
         settings = dataclasses.replace(settings, context_window=context_window)
     model = InstantModel()
-    prof = cProfile.Profile() if profile else None
     with GitCounter() as counter:
-        cpu = _cpu()
-        started = time.perf_counter()
-        if prof:
-            prof.enable()
-        result = run_pass(Project(root), settings, model=model, now=lambda: NOW)
-        if prof:
-            prof.disable()
-        seconds = time.perf_counter() - started
-        cpu = _cpu() - cpu
-    if prof and profile:
-        prof.dump_stats(profile)
+        result, seconds, cpu = _measured(lambda: run_pass(Project(root), settings, model=model, now=lambda: NOW), profile)
     report, messages = reports[-1] if reports else (None, [])
     return {
         "seconds": seconds,
@@ -161,21 +170,11 @@ def _tick(profile: str | None) -> dict[str, Any]:
     def run_one(_a: Any) -> Any:
         raise AssertionError("an idle tick found work")
 
-    prof = cProfile.Profile() if profile else None
     with GitCounter() as counter:
-        cpu = _cpu()
-        started = time.perf_counter()
-        if prof:
-            prof.enable()
-        report = schedule.run_tick(
-            dict(os.environ), lambda: datetime.now(UTC), run_one, on_message=lambda _m: None
+        report, seconds, cpu = _measured(
+            lambda: schedule.run_tick(dict(os.environ), lambda: datetime.now(UTC), run_one, on_message=lambda _m: None),
+            profile,
         )
-        if prof:
-            prof.disable()
-        seconds = time.perf_counter() - started
-        cpu = _cpu() - cpu
-    if prof and profile:
-        prof.dump_stats(profile)
     return {
         "seconds": seconds,
         "cpu": cpu,
@@ -226,18 +225,7 @@ def _guard(root: Path, touch: int, profile: str | None) -> dict[str, Any]:
         base[p]
     proposed = Overlay(base, changes)
     ctx = guard.PassContext(journal_lines=(), own_paths=frozenset({journal.READ_PATH}))
-    prof = cProfile.Profile() if profile else None
-    cpu = _cpu()
-    started = time.perf_counter()
-    if prof:
-        prof.enable()
-    verdicts = guard.check(base, proposed, ctx)
-    if prof:
-        prof.disable()
-    seconds = time.perf_counter() - started
-    cpu = _cpu() - cpu
-    if prof and profile:
-        prof.dump_stats(profile)
+    verdicts, seconds, cpu = _measured(lambda: guard.check(base, proposed, ctx), profile)
     return {
         "seconds": seconds,
         "cpu": cpu,
