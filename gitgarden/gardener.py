@@ -193,7 +193,13 @@ def run_pass(
 ) -> PassResult:
     """Run one pass on `project` and return its result; the project is left consistent whatever happens."""
     started = now()
-    result = PassResult(pass_id=_new_pass_id(started), outcome="failed", started=started.isoformat(), dry_run=dry_run)
+    result = PassResult(
+        pass_id=_new_pass_id(started),
+        outcome="failed",
+        started=started.isoformat(),
+        record_path=outcome.log_path(started),
+        dry_run=dry_run,
+    )
     result.model = getattr(model, "name", "") if model is not None else ""
     root = project.root
     git_dir = gitrepo.git_dir(root)
@@ -226,7 +232,7 @@ def _finish(project: Project, result: PassResult, now: Clock, *, record: bool) -
     if record:
         # Attempts that made no commit still leave a record (committed by the next pass).
         try:
-            rel = outcome.log_path(now())
+            rel = result.record_path
             data = recovery.with_records(project.root, rel, [result.record()])
             recovery.atomic_write(project.root / rel, data)
         except (OSError, GitgardenError):
@@ -295,7 +301,7 @@ def _run_locked(
         dirty=dirty,
         journal_texts=tuple(ln.text for ln in lines),
     )
-    own = frozenset({journal.READ_PATH, outcome.log_path(now())})
+    own = frozenset({journal.READ_PATH, result.record_path})
 
     # What needs no model: map entries for pages the map does not reach, links in those pages.
     map_writes, mapped = tidy.map_entries(base, titles, dirty)

@@ -43,6 +43,7 @@ class PassResult:
     detail: str = ""
     started: str = ""
     finished: str = ""
+    record_path: str = ""  # the month's log file of the pass's start: one file per pass, whatever the clock does
     offered: list[str] = field(default_factory=list)
     overflow: int = 0
     marked_read: int = 0

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gitgarden import gitrepo, journal, recovery, tidy
-from gitgarden.outcome import PassResult, log_path
+from gitgarden.outcome import PassResult
 from gitgarden.tree import Tree
 
 if TYPE_CHECKING:
@@ -142,7 +142,7 @@ def write_and_commit(
     if result.snapshot:
         trailers["Snapshot"] = result.snapshot
     result.finished = now().isoformat()
-    log_rel = log_path(now())
+    log_rel = result.record_path
     writes[log_rel] = recovery.with_records(root, log_rel, [result.record()])
     if settings.review:  # to gitgarden/review, built in a temporary index: the person's checkout is untouched
         from gitgarden import review

@@ -218,7 +218,7 @@ def add_line_and_finish(project: Project, server: FakeOpenAI, reply: str, before
         k: v for k, v in before[2].items() if not k.startswith("raw/journal/")
     }
     assert pending(project) is None
-    committed_log = git(project.root, "show", f"{data['commit']}:log/2026-11.jsonl").splitlines()
+    committed_log = git(project.root, "show", f"{data['commit']}:{data['record_path']}").splitlines()
     assert json.loads(committed_log[-1])["pass_id"] == data["pass_id"]
     return data
 
@@ -291,7 +291,7 @@ def test_killed_after_writing_before_committing(acme: Project, server: FakeOpenA
 
     data = add_line_and_finish(acme, server, dana_reply("2026-11-29#1", "2026-11-29#2", "2026-11-29#3"), before)
     assert data["recovery"].startswith("recovered from interrupted pass") and "restored" in data["recovery"]
-    committed = json.loads(git(acme.root, "show", f"{data['commit']}:log/2026-11.jsonl").splitlines()[-1])
+    committed = json.loads(git(acme.root, "show", f"{data['commit']}:{data['record_path']}").splitlines()[-1])
     assert committed["recovery"] == data["recovery"]
     assert not (acme.root / "wiki/acme.md").exists()  # the dead pass's page was rolled back, not half kept
 

@@ -322,3 +322,20 @@ def test_a_corrupt_read_position_fails_instead_of_rereading_everything(acme: Pro
     assert len(fake_model.history) == 1  # no second model call
     assert git(acme.root, "rev-parse", "HEAD") == head
     assert (acme.root / ".gitgarden/read.json").read_text() == "{ not json"
+
+
+def test_the_record_follows_the_pass_clock_not_the_machine_date(acme: Project, fake_model: FakeModel) -> None:
+    """Another month and year, and a pass whose clock crosses midnight into a new month: one record
+    file, named from the pass's start, committed with the pass."""
+    from datetime import UTC, datetime, timedelta
+
+    ticks = iter(datetime(2031, 3, 31, 23, 59, 59, tzinfo=UTC) + timedelta(seconds=s) for s in range(1000))
+    result = run_pass(acme, SETTINGS, model=fake_model.enqueue(promote_reply()), now=lambda: next(ticks))
+
+    assert result.outcome == "pages_written", result.refusals
+    assert result.record_path == "log/2031-03.jsonl"
+    committed = git(acme.root, "show", "--name-only", "--format=", "HEAD").split()
+    assert "log/2031-03.jsonl" in committed and "log/2031-04.jsonl" not in committed
+    record = json.loads((acme.root / "log/2031-03.jsonl").read_text().splitlines()[-1])
+    assert record["pass_id"] == result.pass_id and record["record_path"] == "log/2031-03.jsonl"
+    assert not (acme.root / "log/2031-04.jsonl").exists()
