@@ -162,7 +162,7 @@ def describe(name: str, scored: Scored, show: str) -> None:
     print(
         f"{name:<34} n={len(scores):3}  min {scores[0]:.2f}  p10 {q[0]:.2f}  median {statistics.median(scores):.2f}"
         f"  p90 {q[-1]:.2f}  max {scores[-1]:.2f}  | refused at 0.6: {refused(scored, 0.6)}/{len(scored)}"
-        f" (numbers/names alone: {sum(bool(u) for _, _, _, u in scored)})"
+        f" (naming a number or name not found: {sum(bool(u) for _, _, _, u in scored)})"
     )
     pick = sorted(scored, key=lambda x: x[0], reverse=(show == "high"))[:3]
     for score, sentence, missing, unfounded in pick:
