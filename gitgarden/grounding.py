@@ -466,7 +466,7 @@ def check(
     threshold: float,
     *,
     days: Sequence[str] = (),
-) -> tuple[list[Verdict], float | None]:
+) -> tuple[list[GroundingVerdict], float | None]:
     """Rule 11 over an operation's new prose: (page path, text written there) pairs.
 
     Returns the verdicts (GroundingVerdict) for sentences scoring under
@@ -474,7 +474,7 @@ def check(
     `days` and the page title do not carry — none when the threshold is 0: the
     rule is off — and the lowest score seen (None when no sentence was scored).
     """
-    verdicts: list[Verdict] = []
+    verdicts: list[GroundingVerdict] = []
     lowest: float | None = None
     cited = "; ".join(repr(_cap(line.strip(), _CITED_CAP)) for line in cited_lines) or "none"
     for path, text in prose:

@@ -319,7 +319,7 @@ STRICT = Settings(model="fake/scripted", grounding_min=0.6)
 
 
 def garden(project: Project, model: FakeModel, s: Settings = STRICT) -> PassResult:
-    return run_pass(project, s, model=model, now=lambda: FIXED_NOW)  # type: ignore[arg-type]
+    return run_pass(project, s, model=model, now=lambda: FIXED_NOW)
 
 
 @pytest.fixture
