@@ -137,34 +137,48 @@ conversation line that shows it as "evidence".
 - Do not settle contradictions. When a line disagrees with a page — above all a decided one — \
 name both with an open_question and leave the page as it is.
 - Never reword or delete: you can only add. Write only what the cited lines say — no guesses, no \
-outside knowledge — in the language of the lines.
-- Every operation cites, in "lines", the ids of the journal lines it comes from (like 2026-11-29#14).
-- New page names are slugs: lowercase letters, digits and single hyphens ("acme-corp"). Refer to \
-existing pages by their name as listed.
+outside knowledge — in the language of the lines. A name, number or date the cited lines do not \
+contain is refused.
+- Every operation cites, in "lines", the ids of the journal lines it comes from: the id in brackets \
+before each unread line.
+- New page names are slugs: lowercase letters, digits and single hyphens. Refer to existing pages by \
+their name as listed.
 
-Answer with one JSON object and nothing else — no prose, no code fence. The three most common shapes:
+Answer with one JSON object on one line and nothing else — no prose, no code fence, no line break \
+(inside a text, write a line break as \\n). Write each operation's fields in the order shown. \
+The three most common shapes, with placeholders — <…> is text you write from the cited lines, \
+0000-00-00#1 stands for the id of an unread line and new-page-name for the slug you choose; \
+never copy a placeholder:
 {example}
 
-The other operations (fields in brackets; * marks optional ones):
+The other operations (fields in brackets, in order; * marks optional ones):
 {others}
 Unknown fields and unknown operations are refused."""
 
-_EXAMPLE = """\
-{"operations": [
-  {"op": "create_page", "page": "acme", "title": "Acme", "body": "Acme is the pilot customer.\\n", "lines": ["2026-11-28#1"]},
-  {"op": "append", "page": "acme", "text": "They want export before January.\\n", "lines": ["2026-11-29#1"]},
-  {"op": "skip", "lines": ["2026-11-28#2"]}
-]}"""
+# One line: llama.cpp's JSON grammar allows at most one space between tokens and no newline, so a
+# model shown a reply spread over lines wants a newline after "[", cannot write it, and closes the
+# list. Fields in the order that grammar fixes (required ones as declared: op, lines, …). Every
+# value a placeholder, so a model that copies the example cites no real line and writes no fact.
+_EXAMPLE = (
+    '{"operations": ['
+    '{"op": "create_page", "lines": ["0000-00-00#1"], "page": "new-page-name", "title": "<Title from the cited line>", '
+    '"body": "<A sentence from the cited line.>\\n"}, '
+    '{"op": "append", "lines": ["0000-00-00#2"], "page": "<name of a listed page>", "text": "<A sentence from the cited line.>\\n"}, '
+    '{"op": "skip", "lines": ["0000-00-00#3", "0000-00-00#4"]}'
+    "]}"
+)
 
 _COMMON = ("create_page", "append", "skip")
 
 
 def _fields(schema: Mapping[str, Any]) -> str:
-    """`page, state (hypothesis|…), parts [{page, title, headings}], lines` from an operation's schema."""
+    """`lines, page, state (hypothesis|…), parts [{page, title, headings}]` from an operation's schema."""
     props: Mapping[str, Any] = schema.get("properties", {})
     required = schema.get("required", [])
     out = []
-    for name in [n for n in props if n not in ("op", "lines")] + ["lines"]:
+    # The order llama.cpp's grammar fixes: required fields as declared, then the optional ones.
+    order = [n for n in props if n in required] + [n for n in props if n not in required]
+    for name in [n for n in order if n != "op"]:
         prop = props[name]
         label = name if name in required else name + "*"
         items = prop.get("items", {})

@@ -538,7 +538,7 @@ def _apply_all(
                     # A new page's title grounds its body, so it must itself come from the cited lines.
                     prose.append((f"{path} (title)", prose_titles[path]))
             cited = [work.offered[i].text for i in op.lines]
-            verdicts, lowest = grounding.check(prose, cited, prose_titles, grounding_min)
+            verdicts, lowest = grounding.check(prose, cited, prose_titles, grounding_min, days=[work.offered[i].day for i in op.lines])
             if verdicts:
                 result.refusals.extend(f"{op.describe()}: {v}" for v in verdicts)
                 continue

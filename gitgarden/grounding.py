@@ -9,21 +9,32 @@ compared after a small, explicit normalisation: case, plural/singular and
 a few unit spellings ("kilo" = "kg", "%" = "percent"), and link syntax
 (`[[target|shown]]` reads as its shown text). Pure: no I/O.
 
+Numbers and names are never invented: whatever its score, a sentence is
+refused when one of its numbers (amounts, dates, counts; not the loose "one"
+and "first") or names (a capitalised word that does not open the sentence or a
+clause after a colon, outside headings and table rows; a `[[link]]`, which
+stands when a word of its target or all of its shown words occur) is not in the
+cited lines, the page title or the lines' journal days (a line of 2026-11-25
+grounds "25 November" and "Wednesday"; "yesterday"/"tomorrow" the days around it).
+
 Calibration (tests/benchmarks/grounding_calibration.py, on sample-project/):
   should pass   30 hand paraphrases of one line      min 0.67, median 1.00
                 5 test-fixture bodies                all 1.00
-                122 wiki sentences vs source days    none under 0.60 (short section
+                122 wiki sentences vs source days    min 0.80 (short section
                                                      headings such as "Dry goods",
                                                      which only label, are not scored)
+                none of these names a number or name its lines lack
   should fail   12 facts from an uncited line        max 0.50, median 0.29
                 10 pure inventions                   max 0.25, median 0.00
                 12 cited fact + uncited fact mixed   0.30-0.90, median 0.60
-  Thresholds in (0.50, 0.67] separate paraphrases from uncited facts and
-  inventions; mixed sentences overlap the paraphrases (an uncited fact that
-  reuses the cited line's words is invisible to word overlap). At 0.6: no
-  paraphrase refused, every uncited fact and invention refused, 6 of 12 mixed
-  land. At the old 0.5 "Marta now says a 3-year lease would be fine", citing
-  the 5-year line, lands at exactly 0.50. Recommended `grounding_min`: 0.6.
+  By score alone, thresholds in (0.50, 0.67] separate paraphrases from uncited
+  facts and inventions, and mixed sentences overlap the paraphrases (an uncited
+  fact that reuses the cited line's words is invisible to word overlap): at 0.6,
+  6 of 12 mixed land. With the numbers-and-names rule 3 of 12 land (those that
+  add no number or name: "…and says the coffee machine is broken"), no
+  paraphrase or page sentence is refused, and "Marta now says a 3-year lease
+  would be fine", citing the 5-year line, is refused at any threshold
+  ("missing: 3-year"). Recommended `grounding_min`: 0.6.
 """
 
 from __future__ import annotations
@@ -31,10 +42,12 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from datetime import date, timedelta
+from typing import Any
 
 from gitgarden.guard import Verdict
 
-__all__ = ["RULE", "NAME", "STOP_WORDS", "SentenceScore", "content_words", "sentences", "score_text", "check"]
+__all__ = ["RULE", "NAME", "STOP_WORDS", "SentenceScore", "GroundingVerdict", "content_words", "sentences", "score_text", "check"]
 
 RULE = 11
 NAME = "grounded"
@@ -96,6 +109,12 @@ _THOUSANDS = re.compile(r"\b\d{1,3}(?:,\d{3})+(?:\.\d+)?\b")
 _ORDINAL_DIGITS = re.compile(r"\b(\d+)(?:st|nd|rd|th)\b", re.I)
 _TOKEN = re.compile(r"\d+(?:\.\d+)?|[^\W\d_]+|[%€$£]|[^\w\s%€$£'’-]")  # the last: punctuation, a break
 _HYPHENATED = re.compile(r"[^\W_]+(?:-[^\W_]+)+")
+_ISO_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
+_TRIM = ".,;:!?()[]{}\"'“”‘’*_<>"  # punctuation around a word quoted in a verdict
+_MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"]
+_WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+# Number words that are more often grammar than a count: "a new one", "at first".
+_LOOSE_NUMBERS = frozenset({"one", "first"})
 
 _BLOCK_START = re.compile(r"^\s{0,3}(?:#{1,6}\s|>|\||```|~~~)|^\s*(?:[-*+]|\d{1,9}[.)])\s+")
 _MARKER = re.compile(r"^\s*(?:#{1,6}\s+|>\s*|(?:[-*+]|\d{1,9}[.)])\s+(?:\[[ xX]\]\s+)?)")
@@ -108,11 +127,37 @@ _ABBREVIATIONS = frozenset(["e.g", "i.e", "etc", "vs", "approx", "no", "nr", "mr
 
 @dataclass(frozen=True)
 class SentenceScore:
-    """One written sentence, the share of its content words grounded, and the words that were not."""
+    """One written sentence, the share of its content words grounded, and the words that were not.
+
+    `unfounded` are the numbers and names among them (as written, "3-year",
+    "Marta", "[[dana-reyes|Dana]]"): any one of them refuses the sentence,
+    whatever its score.
+    """
 
     sentence: str
     score: float
     missing: tuple[str, ...]
+    unfounded: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class GroundingVerdict(Verdict):
+    """A rule-11 verdict that also carries what a correction needs: the score and the words not found."""
+
+    score: float = 0.0
+    threshold: float = 0.0
+    missing: tuple[str, ...] = ()  # content words not in the cited lines or the title
+    unfounded: tuple[str, ...] = ()  # the numbers and names among them, as written
+
+    def to_json(self) -> dict[str, Any]:
+        """The verdict as a plain JSON object, with its score and missing words."""
+        return {
+            **super().to_json(),
+            "score": round(self.score, 2),
+            "threshold": self.threshold,
+            "missing": list(self.missing),
+            "unfounded": list(self.unfounded),
+        }
 
 
 @dataclass(frozen=True)
@@ -120,6 +165,9 @@ class _Word:
     surface: str  # as written (lowercase), for messages
     norm: str  # as compared
     parts: tuple[str, ...] = ()  # a run of number words: each word's own value
+    number: bool = False  # digits, a run of number words, an ordinal
+    name: bool = False  # capitalised where a sentence does not start (see `_words`)
+    shown: str = ""  # the word as written, with its hyphenated parts ("3-year"), for messages
 
     def found_in(self, vocab: set[str]) -> bool:
         # A run matches by its value, or when every one of its words does.
@@ -179,13 +227,21 @@ def _number(token: str) -> str:
 
 
 def _words(text: str) -> list[_Word]:
-    """Every word of `text`, normalised, stop words included; runs of number words read as one number."""
-    raw = [t.lower() for t in _TOKEN.findall(_strip_markup(text))]
+    """Every word of `text`, normalised, stop words included; runs of number words read as one number.
+
+    A capitalised word is a name unless it starts the text or follows a colon
+    ("Flour prices: Type 550 …"): there capitals are grammar, not names.
+    """
+    stripped = _strip_markup(text)
+    found = list(_TOKEN.finditer(stripped))
+    raw = [m.group(0).lower() for m in found]
     out: list[_Word] = []
+    starts = True  # the next word opens the sentence or a clause after a colon
     i = 0
     while i < len(raw):
         tok = raw[i]
         if _is_break(tok):
+            starts = starts or tok == ":"
             i += 1
             continue
         if tok in _NUMBER_WORDS:
@@ -206,17 +262,30 @@ def _words(text: str) -> list[_Word]:
                 j += 1
             run = [t for t in raw[i:j] if t != "and"]
             parts = tuple(str(_NUMBER_WORDS[t]) for t in run) if len(run) > 1 else ()
-            out.append(_Word(" ".join(raw[i:j]), str(total + current), parts))
-            i = j
+            shown = _shown(stripped, found[i].start(), found[j - 1].end())
+            out.append(_Word(" ".join(raw[i:j]), str(total + current), parts, number=True, shown=shown))
+            i, starts = j, False
             continue
+        shown = _shown(stripped, found[i].start(), found[i].end())
         if tok in _ORDINALS:
-            out.append(_Word(tok, str(_ORDINALS[tok])))
+            out.append(_Word(tok, str(_ORDINALS[tok]), number=True, shown=shown))
         elif tok[0].isdigit():
-            out.append(_Word(tok, _number(tok)))
+            out.append(_Word(tok, _number(tok), number=True, shown=shown))
         else:
-            out.append(_Word(tok, _SYNONYMS.get(tok) or _stem(tok)))
+            name = found[i].group(0)[0].isupper() and not starts and tok not in STOP_WORDS
+            out.append(_Word(tok, _SYNONYMS.get(tok) or _stem(tok), name=name, shown=shown))
+        starts = False
         i += 1
     return out
+
+
+def _shown(text: str, start: int, end: int) -> str:
+    """The written token around text[start:end], whole: "3-year" for the "3" in "a 3-year lease,"."""
+    while start > 0 and not text[start - 1].isspace():
+        start -= 1
+    while end < len(text) and not text[end].isspace():
+        end += 1
+    return text[start:end].strip(_TRIM) or text[start:end]
 
 
 def _is_break(token: str) -> bool:
@@ -232,8 +301,14 @@ def _content(text: str) -> list[_Word]:
     return [w for w in _words(text) if w.surface not in STOP_WORDS]
 
 
-def _vocabulary(texts: Sequence[str]) -> set[str]:
-    """Every normalised word of the reference texts, with hyphenated compounds also joined."""
+def _vocabulary(texts: Sequence[str], days: Sequence[str] = ()) -> set[str]:
+    """Every normalised word of the reference texts, with hyphenated compounds also joined.
+
+    A date grounds its spellings: the cited lines' journal days ("today" in a
+    line of 2026-11-25 may be written "25 November"; "yesterday" and "tomorrow"
+    name the days either side) and ISO dates in the texts give their day,
+    month and year numbers, month name and weekday.
+    """
     vocab: set[str] = set()
     for text in texts:
         for w in _words(text):
@@ -241,7 +316,25 @@ def _vocabulary(texts: Sequence[str]) -> set[str]:
             vocab.update(w.parts)
         for compound in _HYPHENATED.findall(_strip_markup(text)):
             vocab.update(w.norm for w in _words(compound.replace("-", "")))
+    joined = " ".join(texts).lower()
+    dates = {d for d in map(_date, days) if d is not None}
+    for d in list(dates):
+        if "yesterday" in joined:
+            dates.add(d - timedelta(days=1))
+        if "tomorrow" in joined:
+            dates.add(d + timedelta(days=1))
+    dates.update(d for d in map(_date, _ISO_DATE.findall(joined)) if d is not None)
+    for d in dates:
+        # Names spelled out, not `%B`/`%A`: those follow the process locale.
+        vocab.update(w.norm for w in _words(f"{d.day} {_MONTHS[d.month - 1]} {d.year} {_WEEKDAYS[d.weekday()]} {d.month}"))
     return vocab
+
+
+def _date(text: str) -> date | None:
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        return None
 
 
 def sentences(text: str) -> list[str]:
@@ -250,12 +343,17 @@ def sentences(text: str) -> list[str]:
     A table's header row (the row above its `|---|` rule) is not a sentence, nor is a short
     heading (at most three content words, no number): it labels a section and asserts
     nothing, and refusing "## Deliveries" would refuse faithful pages."""
-    blocks: list[str] = []
+    return [s for s, _ in _sentences(text)]
+
+
+def _sentences(text: str) -> list[tuple[str, bool]]:
+    """`sentences`, each with True when it is a label — a heading or a table row — where capitals are style."""
+    blocks: list[tuple[str, bool]] = []
     current: list[str] = []
 
     def flush() -> None:
         if current:
-            blocks.append(" ".join(current))
+            blocks.append((" ".join(current), False))
             current.clear()
 
     table_row = False  # the last block was a table row
@@ -273,7 +371,7 @@ def sentences(text: str) -> list[str]:
                     if was_row:
                         blocks.pop()  # a header row names columns; it asserts nothing
                     continue
-                blocks.append(", ".join(c for c in cells if c))
+                blocks.append((", ".join(c for c in cells if c), True))
                 table_row = True
                 continue
             if stripped.startswith(("```", "~~~")):
@@ -281,16 +379,16 @@ def sentences(text: str) -> list[str]:
             if stripped.startswith("#"):
                 heading = _CLOSING_HASHES.sub("", _MARKER.sub("", line)).strip()
                 if len(content_words(heading)) > 3 or re.search(r"\d", heading):
-                    blocks.append(heading)  # a long heading, or one with a number, asserts something
+                    blocks.append((heading, True))  # a long heading, or one with a number, asserts something
                 continue
             line = _MARKER.sub("", line)
         current.append(line.strip())
     flush()
-    out: list[str] = []
-    for block in blocks:
+    out: list[tuple[str, bool]] = []
+    for block, label in blocks:
         for part in _split_block(block):
             if re.search(r"[^\W_]", part):
-                out.append(part)
+                out.append((part, label))
     return out
 
 
@@ -308,23 +406,57 @@ def _split_block(block: str) -> list[str]:
     return [p for p in parts if p]
 
 
-def _score(sentence: str, vocab: set[str]) -> SentenceScore:
+def _score(sentence: str, vocab: set[str], *, label: bool = False) -> SentenceScore:
     words: dict[str, _Word] = {}
     for w in _content(sentence):
         words.setdefault(w.norm, w)
+    unfounded = _unfounded(sentence, vocab, label=label)
     if not words:
-        return SentenceScore(sentence, 1.0, ())
+        return SentenceScore(sentence, 1.0, (), unfounded)
     missing = tuple(w.surface for w in words.values() if not w.found_in(vocab))
-    return SentenceScore(sentence, (len(words) - len(missing)) / len(words), missing)
+    return SentenceScore(sentence, (len(words) - len(missing)) / len(words), missing, unfounded)
 
 
-def score_text(text: str, cited_lines: Sequence[str], title: str = "") -> list[SentenceScore]:
-    """Score every sentence of `text` against the cited lines and the page title.
+def _unfounded(sentence: str, vocab: set[str], *, label: bool) -> tuple[str, ...]:
+    """The numbers and names of `sentence` that the vocabulary lacks, as written.
+
+    A link is one name: it stands when a word of its target ("kessler-mill") or
+    every word it shows occurs, so a link to a page the cited line names
+    differently ("[[marta-okafor|the landlord]]") is no invention. In a label
+    (a heading or a table row) capitals are style, so only numbers and links count there.
+    """
+    missing: list[str] = []
+
+    def link(m: re.Match[str]) -> str:
+        if not _link_found(m.group(1), vocab):
+            missing.append(m.group(0))
+        return " linked "  # a neutral word: the link was judged whole
+
+    for w in _words(_WIKILINK.sub(link, sentence)):
+        if w.found_in(vocab):
+            continue
+        if (w.number and w.surface not in _LOOSE_NUMBERS) or (w.name and not label):
+            missing.append(w.shown or w.surface)
+    return tuple(dict.fromkeys(missing))
+
+
+def _link_found(inner: str, vocab: set[str]) -> bool:
+    target, _, shown = inner.replace("\\|", "|").partition("|")
+    target_words, shown_words = _content(target), _content(shown)
+    if not target_words and not shown_words:
+        return True
+    return any(w.found_in(vocab) for w in target_words) or (
+        bool(shown_words) and all(w.found_in(vocab) for w in shown_words)
+    )
+
+
+def score_text(text: str, cited_lines: Sequence[str], title: str = "", days: Sequence[str] = ()) -> list[SentenceScore]:
+    """Score every sentence of `text` against the cited lines, the page title and the lines' journal `days`.
 
     A sentence with no content words ("See also.") scores 1.0.
     """
-    vocab = _vocabulary([*cited_lines, title])
-    return [_score(s, vocab) for s in sentences(text)]
+    vocab = _vocabulary([*cited_lines, title], days)
+    return [_score(s, vocab, label=label) for s, label in _sentences(text)]
 
 
 def check(
@@ -332,26 +464,38 @@ def check(
     cited_lines: Sequence[str],
     titles: Mapping[str, str],
     threshold: float,
-) -> tuple[list[Verdict], float | None]:
+    *,
+    days: Sequence[str] = (),
+) -> tuple[list[GroundingVerdict], float | None]:
     """Rule 11 over an operation's new prose: (page path, text written there) pairs.
 
-    Returns the verdicts for sentences scoring under `threshold` (none when the
-    threshold is 0: the rule is off) and the lowest score seen (None when no
-    sentence was scored).
+    Returns the verdicts (GroundingVerdict) for sentences scoring under
+    `threshold` or naming a number or name the cited lines, their journal
+    `days` and the page title do not carry — none when the threshold is 0: the
+    rule is off — and the lowest score seen (None when no sentence was scored).
     """
-    verdicts: list[Verdict] = []
+    verdicts: list[GroundingVerdict] = []
     lowest: float | None = None
     cited = "; ".join(repr(_cap(line.strip(), _CITED_CAP)) for line in cited_lines) or "none"
     for path, text in prose:
-        for s in score_text(text, cited_lines, titles.get(path, "")):
+        for s in score_text(text, cited_lines, titles.get(path, ""), days):
             lowest = s.score if lowest is None else min(lowest, s.score)
-            if threshold > 0 and s.score < threshold:
-                message = (
-                    f"sentence grounded {s.score:.2f} < {threshold:.2f}: "
-                    f"not in the cited lines or the title: {', '.join(s.missing)}; cited: {cited}"
-                )
-                verdicts.append(Verdict(RULE, NAME, path, _cap(s.sentence, _SENTENCE_CAP), message))
+            if threshold > 0 and (s.score < threshold or s.unfounded):
+                verdicts.append(_verdict(path, s, threshold, cited))
     return verdicts, lowest
+
+
+def _verdict(path: str, s: SentenceScore, threshold: float, cited: str) -> GroundingVerdict:
+    parts = [f"sentence grounded {s.score:.2f}" + (f" < {threshold:.2f}" if s.score < threshold else "")]
+    if s.unfounded:
+        parts.append(f"numbers and names must come from the cited lines or the title — missing: {', '.join(s.unfounded)}")
+    if s.missing:
+        parts.append(f"not in the cited lines or the title: {', '.join(s.missing)}")
+    parts.append(f"cited: {cited}")
+    return GroundingVerdict(
+        RULE, NAME, path, _cap(s.sentence, _SENTENCE_CAP), "; ".join(parts),
+        score=s.score, threshold=threshold, missing=s.missing, unfounded=s.unfounded,
+    )  # fmt: skip
 
 
 def _cap(text: str, limit: int) -> str:

@@ -555,14 +555,19 @@ def _problem(reply: Reply, max_output_tokens: int | None) -> tuple[str | None, l
         return str(exc), []
 
 
+# One line and valid against the grammar llama.cpp builds from the schema (tests/test_prompt_grammar.py).
+_REPAIR_EXAMPLE = '{"operations": [{"op": "skip", "lines": ["0000-00-00#1", "0000-00-00#2"]}]}'
+
+
 def _repair_messages(messages: list[dict[str, str]], bad: Reply, problem: str) -> list[dict[str, str]]:
     echo = bad.text if len(bad.text) <= _REPAIR_ECHO_CHARS else bad.text[:_REPAIR_ECHO_CHARS] + " […]"
     ask = (
         f"That reply cannot be used: {problem}.\n"
-        "Answer again with exactly one JSON object and nothing else — no prose, no code fence — of the form\n"
-        '{"operations": [{"op": "...", "lines": ["<line id>", ...], ...}, ...]}\n'
-        'where each operation has "op", "lines" (the journal line ids it comes from) and the fields of its kind '
-        "as described above. Keep it short. If no line earns a page, answer with a single skip citing all lines."
+        "Answer again with exactly one JSON object on one line and nothing else — no prose, no code fence, "
+        'no line break — whose "operations" list holds operations with "op", "lines" (the ids of the journal '
+        "lines they come from) and the fields of their kind, in the order described above. Keep it short. "
+        "If no line earns a page, answer with a single skip citing all lines, like this (the ids are placeholders):\n"
+        f"{_REPAIR_EXAMPLE}"
     )
     return [*messages, {"role": "assistant", "content": echo or "(empty)"}, {"role": "user", "content": ask}]
 

@@ -126,24 +126,20 @@ Rules:
 - Before creating a page, read the page list: when the thing already has a page (by name, title or alias), append to that page instead.
 - New pages start open. Never set a state without quoting, word for word, the journal or conversation line that shows it as "evidence".
 - Do not settle contradictions. When a line disagrees with a page — above all a decided one — name both with an open_question and leave the page as it is.
-- Never reword or delete: you can only add. Write only what the cited lines say — no guesses, no outside knowledge — in the language of the lines.
-- Every operation cites, in "lines", the ids of the journal lines it comes from (like 2026-11-29#14).
-- New page names are slugs: lowercase letters, digits and single hyphens ("acme-corp"). Refer to existing pages by their name as listed.
+- Never reword or delete: you can only add. Write only what the cited lines say — no guesses, no outside knowledge — in the language of the lines. A name, number or date the cited lines do not contain is refused.
+- Every operation cites, in "lines", the ids of the journal lines it comes from: the id in brackets before each unread line.
+- New page names are slugs: lowercase letters, digits and single hyphens. Refer to existing pages by their name as listed.
 
-Answer with one JSON object and nothing else — no prose, no code fence. The three most common shapes:
-{"operations": [
-  {"op": "create_page", "page": "acme", "title": "Acme", "body": "Acme is the pilot customer.\\n", "lines": ["2026-11-28#1"]},
-  {"op": "append", "page": "acme", "text": "They want export before January.\\n", "lines": ["2026-11-29#1"]},
-  {"op": "skip", "lines": ["2026-11-28#2"]}
-]}
+Answer with one JSON object on one line and nothing else — no prose, no code fence, no line break (inside a text, write a line break as \\n). Write each operation's fields in the order shown. The three most common shapes, with placeholders — <…> is text you write from the cited lines, 0000-00-00#1 stands for the id of an unread line and new-page-name for the slug you choose; never copy a placeholder:
+{"operations": [{"op": "create_page", "lines": ["0000-00-00#1"], "page": "new-page-name", "title": "<Title from the cited line>", "body": "<A sentence from the cited line.>\\n"}, {"op": "append", "lines": ["0000-00-00#2"], "page": "<name of a listed page>", "text": "<A sentence from the cited line.>\\n"}, {"op": "skip", "lines": ["0000-00-00#3", "0000-00-00#4"]}]}
 
-The other operations (fields in brackets; * marks optional ones):
-- link [page, phrase, target, lines]: Wrap the first unlinked mention of `phrase` in `page` as [[target|phrase]].
-- set_state [page, state (open|hypothesis|decided|done), evidence, lines]: Move a page's state forward (open → hypothesis → decided → done); `evidence` quotes a journal or conversation line word for word.
-- split [page, parts [{page, title, headings}], lines]: Move the named `##` sections of an over-budget page, word for word, into new pages the original links to.
-- open_question [text, pages, lines]: One line in the map's Open section naming the pages involved and the question; nothing is settled.
-- recover_line [text, evidence, lines]: Append `[recovered] text` to today's journal; `evidence` quotes the conversation word for word.
-- map [entries* [{page, summary}], moves* [{text, to}], lines]: Map entries to add, and map prose to move word for word to the page it belongs to.
+The other operations (fields in brackets, in order; * marks optional ones):
+- link [lines, page, phrase, target]: Wrap the first unlinked mention of `phrase` in `page` as [[target|phrase]].
+- set_state [lines, page, state (open|hypothesis|decided|done), evidence]: Move a page's state forward (open → hypothesis → decided → done); `evidence` quotes a journal or conversation line word for word.
+- split [lines, page, parts [{page, title, headings}]]: Move the named `##` sections of an over-budget page, word for word, into new pages the original links to.
+- open_question [lines, text, pages]: One line in the map's Open section naming the pages involved and the question; nothing is settled.
+- recover_line [lines, text, evidence]: Append `[recovered] text` to today's journal; `evidence` quotes the conversation word for word.
+- map [lines, entries* [{page, summary}], moves* [{text, to}]]: Map entries to add, and map prose to move word for word to the page it belongs to.
 Unknown fields and unknown operations are refused."""
 
 

@@ -193,6 +193,99 @@ def test_lowest_score_spans_every_page_of_the_operation() -> None:
     assert [v.path for v in verdicts] == ["wiki/b.md"]
 
 
+# --- numbers and names are never invented ------------------------------------
+
+
+def test_the_issues_3_year_lease_is_refused_whatever_the_threshold_and_names_the_number() -> None:
+    text = "Marta now says a 3-year lease would be fine"
+    for threshold in (0.6, 0.5, 0.3, 0.01):
+        [v] = grounding.check([("wiki/lease.md", text)], [LEASE], {"wiki/lease.md": "Lease"}, threshold)[0]
+        assert isinstance(v, grounding.GroundingVerdict)
+        assert v.unfounded == ("3-year",)
+        assert "missing: 3-year" in v.message
+    assert v.score == pytest.approx(0.5)
+    assert "3" in v.missing and "says" in v.missing  # every word not found, for the repair round
+    record = v.to_json()
+    assert record["rule"] == 11 and record["score"] == 0.5 and record["threshold"] == 0.01
+    assert record["unfounded"] == ["3-year"] and "fine" in record["missing"]
+
+
+@pytest.mark.parametrize(
+    "cited, text, unfounded",
+    [
+        (LEASE, "Marta and Jonas want a 5-year lease.", ("Jonas",)),  # scores 0.83: a new name alone refuses
+        (LEASE, "Marta wants a 5-year lease from 1 March.", ("1", "March")),  # a date nobody wrote
+        (RENT, "The rent for the shop is 2,500 EUR a month.", ("2500",)),  # a different amount
+        ("Marta signs the lease next week", "Marta signs the lease on Monday.", ("Monday",)),  # a weekday
+        (LEASE, "Marta wants a 5-year lease; [[dana-reyes|Dana]] agrees.", ("[[dana-reyes|Dana]]",)),  # a linked page
+        (RENT, "Rent for the shop is 2,400 EUR a month, heating not included, says [[Helen Brandt]].", ("[[Helen Brandt]]",)),
+        ("Kessler Mill quoted 0.78 EUR a kilo.", "Kessler Mill quoted 0.78 EUR a kilo for 12 months.", ("12",)),
+        ("Kessler Mill quoted 0.78 EUR a kilo.", "Kessler Mill quoted 0.78 EUR a kilo for twelve months.", ("twelve",)),
+    ],
+)
+def test_a_number_or_name_the_cited_lines_lack_is_refused_and_named(cited: str, text: str, unfounded: tuple[str, ...]) -> None:
+    [s] = grounding.score_text(text, [cited])
+    assert s.unfounded == unfounded
+    verdicts, _ = grounding.check([("wiki/p.md", text)], [cited], {}, 0.6)
+    assert [v.line for v in verdicts] == [text]
+    assert f"missing: {', '.join(unfounded)}" in verdicts[0].message
+
+
+@pytest.mark.parametrize(
+    "cited, text, days",
+    [
+        # A capitalised word that opens a sentence, or a clause after a colon, is grammar, not a name.
+        (LEASE, "Apparently Marta wants a 5-year lease.", ()),
+        ("The mill delivers flour every Tuesday", "Schedule: Usually the mill delivers flour on Tuesdays.", ()),
+        ("Jonas says the mill delivers flour every Tuesday", 'Jonas said: "Usually the mill delivers flour on Tuesdays."', ()),
+        # In a heading or a table row capitals are style.
+        ("The mill delivers flour every Tuesday", "## Flour Deliveries From The Mill On Tuesdays\n", ()),
+        ("Kessler Mill quoted type 550 wheat flour at 0.78 EUR a kilo",
+         "| Flour | Type | Price |\n|---|---|---|\n| Wheat Flour | Type 550 | 0.78 EUR A Kilo |\n", ()),
+        # Month and day names, spelled out or shortened.
+        ("first delivery confirmed for tue 15 dec", "The first delivery is on Tuesday 15 December.", ()),
+        ("Hofmann delivers Mon and Thu before 7 am", "Hofmann delivers on Mondays and Thursdays before 7 am.", ()),
+        # A date the line gives as "today", "yesterday" or an ISO date, written out.
+        ("Signed the lease with Marta today", "We signed the lease with Marta on Wednesday, 25 November 2026.", ("2026-11-25",)),
+        ("Signed the lease with Marta yesterday", "We signed the lease with Marta on 25 November.", ("2026-11-26",)),
+        ("Opening planned for 2027-01-16", "The opening is planned for Saturday, 16 January 2027.", ()),
+        # A link to a page the cited line names differently.
+        ("the landlord wants a 5-year lease minimum", "[[marta-okafor|The landlord]] wants a lease of at least 5 years.", ()),
+        ("the mill delivers on tuesdays", "[[Kessler Mill]] delivers on Tuesdays.", ()),
+        ("the mill delivers on tuesdays", "[[kessler-mill]] delivers on Tuesdays.", ()),
+        # Names and numbers as the line writes them, in other spellings.
+        (LANDLORD, "Marta Okafor's building: she owns all of it and lives above the shop.", ()),
+        ("Deposit is three months rent, 7,200 EUR", "The deposit is 3 months of rent: 7200 EUR.", ()),
+        ("Kessler offers 5% off with a 12-month contract", "Kessler offers 5 percent off for a twelve month contract.", ()),
+        ("Dr. Brandt does our books", "Dr. Brandt does our books.", ()),
+        ("Helen says we should start as a gbr", "Helen says we should start as a GbR.", ()),
+        ("we got a new deck oven", "We got a new one: a deck oven.", ()),  # "one" is grammar here
+    ],
+)
+def test_good_sentences_with_capitals_dates_and_links_still_land(cited: str, text: str, days: tuple[str, ...]) -> None:
+    verdicts, lowest = grounding.check([("wiki/p.md", text)], [cited], {}, 0.6, days=days)
+    assert verdicts == [], [v.message for v in verdicts]
+    assert lowest is not None
+
+
+def test_the_page_title_grounds_names_and_numbers_too() -> None:
+    text = "The shop at Lindenstrasse 14 has a 5-year lease minimum."
+    assert grounding.score_text(text, [LEASE])[0].unfounded == ("Lindenstrasse", "14")
+    assert grounding.check([("wiki/lease.md", text)], [LEASE], {"wiki/lease.md": "Lease at Lindenstrasse 14"}, 0.6)[0] == []
+
+
+def test_a_journal_day_grounds_only_its_own_date() -> None:
+    text = "We signed the lease with Marta on 24 November."
+    cited = ["Signed the lease with Marta today"]
+    assert grounding.check([("wiki/p.md", text)], cited, {}, 0.6, days=["2026-11-24"])[0] == []
+    [v] = grounding.check([("wiki/p.md", text)], cited, {}, 0.6, days=["2026-11-25"])[0]
+    assert isinstance(v, grounding.GroundingVerdict) and v.unfounded == ("24",)
+
+
+def test_rule_off_means_numbers_and_names_are_not_checked_either() -> None:
+    assert grounding.check([("wiki/p.md", "Marta and Jonas want a 3-year lease.")], [LEASE], {}, 0.0)[0] == []
+
+
 # --- property: words of the cited lines always pass ------------------------
 
 SAMPLE_WORDS = (LANDLORD + " " + LEASE + " " + RENT).split() + [
@@ -226,7 +319,7 @@ STRICT = Settings(model="fake/scripted", grounding_min=0.6)
 
 
 def garden(project: Project, model: FakeModel, s: Settings = STRICT) -> PassResult:
-    return run_pass(project, s, model=model, now=lambda: FIXED_NOW)  # type: ignore[arg-type]
+    return run_pass(project, s, model=model, now=lambda: FIXED_NOW)
 
 
 @pytest.fixture
@@ -343,3 +436,17 @@ def test_an_invented_title_cannot_ground_its_own_body(project, fake_model) -> No
     result = run_pass(project, Settings(model="fake/scripted"), model=fake_model, now=lambda: FIXED_NOW)
     assert not (project.root / "wiki/golden-flour-award.md").exists()
     assert any("(title)" in r for r in result.refusals)
+
+
+def test_through_a_pass_the_journal_day_grounds_a_date_and_an_invented_year_is_refused(
+    bakery: Project, fake_model: FakeModel
+) -> None:
+    body = "On 24 November Kessler Mill quoted type 550 wheat flour at 0.78 EUR a kilo.\n"
+    invented = {"op": "append", "page": "marta-okafor", "text": "The landlord is Marta Okafor, since 2019.\n", "lines": ["2026-11-23#1"]}
+    fake_model.enqueue({"operations": [mill(body), invented, {"op": "skip", "lines": ["2026-11-24#2", "2026-11-24#3"]}]})
+    result = garden(bakery, fake_model)
+
+    assert result.created == ["wiki/kessler-mill.md"], result.refusals  # the line's own day: 24 November
+    [refusal] = result.refusals  # scores 0.75, over the threshold: the year alone refuses it
+    assert refusal.startswith("append marta-okafor: rule 11 (grounded)") and "missing: 2019" in refusal
+    assert "2019" not in (bakery.root / "wiki/marta-okafor.md").read_text()

@@ -122,16 +122,20 @@ def journal_lines() -> dict[str, str]:
     return out
 
 
-def score_cases(cases: list[tuple[list[str], str, str]], lines: dict[str, str]) -> list[tuple[float, str, tuple[str, ...]]]:
+Scored = list[tuple[float, str, tuple[str, ...], tuple[str, ...]]]  # score, sentence, missing words, missing numbers/names
+
+
+def score_cases(cases: list[tuple[list[str], str, str]], lines: dict[str, str]) -> Scored:
     out = []
     for ids, title, sentence in cases:
         cited = [lines.get(i, i) for i in ids]  # fixtures cite their line text directly
-        for s in grounding.score_text(sentence, cited, title):
-            out.append((s.score, s.sentence, s.missing))
+        days = [i.split("#")[0] for i in ids if i in lines]
+        for s in grounding.score_text(sentence, cited, title, days):
+            out.append((s.score, s.sentence, s.missing, s.unfounded))
     return out
 
 
-def page_sentences(lines: dict[str, str]) -> list[tuple[float, str, tuple[str, ...]]]:
+def page_sentences(lines: dict[str, str]) -> Scored:
     """Every sentence of the sample wiki's pages against all lines of their source days."""
     out = []
     for path in sorted((SAMPLE / "wiki").glob("*.md")):
@@ -142,18 +146,31 @@ def page_sentences(lines: dict[str, str]) -> list[tuple[float, str, tuple[str, .
         days = set(wiki.source_days(meta))
         cited = [t for i, t in lines.items() if i.split("#")[0] in days]
         body = wiki.split_frontmatter(text)[1]
-        for s in grounding.score_text(body, cited, str(meta.get("title", ""))):
-            out.append((s.score, f"{path.stem}: {s.sentence}", s.missing))
+        for s in grounding.score_text(body, cited, str(meta.get("title", "")), sorted(days)):
+            out.append((s.score, f"{path.stem}: {s.sentence}", s.missing, s.unfounded))
     return out
 
 
-def describe(name: str, scored: list[tuple[float, str, tuple[str, ...]]], show: str) -> None:
-    scores = sorted(s for s, _, _ in scored)
+def refused(scored: Scored, t: float) -> int:
+    """How many rule 11 refuses at threshold `t`: a score under it, or a number or name not found."""
+    return sum(score < t or bool(unfounded) for score, _, _, unfounded in scored)
+
+
+def describe(name: str, scored: Scored, show: str) -> None:
+    scores = sorted(s for s, _, _, _ in scored)
     q = statistics.quantiles(scores, n=10) if len(scores) > 1 else scores * 9
-    print(f"{name:<34} n={len(scores):3}  min {scores[0]:.2f}  p10 {q[0]:.2f}  median {statistics.median(scores):.2f}  p90 {q[-1]:.2f}  max {scores[-1]:.2f}")
-    pick = sorted(scored, reverse=(show == "high"))[:3]
-    for score, sentence, missing in pick:
-        print(f"    {score:.2f}  {sentence[:90]!r}  missing: {', '.join(missing)}")
+    print(
+        f"{name:<34} n={len(scores):3}  min {scores[0]:.2f}  p10 {q[0]:.2f}  median {statistics.median(scores):.2f}"
+        f"  p90 {q[-1]:.2f}  max {scores[-1]:.2f}  | refused at 0.6: {refused(scored, 0.6)}/{len(scored)}"
+        f" (naming a number or name not found: {sum(bool(u) for _, _, _, u in scored)})"
+    )
+    pick = sorted(scored, key=lambda x: x[0], reverse=(show == "high"))[:3]
+    for score, sentence, missing, unfounded in pick:
+        print(f"    {score:.2f}  {sentence[:90]!r}  missing: {', '.join(missing)}" + (f"  | numbers/names: {', '.join(unfounded)}" if unfounded else ""))
+    landed_or_refused = [x for x in scored if (show == "high") != (x[0] < 0.6 or bool(x[3]))]
+    for score, sentence, _missing, unfounded in landed_or_refused:
+        verb = "lands" if show == "high" else "refused"
+        print(f"    {verb} at 0.6: {score:.2f}  {sentence[:90]!r}" + (f"  | numbers/names: {', '.join(unfounded)}" if unfounded else ""))
 
 
 def main() -> None:
@@ -175,23 +192,35 @@ def main() -> None:
     for name, scored in bad.items():
         describe(name, scored, "high")
 
-    hand_good = [s for s, _, _ in good["faithful paraphrases (1 line)"] + good["test fixtures"]]
-    pages = [s for s, _, _ in good["sample pages vs their source days"]]
-    bad_all = [s for scored in bad.values() for s, _, _ in scored]
-    bad_whole = [s for name in ("fact from an uncited line", "pure inventions") for s, _, _ in bad[name]]
+    hand_good = [s for s, _, _, _ in good["faithful paraphrases (1 line)"] + good["test fixtures"]]
+    pages = [s for s, _, _, _ in good["sample pages vs their source days"]]
+    bad_all = [s for scored in bad.values() for s, _, _, _ in scored]
+    bad_whole = [s for name in ("fact from an uncited line", "pure inventions") for s, _, _, _ in bad[name]]
     print("\nthresholds that separate (lowest faithful must be >= t, highest unfaithful < t):")
     print(f"  paraphrases vs uncited facts and inventions: ({max(bad_whole):.2f}, {min(hand_good):.2f}]")
     print(f"  paraphrases vs all unfaithful, mixed too:    ({max(bad_all):.2f}, {min(hand_good):.2f}]" + ("  (overlap)" if max(bad_all) >= min(hand_good) else ""))
     print(f"  pages' sentences (min {min(pages):.2f}) vs all unfaithful: overlap" if min(pages) <= max(bad_all) else "")
-    print("\nthreshold  faithful refused  pages refused  unfaithful landed")
+    print("\nby score alone (numbers/names rule aside):")
+    print("threshold  faithful refused  pages refused  unfaithful landed")
     for t in (0.3, 0.4, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8):
         print(
             f"  {t:.2f}      {sum(s < t for s in hand_good):3}/{len(hand_good)}"
             f"          {sum(s < t for s in pages):3}/{len(pages)}"
             f"          {sum(s >= t for s in bad_all):3}/{len(bad_all)}"
         )
+    hand_scored = good["faithful paraphrases (1 line)"] + good["test fixtures"]
+    page_scored = good["sample pages vs their source days"]
+    bad_scored = [x for scored in bad.values() for x in scored]
+    print("\nas rule 11 decides (score under the threshold, or a number or name not found):")
+    print("threshold  faithful refused  pages refused  unfaithful landed")
+    for t in (0.3, 0.4, 0.5, 0.55, 0.6, 0.65, 0.7):
+        print(
+            f"  {t:.2f}      {refused(hand_scored, t):3}/{len(hand_scored)}"
+            f"          {refused(page_scored, t):3}/{len(page_scored)}"
+            f"          {len(bad_scored) - refused(bad_scored, t):3}/{len(bad_scored)}"
+        )
     print("\npages' sentences under 0.70 (all lines of their source days cited):")
-    for score, sentence, missing in sorted(good["sample pages vs their source days"]):
+    for score, sentence, missing, _ in sorted(good["sample pages vs their source days"]):
         if score < 0.7:
             print(f"    {score:.2f}  {sentence!r}  missing: {', '.join(missing)}")
 
