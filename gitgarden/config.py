@@ -75,7 +75,13 @@ SPECS: tuple[Spec, ...] = (
     Spec("review", bool, False, "commit passes to the branch gitgarden/review instead of the current branch"),
     Spec("notify_command", str, "", "command run with the message after the third failed pass in a row"),
     Spec("git_timeout", int, 300, "seconds one git command may take before the pass stops it", 1, 86_400),
-    Spec("sign_commits", bool, True, "gitgarden's commits follow commit.gpgsign; false: never signed (when signing cannot work unattended)"),
+    Spec(
+        "sign_commits",
+        bool,
+        True,
+        "gitgarden's commits follow commit.gpgsign; false: never signed (when signing cannot work unattended)",
+        project_ok=False,  # signing is the person's policy: a shared project file must not turn it off
+    ),
 )
 _BY_KEY = {s.key: s for s in SPECS}
 

@@ -135,6 +135,9 @@ def _signing_failed(words: str) -> bool:
     return "failed to sign" in low or "gpg failed" in low or "signing failed" in low
 
 
+_MAKES_COMMITS = frozenset({"commit", "commit-tree", "merge", "am", "rebase", "cherry-pick", "revert"})
+
+
 def _command(args: Sequence[str]) -> str:
     """The git subcommand of `args`, past any leading `-c key=value` pairs (for messages)."""
     i = 0
@@ -144,7 +147,7 @@ def _command(args: Sequence[str]) -> str:
 
 
 SIGNING_HINT = (
-    "fix your signing setup, or let gitgarden commit unsigned: `gitgarden config set sign_commits false`"
+    "fix your signing setup, or let gitgarden commit unsigned: `gitgarden config set --user sign_commits false`"
 )
 
 
@@ -162,7 +165,7 @@ def git(
     """
     policy = _POLICY.get() or _DEFAULT_POLICY
     name = _command(args)
-    config = [] if policy.sign_commits else ["-c", "commit.gpgsign=false"]
+    config = [] if policy.sign_commits or name not in _MAKES_COMMITS else ["-c", "commit.gpgsign=false"]
     argv = ["git", "-C", str(root), *config, *args]
     try:
         proc = _run(argv, env=_env(env), input=input, timeout=policy.timeout)
