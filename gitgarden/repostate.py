@@ -50,10 +50,11 @@ def blocking_state(root: Path, git_dir: Path | None = None) -> str | None:
             "HEAD is detached (not on a branch): a commit there belongs to no branch and is lost "
             f"when you switch back; switch to your branch (`git switch <branch>`), {_AGAIN}"
         )
-    unborn = _unborn_beside_others(root, head)
+    # A loose ref file answers "has this branch a commit" without a git process (the common case).
+    unborn = None if head and (gdir / head).is_file() else _unborn_beside_others(root, head)
     if unborn:
         return unborn
-    left_out = sparse_left_out(root)
+    left_out = sparse_left_out(root, git_dir=gdir)
     if left_out:
         return (
             f"the sparse checkout leaves out {', '.join(f'{p}/' for p in left_out)}, which a pass reads and writes; "
@@ -88,8 +89,11 @@ def _unborn_beside_others(root: Path, head: str) -> str | None:
     )
 
 
-def sparse_left_out(root: Path, folders: tuple[str, ...] = PROJECT_FOLDERS) -> list[str]:
+def sparse_left_out(root: Path, folders: tuple[str, ...] = PROJECT_FOLDERS, *, git_dir: Path | None = None) -> list[str]:
     """The project folders a sparse checkout keeps out of the work tree (empty when it is off)."""
+    gdir = git_dir or gitrepo.git_dir(root)
+    if not (gdir / "info" / "sparse-checkout").is_file():
+        return []  # no patterns, nothing left out: answered without a git process
     on = gitrepo.git(root, "config", "--bool", "core.sparseCheckout", check=False).strip()
     if on != b"true":
         return []
