@@ -12,6 +12,7 @@ first one found with what to do, or returns None.
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 
 from gitgarden import gitrepo
@@ -50,8 +51,9 @@ def blocking_state(root: Path, git_dir: Path | None = None) -> str | None:
             "HEAD is detached (not on a branch): a commit there belongs to no branch and is lost "
             f"when you switch back; switch to your branch (`git switch <branch>`), {_AGAIN}"
         )
-    # A loose ref file answers "has this branch a commit" without a git process (the common case).
-    unborn = None if head and (gdir / head).is_file() else _unborn_beside_others(root, head)
+    # The ref files answer "has this branch a commit" without a git process (the common case);
+    # a git dir without a HEAD file is no repository git could commit to, and no state to judge.
+    unborn = None if not head or _ref_exists(gdir, head) else _unborn_beside_others(root, head)
     if unborn:
         return unborn
     left_out = sparse_left_out(root, git_dir=gdir)
@@ -64,14 +66,30 @@ def blocking_state(root: Path, git_dir: Path | None = None) -> str | None:
 
 
 def _head_target(gdir: Path) -> str | None:
-    """The ref HEAD points at (`refs/heads/main`), or None when HEAD holds a commit id."""
+    """The ref HEAD points at (`refs/heads/main`), or None when HEAD holds a commit id ("" when
+    there is no HEAD file to read)."""
     try:
         text = (gdir / "HEAD").read_text(encoding="utf-8", errors="replace").strip()
     except OSError:
-        return ""  # no HEAD file to read (an unusual layout): git answers the questions below
+        return ""
     if text.startswith("ref:"):
         return text[4:].strip()
     return None
+
+
+def _ref_exists(gdir: Path, ref: str) -> bool:
+    """True when `ref` is a loose or packed ref of the repository (a linked worktree's refs live
+    in its common dir). False also means "not found in files": git is asked then."""
+    common = gdir
+    with contextlib.suppress(OSError):
+        common = (gdir / (gdir / "commondir").read_text(encoding="utf-8").strip()).resolve()
+    if (common / ref).is_file():
+        return True
+    try:
+        packed = (common / "packed-refs").read_bytes()
+    except OSError:
+        return False
+    return f" {ref}\n".encode() in packed
 
 
 def _unborn_beside_others(root: Path, head: str) -> str | None:

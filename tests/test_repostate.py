@@ -249,3 +249,14 @@ def test_a_page_written_in_a_normal_state_is_not_affected(project: Project) -> N
     write(project.root, "wiki/acme.md", page("Acme", "Acme is a client.\n"))
     commit_all(project.root)
     assert blocking_state(project.root) is None
+
+
+def test_packed_refs_and_linked_worktrees_are_judged_without_mistaking_them_for_orphans(project: Project, tmp_path: Path) -> None:
+    git(project.root, "pack-refs", "--all")
+    assert not (project.root / ".git/refs/heads/main").exists()
+    assert blocking_state(project.root) is None
+    other = tmp_path / "other"
+    git(project.root, "worktree", "add", "-q", "-b", "second", str(other))
+    assert blocking_state(other) is None
+    git(other, "checkout", "-q", "--detach")
+    assert str(blocking_state(other)).startswith("HEAD is detached")
