@@ -157,3 +157,27 @@ def test_the_cli_run_with_a_failing_signer_ends_in_one_line_and_exit_15(project:
     assert result.exception is None or isinstance(result.exception, SystemExit)
     failed = [ln for ln in result.output.splitlines() if ln.startswith("failed")]
     assert len(failed) == 1 and "signing failed" in failed[0] and "sign_commits false" in failed[0]
+
+
+def test_undo_follows_sign_commits_too(project: Project, tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from gitgarden.cli import App, cli
+
+    capture(project)
+    assert garden(project, FakeModel().enqueue(promote())).outcome == "pages_written"
+    git(project.root, "config", "commit.gpgSign", "true")
+    git(project.root, "config", "gpg.program", str(signer(tmp_path, "exit 2\n")))
+    cwd = os.getcwd()
+    os.chdir(project.root)
+    try:
+        refused = CliRunner().invoke(cli, ["undo"], obj=App(env=dict(os.environ), now=lambda: FIXED_NOW))
+        unsigned = App(env={**os.environ, "GITGARDEN_SIGN_COMMITS": "false"}, now=lambda: FIXED_NOW)
+        done = CliRunner().invoke(cli, ["undo"], obj=unsigned)
+    finally:
+        os.chdir(cwd)
+
+    assert refused.exit_code == 1 and "signing failed" in refused.output
+    assert done.exit_code == 0, done.output
+    assert git(project.root, "log", "-1", "--format=%s %G?").strip().endswith("N")
+    assert not (project.root / "wiki/acme.md").exists()
