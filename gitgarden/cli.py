@@ -263,6 +263,9 @@ def health(app: App, as_json: bool) -> None:
     from gitgarden.project import DiskTree
 
     project = app.project()
+    not_read = journal.not_read_names(project.journal)
+    if not_read:
+        err(f"warning: {journal.not_read_warning(not_read)}")
     read_file = project.state / "read.json"
     read = journal.load_read(read_file.read_text() if read_file.exists() else None)
     unread = len(journal.unread_lines(journal.all_lines(project.journal), read))

@@ -7,6 +7,7 @@ are imported inside the commands that use them.
 from __future__ import annotations
 
 import sys
+from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -31,6 +32,14 @@ def register(group: click.Group) -> None:
 
 # After `register`: importing this module first imports gitgarden.cli, which calls `register` back.
 from gitgarden.cli import App, err, out_json, pass_app  # noqa: E402
+
+
+def _git_policy(app: App, project: Any) -> AbstractContextManager[Any]:
+    """The project's git settings (git_timeout, sign_commits) for the commands that commit, as for a pass."""
+    from gitgarden import gitrepo
+
+    s = app.settings(project).settings
+    return gitrepo.git_policy(gitrepo.GitPolicy(timeout=float(s.git_timeout), sign_commits=s.sign_commits))
 
 
 def _short(sha: str) -> str:
@@ -172,7 +181,8 @@ def undo_cmd(app: App, pass_ref: str | None, reread: bool, as_json: bool) -> Non
     from gitgarden import history
 
     project = app.project()
-    result = history.undo(project.root, pass_ref, reread=reread, now=app.now())
+    with _git_policy(app, project):
+        result = history.undo(project.root, pass_ref, reread=reread, now=app.now())
     if as_json:
         out_json(result.to_json())
         return
@@ -256,7 +266,8 @@ def review_accept(app: App, as_json: bool) -> None:
     from gitgarden import review
 
     project = app.project()
-    result = review.accept(project.root)
+    with _git_policy(app, project):
+        result = review.accept(project.root)
     if as_json:
         out_json(None if result is None else result.to_json())
         return
@@ -276,7 +287,8 @@ def review_reject(app: App, reread: bool, as_json: bool) -> None:
     from gitgarden import review
 
     project = app.project()
-    result = review.reject(project.root, reread=reread, now=app.now())
+    with _git_policy(app, project):
+        result = review.reject(project.root, reread=reread, now=app.now())
     if as_json:
         out_json(None if result is None else result.to_json())
         return

@@ -74,6 +74,14 @@ SPECS: tuple[Spec, ...] = (
     Spec("identity_files", list, [], "extra files (inside the project, or named by the person) shown to the model"),
     Spec("review", bool, False, "commit passes to the branch gitgarden/review instead of the current branch"),
     Spec("notify_command", str, "", "command run with the message after the third failed pass in a row"),
+    Spec("git_timeout", int, 300, "seconds one git command may take before the pass stops it", 1, 86_400),
+    Spec(
+        "sign_commits",
+        bool,
+        True,
+        "gitgarden's commits follow commit.gpgsign; false: never signed (when signing cannot work unattended)",
+        project_ok=False,  # signing is the person's policy: a shared project file must not turn it off
+    ),
 )
 _BY_KEY = {s.key: s for s in SPECS}
 
@@ -103,6 +111,8 @@ class Settings:
     identity_files: tuple[str, ...] = ()
     review: bool = False
     notify_command: str = ""
+    git_timeout: int = 300
+    sign_commits: bool = True
     # Where api_base came from: a key is never sent to an endpoint named only by a committed
     # project file (a shared project must not be able to redirect the person's key).
     api_base_source: str = "default"

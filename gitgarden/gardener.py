@@ -10,6 +10,7 @@ exactly the pass's own paths.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import secrets
@@ -27,6 +28,7 @@ from gitgarden.lock import PassLock
 from gitgarden.ops import Applied, ApplyContext, Op, Refusal, apply_op
 from gitgarden.outcome import NO_MODEL_HINT, OUTCOMES, PassResult
 from gitgarden.project import DiskTree, Project
+from gitgarden.repostate import blocking_state
 from gitgarden.tree import Overlay, Tree, changed_paths, file, text_of
 
 if TYPE_CHECKING:
@@ -201,8 +203,48 @@ def run_pass(
         dry_run=dry_run,
     )
     result.model = getattr(model, "name", "") if model is not None else ""
+    # Every git process of the pass: never interactive, never longer than git_timeout.
+    with gitrepo.git_policy(gitrepo.GitPolicy(timeout=float(settings.git_timeout), sign_commits=settings.sign_commits)):
+        try:
+            return _run_pass(project, settings, model, now, result, on_progress)
+        except (GitgardenError, OSError) as exc:
+            # A failure the pass did not expect still ends as an outcome with a record and one line.
+            if result.commit:  # after its commit landed: the pass stands, the failure is noted
+                result.hints.append(f"after the commit: {_failure_detail(exc)}")
+                return result
+            result.outcome, result.detail, result.marked_read = "failed", _failure_detail(exc), 0
+            return _finish(project, result, now, record=not dry_run)
+
+
+def _failure_detail(exc: GitgardenError | OSError) -> str:
+    if isinstance(exc, GitgardenError):
+        return str(exc)
+    where = f" ({exc.filename})" if exc.filename else ""
+    fix = "; free some space, then run gitgarden again" if exc.errno == errno.ENOSPC else ""
+    return f"{exc.strerror or exc}{where}{fix}"
+
+
+def _run_pass(
+    project: Project,
+    settings: Settings,
+    model: Model | None,
+    now: Clock,
+    result: PassResult,
+    on_progress: Callable[[str], None],
+) -> PassResult:
+    dry_run = result.dry_run
     root = project.root
     git_dir = gitrepo.git_dir(root)
+    blocked = blocking_state(root, git_dir)
+    if blocked:
+        # No record in log/: the work tree belongs to the git operation the person is finishing.
+        result.outcome, result.detail = "refused", blocked
+        return _finish(project, result, now, record=False)
+    not_read = journal.not_read_names(project.journal)
+    if not_read:
+        result.hints.append(journal.not_read_warning(not_read))
+    if not settings.sign_commits and gitrepo.git(root, "config", "--bool", "commit.gpgsign", check=False).strip() == b"true":
+        result.hints.append("gitgarden's commits are not signed although commit.gpgsign is on: sign_commits = false")
     if project.turn_in_flight.exists():
         result.outcome, result.detail = "refused", "a turn is in flight (.gitgarden/turn-in-flight)"
         return _finish(project, result, now, record=not dry_run)
@@ -574,7 +616,8 @@ def _heading_split(
     plan: list[tuple[str, str, list[str]]] = []
     for slug, title, headings in heading_plan(text, wiki.PAGE_BUDGET - room):
         for candidate in (slug, f"{name.rsplit('/', 1)[-1]}-{slug}"):
-            if wiki.page_path(candidate) not in work.tree and all(candidate != p for p, _, _ in plan):
+            free = wiki.page_path(candidate) not in work.tree and all(candidate != p for p, _, _ in plan)
+            if free and wiki.unportable_part(wiki.page_path(candidate)) is None:  # `## Con` must not make con.md
                 plan.append((candidate, title, headings))
                 break
     if not plan:

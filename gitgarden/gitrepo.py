@@ -9,9 +9,13 @@ paths go after `--`, ref names are built by code.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import subprocess
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextvars import ContextVar
+from dataclasses import dataclass
 from pathlib import Path
 
 from gitgarden.errors import GitError
@@ -19,6 +23,9 @@ from gitgarden.tree import Entry
 
 __all__ = [
     "git",
+    "GitPolicy",
+    "git_policy",
+    "DEFAULT_TIMEOUT",
     "ensure_repo",
     "git_dir",
     "head",
@@ -46,13 +53,102 @@ _GIT_ENV_STRIP = (
 )
 
 
+# Every git process runs without a person to answer it: a pass may run from cron with nobody
+# at the keyboard, and a prompt or an editor there would hang it forever while it holds the lock.
+_NON_INTERACTIVE = {
+    "GIT_TERMINAL_PROMPT": "0",  # no username/password prompt on the terminal
+    "GIT_ASKPASS": "true",  # an askpass program answers empty at once instead of opening a window
+    "SSH_ASKPASS": "true",
+    "SSH_ASKPASS_REQUIRE": "never",
+    "GCM_INTERACTIVE": "never",  # Git Credential Manager: no sign-in window
+    "GIT_EDITOR": "true",  # an editor git wants (a tag or merge message) "saves" at once
+    "GIT_SEQUENCE_EDITOR": "true",
+    "GIT_MERGE_AUTOEDIT": "no",
+    "GIT_PAGER": "cat",
+}
+
+DEFAULT_TIMEOUT = 300.0  # seconds; the `git_timeout` setting changes it for a pass
+
+
+@dataclass(frozen=True)
+class GitPolicy:
+    """How git runs for one pass or command: the timeout of each process, and whether the
+    commits gitgarden makes may be signed (`sign_commits = false` turns commit.gpgsign off)."""
+
+    timeout: float = DEFAULT_TIMEOUT
+    sign_commits: bool = True
+
+
+# The policy is set once at the start of a pass (`with git_policy(...)`) rather than handed to
+# each of the dozens of git calls a pass makes through several modules; outside one, the default.
+_DEFAULT_POLICY = GitPolicy()
+_POLICY: ContextVar[GitPolicy | None] = ContextVar("gitgarden_git_policy", default=None)
+
+
+@contextlib.contextmanager
+def git_policy(policy: GitPolicy) -> Iterator[GitPolicy]:
+    """Run every git command inside the block under `policy`."""
+    token = _POLICY.set(policy)  # reset on leaving, so nested blocks and later commands see their own
+    try:
+        yield policy
+    finally:
+        _POLICY.reset(token)
+
+
 def _env(extra: Mapping[str, str] | None) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in _GIT_ENV_STRIP}
     env.setdefault("LC_ALL", "C")
-    env["GIT_TERMINAL_PROMPT"] = "0"
+    env.update(_NON_INTERACTIVE)
     if extra:
         env.update(extra)
     return env
+
+
+def _run(argv: list[str], *, env: dict[str, str], input: bytes | None, timeout: float) -> subprocess.CompletedProcess[bytes]:
+    """Run one git process in a session of its own, stdin closed (or fed `input`), killed with all
+    its children (a hook, gpg, ssh) when it outlives `timeout`.
+
+    A new session has no terminal: a pinentry or an ssh passphrase prompt cannot open /dev/tty
+    and wait there, it fails and git reports the failure.
+    """
+    proc = subprocess.Popen(
+        argv,
+        stdin=subprocess.PIPE if input is not None else subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        start_new_session=True,
+    )
+    try:
+        out, errs = proc.communicate(input, timeout=timeout)
+    except BaseException:  # the timeout, or Ctrl-C: no git process (or its children) outlives the call
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.kill()
+        proc.wait()
+        raise
+    return subprocess.CompletedProcess(argv, proc.returncode, out, errs)
+
+
+def _signing_failed(words: str) -> bool:
+    low = words.lower()
+    return "failed to sign" in low or "gpg failed" in low or "signing failed" in low
+
+
+_MAKES_COMMITS = frozenset({"commit", "commit-tree", "merge", "am", "rebase", "cherry-pick", "revert"})
+
+
+def _command(args: Sequence[str]) -> str:
+    """The git subcommand of `args`, past any leading `-c key=value` pairs (for messages)."""
+    i = 0
+    while i + 1 < len(args) and args[i] == "-c":
+        i += 2
+    return args[i] if i < len(args) else ""
+
+
+SIGNING_HINT = (
+    "fix your signing setup, or let gitgarden commit unsigned: `gitgarden config set --user sign_commits false`"
+)
 
 
 def git(
@@ -62,33 +158,38 @@ def git(
     input: bytes | None = None,
     check: bool = True,
 ) -> bytes:
-    """Run `git -C root args…` and return stdout; GitError with git's own words on failure."""
+    """Run `git -C root args…` and return stdout; GitError with git's own words on failure.
+
+    Never interactive, and never longer than the policy's timeout (GitError naming the
+    command and the timeout).
+    """
+    policy = _POLICY.get() or _DEFAULT_POLICY
+    name = _command(args)
+    config = [] if policy.sign_commits or name not in _MAKES_COMMITS else ["-c", "commit.gpgsign=false"]
+    argv = ["git", "-C", str(root), *config, *args]
     try:
-        proc = subprocess.run(
-            ["git", "-C", str(root), *args],
-            input=input,
-            capture_output=True,
-            env=_env(env),
-            check=False,
-        )
+        proc = _run(argv, env=_env(env), input=input, timeout=policy.timeout)
     except FileNotFoundError:
         raise GitError("git is not installed (or not on PATH)") from None
+    except subprocess.TimeoutExpired:
+        why = " (a signing program or a hook waiting for an answer?)" if name in ("commit", "merge", "tag") else ""
+        raise GitError(
+            f"git {name} did not finish within {policy.timeout:g} s and was stopped{why}; "
+            "the `git_timeout` setting changes the limit"
+        ) from None
     if check and proc.returncode != 0:
-        words = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+        text = proc.stderr.decode("utf-8", "replace").strip()
+        words = text.splitlines()
         detail = words[-1] if words else f"exit status {proc.returncode}"
-        raise GitError(f"git {args[0]} failed: {detail}")
+        if _signing_failed(text):
+            raise GitError(f"git {name} failed: signing failed ({words[0]}; commit.gpgsign is on): {SIGNING_HINT}")
+        raise GitError(f"git {name} failed: {detail}")
     return proc.stdout
 
 
 def ensure_repo(root: Path) -> bool:
     """`git init` when `root` is not inside a work tree; True when it made one."""
-    probe = subprocess.run(
-        ["git", "-C", str(root), "rev-parse", "--show-toplevel"],
-        capture_output=True,
-        env=_env(None),
-        check=False,
-    )
-    if probe.returncode == 0:
+    if git(root, "rev-parse", "--is-inside-work-tree", check=False).strip() == b"true":
         return False
     git(root, "init", "--quiet")
     return True
@@ -184,7 +285,9 @@ def snapshot(root: Path, tag: str, *, message: str, ident: tuple[str, str]) -> s
     if parent:
         args += ["-p", parent]
     commit = git(root, *args, env=ident_env(*ident)).decode().strip()
-    git(root, "tag", tag, commit)
+    # A lightweight tag, whatever the person's tag.gpgSign / tag.forceSignAnnotated say: a signed
+    # or annotated tag wants a message, and git would open an editor for it.
+    git(root, "-c", "tag.gpgSign=false", "-c", "tag.forceSignAnnotated=false", "tag", "--no-sign", tag, commit)
     return commit
 
 

@@ -124,13 +124,15 @@ def check(base: Tree, proposed: Tree, ctx: PassContext | None = None) -> list[Ve
 
 
 def _unsafe_path(path: str) -> bool:
-    """True for paths that are not plain, relative and inside the project."""
+    """True for paths that are not plain, relative and inside the project, or that some
+    system cannot check out (a Windows device name like `con`, a name ending in a dot)."""
     return (
         not path
         or path.startswith("/")
         or "\\" in path
         or "\0" in path
         or any(part in ("", ".", "..") for part in path.split("/"))
+        or wiki.unportable_part(path) is not None
     )
 
 

@@ -21,6 +21,7 @@ from typing import Any
 from gitgarden import gitrepo, journal, recovery
 from gitgarden.errors import GitgardenError
 from gitgarden.outcome import LOG_DIR, log_path
+from gitgarden.repostate import blocking_state
 
 __all__ = [
     "PassEntry",
@@ -422,6 +423,9 @@ def undo(root: Path, ref: str | None, *, reread: bool = False, now: datetime | N
     person has uncommitted changes in those files.
     """
     now = now or datetime.now(UTC)
+    blocked = blocking_state(root)
+    if blocked:  # an undo is a commit too: it would be lost or mixed in as a pass's would
+        raise UndoRefused(f"undo refused, nothing changed: {blocked}")
     if ref is None:
         todo = [e for e in passes(root) if e.commit and not e.review and not e.undone_by]
         if not todo:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -30,6 +31,8 @@ __all__ = [
     "mark_read",
     "capture",
     "split_capture",
+    "not_read_names",
+    "not_read_warning",
 ]
 
 DAY_RE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
@@ -99,6 +102,37 @@ def all_lines(journal_dir: Path) -> list[JournalLine]:
         text = path.read_bytes().decode("utf-8", "replace")
         out.extend(parse_day(path.stem, text))
     return out
+
+
+def not_read_names(journal_dir: Path) -> list[str]:
+    """The entries of the journal folder a pass never reads: anything but `YYYY-MM-DD.md` files
+    named after a real date (`notadate.md`, `2026-13-45.md`, `2026-02-30.md`, a symlink, a folder).
+    Hidden entries (`.gitkeep`) are left out."""
+    try:
+        entries = sorted(os.scandir(journal_dir), key=lambda e: e.name)
+    except OSError:
+        return []
+    names: list[str] = []
+    for entry in entries:
+        if entry.name.startswith("."):
+            continue
+        stem, dot, ext = entry.name.rpartition(".")
+        if entry.is_symlink():
+            names.append(f"{entry.name} (a symlink)")
+        elif entry.is_dir():
+            names.append(f"{entry.name}/")
+        elif not (dot and ext == "md" and is_day(stem)):
+            names.append(entry.name)
+    return names
+
+
+def not_read_warning(names: list[str], limit: int = 5) -> str:
+    """One line naming the journal files a pass does not read, and why."""
+    shown = ", ".join(names[:limit]) + (f" and {len(names) - limit} more" if len(names) > limit else "")
+    return (
+        f"these files in raw/journal are not read: {shown}; a day file is named after a real date, "
+        "YYYY-MM-DD.md (rename it to hold its lines)"
+    )
 
 
 class ReadPositionError(ValueError):

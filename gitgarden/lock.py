@@ -8,6 +8,7 @@ id and start time into it so a refused pass can say who holds it.
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import json
 import os
@@ -15,7 +16,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from gitgarden.errors import LockHeld
+from gitgarden.errors import GitgardenError, LockHeld
 
 __all__ = ["PassLock", "holder", "LOCK_NAME"]
 
@@ -28,6 +29,12 @@ def _describe(info: dict[str, Any] | None) -> str:
     return f"pass {info.get('pass_id', '?')} (started {info.get('started', '?')}, pid {info.get('pid', '?')}) holds this project's lock"
 
 
+def _lock_error(path: Path, exc: OSError) -> GitgardenError:
+    why = exc.strerror or str(exc)
+    fix = "free some space, then run gitgarden again" if exc.errno == errno.ENOSPC else "check that the git dir is writable"
+    return GitgardenError(f"cannot take the pass lock {path}: {why}; {fix}")
+
+
 class PassLock:
     """`with PassLock(git_dir, info):` — held for the block; LockHeld at once when taken."""
 
@@ -37,14 +44,22 @@ class PassLock:
         self._fd: int | None = None
 
     def __enter__(self) -> PassLock:
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as exc:
+            raise _lock_error(self.path, exc) from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             os.close(fd)
             raise LockHeld(_describe(holder(self.path.parent))) from None
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, json.dumps({**self.info, "pid": os.getpid()}).encode(), 0)
+        try:
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, json.dumps({**self.info, "pid": os.getpid()}).encode(), 0)
+        except OSError as exc:  # e.g. a full disk: the pass could write nothing else either
+            fcntl.flock(fd, fcntl.LOCK_UN)
+            os.close(fd)
+            raise _lock_error(self.path, exc) from None
         self._fd = fd
         return self
 

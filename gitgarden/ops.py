@@ -218,6 +218,9 @@ def _extract_json(text: str) -> Any:
         return json.loads(stripped)
     except json.JSONDecodeError as exc:
         raise BadOutput(f"the reply is not JSON ({exc.msg} at character {exc.pos})") from None
+    except RecursionError:
+        # Thousands of nested brackets fit under the size cap; Python's parser gives up on them.
+        raise BadOutput("the reply nests lists or objects too deeply to read") from None
 
 
 def parse_reply(text: str) -> list[Op]:
@@ -340,6 +343,12 @@ def apply_op(op: Op, tree: Tree, ctx: ApplyContext) -> Applied | Refusal:
     return handler(op, tree, ctx)
 
 
+def _unsafe_name(name: str) -> str | None:
+    """Why a new page may not be called `name` (a file not every system can check out), or None."""
+    why = wiki.unportable_part(wiki.page_path(name))
+    return None if why is None else f"page name {name!r} refused: {why}, so the page could not be checked out there"
+
+
 def _create_page(op: Op, tree: Tree, ctx: ApplyContext) -> Applied | Refusal:
     name = op.get("page")
     existing = _resolve(tree, ctx, name) or _resolve(tree, ctx, op.get("title"))
@@ -347,6 +356,9 @@ def _create_page(op: Op, tree: Tree, ctx: ApplyContext) -> Applied | Refusal:
         # Never an overwrite: the same thing again is more text for the page it already has.
         as_append = Op("append", {"page": wiki.page_name(existing), "text": op.get("body")}, op.lines, op.index)
         return _append(as_append, tree, ctx, original=op)
+    unsafe = _unsafe_name(name)
+    if unsafe:
+        return Refusal(op, unsafe)
     path = wiki.page_path(name)
     text = wiki.new_page(op.get("title"), op.get("body"), source=_cited_days(op, ctx))
     return Applied(op, writes={path: file(text)}, prose=[(path, op.get("body"))], created=[path])
@@ -439,6 +451,9 @@ def _split(op: Op, tree: Tree, ctx: ApplyContext) -> Applied | Refusal:
     for name, _, _ in plan:
         if wiki.page_path(name) in tree:
             return Refusal(op, f"split part {name!r} already exists")
+        unsafe = _unsafe_name(name)
+        if unsafe:
+            return Refusal(op, unsafe)
     result = split_page(path, old, plan)
     if isinstance(result, str):
         return Refusal(op, result)

@@ -100,10 +100,44 @@ def find_project(start: Path | None = None) -> Project:
     for folder in (here, *here.parents):
         if (folder / ".gitgarden").is_dir() and (folder / "wiki").is_dir():
             return Project(folder)
+    sparse = _sparse_project(here)
+    if sparse:
+        raise NotAProject(sparse)
     raise NotAProject(
         f"{here} is not inside a gitgarden project: run `gitgarden init` to make one here, "
         "or cd into a project folder."
     )
+
+
+def _sparse_project(here: Path) -> str | None:
+    """When a sparse checkout hides the project `here` belongs to, a sentence saying so and what to
+    do (only looked for once no project was found: it asks git)."""
+    from gitgarden import gitrepo
+    from gitgarden.errors import GitError
+    from gitgarden.repostate import PROJECT_FOLDERS
+
+    try:
+        if gitrepo.git(here, "config", "--bool", "core.sparseCheckout", check=False).strip() != b"true":
+            return None
+        top = Path(gitrepo.git(here, "rev-parse", "--show-toplevel").decode().strip())
+        rel = here.relative_to(top.resolve())
+    except (GitError, ValueError):
+        return None
+    # The project's root is `here` or one of its parents up to the top of the work tree.
+    for depth in range(len(rel.parts), -1, -1):
+        prefix = "/".join(rel.parts[:depth])
+        names = [f"{prefix}/{f}" if prefix else f for f in (".gitgarden", "wiki")]
+        out = gitrepo.git(top, "ls-files", "-t", "-z", "--", *names, check=False)
+        hidden = {rec[2:].decode("utf-8", "replace") for rec in out.split(b"\0") if rec[:2] == b"S "}
+        if all(any(h.startswith(n + "/") for h in hidden) or (top / n).is_dir() for n in names) and hidden:
+            folders = " ".join(f"{prefix}/{f}" if prefix else f for f in PROJECT_FOLDERS)
+            where = top / prefix if prefix else top
+            return (
+                f"the sparse checkout leaves out the gitgarden project at {where} (its wiki/ and .gitgarden/ are not "
+                f"checked out): bring them back with `git -C {top} sparse-checkout add {folders}` "
+                "(or `git sparse-checkout disable`), then run gitgarden again"
+            )
+    return None
 
 
 @dataclass

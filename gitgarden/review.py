@@ -32,6 +32,7 @@ from gitgarden.history import (
     passes,
 )
 from gitgarden.outcome import LOG_DIR, log_path
+from gitgarden.repostate import blocking_state
 from gitgarden.tree import Entry, Overlay, Tree
 
 __all__ = [
@@ -272,6 +273,13 @@ def _merge_target(root: Path, head: str, tip: str, ident: tuple[str, str], ids: 
     return new, conflicted
 
 
+def _refuse_state(root: Path, what: str) -> None:
+    """ReviewRefused in a repository state where a commit would be lost or mixed in (repostate)."""
+    blocked = blocking_state(root)
+    if blocked:
+        raise ReviewRefused(f"review {what} refused, nothing changed: {blocked}")
+
+
 def accept(root: Path) -> AcceptResult | None:
     """Bring what waits on `gitgarden/review` into the current branch; None when nothing waits.
 
@@ -283,6 +291,7 @@ def accept(root: Path) -> AcceptResult | None:
     head = gitrepo.head(root)
     if tip is None or head is None:
         return None
+    _refuse_state(root, "accept")
     ids = [e.pass_id for e in passes(root) if e.review == "waiting"]
     resolved: list[str] = []
     if _is_ancestor(root, head, tip):
@@ -341,6 +350,7 @@ def reject(root: Path, *, reread: bool = False, now: datetime | None = None) -> 
     tip = review_waiting(root)
     if tip is None:
         return None
+    _refuse_state(root, "reject")
     waiting = [e for e in passes(root) if e.review == "waiting"]
     ids = [e.pass_id for e in waiting]
     records: list[dict[str, Any]] = []

@@ -180,7 +180,7 @@ def _git_dir(root: Path) -> Path | None:
 class Hold:
     """Something that holds a project back: a clock (with when it lets go) or a condition."""
 
-    clock: str  # enabled | idle_min | min_hours_between_passes | turn_in_flight | lock | registered | one_per_tick
+    clock: str  # repo_state | enabled | idle_min | min_hours_between_passes | turn_in_flight | lock | registered | one_per_tick
     detail: str
     until: float | None = None
 
@@ -295,7 +295,20 @@ def assess(root: Path, record: ProjectState, now: float, env: Mapping[str, str],
         a.holds.append(
             Hold("lock", f"pass {info.get('pass_id', '?')} (started {info.get('started', '?')}, pid {info.get('pid', '?')}) holds the lock")
         )
+    state = _repo_state(root, git_dir)
+    if state:  # first: a merge or rebase in progress is what the person needs to hear before anything else
+        a.holds.insert(0, Hold("repo_state", state))
     return a
+
+
+def _repo_state(root: Path, git_dir: Path | None) -> str | None:
+    """Why a pass would refuse this repository's state now (repostate), or None."""
+    from gitgarden.repostate import blocking_state
+
+    try:
+        return blocking_state(root, git_dir)
+    except GitgardenError as exc:
+        return str(exc)
 
 
 def _order(a: Assessment) -> tuple[bool, float, str]:
@@ -487,7 +500,8 @@ def project_status(root: Path, env: Mapping[str, str], now: datetime) -> dict[st
     if a.error:
         raise GitgardenError(a.error)
     if not is_registered:
-        a.holds.insert(0, Hold("registered", "not registered for tick (`gitgarden projects add`)"))
+        first = 1 if a.holds and a.holds[0].clock == "repo_state" else 0  # the repository's state stays first
+        a.holds.insert(first, Hold("registered", "not registered for tick (`gitgarden projects add`)"))
     user = load_settings(None, env=env).settings
     last = last_look(env)
     git_dir = _git_dir(root)
@@ -518,8 +532,15 @@ def project_status(root: Path, env: Mapping[str, str], now: datetime) -> dict[st
             "last_look": None if last is None else _iso(last),
             "next_look": None if last is None else _iso(max(tnow, last + user.interval_min * 60)),
         },
-        "warnings": a.warnings,
+        "warnings": a.warnings + _journal_warnings(root),
     }
+
+
+def _journal_warnings(root: Path) -> list[str]:
+    from gitgarden.journal import not_read_names, not_read_warning
+
+    names = not_read_names(root / "raw" / "journal")
+    return [not_read_warning(names)] if names else []
 
 
 def list_projects(env: Mapping[str, str]) -> list[dict[str, Any]]:

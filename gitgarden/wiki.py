@@ -26,6 +26,7 @@ __all__ = [
     "PageError",
     "Link",
     "is_slug",
+    "unportable_part",
     "slugify",
     "page_path",
     "page_name",
@@ -70,6 +71,28 @@ class PageError(ValueError):
 def is_slug(name: str) -> bool:
     """True for names the gardener may create: lowercase letters, digits and single `-`."""
     return bool(_SLUG.match(name)) and len(name) <= 80
+
+
+# Names Windows keeps for devices: a file called `con`, `con.md` or `CON .txt` cannot be checked out
+# there (git for Windows refuses the whole checkout). `¹²³` count as digits for COM and LPT.
+_WINDOWS_DEVICE = re.compile(r"^(con|prn|aux|nul|conin\$|conout\$|com[0-9¹²³]|lpt[0-9¹²³])$", re.IGNORECASE)
+
+
+def unportable_part(path: str) -> str | None:
+    """Why `path` (a page name or a project-relative path) cannot be checked out on every
+    system, naming the segment; None when every segment is fine.
+
+    Windows refuses device names (`con`, `prn`, `aux`, `nul`, `com0`…`com9`, `lpt0`…`lpt9`,
+    in any case, with or without an extension) and names ending in a dot or a space.
+    """
+    for part in path.split("/"):
+        if part in ("", ".", ".."):
+            continue
+        if part.endswith((".", " ")):
+            return f"{part!r} ends in a dot or a space, which Windows drops"
+        if _WINDOWS_DEVICE.match(part.split(".", 1)[0].rstrip(" ")):
+            return f"{part!r} is a device name on Windows (con, prn, aux, nul, com0–9, lpt0–9)"
+    return None
 
 
 def slugify(text: str) -> str:
