@@ -312,6 +312,13 @@ def _resolve(tree: Tree, ctx: ApplyContext, name: str) -> str | None:
 
 
 def _with_source(text: str, days: list[str]) -> str:
+    """The page with `days` added to its `source:`.
+
+    A page without frontmatter (the person's note as they wrote it) gets none forced
+    onto it; on the person's pages `source:` is the only key a pass adds (DESIGN §1).
+    """
+    if not wiki.split_frontmatter(text)[0]:
+        return text
     try:
         meta = wiki.read_meta(text)
     except wiki.PageError:
@@ -320,7 +327,7 @@ def _with_source(text: str, days: list[str]) -> str:
     have = wiki.source_days(meta)
     if not set(days) <= set(have):
         updates["source"] = wiki.render_source([*have, *days])
-    if "state" not in meta:
+    if "state" not in meta and wiki.is_gardeners(meta):
         updates["state"] = "open"
     return wiki.patch_meta(text, updates) if updates else text
 
