@@ -253,12 +253,20 @@ def _rewire_text(
     return "".join(out) + text[pos:]
 
 
-def split_in_tree(tree: Tree, path: str, headings: list[list[str]] | None = None, budget: int = wiki.PAGE_BUDGET) -> dict[str, str] | str:
+def split_in_tree(
+    tree: Tree,
+    path: str,
+    headings: list[list[str]] | None = None,
+    budget: int = wiki.PAGE_BUDGET,
+    names: list[tuple[str, str]] | None = None,
+) -> dict[str, str] | str:
     """Split page `path` of `tree` as it should land: the new texts by path (original, parts,
     and every page whose heading links were rewired), or a sentence saying why not.
 
     `headings` names the `##` sections of each part; None plans them from the page's
-    headings, largest first, until it fits `budget`.
+    headings, largest first, until it fits `budget`. `names` gives each part's (file name,
+    title), as a model proposes them: the part goes in the original's folder, and a name
+    or title another page has is refused; None names them in the folder's style.
     """
     from gitgarden.facts import page_facts
 
@@ -269,7 +277,16 @@ def split_in_tree(tree: Tree, path: str, headings: list[list[str]] | None = None
     groups = headings if headings is not None else [h for _, _, h in heading_plan(text, budget)]
     if not groups:
         return f"{name} has no `##` sections a split could move" if len(text) > budget else f"{name} is within its budget"
-    names = part_names(tree, path, [g[0] for g in groups])
+    if names is not None:
+        folder = name.rpartition("/")[0]
+        taken = _taken_names(tree)
+        for part, title in names:
+            if part.lower() in taken or title.strip().lower() in taken:
+                return f"split part {part!r} takes a name or title another page has"
+            taken |= {part.lower(), title.strip().lower()}
+        names = [((f"{folder}/" if folder else "") + part, title) for part, title in names]
+    else:
+        names = part_names(tree, path, [g[0] for g in groups])
     if len(names) < len(groups):
         return f"no free name for a part of {name}"
     plan: Plan = [(n, title, g) for (n, title), g in zip(names, groups, strict=True)]

@@ -271,3 +271,41 @@ def test_a_project_below_the_top_of_its_repository_runs_a_whole_pass(tmp_path: P
     second = garden(project, fake_model.enqueue(again))
     assert (project.root / "wiki" / HISTORY).read_text() == "my edit\n"
     assert any("uncommitted changes of yours" in r for r in second.refusals)
+
+
+def test_a_models_split_proposal_lands_in_the_pages_folder_and_rewires_links(vault: Project, fake_model: FakeModel) -> None:
+    write(vault.root, "wiki/Keys.md", "Press the keys in [[Long reference#Hotkeys|the hotkeys list]].\n")
+    commit_all(vault.root)
+    capture(vault, "2026-11-29", "nothing to keep")
+    fake_model.enqueue({"operations": [
+        {"op": "split", "page": "Long reference", "parts": [{"page": "hotkeys", "title": "Hotkeys", "headings": ["Hotkeys"]}], "lines": []},
+        {"op": "skip", "lines": ["2026-11-29#1"]},
+    ]})
+    result = garden(vault, fake_model)
+    assert result.split == ["Long reference"], result.refusals
+    part = (vault.root / "wiki" / "Getting started" / "hotkeys.md").read_text()
+    assert "gardener: true" not in part  # a part of the person's page is theirs
+    assert (vault.root / "wiki/Keys.md").read_text() == "Press the keys in [[hotkeys#Hotkeys|the hotkeys list]].\n"
+    assert measure(tree_of(vault)).broken_links == OBSIDIAN_VIEW["broken_links"]
+
+
+def test_a_models_split_part_may_not_take_another_pages_name_or_title(vault: Project, fake_model: FakeModel) -> None:
+    capture(vault, "2026-11-29", "nothing to keep")
+    fake_model.enqueue({"operations": [
+        {"op": "split", "page": "Long reference", "parts": [{"page": "hotkeys", "title": "Version history", "headings": ["Hotkeys"]}], "lines": []},
+        {"op": "skip", "lines": ["2026-11-29#1"]},
+    ]})
+    result = garden(vault, fake_model)
+    assert result.split == [] and any("takes a name or title" in r for r in result.refusals)
+
+
+def test_a_pass_neither_links_nor_sets_the_state_of_the_persons_page(vault: Project, fake_model: FakeModel) -> None:
+    capture(vault, "2026-11-29", "Version history is decided: a year")
+    before = person_files(vault)
+    fake_model.enqueue({"operations": [
+        {"op": "link", "page": "Orphan note", "phrase": "Nobody", "target": "Version history", "lines": ["2026-11-29#1"]},
+        {"op": "set_state", "page": "Version history", "state": "decided", "evidence": "Version history is decided: a year", "lines": ["2026-11-29#1"]},
+    ]})
+    result = garden(vault, fake_model)
+    assert person_files(vault) == before
+    assert sum("is the person's page" in r for r in result.refusals) == 2
