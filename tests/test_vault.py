@@ -309,3 +309,21 @@ def test_a_pass_neither_links_nor_sets_the_state_of_the_persons_page(vault: Proj
     result = garden(vault, fake_model)
     assert person_files(vault) == before
     assert sum("is the person's page" in r for r in result.refusals) == 2
+
+
+def test_undo_takes_a_requested_split_back(vault: Project) -> None:
+    before = person_files(vault)
+    assert invoke(vault, "split", "Sync your notes across devices", "--yes").exit_code == 0
+    assert person_files(vault) != before
+    log = invoke(vault, "log", "--json")
+    assert "split" in log.output
+    undone = invoke(vault, "undo")
+    assert undone.exit_code == 0, undone.output
+    assert person_files(vault) == before
+
+
+def test_split_refuses_a_page_it_cannot_find_or_one_within_budget(vault: Project) -> None:
+    missing = invoke(vault, "split", "No such page")
+    assert missing.exit_code == 1 and "no page named 'No such page'" in missing.output
+    small = invoke(vault, "split", "Version history")
+    assert small.exit_code == 1 and "within its budget" in small.output
