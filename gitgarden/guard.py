@@ -23,6 +23,7 @@ from typing import Any
 
 from gitgarden import wiki
 from gitgarden.guardtext import (
+    _LINK,
     _align,
     _Alignment,
     _common_prefix,
@@ -447,8 +448,52 @@ class _Guard:
                     self.parents.setdefault(p, page.path)
             if not page.new.text.strip():
                 self.say(5, page.path, "a split keeps part of the page, but its body is now empty")
+            self.dangling(page)
         if page.decided:
             self.decided_insertions(page, {wiki.page_name(p) for p in used})
+
+    def dangling(self, page: _Page) -> None:
+        """Rule 5: no heading link that resolved before a split dangles after it. Links naming a
+        heading (or block) that left the page must now name the part it went to.
+
+        Only a split pays for this: it reads every page's links once.
+        """
+        before = wiki.heading_anchors(page.old)
+        gone = before - wiki.heading_anchors(page.new.lines)
+        if not gone:
+            return
+        name = wiki.page_name(page.path)
+        # One C-level search a page finds the few that name a gone anchor at all.
+        named = re.compile("#[ \t]*(?:" + "|".join(re.escape(a) for a in sorted(before, key=len, reverse=True)) + ")", re.I)
+        for path in self.proposed:
+            if not path.startswith("wiki/") or not path.endswith(".md"):
+                continue
+            text = text_of(self.proposed[path])
+            if text is None or "[[" not in text or not named.search(text):
+                continue
+            mask: list[bool] | None = None
+            own: set[str] | None = None  # the anchors of this page itself, for `[[#Heading]]`
+            for m in _LINK.finditer(text):
+                head = m.group(1).replace("\\|", "|").partition("|")[0]
+                target, hash_, anchor = head.partition("#")
+                key = wiki.anchor_key(anchor)
+                if not hash_:
+                    continue
+                if target.strip():
+                    if key not in gone or self.resolve(target) != name:
+                        continue
+                else:  # `[[#Heading]]` in the page or one of its new parts
+                    if key not in before or (path != page.path and path not in self.new_pages):
+                        continue
+                    if own is None:
+                        own = wiki.heading_anchors(wiki.split_frontmatter(text)[1].splitlines())
+                    if key in own:
+                        continue
+                if mask is None:
+                    mask = wiki.code_mask(text)
+                if not mask[m.start()]:
+                    why = f"a heading link points into a section that left {page.path}; point it at the part"
+                    self.say(5, path, why, m.group(0))
 
     def decided_insertions(self, page: _Page, parts: set[str | None]) -> None:
         """Rule 10: a decided page gains no lines, except the links to its split parts."""

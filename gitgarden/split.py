@@ -118,8 +118,6 @@ def split_page(
 
 # Characters Obsidian (or a common file system) does not allow in a note's name.
 _BAD_NAME_CHARS = re.compile(r'[*"\\/<>:|?#^\[\]\x00-\x1f]+')
-_HEADING = re.compile(r"^#{1,6}[ \t]+(.*?)[ \t]*#*[ \t]*$")
-_BLOCK_ID = re.compile(r"\s\^([A-Za-z0-9-]+)[ \t]*$")
 _SAME_PAGE_LINK = re.compile(r"\[\[#([^\[\]\n]+?)\]\]")
 
 
@@ -184,24 +182,6 @@ def _link_text(names: list[str], name: str) -> str:
     return name if clash else name.rsplit("/", 1)[-1]
 
 
-def _anchors(lines: list[str]) -> set[str]:
-    """The heading and block-id anchors (`#Heading`, `#^id`) a run of lines holds, in lower case."""
-    found: set[str] = set()
-    fence = False
-    for line in lines:
-        bare = line.rstrip("\r\n")
-        if bare.lstrip().startswith(("```", "~~~")):
-            fence = not fence
-            continue
-        if fence:
-            continue
-        if m := _HEADING.match(bare):
-            found.add(m.group(1).strip().lower())
-        if m := _BLOCK_ID.search(bare):
-            found.add("^" + m.group(1).lower())
-    return found
-
-
 def _relink(raw_inner: str, target: str) -> str:
     """A link's inner text pointed at `target`, keeping its anchor, shown text and `\\|` escape."""
     bar = "\\|" if "\\|" in raw_inner else "|"
@@ -209,10 +189,6 @@ def _relink(raw_inner: str, target: str) -> str:
     head, pipe, shown = inner.partition("|")
     anchor = head.partition("#")[2]
     return f"{target}#{anchor}" + (f"{bar}{shown}" if pipe else "")
-
-
-def _anchor_key(anchor: str) -> str:
-    return anchor.split("#", 1)[0].strip().lower()
 
 
 def _rewire_text(
@@ -230,7 +206,7 @@ def _rewire_text(
     for lk in wiki.find_links(text):
         if not lk.anchor or resolve(lk.target) != original:
             continue
-        home = homes.get(_anchor_key(lk.anchor))
+        home = homes.get(wiki.anchor_key(lk.anchor))
         if home is None or home == original:
             continue
         out.append(text[pos : lk.start] + "[[" + _relink(text[lk.start + 2 : lk.end - 2], links[home]) + "]]")
@@ -245,7 +221,7 @@ def _rewire_text(
         if spans is not None and spans[m.start()]:
             continue
         inner = m.group(1)
-        home = homes.get(_anchor_key(inner.replace("\\|", "|").partition("|")[0]), original)
+        home = homes.get(wiki.anchor_key(inner.replace("\\|", "|").partition("|")[0]), original)
         if home == own:
             continue
         out.append(text[pos : m.start()] + "[[" + _relink("#" + inner, links[home]) + "]]")
@@ -298,9 +274,9 @@ def split_in_tree(
     part_paths = {wiki.page_path(n): n for n, _, _ in plan}
     # Where each of the original's anchors stands after the split.
     _, body = wiki.split_frontmatter(text)
-    homes: dict[str, str] = {a: name for a in _anchors(body.splitlines())}
+    homes: dict[str, str] = {a: name for a in wiki.heading_anchors(body.splitlines())}
     for p, n in part_paths.items():
-        for a in _anchors(wiki.split_frontmatter(out[p])[1].splitlines()):
+        for a in wiki.heading_anchors(wiki.split_frontmatter(out[p])[1].splitlines()):
             homes[a] = n
     links = {**link_of, "": name}
     aliases: dict[str, list[str]] = {}

@@ -49,6 +49,8 @@ __all__ = [
     "GARDENER_KEY",
     "is_gardeners",
     "is_attachment",
+    "heading_anchors",
+    "anchor_key",
 ]
 
 STATES = ("open", "hypothesis", "decided", "done")
@@ -495,6 +497,34 @@ def _section_bounds(lines: list[str], heading: str) -> tuple[int, int] | None:
                 j += 1
             return i, j
     return None
+
+
+_ANY_HEADING = re.compile(r"^#{1,6}[ \t]+(.*?)[ \t]*#*[ \t]*$")
+_BLOCK_ID = re.compile(r"\s\^([A-Za-z0-9-]+)[ \t]*$")
+
+
+def heading_anchors(lines: Iterable[str]) -> set[str]:
+    """The anchors a run of lines offers to links, in lower case: its headings (`#Heading`)
+    and block ids (`#^id`), outside fenced code."""
+    found: set[str] = set()
+    fence = False
+    for line in lines:
+        bare = line.rstrip("\r\n")
+        if bare.lstrip().startswith(("```", "~~~")):
+            fence = not fence
+            continue
+        if fence:
+            continue
+        if m := _ANY_HEADING.match(bare):
+            found.add(m.group(1).strip().lower())
+        if m := _BLOCK_ID.search(bare):
+            found.add("^" + m.group(1).lower())
+    return found
+
+
+def anchor_key(anchor: str) -> str:
+    """The anchor a `#Heading#Sub` link names first, as `heading_anchors` lists it."""
+    return anchor.split("#", 1)[0].strip().lower()
 
 
 def open_lines(map_text: str) -> list[str]:

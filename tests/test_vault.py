@@ -327,3 +327,22 @@ def test_split_refuses_a_page_it_cannot_find_or_one_within_budget(vault: Project
     assert missing.exit_code == 1 and "no page named 'No such page'" in missing.output
     small = invoke(vault, "split", "Version history")
     assert small.exit_code == 1 and "within its budget" in small.output
+
+
+def test_guard_refuses_a_split_that_leaves_a_heading_link_dangling(vault: Project) -> None:
+    base = tree_of(vault)
+    out = split.split_in_tree(base, f"wiki/{SYNC}")
+    assert isinstance(out, dict)
+    parts = {p: f"wiki/{SYNC}" for p in out if p not in base}
+    ctx = guard.PassContext(split_parents=parts)
+    assert guard.check(base, Overlay(base, {p: file(t) for p, t in out.items()}), ctx) == []
+    # The same split without the rewiring of Start here: its link into the moved section dangles.
+    unwired = {p: file(t) for p, t in out.items() if p != f"wiki/{START}"}
+    verdicts = guard.check(base, Overlay(base, unwired), ctx)
+    assert {(v.rule, v.path) for v in verdicts} == {(5, f"wiki/{START}")}
+    assert "[[Sync your notes across devices#iCloud]]" in {v.line for v in verdicts}
+    # ...and without the rewiring of `[[#Dropbox]]` inside the moved text.
+    part = next(iter(parts))
+    raw = out[part].replace("[[Sync your notes across devices#Dropbox]]", "[[#Dropbox]]")
+    verdicts = guard.check(base, Overlay(base, {**{p: file(t) for p, t in out.items()}, part: file(raw)}), ctx)
+    assert [(v.rule, v.path, v.line) for v in verdicts] == [(5, part, "[[#Dropbox]]")]
