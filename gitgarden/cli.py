@@ -230,9 +230,13 @@ def guard(base: str, as_json: bool, path: Path | None) -> None:
     """
     from gitgarden import gitrepo
     from gitgarden import guard as rules
-    from gitgarden.errors import EXIT_GUARD
+    from gitgarden.errors import EXIT_GUARD, NotAProject
+    from gitgarden.project import find_project
 
-    root = Path(gitrepo.git(path or Path.cwd(), "rev-parse", "--show-toplevel").decode().strip())
+    try:  # a project below the top of its repository is judged from its own root
+        root = find_project(path).root
+    except NotAProject:
+        root = Path(gitrepo.git(path or Path.cwd(), "rev-parse", "--show-toplevel").decode().strip())
     if gitrepo.head(root) is None and base == "HEAD":
         # The first commit: nothing is protected yet, and everything is new.
         err("gitgarden guard: no commit yet, nothing to protect")
@@ -275,7 +279,8 @@ def health(app: App, as_json: bool) -> None:
         return
     rows = [
         ("pages", str(figures.pages)),
-        ("orphans (not reachable from the map)", _listing(figures.orphans)),
+        ("orphans (no other page links to them)", _listing(figures.orphans)),
+        ("unmapped (the map does not reach them)", _listing(figures.unmapped)),
         ("broken links", _listing([f"{a} -> {b}" for a, b in figures.broken_links])),
         ("duplicate candidates", _listing([f"{a} ~ {b}" for a, b in figures.duplicates])),
         ("pages over 6,000 chars", _listing(figures.over_budget)),
@@ -286,6 +291,9 @@ def health(app: App, as_json: bool) -> None:
     ]
     for label, value in rows:
         click.echo(f"{label:40} {value}")
+    for advice in figures.split_advice:  # the person's pages: a pass never splits them on its own
+        cut = ", ".join(f"## {h}" for h in advice["cut"]) or "no `##` sections to move"
+        click.echo(f"advice: {advice['page']} is {advice['chars']} chars; `gitgarden split` would move {cut}")
 
 
 def _listing(items: list[str], limit: int = 5) -> str:
@@ -334,3 +342,7 @@ _cli_schedule.register(cli)
 from gitgarden import cli_history as _cli_history  # noqa: E402
 
 _cli_history.register(cli)
+
+from gitgarden import cli_split as _cli_split  # noqa: E402
+
+_cli_split.register(cli)

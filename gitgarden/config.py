@@ -82,6 +82,7 @@ SPECS: tuple[Spec, ...] = (
         "gitgarden's commits follow commit.gpgsign; false: never signed (when signing cannot work unattended)",
         project_ok=False,  # signing is the person's policy: a shared project file must not turn it off
     ),
+    Spec("max_person_pages", int, 3, "the person's pages (those no pass created) one pass may touch", 0, 10_000),
 )
 _BY_KEY = {s.key: s for s in SPECS}
 
@@ -113,6 +114,7 @@ class Settings:
     notify_command: str = ""
     git_timeout: int = 300
     sign_commits: bool = True
+    max_person_pages: int = 3
     # Where api_base came from: a key is never sent to an endpoint named only by a committed
     # project file (a shared project must not be able to redirect the person's key).
     api_base_source: str = "default"

@@ -116,6 +116,8 @@ class _Work:
     split_parents: dict[str, str] = field(default_factory=dict)
     dirty: set[str] = field(default_factory=set)
     journal_texts: tuple[str, ...] = ()
+    max_person_pages: int = 3
+    person_touched: set[str] = field(default_factory=set)  # the person's pages this pass writes
 
     def guard_ctx(self, own: frozenset[str]) -> guard.PassContext:
         return guard.PassContext(
@@ -131,6 +133,10 @@ class _Work:
         blocked = sorted(p for p in applied.writes if p in self.dirty)
         if blocked:
             return [f"{p} has uncommitted changes of yours; left for a later pass" for p in blocked]
+        touched = self.person_touched | tidy.person_pages(self.base, set(applied.writes))
+        if len(touched) > self.max_person_pages:
+            # No pass rewrites a vault: past the limit, the person's pages wait for later passes.
+            return [f"it would touch more than {self.max_person_pages} of your pages in one pass (max_person_pages)"]
         candidate = self.tree.with_changes(applied.writes)
         saved = (dict(self.state_evidence), dict(self.split_parents))
         self.state_evidence.update(applied.state_evidence)
@@ -140,6 +146,7 @@ class _Work:
             self.state_evidence, self.split_parents = saved
             return [str(v) for v in verdicts]
         self.tree = candidate
+        self.person_touched = touched
         return []
 
 
@@ -342,12 +349,14 @@ def _run_locked(
         offered={ln.id: ln for ln in offered},
         dirty=dirty,
         journal_texts=tuple(ln.text for ln in lines),
+        max_person_pages=settings.max_person_pages,
     )
     own = frozenset({journal.READ_PATH, result.record_path})
 
     # What needs no model: map entries for pages the map does not reach, links in those pages.
     map_writes, mapped = tidy.map_entries(base, titles, dirty)
-    over_budget = [p for p in tidy.over_budget(base) if p not in dirty]
+    # Only the gardener's own pages are split on its own; the person's are a health advisory.
+    over_budget = [p for p in tidy.over_budget(base) if p not in dirty and tidy.is_gardeners(base, p)]
     map_text = tidy.read_text(base, wiki.MAP_PATH) or ""
     last_map = passcommit.last_map_chars(project)
     prune_map = len(map_text) > wiki.MAP_CEILING and (last_map is None or len(map_text) > last_map)
@@ -388,7 +397,10 @@ def _run_locked(
             _prune_map(work, result, own)
         # Links in the pages this pass writes, and in pages new to the map.
         written = [p for p in changed_paths(base, work.tree) if wiki.page_name(p)]
-        link_targets = sorted(set(written) | {wiki.page_path(n) for n in mapped} - dirty)
+        # Pages new to the map take links only when they are the gardener's (never the person's
+        # page the pass does not otherwise write).
+        new_to_map = {wiki.page_path(n) for n in mapped if tidy.is_gardeners(base, wiki.page_path(n))}
+        link_targets = sorted(set(written) | new_to_map - dirty)
         titles_now = {**titles, **tidy.page_titles({p: work.tree[p] for p in written if p in work.tree})}
         link_writes = tidy.wrap_mentions(work.tree, link_targets, titles_now)
         if link_writes:
@@ -606,35 +618,27 @@ def _heading_split(
     titles: dict[str, tuple[str, list[str]]],
     room: int = 0,
 ) -> bool:
-    """Split a page at its `##` headings until it fits its budget with `room` to spare; True when it landed."""
-    from gitgarden.split import heading_plan, split_page
+    """Split a page at its `##` headings until it fits its budget with `room` to spare; True when it landed.
 
-    text = tidy.read_text(work.tree, path)
+    The parts go in the page's folder, named in its style; heading links into moved sections are rewired."""
+    from gitgarden.split import split_in_tree
+
     name = wiki.page_name(path)
-    if text is None or name is None or path == wiki.MAP_PATH or path in work.dirty:
+    if path not in work.tree or name is None or path == wiki.MAP_PATH or path in work.dirty:
         return False
-    plan: list[tuple[str, str, list[str]]] = []
-    for slug, title, headings in heading_plan(text, wiki.PAGE_BUDGET - room):
-        for candidate in (slug, f"{name.rsplit('/', 1)[-1]}-{slug}"):
-            free = wiki.page_path(candidate) not in work.tree and all(candidate != p for p, _, _ in plan)
-            if free and wiki.unportable_part(wiki.page_path(candidate)) is None:  # `## Con` must not make con.md
-                plan.append((candidate, title, headings))
-                break
-    if not plan:
-        return False
-    out = split_page(path, text, plan)
+    out = split_in_tree(work.tree, path, budget=wiki.PAGE_BUDGET - room)
     if isinstance(out, str):
-        result.refusals.append(f"split {name}: {out}")
-        return False
+        return False  # nothing to split at its headings: the guard's budget rule speaks for it
+    parts = [p for p in out if p not in work.tree]
     applied = Applied(Op("split", {"page": name}, (), -1), writes={p: file(t) for p, t in out.items()})
-    applied.split_parents = {p: path for p in out if p != path}
+    applied.split_parents = dict.fromkeys(parts, path)
     errors = work.try_apply(applied, own)
     if errors:
         result.refusals.extend(f"split {name}: {e}" for e in errors)
         return False
     titles.update(tidy.page_titles({p: work.tree[p] for p in out}))
     result.split.append(name)
-    result.created.extend(p for p in out if p != path)
+    result.created.extend(parts)
     return True
 
 
@@ -646,7 +650,7 @@ def _split_pushed_over(
     if applied.op.kind == "split":
         return False  # a split's own result is the model's plan; what stays over is split after
     for path, entry in applied.writes.items():
-        if path in work.tree and path != wiki.MAP_PATH and len(entry.data) > wiki.PAGE_BUDGET:
+        if path in work.tree and path != wiki.MAP_PATH and len(entry.data) > wiki.PAGE_BUDGET and tidy.is_gardeners(work.tree, path):
             text, old = text_of(entry), tidy.read_text(work.tree, path)
             if text is not None and old is not None and len(text) > wiki.PAGE_BUDGET:
                 split_any |= _heading_split(work, path, result, own, titles, room=len(text) - len(old))

@@ -297,13 +297,16 @@ def dirty_paths(root: Path, paths: Iterable[str]) -> set[str]:
     if not paths:
         return set()
     out = git(root, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--", *paths)
+    # Porcelain paths are the repository's; a project below the top of its repository
+    # (`gitgarden init notes/`) names its files relative to itself.
+    prefix = "" if (root / ".git").exists() else git(root, "rev-parse", "--show-prefix").decode().strip()
     dirty: set[str] = set()
     records = out.split(b"\0")
     i = 0
     while i < len(records):
         rec = records[i]
         if len(rec) > 3:
-            dirty.add(rec[3:].decode("utf-8", "surrogateescape"))
+            dirty.add(rec[3:].decode("utf-8", "surrogateescape").removeprefix(prefix))
             if rec[:1] in (b"R", b"C"):
                 i += 1  # a rename's source path follows
         i += 1
@@ -326,10 +329,11 @@ def _read_blobs(root: Path, ids: list[str]) -> list[bytes]:
 
 
 def tree_at(root: Path, rev: str, prefixes: Sequence[str] = ()) -> dict[str, Entry]:
-    """The files of commit `rev` (optionally only under `prefixes`) as a tree."""
+    """The files of commit `rev` under `root` (optionally only under `prefixes`) as a tree, by
+    path relative to `root` (a project below the top of its repository sees only itself)."""
     if rev.startswith("-"):
         raise GitError(f"not a revision: {rev!r}")
-    out = git(root, "ls-tree", "-r", "-z", "--full-tree", rev, "--", *prefixes)
+    out = git(root, "ls-tree", "-r", "-z", rev, "--", *prefixes)
     metas: list[tuple[str, str, str]] = []
     for rec in out.split(b"\0"):
         if not rec:

@@ -23,6 +23,7 @@ from typing import Any
 
 from gitgarden import wiki
 from gitgarden.guardtext import (
+    _LINK,
     _align,
     _Alignment,
     _common_prefix,
@@ -53,6 +54,7 @@ _JOURNAL = "raw/journal/"
 _KNOWN_STATES = ", ".join(wiki.STATES)
 _DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _RECOVERED = re.compile(r'^\[recovered\] (?P<fact>.*\S) \(evidence: "(?P<quote>.*)"\)\s*$')
+_SLUG_RULE = "a new page is named wiki/<slug>.md (lowercase letters, digits, '-')"
 _LINE_CAP = 300  # characters of an offending line kept in a verdict
 _VERDICT_CAP = 20  # line verdicts per (path, rule) before they are summarised
 
@@ -192,6 +194,8 @@ class _Guard:
         self._new_bodies: dict[str, _Lines] = {}
         self._added: dict[Entry, str] | None = None  # added file -> its path (to name renames)
         self._lower: set[str] | None = None
+        self._folders: set[str] | None = None  # folders under wiki/ in the base tree
+        self.human_named: list[str] = []  # new pages whose file name is not a slug
 
     def say(self, rule: int, path: str, message: str, line: str = "") -> None:
         self.counts[(path, rule)] += 1
@@ -206,6 +210,7 @@ class _Guard:
             self.surface(path)
         for page in self.pages.values():
             self.splits(page)
+        self.human_names()
         for path, text in self.new_pages.items():
             self.new_page(path, text)
         for path in sorted({*self.pages, *self.new_pages}):
@@ -278,6 +283,8 @@ class _Guard:
             self.say(2, path, f"a file under wiki/ was deleted{where}")
         elif new.is_symlink or (old is not None and old.is_symlink):
             self.say(3, path, "a symlink under wiki/ was added or changed; none is ever written")
+        elif old is not None and wiki.is_attachment(path):
+            self.say(4, path, "an attachment (a file that is not a page) is never written")
         elif old is None:
             self.new_file(path, new)
         else:
@@ -288,8 +295,8 @@ class _Guard:
         text = text_of(new)
         if any(s.startswith(".") for s in segments):
             self.say(3, path, "a new file under wiki/ is never hidden")
-        elif not path.endswith(".md") or not all(wiki.is_slug(s) for s in segments):
-            self.say(3, path, "a new page is named wiki/<slug>.md (lowercase letters, digits, '-')")
+        elif not path.endswith(".md") or not self.safe_name(segments):
+            self.say(3, path, _SLUG_RULE)
         elif text is None:
             self.say(3, path, "a new page is UTF-8 text without NUL bytes")
         elif path.lower() in self.base_lower():
@@ -297,6 +304,25 @@ class _Guard:
             self.say(3, path, "a file with this name in other letter case exists already")
         else:
             self.new_pages[path] = text
+            if not wiki.is_slug(segments[-1]):
+                self.human_named.append(path)
+
+    def safe_name(self, segments: list[str]) -> bool:
+        """Slugs, except folders the wiki has already and a note name in a human style (which
+        only a split part may take: checked once the parts are known, in `run`)."""
+        if not wiki.is_note_name(segments[-1]):
+            return False
+        if self._folders is None:
+            self._folders = {p.rsplit("/", 1)[0] for p in self.base if p.startswith("wiki/")}
+        return all(wiki.is_slug(s) or "wiki/" + "/".join(segments[: i + 1]) in self._folders for i, s in enumerate(segments[:-1]))
+
+    def human_names(self) -> None:
+        """Rule 3: a new page with a human name is a split part, named in its folder's style."""
+        for path in self.human_named:
+            parent = self.ctx.split_parents.get(path) if self.ctx is not None else self.parents.get(path)
+            if parent is None:
+                self.say(3, path, _SLUG_RULE + "; only a split part takes a human name, as its folder's notes have")
+                self.new_pages.pop(path, None)
 
     # rules 4 and 10: what may happen to an existing page
     def modified(self, path: str, old: Entry, new: Entry) -> None:
@@ -424,8 +450,52 @@ class _Guard:
                     self.parents.setdefault(p, page.path)
             if not page.new.text.strip():
                 self.say(5, page.path, "a split keeps part of the page, but its body is now empty")
+            self.dangling(page)
         if page.decided:
             self.decided_insertions(page, {wiki.page_name(p) for p in used})
+
+    def dangling(self, page: _Page) -> None:
+        """Rule 5: no heading link that resolved before a split dangles after it. Links naming a
+        heading (or block) that left the page must now name the part it went to.
+
+        Only a split pays for this: it reads every page's links once.
+        """
+        before = wiki.heading_anchors(page.old)
+        gone = before - wiki.heading_anchors(page.new.lines)
+        if not gone:
+            return
+        name = wiki.page_name(page.path)
+        # One C-level search a page finds the few that name a gone anchor at all.
+        named = re.compile("#[ \t]*(?:" + "|".join(re.escape(a) for a in sorted(before, key=len, reverse=True)) + ")", re.I)
+        for path in self.proposed:
+            if not path.startswith("wiki/") or not path.endswith(".md"):
+                continue
+            text = text_of(self.proposed[path])
+            if text is None or "[[" not in text or not named.search(text):
+                continue
+            mask: list[bool] | None = None
+            own: set[str] | None = None  # the anchors of this page itself, for `[[#Heading]]`
+            for m in _LINK.finditer(text):
+                head = m.group(1).replace("\\|", "|").partition("|")[0]
+                target, hash_, anchor = head.partition("#")
+                key = wiki.anchor_key(anchor)
+                if not hash_:
+                    continue
+                if target.strip():
+                    if key not in gone or self.resolve(target) != name:
+                        continue
+                else:  # `[[#Heading]]` in the page or one of its new parts
+                    if key not in before or (path != page.path and path not in self.new_pages):
+                        continue
+                    if own is None:
+                        own = wiki.heading_anchors(wiki.split_frontmatter(text)[1].splitlines())
+                    if key in own:
+                        continue
+                if mask is None:
+                    mask = wiki.code_mask(text)
+                if not mask[m.start()]:
+                    why = f"a heading link points into a section that left {page.path}; point it at the part"
+                    self.say(5, path, why, m.group(0))
 
     def decided_insertions(self, page: _Page, parts: set[str | None]) -> None:
         """Rule 10: a decided page gains no lines, except the links to its split parts."""
@@ -457,7 +527,9 @@ class _Guard:
         if parent is not None:
             inherited = [self.state_of(tree, parent) for tree in (self.base, self.proposed)]
             allowed = [s for s in inherited if _rank(s) is not None] or allowed
-        if _rank(state) is None:
+        if state is None and parent is not None and self.state_of(self.base, parent) is None:
+            pass  # a part of the person's note that has no state: it has none either
+        elif _rank(state) is None:
             self.say(7, path, f"state must be one of {_KNOWN_STATES}", f"state: {state}")
         elif state not in allowed:
             why = f"a split part takes the state of {parent}" if parent else "a new page is open"

@@ -156,10 +156,31 @@ def _lines(text: str) -> list[str]:
     return parts
 
 
+def _seen(inner: str) -> str:
+    """What a link reads as, for pairing lines: its shown text; for a heading link without
+    one, `#Heading` alone, so a heading link rewired to the page its section moved to
+    (`[[Page#H]]` -> `[[Part#H]]`, `[[#H]]` -> `[[Part#H]]`) pairs with the line it was."""
+    inner = inner.replace("\\|", "|")
+    head, pipe, shown = inner.partition("|")
+    if pipe:
+        return shown
+    _, hash_, anchor = head.partition("#")
+    return "#" + anchor if hash_ else head
+
+
+def _rewired(old_inner: str, new_inner: str) -> bool:
+    """True when a link was pointed at another page with the same heading anchor and the same
+    shown text: what a split does to a heading link into a moved section."""
+    o_head, o_pipe, o_shown = old_inner.replace("\\|", "|").partition("|")
+    n_head, n_pipe, n_shown = new_inner.replace("\\|", "|").partition("|")
+    o_anchor, n_anchor = o_head.partition("#")[2].strip(), n_head.partition("#")[2].strip()
+    return bool(o_anchor) and o_anchor.lower() == n_anchor.lower() and (o_pipe, o_shown) == (n_pipe, n_shown)
+
+
 def _key(line: str) -> str:
     """A line with every link unwrapped and no "\\r": equal keys are needed for a match."""
     if "[[" in line:
-        line = _LINK.sub(lambda m: _display(m.group(1))[1], line)
+        line = _LINK.sub(lambda m: _seen(m.group(1)), line)
     return line.removesuffix("\r")
 
 
@@ -184,6 +205,8 @@ def _same(old: str, new: str, links: Sequence[_Link] | None, tail_cr: bool) -> b
             i += len(raw)
         elif old.startswith(lk.shown, i):  # an existing word, now wrapped
             i += len(lk.shown)
+        elif (m := _LINK.match(old, i)) and _rewired(m.group(1), raw[2:-2]):  # a split's heading link
+            i = m.end()
         else:
             return False
         pos = lk.end

@@ -29,7 +29,8 @@ class Health:
     """The figures; lists are sorted so two runs on the same wiki compare equal."""
 
     pages: int = 0
-    orphans: list[str] = field(default_factory=list)
+    orphans: list[str] = field(default_factory=list)  # no other page links to them (as Obsidian counts)
+    unmapped: list[str] = field(default_factory=list)  # the map, and the hubs it links, do not reach them
     broken_links: list[tuple[str, str]] = field(default_factory=list)
     duplicates: list[tuple[str, str]] = field(default_factory=list)
     over_budget: list[str] = field(default_factory=list)
@@ -39,12 +40,16 @@ class Health:
     unread_lines: int = 0
     open_questions: int = 0
     malformed: list[str] = field(default_factory=list)
+    # The person's pages over the budget: {"page", "chars", "cut": headings a split would move}.
+    # Advice only: a pass never splits the person's page; `gitgarden split PAGE` does, when asked.
+    split_advice: list[dict[str, Any]] = field(default_factory=list)
 
     def summary(self) -> dict[str, int]:
         """The counts alone (what a pass records before and after)."""
         return {
             "pages": self.pages,
             "orphans": len(self.orphans),
+            "unmapped": len(self.unmapped),
             "broken_links": len(self.broken_links),
             "duplicates": len(self.duplicates),
             "over_budget": len(self.over_budget),
@@ -89,6 +94,14 @@ def _duplicates(names: Mapping[str, list[str]]) -> list[tuple[str, str]]:
     return sorted(pairs)
 
 
+def _advice(tree: Tree, name: str, page: PageFacts) -> dict[str, Any]:
+    """A person's over-budget page: its size and the `##` sections a split would move."""
+    from gitgarden.split import heading_plan
+
+    text = text_of(tree[wiki.page_path(name)]) or ""
+    return {"page": name, "chars": page.chars, "cut": [title for _, title, _ in heading_plan(text)]}
+
+
 def measure(tree: Tree, *, unread_lines: int = 0, today: date | None = None) -> Health:
     """Health figures for the wiki in `tree` (paths under `wiki/`)."""
     health = Health(unread_lines=unread_lines)
@@ -107,16 +120,17 @@ def measure(tree: Tree, *, unread_lines: int = 0, today: date | None = None) -> 
     pages = [n for n in facts if n != "index"]
     health.pages = len(pages)
     labels = {n: [n.rsplit("/", 1)[-1], str(metas[n].get("title") or ""), *wiki.aliases_of(metas[n])] for n in pages}
-    index = wiki.LinkIndex(list(facts), {n: wiki.aliases_of(metas[n]) for n in pages})
+    files = [p[len("wiki/") :] for p in tree if wiki.is_attachment(p)]
+    index = wiki.LinkIndex(list(facts), {n: wiki.aliases_of(metas[n]) for n in pages}, attachments=files)
     links: dict[str, list[str]] = {}
     for name, page in facts.items():
         targets = []
         for target in page.targets:
             found = index.resolve(target)
-            if found is None:
-                health.broken_links.append((name, target))
-            else:
+            if found is not None:
                 targets.append(found)
+            elif index.attachment(target) is None:  # an embed of an image resolves by its file name
+                health.broken_links.append((name, target))
         links[name] = targets
     seen = {"index"}
     todo = ["index"]
@@ -125,10 +139,13 @@ def measure(tree: Tree, *, unread_lines: int = 0, today: date | None = None) -> 
             if target not in seen:
                 seen.add(target)
                 todo.append(target)
-    health.orphans = sorted(n for n in pages if n not in seen)
+    linked = {t for name, targets in links.items() for t in targets if t != name}
+    health.orphans = sorted(n for n in pages if n not in linked)
+    health.unmapped = sorted(n for n in pages if n not in seen)
     health.broken_links.sort()
     health.duplicates = _duplicates(labels)
     health.over_budget = sorted(n for n in pages if facts[n].chars > wiki.PAGE_BUDGET)
+    health.split_advice = [_advice(tree, n, facts[n]) for n in health.over_budget if not wiki.is_gardeners(facts[n].meta)]
     map_text = (text_of(tree[wiki.MAP_PATH]) or "") if "index" in facts else ""
     health.map_chars = len(map_text)
     health.open_questions = len(wiki.open_lines(map_text))

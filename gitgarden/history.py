@@ -353,7 +353,7 @@ def _own_state(path: str) -> bool:
 
 
 def _changed_files(root: Path, parent: str, commit: str) -> list[str]:
-    out = gitrepo.git(root, "diff-tree", "-r", "-z", "--no-renames", "--name-only", "--no-commit-id", parent, commit)
+    out = gitrepo.git(root, "diff-tree", "-r", "-z", "--no-renames", "--relative", "--name-only", "--no-commit-id", parent, commit)
     return sorted(p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p)
 
 
@@ -361,7 +361,7 @@ def _later_commits(root: Path, commit: str, paths: Sequence[str]) -> list[str]:
     """'<sha> (<files>)' for every commit after `commit` on HEAD that touched one of `paths`."""
     if not paths:
         return []
-    out = gitrepo.git(root, "log", "--format=%x1e%h", "--name-only", "-z", f"{commit}..HEAD", "--", *paths)
+    out = gitrepo.git(root, "log", "--format=%x1e%h", "--relative", "--name-only", "-z", f"{commit}..HEAD", "--", *paths)
     found = []
     wanted = set(paths)
     for chunk in out.decode("utf-8", "surrogateescape").split("\x1e"):

@@ -315,6 +315,13 @@ def _resolve(tree: Tree, ctx: ApplyContext, name: str) -> str | None:
 
 
 def _with_source(text: str, days: list[str]) -> str:
+    """The page with `days` added to its `source:`.
+
+    A page without frontmatter (the person's note as they wrote it) gets none forced
+    onto it; on the person's pages `source:` is the only key a pass adds (DESIGN §1).
+    """
+    if not wiki.split_frontmatter(text)[0]:
+        return text
     try:
         meta = wiki.read_meta(text)
     except wiki.PageError:
@@ -323,7 +330,7 @@ def _with_source(text: str, days: list[str]) -> str:
     have = wiki.source_days(meta)
     if not set(days) <= set(have):
         updates["source"] = wiki.render_source([*have, *days])
-    if "state" not in meta:
+    if "state" not in meta and wiki.is_gardeners(meta):
         updates["state"] = "open"
     return wiki.patch_meta(text, updates) if updates else text
 
@@ -376,11 +383,24 @@ def _append(op: Op, tree: Tree, ctx: ApplyContext, original: Op | None = None) -
     return Applied(owner, writes={path: file(new)}, prose=[(path, op.get("text"))], appended=[path])
 
 
+def _persons(text: str | None) -> bool:
+    """True for the person's page (no pass created it): a pass only appends to it and adds
+    `source:` days, or splits it as the model proposes (DESIGN §1 "Whose page is it")."""
+    if text is None:
+        return False
+    try:
+        return not wiki.is_gardeners(wiki.read_meta(text))
+    except wiki.PageError:
+        return True
+
+
 def _link(op: Op, tree: Tree, ctx: ApplyContext) -> Applied | Refusal:
     path = _resolve(tree, ctx, op.get("page"))
     target = _resolve(tree, ctx, op.get("target"))
     if path is None or target is None:
         return Refusal(op, "the page or the link target does not exist")
+    if _persons(_text(tree, path)):
+        return Refusal(op, f"{path} is the person's page: a pass only appends to it")
     old = _text(tree, path)
     new = None if old is None else wiki.wrap_first_mention(old, op.get("phrase"), wiki.page_name(target) or "")
     if new is None:
@@ -393,6 +413,8 @@ def _set_state(op: Op, tree: Tree, ctx: ApplyContext) -> Applied | Refusal:
     old = None if path is None else _text(tree, path)
     if path is None or old is None:
         return Refusal(op, f"page {op.get('page')!r} does not exist")
+    if _persons(old):
+        return Refusal(op, f"{path} is the person's page: its state is theirs to set")
     new = wiki.patch_meta(old, {"state": op.get("state")})
     return Applied(op, writes={path: file(new)}, state_evidence={path: op.get("evidence")})
 
@@ -441,24 +463,25 @@ def _already_said(text: str, lines: tuple[str, ...]) -> bool:
 
 
 def _split(op: Op, tree: Tree, ctx: ApplyContext) -> Applied | Refusal:
-    from gitgarden.split import split_page  # splitting has its own module
+    from gitgarden.split import split_in_tree  # splitting has its own module
 
     path = _resolve(tree, ctx, op.get("page"))
     old = None if path is None else _text(tree, path)
     if path is None or old is None:
         return Refusal(op, f"page {op.get('page')!r} does not exist")
-    plan = [(p["page"], p["title"], list(p["headings"])) for p in op.get("parts")]
-    for name, _, _ in plan:
-        if wiki.page_path(name) in tree:
-            return Refusal(op, f"split part {name!r} already exists")
-        unsafe = _unsafe_name(name)
+    parts = op.get("parts")
+    for part in parts:
+        unsafe = _unsafe_name(part["page"])
         if unsafe:
             return Refusal(op, unsafe)
-    result = split_page(path, old, plan)
+    parts = op.get("parts")
+    # The parts go in the page's folder; heading links into moved sections are rewired.
+    result = split_in_tree(tree, path, [list(p["headings"]) for p in parts], names=[(p["page"], p["title"]) for p in parts])
     if isinstance(result, str):
         return Refusal(op, result)
     writes = {p: file(t) for p, t in result.items()}
-    return Applied(op, writes=writes, split_parents={p: path for p in result if p != path}, created=[p for p in result if p != path])
+    made = [p for p in result if p not in tree]
+    return Applied(op, writes=writes, split_parents=dict.fromkeys(made, path), created=made)
 
 
 def _map(op: Op, tree: Tree, ctx: ApplyContext) -> Applied | Refusal:

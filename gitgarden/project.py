@@ -169,11 +169,27 @@ def init_layout(root: Path) -> list[str]:
     }
     for rel, text in files.items():
         path = root / rel
+        if rel == ".gitignore" and path.is_file() and not path.is_symlink():
+            if _ignore_turn_file(path):
+                made.append(rel)
+            continue
         if path.exists() or path.is_symlink():
             continue
         path.write_text(text, encoding="utf-8")
         made.append(rel)
     return made
+
+
+def _ignore_turn_file(gitignore: Path) -> bool:
+    """Add the turn-in-flight line to the person's own .gitignore when it lacks it (their lines kept)."""
+    data = gitignore.read_bytes()
+    if any(ln.strip() in (b".gitgarden/turn-in-flight", b"/.gitgarden/turn-in-flight") for ln in data.splitlines()):
+        return False
+    nl = b"\r\n" if b"\r\n" in data else b"\n"
+    sep = nl if data and not data.endswith(b"\n") else b""
+    lines = GITIGNORE_TEMPLATE.encode().replace(b"\n", nl)
+    gitignore.write_bytes(data + sep + lines)
+    return True
 
 
 def init_project(root: Path) -> InitReport:
@@ -185,8 +201,14 @@ def init_project(root: Path) -> InitReport:
     git_initialised = gitrepo.ensure_repo(root)
     made = init_layout(root)
     committed = False
-    if made:
-        files = [m for m in made if not m.endswith("/")]
+    # What the folder already held of the project (the person's AGENTS.md, their notes under
+    # wiki/) is committed with the layout when git does not track it yet: a pass judges and
+    # protects pages against HEAD, and would leave untracked ones alone forever.
+    adopted = gitrepo.git(
+        root, "ls-files", "-z", "--others", "--exclude-standard", "--", "AGENTS.md", "wiki"
+    ).decode("utf-8", "surrogateescape").split("\0")
+    files = sorted({m for m in made if not m.endswith("/")} | {p for p in adopted if p})
+    if files:
         committed = gitrepo.commit_paths(
             root, files, message="gitgarden init: project layout", author=None
         )

@@ -1,16 +1,27 @@
 """Verbatim splits: sections of an over-budget page move, word for word, into new pages.
 
 The original keeps its name, the part that is not moved, and a link to each
-new part. Parts inherit the parent's `state` and `source`.
+new part. Parts inherit the parent's `state`, `source` and owner: a part of the
+gardener's page is the gardener's, a part of the person's page is theirs (and
+goes without frontmatter when the original has none).
+
+`split_in_tree` does a split as it should land in a wiki: parts in the
+original's folder, named in the folder's style (human names or slugs), never
+taking another page's name or title, and every heading link that pointed into
+a moved section rewired to the part, keeping its shown text.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Mapping
 
 from gitgarden import wiki
+from gitgarden.tree import Tree, text_of
 
-__all__ = ["sections", "split_page", "heading_plan"]
+__all__ = ["sections", "split_page", "heading_plan", "part_names", "split_in_tree", "Plan"]
+
+Plan = list[tuple[str, str, list[str]]]  # (part name, title, the `##` headings it takes)
 
 _H2 = re.compile(r"^##(?!#)\s+(.*?)\s*#*\s*$")
 
@@ -52,8 +63,14 @@ def _is_nav(line: str) -> bool:
     return line.startswith("Split into [[")
 
 
-def split_page(path: str, text: str, plan: list[tuple[str, str, list[str]]]) -> dict[str, str] | str:
-    """New texts by path for the original and each part, or a sentence saying why not."""
+def split_page(
+    path: str, text: str, plan: list[tuple[str, str, list[str]]], links: Mapping[str, str] | None = None
+) -> dict[str, str] | str:
+    """New texts by path for the original and each part, or a sentence saying why not.
+
+    `links` gives the link text for a part's name (its shortest unambiguous name);
+    by default the name itself.
+    """
     try:
         meta = wiki.read_meta(text)
     except wiki.PageError as exc:
@@ -76,12 +93,15 @@ def split_page(path: str, text: str, plan: list[tuple[str, str, list[str]]]) -> 
         return f"{path} would keep no part of its own"
     state = str(meta.get("state", "open"))
     source = wiki.source_days(meta)
+    owner = wiki.is_gardeners(meta)
     out: dict[str, str] = {}
     for name, title, _ in plan:
         moved = "".join(
             line for i, (_, lines) in enumerate(secs) if taken.get(i) == name for line in lines if not _is_nav(line)
         )
-        head = wiki.new_page(title, "", state=state, source=source).replace("\n", nl)
+        head = ""  # the person's note without frontmatter: its parts get none either
+        if block:
+            head = wiki.new_page(title, "", state=state, source=source, gardener=owner).replace("\n", nl)
         if moved and not moved.endswith("\n"):
             moved += nl
         out[wiki.page_path(name)] = head + moved
@@ -89,7 +109,195 @@ def split_page(path: str, text: str, plan: list[tuple[str, str, list[str]]]) -> 
     rest = "".join(line for i, (_, lines) in enumerate(secs) for line in lines if i not in taken or _is_nav(line))
     if rest and not rest.endswith("\n"):
         rest += nl
-    links = ", ".join(f"[[{name}]]" for name, _, _ in plan)
+    shown = links or {}
+    links_ = ", ".join(f"[[{shown.get(name, name)}]]" for name, _, _ in plan)
     sep = "" if rest.endswith(nl + nl) or not rest.strip() else nl
-    out[path] = block + rest + sep + f"Split into {links}." + nl
+    out[path] = block + rest + sep + f"Split into {links_}." + nl
+    return out
+
+
+# Characters Obsidian (or a common file system) does not allow in a note's name.
+_BAD_NAME_CHARS = re.compile(r'[*"\\/<>:|?#^\[\]\x00-\x1f]+')
+_SAME_PAGE_LINK = re.compile(r"\[\[#([^\[\]\n]+?)\]\]")
+
+
+def _human_folder(tree: Tree, folder: str) -> bool:
+    """True when most notes of `folder` have human names (spaces, capitals) rather than slugs."""
+    names = [
+        n.rsplit("/", 1)[-1]
+        for p in tree
+        if (n := wiki.page_name(p)) is not None and p != wiki.MAP_PATH and (n.rsplit("/", 1)[0] if "/" in n else "") == folder
+    ]
+    human = sum(1 for n in names if not wiki.is_slug(n))
+    return human * 2 > len(names)
+
+
+def _taken_names(tree: Tree) -> set[str]:
+    """Every page's file name, title and alias, and every attachment's file name, in lower case."""
+    from gitgarden.facts import page_facts
+
+    taken: set[str] = set()
+    for p in tree:
+        name = wiki.page_name(p)
+        if name is None:
+            if wiki.is_attachment(p):
+                taken.add(p.rsplit("/", 1)[-1].lower())
+            continue
+        taken.add(name.rsplit("/", 1)[-1].lower())
+        found = page_facts(tree, p)
+        meta = (found.meta if found is not None else None) or {}
+        for label in (meta.get("title"), *wiki.aliases_of(meta)):
+            if label:
+                taken.add(str(label).strip().lower())
+    return taken
+
+
+def part_names(tree: Tree, path: str, headings: list[str]) -> list[tuple[str, str]]:
+    """(page name, title) for a part made of each heading: in the original's folder, named in
+    the folder's style, and taking no name or title another page (or an earlier part) has."""
+    name = wiki.page_name(path) or ""
+    folder, _, own = name.rpartition("/")
+    human = _human_folder(tree, folder)
+    taken = _taken_names(tree)
+    out: list[tuple[str, str]] = []
+    for heading in headings:
+        if human:
+            base = " ".join(_BAD_NAME_CHARS.sub(" ", heading).split()).strip(". ") or "Part"
+            tries = [base, f"{own} - {base}", *(f"{own} - {base} {n}" for n in range(2, 100))]
+        else:
+            base = wiki.slugify(heading) or "part"
+            tries = [base, f"{wiki.slugify(own) or 'page'}-{base}", *(f"{wiki.slugify(own) or 'page'}-{base}-{n}" for n in range(2, 100))]
+        # `## Con` must not make con.md: a name Windows cannot check out is never picked.
+        pick = next((t for t in tries if t.lower() not in taken and wiki.unportable_part(t) is None), None)
+        if pick is None:
+            continue
+        taken.add(pick.lower())
+        out.append(((f"{folder}/" if folder else "") + pick, pick))
+    return out
+
+
+def _link_text(names: list[str], name: str) -> str:
+    """The shortest link text naming page `name` among `names`: its file name when no other has it."""
+    base = name.rsplit("/", 1)[-1].lower()
+    clash = any(n != name and n.rsplit("/", 1)[-1].lower() == base for n in names)
+    return name if clash else name.rsplit("/", 1)[-1]
+
+
+def _relink(raw_inner: str, target: str) -> str:
+    """A link's inner text pointed at `target`, keeping its anchor, shown text and `\\|` escape."""
+    bar = "\\|" if "\\|" in raw_inner else "|"
+    inner = raw_inner.replace("\\|", "|")
+    head, pipe, shown = inner.partition("|")
+    anchor = head.partition("#")[2]
+    return f"{target}#{anchor}" + (f"{bar}{shown}" if pipe else "")
+
+
+def _rewire_text(
+    text: str, own: str, homes: Mapping[str, str], resolve: Callable[[str], str | None], links: Mapping[str, str]
+) -> str:
+    """`text` (page `own`) with heading links whose section now lives elsewhere pointed there.
+
+    `homes`: anchor -> the page holding it after the split, for the anchors of the
+    original page; `resolve(target)` names the page a link target resolves to
+    (the original's name when it pointed there); `links`: page -> its link text.
+    """
+    out: list[str] = []
+    pos = 0
+    original = links.get("", "")
+    for lk in wiki.find_links(text):
+        if not lk.anchor or resolve(lk.target) != original:
+            continue
+        home = homes.get(wiki.anchor_key(lk.anchor))
+        if home is None or home == original:
+            continue
+        out.append(text[pos : lk.start] + "[[" + _relink(text[lk.start + 2 : lk.end - 2], links[home]) + "]]")
+        pos = lk.end
+    text = "".join(out) + text[pos:]
+    # `[[#Heading]]` links within the page itself: point them at the page the heading now stands in.
+    if "[[#" not in text:
+        return text
+    spans = wiki.code_mask(text) if "`" in text or "~~~" in text else None
+    out, pos = [], 0
+    for m in _SAME_PAGE_LINK.finditer(text):
+        if spans is not None and spans[m.start()]:
+            continue
+        inner = m.group(1)
+        home = homes.get(wiki.anchor_key(inner.replace("\\|", "|").partition("|")[0]), original)
+        if home == own:
+            continue
+        out.append(text[pos : m.start()] + "[[" + _relink("#" + inner, links[home]) + "]]")
+        pos = m.end()
+    return "".join(out) + text[pos:]
+
+
+def split_in_tree(
+    tree: Tree,
+    path: str,
+    headings: list[list[str]] | None = None,
+    budget: int = wiki.PAGE_BUDGET,
+    names: list[tuple[str, str]] | None = None,
+) -> dict[str, str] | str:
+    """Split page `path` of `tree` as it should land: the new texts by path (original, parts,
+    and every page whose heading links were rewired), or a sentence saying why not.
+
+    `headings` names the `##` sections of each part; None plans them from the page's
+    headings, largest first, until it fits `budget`. `names` gives each part's (file name,
+    title), as a model proposes them: the part goes in the original's folder, and a name
+    or title another page has is refused; None names them in the folder's style.
+    """
+    from gitgarden.facts import page_facts
+
+    text = text_of(tree[path]) if path in tree else None
+    name = wiki.page_name(path)
+    if text is None or name is None:
+        return f"{path} is not a text page"
+    groups = headings if headings is not None else [h for _, _, h in heading_plan(text, budget)]
+    if not groups:
+        return f"{name} has no `##` sections a split could move" if len(text) > budget else f"{name} is within its budget"
+    if names is not None:
+        folder = name.rpartition("/")[0]
+        taken = _taken_names(tree)
+        for part, title in names:
+            if part.lower() in taken or title.strip().lower() in taken:
+                return f"split part {part!r} takes a name or title another page has"
+            taken |= {part.lower(), title.strip().lower()}
+        names = [((f"{folder}/" if folder else "") + part, title) for part, title in names]
+    else:
+        names = part_names(tree, path, [g[0] for g in groups])
+    if len(names) < len(groups):
+        return f"no free name for a part of {name}"
+    plan: Plan = [(n, title, g) for (n, title), g in zip(names, groups, strict=True)]
+    all_names = [n for p in tree if (n := wiki.page_name(p)) is not None] + [n for n, _, _ in plan]
+    link_of = {n: _link_text(all_names, n) for n in [name, *(n for n, _, _ in plan)]}
+    out = split_page(path, text, plan, links=link_of)
+    if isinstance(out, str):
+        return out
+    part_paths = {wiki.page_path(n): n for n, _, _ in plan}
+    # Where each of the original's anchors stands after the split.
+    _, body = wiki.split_frontmatter(text)
+    homes: dict[str, str] = {a: name for a in wiki.heading_anchors(body.splitlines())}
+    for p, n in part_paths.items():
+        for a in wiki.heading_anchors(wiki.split_frontmatter(out[p])[1].splitlines()):
+            homes[a] = n
+    links = {**link_of, "": name}
+    aliases: dict[str, list[str]] = {}
+    for p in tree:
+        n = wiki.page_name(p)
+        found = page_facts(tree, p) if n is not None else None
+        if n is not None and found is not None and found.meta:
+            aliases[n] = wiki.aliases_of(found.meta)
+    index = wiki.LinkIndex([n for p in tree if (n := wiki.page_name(p)) is not None], aliases)
+    for p, t in list(out.items()):
+        out[p] = _rewire_text(t, wiki.page_name(p) or "", homes, index.resolve, links)
+    for p in tree:
+        n = wiki.page_name(p)
+        if n is None or p in out:
+            continue
+        found = page_facts(tree, p)
+        if found is None or not any(index.resolve(t) == name for t in found.targets):
+            continue
+        old = text_of(tree[p]) or ""
+        new = _rewire_text(old, n, homes, index.resolve, links)
+        if new != old:
+            out[p] = new
     return out

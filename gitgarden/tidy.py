@@ -26,6 +26,8 @@ __all__ = [
     "map_entries",
     "over_budget",
     "candidates",
+    "is_gardeners",
+    "person_pages",
 ]
 
 
@@ -130,6 +132,22 @@ def map_entries(tree: Tree, titles: Mapping[str, tuple[str, list[str]]], skip: s
         new = candidate
         added.append(name)
     return ({wiki.MAP_PATH: file(new)} if new != old else {}), added
+
+
+def is_gardeners(tree: Tree, path: str) -> bool:
+    """True when the page at `path` is the gardener's own (a pass created it; see wiki.GARDENER_KEY)."""
+    if path not in tree:
+        return False
+    found = page_facts(tree, path)
+    return found is not None and wiki.is_gardeners(found.meta)
+
+
+def person_pages(base: Tree, paths: list[str] | set[str]) -> set[str]:
+    """Which of `paths` are the person's pages in `base`: existing pages (not the map) no pass created."""
+    return {
+        p for p in paths
+        if p in base and p != wiki.MAP_PATH and wiki.page_name(p) is not None and not is_gardeners(base, p)
+    }
 
 
 def over_budget(tree: Tree) -> list[str]:

@@ -27,6 +27,7 @@ __all__ = [
     "Link",
     "is_slug",
     "unportable_part",
+    "is_note_name",
     "slugify",
     "page_path",
     "page_name",
@@ -46,12 +47,22 @@ __all__ = [
     "add_map_entries",
     "source_days",
     "aliases_of",
+    "GARDENER_KEY",
+    "is_gardeners",
+    "is_attachment",
+    "heading_anchors",
+    "anchor_key",
 ]
 
 STATES = ("open", "hypothesis", "decided", "done")
 MAP_PATH = "wiki/index.md"
 PAGE_BUDGET = 6000
 MAP_CEILING = 2000
+# The frontmatter key code writes on every page a pass creates: a page is the gardener's when
+# it carries `gardener: true`, every other page is the person's (DESIGN §1 "Whose page is it").
+# Kept in the page, not derived from pass commits, so it survives squashes, review merges,
+# rebases and copies between repositories; the person makes a page theirs by removing it.
+GARDENER_KEY = "gardener"
 OPEN_HEADING = "## Open"
 PAGES_HEADING = "## Pages"
 
@@ -93,6 +104,21 @@ def unportable_part(path: str) -> str | None:
         if _WINDOWS_DEVICE.match(part.split(".", 1)[0].rstrip(" ")):
             return f"{part!r} is a device name on Windows (con, prn, aux, nul, com0–9, lpt0–9)"
     return None
+_NOT_IN_NAMES = re.compile(r'[*"\\/<>:|?#^\[\]\x00-\x1f\x7f]')
+
+
+def is_note_name(name: str) -> bool:
+    """True for a safe note name: a slug, or a human name as Obsidian allows ("Version history"):
+    no characters links or file systems reserve, not hidden, no space at either end."""
+    if is_slug(name):
+        return True
+    return (
+        0 < len(name) <= 120
+        and name == name.strip()
+        and not name.startswith(".")
+        and not name.endswith(".")
+        and not _NOT_IN_NAMES.search(name)
+    )
 
 
 def slugify(text: str) -> str:
@@ -167,6 +193,8 @@ def _fast_block(block: str) -> dict[str, Any] | None:
             return None
         if (key == "title" and _plain_title(value)) or (key == "state" and value in STATES):
             meta[key] = value
+        elif key == GARDENER_KEY and value == "true":
+            meta[key] = True
         elif key == "source" and (m := _DAYS.match(value)):
             try:
                 meta[key] = [date.fromisoformat(d.strip()) for d in m.group(1).split(",")] if m.group(1) else []
@@ -255,13 +283,28 @@ def _yaml_scalar(value: str) -> str:
     return dumped.strip().removesuffix("...").strip()
 
 
-def new_page(title: str, body: str, *, state: str = "open", source: Iterable[str] = ()) -> str:
-    """A new page's full text: frontmatter written by code, then the body."""
+def new_page(title: str, body: str, *, state: str = "open", source: Iterable[str] = (), gardener: bool = True) -> str:
+    """A new page's full text: frontmatter written by code, then the body.
+
+    `gardener` marks the page as the gardener's own (see GARDENER_KEY); a part split
+    off the person's page at their request is theirs and goes without it.
+    """
     body = body.strip("\n") + "\n" if body.strip() else ""
+    mark = f"{GARDENER_KEY}: true\n" if gardener else ""
     return (
-        f"---\ntitle: {_yaml_scalar(title)}\nstate: {state}\nsource: {render_source(source)}\n---\n"
+        f"---\ntitle: {_yaml_scalar(title)}\nstate: {state}\nsource: {render_source(source)}\n{mark}---\n"
         + body
     )
+
+
+def is_gardeners(meta: Mapping[str, Any] | None) -> bool:
+    """True for a page a pass created (its frontmatter says `gardener: true`)."""
+    return meta is not None and meta.get(GARDENER_KEY) is True
+
+
+def is_attachment(path: str) -> bool:
+    """True for a file under the wiki that is not a page (an image, a PDF, a canvas): never written."""
+    return page_name(path) is None and path.startswith("wiki/") and not path.endswith("/")
 
 
 def append_body(text: str, addition: str) -> str:
@@ -393,17 +436,35 @@ def _find_links(text: str) -> tuple[Link, ...]:
 
 
 class LinkIndex:
-    """Resolves link targets the way Obsidian does: by file name, case-insensitively, or alias."""
+    """Resolves link targets the way Obsidian does: by file name, case-insensitively, or alias.
 
-    def __init__(self, names: Iterable[str], aliases: Mapping[str, Iterable[str]] | None = None):
+    `attachments` are the wiki's other files (paths under the wiki, extension kept):
+    `![[diagram.png|400]]` names one by its file name with its extension, in any folder.
+    They resolve through `attachment`, never through `resolve`, which names pages only.
+    """
+
+    def __init__(
+        self,
+        names: Iterable[str],
+        aliases: Mapping[str, Iterable[str]] | None = None,
+        attachments: Iterable[str] = (),
+    ):
         self._full: dict[str, str] = {}
         self._base: dict[str, str] = {}
+        self._files: dict[str, str] = {}
         for name in sorted(names):
             self._full.setdefault(name.lower(), name)
             self._base.setdefault(name.rsplit("/", 1)[-1].lower(), name)
         for name, names_ in (aliases or {}).items():
             for alias in names_:
                 self._base.setdefault(str(alias).lower(), name)
+        for rel in sorted(attachments):
+            self._files.setdefault(rel.lower(), rel)
+            self._files.setdefault(rel.rsplit("/", 1)[-1].lower(), rel)
+
+    def attachment(self, target: str) -> str | None:
+        """The attachment (path under the wiki) a link target names by file name, or None."""
+        return self._files.get(target.strip().lower()) if self._files else None
 
     def resolve(self, target: str) -> str | None:
         """The page a link target names, or None when it names none."""
@@ -457,6 +518,34 @@ def _section_bounds(lines: list[str], heading: str) -> tuple[int, int] | None:
                 j += 1
             return i, j
     return None
+
+
+_ANY_HEADING = re.compile(r"^#{1,6}[ \t]+(.*?)[ \t]*#*[ \t]*$")
+_BLOCK_ID = re.compile(r"\s\^([A-Za-z0-9-]+)[ \t]*$")
+
+
+def heading_anchors(lines: Iterable[str]) -> set[str]:
+    """The anchors a run of lines offers to links, in lower case: its headings (`#Heading`)
+    and block ids (`#^id`), outside fenced code."""
+    found: set[str] = set()
+    fence = False
+    for line in lines:
+        bare = line.rstrip("\r\n")
+        if bare.lstrip().startswith(("```", "~~~")):
+            fence = not fence
+            continue
+        if fence:
+            continue
+        if m := _ANY_HEADING.match(bare):
+            found.add(m.group(1).strip().lower())
+        if m := _BLOCK_ID.search(bare):
+            found.add("^" + m.group(1).lower())
+    return found
+
+
+def anchor_key(anchor: str) -> str:
+    """The anchor a `#Heading#Sub` link names first, as `heading_anchors` lists it."""
+    return anchor.split("#", 1)[0].strip().lower()
 
 
 def open_lines(map_text: str) -> list[str]:

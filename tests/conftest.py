@@ -65,9 +65,10 @@ def write(root: Path, rel: str, text: str) -> Path:
     return path
 
 
-def page(title: str, body: str, *, state: str = "open", source: str = "[]") -> str:
-    """A page's text with frontmatter."""
-    return f"---\ntitle: {title}\nstate: {state}\nsource: {source}\n---\n{body}"
+def page(title: str, body: str, *, state: str = "open", source: str = "[]", gardener: bool = False) -> str:
+    """A page's text with frontmatter; `gardener`: a page a pass made (the person's otherwise)."""
+    mark = "gardener: true\n" if gardener else ""
+    return f"---\ntitle: {title}\nstate: {state}\nsource: {source}\n{mark}---\n{body}"
 
 
 def commit_all(root: Path, message: str = "person's work") -> None:

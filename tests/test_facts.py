@@ -74,7 +74,7 @@ def test_passes_see_pages_edited_between_them(project: Project) -> None:
     assert run_pass(project, settings, model=None, now=lambda: FIXED_NOW).outcome == "nothing_new"
     assert (git_dir(project.root) / "gitgarden" / "facts.pickle").exists()
     sections = "".join(f"## Part {i}\n\n" + "Page 2 grows. " * 120 + "\n\n" for i in range(5))
-    write(project.root, "wiki/p2.md", page("Page 2", "Page 2 links [[p3]].\n\n" + sections))  # now over budget
+    write(project.root, "wiki/p2.md", page("Page 2", "Page 2 links [[p3]].\n\n" + sections, gardener=True))  # over budget
     commit_all(project.root, "edit")
     result = run_pass(project, settings, model=None, now=lambda: FIXED_NOW)
     assert result.outcome == "tidied"

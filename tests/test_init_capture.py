@@ -45,7 +45,8 @@ def test_init_in_an_existing_repo_keeps_its_files(tmp_path: Path) -> None:
     (tmp_path / "wiki" / "index.md").write_text("# my own map\n")
     result = invoke(["init", str(tmp_path), "--no-register"])
     assert result.exit_code == 0
-    assert (tmp_path / ".gitignore").read_text() == "secret.txt\n"
+    assert (tmp_path / ".gitignore").read_text().startswith("secret.txt\n")  # theirs kept, the turn file added
+    assert ".gitgarden/turn-in-flight" in (tmp_path / ".gitignore").read_text()
     assert (tmp_path / "wiki/index.md").read_text() == "# my own map\n"
 
 

@@ -166,8 +166,8 @@ def test_bad_model_output_fails_and_writes_nothing(acme: Project, fake_model: Fa
 
 
 def test_no_model_tidies_and_leaves_the_journal_unread(acme: Project) -> None:
-    write(acme.root, "wiki/dana.md", page("Dana", "Dana runs ops with Pricing in mind.\n", source="[2026-11-28]"))
-    commit_all(acme.root, "a page by hand")
+    write(acme.root, "wiki/dana.md", page("Dana", "Dana runs ops with Pricing in mind.\n", source="[2026-11-28]", gardener=True))
+    commit_all(acme.root, "a page an earlier pass made")
     result = garden(acme, None)
     assert result.outcome == "no_model" and result.exit_code == 0
     assert any("GITGARDEN_MODEL" in h for h in result.hints)

@@ -22,7 +22,7 @@ def big_page(title: str = "Suppliers", parts: int = 6) -> str:
     sections = "".join(
         f"## Part {i}\n\n" + " ".join(f"Supplier {i} delivers on day {k}." for k in range(40)) + "\n\n" for i in range(parts)
     )
-    return page(title, "Our suppliers, one section each.\n\n" + sections, source="[2026-11-28]")
+    return page(title, "Our suppliers, one section each.\n\n" + sections, source="[2026-11-28]", gardener=True)
 
 
 def lines_of(text: str) -> list[str]:
@@ -89,7 +89,7 @@ def test_link_wrapping_leaves_every_other_byte_equal(project: Project) -> None:
     write(project.root, "wiki/index.md", "# Map\n\n## Pages\n\n- [[dana]]\n\n## Open\n")
     commit_all(project.root)
     body = "Met Dana at the mill.\r\nDana again, and `Dana` in code.\r\n"
-    write(project.root, "wiki/mill.md", page("Mill", body).replace("\n", "\r\n").replace("\r\r\n", "\r\n"))
+    write(project.root, "wiki/mill.md", page("Mill", body, gardener=True).replace("\n", "\r\n").replace("\r\r\n", "\r\n"))
     commit_all(project.root)
     before = (project.root / "wiki/mill.md").read_bytes()
     result = garden(project, None)
