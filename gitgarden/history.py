@@ -2,10 +2,11 @@
 
 There is no database: a pass is a commit with `Gardener-*` trailers, read with
 `git log --format=%(trailers:key=…)`. Attempts that made no commit (failed,
-refused, stopped…) exist only as records in `log/*.jsonl`; they are listed from
-there. `undo` makes a new commit that puts back what the pass changed — history
-is never rewritten — and refuses whatever it did not make or cannot take back
-cleanly. Review mode (the branch `gitgarden/review`, `accept`, `reject`) is in
+refused, stopped…) exist only as records in the git dir
+(`gitgarden/attempts.jsonl`, or `log/*.jsonl` from older versions); they are
+listed from there. `undo` makes a new commit that takes the pass's changes out
+of the current files, as `git revert` does — history is never rewritten — and
+refuses whatever it did not make or cannot take back cleanly. Review mode (the branch `gitgarden/review`, `accept`, `reject`) is in
 `gitgarden.review`, which builds on this module.
 """
 
@@ -20,7 +21,7 @@ from typing import Any
 
 from gitgarden import gitrepo, journal, recovery
 from gitgarden.errors import GitgardenError
-from gitgarden.outcome import LOG_DIR, log_path
+from gitgarden.outcome import LOG_DIR, log_path, read_attempts
 
 __all__ = [
     "PassEntry",
@@ -60,6 +61,7 @@ class PassEntry:
     appended: int = 0
     split: int = 0
     refused: int = 0
+    not_written: int = 0  # writes an attempt meant to make and did not (counted above only when they landed)
     tokens: int = 0
     cost: float | None = None
     model: str = ""
@@ -136,7 +138,7 @@ def _records_in(text: str) -> list[dict[str, Any]]:
 
 
 def _records(root: Path, extra_rev: str | None) -> list[dict[str, Any]]:
-    """Every record under `log/` in the work tree (and at `extra_rev`, when given), oldest first."""
+    """Every record under `log/` in the work tree (and at `extra_rev`, when given), then the attempts."""
     records: list[dict[str, Any]] = []
     folder = root / LOG_DIR
     if folder.is_dir():
@@ -149,23 +151,32 @@ def _records(root: Path, extra_rev: str | None) -> list[dict[str, Any]]:
             for rec in _records_in(entry.data.decode("utf-8", "replace")):
                 if json.dumps(rec, sort_keys=True) not in seen:
                     records.append(rec)
+    records.extend(read_attempts(gitrepo.git_dir(root)))
     return records
 
 
 def _from_record(rec: dict[str, Any]) -> PassEntry:
+    landed = bool(rec.get("commit"))  # records of older versions listed unlanded writes as written
+
     def count(key: str) -> int:
         value = rec.get(key)
         return len(value) if isinstance(value, list) else int(value or 0)
+
+    held = rec.get("not_written")
+    not_written = sum(len(v) for v in held.values() if isinstance(v, list)) if isinstance(held, dict) else 0
+    if not landed:
+        not_written += sum(count(k) for k in ("created", "appended", "split"))
 
     return PassEntry(
         pass_id=str(rec.get("pass_id", "")),
         when=str(rec.get("started") or rec.get("finished") or ""),
         outcome=str(rec.get("outcome", "")),
         read=int(rec.get("marked_read") or 0),
-        created=count("created"),
-        appended=count("appended"),
-        split=count("split"),
+        created=count("created") if landed else 0,
+        appended=count("appended") if landed else 0,
+        split=count("split") if landed else 0,
         refused=count("refusals"),
+        not_written=not_written,
         tokens=int(rec.get("prompt_tokens") or 0) + int(rec.get("completion_tokens") or 0),
         cost=rec.get("cost"),
         model=str(rec.get("model") or ""),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -13,14 +14,16 @@ from gitgarden import history
 from gitgarden.config import Settings
 from gitgarden.gardener import PassResult, run_pass, stop_path
 from gitgarden.gitrepo import git_dir
+from gitgarden.outcome import read_attempts
 from gitgarden.project import Project
 from tests.conftest import FIXED_NOW, FakeModel, commit_all, git, invoke, page, workspace, write
 
 SETTINGS = Settings(model="fake/scripted")
 
 
-def garden(project: Project, model: FakeModel | None, **kw: Any) -> PassResult:
-    return run_pass(project, SETTINGS, model=model, now=lambda: FIXED_NOW, **kw)
+def garden(project: Project, model: FakeModel | None, *, minutes: int = 0, **kw: Any) -> PassResult:
+    when = FIXED_NOW + timedelta(minutes=minutes)
+    return run_pass(project, SETTINGS, model=model, now=lambda: when, **kw)
 
 
 def capture(project: Project, day: str, *lines: str) -> None:
@@ -71,11 +74,14 @@ def first_pass(acme: Project, fake_model: FakeModel) -> PassResult:
 def test_log_lists_passes_and_attempts_newest_first(acme: Project, fake_model: FakeModel) -> None:
     first = first_pass(acme, fake_model)
     capture(acme, "2026-11-30", "Dana joined Acme as ops lead")
-    failed = garden(acme, fake_model.enqueue("no JSON").enqueue("still none"))
+    failed = garden(acme, fake_model.enqueue("no JSON").enqueue("still none"), minutes=1)
     assert failed.outcome == "failed" and not failed.commit
+    # The attempt's record lives in the git dir: the person's work tree is left as it was.
+    assert git(acme.root, "status", "--porcelain", "--", "log") == ""
     fake_model.enqueue({"operations": [{"op": "skip", "lines": ["2026-11-30#1"]}]})
-    third = garden(acme, fake_model)
+    third = garden(acme, fake_model, minutes=2)
     assert third.outcome == "nothing_earned"
+    assert failed.pass_id not in git(acme.root, "show", f"{third.commit}:log/2026-11.jsonl")
 
     result = invoke(acme, "log", "--json")
     assert result.exit_code == 0, result.output
@@ -305,7 +311,7 @@ def test_stop_ends_a_running_pass_and_records_who_asked(acme: Project) -> None:
     assert git(acme.root, "rev-parse", "HEAD~1").strip() == journal_before
     assert not (acme.root / "wiki/acme.md").exists()
     assert git(acme.root, "status", "--porcelain", "wiki", ".gitgarden") == ""
-    rec = records(acme)[-1]
+    rec = read_attempts(git_dir(acme.root))[-1]
     assert rec["outcome"] == "stopped" and rec["stop"] == result.stop
     shown = json.loads(invoke(acme, "log", "--json").stdout)[0]
     assert shown["outcome"] == "stopped" and shown["commit"] == ""
@@ -322,6 +328,13 @@ def test_stop_before_writing(acme: Project) -> None:
     assert result.outcome == "stopped"
     assert not (acme.root / "wiki/acme.md").exists()
     assert "Gardener-Pass" not in git(acme.root, "log", "-1", "--format=%B")
+    # The report says what happened: the pages it had ready were not written.
+    assert result.created == result.appended == []
+    assert result.not_written == {"created": ["wiki/acme.md"], "appended": ["wiki/pricing.md"], "tidied": ["wiki/index.md"]}
+    shown = invoke(acme, "log", "--json")
+    entry = json.loads(shown.stdout)[0]
+    assert (entry["outcome"], entry["created"], entry["appended"], entry["not_written"]) == ("stopped", 0, 0, 3)
+    assert git(acme.root, "status", "--porcelain", "--", "log") == ""
 
 
 # -- dry run ---------------------------------------------------------------------
