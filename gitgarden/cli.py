@@ -173,7 +173,12 @@ def run(app: App, dry_run: bool, model_flag: str | None, as_json: bool) -> None:
         sys.exit(14)
     settings = app.settings(project, model=model_flag).settings
     model = app.model_factory(settings, app.env) if settings.model else None
-    result = run_pass(project, settings, model=model, now=app.now, dry_run=dry_run, on_progress=err)
+    from gitgarden.progress import display
+
+    with display(sys.stderr, app.env, enabled=not as_json) as shown:
+        result = run_pass(
+            project, settings, model=model, now=app.now, dry_run=dry_run, on_progress=shown.message, on_step=shown.step
+        )
     from gitgarden import schedule
 
     schedule.record_attempt(project.root, result, app.env, app.now())
@@ -193,6 +198,8 @@ def _render_pass(result: Any) -> None:
     for label, items in (("created", result.created), ("appended", result.appended), ("split", result.split), ("tidied", result.tidied)):
         if items:
             err(f"  {label}: {', '.join(items)}")
+    for label, items in result.not_written.items():
+        err(f"  not written ({label}): {', '.join(items)}")
     if result.offered:
         err(f"  lines offered: {len(result.offered)}" + (f" ({result.overflow} more wait)" if result.overflow else ""))
     for refusal in result.refusals:

@@ -210,7 +210,7 @@ def _who() -> str:
 @click.command("stop")
 @pass_app
 def stop_cmd(app: App) -> None:
-    """Ask the running pass to stop (before its next model call or write); it keeps what it committed."""
+    """Ask the running pass to stop now (a model call in flight is abandoned); it keeps what it committed."""
     from gitgarden import gitrepo, lock
     from gitgarden.gardener import request_stop
 
@@ -223,7 +223,7 @@ def stop_cmd(app: App) -> None:
     request_stop(git_dir, who=_who(), when=app.now())
     err(
         f"Asked pass {holder.get('pass_id', '?')} (pid {holder.get('pid', '?')}) to stop; "
-        "it stops before its next model call or write."
+        "it stops within a second, leaving a model call in flight unanswered, and writes nothing more."
     )
 
 

@@ -14,19 +14,21 @@ import errno
 import json
 import os
 import secrets
+import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gitgarden import gitrepo, grounding, guard, journal, outcome, passcommit, recovery, tidy, wiki
+from gitgarden import gitrepo, grounding, guard, journal, outcome, passcommit, tidy, wiki
 from gitgarden.config import Settings
 from gitgarden.errors import GitgardenError, LockHeld, ModelError
 from gitgarden.facts import FactsCache, page_facts
 from gitgarden.lock import PassLock
 from gitgarden.ops import Applied, ApplyContext, Op, Refusal, apply_op
 from gitgarden.outcome import NO_MODEL_HINT, OUTCOMES, PassResult
+from gitgarden.progress import Step
 from gitgarden.project import DiskTree, Project
 from gitgarden.repostate import blocking_state
 from gitgarden.tree import Overlay, Tree, changed_paths, file, text_of
@@ -199,8 +201,12 @@ def run_pass(
     now: Clock = utcnow,
     dry_run: bool = False,
     on_progress: Callable[[str], None] = lambda _msg: None,
+    on_step: Callable[[Step], None] = lambda _step: None,
 ) -> PassResult:
-    """Run one pass on `project` and return its result; the project is left consistent whatever happens."""
+    """Run one pass on `project` and return its result; the project is left consistent whatever happens.
+
+    `on_progress` gets messages for the person; `on_step` the step the pass is at (for a progress display).
+    """
     started = now()
     result = PassResult(
         pass_id=_new_pass_id(started),
@@ -213,7 +219,7 @@ def run_pass(
     # Every git process of the pass: never interactive, never longer than git_timeout.
     with gitrepo.git_policy(gitrepo.GitPolicy(timeout=float(settings.git_timeout), sign_commits=settings.sign_commits)):
         try:
-            return _run_pass(project, settings, model, now, result, on_progress)
+            return _run_pass(project, settings, model, now, result, on_progress, on_step)
         except (GitgardenError, OSError) as exc:
             # A failure the pass did not expect still ends as an outcome with a record and one line.
             if result.commit:  # after its commit landed: the pass stands, the failure is noted
@@ -238,6 +244,7 @@ def _run_pass(
     now: Clock,
     result: PassResult,
     on_progress: Callable[[str], None],
+    on_step: Callable[[Step], None],
 ) -> PassResult:
     dry_run = result.dry_run
     root = project.root
@@ -259,7 +266,7 @@ def _run_pass(
         with PassLock(git_dir, {"pass_id": result.pass_id, "started": result.started}):
             facts = FactsCache(git_dir / "gitgarden" / "facts.pickle")
             try:
-                _run_locked(project, settings, model, now, result, git_dir, on_progress, facts)
+                _run_locked(project, settings, model, now, result, git_dir, on_progress, facts, on_step)
             finally:
                 if not dry_run:
                     facts.save()  # machine-local, in the git dir: the next pass re-reads only changed pages
@@ -278,15 +285,25 @@ _RECORD_WITHOUT_COMMIT = frozenset({"failed", "refused", "stopped", "stood_down"
 
 def _finish(project: Project, result: PassResult, now: Clock, *, record: bool) -> PassResult:
     result.finished = now().isoformat()
+    if not result.commit and not result.dry_run:
+        result.hold_back_writes()  # a report names only writes that landed
     if record:
-        # Attempts that made no commit still leave a record (committed by the next pass).
+        # An attempt without a commit is recorded in the git dir, never in the person's work tree.
         try:
-            rel = result.record_path
-            data = recovery.with_records(project.root, rel, [result.record()])
-            recovery.atomic_write(project.root / rel, data)
+            git_dir = gitrepo.git_dir(project.root)
+            result.record_path = _shown_path(project.root, outcome.attempts_path(git_dir))
+            outcome.append_attempt(git_dir, result.record())
         except (OSError, GitgardenError):
             pass
     return result
+
+
+def _shown_path(root: Path, path: Path) -> str:
+    """`path` relative to the project when it is inside it (`.git/gitgarden/…`), else as it is."""
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return str(path)
 
 
 def _run_locked(
@@ -298,6 +315,7 @@ def _run_locked(
     git_dir: Path,
     on_progress: Callable[[str], None],
     facts: FactsCache,
+    on_step: Callable[[Step], None],
 ) -> None:
     root = project.root
     stop_file = stop_path(git_dir)
@@ -336,6 +354,7 @@ def _run_locked(
     unread = journal.unread_lines(lines, read)
     offered = unread[: settings.max_lines]
     result.overflow = len(unread) - len(offered)
+    on_step(Step("reading", f"{len(offered)} unread line(s)"))
     base: Tree = DiskTree(root, ["wiki", "raw/journal"], [journal.READ_PATH], facts_cache=facts)
     if settings.review:  # build on what waits for review, so the review commit stacks on it cleanly
         base = review.review_base(root, base)
@@ -366,6 +385,7 @@ def _run_locked(
 
     # Snapshot.
     if not result.dry_run:
+        on_step(Step("snapshot"))
         try:
             result.snapshot = f"pre_gardener/{result.pass_id}"
             gitrepo.snapshot(
@@ -387,7 +407,8 @@ def _run_locked(
             if not result.dry_run:
                 result.journal_commit = passcommit.commit_journal(root, offered, result.pass_id)
             work.ctx_conversation = _conversation(project, settings.chat_window_chars)
-            ops, offered = _ask(project, settings, model, work, titles, offered, result, check_interrupts, now, budget)
+            ops, offered = _ask(project, settings, model, work, titles, offered, result, check_interrupts, now, budget, on_step)
+            on_step(Step("applying", f"{len(ops)} operation(s)", tokens=budget.spent.total_tokens))
             _apply_all(ops, work, result, own, now, titles, settings.grounding_min)
         # Pages still over budget are split at their headings; a map over its ceiling is pruned.
         for path in over_budget:
@@ -471,6 +492,7 @@ def _run_locked(
     except _StandDown as exc:
         result.outcome, result.detail = "stood_down", str(exc)
         return
+    on_step(Step("committing"))
     try:
         passcommit.write_and_commit(project, settings, result, writes, git_dir, now)
     except GitgardenError as exc:  # e.g. the person's pre-commit hook said no: every write was rolled back
@@ -509,6 +531,7 @@ def _ask(
     check_interrupts: Callable[[], None],
     now: Clock,
     budget: Budget,
+    on_step: Callable[[Step], None],
 ) -> tuple[list[Op], list[journal.JournalLine]]:
     """Ask the model; returns its operations and the lines the prompt really held (the rest wait)."""
     from gitgarden import context, llm
@@ -537,7 +560,28 @@ def _ask(
     if report.conversation_chars < len(work.ctx_conversation):
         # A recovered line's evidence must come from what the model was shown.
         work.ctx_conversation = work.ctx_conversation[len(work.ctx_conversation) - report.conversation_chars :]
-    ops, _usage = llm.ask_operations(model, messages, budget, before_call=check_interrupts)
+    prompt_tokens = llm.estimate_tokens(messages)
+    on_step(Step("asking", f"{model.name} (about {prompt_tokens:,} prompt tokens)"))
+    calls: list[threading.Event] = []
+
+    def ask(abandoned: threading.Event) -> tuple[list[Op], Usage]:
+        calls.append(abandoned)
+
+        def before_call() -> None:
+            if abandoned.is_set():
+                raise _Stopped  # left behind: start nothing new (nobody waits for this any more)
+            check_interrupts()
+
+        return llm.ask_operations(model, messages, budget, before_call=before_call)
+
+    # In a thread of its own, so `gitgarden stop` (or the person coming back) ends the wait at once.
+    try:
+        ops, _usage = llm.call_abandonable(ask, check_interrupts)
+    except (_Stopped, _StandDown):
+        if calls and calls[0].is_set():  # a request was in flight: its prompt was spent, count it
+            budget.charge(llm.Usage(prompt_tokens=prompt_tokens))
+            result.tokens_estimated = True
+        raise
     return ops, offered
 
 

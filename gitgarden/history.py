@@ -2,10 +2,11 @@
 
 There is no database: a pass is a commit with `Gardener-*` trailers, read with
 `git log --format=%(trailers:key=…)`. Attempts that made no commit (failed,
-refused, stopped…) exist only as records in `log/*.jsonl`; they are listed from
-there. `undo` makes a new commit that puts back what the pass changed — history
-is never rewritten — and refuses whatever it did not make or cannot take back
-cleanly. Review mode (the branch `gitgarden/review`, `accept`, `reject`) is in
+refused, stopped…) exist only as records in the git dir
+(`gitgarden/attempts.jsonl`, or `log/*.jsonl` from older versions); they are
+listed from there. `undo` makes a new commit that takes the pass's changes out
+of the current files, as `git revert` does — history is never rewritten — and
+refuses whatever it did not make or cannot take back cleanly. Review mode (the branch `gitgarden/review`, `accept`, `reject`) is in
 `gitgarden.review`, which builds on this module.
 """
 
@@ -18,9 +19,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from gitgarden import gitrepo, journal, recovery
+from gitgarden import gitrepo, journal, recovery, textmerge
 from gitgarden.errors import GitgardenError
-from gitgarden.outcome import LOG_DIR, log_path
+from gitgarden.outcome import LOG_DIR, log_path, read_attempts
 from gitgarden.repostate import blocking_state
 
 __all__ = [
@@ -61,6 +62,7 @@ class PassEntry:
     appended: int = 0
     split: int = 0
     refused: int = 0
+    not_written: int = 0  # writes an attempt meant to make and did not (counted above only when they landed)
     tokens: int = 0
     cost: float | None = None
     model: str = ""
@@ -137,7 +139,7 @@ def _records_in(text: str) -> list[dict[str, Any]]:
 
 
 def _records(root: Path, extra_rev: str | None) -> list[dict[str, Any]]:
-    """Every record under `log/` in the work tree (and at `extra_rev`, when given), oldest first."""
+    """Every record under `log/` in the work tree (and at `extra_rev`, when given), then the attempts."""
     records: list[dict[str, Any]] = []
     folder = root / LOG_DIR
     if folder.is_dir():
@@ -150,23 +152,32 @@ def _records(root: Path, extra_rev: str | None) -> list[dict[str, Any]]:
             for rec in _records_in(entry.data.decode("utf-8", "replace")):
                 if json.dumps(rec, sort_keys=True) not in seen:
                     records.append(rec)
+    records.extend(read_attempts(gitrepo.git_dir(root)))
     return records
 
 
 def _from_record(rec: dict[str, Any]) -> PassEntry:
+    landed = bool(rec.get("commit"))  # records of older versions listed unlanded writes as written
+
     def count(key: str) -> int:
         value = rec.get(key)
         return len(value) if isinstance(value, list) else int(value or 0)
+
+    held = rec.get("not_written")
+    not_written = sum(len(v) for v in held.values() if isinstance(v, list)) if isinstance(held, dict) else 0
+    if not landed:
+        not_written += sum(count(k) for k in ("created", "appended", "split"))
 
     return PassEntry(
         pass_id=str(rec.get("pass_id", "")),
         when=str(rec.get("started") or rec.get("finished") or ""),
         outcome=str(rec.get("outcome", "")),
         read=int(rec.get("marked_read") or 0),
-        created=count("created"),
-        appended=count("appended"),
-        split=count("split"),
+        created=count("created") if landed else 0,
+        appended=count("appended") if landed else 0,
+        split=count("split") if landed else 0,
         refused=count("refusals"),
+        not_written=not_written,
         tokens=int(rec.get("prompt_tokens") or 0) + int(rec.get("completion_tokens") or 0),
         cost=rec.get("cost"),
         model=str(rec.get("model") or ""),
@@ -357,24 +368,6 @@ def _changed_files(root: Path, parent: str, commit: str) -> list[str]:
     return sorted(p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p)
 
 
-def _later_commits(root: Path, commit: str, paths: Sequence[str]) -> list[str]:
-    """'<sha> (<files>)' for every commit after `commit` on HEAD that touched one of `paths`."""
-    if not paths:
-        return []
-    out = gitrepo.git(root, "log", "--format=%x1e%h", "--relative", "--name-only", "-z", f"{commit}..HEAD", "--", *paths)
-    found = []
-    wanted = set(paths)
-    for chunk in out.decode("utf-8", "surrogateescape").split("\x1e"):
-        bits = [b.strip("\n") for b in chunk.split("\0") if b.strip("\n")]
-        if not bits:
-            continue
-        head, *rest = bits
-        sha, *first = head.split("\n")
-        files = sorted({f for f in [*first, *rest] if f in wanted})
-        found.append(f"{sha} ({', '.join(files)})" if files else sha)
-    return found
-
-
 def _blob_at(root: Path, rev: str, path: str) -> bytes | None:
     entry = gitrepo.tree_at(root, rev, [path]).get(path)
     return None if entry is None else entry.data
@@ -415,12 +408,15 @@ def _write_and_commit_as_person(root: Path, contents: Mapping[str, bytes | None]
 def undo(root: Path, ref: str | None, *, reread: bool = False, now: datetime | None = None) -> UndoResult:
     """Take back one pass with a new commit by the person (history is never rewritten).
 
-    Puts every file the pass wrote back as it was before the pass. The lines
-    the pass read stay read unless `reread`; `log/` keeps its records and gains
-    one for the undo. Refuses — changing nothing — when `ref` is not a pass,
-    is an undo, made no commit, waits on the review branch or was undone
-    already; when a later commit touched a file the pass wrote; and when the
-    person has uncommitted changes in those files.
+    Takes the pass's changes out of the files as they are now, like `git
+    revert`: a three-way merge per file (base: the file after the pass; ours:
+    now; theirs: before the pass), so what was written since — a later pass's
+    map entry, the person's line on the same page — stays. The lines the pass
+    read stay read unless `reread`; `log/` keeps its records and gains one for
+    the undo. Refuses — changing nothing — when `ref` is not a pass, is an
+    undo, made no commit, waits on the review branch or was undone already;
+    when a change made since overlaps the lines the pass wrote (naming the file
+    and lines); and when the person has uncommitted changes in those files.
     """
     now = now or datetime.now(UTC)
     blocked = blocking_state(root)
@@ -453,12 +449,6 @@ def undo(root: Path, ref: str | None, *, reread: bool = False, now: datetime | N
         raise UndoRefused(f"pass {entry.pass_id}'s commit {commit[:10]} has no parent to go back to")
     files = _changed_files(root, parent, commit)
     revert = [p for p in files if not _own_state(p)]
-    later = _later_commits(root, commit, revert)
-    if later:
-        raise UndoRefused(
-            f"later commits touched files pass {entry.pass_id} wrote: {'; '.join(later)}. "
-            "Undo refuses rather than merge: take those changes back by hand with git if you want them gone"
-        )
     guarded = revert + ([journal.READ_PATH] if reread else [])
     dirty = sorted(gitrepo.dirty_paths(root, guarded))
     if dirty:
@@ -466,8 +456,8 @@ def undo(root: Path, ref: str | None, *, reread: bool = False, now: datetime | N
             f"you have uncommitted changes in {', '.join(dirty)}, which pass {entry.pass_id} wrote: "
             "commit or stash them, then undo"
         )
-    before = gitrepo.tree_at(root, parent, revert) if revert else {}
-    contents: dict[str, bytes | None] = {p: (before[p].data if p in before else None) for p in revert}
+    contents = _taken_out(root, entry.pass_id, parent, commit, revert)
+    restored = sorted(contents)
     unread = 0
     if reread:
         gained = {
@@ -486,7 +476,7 @@ def undo(root: Path, ref: str | None, *, reread: bool = False, now: datetime | N
         "undone_commit": commit,
         "when": now.isoformat(),
         "by": f"{person[0]} <{person[1]}>",
-        "restored": revert,
+        "restored": restored,
         "reread": reread,
         "unread": unread,
     }
@@ -500,8 +490,41 @@ def undo(root: Path, ref: str | None, *, reread: bool = False, now: datetime | N
     message = (
         f"Undo gitgarden pass {entry.pass_id}\n\n"
         f'This reverts commit {commit} ("{subject}"):\n'
-        f"{len(revert)} file(s) put back as they were before the pass. {lines_note}\n\n"
+        f"The pass's changes taken out of {len(restored)} file(s); what was written since stays. {lines_note}\n\n"
         f"Gardener-Undoes: {entry.pass_id}\n"
     )
     new = _write_and_commit_as_person(root, contents, message)
-    return UndoResult(entry.pass_id, commit, new, revert, reread, unread)
+    return UndoResult(entry.pass_id, commit, new, restored, reread, unread)
+
+
+def _taken_out(root: Path, pass_id: str, parent: str, commit: str, paths: list[str]) -> dict[str, bytes | None]:
+    """The new contents (None: delete) of each of `paths` with the pass's change merged out of it.
+
+    Files already as they were before the pass are left out. Raises UndoRefused
+    naming every file and its lines where a change made since overlaps the pass's.
+    """
+    if not paths:
+        return {}
+    before, after, now = (gitrepo.tree_at(root, rev, paths) for rev in (parent, commit, "HEAD"))
+    out: dict[str, bytes | None] = {}
+    clashes: list[str] = []
+    for path in paths:
+        was, wrote, is_ = (t[path].data if path in t else None for t in (before, after, now))
+        if is_ == was:
+            continue
+        if is_ == wrote:
+            out[path] = was
+            continue
+        merged = textmerge.merge(wrote or b"", is_ or b"", was or b"")
+        if isinstance(merged, list):
+            clashes.append(f"{path} ({', '.join(o.describe() for o in merged)})")
+        elif merged == b"" and (was is None or is_ is None):
+            out[path] = None  # the pass made it and nothing else is left in it (or it is gone already)
+        elif merged != is_:
+            out[path] = merged
+    if clashes:
+        raise UndoRefused(
+            f"changes made since pass {pass_id} overlap what it wrote: {'; '.join(clashes)}. "
+            "Nothing was changed: take those lines back by hand if you want them gone"
+        )
+    return out

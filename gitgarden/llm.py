@@ -21,10 +21,11 @@ import logging
 import math
 import os
 import re
+import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 from urllib.parse import urlsplit
 
 from gitgarden import ops
@@ -39,6 +40,8 @@ __all__ = [
     "LiteLLMModel",
     "make_model",
     "ask_operations",
+    "call_abandonable",
+    "estimate_tokens",
     "key_decision",
     "structured_output_mode",
     "provider_of",
@@ -602,6 +605,56 @@ def ask_operations(
             return found, total
         convo = _repair_messages(messages, reply, problem)
     raise ModelError(f"bad model output: {problem}", kind="bad_output")
+
+
+# -- a call that can be left behind ----------------------------------------------
+
+_T = TypeVar("_T")
+POLL_SECONDS = 0.2
+
+
+def call_abandonable(
+    call: Callable[[threading.Event], _T],
+    poll: Callable[[], None],
+    *,
+    interval: float = POLL_SECONDS,
+) -> _T:
+    """`call(abandoned)` run in a daemon thread; its result, or what it raised.
+
+    While it runs, `poll` (the pass's stop / stand-down check) runs every
+    `interval` seconds here, and whatever `poll` raises ends the wait at once:
+    `abandoned` is set and the exception goes up. A litellm request cannot be
+    interrupted from outside, so it is left to finish or time out in its thread
+    (which dies with the process); `call` should look at `abandoned` before it
+    starts anything new.
+    """
+    abandoned = threading.Event()
+    done = threading.Event()
+    box: dict[str, Any] = {}
+
+    def work() -> None:
+        try:
+            box["value"] = call(abandoned)
+        except BaseException as exc:  # handed to the waiting thread, which raises it
+            box["error"] = exc
+        finally:
+            done.set()
+
+    threading.Thread(target=work, name="gitgarden-model-call", daemon=True).start()
+    try:
+        while not done.wait(interval):
+            poll()
+    except BaseException:
+        abandoned.set()
+        raise
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
+
+
+def estimate_tokens(messages: list[dict[str, str]]) -> int:
+    """A rough count of the prompt's tokens (4 characters a token), for a call abandoned before it answered."""
+    return sum(len(m.get("content") or "") for m in messages) // 4
 
 
 # -- status ------------------------------------------------------------------------

@@ -6,11 +6,22 @@ read one definition.
 
 from __future__ import annotations
 
+import json
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
-__all__ = ["OUTCOMES", "NO_MODEL_HINT", "LOG_DIR", "PassResult", "log_path"]
+__all__ = [
+    "OUTCOMES",
+    "NO_MODEL_HINT",
+    "LOG_DIR",
+    "PassResult",
+    "log_path",
+    "attempts_path",
+    "append_attempt",
+    "read_attempts",
+]
 
 # outcome -> (exit status, sentence). Exit 0 is the pass doing its job.
 OUTCOMES: dict[str, tuple[int, str]] = {
@@ -51,10 +62,14 @@ class PassResult:
     appended: list[str] = field(default_factory=list)
     split: list[str] = field(default_factory=list)
     tidied: list[str] = field(default_factory=list)
+    # What the pass meant to write but did not (it stopped, stood down, failed): the lists above
+    # name only writes that landed in a commit.
+    not_written: dict[str, list[str]] = field(default_factory=dict)
     refusals: list[str] = field(default_factory=list)
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost: float | None = None
+    tokens_estimated: bool = False  # a call was abandoned (stop, stand-down): its prompt tokens are an estimate
     model: str = ""
     snapshot: str = ""
     snapshot_error: str = ""
@@ -69,6 +84,14 @@ class PassResult:
     map_chars: int | None = None
     health_before: dict[str, int] = field(default_factory=dict)
     health_after: dict[str, int] = field(default_factory=dict)
+
+    def hold_back_writes(self) -> None:
+        """Move what the pass meant to write to `not_written`: nothing of it landed."""
+        for label in ("created", "appended", "split", "tidied"):
+            items = getattr(self, label)
+            if items:
+                self.not_written.setdefault(label, []).extend(items)
+                setattr(self, label, [])
 
     @property
     def exit_code(self) -> int:
@@ -95,3 +118,41 @@ class PassResult:
 def log_path(now: datetime) -> str:
     """The month's log file a record goes to, relative to the project root."""
     return f"{LOG_DIR}/{now:%Y-%m}.jsonl"
+
+
+def attempts_path(git_dir: Path) -> Path:
+    """Where the records of attempts that made no commit go: the git dir, outside the person's work tree.
+
+    They are this machine's history of tries (a stop, a failure), not the
+    wiki's: `gitgarden log` lists them, no pass commits them.
+    """
+    return git_dir / "gitgarden" / "attempts.jsonl"
+
+
+def append_attempt(git_dir: Path, record: dict[str, Any]) -> None:
+    """Add one attempt's record (a line of JSON) to the attempts file."""
+    path = attempts_path(git_dir)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    line = (json.dumps(record, sort_keys=True) + "\n").encode()
+    with path.open("a+b") as fh:
+        if fh.tell() > 0:
+            fh.seek(-1, 2)
+            if fh.read(1) != b"\n":
+                line = b"\n" + line  # a torn last line (a killed writer) must not swallow this one
+        fh.write(line)
+
+
+def read_attempts(git_dir: Path) -> list[dict[str, Any]]:
+    """The attempt records, oldest first (a torn or foreign line is skipped)."""
+    path = attempts_path(git_dir)
+    if not path.is_file() or path.is_symlink():
+        return []
+    out = []
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        try:
+            data = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(data, dict):
+            out.append(data)
+    return out

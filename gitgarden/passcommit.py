@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gitgarden import gitrepo, journal, recovery, tidy
+from gitgarden import gitrepo, journal, outcome, recovery, tidy
 from gitgarden.outcome import PassResult
 from gitgarden.tree import Tree
 
@@ -58,18 +58,26 @@ def commit_message(result: PassResult, trailers: dict[str, str]) -> str:
 
 
 def last_map_chars(project: Project) -> int | None:
-    """The map's size when the last committed pass left it (from the newest log record that says)."""
-    if not project.log.is_dir():
-        return None
-    for path in sorted(project.log.glob("*.jsonl"), reverse=True):
+    """The map's size when the last pass left it (from the newest record that says: log/ or the attempts)."""
+    found: list[tuple[str, int]] = []
+    for record in reversed(outcome.read_attempts(gitrepo.git_dir(project.root))):
+        if record.get("map_chars") is not None:
+            found.append((str(record.get("started", "")), int(record["map_chars"])))
+            break
+    paths = sorted(project.log.glob("*.jsonl"), reverse=True) if project.log.is_dir() else []
+    for path in paths:
         for line in reversed(path.read_text(encoding="utf-8", errors="replace").splitlines()):
             try:
                 record = json.loads(line)
             except json.JSONDecodeError:
                 continue
             if isinstance(record, dict) and record.get("map_chars") is not None:
-                return int(record["map_chars"])
-    return None
+                found.append((str(record.get("started", "")), int(record["map_chars"])))
+                break
+        else:
+            continue
+        break
+    return max(found)[1] if found else None
 
 
 def is_committed(root: Path, pass_id: str) -> bool:

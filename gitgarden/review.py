@@ -31,7 +31,7 @@ from gitgarden.history import (
     _write_and_commit_as_person,
     passes,
 )
-from gitgarden.outcome import LOG_DIR, log_path
+from gitgarden.outcome import LOG_DIR, append_attempt, log_path
 from gitgarden.repostate import blocking_state
 from gitgarden.tree import Entry, Overlay, Tree
 
@@ -343,8 +343,8 @@ def reject(root: Path, *, reread: bool = False, now: datetime | None = None) -> 
 
     By default the lines its passes read stay read: the read position is
     committed on the current branch (with the dropped passes' records, marked
-    rejected). With `reread` they become unread again and the records are
-    left in `log/` uncommitted, as for any attempt that made no commit.
+    rejected). With `reread` they become unread again and the records go to
+    the git dir's attempts file, as for any attempt that made no commit.
     """
     now = now or datetime.now(UTC)
     tip = review_waiting(root)
@@ -367,7 +367,9 @@ def reject(root: Path, *, reread: bool = False, now: datetime | None = None) -> 
     log_rel = log_path(now)
     commit = ""
     if reread:
-        recovery.atomic_write(recovery.safe_target(root, log_rel), recovery.with_records(root, log_rel, records))
+        git_dir = gitrepo.git_dir(root)
+        for record in records:  # nothing committed: the person's work tree stays as it was
+            append_attempt(git_dir, record)
     else:
         if gitrepo.dirty_paths(root, [journal.READ_PATH]):
             raise ReviewRefused(f"{journal.READ_PATH} has uncommitted changes: commit or restore it, then reject")

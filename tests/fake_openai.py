@@ -28,6 +28,8 @@ from typing import Any
 
 __all__ = ["FakeOpenAI", "Scripted"]
 
+GATE_LIMIT = 120.0
+
 
 @dataclass
 class Scripted:
@@ -41,6 +43,7 @@ class Scripted:
     error_body: dict[str, Any] | None = None
     delay: float = 0.0
     headers: dict[str, str] = field(default_factory=dict)
+    gate: threading.Event | None = None  # when given, the reply waits until it is set (at most GATE_LIMIT s)
 
 
 class FakeOpenAI:
@@ -58,6 +61,8 @@ class FakeOpenAI:
         self.requests: list[dict[str, Any]] = []
         self._queue: deque[Scripted] = deque()
         self._lock = threading.Lock()
+        self._arrived = threading.Condition(self._lock)
+        self.replied = 0  # completions answered (gated ones count once their gate opens)
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -71,10 +76,12 @@ class FakeOpenAI:
         prompt_tokens: int = 100,
         completion_tokens: int = 20,
         delay: float = 0.0,
+        gate: threading.Event | None = None,
     ) -> None:
-        """Script the next completion: its text, finish reason, reported usage, and an optional delay."""
+        """Script the next completion: its text, finish reason, reported usage, and an optional delay
+        or `gate` (the reply is held until the test sets it: a slow model without a sleep)."""
         with self._lock:
-            self._queue.append(Scripted(content, finish_reason, prompt_tokens, completion_tokens, delay=delay))
+            self._queue.append(Scripted(content, finish_reason, prompt_tokens, completion_tokens, delay=delay, gate=gate))
 
     def enqueue_error(
         self,
@@ -151,6 +158,12 @@ class FakeOpenAI:
     def _record(self, path: str, headers: dict[str, str], body: Any) -> None:
         with self._lock:
             self.requests.append({"path": path, "headers": headers, "json": body})
+            self._arrived.notify_all()
+
+    def wait_for_requests(self, count: int, timeout: float = 60.0) -> bool:
+        """Wait until `count` requests have arrived; False when they did not within `timeout` seconds."""
+        with self._arrived:
+            return self._arrived.wait_for(lambda: len(self.requests) >= count, timeout)
 
     def _next(self) -> Scripted | None:
         with self._lock:
@@ -217,6 +230,10 @@ class _Handler(BaseHTTPRequestHandler):
             return
         if scripted.delay:
             time.sleep(scripted.delay)
+        if scripted.gate is not None:
+            scripted.gate.wait(GATE_LIMIT)
+        with self.fake._lock:
+            self.fake.replied += 1
         if scripted.status != 200:
             self._send(scripted.status, scripted.error_body, scripted.headers)
             return

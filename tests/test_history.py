@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -13,14 +14,16 @@ from gitgarden import history
 from gitgarden.config import Settings
 from gitgarden.gardener import PassResult, run_pass, stop_path
 from gitgarden.gitrepo import git_dir
+from gitgarden.outcome import read_attempts
 from gitgarden.project import Project
 from tests.conftest import FIXED_NOW, FakeModel, commit_all, git, invoke, page, workspace, write
 
 SETTINGS = Settings(model="fake/scripted")
 
 
-def garden(project: Project, model: FakeModel | None, **kw: Any) -> PassResult:
-    return run_pass(project, SETTINGS, model=model, now=lambda: FIXED_NOW, **kw)
+def garden(project: Project, model: FakeModel | None, *, minutes: int = 0, **kw: Any) -> PassResult:
+    when = FIXED_NOW + timedelta(minutes=minutes)
+    return run_pass(project, SETTINGS, model=model, now=lambda: when, **kw)
 
 
 def capture(project: Project, day: str, *lines: str) -> None:
@@ -71,11 +74,14 @@ def first_pass(acme: Project, fake_model: FakeModel) -> PassResult:
 def test_log_lists_passes_and_attempts_newest_first(acme: Project, fake_model: FakeModel) -> None:
     first = first_pass(acme, fake_model)
     capture(acme, "2026-11-30", "Dana joined Acme as ops lead")
-    failed = garden(acme, fake_model.enqueue("no JSON").enqueue("still none"))
+    failed = garden(acme, fake_model.enqueue("no JSON").enqueue("still none"), minutes=1)
     assert failed.outcome == "failed" and not failed.commit
+    # The attempt's record lives in the git dir: the person's work tree is left as it was.
+    assert git(acme.root, "status", "--porcelain", "--", "log") == ""
     fake_model.enqueue({"operations": [{"op": "skip", "lines": ["2026-11-30#1"]}]})
-    third = garden(acme, fake_model)
+    third = garden(acme, fake_model, minutes=2)
     assert third.outcome == "nothing_earned"
+    assert failed.pass_id not in git(acme.root, "show", f"{third.commit}:log/2026-11.jsonl")
 
     result = invoke(acme, "log", "--json")
     assert result.exit_code == 0, result.output
@@ -185,21 +191,67 @@ def test_undo_allowed_when_a_later_commit_touched_other_files(acme: Project, fak
     assert (acme.root / "wiki/people.md").exists()
 
 
-def test_undo_refused_when_a_later_commit_touched_a_file_the_pass_wrote(acme: Project, fake_model: FakeModel) -> None:
+def second_pass(acme: Project, fake_model: FakeModel) -> PassResult:
+    capture(acme, "2026-11-30", "Dana joined Acme as ops lead")
+    op = {"op": "create_page", "page": "dana", "title": "Dana", "body": "Dana joined Acme as ops lead.\n", "lines": ["2026-11-30#1"]}
+    second = garden(acme, fake_model.enqueue({"operations": [op]}), minutes=1)
+    assert second.outcome == "pages_written", second.refusals
+    return second
+
+
+def test_undo_of_an_older_pass_keeps_what_a_later_pass_wrote_to_the_same_map(acme: Project, fake_model: FakeModel) -> None:
+    pricing = (acme.root / "wiki/pricing.md").read_bytes()
     first = first_pass(acme, fake_model)
-    path = acme.root / "wiki/acme.md"
-    path.write_text(path.read_text() + "The person's own sentence.\n")
-    commit_all(acme.root, "edit acme")
-    later = git(acme.root, "rev-parse", "--short=7", "HEAD").strip()
-    tip, status = head(acme), git(acme.root, "status", "--porcelain")
+    second_pass(acme, fake_model)
+    index = (acme.root / "wiki/index.md").read_text()
+    assert "[[acme]]" in index and "[[dana]]" in index  # both passes added to the map
+
+    result = invoke(acme, "undo", first.pass_id)
+
+    assert result.exit_code == 0, result.output
+    assert not (acme.root / "wiki/acme.md").exists()
+    assert (acme.root / "wiki/pricing.md").read_bytes() == pricing
+    index_after = (acme.root / "wiki/index.md").read_text()
+    assert "[[acme]]" not in index_after and "[[dana]]" in index_after
+    assert index_after == index.replace(next(ln for ln in index.splitlines(keepends=True) if "[[acme]]" in ln), "")
+    assert (acme.root / "wiki/dana.md").exists()
+    assert git(acme.root, "status", "--porcelain") == ""
+
+
+def test_undo_keeps_the_lines_the_person_added_since_to_the_pages_the_pass_wrote(acme: Project, fake_model: FakeModel) -> None:
+    pricing_path, acme_path = acme.root / "wiki/pricing.md", acme.root / "wiki/acme.md"
+    pricing = pricing_path.read_text()
+    first = first_pass(acme, fake_model)
+    pricing_path.write_text(pricing_path.read_text() + "The person's note on pricing.\n")  # a page the pass appended to
+    acme_path.write_text(acme_path.read_text() + "The person's own sentence.\n")  # a page the pass created
+    commit_all(acme.root, "the person's later lines")
 
     result = invoke(acme, "undo", first.commit)
 
+    assert result.exit_code == 0, result.output
+    assert pricing_path.read_text() == pricing + "The person's note on pricing.\n"
+    assert acme_path.read_text() == "The person's own sentence.\n"  # the pass's text is gone; the person's stays
+    assert "Acme signed" not in acme_path.read_text()
+
+
+def test_undo_refuses_a_real_overlap_and_names_the_lines(acme: Project, fake_model: FakeModel) -> None:
+    first = first_pass(acme, fake_model)
+    path = acme.root / "wiki/pricing.md"
+    lines = path.read_text().splitlines(keepends=True)
+    at = next(i for i, ln in enumerate(lines) if "export before January" in ln)
+    lines[at] = lines[at].replace("January", "February")  # the person edits the line the pass wrote
+    path.write_text("".join(lines))
+    commit_all(acme.root, "edit the pass's line")
+    tip, status = head(acme), git(acme.root, "status", "--porcelain")
+
+    result = invoke(acme, "undo", first.pass_id)
+
     assert result.exit_code == 1
     message = result.stderr
-    assert later in message and "wiki/acme.md" in message and len(message.strip().splitlines()) == 1
+    assert f"wiki/pricing.md (line {at + 1})" in message and first.pass_id in message
+    assert len(message.strip().splitlines()) == 1
     assert head(acme) == tip and git(acme.root, "status", "--porcelain") == status
-    assert "The person's own sentence." in path.read_text()
+    assert "before February" in path.read_text() and (acme.root / "wiki/acme.md").exists()
 
 
 def test_undo_refused_when_the_persons_files_are_dirty(acme: Project, fake_model: FakeModel) -> None:
@@ -264,18 +316,16 @@ def test_undo_reread_keeps_lines_a_later_pass_read(acme: Project, fake_model: Fa
 
 
 def test_default_undo_takes_the_latest_pass_not_yet_undone(acme: Project, fake_model: FakeModel) -> None:
+    index = (acme.root / "wiki/index.md").read_bytes()
     first = first_pass(acme, fake_model)
-    capture(acme, "2026-11-30", "Dana joined Acme as ops lead")
-    fake_model.enqueue({"operations": [{"op": "create_page", "page": "dana", "title": "Dana", "body": "Dana joined Acme as ops lead.\n", "lines": ["2026-11-30#1"]}]})
-    second = garden(acme, fake_model)
-    assert second.outcome == "pages_written", second.refusals
+    second = second_pass(acme, fake_model)
     undone = history.undo(acme.root, None, now=FIXED_NOW)
     assert undone.pass_id == second.pass_id
     assert not (acme.root / "wiki/dana.md").exists() and (acme.root / "wiki/acme.md").exists()
-    # The first pass's map was changed again by the second pass and its undo: in the way.
-    with pytest.raises(history.UndoRefused, match="wiki/index.md"):
-        history.undo(acme.root, None, now=FIXED_NOW)
-    assert first.pass_id in {e.pass_id for e in history.passes(acme.root)}
+    # The map went through both passes and the first undo; the next undo takes the first pass.
+    assert history.undo(acme.root, None, now=FIXED_NOW).pass_id == first.pass_id
+    assert (acme.root / "wiki/index.md").read_bytes() == index
+    assert not (acme.root / "wiki/acme.md").exists()
 
 
 # -- stop ------------------------------------------------------------------------
@@ -305,7 +355,7 @@ def test_stop_ends_a_running_pass_and_records_who_asked(acme: Project) -> None:
     assert git(acme.root, "rev-parse", "HEAD~1").strip() == journal_before
     assert not (acme.root / "wiki/acme.md").exists()
     assert git(acme.root, "status", "--porcelain", "wiki", ".gitgarden") == ""
-    rec = records(acme)[-1]
+    rec = read_attempts(git_dir(acme.root))[-1]
     assert rec["outcome"] == "stopped" and rec["stop"] == result.stop
     shown = json.loads(invoke(acme, "log", "--json").stdout)[0]
     assert shown["outcome"] == "stopped" and shown["commit"] == ""
@@ -322,6 +372,13 @@ def test_stop_before_writing(acme: Project) -> None:
     assert result.outcome == "stopped"
     assert not (acme.root / "wiki/acme.md").exists()
     assert "Gardener-Pass" not in git(acme.root, "log", "-1", "--format=%B")
+    # The report says what happened: the pages it had ready were not written.
+    assert result.created == result.appended == []
+    assert result.not_written == {"created": ["wiki/acme.md"], "appended": ["wiki/pricing.md"], "tidied": ["wiki/index.md"]}
+    shown = invoke(acme, "log", "--json")
+    entry = json.loads(shown.stdout)[0]
+    assert (entry["outcome"], entry["created"], entry["appended"], entry["not_written"]) == ("stopped", 0, 0, 3)
+    assert git(acme.root, "status", "--porcelain", "--", "log") == ""
 
 
 # -- dry run ---------------------------------------------------------------------

@@ -13,6 +13,7 @@ from gitgarden.cli import App, cli
 from gitgarden.config import Settings
 from gitgarden.gardener import OUTCOMES, PassResult, request_stop, run_pass
 from gitgarden.gitrepo import git_dir
+from gitgarden.outcome import read_attempts
 from gitgarden.project import Project
 from tests.conftest import FIXED_NOW, FakeModel, commit_all, git, page, write
 
@@ -220,11 +221,14 @@ def test_refused_when_another_pass_holds_the_lock(acme: Project, fake_model: Fak
     assert "other-pass" in result.detail and "2026-11-30T08:59:00" in result.detail
 
 
-def test_failed_attempt_leaves_a_record_in_log(acme: Project, fake_model: FakeModel) -> None:
+def test_failed_attempt_leaves_a_record_in_the_git_dir_not_the_work_tree(acme: Project, fake_model: FakeModel) -> None:
     fake_model.enqueue("nope").enqueue("nope")
-    garden(acme, fake_model)
-    records = [json.loads(line) for line in (acme.root / "log/2026-11.jsonl").read_text().splitlines()]
-    assert records[-1]["outcome"] == "failed"
+    result = garden(acme, fake_model)
+    records = read_attempts(git_dir(acme.root))
+    assert records[-1]["outcome"] == "failed" and records[-1]["pass_id"] == result.pass_id
+    assert result.record_path == ".git/gitgarden/attempts.jsonl"
+    assert git(acme.root, "status", "--porcelain") == ""  # the journal lines it read were committed; nothing else
+    assert not (acme.root / "log/2026-11.jsonl").exists()
 
 
 def test_run_outside_a_project_refuses_with_a_how_to(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -289,9 +293,13 @@ def test_a_commit_refused_by_the_persons_hook_fails_cleanly(acme: Project, fake_
     assert not (acme.root / "wiki/acme.md").exists()
     assert (acme.root / "wiki/pricing.md").read_bytes() == pricing
     assert not (acme.root / ".gitgarden/read.json").exists()
-    assert git(acme.root, "status", "--porcelain", "wiki", ".gitgarden") == ""
-    records = [json.loads(line) for line in (acme.root / "log/2026-11.jsonl").read_text().splitlines()]
-    assert records[-1]["outcome"] == "failed"
+    assert git(acme.root, "status", "--porcelain", "wiki", ".gitgarden", "log") == ""
+    record = read_attempts(git_dir(acme.root))[-1]
+    assert record["outcome"] == "failed"
+    # Nothing landed, so nothing is reported as written: what it meant to write is named apart.
+    assert result.created == result.appended == record["created"] == record["appended"] == []
+    assert record["not_written"]["created"] == ["wiki/acme.md"]
+    assert record["not_written"]["appended"] == ["wiki/pricing.md"]
 
 
 def test_a_model_free_run_with_nothing_to_tidy_leaves_no_trace(acme: Project) -> None:

@@ -236,6 +236,9 @@ def test_reject_reread_makes_the_lines_unread_again(acme: Project, fake_model: F
     assert "unread again" in result.stderr
     assert rev(acme, "HEAD") == head
     assert git(acme.root, "branch", "--list", REVIEW) == ""
+    assert git(acme.root, "status", "--porcelain") == ""  # the records went to the git dir
+    entry = json.loads(invoke(acme, "log", "--json").stdout)[0]
+    assert entry["review"] == "rejected"
     again = review_pass(acme, fake_model, promote_reply())
     assert again["offered"] == ["2026-11-28#1", "2026-11-29#1", "2026-11-29#2", "2026-11-29#3"]
 

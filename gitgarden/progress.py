@@ -1,0 +1,147 @@
+"""Signs of life while a pass runs: its steps on stderr, for a person at a terminal.
+
+A pass reports `Step`s (what it is doing now, and the tokens so far); this
+module turns them into one status line that rich redraws with the elapsed
+seconds, and clears when the pass ends. Nothing is shown when stderr is not a
+terminal or the output is JSON; `TERM=dumb` gets plain lines instead of a
+redrawn one, and `NO_COLOR` gets no colour and no bold. rich is imported only
+when a display is really made.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import IO, Any
+
+__all__ = ["Step", "Display", "display", "plain_console"]
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step of a pass: `name` (snapshot, reading, asking, applying, committing), a few words, tokens so far."""
+
+    name: str
+    detail: str = ""
+    tokens: int | None = None
+
+    def words(self) -> str:
+        """`asking openai/gpt-4o-mini` — the step as a person reads it."""
+        return f"{self.name} {self.detail}".strip()
+
+
+class Display:
+    """Shows steps and messages. This base shows nothing but messages (a pipe, `--json`)."""
+
+    def __init__(self, stream: IO[str]) -> None:
+        self.stream = stream
+
+    def step(self, step: Step) -> None:
+        """Show that the pass has moved on to `step`."""
+
+    def message(self, text: str) -> None:
+        """A line for the person, kept above any status line."""
+        self.stream.write(text + "\n")
+        self.stream.flush()
+
+
+class _Lines(Display):
+    """`TERM=dumb`: one plain line per step, with the seconds since the pass began."""
+
+    def __init__(self, stream: IO[str], clock: Callable[[], float]) -> None:
+        super().__init__(stream)
+        self.clock, self.started = clock, clock()
+
+    def step(self, step: Step) -> None:
+        tokens = f", {step.tokens:,} tokens" if step.tokens else ""
+        self.message(f"gitgarden: {step.words()} ({self.clock() - self.started:.0f} s{tokens})")
+
+
+class _Live(Display):
+    """A terminal: one status line, redrawn by rich a few times a second so the seconds move."""
+
+    def __init__(self, stream: IO[str], console: Any, clock: Callable[[], float]) -> None:
+        super().__init__(stream)
+        self.console, self.clock = console, clock
+        self.started = self.step_started = clock()
+        self.current = Step("starting")
+        self.tokens: int | None = None
+
+    def step(self, step: Step) -> None:
+        if step.name != self.current.name:
+            self.step_started = self.clock()
+        self.current = step
+        if step.tokens is not None:
+            self.tokens = step.tokens
+
+    def message(self, text: str) -> None:
+        self.console.print(text, markup=False, highlight=False, soft_wrap=True)
+
+    def render(self) -> Any:
+        from rich.spinner import Spinner
+        from rich.text import Text
+
+        now = self.clock()
+        bits = [self.current.words(), f"{now - self.started:.0f} s"]
+        if self.step_started > self.started:
+            bits[1] += f" ({now - self.step_started:.0f} s in this step)"
+        if self.tokens:
+            bits.append(f"{self.tokens:,} tokens")
+        style = None if self.console.no_color else "cyan"
+        return Spinner("dots", Text(" · ".join(bits)), style=style)
+
+
+def plain_console(stream: IO[str], env: Mapping[str, str]) -> Any:
+    """A rich Console for `stream` that honours NO_COLOR fully (no colour and no bold: no styles at all)."""
+    from rich.console import Console
+
+    no_color = "NO_COLOR" in env
+    return Console(
+        file=stream,
+        no_color=no_color,
+        color_system=None if no_color else "auto",
+        highlight=False,
+        force_terminal=True,
+    )
+
+
+@contextmanager
+def display(
+    stream: IO[str],
+    env: Mapping[str, str],
+    *,
+    enabled: bool = True,
+    clock: Callable[[], float] = time.monotonic,
+) -> Iterator[Display]:
+    """The display a pass's progress goes to: live on a terminal, plain lines for `TERM=dumb`, none otherwise.
+
+    `enabled` False (e.g. `--json`) or a `stream` that is not a terminal shows messages only.
+    """
+    if not enabled or not _isatty(stream):
+        yield Display(stream)
+        return
+    if env.get("TERM", "") == "dumb":
+        yield _Lines(stream, clock)
+        return
+    from rich.live import Live
+
+    shown = _Live(stream, plain_console(stream, env), clock)
+    live = Live(
+        get_renderable=shown.render,
+        console=shown.console,
+        refresh_per_second=4,
+        transient=True,
+        redirect_stdout=False,
+        redirect_stderr=False,
+    )
+    with live:
+        yield shown
+
+
+def _isatty(stream: IO[str]) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
