@@ -190,8 +190,12 @@ def run_pass(
     now: Clock = utcnow,
     dry_run: bool = False,
     on_progress: Callable[[str], None] = lambda _msg: None,
+    step: recovery.Step = recovery.no_step,
 ) -> PassResult:
-    """Run one pass on `project` and return its result; the project is left consistent whatever happens."""
+    """Run one pass on `project` and return its result; the project is left consistent whatever happens.
+
+    `step` is called at the exact steps of the final write (recovery.Step): tests act there as the person would.
+    """
     started = now()
     result = PassResult(
         pass_id=_new_pass_id(started),
@@ -210,10 +214,16 @@ def run_pass(
         with PassLock(git_dir, {"pass_id": result.pass_id, "started": result.started}):
             facts = FactsCache(git_dir / "gitgarden" / "facts.pickle")
             try:
-                _run_locked(project, settings, model, now, result, git_dir, on_progress, facts)
+                _run_locked(project, settings, model, now, result, git_dir, on_progress, facts, step)
+            except recovery.ChangedUnderfoot as exc:  # a day file changed between two reads of it
+                result.outcome, result.detail, result.marked_read = "stood_down", str(exc), 0
             finally:
                 if not dry_run:
                     facts.save()  # machine-local, in the git dir: the next pass re-reads only changed pages
+                if result.snapshot and not result.commit and not dry_run:
+                    # `pre_gardener/<id>` marks passes that committed: a pass without a commit has nothing to undo.
+                    passcommit.drop_snapshot(root, result.pass_id)
+                    result.snapshot = ""
     except LockHeld as exc:
         # No record: the pass holding the lock is writing log/ now, and this one said so on stderr.
         result.outcome, result.detail = "refused", str(exc)
@@ -249,6 +259,7 @@ def _run_locked(
     git_dir: Path,
     on_progress: Callable[[str], None],
     facts: FactsCache,
+    step: recovery.Step = recovery.no_step,
 ) -> None:
     root = project.root
     stop_file = stop_path(git_dir)
@@ -334,7 +345,7 @@ def _run_locked(
 
             budget = Budget(tokens=settings.token_budget, seconds=float(settings.seconds_budget))
             if not result.dry_run:
-                result.journal_commit = passcommit.commit_journal(root, offered, result.pass_id)
+                result.journal_commit = passcommit.commit_journal(root, offered, result.pass_id, base)
             work.ctx_conversation = _conversation(project, settings.chat_window_chars)
             ops, offered = _ask(project, settings, model, work, titles, offered, result, check_interrupts, now, budget)
             _apply_all(ops, work, result, own, now, titles, settings.grounding_min)
@@ -417,8 +428,11 @@ def _run_locked(
     except _StandDown as exc:
         result.outcome, result.detail = "stood_down", str(exc)
         return
+    read_before = {p: base[p].data if p in base else None for p in writes}  # what the pass's writes were made from
     try:
-        passcommit.write_and_commit(project, settings, result, writes, git_dir, now)
+        passcommit.write_and_commit(project, settings, result, writes, git_dir, now, read_before, step)
+    except recovery.ChangedUnderfoot as exc:  # the person wrote to a file in the moment the pass replaced it
+        result.outcome, result.detail, result.marked_read = "stood_down", str(exc), 0
     except GitgardenError as exc:  # e.g. the person's pre-commit hook said no: every write was rolled back
         result.outcome, result.detail, result.marked_read = "failed", f"the pass commit did not land: {exc}", 0
 
