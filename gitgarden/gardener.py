@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from gitgarden import gitrepo, grounding, guard, journal, outcome, passcommit, recovery, tidy, wiki
 from gitgarden.config import Settings
-from gitgarden.errors import GitgardenError, LockHeld, ModelError
+from gitgarden.errors import GitError, GitgardenError, LockHeld, ModelError
 from gitgarden.facts import FactsCache, page_facts
 from gitgarden.lock import PassLock
 from gitgarden.ops import Applied, ApplyContext, Op, Refusal, apply_op
@@ -217,6 +217,8 @@ def run_pass(
                 _run_locked(project, settings, model, now, result, git_dir, on_progress, facts, step)
             except recovery.ChangedUnderfoot as exc:  # a day file changed between two reads of it
                 result.outcome, result.detail, result.marked_read = "stood_down", str(exc), 0
+            except GitError as exc:  # e.g. the journal commit: a stale index lock, the person's hook said no
+                result.outcome, result.detail, result.marked_read = "failed", str(exc), 0
             finally:
                 if not dry_run:
                     facts.save()  # machine-local, in the git dir: the next pass re-reads only changed pages
