@@ -410,7 +410,8 @@ def commit_blobs(
     record.write_text(json.dumps({"ref": ref, "old": old, "new": new_id, "paths": paths}))
     subject = message.splitlines()[0] if message else ""
     try:
-        git(root, "update-ref", "-m", f"commit{'' if old else ' (initial)'}: {subject}", ref, new_id, old or "")
+        reflog = f"commit{'' if old else ' (initial)'}: {subject}"
+        git(root, "update-ref", "-m", reflog, ref, new_id, old or "", env=ident_env(*ident))
     except GitError:
         record.unlink(missing_ok=True)
         moved = head(root)
