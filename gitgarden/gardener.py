@@ -23,7 +23,7 @@ from gitgarden import gitrepo, grounding, guard, journal, outcome, passcommit, r
 from gitgarden.config import Settings
 from gitgarden.errors import GitError, GitgardenError, LockHeld, ModelError
 from gitgarden.facts import FactsCache, page_facts
-from gitgarden.lock import PassLock
+from gitgarden.lock import LOCK_NAME, PassLock
 from gitgarden.ops import Applied, ApplyContext, Op, Refusal, apply_op
 from gitgarden.outcome import NO_MODEL_HINT, OUTCOMES, PassResult
 from gitgarden.project import DiskTree, Project
@@ -210,8 +210,11 @@ def run_pass(
     if project.turn_in_flight.exists():
         result.outcome, result.detail = "refused", "a turn is in flight (.gitgarden/turn-in-flight)"
         return _finish(project, result, now, record=not dry_run)
+    killed = _killed_pass(git_dir)  # read before the lock is taken: taking it clears what a killed holder left
     try:
         with PassLock(git_dir, {"pass_id": result.pass_id, "started": result.started}):
+            if killed and not dry_run and not passcommit.is_committed(root, killed):
+                passcommit.drop_snapshot(root, killed)  # its snapshot marks a pass that never committed
             facts = FactsCache(git_dir / "gitgarden" / "facts.pickle")
             try:
                 _run_locked(project, settings, model, now, result, git_dir, on_progress, facts, step)
@@ -234,6 +237,15 @@ def run_pass(
     # later: a map that could not get under its ceiling); a quiet "nothing new" leaves no trace.
     worth = result.outcome in _RECORD_WITHOUT_COMMIT or result.map_chars is not None
     return _finish(project, result, now, record=not dry_run and worth and not result.commit)
+
+
+def _killed_pass(git_dir: Path) -> str:
+    """The id of a pass killed while it held the lock (a pass that ends, however it ends, clears the file)."""
+    try:
+        info = json.loads((git_dir / LOCK_NAME).read_text() or "{}")
+    except (OSError, ValueError):
+        return ""
+    return str(info.get("pass_id") or "") if isinstance(info, dict) else ""
 
 
 _RECORD_WITHOUT_COMMIT = frozenset({"failed", "refused", "stopped", "stood_down", "finished_without_writing", "some_refused"})

@@ -291,8 +291,13 @@ def test_killed_mid_model_call(acme: Project, server: FakeOpenAI) -> None:
     assert last.startswith(PERSON) and "Gardener-Pass" not in last  # only the person's journal commit landed
     assert git(acme.root, "status", "--porcelain", "raw/journal") == ""
 
+    dead_tag = git(acme.root, "tag", "--list", "pre_gardener/*").split()
+    assert len(dead_tag) == 1
+
     data = add_line_and_finish(acme, server, dana_reply("2026-11-29#1", "2026-11-29#2", "2026-11-29#3"), before)
     assert data["recovery"] == ""  # nothing had been written: nothing to recover
+    # The killed pass made no commit: its snapshot tag is gone; the one of the pass that committed stays.
+    assert git(acme.root, "tag", "--list", "pre_gardener/*").split() == [f"pre_gardener/{data['pass_id']}"]
 
 
 def test_killed_after_writing_before_committing(acme: Project, server: FakeOpenAI, tmp_path: Path) -> None:
@@ -324,6 +329,7 @@ def test_killed_after_writing_before_committing(acme: Project, server: FakeOpenA
     committed = json.loads(git(acme.root, "show", f"{data['commit']}:{data['record_path']}").splitlines()[-1])
     assert committed["recovery"] == data["recovery"]
     assert not (acme.root / "wiki/acme.md").exists()  # the dead pass's page was rolled back, not half kept
+    assert git(acme.root, "tag", "--list", "pre_gardener/*").split() == [f"pre_gardener/{data['pass_id']}"]
 
 
 def test_killed_after_the_commit_landed(acme: Project, server: FakeOpenAI, tmp_path: Path) -> None:
