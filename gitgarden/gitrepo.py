@@ -297,19 +297,28 @@ _SYNC_RECORD = "index-sync.json"
 _LOCK_WAIT = 3.0  # seconds a commit waits for another git command to let go of the index
 
 
-def _hook(root: Path, name: str) -> Path | None:
-    """The person's hook `name` (core.hooksPath respected), when it exists and may run."""
-    rel = git(root, "rev-parse", "--git-path", f"hooks/{name}").decode().strip()
-    path = Path(rel) if os.path.isabs(rel) else root / rel
-    return path if path.is_file() and os.access(path, os.X_OK) else None
+_HOOKS = ("pre-commit", "prepare-commit-msg", "commit-msg", "post-commit")
 
 
-def _run_hook(root: Path, name: str, args: Sequence[str], env: Mapping[str, str]) -> None:
+def _hooks(root: Path) -> tuple[str, dict[str, Path]]:
+    """The top of the work tree and the person's commit hooks that exist and may run (core.hooksPath respected)."""
+    args = ["rev-parse", "--show-toplevel"]
+    for name in _HOOKS:
+        args += ["--git-path", f"hooks/{name}"]
+    top, *paths = git(root, *args).decode().splitlines()
+    found = {}
+    for name, rel in zip(_HOOKS, paths, strict=True):
+        path = Path(rel) if os.path.isabs(rel) else root / rel
+        if path.is_file() and os.access(path, os.X_OK):
+            found[name] = path
+    return top or str(root), found
+
+
+def _run_hook(top: str, hooks: Mapping[str, Path], name: str, args: Sequence[str], env: Mapping[str, str]) -> None:
     """Run the person's hook as `git commit` would (from the top of the work tree); GitError when it refuses."""
-    path = _hook(root, name)
+    path = hooks.get(name)
     if path is None:
         return
-    top = git(root, "rev-parse", "--show-toplevel").decode().strip() or str(root)
     proc = subprocess.run([str(path), *args], cwd=top, env=_env(env), capture_output=True, stdin=subprocess.DEVNULL, check=False)
     if proc.returncode != 0:
         said = (proc.stderr or proc.stdout).decode("utf-8", "replace").strip().splitlines()
@@ -393,14 +402,18 @@ def commit_blobs(
         tree = git(root, "write-tree", env=env).decode().strip()
         if old and not allow_empty and tree == git(root, "rev-parse", f"{old}^{{tree}}").decode().strip():
             return None
-        _run_hook(root, "pre-commit", [], env)
-        tree = git(root, "write-tree", env=env).decode().strip()  # what the hook left staged, as git commit would
-        msg_file = work / "COMMIT_MSG"
-        msg_file.write_text(message, encoding="utf-8")
-        _run_hook(root, "prepare-commit-msg", [str(msg_file), "message"], env)
-        _run_hook(root, "commit-msg", [str(msg_file)], env)
-        message = msg_file.read_text(encoding="utf-8")
-        msg_file.unlink(missing_ok=True)
+        top, hooks = _hooks(root)
+        if "pre-commit" in hooks:
+            _run_hook(top, hooks, "pre-commit", [], env)
+            tree = git(root, "write-tree", env=env).decode().strip()  # what the hook left staged, as git commit would
+        if "prepare-commit-msg" in hooks or "commit-msg" in hooks:
+            msg_file = work / "COMMIT_MSG"
+            msg_file.write_text(message, encoding="utf-8")
+            _run_hook(top, hooks, "prepare-commit-msg", [str(msg_file), "message"], env)
+            _run_hook(top, hooks, "commit-msg", [str(msg_file)], env)
+            message = msg_file.read_text(encoding="utf-8")
+            msg_file.unlink(missing_ok=True)
+        # commit-tree signs nothing (commit.gpgsign is for porcelain): a pass never waits on a passphrase.
         new = git(root, "commit-tree", tree, *(["-p", old] if old else []), "-F", "-", input=message.encode(), env=ident_env(*ident))
         new_id = new.decode().strip()
     finally:
@@ -419,7 +432,7 @@ def commit_blobs(
     if sync_index(root, old, new_id, paths):
         record.unlink(missing_ok=True)
     with contextlib.suppress(GitError):  # git ignores post-commit's exit status too
-        _run_hook(root, "post-commit", [], ident_env(*ident))
+        _run_hook(top, hooks, "post-commit", [], ident_env(*ident))
     return new_id
 
 

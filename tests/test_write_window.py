@@ -272,3 +272,28 @@ def test_a_stale_index_lock_is_named_with_its_path_and_how_to_remove_it(tmp_path
     assert git(project.root, "tag", "--list", "pre_gardener/*") == ""
     lock.unlink()
     assert garden(project).outcome == "pages_written"
+
+
+def test_the_persons_commit_msg_hook_edits_or_refuses_the_pass_commit(tmp_path: Path) -> None:
+    project = make_acme(tmp_path / "p")
+    hook = git_dir(project.root) / "hooks" / "commit-msg"
+    hook.write_text('#!/bin/sh\nprintf "Reviewed-by: nobody yet\\n" >> "$1"\n')
+    hook.chmod(0o755)
+    result = garden(project)
+    assert result.outcome == "pages_written"
+    message = git(project.root, "log", "-1", "--format=%B")
+    assert f"Gardener-Pass: {result.pass_id}" in message and message.rstrip().endswith("Reviewed-by: nobody yet")
+
+    git(project.root, "commit", "-qm", "the person's staged work", "--", "AGENTS.md")
+    with open(project.journal / "2026-11-30.md", "w") as fh:
+        fh.write("Dana joined Acme as ops lead\n")
+    hook.write_text('#!/bin/sh\ngrep -q "^journal:" "$1" && exit 0\necho "subject must name a ticket" >&2\nexit 1\n')
+    head = git(project.root, "rev-parse", "HEAD")
+    model = FakeModel().enqueue(
+        {"operations": [{"op": "create_page", "page": "dana", "title": "Dana", "body": "Dana joined Acme as ops lead.\n", "lines": ["2026-11-30#1"]}]}
+    )
+    result = run_pass(project, SETTINGS, model=model, now=lambda: FIXED_NOW)
+    assert result.outcome == "failed" and "commit-msg hook refused the commit: subject must name a ticket" in result.detail
+    assert git(project.root, "rev-parse", "HEAD~1") == head  # only the journal commit landed
+    assert not (project.root / "wiki/dana.md").exists()
+    assert git(project.root, "status", "--porcelain", "--", "wiki", ".gitgarden", "raw") == ""
