@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gitgarden import gitrepo, journal, recovery, tidy
+from gitgarden.errors import GitError
 from gitgarden.outcome import PassResult
 from gitgarden.tree import Tree
 
@@ -117,7 +118,10 @@ def commit_journal(root: Path, offered: list[journal.JournalLine], pass_id: str,
     if not todo:
         return ""
     message = f"journal: {', '.join(p[len('raw/journal/'):-3] for p in sorted(todo))}\n\nCommitted by gitgarden before pass {pass_id} read these lines.\n"
-    return gitrepo.commit_blobs(root, todo, message=message, ident=gitrepo.person_identity(root)) or ""
+    try:
+        return gitrepo.commit_blobs(root, todo, message=message, ident=gitrepo.person_identity(root)) or ""
+    except GitError as exc:
+        raise GitError(f"the journal commit did not land: {exc}") from None
 
 
 def diff(base: Tree, tree: Tree, paths: list[str]) -> str:
