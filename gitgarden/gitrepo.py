@@ -31,6 +31,8 @@ __all__ = [
     "sync_index",
     "finish_sync",
     "index_lock_error",
+    "blob_id",
+    "blob_ids",
     "snapshot",
     "dirty_paths",
     "tree_at",
@@ -342,9 +344,33 @@ def _entries(root: Path, args: Sequence[str], env: Mapping[str, str] | None = No
     return out
 
 
-def _branch_ref(root: Path) -> str:
-    out = git(root, "symbolic-ref", "-q", "HEAD", check=False).decode().strip()
-    return out or "HEAD"
+def _where(root: Path) -> tuple[str, str | None, str | None]:
+    """The ref HEAD names ("HEAD" when detached), its commit and tree (None, None on an unborn branch)."""
+    out = git(root, "rev-parse", "HEAD", "HEAD^{tree}", "--symbolic-full-name", "HEAD", check=False).decode().split()
+    if len(out) == 3:
+        return out[2], out[0], out[1]
+    ref = git(root, "symbolic-ref", "-q", "HEAD", check=False).decode().strip()
+    return ref or "HEAD", None, None
+
+
+def blob_id(data: bytes) -> str:
+    """The object id git gives `data` as a blob in a SHA-1 repository (no filters applied)."""
+    import hashlib
+
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+
+
+def blob_ids(root: Path, rev: str, paths: Sequence[str]) -> dict[str, str]:
+    """Object ids of `paths` in `rev` (none when `rev` does not exist yet)."""
+    if not paths:
+        return {}
+    out = git(root, "ls-tree", "-z", "--full-tree", rev, "--", *paths, check=False)
+    ids = {}
+    for rec in out.split(b"\0"):
+        if b"\t" in rec:
+            meta, path = rec.split(b"\t", 1)
+            ids[path.decode("utf-8", "surrogateescape")] = meta.decode().split()[2]
+    return ids
 
 
 def wait_for_index(gdir: Path, seconds: float = _LOCK_WAIT) -> None:
@@ -377,8 +403,7 @@ def commit_blobs(
     """
     gdir = git_dir(root)
     wait_for_index(gdir)  # a commit whose index cannot follow would leave a staged revert behind
-    ref = _branch_ref(root)
-    old = head(root)
+    ref, old, old_tree = _where(root)
     work = gdir / "gitgarden"
     work.mkdir(parents=True, exist_ok=True)
     tmp = work / "commit.index"
@@ -400,7 +425,7 @@ def commit_blobs(
             records.append(f"{mode} {oid}\t".encode() + raw_path + b"\0")
         git(root, "update-index", "-z", "--index-info", input=b"".join(records), env=env)
         tree = git(root, "write-tree", env=env).decode().strip()
-        if old and not allow_empty and tree == git(root, "rev-parse", f"{old}^{{tree}}").decode().strip():
+        if old and not allow_empty and tree == old_tree:
             return None
         top, hooks = _hooks(root)
         if "pre-commit" in hooks:

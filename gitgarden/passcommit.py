@@ -112,11 +112,10 @@ def commit_journal(root: Path, offered: list[journal.JournalLine], pass_id: str,
         if any((ln.lineno, ln.key) not in there for ln in offered if ln.day == day):
             raise recovery.ChangedUnderfoot(path)
         blobs[path] = data
-    head = gitrepo.head(root)
-    committed = gitrepo.tree_at(root, head, sorted(blobs)) if head else {}
-    todo = {p: d for p, d in blobs.items() if p not in committed or committed[p].data != d}
+    committed = gitrepo.blob_ids(root, "HEAD", sorted(blobs))
+    todo = {p: d for p, d in blobs.items() if committed.get(p) != gitrepo.blob_id(d)}
     if not todo:
-        return ""
+        return ""  # HEAD holds these bytes already (the common case of a pass after a stood-down one)
     message = f"journal: {', '.join(p[len('raw/journal/'):-3] for p in sorted(todo))}\n\nCommitted by gitgarden before pass {pass_id} read these lines.\n"
     try:
         return gitrepo.commit_blobs(root, todo, message=message, ident=gitrepo.person_identity(root)) or ""
