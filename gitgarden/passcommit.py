@@ -186,7 +186,7 @@ def write_and_commit(
     expected = {rel: recovery.current_bytes(recovery.safe_target(root, rel)) for rel in writes}
     expected.update({rel: data for rel, data in (read or {}).items() if rel in writes})
     expected[log_rel] = recovery.current_bytes(recovery.safe_target(root, log_rel))
-    writes[log_rel] = recovery.with_records(root, log_rel, [result.record()])
+    writes[log_rel] = recovery.with_records(root, log_rel, [result.record()], old=expected[log_rel])
     if settings.review:  # to gitgarden/review, built in a temporary index: the person's checkout is untouched
         from gitgarden import review
 

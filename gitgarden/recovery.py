@@ -189,10 +189,12 @@ def safe_target(root: Path, rel: str) -> Path:
     return target
 
 
-def with_records(root: Path, rel: str, records: Sequence[Mapping[str, Any]]) -> bytes:
-    """The bytes of the JSON-lines file `rel` with `records` appended (a missing final newline mended)."""
+def with_records(root: Path, rel: str, records: Sequence[Mapping[str, Any]], old: bytes | None = None) -> bytes:
+    """The bytes of the JSON-lines file `rel` (or of `old`, when it was read already) with `records`
+    appended (a missing final newline mended)."""
     target = safe_target(root, rel)
-    old = target.read_bytes() if target.is_file() else b""
+    if old is None:
+        old = target.read_bytes() if target.is_file() else b""
     if old and not old.endswith(b"\n"):
         old += b"\n"
     return old + b"".join((json.dumps(r, sort_keys=True) + "\n").encode() for r in records)
