@@ -507,7 +507,7 @@ def _git_running_in(root: Path) -> bool | None:
     proc = Path("/proc")
     if not (proc / "self" / "cwd").exists():
         return None
-    top = str(root.resolve())
+    top = git(root, "rev-parse", "--show-toplevel").decode().strip() or str(root.resolve())
     for entry in proc.iterdir():
         if not entry.name.isdigit():
             continue
@@ -519,7 +519,7 @@ def _git_running_in(root: Path) -> bool | None:
             continue  # it ended meanwhile
         except OSError:
             return None  # a git process we may not look into: it could be working here
-        if cwd == top or cwd.startswith(top + os.sep) or top.startswith(cwd + os.sep):
+        if cwd == top or cwd.startswith(top + os.sep):  # git changes into the work tree, even for `git -C`
             return True
     return False
 
