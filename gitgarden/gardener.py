@@ -21,11 +21,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gitgarden import gitrepo, grounding, guard, journal, outcome, passcommit, tidy, wiki
+from gitgarden import gitrepo, grounding, guard, journal, outcome, passcommit, recovery, tidy, wiki
 from gitgarden.config import Settings
-from gitgarden.errors import GitgardenError, LockHeld, ModelError
+from gitgarden.errors import GitError, GitgardenError, LockHeld, ModelError
 from gitgarden.facts import FactsCache, page_facts
-from gitgarden.lock import PassLock
+from gitgarden.lock import LOCK_NAME, PassLock
 from gitgarden.ops import Applied, ApplyContext, Op, Refusal, apply_op
 from gitgarden.outcome import NO_MODEL_HINT, OUTCOMES, PassResult
 from gitgarden.progress import Step
@@ -202,10 +202,12 @@ def run_pass(
     dry_run: bool = False,
     on_progress: Callable[[str], None] = lambda _msg: None,
     on_step: Callable[[Step], None] = lambda _step: None,
+    step: recovery.Step = recovery.no_step,
 ) -> PassResult:
     """Run one pass on `project` and return its result; the project is left consistent whatever happens.
 
     `on_progress` gets messages for the person; `on_step` the step the pass is at (for a progress display).
+    `step` is called at the exact steps of the final write (recovery.Step): tests act there as the person would.
     """
     started = now()
     result = PassResult(
@@ -219,7 +221,7 @@ def run_pass(
     # Every git process of the pass: never interactive, never longer than git_timeout.
     with gitrepo.git_policy(gitrepo.GitPolicy(timeout=float(settings.git_timeout), sign_commits=settings.sign_commits)):
         try:
-            return _run_pass(project, settings, model, now, result, on_progress, on_step)
+            return _run_pass(project, settings, model, now, result, on_progress, on_step, step)
         except (GitgardenError, OSError) as exc:
             # A failure the pass did not expect still ends as an outcome with a record and one line.
             if result.commit:  # after its commit landed: the pass stands, the failure is noted
@@ -245,6 +247,7 @@ def _run_pass(
     result: PassResult,
     on_progress: Callable[[str], None],
     on_step: Callable[[Step], None],
+    step: recovery.Step,
 ) -> PassResult:
     dry_run = result.dry_run
     root = project.root
@@ -262,14 +265,25 @@ def _run_pass(
     if project.turn_in_flight.exists():
         result.outcome, result.detail = "refused", "a turn is in flight (.gitgarden/turn-in-flight)"
         return _finish(project, result, now, record=not dry_run)
+    killed = _killed_pass(git_dir)  # read before the lock is taken: taking it clears what a killed holder left
     try:
         with PassLock(git_dir, {"pass_id": result.pass_id, "started": result.started}):
+            if killed and not dry_run and not passcommit.is_committed(root, killed):
+                passcommit.drop_snapshot(root, killed)  # its snapshot marks a pass that never committed
             facts = FactsCache(git_dir / "gitgarden" / "facts.pickle")
             try:
-                _run_locked(project, settings, model, now, result, git_dir, on_progress, facts, on_step)
+                _run_locked(project, settings, model, now, result, git_dir, on_progress, facts, on_step, step)
+            except recovery.ChangedUnderfoot as exc:  # a day file changed between two reads of it
+                result.outcome, result.detail, result.marked_read = "stood_down", str(exc), 0
+            except GitError as exc:  # e.g. the journal commit: a stale index lock, the person's hook said no
+                result.outcome, result.detail, result.marked_read = "failed", str(exc), 0
             finally:
                 if not dry_run:
                     facts.save()  # machine-local, in the git dir: the next pass re-reads only changed pages
+                if result.snapshot and not result.commit and not dry_run:
+                    # `pre_gardener/<id>` marks passes that committed: a pass without a commit has nothing to undo.
+                    passcommit.drop_snapshot(root, result.pass_id)
+                    result.snapshot = ""
     except LockHeld as exc:
         # No record: the pass holding the lock is writing log/ now, and this one said so on stderr.
         result.outcome, result.detail = "refused", str(exc)
@@ -278,6 +292,15 @@ def _run_pass(
     # later: a map that could not get under its ceiling); a quiet "nothing new" leaves no trace.
     worth = result.outcome in _RECORD_WITHOUT_COMMIT or result.map_chars is not None
     return _finish(project, result, now, record=not dry_run and worth and not result.commit)
+
+
+def _killed_pass(git_dir: Path) -> str:
+    """The id of a pass killed while it held the lock (a pass that ends, however it ends, clears the file)."""
+    try:
+        info = json.loads((git_dir / LOCK_NAME).read_text() or "{}")
+    except (OSError, ValueError):
+        return ""
+    return str(info.get("pass_id") or "") if isinstance(info, dict) else ""
 
 
 _RECORD_WITHOUT_COMMIT = frozenset({"failed", "refused", "stopped", "stood_down", "finished_without_writing", "some_refused"})
@@ -316,6 +339,7 @@ def _run_locked(
     on_progress: Callable[[str], None],
     facts: FactsCache,
     on_step: Callable[[Step], None],
+    step: recovery.Step = recovery.no_step,
 ) -> None:
     root = project.root
     stop_file = stop_path(git_dir)
@@ -405,7 +429,7 @@ def _run_locked(
 
             budget = Budget(tokens=settings.token_budget, seconds=float(settings.seconds_budget))
             if not result.dry_run:
-                result.journal_commit = passcommit.commit_journal(root, offered, result.pass_id)
+                result.journal_commit = passcommit.commit_journal(root, offered, result.pass_id, base)
             work.ctx_conversation = _conversation(project, settings.chat_window_chars)
             ops, offered = _ask(project, settings, model, work, titles, offered, result, check_interrupts, now, budget, on_step)
             on_step(Step("applying", f"{len(ops)} operation(s)", tokens=budget.spent.total_tokens))
@@ -493,8 +517,11 @@ def _run_locked(
         result.outcome, result.detail = "stood_down", str(exc)
         return
     on_step(Step("committing"))
+    read_before = {p: base[p].data if p in base else None for p in writes}  # what the pass's writes were made from
     try:
-        passcommit.write_and_commit(project, settings, result, writes, git_dir, now)
+        passcommit.write_and_commit(project, settings, result, writes, git_dir, now, read_before, step)
+    except recovery.ChangedUnderfoot as exc:  # the person wrote to a file in the moment the pass replaced it
+        result.outcome, result.detail, result.marked_read = "stood_down", str(exc), 0
     except GitgardenError as exc:  # e.g. the person's pre-commit hook said no: every write was rolled back
         result.outcome, result.detail, result.marked_read = "failed", f"the pass commit did not land: {exc}", 0
 

@@ -10,9 +10,11 @@ paths go after `--`, ref names are built by code.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import signal
 import subprocess
+import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -31,6 +33,12 @@ __all__ = [
     "head",
     "person_identity",
     "commit_paths",
+    "commit_blobs",
+    "sync_index",
+    "finish_sync",
+    "index_lock_error",
+    "blob_id",
+    "blob_ids",
     "snapshot",
     "dirty_paths",
     "tree_at",
@@ -104,9 +112,11 @@ def _env(extra: Mapping[str, str] | None) -> dict[str, str]:
     return env
 
 
-def _run(argv: list[str], *, env: dict[str, str], input: bytes | None, timeout: float) -> subprocess.CompletedProcess[bytes]:
-    """Run one git process in a session of its own, stdin closed (or fed `input`), killed with all
-    its children (a hook, gpg, ssh) when it outlives `timeout`.
+def _run(
+    argv: list[str], *, env: dict[str, str], input: bytes | None, timeout: float, cwd: str | None = None
+) -> subprocess.CompletedProcess[bytes]:
+    """Run one git process (or a hook) in a session of its own, stdin closed (or fed `input`),
+    killed with all its children (a hook, gpg, ssh) when it outlives `timeout`.
 
     A new session has no terminal: a pinentry or an ssh passphrase prompt cannot open /dev/tty
     and wait there, it fails and git reports the failure.
@@ -117,6 +127,7 @@ def _run(argv: list[str], *, env: dict[str, str], input: bytes | None, timeout: 
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         env=env,
+        cwd=cwd,
         start_new_session=True,
     )
     try:
@@ -151,6 +162,14 @@ SIGNING_HINT = (
 )
 
 
+def _wants_signing(root: Path) -> bool:
+    """True when the person's git signs commits (commit.gpgsign) and gitgarden may (sign_commits)."""
+    policy = _POLICY.get() or _DEFAULT_POLICY
+    if not policy.sign_commits:
+        return False
+    return git(root, "config", "--bool", "commit.gpgsign", check=False).strip() == b"true"
+
+
 def git(
     root: Path,
     *args: str,
@@ -172,19 +191,37 @@ def git(
     except FileNotFoundError:
         raise GitError("git is not installed (or not on PATH)") from None
     except subprocess.TimeoutExpired:
-        why = " (a signing program or a hook waiting for an answer?)" if name in ("commit", "merge", "tag") else ""
+        why = " (a signing program or a hook waiting for an answer?)" if name in ("commit", "commit-tree", "merge", "tag") else ""
         raise GitError(
             f"git {name} did not finish within {policy.timeout:g} s and was stopped{why}; "
             "the `git_timeout` setting changes the limit"
         ) from None
     if check and proc.returncode != 0:
         text = proc.stderr.decode("utf-8", "replace").strip()
-        words = text.splitlines()
-        detail = words[-1] if words else f"exit status {proc.returncode}"
         if _signing_failed(text):
-            raise GitError(f"git {name} failed: signing failed ({words[0]}; commit.gpgsign is on): {SIGNING_HINT}")
-        raise GitError(f"git {name} failed: {detail}")
+            first = text.splitlines()[0]
+            raise GitError(f"git {name} failed: signing failed ({first}; commit.gpgsign is on): {SIGNING_HINT}")
+        raise GitError(f"git {name} failed: {_failure_detail(proc.stderr, proc.returncode)}")
     return proc.stdout
+
+
+def _failure_detail(stderr: bytes, returncode: int) -> str:
+    """git's own last words; for a held lock, the line that names the file (git's last line does not)."""
+    words = stderr.decode("utf-8", "replace").strip().splitlines()
+    for line in words:
+        if ".lock'" in line and ("File exists" in line or "Unable to create" in line):
+            start, end = line.find("'"), line.rfind("'")
+            if 0 <= start < end:
+                return index_lock_error(Path(line[start + 1 : end]))
+    return words[-1] if words else f"exit status {returncode}"
+
+
+def index_lock_error(lock: Path) -> str:
+    """The one line naming a stale git lock file and how to remove it."""
+    return (
+        f"{lock} exists: another git command is running in this repository, or one was killed and left it; "
+        f"if no git command is running, remove it: rm '{lock}'"
+    )
 
 
 def ensure_repo(root: Path) -> bool:
@@ -366,3 +403,280 @@ def worktree_tree(root: Path, prefixes: Sequence[str] = ()) -> dict[str, Entry]:
         except OSError:
             continue
     return tree
+
+
+# -- commits built from bytes ---------------------------------------------------
+#
+# A pass commits exactly the bytes it wrote, never whatever the work tree holds
+# at commit time: the commit is built in a temporary index seeded from HEAD,
+# the branch moves with a compare-and-swap (`update-ref <ref> <new> <old>`),
+# and the person's index follows only where it still held the old HEAD's
+# version. The person's hooks run as `git commit` would run them.
+
+_SYNC_RECORD = "index-sync.json"
+_LOCK_WAIT = 3.0  # seconds a commit waits for another git command to let go of the index
+
+
+_HOOKS = ("pre-commit", "prepare-commit-msg", "commit-msg", "post-commit")
+
+
+def _hooks(root: Path) -> tuple[str, dict[str, Path]]:
+    """The top of the work tree and the person's commit hooks that exist and may run (core.hooksPath respected)."""
+    args = ["rev-parse", "--show-toplevel"]
+    for name in _HOOKS:
+        args += ["--git-path", f"hooks/{name}"]
+    top, *paths = git(root, *args).decode().splitlines()
+    found = {}
+    for name, rel in zip(_HOOKS, paths, strict=True):
+        path = Path(rel) if os.path.isabs(rel) else root / rel
+        if path.is_file() and os.access(path, os.X_OK):
+            found[name] = path
+    return top or str(root), found
+
+
+def _run_hook(top: str, hooks: Mapping[str, Path], name: str, args: Sequence[str], env: Mapping[str, str]) -> None:
+    """Run the person's hook as `git commit` would (from the top of the work tree); GitError when it refuses."""
+    path = hooks.get(name)
+    if path is None:
+        return
+    policy = _POLICY.get() or _DEFAULT_POLICY
+    try:
+        proc = _run([str(path), *args], env=_env(env), input=None, timeout=policy.timeout, cwd=top)
+    except subprocess.TimeoutExpired:
+        raise GitError(
+            f"your {name} hook did not finish within {policy.timeout:g} s and was stopped; "
+            "the `git_timeout` setting changes the limit"
+        ) from None
+    if proc.returncode != 0:
+        said = (proc.stderr or proc.stdout).decode("utf-8", "replace").strip().splitlines()
+        raise GitError(f"your {name} hook refused the commit" + (f": {said[-1]}" if said else f" (exit status {proc.returncode})"))
+
+
+def _entries(root: Path, args: Sequence[str], env: Mapping[str, str] | None = None) -> dict[str, tuple[str, str]]:
+    """(mode, object id) by path from `ls-files -s` or `ls-tree` output (-z); unmerged entries kept apart."""
+    out: dict[str, tuple[str, str]] = {}
+    for rec in git(root, *args, env=env).split(b"\0"):
+        if not rec:
+            continue
+        meta, path = rec.split(b"\t", 1)
+        bits = meta.decode().split()
+        rel = path.decode("utf-8", "surrogateescape")
+        if args[0] == "ls-files":
+            mode, oid, stage = bits
+            out[rel] = (mode, oid) if stage == "0" else ("unmerged", stage)
+        else:
+            out[rel] = (bits[0], bits[2])
+    return out
+
+
+def _where(root: Path) -> tuple[str, str | None, str | None]:
+    """The ref HEAD names ("HEAD" when detached), its commit and tree (None, None on an unborn branch)."""
+    out = git(root, "rev-parse", "HEAD", "HEAD^{tree}", "--symbolic-full-name", "HEAD", check=False).decode().split()
+    if len(out) == 3:
+        return out[2], out[0], out[1]
+    ref = git(root, "symbolic-ref", "-q", "HEAD", check=False).decode().strip()
+    return ref or "HEAD", None, None
+
+
+def blob_id(data: bytes) -> str:
+    """The object id git gives `data` as a blob in a SHA-1 repository (no filters applied)."""
+    import hashlib
+
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+
+
+def blob_ids(root: Path, rev: str, paths: Sequence[str]) -> dict[str, str]:
+    """Object ids of `paths` in `rev` (none when `rev` does not exist yet)."""
+    if not paths:
+        return {}
+    out = git(root, "ls-tree", "-z", "--full-tree", rev, "--", *paths, check=False)
+    ids = {}
+    for rec in out.split(b"\0"):
+        if b"\t" in rec:
+            meta, path = rec.split(b"\t", 1)
+            ids[path.decode("utf-8", "surrogateescape")] = meta.decode().split()[2]
+    return ids
+
+
+def wait_for_index(gdir: Path, seconds: float = _LOCK_WAIT) -> None:
+    """Wait (briefly) for another git command to let go of the index; GitError naming the lock if it will not."""
+    lock = gdir / "index.lock"
+    deadline = time.monotonic() + seconds
+    while lock.exists():
+        if time.monotonic() > deadline:
+            raise GitError(index_lock_error(lock))
+        time.sleep(0.05)
+
+
+def commit_blobs(
+    root: Path,
+    blobs: Mapping[str, bytes | None],
+    *,
+    message: str,
+    ident: tuple[str, str],
+    allow_empty: bool = False,
+) -> str | None:
+    """Commit exactly `blobs` (None: the path is removed) on top of HEAD, the rest of HEAD's tree as it is.
+
+    The work tree is never read and the person's index is not the commit's:
+    the commit is built in a temporary index, the person's pre-commit and
+    commit-msg hooks judge it there (GIT_INDEX_FILE), and the branch moves
+    only if it still points where it did (a commit made meanwhile is never
+    overwritten). Afterwards the person's index takes the new versions of
+    exactly the paths where it held the old HEAD's (see `sync_index`).
+    Returns the new commit, or None when HEAD already holds these bytes.
+    """
+    gdir = git_dir(root)
+    wait_for_index(gdir)  # a commit whose index cannot follow would leave a staged revert behind
+    ref, old, old_tree = _where(root)
+    work = gdir / "gitgarden"
+    work.mkdir(parents=True, exist_ok=True)
+    tmp = work / "commit.index"
+    env = {**ident_env(*ident), "GIT_INDEX_FILE": str(tmp), "GIT_EDITOR": ":"}
+    try:
+        tmp.unlink(missing_ok=True)
+        git(root, "read-tree", *([old] if old else ["--empty"]), env=env)
+        known = _entries(root, ["ls-files", "-s", "-z", "--", *blobs], env=env)
+        records = []
+        for path, data in sorted(blobs.items()):
+            raw_path = path.encode("utf-8", "surrogateescape")
+            if data is None:
+                records.append(b"0 " + b"0" * 40 + b"\t" + raw_path + b"\0")
+                continue
+            # --path: the path's clean filters apply (autocrlf, attributes), as `git add` would.
+            oid = git(root, "hash-object", "-w", "--stdin", f"--path={path}", input=data).decode().strip()
+            mode = known.get(path, ("100644", ""))[0]
+            mode = mode if mode in ("100644", "100755") else "100644"
+            records.append(f"{mode} {oid}\t".encode() + raw_path + b"\0")
+        git(root, "update-index", "-z", "--index-info", input=b"".join(records), env=env)
+        tree = git(root, "write-tree", env=env).decode().strip()
+        if old and not allow_empty and tree == old_tree:
+            return None
+        top, hooks = _hooks(root)
+        if "pre-commit" in hooks:
+            _run_hook(top, hooks, "pre-commit", [], env)
+            tree = git(root, "write-tree", env=env).decode().strip()  # what the hook left staged, as git commit would
+        if "prepare-commit-msg" in hooks or "commit-msg" in hooks:
+            msg_file = work / "COMMIT_MSG"
+            msg_file.write_text(message, encoding="utf-8")
+            _run_hook(top, hooks, "prepare-commit-msg", [str(msg_file), "message"], env)
+            _run_hook(top, hooks, "commit-msg", [str(msg_file)], env)
+            message = msg_file.read_text(encoding="utf-8")
+            msg_file.unlink(missing_ok=True)
+        # commit-tree ignores commit.gpgsign (porcelain reads it): sign as `git commit` would, unless
+        # sign_commits is off; a signer that waits for an answer is stopped by the policy's timeout.
+        sign = ["-S"] if _wants_signing(root) else []
+        new = git(root, "commit-tree", *sign, tree, *(["-p", old] if old else []), "-F", "-", input=message.encode(), env=ident_env(*ident))
+        new_id = new.decode().strip()
+    finally:
+        tmp.unlink(missing_ok=True)
+    paths = sorted(blobs)
+    record = work / _SYNC_RECORD
+    record.write_text(json.dumps({"ref": ref, "old": old, "new": new_id, "paths": paths}))
+    subject = message.splitlines()[0] if message else ""
+    try:
+        reflog = f"commit{'' if old else ' (initial)'}: {subject}"
+        git(root, "update-ref", "-m", reflog, ref, new_id, old or "", env=ident_env(*ident))
+    except GitError:
+        record.unlink(missing_ok=True)
+        moved = head(root)
+        raise GitError(f"HEAD moved while the commit was built (now {moved[:10] if moved else 'unborn'}): nothing was committed") from None
+    if sync_index(root, old, new_id, paths):
+        record.unlink(missing_ok=True)
+    with contextlib.suppress(GitError):  # git ignores post-commit's exit status too
+        _run_hook(top, hooks, "post-commit", [], ident_env(*ident))
+    return new_id
+
+
+def _read_tree_carry(root: Path, old: str, new: str) -> bool:
+    try:
+        git(root, "read-tree", "-m", "-i", old, new)
+    except GitError:
+        return False
+    return True
+
+
+def sync_index(root: Path, old: str | None, new: str, paths: Sequence[str]) -> bool:
+    """Bring the person's index along after HEAD moved from `old` to `new` (which changed only `paths`).
+
+    A path takes `new`'s version only where the index held `old`'s (or neither
+    had it): what the person staged stays staged, and nothing they did not
+    stage appears staged. Without this the index would still hold the old
+    versions, and their next `git commit` would quietly revert the commit.
+    Returns False when the index stayed locked (the next pass finishes it).
+    """
+    gdir = git_dir(root)
+    try:
+        wait_for_index(gdir)
+        # Two-tree read-tree is git's own carry-forward rule, done atomically under git's lock;
+        # it refuses as a whole when the person staged one of the paths differently.
+        if old and _read_tree_carry(root, old, new):
+            return True
+        wait_for_index(gdir)
+        have = _entries(root, ["ls-files", "-s", "-z", "--", *paths])
+        before = _entries(root, ["ls-tree", "-r", "-z", old, "--", *paths]) if old else {}
+        after = _entries(root, ["ls-tree", "-r", "-z", new, "--", *paths])
+        records = []
+        for path in paths:
+            if have.get(path) != before.get(path) or after.get(path) == have.get(path):
+                continue
+            mode, oid = after.get(path, ("0", "0" * 40))
+            records.append(f"{mode} {oid}\t".encode() + path.encode("utf-8", "surrogateescape") + b"\0")
+        if records:
+            git(root, "update-index", "-z", "--index-info", input=b"".join(records))
+    except GitError:
+        return False
+    return True
+
+
+def _git_running_in(root: Path) -> bool | None:
+    """Whether a git process is working in this repository (Linux /proc); None when that cannot be told."""
+    proc = Path("/proc")
+    if not (proc / "self" / "cwd").exists():
+        return None
+    top = git(root, "rev-parse", "--show-toplevel").decode().strip() or str(root.resolve())
+    for entry in proc.iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            if not (entry / "comm").read_text().strip().startswith("git"):
+                continue
+            cwd = os.readlink(entry / "cwd")
+        except FileNotFoundError:
+            continue  # it ended meanwhile
+        except OSError:
+            return None  # a git process we may not look into: it could be working here
+        if cwd == top or cwd.startswith(top + os.sep):  # git changes into the work tree, even for `git -C`
+            return True
+    return False
+
+
+def finish_sync(root: Path) -> str:
+    """Finish what a commit killed between moving its branch and updating the person's index left undone.
+
+    Its record (written before the branch moved) says which commit it made.
+    A `.git/index.lock` then is the one its own dead git left when no git
+    process is working in this repository: it is removed. Returns what was
+    done, for the pass's record ("" when there was nothing to do).
+    """
+    gdir = git_dir(root)
+    record = gdir / "gitgarden" / _SYNC_RECORD
+    try:
+        data = json.loads(record.read_text())
+    except FileNotFoundError:
+        return ""
+    except (OSError, json.JSONDecodeError):
+        record.unlink(missing_ok=True)
+        return ""
+    done: list[str] = []
+    lock = gdir / "index.lock"
+    if lock.exists() and _git_running_in(root) is False:
+        lock.unlink(missing_ok=True)
+        done.append(f"removed {lock}, left by a git command of an interrupted commit")
+    current = git(root, "rev-parse", "--verify", "--quiet", str(data.get("ref", "HEAD")), check=False).decode().strip()
+    if current and current == data.get("new"):
+        if not sync_index(root, data.get("old"), current, list(data.get("paths", []))):
+            return "; ".join(done)  # still locked: the record stays for the next pass
+        done.append(f"brought the index up to date with commit {current[:10]}")
+    record.unlink(missing_ok=True)
+    return "; ".join(done)

@@ -390,19 +390,23 @@ def _put(root: Path, contents: Mapping[str, bytes | None]) -> None:
 
 
 def _write_and_commit_as_person(root: Path, contents: Mapping[str, bytes | None], message: str) -> str:
-    """Write (None: delete) `contents` and commit exactly those paths as the person; all undone on failure."""
+    """Write (None: delete) `contents` and commit exactly those bytes as the person; all undone on failure.
+
+    The commit is built from `contents`, not from the work tree, so nothing
+    typed meanwhile goes into it; the person's index follows only where it
+    held HEAD's version (gitrepo.commit_blobs).
+    """
     originals: dict[str, bytes | None] = {}
     for rel in contents:
         target = recovery.safe_target(root, rel)
         originals[rel] = target.read_bytes() if target.exists() else None
     try:
         _put(root, contents)
-        gitrepo.commit_paths(root, sorted(contents), message=message, author=None)
+        new = gitrepo.commit_blobs(root, contents, message=message, ident=gitrepo.person_identity(root))
     except BaseException:
         _put(root, originals)
-        gitrepo.git(root, "reset", "-q", "--", *sorted(contents), check=False)
         raise
-    return gitrepo.head(root) or ""
+    return new or gitrepo.head(root) or ""
 
 
 def undo(root: Path, ref: str | None, *, reread: bool = False, now: datetime | None = None) -> UndoResult:

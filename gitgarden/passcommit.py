@@ -12,11 +12,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gitgarden import gitrepo, journal, outcome, recovery, tidy
+from gitgarden.errors import GitError
 from gitgarden.outcome import PassResult
 from gitgarden.tree import Tree
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Mapping
     from datetime import datetime
 
     from gitgarden.config import Settings
@@ -26,12 +27,26 @@ __all__ = ["roll_back", "commit_message", "last_map_chars", "is_committed", "com
 
 
 def roll_back(root: Path, git_dir: Path, is_committed: Callable[[str], bool]) -> recovery.Recovery | None:
-    """Undo the uncommitted writes of a pass (recovery.recover) and unstage what it put back:
-    a pass `git add`s its files right before committing, so a dead or refused commit leaves them staged."""
+    """Undo what an interrupted pass left: its uncommitted writes (recovery.recover), the index update
+    of a commit that landed just before it died (gitrepo.finish_sync), and its snapshot tag.
+
+    The person's index is never touched here: a pass commits from a temporary
+    index, so a dead or refused commit left nothing staged.
+    """
+    synced = gitrepo.finish_sync(root)
     found = recovery.recover(root, git_dir, is_committed)
-    if found is not None and found.restored:
-        gitrepo.git(root, "reset", "-q", "--", *found.restored, check=False)
+    if found is not None:
+        drop_snapshot(root, found.pass_id)
+    if synced:
+        found = found or recovery.Recovery(pass_id="unknown", found_writes=False)
+        found.notes.append(synced)
     return found
+
+
+def drop_snapshot(root: Path, pass_id: str) -> None:
+    """Remove the snapshot tag of a pass that made no commit: `pre_gardener/<id>` marks only passes that did."""
+    if pass_id and pass_id != "unknown":
+        gitrepo.git(root, "tag", "-d", f"pre_gardener/{pass_id}", check=False)
 
 
 def commit_message(result: PassResult, trailers: dict[str, str]) -> str:
@@ -86,17 +101,34 @@ def is_committed(root: Path, pass_id: str) -> bool:
     return pass_id in out.decode(errors="replace").split()
 
 
-def commit_journal(root: Path, offered: list[journal.JournalLine], pass_id: str) -> str:
-    """Commit the day files of the lines read, under the person's identity, when they are uncommitted."""
+def commit_journal(root: Path, offered: list[journal.JournalLine], pass_id: str, read: Tree) -> str:
+    """Commit the day files of the lines read, under the person's identity, when HEAD lacks them.
+
+    The commit holds the bytes the pass read (`read`, the pass's base tree),
+    never a line typed since; the person's index follows only where it held
+    HEAD's version. ChangedUnderfoot when those bytes no longer hold the
+    lines offered (the day file changed between two reads).
+    """
     days = sorted({ln.day for ln in offered})
-    paths = [journal.day_path(d) for d in days]
-    dirty = gitrepo.dirty_paths(root, paths)
-    todo = [p for p in paths if p in dirty]
+    blobs: dict[str, bytes] = {}
+    for day in days:
+        path = journal.day_path(day)
+        if path not in read:
+            raise recovery.ChangedUnderfoot(path)
+        data = read[path].data
+        there = {(ln.lineno, ln.key) for ln in journal.parse_day(day, data.decode("utf-8", "replace"))}
+        if any((ln.lineno, ln.key) not in there for ln in offered if ln.day == day):
+            raise recovery.ChangedUnderfoot(path)
+        blobs[path] = data
+    committed = gitrepo.blob_ids(root, "HEAD", sorted(blobs))
+    todo = {p: d for p, d in blobs.items() if committed.get(p) != gitrepo.blob_id(d)}
     if not todo:
-        return ""
-    message = f"journal: {', '.join(d for d in days if journal.day_path(d) in dirty)}\n\nCommitted by gitgarden before pass {pass_id} read these lines.\n"
-    gitrepo.commit_paths(root, todo, message=message, author=None)
-    return gitrepo.head(root) or ""
+        return ""  # HEAD holds these bytes already (the common case of a pass after a stood-down one)
+    message = f"journal: {', '.join(p[len('raw/journal/'):-3] for p in sorted(todo))}\n\nCommitted by gitgarden before pass {pass_id} read these lines.\n"
+    try:
+        return gitrepo.commit_blobs(root, todo, message=message, ident=gitrepo.person_identity(root)) or ""
+    except GitError as exc:
+        raise GitError(f"the journal commit did not land: {exc}") from None
 
 
 def diff(base: Tree, tree: Tree, paths: list[str]) -> str:
@@ -126,8 +158,16 @@ def write_and_commit(
     writes: dict[str, bytes],
     git_dir: Path,
     now: Callable[[], datetime],
+    read: Mapping[str, bytes | None] | None = None,
+    step: recovery.Step = recovery.no_step,
 ) -> None:
-    """Write the pass's files (recorded first, for recovery) and commit exactly them, or to review."""
+    """Write the pass's files (recorded first, for recovery) and commit exactly those bytes, or to review.
+
+    `read` holds what the pass read of each path it writes (None: absent);
+    a path left out is taken as it is on disk now. A file that no longer
+    holds what the pass read is not written: ChangedUnderfoot, with every
+    write of the pass undone and the person's version in place.
+    """
     root = project.root
     trailers = {
         "Pass": result.pass_id,
@@ -151,7 +191,10 @@ def write_and_commit(
         trailers["Snapshot"] = result.snapshot
     result.finished = now().isoformat()
     log_rel = result.record_path
-    writes[log_rel] = recovery.with_records(root, log_rel, [result.record()])
+    expected = {rel: recovery.current_bytes(recovery.safe_target(root, rel)) for rel in writes}
+    expected.update({rel: data for rel, data in (read or {}).items() if rel in writes})
+    expected[log_rel] = recovery.current_bytes(recovery.safe_target(root, log_rel))
+    writes[log_rel] = recovery.with_records(root, log_rel, [result.record()], old=expected[log_rel])
     if settings.review:  # to gitgarden/review, built in a temporary index: the person's checkout is untouched
         from gitgarden import review
 
@@ -159,22 +202,23 @@ def write_and_commit(
         result.commit = review.commit_to_review(root, writes, message, (settings.author_name, settings.author_email))
         result.hints.append(f"Review mode: committed to {review.REVIEW_BRANCH}; `gitgarden review` shows it, `gitgarden review accept` brings it in.")
         return
-    originals: dict[str, bytes | None] = {}
-    for rel in writes:
-        target = recovery.safe_target(root, rel)
-        originals[rel] = target.read_bytes() if target.exists() else None
-    recovery.write_pending(git_dir, recovery.Pending(result.pass_id, originals, writes))
+    for rel in sorted(writes):  # nothing is written while any file already differs from what the pass read
+        if recovery.current_bytes(recovery.safe_target(root, rel)) != expected[rel]:
+            raise recovery.ChangedUnderfoot(rel)
+    recovery.write_pending(git_dir, recovery.Pending(result.pass_id, expected, writes))
+    step("pending", "")
     committed = False
     try:
         for rel, data in writes.items():
-            recovery.atomic_write(recovery.safe_target(root, rel), data)
+            recovery.replace_checked(recovery.safe_target(root, rel), data, expected[rel], rel=rel, step=step)
+        step("before_commit", "")
         message = commit_message(result, trailers)
-        gitrepo.commit_paths(root, sorted(writes), message=message, author=(settings.author_name, settings.author_email))
+        ident = (settings.author_name, settings.author_email)
+        result.commit = gitrepo.commit_blobs(root, writes, message=message, ident=ident, allow_empty=True) or ""
         committed = True
-        result.commit = gitrepo.head(root) or ""
     finally:
         if not committed:
-            found = roll_back(root, git_dir, lambda _pid: False)
-            if found is not None:
+            found = recovery.recover(root, git_dir, lambda _pid: False)
+            if found is not None and (found.restored or found.kept):
                 result.recovery = found.summary()
         recovery.clear_pending(git_dir)

@@ -10,6 +10,7 @@ changed since, and says so in its own record.
 from __future__ import annotations
 
 import base64
+import errno
 import json
 import os
 from collections.abc import Callable, Mapping, Sequence
@@ -19,7 +20,37 @@ from typing import Any
 
 from gitgarden.errors import GitgardenError
 
-__all__ = ["Pending", "write_pending", "clear_pending", "recover", "Recovery", "atomic_write", "safe_target", "with_records"]
+__all__ = [
+    "Pending",
+    "write_pending",
+    "clear_pending",
+    "recover",
+    "Recovery",
+    "atomic_write",
+    "replace_checked",
+    "ChangedUnderfoot",
+    "Step",
+    "no_step",
+    "current_bytes",
+    "safe_target",
+    "with_records",
+]
+
+# Called at the exact steps of a write ("before_replace", "after_replace", …) with the path:
+# tests pause the pass there to act as the person would in that microsecond.
+Step = Callable[[str, str], None]
+
+
+def no_step(_step: str, _rel: str) -> None:
+    """The default Step: nothing happens between the steps."""
+
+
+class ChangedUnderfoot(GitgardenError):
+    """A file the pass was about to replace changed since the pass read it: the pass stands down."""
+
+    def __init__(self, rel: str) -> None:
+        super().__init__(f"{rel} changed since the pass read it; your version is kept and nothing of this pass was written")
+        self.rel = rel
 
 
 @dataclass
@@ -38,11 +69,18 @@ class Recovery:
     pass_id: str
     restored: list[str] = field(default_factory=list)
     kept: list[str] = field(default_factory=list)  # changed by someone since: left as they are
+    notes: list[str] = field(default_factory=list)  # what else was put right (an index update, a stale lock)
+    found_writes: bool = True  # False when only `notes` apply (a commit that landed, its index not yet updated)
 
     def summary(self) -> str:
-        parts = [f"recovered from interrupted pass {self.pass_id}: restored {len(self.restored)} file(s)"]
-        if self.kept:
-            parts.append(f"left {len(self.kept)} changed since as they are ({', '.join(self.kept)})")
+        parts = []
+        if self.found_writes:
+            parts.append(f"recovered from interrupted pass {self.pass_id}: restored {len(self.restored)} file(s)")
+            if self.kept:
+                parts.append(f"left {len(self.kept)} changed since as they are ({', '.join(self.kept)})")
+        else:
+            parts.append("recovered from an interrupted commit")
+        parts.extend(self.notes)
         return "; ".join(parts)
 
 
@@ -68,6 +106,73 @@ def atomic_write(path: Path, data: bytes) -> None:
     os.replace(tmp, path)
 
 
+def _tmp_name(path: Path) -> Path:
+    return path.with_name(f".{path.name}.gitgarden-tmp")
+
+
+def _keep_name(path: Path) -> Path:
+    return path.with_name(f".{path.name}.gitgarden-orig")
+
+
+def current_bytes(path: Path) -> bytes | None:
+    """The file's bytes, None when it is absent; a symlink is never read through (it reads as its target's name)."""
+    try:
+        if path.is_symlink():
+            return b"symlink:" + os.fsencode(os.readlink(path))
+        return path.read_bytes()
+    except FileNotFoundError:
+        return None
+
+
+def replace_checked(path: Path, data: bytes, expected: bytes | None, *, rel: str = "", step: Step = no_step) -> None:
+    """Replace `path` with `data` only while it still holds `expected` (None: absent), and prove it after.
+
+    The original is hard-linked aside before the rename and compared with
+    `expected` once the rename is done, so a write that landed in the very
+    last moment before the rename (an append through a file the person had
+    open) is seen; then the person's own file is put back, inode and all,
+    and ChangedUnderfoot is raised. Nothing is written when the file already
+    differs before the rename.
+    """
+    rel = rel or path.name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp, keep = _tmp_name(path), _keep_name(path)
+    mode = path.stat().st_mode & 0o777 if path.exists() and not path.is_symlink() else 0o644
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
+    try:
+        os.write(fd, data)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    try:
+        if expected is None:
+            step("before_replace", rel)
+            try:
+                os.link(tmp, path)  # a new file: appears only if nobody made one meanwhile
+            except FileExistsError:
+                raise ChangedUnderfoot(rel) from None
+            step("after_replace", rel)
+            return
+        keep.unlink(missing_ok=True)
+        try:
+            os.link(path, keep, follow_symlinks=False)
+        except FileNotFoundError:
+            raise ChangedUnderfoot(rel) from None  # removed since it was read
+        if path.is_symlink() or keep.read_bytes() != expected:
+            raise ChangedUnderfoot(rel)
+        step("before_replace", rel)
+        if os.stat(path, follow_symlinks=False).st_ino != os.stat(keep).st_ino:
+            raise ChangedUnderfoot(rel)  # replaced by another file since the link (an editor's save)
+        os.replace(tmp, path)
+        step("after_replace", rel)
+        if keep.read_bytes() != expected:
+            os.replace(keep, path)  # the person's own file back, with what they wrote in that moment
+            raise ChangedUnderfoot(rel)
+    finally:
+        tmp.unlink(missing_ok=True)
+        keep.unlink(missing_ok=True)
+
+
 def safe_target(root: Path, rel: str) -> Path:
     """The absolute path to write `rel`, refusing anything that would leave the project
     (an absolute path, `..`, or a symlink anywhere along the way)."""
@@ -84,10 +189,12 @@ def safe_target(root: Path, rel: str) -> Path:
     return target
 
 
-def with_records(root: Path, rel: str, records: Sequence[Mapping[str, Any]]) -> bytes:
-    """The bytes of the JSON-lines file `rel` with `records` appended (a missing final newline mended)."""
+def with_records(root: Path, rel: str, records: Sequence[Mapping[str, Any]], old: bytes | None = None) -> bytes:
+    """The bytes of the JSON-lines file `rel` (or of `old`, when it was read already) with `records`
+    appended (a missing final newline mended)."""
     target = safe_target(root, rel)
-    old = target.read_bytes() if target.is_file() else b""
+    if old is None:
+        old = target.read_bytes() if target.is_file() else b""
     if old and not old.endswith(b"\n"):
         old += b"\n"
     return old + b"".join((json.dumps(r, sort_keys=True) + "\n").encode() for r in records)
@@ -107,6 +214,24 @@ def write_pending(git_dir: Path, pending: Pending) -> None:
 def clear_pending(git_dir: Path) -> None:
     """The pass's writes are committed (or undone): forget the record."""
     _path(git_dir).unlink(missing_ok=True)
+
+
+def _put_back_kept(target: Path, original: bytes | None, new: bytes) -> bool:
+    """A pass killed inside `replace_checked` may leave the original linked aside: True when that
+    original holds what the person wrote meanwhile and was put back in place of the pass's file."""
+    keep = _keep_name(target)
+    try:
+        kept = keep.read_bytes()
+    except OSError as exc:
+        if exc.errno not in (errno.ENOENT, errno.EISDIR):
+            raise
+        return False
+    current = current_bytes(target)
+    if kept != original and current == new:
+        os.replace(keep, target)
+        return True
+    keep.unlink(missing_ok=True)
+    return False
 
 
 def recover(root: Path, git_dir: Path, is_committed: Callable[[str], bool]) -> Recovery | None:
@@ -131,6 +256,10 @@ def recover(root: Path, git_dir: Path, is_committed: Callable[[str], bool]) -> R
         target = root / rel
         original = None if item.get("original") is None else base64.b64decode(item["original"])
         new = base64.b64decode(item["new"])
+        _tmp_name(target).unlink(missing_ok=True)
+        if _put_back_kept(target, original, new):
+            result.kept.append(rel)  # the person wrote to it in the moment it was replaced: theirs is back
+            continue
         try:
             current = None if not target.exists() or target.is_symlink() else target.read_bytes()
         except OSError:

@@ -6,14 +6,19 @@ the fake OpenAI-compatible server, kills it at one step, checks the invariants
 the lock free) and then runs the next pass to completion (in this process, so
 litellm is imported once rather than once a test). Steps are pinned with
 a pre-commit hook that blocks the commit of one author until the test releases
-it, and with a model reply that is slow to come.
+it, a reference-transaction hook that blocks once the branch has moved, and
+with a model reply that is slow to come. A kill is of the pass alone (`kill -9
+PID`) or of its whole process group, git and hooks included (what a service
+manager or a terminal's Ctrl-C reaches).
 """
 
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -52,6 +57,25 @@ done
 code=$(cat "{m}/release")
 : > "{m}/done"
 exit "$code"
+"""
+
+# Blocks the gardener's branch update once it is committed (the commit has landed, the person's
+# index not yet brought along), until released.
+REF_HOOK = """#!/bin/sh
+cat > /dev/null
+[ "$1" = committed ] || exit 0
+[ "$GIT_AUTHOR_EMAIL" = "{email}" ] || exit 0
+[ -e "{m}/armed" ] || exit 0
+rm -f "{m}/armed"
+: > "{m}/entered"
+i=0
+while [ ! -s "{m}/release" ]; do
+  sleep 0.05
+  i=$((i + 1))
+  [ "$i" -gt 2400 ] && exit 1
+done
+: > "{m}/done"
+exit 0
 """
 
 
@@ -119,6 +143,7 @@ def start_run(project: Project, server: FakeOpenAI) -> subprocess.Popen[bytes]:
         env=env_for(server),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
+        start_new_session=True,  # its own process group, so a test can kill it with its git and hooks
     )
 
 
@@ -153,11 +178,33 @@ def kill(proc: subprocess.Popen[bytes]) -> None:
     assert proc.returncode == -9
 
 
-def install_hook(project: Project, markers: Path, email: str) -> None:
+def _descendants(pid: int) -> list[int]:
+    out: list[int] = []
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        try:
+            children = [int(c) for c in (task / "children").read_text().split()]
+        except OSError:
+            continue
+        for child in children:
+            out += [child, *_descendants(child)]
+    return out
+
+
+def kill_group(proc: subprocess.Popen[bytes]) -> None:
+    """Kill the pass and everything it started, as systemd stops a service's whole cgroup: its git
+    commands run in sessions of their own (no terminal to prompt on), so the process group is not enough."""
+    for pid in [proc.pid, *_descendants(proc.pid)]:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+    proc.wait(timeout=30)
+    assert proc.returncode == -9
+
+
+def install_hook(project: Project, markers: Path, email: str, name: str = "pre-commit", text: str = HOOK) -> None:
     markers.mkdir(exist_ok=True)
-    hook = git_dir(project.root) / "hooks" / "pre-commit"
+    hook = git_dir(project.root) / "hooks" / name
     hook.parent.mkdir(exist_ok=True)
-    hook.write_text(HOOK.format(email=email, m=markers))
+    hook.write_text(text.format(email=email, m=markers))
     hook.chmod(0o755)
     (markers / "armed").write_text("")
 
@@ -261,8 +308,13 @@ def test_killed_mid_model_call(acme: Project, server: FakeOpenAI) -> None:
     assert last.startswith(PERSON) and "Gardener-Pass" not in last  # only the person's journal commit landed
     assert git(acme.root, "status", "--porcelain", "raw/journal") == ""
 
+    dead_tag = git(acme.root, "tag", "--list", "pre_gardener/*").split()
+    assert len(dead_tag) == 1
+
     data = add_line_and_finish(acme, server, dana_reply("2026-11-29#1", "2026-11-29#2", "2026-11-29#3"), before)
     assert data["recovery"] == ""  # nothing had been written: nothing to recover
+    # The killed pass made no commit: its snapshot tag is gone; the one of the pass that committed stays.
+    assert git(acme.root, "tag", "--list", "pre_gardener/*").split() == [f"pre_gardener/{data['pass_id']}"]
 
 
 def test_killed_after_writing_before_committing(acme: Project, server: FakeOpenAI, tmp_path: Path) -> None:
@@ -294,24 +346,69 @@ def test_killed_after_writing_before_committing(acme: Project, server: FakeOpenA
     committed = json.loads(git(acme.root, "show", f"{data['commit']}:{data['record_path']}").splitlines()[-1])
     assert committed["recovery"] == data["recovery"]
     assert not (acme.root / "wiki/acme.md").exists()  # the dead pass's page was rolled back, not half kept
+    assert git(acme.root, "tag", "--list", "pre_gardener/*").split() == [f"pre_gardener/{data['pass_id']}"]
 
 
 def test_killed_after_the_commit_landed(acme: Project, server: FakeOpenAI, tmp_path: Path) -> None:
-    """Killed inside the pass commit, which then lands: the next run sees it committed and undoes nothing."""
+    """Killed once the branch moved, before the person's index followed: the next run sees the commit,
+    undoes nothing and brings the index along (no staged revert of the pass is left behind)."""
+    markers = tmp_path / "markers"
+    install_hook(acme, markers, GARDENER, "reference-transaction", REF_HOOK)
+    before = person_state(acme)
+    server.enqueue(promote_reply())
+    proc = start_run(acme, server)
+    wait_for("the branch update", (markers / "entered").exists, proc)
+    kill(proc)
+    release_hook(acme, markers, 0)
+
+    check_after_kill(acme, before)
+    assert "Gardener-Pass" in git(acme.root, "log", "-1", "--format=%B")
+    assert pending(acme) is not None  # the dead pass never got to forget it
+    assert "D  wiki/acme.md" in gardener_status(acme)  # the index still holds the old HEAD's versions
+
+    data = add_line_and_finish(acme, server, dana_reply(), before)
+    assert data["recovery"].startswith("recovered from an interrupted commit; brought the index up to date")
+    assert (acme.root / "wiki/acme.md").exists()
+
+
+def test_killed_with_its_git_inside_the_pass_commit(acme: Project, server: FakeOpenAI, tmp_path: Path) -> None:
+    """The whole process group killed while the person's pre-commit hook judges the pass commit — where
+    `git commit` used to hold `.git/index.lock`: no lock is left, and the next run rolls the writes back."""
     markers = tmp_path / "markers"
     install_hook(acme, markers, GARDENER)
     before = person_state(acme)
     server.enqueue(promote_reply())
     proc = start_run(acme, server)
     wait_for("the pass commit", (markers / "entered").exists, proc)
-    kill(proc)
-    release_hook(acme, markers, 0)
+    kill_group(proc)
 
-    check_after_kill(acme, before)
-    assert "Gardener-Pass" in git(acme.root, "log", "-1", "--format=%B")
-    assert gardener_status(acme) == ""
-    assert pending(acme) is not None  # the dead pass never got to forget it
+    check_after_kill(acme, before)  # no index.lock: the person's own git works at once
+    git(acme.root, "add", "--intent-to-add", "--dry-run", "notes/draft.md")
+    assert "Gardener-Pass" not in git(acme.root, "log", "-1", "--format=%B")
+    assert pending(acme) is not None
 
+    data = add_line_and_finish(acme, server, dana_reply("2026-11-29#1", "2026-11-29#2", "2026-11-29#3"), before)
+    assert data["recovery"].startswith("recovered from interrupted pass") and "restored" in data["recovery"]
+    assert git(acme.root, "tag", "--list", "pre_gardener/*").split() == [f"pre_gardener/{data['pass_id']}"]
+
+
+def test_killed_while_its_git_holds_the_index_lock(acme: Project, server: FakeOpenAI, tmp_path: Path) -> None:
+    """The group killed after the branch moved, while the pass's git was updating the person's index:
+    a real git killed holding `.git/index.lock` leaves the lock. The next run knows from its records that
+    its own commit was updating the index and that no git works here now: it removes the lock and goes on."""
+    from tests.test_write_window import stale_lock_of_a_killed_git
+
+    markers = tmp_path / "markers"
+    install_hook(acme, markers, GARDENER, "reference-transaction", REF_HOOK)
+    before = person_state(acme)
+    server.enqueue(promote_reply())
+    proc = start_run(acme, server)
+    wait_for("the branch update", (markers / "entered").exists, proc)
+    lock = stale_lock_of_a_killed_git(acme.root)  # the index update's git, killed with its lock held
+    kill_group(proc)
+
+    assert lock.exists() and "Gardener-Pass" in git(acme.root, "log", "-1", "--format=%B")
+    assert person_state(acme) == before
     data = add_line_and_finish(acme, server, dana_reply(), before)
-    assert data["recovery"] == ""
-    assert (acme.root / "wiki/acme.md").exists()
+    assert f"removed {lock}" in data["recovery"] and "brought the index up to date" in data["recovery"]
+    assert not lock.exists()

@@ -187,6 +187,9 @@ def test_a_full_gitgarden_run_against_the_real_server(llama_server: str, tmp_pat
     assert status.returncode == 0, status.stderr
     assert json.loads(status.stdout)["reachable"] is True
 
+    head_before = subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, check=True
+    ).stdout.strip()
     run = subprocess.run(
         [*cli, "run", "--json"], cwd=root, env=env, capture_output=True, text=True, timeout=900
     )
@@ -207,8 +210,10 @@ def test_a_full_gitgarden_run_against_the_real_server(llama_server: str, tmp_pat
             "detail"
         ]
     # The guard holds over everything since the snapshot, and nothing but the pass's surface moved.
+    # (A pass that made no commit keeps no snapshot tag: then the base is HEAD before the run.)
+    base = record["snapshot"] or head_before
     changed = subprocess.run(
-        ["git", "diff", "--name-only", record["snapshot"], "HEAD"],
+        ["git", "diff", "--name-only", base, "HEAD"],
         cwd=root,
         capture_output=True,
         text=True,
@@ -218,7 +223,7 @@ def test_a_full_gitgarden_run_against_the_real_server(llama_server: str, tmp_pat
         p.startswith(("wiki/", "raw/journal/", "log/", ".gitgarden/read.json")) for p in changed
     ), changed
     guard = subprocess.run(
-        [*cli, "guard", "--base", record["snapshot"]],
+        [*cli, "guard", "--base", base],
         cwd=root,
         env=env,
         capture_output=True,
