@@ -349,3 +349,32 @@ def test_a_body_that_repeats_a_sentence_lists_its_refusal_once(shop: Project, fa
     result = garden(shop, fake_model.enqueue({"operations": [twice]}).enqueue(NOTHING))
     assert len(result.refusals) == 1
     assert fake_model.history[1][-1]["content"].count("offending text") == 1
+
+
+# -- the set-aside state, alone -----------------------------------------------------------------------
+
+
+def test_set_aside_state_counts_runs_round_trips_and_retries() -> None:
+    from gitgarden.journal import parse_day
+
+    a, b = parse_day("2026-11-29", "first line\nsecond line\n")
+    state: dict[str, setaside.Entry] = {}
+    for n in range(1, 4):
+        state, newly = setaside.account(state, unread=[a, b], offered=[a, b], refused={a.id: "rule 11"}, long_lines={}, pass_id=f"p{n}")
+        assert [e.line for e in newly] == ([a.id] if n == 3 else [])
+    assert setaside.is_aside(state, a) and not setaside.is_aside(state, b)
+    assert setaside.load(setaside.render(state)) == state
+    assert setaside.load("not json") == {} and setaside.load('{"lines": [{"day": 1}]}') == {}
+    assert setaside.retry(state) == {}
+    # A line no longer unread (read, edited, gone) drops out of the state.
+    assert setaside.account(state, unread=[b], offered=[], refused={}, long_lines={}, pass_id="p4")[0] == {}
+
+
+def test_no_line_is_too_long_when_the_settings_leave_no_prompt_at_all() -> None:
+    from gitgarden.journal import parse_day
+
+    [line] = parse_day("2026-11-29", "a line\n")
+    assert setaside.too_long([line], 0.0) == {}
+    assert line.id in setaside.too_long([line], 5.0)
+    room = setaside.line_room(Settings(), "bakery")
+    assert 1000 < room < 3000  # about 8,000 characters of a line with the default settings
