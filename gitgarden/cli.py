@@ -158,8 +158,9 @@ def capture(app: App, text: tuple[str, ...]) -> None:
 @click.option("--dry-run", is_flag=True, help="Compute everything (the model is called), show the diff, change nothing.")
 @click.option("--model", "model_flag", help="Override the model for this pass.")
 @click.option("--json", "as_json", is_flag=True, help="Print the pass record as JSON.")
+@click.option("--retry", is_flag=True, help="Offer the lines set aside after repeated refusals again (`gitgarden status` lists them).")
 @pass_app
-def run(app: App, dry_run: bool, model_flag: str | None, as_json: bool) -> None:
+def run(app: App, dry_run: bool, model_flag: str | None, as_json: bool, retry: bool) -> None:
     """Run one gardener pass on the project you stand in."""
     from gitgarden.errors import NotAProject
     from gitgarden.gardener import run_pass
@@ -177,7 +178,14 @@ def run(app: App, dry_run: bool, model_flag: str | None, as_json: bool) -> None:
 
     with display(sys.stderr, app.env, enabled=not as_json) as shown:
         result = run_pass(
-            project, settings, model=model, now=app.now, dry_run=dry_run, on_progress=shown.message, on_step=shown.step
+            project,
+            settings,
+            model=model,
+            now=app.now,
+            dry_run=dry_run,
+            on_progress=shown.message,
+            on_step=shown.step,
+            retry=retry,
         )
     from gitgarden import schedule
 
@@ -202,8 +210,16 @@ def _render_pass(result: Any) -> None:
         err(f"  not written ({label}): {', '.join(items)}")
     if result.offered:
         err(f"  lines offered: {len(result.offered)}" + (f" ({result.overflow} more wait)" if result.overflow else ""))
+    if result.not_cited:
+        err(f"  not cited by the reply, left unread: {_listing(result.not_cited)}")
+    for item in result.already_there:
+        err(f"  already there: {item}")
     for refusal in result.refusals:
         err(f"  refused: {refusal}")
+    if len(result.rounds) > 1 or any("repair" in r for r in result.rounds):
+        err("  rounds: " + "; ".join(f"{r['refused']} refused, {r['landed']} landed" for r in result.rounds))
+        for note in (r["repair"] for r in result.rounds if "repair" in r):
+            err(f"  repair: {note}")
     if result.model and result.tokens:
         cost = "unknown" if result.cost is None else f"${result.cost:.4f}"
         err(f"  tokens: {result.tokens} ({result.prompt_tokens} prompt, {result.completion_tokens} reply), cost {cost}")
@@ -269,7 +285,7 @@ def guard(base: str, as_json: bool, path: Path | None) -> None:
 @pass_app
 def health(app: App, as_json: bool) -> None:
     """Deterministic health figures: orphans, broken links, duplicates, oversized pages, the map."""
-    from gitgarden import journal
+    from gitgarden import journal, setaside
     from gitgarden.health import measure
     from gitgarden.project import DiskTree
 
@@ -277,12 +293,10 @@ def health(app: App, as_json: bool) -> None:
     not_read = journal.not_read_names(project.journal)
     if not_read:
         err(f"warning: {journal.not_read_warning(not_read)}")
-    read_file = project.state / "read.json"
-    read = journal.load_read(read_file.read_text() if read_file.exists() else None)
-    unread = len(journal.unread_lines(journal.all_lines(project.journal), read))
-    figures = measure(DiskTree(project.root, ["wiki"]), unread_lines=unread, today=app.now().date())
+    offerable, aside = setaside.on_disk(project.root)
+    figures = measure(DiskTree(project.root, ["wiki"]), unread_lines=len(offerable), today=app.now().date())
     if as_json:
-        out_json(figures.to_json())
+        out_json({**figures.to_json(), "set_aside": [setaside.summary(e) for _, e in aside]})
         return
     rows = [
         ("pages", str(figures.pages)),
@@ -294,6 +308,7 @@ def health(app: App, as_json: bool) -> None:
         ("map size", f"{figures.map_chars} / {figures.map_ceiling} chars"),
         ("stale open pages", _listing(figures.stale)),
         ("unread journal lines", str(figures.unread_lines)),
+        ("journal lines set aside", str(len(aside))),
         ("open questions", str(figures.open_questions)),
     ]
     for label, value in rows:
@@ -301,6 +316,15 @@ def health(app: App, as_json: bool) -> None:
     for advice in figures.split_advice:  # the person's pages: a pass never splits them on its own
         cut = ", ".join(f"## {h}" for h in advice["cut"]) or "no `##` sections to move"
         click.echo(f"advice: {advice['page']} is {advice['chars']} chars; `gitgarden split` would move {cut}")
+    render_set_aside([e for _, e in aside])
+
+
+def render_set_aside(entries: list[Any]) -> None:
+    """The set-aside lines, each with why and what to do (for `status` and `health`)."""
+    for entry in entries:
+        click.echo(f"  set aside {entry.line}: {entry.text}")
+        click.echo(f"    why: {entry.reason}")
+        click.echo(f"    to offer it again: {entry.advice()}")
 
 
 def _listing(items: list[str], limit: int = 5) -> str:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from gitgarden.cli import App, err, out_json, pass_app
+from gitgarden.cli import App, err, out_json, pass_app, render_set_aside
 from gitgarden.errors import ConfigError, GitgardenError, NotAProject
 
 if TYPE_CHECKING:
@@ -487,10 +487,12 @@ def _when(iso: str) -> str:
 def status(app: App, as_json: bool) -> None:
     """The project you stand in: unread lines, whether a tick would garden it now (or what holds it
     back, and until when), the last pass, the lock and the failures in a row."""
-    from gitgarden import schedule
+    from gitgarden import schedule, setaside
 
     project = app.project()
     data = schedule.project_status(project.root, app.env, app.now())
+    aside = [e for _, e in setaside.on_disk(project.root)[1]]
+    data["set_aside"] = [setaside.summary(e) for e in aside]
     for warning in data["warnings"]:
         err(f"warning: {warning}")
     if as_json:
@@ -498,7 +500,8 @@ def status(app: App, as_json: bool) -> None:
         return
     echo = click.echo
     echo(f"{data['name']}  ({data['path']})")
-    echo(f"  unread journal lines: {data['unread']}")
+    echo(f"  unread journal lines: {data['unread']}" + (f" ({len(aside)} more set aside)" if aside else ""))
+    render_set_aside(aside)
     if data["map_over_ceiling"]:
         echo(f"  map: {data['map_chars']:,} chars, over its {schedule.MAP_CEILING:,} ceiling")
     if not data["work"]:

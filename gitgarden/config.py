@@ -70,6 +70,7 @@ SPECS: tuple[Spec, ...] = (
     Spec("max_lines", int, 200, "unread journal lines read by one pass", 1, 200),
     Spec("chat_window_chars", int, 6000, "characters of recent conversation the model sees", 0, 200_000),
     Spec("grounding_min", float, 0.6, "share of a written sentence's content words found in its cited lines (0 turns the rule off)", 0.0, 1.0),
+    Spec("repair_rounds", int, 1, "follow-ups that show the model its refused operations and ask for corrections (0 turns them off)", 0, 3),
     Spec("author", str, "gitgarden <gitgarden@localhost>", "the pass commits' author and committer"),
     Spec("identity_files", list, [], "extra files (inside the project, or named by the person) shown to the model"),
     Spec("review", bool, False, "commit passes to the branch gitgarden/review instead of the current branch"),
@@ -108,6 +109,7 @@ class Settings:
     max_lines: int = 200
     chat_window_chars: int = 6000
     grounding_min: float = 0.6
+    repair_rounds: int = 1
     author: str = "gitgarden <gitgarden@localhost>"
     identity_files: tuple[str, ...] = ()
     review: bool = False

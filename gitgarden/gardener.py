@@ -21,7 +21,18 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gitgarden import gitrepo, grounding, guard, journal, outcome, passcommit, recovery, tidy, wiki
+from gitgarden import (
+    gitrepo,
+    grounding,
+    guard,
+    journal,
+    outcome,
+    passcommit,
+    recovery,
+    setaside,
+    tidy,
+    wiki,
+)
 from gitgarden.config import Settings
 from gitgarden.errors import GitError, GitgardenError, LockHeld, ModelError
 from gitgarden.facts import FactsCache, page_facts
@@ -30,11 +41,12 @@ from gitgarden.ops import Applied, ApplyContext, Op, Refusal, apply_op
 from gitgarden.outcome import NO_MODEL_HINT, OUTCOMES, PassResult
 from gitgarden.progress import Step
 from gitgarden.project import DiskTree, Project
+from gitgarden.repair import Refused
 from gitgarden.repostate import blocking_state
 from gitgarden.tree import Overlay, Tree, changed_paths, file, text_of
 
 if TYPE_CHECKING:
-    from gitgarden.llm import Budget, Model, Usage
+    from gitgarden.llm import Answer, Budget, Model, Usage
 
 __all__ = ["OUTCOMES", "PassResult", "run_pass", "Clock", "utcnow", "stop_path", "request_stop"]
 
@@ -130,7 +142,7 @@ class _Work:
             split_parents=dict(self.split_parents),
         )
 
-    def try_apply(self, applied: Applied, own: frozenset[str]) -> list[str]:
+    def try_apply(self, applied: Applied, own: frozenset[str]) -> list[guard.Verdict | str]:
         """Add an operation's writes when the guard accepts them; else the verdicts, nothing added."""
         blocked = sorted(p for p in applied.writes if p in self.dirty)
         if blocked:
@@ -146,10 +158,75 @@ class _Work:
         verdicts = guard.check(self.base, candidate, self.guard_ctx(own))
         if verdicts:
             self.state_evidence, self.split_parents = saved
-            return [str(v) for v in verdicts]
+            return list(verdicts)
         self.tree = candidate
         self.person_touched = touched
         return []
+
+
+@dataclass
+class _Round:
+    """What one model round's operations came to."""
+
+    landed: int = 0  # operations that landed, "already there" ones included (skips are not counted)
+    read: set[str] = field(default_factory=set)  # offered lines cited by a landed operation or a skip
+    refused: list[Refused] = field(default_factory=list)
+
+
+@dataclass
+class _Ledger:
+    """Every offered line accounted for across the rounds: read, or held unread by a refusal.
+
+    A later round speaks for the lines it cites: a line refused in the first
+    round and landed in the repair round is read; a line an operation landed
+    for but another refused stays unread (re-promoting it is idempotent, losing
+    it is not).
+    """
+
+    status: dict[str, str] = field(default_factory=dict)  # line id -> "read" | "refused"
+    last_refusal: dict[str, str] = field(default_factory=dict)
+    held: list[list[str]] = field(default_factory=list)  # the offered lines each refusal cited
+    rounds: list[_Round] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # why a repair round was not asked
+    listed: int = 0  # refusal sentences the rounds added to the record
+
+    def add(self, rnd: _Round, offered: Mapping[str, journal.JournalLine]) -> None:
+        refused: dict[str, str] = {}
+        for item in rnd.refused:
+            self.held.append(item.cited(offered))
+            for line_id in item.cited(offered):
+                refused.setdefault(line_id, (item.reasons() or ["refused"])[0])
+        for line_id in rnd.read - set(refused):
+            self.status[line_id] = "read"
+        for line_id, reason in refused.items():
+            self.status[line_id] = "refused"
+            self.last_refusal[line_id] = f"{_op_of(rnd, line_id)}: {reason}"
+        self.rounds.append(rnd)
+
+    def ids(self, state: str) -> set[str]:
+        return {i for i, s in self.status.items() if s == state}
+
+    @property
+    def landed(self) -> int:
+        return sum(r.landed for r in self.rounds)
+
+    def open_refusals(self) -> bool:
+        """True when a refusal stands. A refusal is resolved only when every offered line it cited
+        ends read (a later round landed it); one citing no offered line never is."""
+        return any(not ids or any(self.status.get(i) != "read" for i in ids) for ids in self.held)
+
+    def record(self) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = [{"refused": len(r.refused), "landed": r.landed} for r in self.rounds]
+        if out and self.notes:
+            out[-1]["repair"] = "; ".join(self.notes)
+        return out
+
+
+def _op_of(rnd: _Round, line_id: str) -> str:
+    for item in rnd.refused:
+        if line_id in item.op.lines:
+            return item.op.describe()
+    return "?"
 
 
 def _conversation(project: Project, limit: int) -> str:
@@ -203,6 +280,7 @@ def run_pass(
     on_progress: Callable[[str], None] = lambda _msg: None,
     on_step: Callable[[Step], None] = lambda _step: None,
     step: recovery.Step = recovery.no_step,
+    retry: bool = False,
 ) -> PassResult:
     """Run one pass on `project` and return its result; the project is left consistent whatever happens.
 
@@ -216,6 +294,7 @@ def run_pass(
         started=started.isoformat(),
         record_path=outcome.log_path(started),
         dry_run=dry_run,
+        retry=retry,
     )
     result.model = getattr(model, "name", "") if model is not None else ""
     # Every git process of the pass: never interactive, never longer than git_timeout.
@@ -376,10 +455,18 @@ def _run_locked(
         return  # outcome stays "failed"; nothing was read, tagged or written
     lines = journal.all_lines(project.journal)
     unread = journal.unread_lines(lines, read)
-    offered = unread[: settings.max_lines]
-    result.overflow = len(unread) - len(offered)
+    aside_before = setaside.load(_set_aside_text(project))
+    aside = setaside.retry(aside_before) if result.retry else aside_before
+    # Lines refused pass after pass wait for an edit or --retry; a line too long for any prompt is
+    # looked at again every pass (a raised budget lets it in), and never blocks the lines behind it.
+    waiting = [ln for ln in unread if not setaside.is_aside(aside, ln, setaside.REFUSED)]
+    long_lines = setaside.too_long(waiting, setaside.line_room(settings, project.name))
+    newly_long = [ln for ln in waiting if ln.id in long_lines and not setaside.is_aside(aside, ln)]
+    waiting = [ln for ln in waiting if ln.id not in long_lines]
+    offered = waiting[: settings.max_lines]
+    result.overflow = len(waiting) - len(offered)
     on_step(Step("reading", f"{len(offered)} unread line(s)"))
-    base: Tree = DiskTree(root, ["wiki", "raw/journal"], [journal.READ_PATH], facts_cache=facts)
+    base: Tree = DiskTree(root, ["wiki", "raw/journal"], [journal.READ_PATH, setaside.SET_ASIDE_PATH], facts_cache=facts)
     if settings.review:  # build on what waits for review, so the review commit stacks on it cleanly
         base = review.review_base(root, base)
     dirty = gitrepo.dirty_paths(root, ["wiki"])
@@ -394,7 +481,7 @@ def _run_locked(
         journal_texts=tuple(ln.text for ln in lines),
         max_person_pages=settings.max_person_pages,
     )
-    own = frozenset({journal.READ_PATH, result.record_path})
+    own = frozenset({journal.READ_PATH, setaside.SET_ASIDE_PATH, result.record_path})
 
     # What needs no model: map entries for pages the map does not reach, links in those pages.
     map_writes, mapped = tidy.map_entries(base, titles, dirty)
@@ -403,7 +490,7 @@ def _run_locked(
     map_text = tidy.read_text(base, wiki.MAP_PATH) or ""
     last_map = passcommit.last_map_chars(project)
     prune_map = len(map_text) > wiki.MAP_CEILING and (last_map is None or len(map_text) > last_map)
-    if not offered and not map_writes and not over_budget and not prune_map:
+    if not offered and not map_writes and not over_budget and not prune_map and not newly_long:
         result.outcome = "nothing_new"
         return
 
@@ -423,6 +510,7 @@ def _run_locked(
             on_progress(f"snapshot failed ({exc}); the pass goes on")
 
     budget = None
+    ledger: _Ledger | None = None
     try:
         if offered and model is not None:
             from gitgarden.llm import Budget
@@ -431,9 +519,9 @@ def _run_locked(
             if not result.dry_run:
                 result.journal_commit = passcommit.commit_journal(root, offered, result.pass_id, base)
             work.ctx_conversation = _conversation(project, settings.chat_window_chars)
-            ops, offered = _ask(project, settings, model, work, titles, offered, result, check_interrupts, now, budget, on_step)
-            on_step(Step("applying", f"{len(ops)} operation(s)", tokens=budget.spent.total_tokens))
-            _apply_all(ops, work, result, own, now, titles, settings.grounding_min)
+            answer, offered = _ask(project, settings, model, work, titles, offered, result, check_interrupts, now, budget, on_step)
+            on_step(Step("applying", f"{len(answer.operations)} operation(s)", tokens=budget.spent.total_tokens))
+            ledger = _promote(answer, settings, model, work, result, own, now, titles, check_interrupts, budget)
         # Pages still over budget are split at their headings; a map over its ceiling is pruned.
         for path in over_budget:
             if path in work.tree and len(tidy.read_text(work.tree, path) or "") > wiki.PAGE_BUDGET:
@@ -482,7 +570,8 @@ def _run_locked(
         result.refusals.extend(str(v) for v in final_verdicts)
         return
 
-    result.outcome = _decide(result, model, offered, changes)
+    accounting = _account(result, read, aside_before, aside, unread, offered, ledger, long_lines)
+    result.outcome = _decide(result, model, offered, changes, ledger)
     if prune_map:
         result.map_chars = len(tidy.read_text(work.tree, wiki.MAP_PATH) or "")
         if result.map_chars > wiki.MAP_CEILING and not changes:
@@ -491,14 +580,10 @@ def _run_locked(
                 f"the map is {result.map_chars} characters, over its {wiki.MAP_CEILING} ceiling, and holds no "
                 "entries to move; not retried until it grows"
             )
-    mark = result.outcome in ("nothing_earned", "pages_written")
-    if result.outcome == "finished_without_writing" or (not changes and not mark):
-        return
     writes: dict[str, bytes] = {p: work.tree[p].data for p in changes}
-    if mark:
-        new_read = journal.mark_read(read, offered)
-        writes[journal.READ_PATH] = journal.render_read(new_read).encode()
-        result.marked_read = len(offered)
+    writes.update(accounting)  # the read position and the set-aside lines, in the same commit as the pages
+    if not writes:
+        return
     from gitgarden.health import measure
 
     result.map_chars = len(tidy.read_text(work.tree, wiki.MAP_PATH) or "")
@@ -535,16 +620,138 @@ def _charge(result: PassResult, usage: Usage | None) -> None:
         )
 
 
-def _decide(result: PassResult, model: Model | None, offered: list[journal.JournalLine], changes: list[str]) -> str:
-    wrote_pages = bool(result.created or result.appended or result.split)
+def _decide(
+    result: PassResult, model: Model | None, offered: list[journal.JournalLine], changes: list[str], ledger: _Ledger | None
+) -> str:
     if not offered:
+        if result.set_aside and not changes:
+            result.detail = result.detail or f"{len(result.set_aside)} journal line(s) set aside: {result.set_aside[0]}"
+            return "finished_without_writing"
         return "tidied" if changes else "nothing_new"
-    if model is None:
+    if model is None or ledger is None:
         result.hints.append(NO_MODEL_HINT)
         return "no_model"
-    if result.refusals:
-        return "some_refused" if wrote_pages or changes else "finished_without_writing"
+    read = ledger.ids("read")
+    tidy_refused = len(result.refusals) > ledger.listed
+    if ledger.open_refusals() or tidy_refused:
+        if changes or read:
+            return "some_refused"
+        result.detail = result.detail or "every operation was refused; their lines stay unread"
+        return "finished_without_writing"
+    if not read and not ledger.landed:
+        # An empty reply, or one that cites no offered line: nothing is read, nothing is lost.
+        result.detail = result.detail or f"the reply cited none of the {len(offered)} line(s) offered; they stay unread"
+        return "finished_without_writing"
     return "pages_written" if changes else "nothing_earned"
+
+
+def _account(
+    result: PassResult,
+    read: Mapping[str, set[str]],
+    aside_before: Mapping[str, setaside.Entry],
+    aside: Mapping[str, setaside.Entry],
+    unread: list[journal.JournalLine],
+    offered: list[journal.JournalLine],
+    ledger: _Ledger | None,
+    long_lines: Mapping[str, str],
+) -> dict[str, bytes]:
+    """Every offered line accounted for: the read position and the set-aside lines the pass
+    commits (bytes by path, only what changed), and what the record says about the rest."""
+    writes: dict[str, bytes] = {}
+    status = {} if ledger is None else ledger.status
+    read_lines = [ln for ln in offered if status.get(ln.id) == "read"]
+    if ledger is not None:
+        result.not_cited = [ln.id for ln in offered if ln.id not in status]
+        result.rounds = ledger.record()
+    if read_lines:
+        writes[journal.READ_PATH] = journal.render_read(journal.mark_read(read, read_lines)).encode()
+        result.marked_read = 0 if result.dry_run else len(read_lines)
+    refused = {} if ledger is None else {i: ledger.last_refusal[i] for i in ledger.ids("refused")}
+    state, newly = setaside.account(
+        aside,
+        unread=unread,
+        offered=offered if ledger is not None else [],  # no model answered: no line's run moves
+        refused=refused,
+        long_lines=long_lines,
+        pass_id=result.pass_id,
+    )
+    for entry in newly:
+        why = "too long for any prompt" if entry.why == setaside.TOO_LONG else f"refused in {setaside.STRIKES} passes in a row"
+        result.set_aside.append(f"{entry.line} ({why}: {entry.reason})")
+        result.hints.append(f"Set aside {entry.line}, {why}: {entry.advice()}.")
+    if state != aside_before:
+        writes[setaside.SET_ASIDE_PATH] = setaside.render(state).encode()
+    return writes
+
+
+def _set_aside_text(project: Project) -> str | None:
+    """`.gitgarden/set-aside.json` as a pass starts from it: the newest pass waiting for review
+    wrote it, else the work tree holds it (never read through a symlink)."""
+    from gitgarden import review
+
+    tip = review.review_waiting(project.root)
+    if tip is not None:
+        entry = gitrepo.tree_at(project.root, tip, [setaside.SET_ASIDE_PATH]).get(setaside.SET_ASIDE_PATH)
+        if entry is not None:
+            return text_of(entry)
+    path = project.root / setaside.SET_ASIDE_PATH
+    if path.is_symlink() or not path.is_file():
+        return None
+    return path.read_bytes().decode("utf-8", "replace")
+
+
+_REPAIR_OUTPUT_MIN = 256  # tokens a repair round must have left for its answer
+
+
+def _promote(
+    answer: Answer,
+    settings: Settings,
+    model: Model,
+    work: _Work,
+    result: PassResult,
+    own: frozenset[str],
+    now: Clock,
+    titles: dict[str, tuple[str, list[str]]],
+    check_interrupts: Callable[[], None],
+    budget: Budget,
+) -> _Ledger:
+    """Apply the model's operations; while some are refused, show the model its refusals in the same
+    conversation and apply its corrections (at most `repair_rounds` times, within the budget)."""
+    from gitgarden import llm, repair
+
+    ledger = _Ledger()
+    rnd = _apply_all(answer.operations, work, result, own, now, titles, settings.grounding_min, ledger)
+    ledger.add(rnd, work.offered)
+    for n in range(2, settings.repair_rounds + 2):
+        if not rnd.refused:
+            break
+        convo = llm.follow_up(answer, repair.request(rnd.refused, work.offered))
+        short = _no_room_for(convo, settings, budget)
+        if short:
+            ledger.notes.append(f"round {n} not asked: {short}")
+            break
+        try:
+            answer = _call_model(model, convo, budget, check_interrupts, result)
+        except ModelError as exc:  # the first round's work stands; the refused lines stay unread
+            ledger.notes.append(f"round {n} failed: {exc}")
+            break
+        rnd = _apply_all(answer.operations, work, result, own, now, titles, settings.grounding_min, ledger, label=f"round {n}: ")
+        ledger.add(rnd, work.offered)
+    return ledger
+
+
+def _no_room_for(convo: list[dict[str, str]], settings: Settings, budget: Budget) -> str:
+    """Why the budget cannot take a repair call with this conversation ('' when it can)."""
+    from gitgarden.context import estimate_tokens
+
+    need = sum(estimate_tokens(m["content"]) + 4 for m in convo) + _REPAIR_OUTPUT_MIN
+    if budget.seconds_left() <= 0:
+        return "the pass's seconds_budget is spent"
+    if need > budget.tokens_left():
+        return f"it needs about {need:,} tokens and the token_budget has {max(0, budget.tokens_left()):,} left"
+    if need > settings.context_window:
+        return f"it needs about {need:,} tokens, over the model's context_window of {settings.context_window:,}"
+    return ""
 
 
 def _ask(
@@ -559,8 +766,8 @@ def _ask(
     now: Clock,
     budget: Budget,
     on_step: Callable[[Step], None],
-) -> tuple[list[Op], list[journal.JournalLine]]:
-    """Ask the model; returns its operations and the lines the prompt really held (the rest wait)."""
+) -> tuple[Answer, list[journal.JournalLine]]:
+    """Ask the model; returns its answer and the lines the prompt really held (the rest wait)."""
     from gitgarden import context, llm
 
     agents = project.root / "AGENTS.md"
@@ -587,11 +794,21 @@ def _ask(
     if report.conversation_chars < len(work.ctx_conversation):
         # A recovered line's evidence must come from what the model was shown.
         work.ctx_conversation = work.ctx_conversation[len(work.ctx_conversation) - report.conversation_chars :]
-    prompt_tokens = llm.estimate_tokens(messages)
-    on_step(Step("asking", f"{model.name} (about {prompt_tokens:,} prompt tokens)"))
+    on_step(Step("asking", f"{model.name} (about {llm.estimate_tokens(messages):,} prompt tokens)"))
+    answer = _call_model(model, messages, budget, check_interrupts, result)
+    return answer, offered
+
+
+def _call_model(
+    model: Model, messages: list[dict[str, str]], budget: Budget, check_interrupts: Callable[[], None], result: PassResult
+) -> Answer:
+    """One request (and its schema repair) in a thread of its own, so `gitgarden stop` or the person
+    coming back ends the wait at once; an abandoned request's prompt is counted, estimated."""
+    from gitgarden import llm
+
     calls: list[threading.Event] = []
 
-    def ask(abandoned: threading.Event) -> tuple[list[Op], Usage]:
+    def ask(abandoned: threading.Event) -> Answer:
         calls.append(abandoned)
 
         def before_call() -> None:
@@ -599,17 +816,15 @@ def _ask(
                 raise _Stopped  # left behind: start nothing new (nobody waits for this any more)
             check_interrupts()
 
-        return llm.ask_operations(model, messages, budget, before_call=before_call)
+        return llm.ask(model, messages, budget, before_call=before_call)
 
-    # In a thread of its own, so `gitgarden stop` (or the person coming back) ends the wait at once.
     try:
-        ops, _usage = llm.call_abandonable(ask, check_interrupts)
+        return llm.call_abandonable(ask, check_interrupts)
     except (_Stopped, _StandDown):
         if calls and calls[0].is_set():  # a request was in flight: its prompt was spent, count it
-            budget.charge(llm.Usage(prompt_tokens=prompt_tokens))
+            budget.charge(llm.Usage(prompt_tokens=llm.estimate_tokens(messages)))
             result.tokens_estimated = True
         raise
-    return ops, offered
 
 
 def _page_infos(tree: Tree, titles: Mapping[str, tuple[str, list[str]]]) -> list[Any]:
@@ -632,15 +847,29 @@ def _apply_all(
     now: Clock,
     titles: dict[str, tuple[str, list[str]]],
     grounding_min: float,
-) -> None:
+    ledger: _Ledger,
+    label: str = "",
+) -> _Round:
+    """Apply one round's operations through the guard; what landed stays in `work.tree`."""
     ctx = ApplyContext(
         offered=work.offered,
         today=f"{now().astimezone():%Y-%m-%d}",  # the person's day, as capture writes it
         conversation=work.ctx_conversation,
         journal_texts=work.journal_texts,
     )
+    rnd = _Round()
+
+    def refuse(op: Op, verdicts: list[Any]) -> None:
+        item = Refused(op, verdicts)
+        rnd.refused.append(item)
+        reasons = [f"{label}{op.describe()}: {r}" for r in item.reasons()]
+        result.refusals.extend(reasons)
+        ledger.listed += len(reasons)
+
     for op in ops:
+        cited = {i for i in op.lines if i in work.offered}
         if op.kind == "skip":
+            rnd.read |= cited
             continue
         ctx.links = tidy.link_index(titles)
         applied = apply_op(op, work.tree, ctx)
@@ -648,9 +877,14 @@ def _apply_all(
             ctx.links = tidy.link_index(titles)
             applied = apply_op(op, work.tree, ctx)  # again, onto the page's kept part
         if isinstance(applied, Refusal):
-            result.refusals.append(str(applied))
+            refuse(op, [applied.reason])
             continue
         if not applied.writes:
+            # Already there (or nothing to change): it lands, and its lines are read.
+            rnd.landed += 1
+            rnd.read |= cited
+            if applied.already_in:
+                result.already_there.append(f"{op.describe()}: already in {applied.already_in}")
             continue
         lowest: float | None = None
         if applied.prose:
@@ -662,15 +896,18 @@ def _apply_all(
                 if name not in titles and prose_titles[path]:
                     # A new page's title grounds its body, so it must itself come from the cited lines.
                     prose.append((f"{path} (title)", prose_titles[path]))
-            cited = [work.offered[i].text for i in op.lines]
-            verdicts, lowest = grounding.check(prose, cited, prose_titles, grounding_min, days=[work.offered[i].day for i in op.lines])
+            cited_texts = [work.offered[i].text for i in op.lines]
+            days = [work.offered[i].day for i in op.lines]
+            verdicts, lowest = grounding.check(prose, cited_texts, prose_titles, grounding_min, days=days)
             if verdicts:
-                result.refusals.extend(f"{op.describe()}: {v}" for v in verdicts)
+                refuse(op, list(verdicts))
                 continue
         errors = work.try_apply(applied, own)
         if errors:
-            result.refusals.extend(f"{op.describe()}: {e}" for e in errors)
+            refuse(op, errors)
             continue
+        rnd.landed += 1
+        rnd.read |= cited
         if lowest is not None:
             old = result.grounding_min_score
             result.grounding_min_score = lowest if old is None else min(old, lowest)
@@ -679,6 +916,7 @@ def _apply_all(
         result.appended.extend(p for p in applied.appended if p not in result.appended)
         if op.kind == "split":
             result.split.append(op.get("page"))
+    return rnd
 
 
 def _heading_split(

@@ -469,6 +469,11 @@ def _entries(root: Path, args: Sequence[str], env: Mapping[str, str] | None = No
     return out
 
 
+def _prefix(root: Path) -> str:
+    """`root`'s path below the top of its repository ('' at the top, else ending in '/')."""
+    return git(root, "rev-parse", "--show-prefix").decode().strip()
+
+
 def _where(root: Path) -> tuple[str, str | None, str | None]:
     """The ref HEAD names ("HEAD" when detached), its commit and tree (None, None on an unborn branch)."""
     out = git(root, "rev-parse", "HEAD", "HEAD^{tree}", "--symbolic-full-name", "HEAD", check=False).decode().split()
@@ -537,9 +542,10 @@ def commit_blobs(
         tmp.unlink(missing_ok=True)
         git(root, "read-tree", *([old] if old else ["--empty"]), env=env)
         known = _entries(root, ["ls-files", "-s", "-z", "--", *blobs], env=env)
+        prefix = _prefix(root)  # --index-info takes paths from the top of the repository
         records = []
         for path, data in sorted(blobs.items()):
-            raw_path = path.encode("utf-8", "surrogateescape")
+            raw_path = (prefix + path).encode("utf-8", "surrogateescape")
             if data is None:
                 records.append(b"0 " + b"0" * 40 + b"\t" + raw_path + b"\0")
                 continue
@@ -621,7 +627,7 @@ def sync_index(root: Path, old: str | None, new: str, paths: Sequence[str]) -> b
             if have.get(path) != before.get(path) or after.get(path) == have.get(path):
                 continue
             mode, oid = after.get(path, ("0", "0" * 40))
-            records.append(f"{mode} {oid}\t".encode() + path.encode("utf-8", "surrogateescape") + b"\0")
+            records.append(f"{mode} {oid}\t".encode() + (_prefix(root) + path).encode("utf-8", "surrogateescape") + b"\0")
         if records:
             git(root, "update-index", "-z", "--index-info", input=b"".join(records))
     except GitError:

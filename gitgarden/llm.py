@@ -42,6 +42,9 @@ __all__ = [
     "ask_operations",
     "call_abandonable",
     "estimate_tokens",
+    "Answer",
+    "ask",
+    "follow_up",
     "key_decision",
     "structured_output_mode",
     "provider_of",
@@ -575,6 +578,49 @@ def _repair_messages(messages: list[dict[str, str]], bad: Reply, problem: str) -
     return [*messages, {"role": "assistant", "content": echo or "(empty)"}, {"role": "user", "content": ask}]
 
 
+@dataclass(frozen=True)
+class Answer:
+    """Validated operations, what the calls cost, and the conversation that ended in them.
+
+    `messages` holds the prompt, any repair exchange, and the model's accepted
+    reply as the last (assistant) message: a follow-up continues from there.
+    """
+
+    operations: list[ops.Op]
+    usage: Usage
+    messages: list[dict[str, str]]
+
+
+def follow_up(answer: Answer, text: str) -> list[dict[str, str]]:
+    """The conversation of `answer` with one more user message: the next request in the same conversation."""
+    return [*answer.messages, {"role": "user", "content": text}]
+
+
+def ask(
+    model: Model,
+    messages: list[dict[str, str]],
+    budget: Budget,
+    *,
+    before_call: Callable[[], None] = lambda: None,
+) -> Answer:
+    """Validated operations from the model, with at most one repair request (see `ask_operations`)."""
+    schema = ops.schema()
+    limit = getattr(getattr(model, "settings", None), "max_output_tokens", None)
+    total = Usage()
+    convo = messages
+    problem: str | None = None
+    for _attempt in range(2):
+        before_call()
+        budget.check()
+        reply = model.complete(convo, schema, budget)
+        total = total + reply.usage
+        problem, found = _problem(reply, limit)
+        if problem is None:
+            return Answer(found, total, [*convo, {"role": "assistant", "content": reply.text}])
+        convo = _repair_messages(messages, reply, problem)
+    raise ModelError(f"bad model output: {problem}", kind="bad_output")
+
+
 def ask_operations(
     model: Model,
     messages: list[dict[str, str]],
@@ -590,21 +636,8 @@ def ask_operations(
     empty, cut off, huge or invalid gets one repair request; a second bad reply
     raises ModelError(kind="bad_output").
     """
-    schema = ops.schema()
-    limit = getattr(getattr(model, "settings", None), "max_output_tokens", None)
-    total = Usage()
-    convo = messages
-    problem: str | None = None
-    for _attempt in range(2):
-        before_call()
-        budget.check()
-        reply = model.complete(convo, schema, budget)
-        total = total + reply.usage
-        problem, found = _problem(reply, limit)
-        if problem is None:
-            return found, total
-        convo = _repair_messages(messages, reply, problem)
-    raise ModelError(f"bad model output: {problem}", kind="bad_output")
+    answer = ask(model, messages, budget, before_call=before_call)
+    return answer.operations, answer.usage
 
 
 # -- a call that can be left behind ----------------------------------------------

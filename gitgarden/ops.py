@@ -282,6 +282,7 @@ class Applied:
     prose: list[tuple[str, str]] = field(default_factory=list)  # (page path, new text) to score for grounding
     created: list[str] = field(default_factory=list)
     appended: list[str] = field(default_factory=list)
+    already_in: str = ""  # the page that already holds what the operation would write: it lands, writing nothing
 
 
 @dataclass
@@ -366,6 +367,9 @@ def _create_page(op: Op, tree: Tree, ctx: ApplyContext) -> Applied | Refusal:
     unsafe = _unsafe_name(name)
     if unsafe:
         return Refusal(op, unsafe)
+    made = _made_before(tree, op.get("body"), _cited_days(op, ctx))
+    if made is not None:
+        return Applied(op, already_in=made)  # the same lines already made this page, under another name
     path = wiki.page_path(name)
     text = wiki.new_page(op.get("title"), op.get("body"), source=_cited_days(op, ctx))
     return Applied(op, writes={path: file(text)}, prose=[(path, op.get("body"))], created=[path])
@@ -379,6 +383,8 @@ def _append(op: Op, tree: Tree, ctx: ApplyContext, original: Op | None = None) -
     old = _text(tree, path)
     if old is None:
         return Refusal(owner, f"{path} is not a text page")
+    if _stands_in(op.get("text"), old):
+        return Applied(owner, already_in=path)  # proposing the same thing twice never writes it twice
     new = wiki.append_body(_with_source(old, _cited_days(op, ctx)), op.get("text"))
     return Applied(owner, writes={path: file(new)}, prose=[(path, op.get("text"))], appended=[path])
 
@@ -392,6 +398,52 @@ def _persons(text: str | None) -> bool:
         return not wiki.is_gardeners(wiki.read_meta(text))
     except wiki.PageError:
         return True
+_WIKILINK = re.compile(r"\[\[([^\[\]\n]+?)\]\]")
+_MDLINK = re.compile(r"!?\[([^\[\]\n]*)\]\([^()\s]*\)")
+
+
+def _shown(inner: str) -> str:
+    inner = inner.replace("\\|", "|")
+    return inner.split("|", 1)[1] if "|" in inner else inner
+
+
+def _sentence_keys(text: str) -> list[tuple[str, ...]]:
+    """The sentences of markdown `text` as their words: links read as their shown text, case,
+    punctuation and whitespace ignored. Two texts that differ only in those say the same."""
+    from gitgarden.grounding import sentences  # the sentence splitter rule 11 scores with
+
+    plain = _MDLINK.sub(r"\1", _WIKILINK.sub(lambda m: _shown(m.group(1)), text))
+    keys = [tuple(re.findall(r"\w+", s.casefold())) for s in sentences(plain)]
+    return [k for k in keys if k]
+
+
+def _stands_in(text: str, page: str) -> bool:
+    """True when every sentence of `text` already stands, as a sentence, in the page's body."""
+    wanted = _sentence_keys(text)
+    if not wanted:
+        return False  # nothing comparable (a bare heading): not "already there"
+    _, body = wiki.split_frontmatter(page)
+    return set(wanted) <= set(_sentence_keys(body))
+
+
+def _made_before(tree: Tree, body: str, days: list[str]) -> str | None:
+    """An existing page that the same days' lines already made with these sentences (a create_page
+    proposed again under another name), or None. Only pages whose `source:` holds every cited
+    day are read, so this costs a few page reads, not the wiki."""
+    from gitgarden.facts import page_facts
+
+    if not days or not _sentence_keys(body):
+        return None
+    for path in sorted(tree):
+        if not path.startswith("wiki/") or wiki.page_name(path) is None or path == wiki.MAP_PATH:
+            continue
+        facts = page_facts(tree, path)
+        if facts is None or facts.meta is None or not set(days) <= set(wiki.source_days(facts.meta)):
+            continue
+        text = _text(tree, path)
+        if text is not None and _stands_in(body, text):
+            return path
+    return None
 
 
 def _link(op: Op, tree: Tree, ctx: ApplyContext) -> Applied | Refusal:

@@ -26,16 +26,22 @@ __all__ = [
 # outcome -> (exit status, sentence). Exit 0 is the pass doing its job.
 OUTCOMES: dict[str, tuple[int, str]] = {
     "nothing_new": (0, "nothing new in the journal"),
-    "nothing_earned": (0, "nothing earned a page; the journal lines are marked read"),
-    "pages_written": (0, "pages written; the journal lines are marked read"),
+    "nothing_earned": (0, "nothing earned a page; the skipped lines are marked read"),
+    "pages_written": (0, "pages written; the lines that landed or were skipped are marked read"),
     "tidied": (0, "map and links tidied; nothing new in the journal"),
     "no_model": (0, "no model configured: promotion skipped, the journal left unread"),
-    "finished_without_writing": (10, "finished without writing; the journal left unread"),
-    "some_refused": (11, "pages written, some writes refused; the journal left unread"),
+    "finished_without_writing": (10, "finished without writing a page; the journal left unread"),
+    "some_refused": (11, "some operations refused; their lines left unread, the landed and skipped ones marked read"),
     "stood_down": (12, "stood down: the person came back; the journal left unread"),
     "stopped": (13, "stopped on request; the journal left unread"),
     "refused": (14, "refused"),
     "failed": (15, "failed; the journal left unread"),
+}
+# A dry run marks nothing: its sentences say what a real pass would do.
+_DRY_RUN = {
+    "nothing_earned": "nothing earned a page; the skipped lines would be marked read",
+    "pages_written": "pages would be written; the lines that landed or were skipped would be marked read",
+    "some_refused": "some operations would be refused; the landed and skipped lines would be marked read",
 }
 
 NO_MODEL_HINT = (
@@ -58,6 +64,11 @@ class PassResult:
     offered: list[str] = field(default_factory=list)
     overflow: int = 0
     marked_read: int = 0
+    not_cited: list[str] = field(default_factory=list)  # offered lines no landed operation or skip cites: unread
+    already_there: list[str] = field(default_factory=list)  # operations whose text already stood: landed, nothing written
+    rounds: list[dict[str, Any]] = field(default_factory=list)  # per model round: refused, landed (and why no repair)
+    set_aside: list[str] = field(default_factory=list)  # lines this pass set aside, with why
+    retry: bool = False  # `run --retry`: the set-aside lines were offered again
     created: list[str] = field(default_factory=list)
     appended: list[str] = field(default_factory=list)
     split: list[str] = field(default_factory=list)
@@ -99,7 +110,7 @@ class PassResult:
 
     @property
     def sentence(self) -> str:
-        base = OUTCOMES[self.outcome][1]
+        base = _DRY_RUN.get(self.outcome, OUTCOMES[self.outcome][1]) if self.dry_run else OUTCOMES[self.outcome][1]
         return f"{base}: {self.detail}" if self.detail else base
 
     @property

@@ -60,7 +60,9 @@ def commit_message(result: PassResult, trailers: dict[str, str]) -> str:
         bits.append(f"{len(result.split)} split")
     if result.tidied:
         bits.append(f"{len(result.tidied)} tidied")
-    summary = ", ".join(bits) or "journal read"
+    if result.set_aside:
+        bits.append(f"{len(result.set_aside)} line(s) set aside")
+    summary = ", ".join(bits) or ("journal read" if result.marked_read else "refusals counted")
     lines = [f"gitgarden pass: {summary} ({result.marked_read} lines read)", ""]
     for label, items in (("Created", result.created), ("Appended", result.appended), ("Split", result.split), ("Tidied", result.tidied)):
         if items:

@@ -269,23 +269,23 @@ def scan_journal(root: Path | str) -> JournalScan:
                 newest = max(newest, st.st_mtime)
     except OSError:
         pass
-    try:
-        st = os.stat(f"{root}/{journal.READ_PATH}")
-        entries.append(("\0read", st.st_mtime_ns, st.st_size))
-    except OSError:
-        pass
+    for tag, rel in (("\0read", journal.READ_PATH), ("\0aside", ".gitgarden/set-aside.json")):
+        try:
+            st = os.stat(f"{root}/{rel}")
+            entries.append((tag, st.st_mtime_ns, st.st_size))
+        except OSError:
+            pass
     entries.sort()
     return JournalScan(hashlib.blake2b(repr(entries).encode(), digest_size=10).hexdigest(), newest)
 
 
 def count_unread(root: Path) -> int:
-    """Unread journal lines, parsed against `.gitgarden/read.json`."""
-    read_file = root / journal.READ_PATH
-    try:
-        read_text: str | None = read_file.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        read_text = None
-    return len(journal.unread_lines(journal.all_lines(root / "raw" / "journal"), journal.load_read(read_text)))
+    """Unread journal lines a pass would offer: parsed against `.gitgarden/read.json`, without
+    the lines set aside (`.gitgarden/set-aside.json`), which wait for an edit or `run --retry`."""
+    from gitgarden import setaside
+
+    offerable, _aside = setaside.on_disk(root)
+    return len(offerable)
 
 
 def map_chars(root: Path) -> int | None:

@@ -119,14 +119,20 @@ def test_a_full_disk_at_a_write_fails_the_pass_and_leaves_the_persons_files(
     """The disk fills at the record write, at the recovery record, or at a page: every page
     write is undone, and the journal keeps the person's line."""
     day = capture(project)
-    real = recovery.atomic_write
+    real, real_checked = recovery.atomic_write, recovery.replace_checked
 
     def atomic_write(path: Path, data: bytes) -> None:
         if path.name.endswith(where) and "wiki/index" not in str(path):
             no_space()
         real(path, data)
 
+    def replace_checked(path: Path, data: bytes, expected: bytes | None, **kw: Any) -> None:
+        if path.name.endswith(where) and "wiki/index" not in str(path):
+            no_space()
+        real_checked(path, data, expected, **kw)
+
     monkeypatch.setattr(recovery, "atomic_write", atomic_write)
+    monkeypatch.setattr(recovery, "replace_checked", replace_checked)  # the pass's page and record writes
     result = garden(project, FakeModel().enqueue(promote()))
 
     assert result.outcome == "failed" and result.exit_code == 15

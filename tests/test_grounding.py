@@ -316,6 +316,7 @@ def test_sentences_built_only_from_words_of_the_cited_lines_always_pass(lines: l
 # --- through a pass --------------------------------------------------------
 
 STRICT = Settings(model="fake/scripted", grounding_min=0.6)
+NO_CORRECTION = {"operations": []}  # the answer to a repair round that corrects nothing
 
 
 def garden(project: Project, model: FakeModel, s: Settings = STRICT) -> PassResult:
@@ -345,22 +346,21 @@ def mill(body: str) -> dict[str, object]:
 
 def test_a_create_page_mixing_in_an_uncited_fact_is_refused_whole(bakery: Project, fake_model: FakeModel) -> None:
     body = "Type 550 wheat flour is 0.78 EUR a kilo, in 25 kg sacks.\n\nThe rent is 2,400 EUR a month; call mum on Sunday.\n"
-    fake_model.enqueue({"operations": [mill(body), {"op": "skip", "lines": ["2026-11-24#2", "2026-11-24#3"]}]})
+    fake_model.enqueue({"operations": [mill(body), {"op": "skip", "lines": ["2026-11-24#2", "2026-11-24#3"]}]}).enqueue(NO_CORRECTION)
     result = garden(bakery, fake_model)
 
-    assert result.outcome in ("finished_without_writing", "some_refused"), result.refusals
-    assert result.outcome == "finished_without_writing"
+    assert result.outcome == "some_refused", result.refusals
     assert not (bakery.root / "wiki/kessler-mill.md").exists()  # the faithful first sentence went too
-    assert result.marked_read == 0 and not (bakery.root / ".gitgarden/read.json").exists()
+    assert result.marked_read == 2  # the skipped lines; the refused operation's line stays unread
     [refusal] = result.refusals
     assert refusal.startswith("create_page kessler-mill: rule 11 (grounded) wiki/kessler-mill.md")
     assert "The rent is 2,400 EUR a month; call mum on Sunday." in refusal
     assert "Kessler Mill quoted type 550" in refusal  # the cited line
     assert result.grounding_min_score is None  # nothing landed
-    # The journal stays unread: the next pass is offered the same lines.
-    fake_model.enqueue({"operations": [{"op": "skip", "lines": ["2026-11-24#1", "2026-11-24#2", "2026-11-24#3"]}]})
+    # The refused operation's line stays unread (and the older line nothing cited): the next pass offers them.
+    fake_model.enqueue({"operations": [{"op": "skip", "lines": ["2026-11-23#1", "2026-11-24#1"]}]})
     again = garden(bakery, fake_model)
-    assert again.offered == ["2026-11-23#1", "2026-11-24#1", "2026-11-24#2", "2026-11-24#3"]
+    assert again.offered == ["2026-11-23#1", "2026-11-24#1"]
 
 
 def test_a_faithful_page_lands_next_to_a_refused_append_and_the_trailer_shows_the_lowest_score(
@@ -369,7 +369,7 @@ def test_a_faithful_page_lands_next_to_a_refused_append_and_the_trailer_shows_th
     body = "Kessler Mill quoted type 550 wheat flour at 0.78 EUR a kilo.\n\nIt is sold in 25 kg sacks.\n"
     invented = {"op": "append", "page": "marta-okafor", "text": "Marta has a dog called Bruno.\n", "lines": ["2026-11-23#1"]}
     fake_model.enqueue({"operations": [mill(body), invented, {"op": "skip", "lines": ["2026-11-24#2", "2026-11-24#3"]}]})
-    result = garden(bakery, fake_model)
+    result = garden(bakery, fake_model.enqueue(NO_CORRECTION))
 
     assert result.outcome == "some_refused"
     assert result.created == ["wiki/kessler-mill.md"]
@@ -389,7 +389,7 @@ def test_a_faithful_pass_marks_the_journal_read(bakery: Project, fake_model: Fak
     fake_model.enqueue({"operations": [mill(body), {"op": "skip", "lines": ["2026-11-24#2", "2026-11-24#3"]}]})
     result = garden(bakery, fake_model)
     assert result.outcome == "pages_written", result.refusals
-    assert result.marked_read == 4  # the three new lines and the older unread one
+    assert result.marked_read == 3  # the three lines the reply cites; the older line it does not stays unread
     assert gitpython.Repo(bakery.root).commit("HEAD").trailers_dict["Gardener-Grounding"] == ["1.00"]
 
 
@@ -432,7 +432,7 @@ def test_an_invented_title_cannot_ground_its_own_body(project, fake_model) -> No
     fake_model.enqueue({"operations": [
         {"op": "create_page", "page": "golden-flour-award", "title": "Golden Flour Award",
          "body": "We won the Golden Flour Award.\n", "lines": ["2026-11-29#1"]},
-    ]})  # fmt: skip
+    ]}).enqueue({"operations": []})  # fmt: skip
     result = run_pass(project, Settings(model="fake/scripted"), model=fake_model, now=lambda: FIXED_NOW)
     assert not (project.root / "wiki/golden-flour-award.md").exists()
     assert any("(title)" in r for r in result.refusals)
@@ -444,7 +444,7 @@ def test_through_a_pass_the_journal_day_grounds_a_date_and_an_invented_year_is_r
     body = "On 24 November Kessler Mill quoted type 550 wheat flour at 0.78 EUR a kilo.\n"
     invented = {"op": "append", "page": "marta-okafor", "text": "The landlord is Marta Okafor, since 2019.\n", "lines": ["2026-11-23#1"]}
     fake_model.enqueue({"operations": [mill(body), invented, {"op": "skip", "lines": ["2026-11-24#2", "2026-11-24#3"]}]})
-    result = garden(bakery, fake_model)
+    result = garden(bakery, fake_model.enqueue(NO_CORRECTION))
 
     assert result.created == ["wiki/kessler-mill.md"], result.refusals  # the line's own day: 24 November
     [refusal] = result.refusals  # scores 0.75, over the threshold: the year alone refuses it

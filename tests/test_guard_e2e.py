@@ -32,7 +32,7 @@ def test_every_forbidden_attempt_is_refused_and_the_good_operation_lands(project
         {"op": "create_page", "page": "dana-reyes", "title": "Dana Reyes", "body": "Dana Reyes runs the bakery's operations.\n", "lines": [LINE]},  # the good one
         {"op": "set_state", "page": "dana-reyes", "state": "decided", "evidence": "Dana Reyes runs the bakery's operations", "lines": [LINE]},  # new page decided
     ]
-    fake_model.enqueue({"operations": attempts})
+    fake_model.enqueue({"operations": attempts}).enqueue({"operations": []})  # shown its refusals, it corrects nothing
     result = run_pass(project, Settings(model="fake/scripted"), model=fake_model, now=lambda: FIXED_NOW)
 
     assert result.outcome == "some_refused", result.refusals
@@ -48,5 +48,5 @@ def test_every_forbidden_attempt_is_refused_and_the_good_operation_lands(project
     assert not (project.root / "wiki/Dana Reyes.md").exists() and not (project.root / "wiki/ops.md").exists()
     assert len((project.root / "wiki/plain.md").read_text()) < 6000
     changed = set(git(project.root, "show", "--name-only", "--format=", "HEAD").split())
-    assert changed <= {"wiki/dana-reyes.md", "wiki/index.md", "wiki/acme.md", "log/2026-11.jsonl"}
-    assert not (project.root / ".gitgarden/read.json").exists()  # the journal stays unread
+    assert changed <= {"wiki/dana-reyes.md", "wiki/index.md", "wiki/acme.md", "log/2026-11.jsonl", ".gitgarden/set-aside.json"}
+    assert not (project.root / ".gitgarden/read.json").exists()  # refused operations cite the line: it stays unread

@@ -37,7 +37,7 @@ def promote_reply() -> dict[str, Any]:
         "operations": [
             {"op": "create_page", "page": "acme", "title": "Acme", "body": "Acme signed the pilot contract.\n", "lines": ["2026-11-29#1"]},
             {"op": "append", "page": "pricing", "text": "Acme wants export before January.\n", "lines": ["2026-11-29#2"]},
-            {"op": "skip", "lines": ["2026-11-29#3"]},
+            {"op": "skip", "lines": ["2026-11-28#1", "2026-11-29#3"]},  # every offered line accounted for
         ]
     }
 

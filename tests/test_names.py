@@ -109,7 +109,7 @@ def test_a_pass_does_not_create_the_page_and_says_why(project: Project) -> None:
     write(project.root, "raw/journal/2026-11-29.md", "Con is the new supplier\n")
     reply = {"operations": [{"op": "create_page", "page": "con", "title": "Con", "body": "Con is the new supplier.\n", "lines": ["2026-11-29#1"]}]}
 
-    result = run_pass(project, Settings(model="fake/scripted"), model=FakeModel().enqueue(reply), now=lambda: FIXED_NOW)
+    result = run_pass(project, Settings(model="fake/scripted"), model=FakeModel().enqueue(reply).enqueue({"operations": []}), now=lambda: FIXED_NOW)
 
     assert not (project.root / "wiki/con.md").exists()
     assert result.outcome == "finished_without_writing"

@@ -18,6 +18,7 @@ from gitgarden.project import Project
 from tests.conftest import FIXED_NOW, FakeModel, commit_all, git, page, write
 
 SETTINGS = Settings(model="fake/scripted")
+NO_CORRECTION = {"operations": []}  # the answer to a repair round that corrects nothing
 
 
 def garden(project: Project, model: FakeModel | None, **kw: object) -> PassResult:
@@ -70,7 +71,8 @@ def test_pass_creates_and_appends_in_one_commit_after_a_journal_commit(acme: Pro
     trailers = pass_commit.trailers_dict
     assert trailers["Gardener-Pass"] == [result.pass_id]
     assert trailers["Gardener-Outcome"] == ["pages_written"]
-    assert trailers["Gardener-Read"] == ["4"]  # three new lines and the older unread one
+    assert trailers["Gardener-Read"] == ["3"]  # the three lines the reply cites
+    assert result.not_cited == ["2026-11-28#1"]  # the older unread line it does not cite stays unread
     assert "Gardener-Tokens" in trailers and "Gardener-Model" in trailers
     # The person's lines were committed first, under the person's identity, journal only.
     assert journal_commit.author.email == "pat@example.com"
@@ -87,7 +89,9 @@ def test_pass_creates_and_appends_in_one_commit_after_a_journal_commit(acme: Pro
 
 
 def test_a_second_run_reports_nothing_new_and_calls_no_model(acme: Project, fake_model: FakeModel) -> None:
-    garden(acme, fake_model.enqueue(promote_reply()))
+    reply = promote_reply()
+    reply["operations"].append({"op": "skip", "lines": ["2026-11-28#1"]})  # type: ignore[attr-defined]
+    garden(acme, fake_model.enqueue(reply))
     head = git(acme.root, "rev-parse", "HEAD")
     second = garden(acme, fake_model)
     assert second.outcome == "nothing_new"
@@ -119,7 +123,8 @@ def test_edited_line_counts_as_unread_again(acme: Project, fake_model: FakeModel
     fake_model.enqueue({"operations": [{"op": "skip", "lines": ["2026-11-29#3"]}]})
     result = garden(acme, fake_model)
     assert result.outcome == "nothing_earned"
-    assert result.offered == ["2026-11-29#3"]
+    # The edited line, and the older line the first reply did not cite; not the two that landed.
+    assert result.offered == ["2026-11-28#1", "2026-11-29#3"]
 
 
 def test_nothing_earned_marks_the_journal_read(acme: Project, fake_model: FakeModel) -> None:
@@ -132,29 +137,32 @@ def test_nothing_earned_marks_the_journal_read(acme: Project, fake_model: FakeMo
     assert "Gardener-Outcome: nothing_earned" in git(acme.root, "log", "-1", "--format=%B")
 
 
-def test_refused_write_leaves_the_journal_unread_and_the_rest_lands(acme: Project, fake_model: FakeModel) -> None:
+def test_a_refused_operation_keeps_some_refused_and_the_rest_lands_and_is_read(acme: Project, fake_model: FakeModel) -> None:
     reply = promote_reply()
     reply["operations"].append(  # type: ignore[attr-defined]
         {"op": "create_page", "page": "ghost", "title": "Ghost", "body": "Cites a line never offered.\n", "lines": ["2026-11-01#1"]}
     )
-    result = garden(acme, fake_model.enqueue(reply))
+    result = garden(acme, fake_model.enqueue(reply).enqueue(NO_CORRECTION))
     assert result.outcome == "some_refused"
     assert result.exit_code == OUTCOMES["some_refused"][0] != 0
     assert (acme.root / "wiki/acme.md").exists()
     assert not (acme.root / "wiki/ghost.md").exists()
-    assert not (acme.root / ".gitgarden/read.json").exists()
+    # The lines of what landed (and the skipped one) are read in the pass commit.
+    read = json.loads(git(acme.root, "show", "HEAD:.gitgarden/read.json"))
+    assert len(read["2026-11-29"]) == 3 and "2026-11-28" not in read
     assert any("not offered" in r for r in result.refusals)
 
 
 def test_finished_without_writing_when_every_write_is_refused(acme: Project, fake_model: FakeModel) -> None:
     reply = {"operations": [{"op": "append", "page": "no-such-page", "text": "x", "lines": ["2026-11-29#1"]}]}
     head = git(acme.root, "rev-parse", "HEAD")
-    result = garden(acme, fake_model.enqueue(reply))
+    result = garden(acme, fake_model.enqueue(reply).enqueue(NO_CORRECTION))
     assert result.outcome == "finished_without_writing"
     assert result.exit_code == 10
-    # Only the person's journal commit landed; no pass commit.
-    assert git(acme.root, "rev-parse", "HEAD~1") == head
-    assert "Gardener-Pass" not in git(acme.root, "log", "-1", "--format=%B")
+    assert result.marked_read == 0 and not (acme.root / ".gitgarden/read.json").exists()
+    # After the person's journal commit, the pass commits only its count of the refusal (no page, no read line).
+    assert git(acme.root, "rev-parse", "HEAD~2") == head
+    assert set(git(acme.root, "show", "--name-only", "--format=", "HEAD").split()) == {".gitgarden/set-aside.json", "log/2026-11.jsonl"}
 
 
 def test_bad_model_output_fails_and_writes_nothing(acme: Project, fake_model: FakeModel) -> None:

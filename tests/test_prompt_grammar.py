@@ -143,7 +143,7 @@ def test_a_model_that_copies_the_example_lands_nothing(project: Project, fake_mo
 
     write(project.root, "raw/journal/2026-11-29.md", "Kessler Mill delivers flour on Tuesdays\nlunch was good\n")
     [example] = examples(context.system_message("demo"))
-    fake_model.enqueue(example)
+    fake_model.enqueue(example).enqueue({"operations": []})  # and nothing in the repair round
     result = run_pass(project, Settings(model="fake/scripted"), model=fake_model, now=lambda: FIXED_NOW)
     assert result.created == [] and result.appended == [], result
     assert any("not offered" in r for r in result.refusals), result.refusals
@@ -151,7 +151,7 @@ def test_a_model_that_copies_the_example_lands_nothing(project: Project, fake_mo
     real_ids = example.replace("0000-00-00#1", "2026-11-29#1").replace("0000-00-00#2", "2026-11-29#1")
     real_ids = real_ids.replace("0000-00-00#3", "2026-11-29#2").replace(', "0000-00-00#4"', "")
     write(project.root, "wiki/suppliers.md", "---\ntitle: Suppliers\nstate: open\n---\nWho delivers what.\n")
-    fake_model.enqueue(real_ids.replace("<name of a listed page>", "suppliers"))
+    fake_model.enqueue(real_ids.replace("<name of a listed page>", "suppliers")).enqueue({"operations": []})
     again = run_pass(project, Settings(model="fake/scripted"), model=fake_model, now=lambda: FIXED_NOW)
     assert again.created == [] and again.appended == [], again.refusals
     assert not (project.root / "wiki/new-page-name.md").exists()

@@ -193,6 +193,7 @@ def test_a_full_gitgarden_run_against_the_real_server(llama_server: str, tmp_pat
     run = subprocess.run(
         [*cli, "run", "--json"], cwd=root, env=env, capture_output=True, text=True, timeout=900
     )
+    assert run.stdout.strip(), run.stderr[-3000:]
     record = json.loads(run.stdout)
     assert run.returncode == record["exit_code"]
     # A valid outcome of a pass that asked the model: this base model often answers badly, and
@@ -220,7 +221,7 @@ def test_a_full_gitgarden_run_against_the_real_server(llama_server: str, tmp_pat
         check=True,
     ).stdout.split()
     assert all(
-        p.startswith(("wiki/", "raw/journal/", "log/", ".gitgarden/read.json")) for p in changed
+        p.startswith(("wiki/", "raw/journal/", "log/", ".gitgarden/read.json", ".gitgarden/set-aside.json")) for p in changed
     ), changed
     guard = subprocess.run(
         [*cli, "guard", "--base", base],

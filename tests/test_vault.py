@@ -162,7 +162,7 @@ def test_a_pass_touches_at_most_max_person_pages(vault: Project, fake_model: Fak
         {"op": "append", "page": name, "text": "Start here has news.\n", "lines": [f"2026-11-29#{i}"]}
         for i, name in enumerate(["Orphan note", "Version history", "Start here"], start=1)
     ]
-    result = garden(vault, fake_model.enqueue({"operations": ops}), Settings(model="fake/scripted", max_person_pages=2))
+    result = garden(vault, fake_model.enqueue({"operations": ops}).enqueue({"operations": []}), Settings(model="fake/scripted", max_person_pages=2))
     assert len(result.appended) == 2
     assert any("max_person_pages" in r for r in result.refusals)
 
@@ -268,7 +268,7 @@ def test_a_project_below_the_top_of_its_repository_runs_a_whole_pass(tmp_path: P
     (project.root / "wiki" / HISTORY).write_text("my edit\n")
     capture(project, "2026-11-29", "Version history is kept for a year")
     again = {"operations": [{"op": "append", "page": "Version history", "text": "Version history is kept for a year.\n", "lines": ["2026-11-29#2"]}]}
-    second = garden(project, fake_model.enqueue(again))
+    second = garden(project, fake_model.enqueue(again).enqueue({"operations": []}))
     assert (project.root / "wiki" / HISTORY).read_text() == "my edit\n"
     assert any("uncommitted changes of yours" in r for r in second.refusals)
 
@@ -294,7 +294,7 @@ def test_a_models_split_part_may_not_take_another_pages_name_or_title(vault: Pro
     fake_model.enqueue({"operations": [
         {"op": "split", "page": "Long reference", "parts": [{"page": "hotkeys", "title": "Version history", "headings": ["Hotkeys"]}], "lines": []},
         {"op": "skip", "lines": ["2026-11-29#1"]},
-    ]})
+    ]}).enqueue({"operations": []})
     result = garden(vault, fake_model)
     assert result.split == [] and any("takes a name or title" in r for r in result.refusals)
 
@@ -305,7 +305,7 @@ def test_a_pass_neither_links_nor_sets_the_state_of_the_persons_page(vault: Proj
     fake_model.enqueue({"operations": [
         {"op": "link", "page": "Orphan note", "phrase": "Nobody", "target": "Version history", "lines": ["2026-11-29#1"]},
         {"op": "set_state", "page": "Version history", "state": "decided", "evidence": "Version history is decided: a year", "lines": ["2026-11-29#1"]},
-    ]})
+    ]}).enqueue({"operations": []})
     result = garden(vault, fake_model)
     assert person_files(vault) == before
     assert sum("is the person's page" in r for r in result.refusals) == 2

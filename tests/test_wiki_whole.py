@@ -12,6 +12,7 @@ from gitgarden.tree import file
 from tests.conftest import FIXED_NOW, FakeModel, commit_all, git, page, write
 
 SETTINGS = Settings(model="fake/scripted")
+NO_CORRECTION = {"operations": []}  # the answer to a repair round that corrects nothing
 
 
 def garden(project: Project, model: FakeModel | None) -> PassResult:
@@ -126,7 +127,7 @@ def test_a_contradiction_becomes_an_open_line_and_the_decided_page_is_not_edited
         {"op": "append", "page": "lease", "text": "Marta now says a 3-year lease would be fine.\n", "lines": ["2026-11-28#1"]},
         {"op": "open_question", "text": "Marta now says 3 years would be fine: keep the decided 5-year lease?", "pages": ["lease", "marta"], "lines": ["2026-11-28#1"]},
         {"op": "skip", "lines": ["2026-11-25#1", "2026-11-25#2"]},
-    ]})
+    ]}).enqueue(NO_CORRECTION)
     result = garden(project, fake_model)
     assert (project.root / "wiki/lease.md").read_text() == lease  # the append to a decided page is refused
     open_lines = wiki.open_lines((project.root / "wiki/index.md").read_text())
@@ -142,7 +143,7 @@ def test_a_recovered_line_needs_verbatim_evidence(project: Project, fake_model: 
         {"op": "recover_line", "text": "Health inspection booked for 9 December", "evidence": "The health inspection is booked for 9 December.", "lines": []},
         {"op": "recover_line", "text": "Dana's cousin can work Saturdays", "evidence": "Lea can work Saturday mornings", "lines": []},
         {"op": "skip", "lines": ["2026-11-29#1"]},
-    ]})
+    ]}).enqueue(NO_CORRECTION)
     result = garden(project, fake_model)
     today = (project.root / "raw/journal/2026-11-30.md").read_text()
     assert today == '[recovered] Health inspection booked for 9 December (evidence: "The health inspection is booked for 9 December.")\n'
@@ -255,7 +256,7 @@ def test_a_recovered_line_is_refused_when_the_journal_already_says_it(project: P
     fake_model.enqueue({"operations": [
         {"op": "recover_line", "text": "The health inspection is booked for 9 December", "evidence": "The health inspection is booked for 9 December.", "lines": []},
         {"op": "skip", "lines": ["2026-11-28#1", "2026-11-29#1"]},
-    ]})
+    ]}).enqueue(NO_CORRECTION)
     result = garden(project, fake_model)
     assert any("already says it" in r for r in result.refusals)
     assert not (project.root / "raw/journal/2026-11-30.md").exists()
