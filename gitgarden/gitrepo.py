@@ -29,7 +29,14 @@ __all__ = [
     "tree_at",
     "worktree_tree",
     "ident_env",
+    "OWN_COMMIT",
+    "own_commit_env",
 ]
+
+# Set on gitgarden's own `git commit`s (a pass, its journal commit, undo): the pre-commit hook
+# `gitgarden hook install` writes lets them through, as they are not an agent's.
+OWN_COMMIT = "GITGARDEN_OWN_COMMIT"
+_DETAIL_CAP = 600  # characters of a refusing hook's words kept in the one-line error
 
 # Variables a hook or a parent git process may leave behind; they would point
 # our commands at another repository or index.
@@ -74,10 +81,25 @@ def git(
     except FileNotFoundError:
         raise GitError("git is not installed (or not on PATH)") from None
     if check and proc.returncode != 0:
-        words = proc.stderr.decode("utf-8", "replace").strip().splitlines()
-        detail = words[-1] if words else f"exit status {proc.returncode}"
-        raise GitError(f"git {args[0]} failed: {detail}")
+        raise GitError(f"git {args[0]} failed: {_failure_words(args[0], proc)}")
     return proc.stdout
+
+
+def _failure_words(command: str, proc: subprocess.CompletedProcess[bytes]) -> str:
+    """git's reason on one line: its last line, or for `commit` every line, since a refusing
+    hook (whose output git sends to stderr) usually says why first and how to bypass last."""
+    words = [w.strip() for w in proc.stderr.decode("utf-8", "replace").splitlines() if w.strip()]
+    if not words:
+        return f"exit status {proc.returncode}"
+    if command != "commit":
+        return words[-1]
+    joined = " | ".join(words)
+    return joined if len(joined) <= _DETAIL_CAP else joined[:_DETAIL_CAP] + "…"
+
+
+def own_commit_env(what: str = "gitgarden") -> dict[str, str]:
+    """The environment entry that marks a commit as gitgarden's own (see OWN_COMMIT)."""
+    return {OWN_COMMIT: what}
 
 
 def ensure_repo(root: Path) -> bool:
@@ -149,7 +171,7 @@ def commit_paths(
     if not paths:
         return False
     ident = author or person_identity(root)
-    env = ident_env(*ident)
+    env = {**ident_env(*ident), **own_commit_env()}
     git(root, "add", "--", *paths)
     staged = git(root, "diff", "--cached", "--name-only", "-z", "--", *paths).split(b"\0")
     if not any(staged) and head(root) is not None and not allow_empty:
