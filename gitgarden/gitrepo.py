@@ -31,6 +31,7 @@ __all__ = [
     "ident_env",
     "OWN_COMMIT",
     "own_commit_env",
+    "staged_changes",
 ]
 
 # Set on gitgarden's own `git commit`s (a pass, its journal commit, undo): the pre-commit hook
@@ -281,3 +282,37 @@ def worktree_tree(root: Path, prefixes: Sequence[str] = ()) -> dict[str, Entry]:
         except OSError:
             continue
     return tree
+
+
+def staged_changes(root: Path, index_file: str | None) -> dict[str, Entry | None]:
+    """What the index holds that HEAD does not (the empty tree before the first commit): path ->
+    its staged file, or None when the commit would remove it.
+
+    `index_file` is the index to read: in a pre-commit hook the GIT_INDEX_FILE git names (for
+    `commit -a` or `commit <paths>` a temporary index, the real one locked meanwhile); None
+    for the repository's own. Only plumbing that reads the index runs: nothing takes its lock.
+    """
+    env = {"GIT_INDEX_FILE": index_file} if index_file else None
+    metas: list[tuple[str, str, str]] = []  # (path, mode, blob id; mode "" when removed)
+    if head(root) is not None:
+        out = git(root, "diff-index", "--cached", "-z", "--no-renames", "HEAD", env=env)
+        fields = out.split(b"\0")
+        for meta, raw in zip(fields[0:-1:2], fields[1::2], strict=True):
+            _old_mode, mode, _old_id, oid, status = meta.decode().lstrip(":").split()
+            if status != "U":  # an unmerged path: git refuses the commit itself
+                path = raw.decode("utf-8", "surrogateescape")
+                metas.append((path, "" if status == "D" else mode, oid))
+    else:
+        for rec in git(root, "ls-files", "-s", "-z", env=env).split(b"\0"):
+            if rec:
+                meta, raw = rec.split(b"\t", 1)
+                mode, oid, stage = meta.decode().split()
+                if stage == "0":
+                    metas.append((raw.decode("utf-8", "surrogateescape"), mode, oid))
+    # A submodule's commit id is not a file of this repository: it stays out of the trees.
+    metas = [m for m in metas if m[1] != "160000"]
+    blobs = iter(_read_blobs(root, [oid for _, mode, oid in metas if mode]))
+    return {
+        path: (Entry("symlink" if mode == "120000" else "file", next(blobs)) if mode else None)
+        for path, mode, _ in metas
+    }
