@@ -65,7 +65,6 @@ def guard(base: str, staged: bool, hook_mode: bool, verbose: bool, as_json: bool
     Exit 0 when every rule holds, 3 when any is broken.
     """
     from gitgarden import gitrepo, hook
-    from gitgarden import guard as rules
     from gitgarden.errors import EXIT_GUARD
 
     if (staged or hook_mode) and base != "HEAD":
@@ -80,6 +79,8 @@ def guard(base: str, staged: bool, hook_mode: bool, verbose: bool, as_json: bool
                 _out_json({"ok": True, "agent": None, "verdicts": [], "skipped": []})
             sys.exit(0)
         why_agent = agent
+    from gitgarden import guard as rules  # only now: a person's commit never pays for it
+
     if staged or hook_mode:
         before, after = hook.staged_trees(root, env)
         verdicts = rules.check(before, after, None, agent=True)

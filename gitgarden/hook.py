@@ -17,12 +17,14 @@ import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gitgarden import gitrepo
 from gitgarden.errors import GitgardenError
-from gitgarden.guard import Verdict
 from gitgarden.tree import Entry, Overlay, Tree, text_of
+
+if TYPE_CHECKING:  # a person's commit never needs the guard: the hook stays quick for them
+    from gitgarden.guard import Verdict
 
 __all__ = [
     "AGENT_ENV",
