@@ -242,45 +242,6 @@ def schema() -> None:
 
 
 @cli.command()
-@click.option("--base", default="HEAD", show_default=True, help="The revision to compare the work tree with.")
-@click.option("--json", "as_json", is_flag=True, help="Print the verdicts as JSON.")
-@click.argument("path", required=False, type=click.Path(file_okay=False, path_type=Path))
-def guard(base: str, as_json: bool, path: Path | None) -> None:
-    """Check the work tree (tracked and untracked) against BASE with the pass's safety rules.
-
-    Exit 0 when every rule holds, 3 when any is broken: usable as a pre-commit hook
-    in front of any agent that writes the wiki.
-    """
-    from gitgarden import gitrepo
-    from gitgarden import guard as rules
-    from gitgarden.errors import EXIT_GUARD, NotAProject
-    from gitgarden.project import find_project
-
-    try:  # a project below the top of its repository is judged from its own root
-        root = find_project(path).root
-    except NotAProject:
-        root = Path(gitrepo.git(path or Path.cwd(), "rev-parse", "--show-toplevel").decode().strip())
-    if gitrepo.head(root) is None and base == "HEAD":
-        # The first commit: nothing is protected yet, and everything is new.
-        err("gitgarden guard: no commit yet, nothing to protect")
-        if as_json:
-            out_json({"ok": True, "verdicts": [], "skipped": ["every rule: the repository has no commit yet"]})
-        sys.exit(0)
-    before = gitrepo.tree_at(root, base)
-    after = gitrepo.worktree_tree(root)
-    verdicts = rules.check(before, after, None)
-    skipped = rules.skipped_checks(None)
-    if as_json:
-        out_json({"ok": not verdicts, "verdicts": [v.to_json() for v in verdicts], "skipped": skipped})
-    else:
-        for verdict in verdicts:
-            click.echo(str(verdict))
-        err(f"gitgarden guard: {len(verdicts)} rule(s) broken" if verdicts else "gitgarden guard: every rule holds")
-        err(f"({len(skipped)} checks need a pass's context and were skipped: `gitgarden guard --json` lists them)")
-    sys.exit(EXIT_GUARD if verdicts else 0)
-
-
-@cli.command()
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
 @pass_app
 def health(app: App, as_json: bool) -> None:
@@ -377,3 +338,6 @@ _cli_history.register(cli)
 from gitgarden import cli_split as _cli_split  # noqa: E402
 
 _cli_split.register(cli)
+from gitgarden import cli_guard as _cli_guard  # noqa: E402
+
+_cli_guard.register(cli)

@@ -84,6 +84,7 @@ SPECS: tuple[Spec, ...] = (
         project_ok=False,  # signing is the person's policy: a shared project file must not turn it off
     ),
     Spec("max_person_pages", int, 3, "the person's pages (those no pass created) one pass may touch", 0, 10_000),
+    Spec("guard_agents", list, [], "commit authors the pre-commit hook treats as agents: glob or substring patterns, e.g. '* (aider)'"),
 )
 _BY_KEY = {s.key: s for s in SPECS}
 
@@ -117,6 +118,7 @@ class Settings:
     git_timeout: int = 300
     sign_commits: bool = True
     max_person_pages: int = 3
+    guard_agents: tuple[str, ...] = ()
     # Where api_base came from: a key is never sent to an endpoint named only by a committed
     # project file (a shared project must not be able to redirect the person's key).
     api_base_source: str = "default"

@@ -44,7 +44,15 @@ __all__ = [
     "tree_at",
     "worktree_tree",
     "ident_env",
+    "OWN_COMMIT",
+    "own_commit_env",
+    "staged_changes",
 ]
+
+# Set on gitgarden's own `git commit`s (a pass, its journal commit, undo): the pre-commit hook
+# `gitgarden hook install` writes lets them through, as they are not an agent's.
+OWN_COMMIT = "GITGARDEN_OWN_COMMIT"
+_DETAIL_CAP = 600  # characters of a refusing hook's words kept in the one-line error
 
 # Variables a hook or a parent git process may leave behind; they would point
 # our commands at another repository or index.
@@ -224,6 +232,11 @@ def index_lock_error(lock: Path) -> str:
     )
 
 
+def own_commit_env(what: str = "gitgarden") -> dict[str, str]:
+    """The environment entry that marks a commit as gitgarden's own (see OWN_COMMIT)."""
+    return {OWN_COMMIT: what}
+
+
 def ensure_repo(root: Path) -> bool:
     """`git init` when `root` is not inside a work tree; True when it made one."""
     if git(root, "rev-parse", "--is-inside-work-tree", check=False).strip() == b"true":
@@ -287,7 +300,7 @@ def commit_paths(
     if not paths:
         return False
     ident = author or person_identity(root)
-    env = ident_env(*ident)
+    env = {**ident_env(*ident), **own_commit_env()}
     git(root, "add", "--", *paths)
     staged = git(root, "diff", "--cached", "--name-only", "-z", "--", *paths).split(b"\0")
     if not any(staged) and head(root) is not None and not allow_empty:
@@ -448,8 +461,11 @@ def _run_hook(top: str, hooks: Mapping[str, Path], name: str, args: Sequence[str
             "the `git_timeout` setting changes the limit"
         ) from None
     if proc.returncode != 0:
-        said = (proc.stderr or proc.stdout).decode("utf-8", "replace").strip().splitlines()
-        raise GitError(f"your {name} hook refused the commit" + (f": {said[-1]}" if said else f" (exit status {proc.returncode})"))
+        # The hook's own words, every line: a hook usually says why first and how to bypass last.
+        said = [w.strip() for w in (proc.stderr + proc.stdout).decode("utf-8", "replace").splitlines() if w.strip()]
+        words = " | ".join(said)
+        words = words if len(words) <= _DETAIL_CAP else words[:_DETAIL_CAP] + "…"
+        raise GitError(f"your {name} hook refused the commit" + (f": {words}" if said else f" (exit status {proc.returncode})"))
 
 
 def _entries(root: Path, args: Sequence[str], env: Mapping[str, str] | None = None) -> dict[str, tuple[str, str]]:
@@ -537,7 +553,8 @@ def commit_blobs(
     work = gdir / "gitgarden"
     work.mkdir(parents=True, exist_ok=True)
     tmp = work / "commit.index"
-    env = {**ident_env(*ident), "GIT_INDEX_FILE": str(tmp), "GIT_EDITOR": ":"}
+    # Marked as gitgarden's own: the guard's pre-commit hook (`gitgarden hook install`) lets it through.
+    env = {**ident_env(*ident), **own_commit_env(), "GIT_INDEX_FILE": str(tmp), "GIT_EDITOR": ":"}
     try:
         tmp.unlink(missing_ok=True)
         git(root, "read-tree", *([old] if old else ["--empty"]), env=env)
@@ -590,7 +607,7 @@ def commit_blobs(
     if sync_index(root, old, new_id, paths):
         record.unlink(missing_ok=True)
     with contextlib.suppress(GitError):  # git ignores post-commit's exit status too
-        _run_hook(top, hooks, "post-commit", [], ident_env(*ident))
+        _run_hook(top, hooks, "post-commit", [], {**ident_env(*ident), **own_commit_env()})
     return new_id
 
 
@@ -686,3 +703,36 @@ def finish_sync(root: Path) -> str:
         done.append(f"brought the index up to date with commit {current[:10]}")
     record.unlink(missing_ok=True)
     return "; ".join(done)
+def staged_changes(root: Path, index_file: str | None) -> dict[str, Entry | None]:
+    """What the index holds that HEAD does not (the empty tree before the first commit): path ->
+    its staged file, or None when the commit would remove it.
+
+    `index_file` is the index to read: in a pre-commit hook the GIT_INDEX_FILE git names (for
+    `commit -a` or `commit <paths>` a temporary index, the real one locked meanwhile); None
+    for the repository's own. Only plumbing that reads the index runs: nothing takes its lock.
+    """
+    env = {"GIT_INDEX_FILE": index_file} if index_file else None
+    metas: list[tuple[str, str, str]] = []  # (path, mode, blob id; mode "" when removed)
+    if head(root) is not None:
+        # --relative: a project below the top of its repository sees its own paths only.
+        out = git(root, "diff-index", "--cached", "-z", "--no-renames", "--relative", "HEAD", env=env)
+        fields = out.split(b"\0")
+        for meta, raw in zip(fields[0:-1:2], fields[1::2], strict=True):
+            _old_mode, mode, _old_id, oid, status = meta.decode().lstrip(":").split()
+            if status != "U":  # an unmerged path: git refuses the commit itself
+                path = raw.decode("utf-8", "surrogateescape")
+                metas.append((path, "" if status == "D" else mode, oid))
+    else:
+        for rec in git(root, "ls-files", "-s", "-z", env=env).split(b"\0"):
+            if rec:
+                meta, raw = rec.split(b"\t", 1)
+                mode, oid, stage = meta.decode().split()
+                if stage == "0":
+                    metas.append((raw.decode("utf-8", "surrogateescape"), mode, oid))
+    # A submodule's commit id is not a file of this repository: it stays out of the trees.
+    metas = [m for m in metas if m[1] != "160000"]
+    blobs = iter(_read_blobs(root, [oid for _, mode, oid in metas if mode]))
+    return {
+        path: (Entry("symlink" if mode == "120000" else "file", next(blobs)) if mode else None)
+        for path, mode, _ in metas
+    }

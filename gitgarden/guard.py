@@ -1,11 +1,17 @@
-"""The guard: the rules of DESIGN §5 (1-10) checked against the diff of two trees.
+"""The guard: the rules of DESIGN §5 checked against the diff of two trees.
 
 `check(base, proposed, ctx)` is a pure function: no I/O, no following of
 symlinks (a tree is data), nothing but the changed paths is read, except the
 list of page names (and, lazily, aliases) that link resolution needs. In a pass
-the gardener hands a `PassContext`; outside a pass (`gitgarden guard`) `ctx` is
-None and the checks that need the pass's evidence are named by
-`skipped_checks(None)` instead of being guessed at.
+the gardener hands a `PassContext`; outside a pass (`gitgarden guard`, the
+pre-commit hook) `ctx` is None and the checks that need the pass's evidence are
+named by `skipped_checks(None)` instead of being guessed at.
+
+Each rule is one function below, listed with its number and name in `RULES`,
+so it can be read against DESIGN §5 on its own. A rule reads the change
+through `Diff` — what changed, and how each page's old lines fared — which is
+worked out once and shared; a rule yields (path, why, offending line) and
+`check` turns those into `Verdict`s.
 
 Lines are compared as they are: split on "\\n" only, so a CRLF file keeps its
 "\\r" on every line and a conversion to LF is a change of every line. Finding
@@ -17,8 +23,9 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from gitgarden import wiki
@@ -36,27 +43,20 @@ from gitgarden.guardtext import (
 )
 from gitgarden.tree import Entry, Tree, changed_paths, text_of
 
-__all__ = ["RULE_NAMES", "Verdict", "PassContext", "check", "skipped_checks"]
+__all__ = ["RULES", "RULE_NAMES", "Verdict", "PassContext", "Diff", "check", "skipped_checks"]
 
-RULE_NAMES = {
-    1: "writable-surface",
-    2: "no-deletion",
-    3: "safe-new-file",
-    4: "no-rewording",
-    5: "verbatim-split",
-    6: "journal",
-    7: "valid-page",
-    8: "links-resolve",
-    9: "budgets",
-    10: "contradictions",
-}
 _JOURNAL = "raw/journal/"
 _KNOWN_STATES = ", ".join(wiki.STATES)
 _DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _RECOVERED = re.compile(r'^\[recovered\] (?P<fact>.*\S) \(evidence: "(?P<quote>.*)"\)\s*$')
+# What a vault's human page name may not hold: path and shell trouble on some disk, or a
+# character that ends an Obsidian link ([[name#heading|shown]], ^block).
+_NOT_IN_NAMES = re.compile(r'[\x00-\x1f\x7f\\/:*?"<>|#^\[\]]')
 _SLUG_RULE = "a new page is named wiki/<slug>.md (lowercase letters, digits, '-')"
 _LINE_CAP = 300  # characters of an offending line kept in a verdict
 _VERDICT_CAP = 20  # line verdicts per (path, rule) before they are summarised
+
+Finding = tuple[str, str, str]  # (path, why, offending line or "")
 
 
 @dataclass(frozen=True)
@@ -113,16 +113,35 @@ def skipped_checks(ctx: PassContext | None) -> list[str]:
     ]
 
 
-def check(base: Tree, proposed: Tree, ctx: PassContext | None = None) -> list[Verdict]:
-    """Every rule of DESIGN §5 (1-10) that the change from `base` to `proposed` breaks.
+def check(
+    base: Tree, proposed: Tree, ctx: PassContext | None = None, *, agent: bool = False
+) -> list[Verdict]:
+    """Every rule of DESIGN §5 that the change from `base` to `proposed` breaks.
 
     An empty list means the change may land. `ctx` None means "outside a pass":
-    only what the two trees show is checked (see `skipped_checks`).
+    only what the two trees show is checked (see `skipped_checks`). `agent` True
+    judges an agent's commit in a person's vault (the pre-commit hook): its new
+    pages may have the vault's human names, since the slug rule is the gardener's.
     """
-    return _Guard(base, proposed, ctx).run()
+    diff = Diff(base, proposed, ctx, agent)
+    verdicts: list[Verdict] = []
+    counts: Counter[tuple[str, int]] = Counter()
+    for number, name, rule in RULES:
+        for path, why, line in rule(diff):
+            counts[(path, number)] += 1
+            if counts[(path, number)] > _VERDICT_CAP:
+                continue  # summarised below
+            if len(line) > _LINE_CAP:
+                line = line[:_LINE_CAP] + "…"
+            verdicts.append(Verdict(number, name, path, line, why))
+    for (path, number), n in counts.items():
+        if n > _VERDICT_CAP:
+            message = f"and {n - _VERDICT_CAP} more verdicts like the ones above"
+            verdicts.append(Verdict(number, RULE_NAMES[number], path, "", message))
+    return sorted(verdicts, key=lambda v: (v.path, v.rule))
 
 
-# --- the rules ---------------------------------------------------------------------
+# --- small judgements the rules share -----------------------------------------------
 
 
 def _unsafe_path(path: str) -> bool:
@@ -135,6 +154,16 @@ def _unsafe_path(path: str) -> bool:
         or "\0" in path
         or any(part in ("", ".", "..") for part in path.split("/"))
         or wiki.unportable_part(path) is not None
+    )
+
+
+def _human_name(segment: str) -> bool:
+    """A name a person's vault holds (spaces, capitals): nothing a disk or a link chokes on."""
+    return (
+        bool(segment)
+        and not _NOT_IN_NAMES.search(segment)
+        and segment == segment.strip()
+        and not segment.endswith(".")
     )
 
 
@@ -161,76 +190,180 @@ def _meta(text: str) -> dict[str, Any] | None:
         return None
 
 
+def _state_move(
+    path: str, before: Any, after: Any, ctx: PassContext | None
+) -> tuple[int, str] | None:
+    """(rule, why) when a page's state may not move from `before` to `after`, else None.
+
+    One decision shared by rules 4, 7 and 10, so a move is judged by exactly one of them.
+    """
+    if before == "decided":
+        return 10, "a decided page's state never changes; a contradiction becomes an Open line"
+    if after is None:
+        return 4, "the page's state was removed"
+    if before is not None and _rank(before) is None:
+        return 4, f"state '{before}' is not a known state, so it cannot move"
+    if _rank(after) is None:
+        return 7, f"state must be one of {_KNOWN_STATES}"
+    if before is not None and (_rank(after) or 0) < (_rank(before) or 0):
+        return 4, f"state moved backward from {before}; it only moves forward"
+    if ctx is not None and not (before is None and after == "open"):
+        # Giving a page its first state, `open`, claims nothing; every other move does.
+        quote = ctx.state_evidence.get(path, "").strip()
+        if not quote:
+            return 4, "a state change needs evidence quoted from the journal or the conversation"
+        if not any(quote in source for source in (ctx.conversation, *ctx.journal_lines)):
+            return 4, "the quoted evidence is not in the journal or the conversation word for word"
+    return None
+
+
+# --- the change, worked out once ----------------------------------------------------
+
+
 @dataclass
 class _Page:
-    """A modified wiki text file: its old body lines and how they fared."""
+    """A modified wiki text file: its frontmatter before and after, its old body lines and how they fared."""
 
     path: str
     new_text: str
+    old_meta: dict[str, Any] | None  # None: the old frontmatter did not parse
+    new_meta: dict[str, Any] | None  # parsed only when the frontmatter block changed
+    front_changed: bool  # the (parsing) frontmatter block of a page changed
     old: list[str]
     new: _Lines  # the new body
     tail: int  # index of the unterminated last line of a CRLF text, else -1
     fate: _Alignment
-    decided: bool
+
+    @property
+    def decided(self) -> bool:
+        return self.old_meta is not None and self.old_meta.get("state") == "decided"
+
+    @property
+    def state_move(self) -> tuple[Any, Any] | None:
+        """(state before, state after) when the frontmatter changed the state."""
+        if not self.front_changed or self.new_meta is None or self.old_meta is None:
+            return None
+        before, after = self.old_meta.get("state"), self.new_meta.get("state")
+        return None if before == after else (before, after)
 
 
-class _Guard:
-    """One run of `check`: the two trees, the context, and the verdicts so far."""
+@dataclass
+class _Moves:
+    """Where the lines that left a page went (rule 5's facts, also read by rules 4 and 10)."""
 
-    def __init__(self, base: Tree, proposed: Tree, ctx: PassContext | None) -> None:
-        self.base, self.proposed, self.ctx = base, proposed, ctx
-        self.verdicts: list[Verdict] = []
-        self.counts: Counter[tuple[str, int]] = Counter()
+    used: dict[str, list[int]]  # new page -> old line indexes found there
+    unplaced: list[int]  # non-blank lines found nowhere
+    blank_removed: list[int]  # blank lines removed when no line moved
+    unlinked: list[str]  # pages lines moved to that the page does not link to
+
+
+class Diff:
+    """The change from `base` to `proposed` as the rules read it; each fact computed once."""
+
+    def __init__(self, base: Tree, proposed: Tree, ctx: PassContext | None, agent: bool) -> None:
+        self.base, self.proposed, self.ctx, self.agent = base, proposed, ctx, agent
         self.changed = changed_paths(base, proposed)
-        self.pages: dict[str, _Page] = {}  # modified wiki text files
-        self.new_pages: dict[str, str] = {}  # created wiki/**.md -> text
-        self.parents: dict[str, str] = {}  # split part -> the page its lines came from
-        self.journal_added: list[tuple[str, str]] = []
-        self._names: list[str] | None = None
+        self.kinds = {p: _kind(p, base.get(p), proposed.get(p)) for p in self.changed}
         self._index: wiki.LinkIndex | None = None
         self._full_index: wiki.LinkIndex | None = None
-        self._dests: dict[str, _Finder] | None = None
-        self._taken: dict[str, set[int]] = {}
-        self._new_bodies: dict[str, _Lines] = {}
-        self._added: dict[Entry, str] | None = None  # added file -> its path (to name renames)
-        self._lower: set[str] | None = None
-        self._folders: set[str] | None = None  # folders under wiki/ in the base tree
-        self.human_named: list[str] = []  # new pages whose file name is not a slug
+        self._names: list[str] = []
 
-    def say(self, rule: int, path: str, message: str, line: str = "") -> None:
-        self.counts[(path, rule)] += 1
-        if self.counts[(path, rule)] > _VERDICT_CAP:
-            return  # summarised at the end of run()
-        if len(line) > _LINE_CAP:
-            line = line[:_LINE_CAP] + "…"
-        self.verdicts.append(Verdict(rule, RULE_NAMES[rule], path, line, message))
+    def paths(self, kind: str) -> list[str]:
+        """The changed paths of one kind (see `_kind`), sorted."""
+        return [p for p in self.changed if self.kinds[p] == kind]
 
-    def run(self) -> list[Verdict]:
-        for path in self.changed:
-            self.surface(path)
-        for page in self.pages.values():
-            self.splits(page)
-        self.human_names()
+    def texts(self, path: str) -> tuple[str | None, str | None]:
+        old, new = self.base.get(path), self.proposed.get(path)
+        return (text_of(old) if old else None), (text_of(new) if new else None)
+
+    @cached_property
+    def base_lower(self) -> set[str]:
+        """The base tree's paths in lower case."""
+        return {p.lower() for p in self.base}
+
+    @cached_property
+    def base_folders(self) -> set[str]:
+        """The folders under wiki/ in the base tree."""
+        return {p.rsplit("/", 1)[0] for p in self.base if p.startswith("wiki/")}
+
+    @cached_property
+    def human_named(self) -> list[str]:
+        """New pages (outside an agent's commit) whose file name is not a slug."""
+        if self.agent:
+            return []
+        return [p for p in self.new_pages if not wiki.is_slug(p.rsplit("/", 1)[-1].removesuffix(".md"))]
+
+    @cached_property
+    def added(self) -> dict[Entry, str]:
+        """Each added file -> its path (to name where a deleted file went)."""
+        return {self.proposed[p]: p for p in self.changed if p not in self.base}
+
+    @cached_property
+    def new_file_problems(self) -> dict[str, str]:
+        """New files under wiki/ that may not be created -> why (rule 3)."""
+        problems = {}
+        for path in self.paths("new"):
+            why = _new_file_problem(path, self.proposed[path], self.agent, self.base_lower, self.base_folders)
+            if why:
+                problems[path] = why
+        return problems
+
+    @cached_property
+    def new_pages(self) -> dict[str, str]:
+        """Created wiki/**.md files that rule 3 lets be -> their text."""
+        return {
+            p: text_of(self.proposed[p]) or ""
+            for p in self.paths("new")
+            if p not in self.new_file_problems
+        }
+
+    @cached_property
+    def pages(self) -> dict[str, _Page]:
+        """Modified wiki text files (a non-text change is refused by rule 4 instead)."""
+        out = {}
+        for path in self.paths("modified"):
+            old, new = self.texts(path)
+            if old is not None and new is not None:
+                out[path] = _page(path, old, new)
+        return out
+
+    @cached_property
+    def new_bodies(self) -> dict[str, _Lines]:
+        """Each created page's body lines, with all their links."""
+        out = {}
         for path, text in self.new_pages.items():
-            self.new_page(path, text)
-        for path in sorted({*self.pages, *self.new_pages}):
-            if path.endswith(".md"):
-                self.links_and_budget(path)
-        self.journal_pass()
-        for (path, rule), n in self.counts.items():
-            if n > _VERDICT_CAP:
-                message = f"and {n - _VERDICT_CAP} more verdicts like the ones above"
-                self.verdicts.append(Verdict(rule, RULE_NAMES[rule], path, "", message))
-        return sorted(self.verdicts, key=lambda v: (v.path, v.rule))
+            body = _Lines(wiki.split_frontmatter(text)[1])
+            body.load_links()
+            out[path] = body
+        return out
+
+    @cached_property
+    def moves(self) -> dict[str, _Moves]:
+        """For each modified page, where its removed lines went (see `_Splits`)."""
+        return _Splits(self).run()
+
+    @cached_property
+    def parents(self) -> dict[str, str]:
+        """Split part -> the page its lines came from (from the trees, outside a pass)."""
+        out: dict[str, str] = {}
+        for path, moves in self.moves.items():
+            for part in moves.used:
+                if part in self.new_pages and part not in moves.unlinked:
+                    out.setdefault(part, path)
+        return out
+
+    @cached_property
+    def written_pages(self) -> list[str]:
+        """Every page this change writes (modified or created), sorted."""
+        return sorted(p for p in {*self.pages, *self.new_pages} if p.endswith(".md"))
 
     def resolve(self, target: str) -> str | None:
         """The page a link target names in the proposed tree; aliases are parsed only if needed."""
-        if self._names is None:
+        if self._index is None:
             wiki_paths = [p for p in self.proposed if p.startswith("wiki/")]
             # A non-page file (an image) resolves by its name with its extension.
             self._names = [wiki.page_name(p) or p[len("wiki/") :] for p in wiki_paths]
             self._index = wiki.LinkIndex(self._names)
-        assert self._index is not None
         hit = self._index.resolve(target)
         if hit is not None:
             return hit
@@ -246,178 +379,123 @@ class _Guard:
             self._full_index = wiki.LinkIndex(self._names, aliases)
         return self._full_index.resolve(target)
 
-    def base_lower(self) -> set[str]:
-        """The base tree's paths in lower case (computed once)."""
-        if self._lower is None:
-            self._lower = {p.lower() for p in self.base}
-        return self._lower
+    def state_of(self, tree: Tree, path: str) -> Any:
+        entry = tree.get(path)
+        text = text_of(entry) if entry is not None else None
+        meta = _meta(text) if text is not None else None
+        return meta.get("state") if meta else None
 
-    # rules 1-3: where a change may land, and what a new file may be
-    def surface(self, path: str) -> None:
-        old, new = self.base.get(path), self.proposed.get(path)
-        journal_day = path.startswith(_JOURNAL) and "/" not in path[len(_JOURNAL) :]
-        if _unsafe_path(path):
-            self.say(1, path, "the path is not a plain relative path inside the project")
-        elif path.startswith("wiki/"):
-            self.wiki_file(path, old, new)
-        elif any(e is not None and e.is_symlink for e in (old, new)):
-            self.say(3, path, "a symlink was added or changed; symlinks are never written")
-        elif journal_day and path.endswith(".md"):
-            self.journal(path, old, new)
-        elif self.ctx is not None:
-            if path not in self.ctx.own_paths or not path.startswith(("log/", ".gitgarden/")):
-                why = "a pass writes wiki/, the journal and its own log/ and .gitgarden/ files only"
-                self.say(1, path, why)
-        elif path.startswith("log/"):
-            if new is None or (old is not None and not new.data.startswith(old.data)):
-                self.say(1, path, "log records only grow: a log file was changed or deleted")
-        elif not path.startswith(".gitgarden/") or path == ".gitgarden/config.toml":
-            self.say(1, path, "only wiki/, journal appends, log/ and .gitgarden/ state may change")
+    def missing_day(self, day: str) -> bool:
+        """True when the proposed tree has no journal file for `day`."""
+        entry = self.proposed.get(f"{_JOURNAL}{day}.md")
+        return entry is None or entry.is_symlink
 
-    def wiki_file(self, path: str, old: Entry | None, new: Entry | None) -> None:
+
+def _kind(path: str, old: Entry | None, new: Entry | None) -> str:
+    """What a changed path is, for the rules: unsafe, deleted, symlink, new, modified (all under
+    wiki/), journal (a day file), or other."""
+    if _unsafe_path(path):
+        return "unsafe"
+    symlink = any(e is not None and e.is_symlink for e in (old, new))
+    if path.startswith("wiki/"):
         if new is None:
-            if self._added is None:
-                self._added = {self.proposed[p]: p for p in self.changed if p not in self.base}
-            moved = self._added.get(old) if old is not None else None
-            where = f" (it now stands at {moved}; a rename is a deletion)" if moved else ""
-            self.say(2, path, f"a file under wiki/ was deleted{where}")
-        elif new.is_symlink or (old is not None and old.is_symlink):
-            self.say(3, path, "a symlink under wiki/ was added or changed; none is ever written")
-        elif old is not None and wiki.is_attachment(path):
-            self.say(4, path, "an attachment (a file that is not a page) is never written")
-        elif old is None:
-            self.new_file(path, new)
-        else:
-            self.modified(path, old, new)
+            return "deleted"
+        if symlink:
+            return "symlink"
+        if old is not None and wiki.is_attachment(path):
+            return "attachment"  # a file that is not a page: never written (rule 4)
+        return "new" if old is None else "modified"
+    if symlink:
+        return "symlink"
+    if path.startswith(_JOURNAL) and "/" not in path[len(_JOURNAL) :] and path.endswith(".md"):
+        return "journal"
+    return "other"
 
-    def new_file(self, path: str, new: Entry) -> None:
-        segments = path[len("wiki/") :].removesuffix(".md").split("/")
-        text = text_of(new)
-        if any(s.startswith(".") for s in segments):
-            self.say(3, path, "a new file under wiki/ is never hidden")
-        elif not path.endswith(".md") or not self.safe_name(segments):
-            self.say(3, path, _SLUG_RULE)
-        elif text is None:
-            self.say(3, path, "a new page is UTF-8 text without NUL bytes")
-        elif path.lower() in self.base_lower():
-            # On a case-insensitive disk this file would overwrite the person's page.
-            self.say(3, path, "a file with this name in other letter case exists already")
-        else:
-            self.new_pages[path] = text
-            if not wiki.is_slug(segments[-1]):
-                self.human_named.append(path)
 
-    def safe_name(self, segments: list[str]) -> bool:
-        """Slugs, except folders the wiki has already and a note name in a human style (which
-        only a split part may take: checked once the parts are known, in `run`)."""
-        if not wiki.is_note_name(segments[-1]):
-            return False
-        if self._folders is None:
-            self._folders = {p.rsplit("/", 1)[0] for p in self.base if p.startswith("wiki/")}
-        return all(wiki.is_slug(s) or "wiki/" + "/".join(segments[: i + 1]) in self._folders for i, s in enumerate(segments[:-1]))
+def _new_file_problem(path: str, entry: Entry, agent: bool, base_lower: set[str], folders: set[str]) -> str | None:
+    """Why a new file under wiki/ may not be created (rule 3), or None.
 
-    def human_names(self) -> None:
-        """Rule 3: a new page with a human name is a split part, named in its folder's style."""
-        for path in self.human_named:
-            parent = self.ctx.split_parents.get(path) if self.ctx is not None else self.parents.get(path)
-            if parent is None:
-                self.say(3, path, _SLUG_RULE + "; only a split part takes a human name, as its folder's notes have")
-                self.new_pages.pop(path, None)
+    Outside an agent's commit a new page has a slug name, except a note name in the
+    human style of a vault inside folders the wiki has already: only a split part may
+    take one (checked once the parts are known, `Diff.human_named`).
+    """
+    segments = path[len("wiki/") :].removesuffix(".md").split("/")
+    if any(s.startswith(".") for s in segments):
+        return "a new file under wiki/ is never hidden"
+    if agent:
+        if not path.endswith(".md") or not all(_human_name(s) for s in segments):
+            return 'a new page is named wiki/<name>.md, without \\ / : * ? " < > | # ^ [ ]'
+    elif not path.endswith(".md") or not (
+        wiki.is_note_name(segments[-1])
+        and all(wiki.is_slug(s) or "wiki/" + "/".join(segments[: i + 1]) in folders for i, s in enumerate(segments[:-1]))
+    ):
+        return _SLUG_RULE
+    if text_of(entry) is None:
+        return "a new page is UTF-8 text without NUL bytes"
+    if path.lower() in base_lower:
+        # On a case-insensitive disk this file would overwrite the person's page.
+        return "a file with this name in other letter case exists already"
+    return None
 
-    # rules 4 and 10: what may happen to an existing page
-    def modified(self, path: str, old: Entry, new: Entry) -> None:
-        old_text, new_text = text_of(old), text_of(new)
-        if old_text is None or new_text is None:
-            self.say(4, path, "a file that is not UTF-8 text was changed; it cannot be checked")
-            return
-        is_page = path.endswith(".md")
-        old_meta = _meta(old_text) if is_page else {}
+
+def _page(path: str, old_text: str, new_text: str) -> _Page:
+    """A modified wiki text file, its frontmatter read and its old lines aligned with the new."""
+    is_page = path.endswith(".md")
+    old_meta = _meta(old_text) if is_page else {}
+    new_meta: dict[str, Any] | None = None
+    front_changed = False
+    if old_meta is None or not is_page:
+        # A malformed frontmatter protects every raw line: the whole texts are compared.
+        old_body, new_body = old_text, new_text
         if old_meta is None:
-            # The person's frontmatter is malformed: every raw line stays protected, and a
-            # frontmatter that now parses is refused, since its change cannot be judged.
-            old_body, new_body = old_text, new_text
-            if _meta(new_text) is not None:
-                why = "the old frontmatter did not parse, so a change to it cannot be checked"
-                self.say(4, path, why)
-        elif is_page:
-            old_block, old_body = wiki.split_frontmatter(old_text)
-            new_block, new_body = wiki.split_frontmatter(new_text)
-            if new_block != old_block:
-                self.frontmatter(path, old_meta, new_text)
-        else:
-            old_body, new_body = old_text, new_text
-        old_lines = _lines(old_body)
-        tail = -1
-        if old_body and not old_body.endswith("\n") and wiki.newline_of(old_text) == "\r\n":
-            tail = len(old_lines) - 1
-        body = _Lines(new_body)
-        fate = _align(old_body, old_lines, body, tail)
-        decided = old_meta is not None and old_meta.get("state") == "decided"
-        self.pages[path] = _Page(path, new_text, old_lines, body, tail, fate, decided)
+            new_meta = _meta(new_text)
+    else:
+        old_block, old_body = wiki.split_frontmatter(old_text)
+        new_block, new_body = wiki.split_frontmatter(new_text)
+        if new_block != old_block:
+            front_changed, new_meta = True, _meta(new_text)
+    old_lines = _lines(old_body)
+    tail = -1
+    if old_body and not old_body.endswith("\n") and wiki.newline_of(old_text) == "\r\n":
+        tail = len(old_lines) - 1
+    body = _Lines(new_body)
+    fate = _align(old_body, old_lines, body, tail)
+    return _Page(path, new_text, old_meta, new_meta, front_changed, old_lines, body, tail, fate)
 
-    def frontmatter(self, path: str, old: dict[str, Any], new_text: str) -> None:
-        new = _meta(new_text)
-        if new is None:
-            self.say(7, path, "the page's frontmatter no longer parses")
-            return
-        if old.get("state") != new.get("state"):
-            self.state_change(path, old.get("state"), new.get("state"))
-        old_days, new_days = set(wiki.source_days(old)), set(wiki.source_days(new))
-        for day in sorted(old_days - new_days):
-            self.say(4, path, f"source lost the day {day}; source only grows", f"source: {day}")
-        for day in sorted(new_days - old_days):
-            self.require_journal(path, day)
-        for key in sorted({*old, *new} - {"state", "source"}):
-            if old.get(key) != new.get(key):
-                why = f"frontmatter key '{key}' changed; only state and source may"
-                self.say(4, path, why, f"{key}: {new.get(key)}")
 
-    def state_change(self, path: str, before: Any, after: Any) -> None:
-        line = f"state: {after}"
-        if before == "decided":
-            why = "a decided page's state never changes; a contradiction becomes an Open line"
-            self.say(10, path, why, line)
-        elif after is None:
-            self.say(4, path, "the page's state was removed", f"state: {before}")
-        elif before is not None and _rank(before) is None:
-            self.say(4, path, f"state '{before}' is not a known state, so it cannot move", line)
-        elif _rank(after) is None:
-            self.say(7, path, f"state must be one of {_KNOWN_STATES}", line)
-        elif before is not None and (_rank(after) or 0) < (_rank(before) or 0):
-            self.say(4, path, f"state moved backward from {before}; it only moves forward", line)
-        elif self.ctx is not None and not (before is None and after == "open"):
-            # Giving a page its first state, `open`, claims nothing; every other move does.
-            quote = self.ctx.state_evidence.get(path, "").strip()
-            sources = (self.ctx.conversation, *self.ctx.journal_lines)
-            if not quote:
-                why = "a state change needs evidence quoted from the journal or the conversation"
-                self.say(4, path, why, line)
-            elif not any(quote in source for source in sources):
-                why = "the quoted evidence is not in the journal or the conversation word for word"
-                self.say(4, path, why, line)
+class _Splits:
+    """Follows every line that left a page to a page this change created (or, for the map,
+    to lines another page gained), in order, each destination line used once."""
 
-    # rule 5: lines that left a page stand verbatim in a page this change created
+    def __init__(self, diff: Diff) -> None:
+        self.diff = diff
+        self.taken: dict[str, set[int]] = {}
+
+    @cached_property
+    def dests(self) -> dict[str, _Finder]:
+        """The created pages, searched only once some page has lost a line."""
+        self.taken.update((p, set()) for p in self.diff.new_bodies)
+        return {p: body.finder() for p, body in self.diff.new_bodies.items()}
+
     def destinations(self, for_map: bool) -> dict[str, _Finder]:
-        """Where a page's lines may go: new pages; for the map also lines other pages gained."""
-        if self._dests is None:
-            self._dests = {p: self.new_body(p).finder() for p in self.new_pages}
-            self._taken = {p: set() for p in self._dests}
         if not for_map:
-            return self._dests
+            return self.dests
+        dests = self.dests
         gained = {
             p: page.new.finder(page.fate.inserted)
-            for p, page in self.pages.items()
+            for p, page in self.diff.pages.items()
             if p != wiki.MAP_PATH
         }
         for p in gained:
-            self._taken.setdefault(p, set())
-        return {**self._dests, **gained}
+            self.taken.setdefault(p, set())
+        return {**dests, **gained}
 
-    def splits(self, page: _Page) -> None:
+    def run(self) -> dict[str, _Moves]:
+        return {path: self.follow(page) for path, page in self.diff.pages.items()}
+
+    def follow(self, page: _Page) -> _Moves:
         moved = [i for i in page.fate.left if page.old[i].strip()]
-        if page.fate.left and not moved:
-            for i in page.fate.left:
-                self.say(4, page.path, "a blank line of the page was removed", page.old[i])
+        blank = list(page.fate.left) if page.fate.left and not moved else []
         dests = self.destinations(page.path == wiki.MAP_PATH) if moved else {}
         after = dict.fromkeys(dests, -1)
         used: dict[str, list[int]] = {}
@@ -426,145 +504,264 @@ class _Guard:
         for i in moved:
             # Prefer the page the previous line went to: a moved section stays together.
             for p in prev + sorted(dests):
-                j = dests[p].find(page.old[i], after[p], i == page.tail, self._taken[p])
+                j = dests[p].find(page.old[i], after[p], i == page.tail, self.taken[p])
                 if j is not None:
                     after[p], prev = j, [p]
-                    self._taken[p].add(j)
+                    self.taken[p].add(j)
                     used.setdefault(p, []).append(i)
                     break
             else:
                 unplaced.append(i)
-        for i in unplaced:
-            if used:
-                why = "a line that left the page is not, verbatim and in order, in a new page"
-                self.say(5, page.path, why, page.old[i])
-            else:
-                self.say(4, page.path, "a line of the page was changed or removed", page.old[i])
+        unlinked: list[str] = []
         if used:
             # Any link counts, changed line or not: the map lists its pages already.
-            linked = {self.resolve(lk.target) for lk in _find_links(page.new.text)}
-            for p in used:
-                if wiki.page_name(p) not in linked:
-                    self.say(5, page.path, f"lines moved to {p}, but the page does not link to it")
-                elif p in self.new_pages:
-                    self.parents.setdefault(p, page.path)
-            if not page.new.text.strip():
-                self.say(5, page.path, "a split keeps part of the page, but its body is now empty")
-            self.dangling(page)
-        if page.decided:
-            self.decided_insertions(page, {wiki.page_name(p) for p in used})
+            linked = {self.diff.resolve(lk.target) for lk in _find_links(page.new.text)}
+            unlinked = [p for p in used if wiki.page_name(p) not in linked]
+        return _Moves(used, unplaced, blank, unlinked)
 
-    def dangling(self, page: _Page) -> None:
-        """Rule 5: no heading link that resolved before a split dangles after it. Links naming a
-        heading (or block) that left the page must now name the part it went to.
 
-        Only a split pays for this: it reads every page's links once.
-        """
-        before = wiki.heading_anchors(page.old)
-        gone = before - wiki.heading_anchors(page.new.lines)
-        if not gone:
-            return
-        name = wiki.page_name(page.path)
-        # One C-level search a page finds the few that name a gone anchor at all.
-        named = re.compile("#[ \t]*(?:" + "|".join(re.escape(a) for a in sorted(before, key=len, reverse=True)) + ")", re.I)
-        for path in self.proposed:
-            if not path.startswith("wiki/") or not path.endswith(".md"):
+# --- the rules of DESIGN §5, one function each ---------------------------------------
+
+
+def rule_writable_surface(d: Diff) -> Iterator[Finding]:
+    """1. Only wiki/**, the pass's own log/ record and .gitgarden/ state, and journal
+    appends. AGENTS.md, raw/**, audit/** and everything else: refused."""
+    for path in d.changed:
+        kind = d.kinds[path]
+        if kind == "unsafe":
+            yield path, "the path is not a plain relative path inside the project", ""
+        elif kind != "other":
+            continue
+        elif d.ctx is not None:
+            if path not in d.ctx.own_paths or not path.startswith(("log/", ".gitgarden/")):
+                why = "a pass writes wiki/, the journal and its own log/ and .gitgarden/ files only"
+                yield path, why, ""
+        elif path.startswith("log/"):
+            old, new = d.base.get(path), d.proposed.get(path)
+            if new is None or (old is not None and not new.data.startswith(old.data)):
+                yield path, "log records only grow: a log file was changed or deleted", ""
+        elif not path.startswith(".gitgarden/") or path == ".gitgarden/config.toml":
+            yield path, "only wiki/, journal appends, log/ and .gitgarden/ state may change", ""
+
+
+def rule_no_deletion(d: Diff) -> Iterator[Finding]:
+    """2. Every file under wiki/ before exists after. No renames."""
+    for path in d.paths("deleted"):
+        moved = d.added.get(d.base[path])
+        where = f" (it now stands at {moved}; a rename is a deletion)" if moved else ""
+        yield path, f"a file under wiki/ was deleted{where}", ""
+
+
+def rule_safe_new_files(d: Diff) -> Iterator[Finding]:
+    """3. New pages are wiki/<slug>.md (for an agent: the vault's own names), UTF-8 text,
+    no symlinks, no `..`, no hidden files."""
+    for path in d.paths("symlink"):
+        if path.startswith("wiki/"):
+            yield path, "a symlink under wiki/ was added or changed; none is ever written", ""
+        else:
+            yield path, "a symlink was added or changed; symlinks are never written", ""
+    for path, why in d.new_file_problems.items():
+        yield path, why, ""
+    for path in d.human_named:
+        parent = d.ctx.split_parents.get(path) if d.ctx is not None else d.parents.get(path)
+        if parent is None:
+            yield path, _SLUG_RULE + "; only a split part takes a human name, as its folder's notes have", ""
+
+
+def rule_no_rewording(d: Diff) -> Iterator[Finding]:
+    """4. An existing page's lines all survive, in order; only insertions — except link
+    wrapping and verbatim split moves. Frontmatter: state moves forward only, with evidence
+    (in a pass); source only grows; other keys unchanged. An attachment is never written."""
+    for path in d.paths("attachment"):
+        yield path, "an attachment (a file that is not a page) is never written", ""
+    for path in d.paths("modified"):
+        page = d.pages.get(path)
+        if page is None:
+            yield path, "a file that is not UTF-8 text was changed; it cannot be checked", ""
+            continue
+        if page.old_meta is None and page.new_meta is not None:
+            yield path, "the old frontmatter did not parse, so a change to it cannot be checked", ""
+        if page.front_changed and page.old_meta is not None and page.new_meta is not None:
+            old, new = page.old_meta, page.new_meta
+            move = page.state_move
+            judged = _state_move(path, *move, d.ctx) if move else None
+            if move and judged and judged[0] == 4:
+                line = f"state: {move[0]}" if move[1] is None else f"state: {move[1]}"
+                yield path, judged[1], line
+            old_days, new_days = set(wiki.source_days(old)), set(wiki.source_days(new))
+            for day in sorted(old_days - new_days):
+                yield path, f"source lost the day {day}; source only grows", f"source: {day}"
+            for key in sorted({*old, *new} - {"state", "source"}):
+                if old.get(key) != new.get(key):
+                    why = f"frontmatter key '{key}' changed; only state and source may"
+                    yield path, why, f"{key}: {new.get(key)}"
+        moves = d.moves[path]
+        for i in moves.blank_removed:
+            yield path, "a blank line of the page was removed", page.old[i]
+        if not moves.used:
+            for i in moves.unplaced:
+                yield path, "a line of the page was changed or removed", page.old[i]
+
+
+def rule_verbatim_split(d: Diff) -> Iterator[Finding]:
+    """5. Every line leaving a page stands, word for word and in order, in a page created by
+    the same change, and the original links to each such page and keeps one part."""
+    for path, moves in d.moves.items():
+        if not moves.used:
+            continue
+        page = d.pages[path]
+        for i in moves.unplaced:
+            why = "a line that left the page is not, verbatim and in order, in a new page"
+            yield path, why, page.old[i]
+        for part in moves.unlinked:
+            yield path, f"lines moved to {part}, but the page does not link to it", ""
+        if not page.new.text.strip():
+            yield path, "a split keeps part of the page, but its body is now empty", ""
+        yield from _dangling(d, page)
+
+
+def _dangling(d: Diff, page: _Page) -> Iterator[Finding]:
+    """Rule 5: no heading link that resolved before a split dangles after it. Links naming a
+    heading (or block) that left the page must now name the part it went to.
+
+    Only a split pays for this: it reads every page's links once.
+    """
+    before = wiki.heading_anchors(page.old)
+    gone = before - wiki.heading_anchors(page.new.lines)
+    if not gone:
+        return
+    name = wiki.page_name(page.path)
+    # One C-level search a page finds the few that name a gone anchor at all.
+    named = re.compile("#[ \t]*(?:" + "|".join(re.escape(a) for a in sorted(before, key=len, reverse=True)) + ")", re.I)
+    for path in d.proposed:
+        if not path.startswith("wiki/") or not path.endswith(".md"):
+            continue
+        text = text_of(d.proposed[path])
+        if text is None or "[[" not in text or not named.search(text):
+            continue
+        mask: list[bool] | None = None
+        own: set[str] | None = None  # the anchors of this page itself, for `[[#Heading]]`
+        for m in _LINK.finditer(text):
+            head = m.group(1).replace("\\|", "|").partition("|")[0]
+            target, hash_, anchor = head.partition("#")
+            key = wiki.anchor_key(anchor)
+            if not hash_:
                 continue
-            text = text_of(self.proposed[path])
-            if text is None or "[[" not in text or not named.search(text):
-                continue
-            mask: list[bool] | None = None
-            own: set[str] | None = None  # the anchors of this page itself, for `[[#Heading]]`
-            for m in _LINK.finditer(text):
-                head = m.group(1).replace("\\|", "|").partition("|")[0]
-                target, hash_, anchor = head.partition("#")
-                key = wiki.anchor_key(anchor)
-                if not hash_:
+            if target.strip():
+                if key not in gone or d.resolve(target) != name:
                     continue
-                if target.strip():
-                    if key not in gone or self.resolve(target) != name:
-                        continue
-                else:  # `[[#Heading]]` in the page or one of its new parts
-                    if key not in before or (path != page.path and path not in self.new_pages):
-                        continue
-                    if own is None:
-                        own = wiki.heading_anchors(wiki.split_frontmatter(text)[1].splitlines())
-                    if key in own:
-                        continue
-                if mask is None:
-                    mask = wiki.code_mask(text)
-                if not mask[m.start()]:
-                    why = f"a heading link points into a section that left {page.path}; point it at the part"
-                    self.say(5, path, why, m.group(0))
+            else:  # `[[#Heading]]` in the page or one of its new parts
+                if key not in before or (path != page.path and path not in d.new_pages):
+                    continue
+                if own is None:
+                    own = wiki.heading_anchors(wiki.split_frontmatter(text)[1].splitlines())
+                if key in own:
+                    continue
+            if mask is None:
+                mask = wiki.code_mask(text)
+            if not mask[m.start()]:
+                why = f"a heading link points into a section that left {page.path}; point it at the part"
+                yield path, why, m.group(0)
 
-    def decided_insertions(self, page: _Page, parts: set[str | None]) -> None:
-        """Rule 10: a decided page gains no lines, except the links to its split parts."""
-        for j in page.fate.inserted:
-            line = page.new.lines[j]
-            if parts and (
-                not line.strip()
-                or any(self.resolve(lk.target) in parts for lk in page.new.links.get(j, []))
-            ):
-                continue
-            why = "a decided page gets no new lines; a contradiction becomes an Open line"
-            self.say(10, page.path, why, line)
 
-    # rule 7: new pages are valid and start open (a split part inherits its parent's state)
-    def new_page(self, path: str, text: str) -> None:
+def rule_journal(d: Diff) -> Iterator[Finding]:
+    """6. The journal: appends only; a pass adds at most one line, marked [recovered], whose
+    evidence occurs verbatim in the conversation. Outside a pass, appends are capture."""
+    added: list[tuple[str, str]] = []
+    for path in d.paths("journal"):
+        old, new = d.base.get(path), d.proposed.get(path)
+        if new is None:
+            yield path, "a journal file was deleted; the journal only grows", ""
+            continue
+        if old is None and not _is_day(path[len(_JOURNAL) : -len(".md")]):
+            yield path, "a new journal file is named by a real date: YYYY-MM-DD.md", ""
+        was = old.data if old is not None else b""
+        if not new.data.startswith(was):
+            k = _common_prefix(was, new.data)
+            start, end = was.rfind(b"\n", 0, k) + 1, was.find(b"\n", k)
+            line = was[start : end if end >= 0 else len(was)].decode("utf-8", "replace")
+            yield path, "a journal line was changed or removed; the journal only grows", line
+            continue
+        tail = new.data[len(was) :]
+        if was and not was.endswith(b"\n") and tail and not tail.startswith((b"\n", b"\r\n")):
+            last = was[was.rfind(b"\n") + 1 :].decode("utf-8", "replace")
+            yield path, "text was added to the last journal line, not on a new line", last
+            continue
+        text = text_of(Entry("file", tail))
+        if text is None:
+            yield path, "text appended to the journal is not UTF-8 text", ""
+            continue
+        added.extend((path, ln.removesuffix("\r")) for ln in text.split("\n") if ln.strip())
+    if d.ctx is None:
+        return
+    for n, (path, line) in enumerate(added):
+        m = _RECOVERED.match(line)
+        quote = m.group("quote") if m else ""
+        if n >= 1:
+            yield path, "a pass appends at most one journal line", line
+        elif m is None:
+            yield path, 'a pass adds only `[recovered] <fact> (evidence: "<quote>")` lines', line
+        elif not quote.strip() or quote not in d.ctx.conversation:
+            why = "the [recovered] line's evidence is not in the conversation word for word"
+            yield path, why, line
+
+
+def rule_valid_pages(d: Diff) -> Iterator[Finding]:
+    """7. Every page written parses, has a known state and a source naming journal days that
+    exist; a new page starts open (a split part inherits its parent's state)."""
+    for path, page in d.pages.items():
+        if not page.front_changed or page.old_meta is None:
+            continue
+        if page.new_meta is None:
+            yield path, "the page's frontmatter no longer parses", ""
+            continue
+        move = page.state_move
+        judged = _state_move(path, *move, d.ctx) if move else None
+        if move and judged and judged[0] == 7:
+            yield path, judged[1], f"state: {move[1]}"
+        old_days = set(wiki.source_days(page.old_meta))
+        yield from _missing_days(d, path, sorted(set(wiki.source_days(page.new_meta)) - old_days))
+    for path, text in d.new_pages.items():
         meta = _meta(text)
         if path == wiki.MAP_PATH:  # the map needs no frontmatter
             if meta is None:
-                self.say(7, path, "the map's frontmatter does not parse")
-            return
+                yield path, "the map's frontmatter does not parse", ""
+            continue
         if meta is None:
-            self.say(7, path, "the new page's frontmatter does not parse")
-            return
+            yield path, "the new page's frontmatter does not parse", ""
+            continue
         state = meta.get("state")
-        parent = (
-            self.ctx.split_parents.get(path) if self.ctx is not None else self.parents.get(path)
-        )
+        parent = d.ctx.split_parents.get(path) if d.ctx is not None else d.parents.get(path)
         allowed = ["open"]
         if parent is not None:
-            inherited = [self.state_of(tree, parent) for tree in (self.base, self.proposed)]
+            inherited = [d.state_of(tree, parent) for tree in (d.base, d.proposed)]
             allowed = [s for s in inherited if _rank(s) is not None] or allowed
-        if state is None and parent is not None and self.state_of(self.base, parent) is None:
+        if state is None and parent is not None and d.state_of(d.base, parent) is None:
             pass  # a part of the person's note that has no state: it has none either
         elif _rank(state) is None:
-            self.say(7, path, f"state must be one of {_KNOWN_STATES}", f"state: {state}")
+            yield path, f"state must be one of {_KNOWN_STATES}", f"state: {state}"
         elif state not in allowed:
             why = f"a split part takes the state of {parent}" if parent else "a new page is open"
-            self.say(7, path, why, f"state: {state}")
-        for day in wiki.source_days(meta):
-            self.require_journal(path, day)
+            yield path, why, f"state: {state}"
+        yield from _missing_days(d, path, wiki.source_days(meta))
 
-    def state_of(self, tree: Tree, path: str) -> Any:
-        entry = tree.get(path)
-        text = text_of(entry) if entry is not None else None
-        meta = _meta(text) if text is not None else None
-        return meta.get("state") if meta else None
 
-    def require_journal(self, path: str, day: str) -> None:
-        entry = self.proposed.get(f"{_JOURNAL}{day}.md")
-        if entry is None or entry.is_symlink:
+def _missing_days(d: Diff, path: str, days: list[str]) -> Iterator[Finding]:
+    for day in days:
+        if d.missing_day(day):
             why = f"source names {day}, but raw/journal/{day}.md does not exist"
-            self.say(7, path, why, f"source: {day}")
+            yield path, why, f"source: {day}"
 
-    # rules 8 and 9: added links resolve; pages keep their budgets; Open lines stay
-    def new_body(self, path: str) -> _Lines:
-        """A created page's body lines, with all their links (cached)."""
-        if path not in self._new_bodies:
-            body = _Lines(wiki.split_frontmatter(self.new_pages[path])[1])
-            body.load_links()
-            self._new_bodies[path] = body
-        return self._new_bodies[path]
 
-    def links_and_budget(self, path: str) -> None:
-        page = self.pages.get(path)
+def rule_links_resolve(d: Diff) -> Iterator[Finding]:
+    """8. Every link the change adds points to a page that exists after it."""
+    for path in d.written_pages:
+        page = d.pages.get(path)
         if page is None:  # a new page: every link in it is added
-            new_text, body = self.new_pages[path], self.new_body(path)
+            body = d.new_bodies[path]
             added: list[tuple[int, Counter[str]]] = [(j, Counter()) for j in body.links]
         else:  # only lines the change touched can hold added links
-            new_text, body = page.new_text, page.new
+            body = page.new
             added = [(j, Counter()) for j in page.fate.inserted if j in body.links]
             for i, j in page.fate.rewrapped:
                 old = page.old[i]
@@ -575,68 +772,83 @@ class _Guard:
                 raw = line[lk.start : lk.end]
                 if before[raw] > 0:
                     before[raw] -= 1
-                elif self.resolve(lk.target) is None:
-                    self.say(8, path, f"the link {raw} points to no page", line)
-        old_entry = self.base.get(path)
-        old_text = text_of(old_entry) if old_entry is not None else None
+                elif d.resolve(lk.target) is None:
+                    yield path, f"the link {raw} points to no page", line
+
+
+def rule_budgets(d: Diff) -> Iterator[Finding]:
+    """9. No page written ends over 6,000 chars; the map ends ≤ 2,000 unless it was over
+    before and did not grow. Open lines are never removed."""
+    for path in d.written_pages:
+        page = d.pages.get(path)
+        new_text = page.new_text if page is not None else d.new_pages[path]
+        old_text = d.texts(path)[0]
         limit = wiki.MAP_CEILING if path == wiki.MAP_PATH else wiki.PAGE_BUDGET
         old_len = len(old_text) if old_text is not None else 0
         if len(new_text) > limit and not (old_len > limit and len(new_text) <= old_len):
             what = "the map's ceiling" if path == wiki.MAP_PATH else "the page budget"
-            self.say(9, path, f"it ends at {len(new_text)} characters, over {what} of {limit}")
+            yield path, f"it ends at {len(new_text)} characters, over {what} of {limit}", ""
         if path == wiki.MAP_PATH and old_text is not None:
-            self.open_lines(path, old_text, new_text)
+            yield from _open_lines_kept(path, old_text, new_text)
 
-    def open_lines(self, path: str, old_text: str, new_text: str) -> None:
-        pool: dict[str, list[str]] = {}
-        for line in wiki.open_lines(new_text):
-            pool.setdefault(_key(line), []).append(line)
-        for line in wiki.open_lines(old_text):
-            cands = pool.get(_key(line), [])
-            hit = next((c for c in cands if _same(line, c, _find_links(c), False)), None)
-            if hit is None:
-                self.say(9, path, "a line of the map's Open section was removed", line)
-            else:
-                cands.remove(hit)
 
-    # rule 6: the journal only grows; a pass adds at most one [recovered] line
-    def journal(self, path: str, old: Entry | None, new: Entry | None) -> None:
-        if new is None:
-            self.say(6, path, "a journal file was deleted; the journal only grows")
-            return
-        if old is None and not _is_day(path[len(_JOURNAL) : -len(".md")]):
-            self.say(6, path, "a new journal file is named by a real date: YYYY-MM-DD.md")
-        was = old.data if old is not None else b""
-        if not new.data.startswith(was):
-            k = _common_prefix(was, new.data)
-            start, end = was.rfind(b"\n", 0, k) + 1, was.find(b"\n", k)
-            line = was[start : end if end >= 0 else len(was)].decode("utf-8", "replace")
-            self.say(6, path, "a journal line was changed or removed; the journal only grows", line)
-            return
-        added = new.data[len(was) :]
-        if was and not was.endswith(b"\n") and added and not added.startswith((b"\n", b"\r\n")):
-            last = was[was.rfind(b"\n") + 1 :].decode("utf-8", "replace")
-            self.say(6, path, "text was added to the last journal line, not on a new line", last)
-            return
-        text = text_of(Entry("file", added))
-        if text is None:
-            self.say(6, path, "text appended to the journal is not UTF-8 text")
-            return
-        self.journal_added.extend(
-            (path, ln.removesuffix("\r")) for ln in text.split("\n") if ln.strip()
-        )
+def _open_lines_kept(path: str, old_text: str, new_text: str) -> Iterator[Finding]:
+    pool: dict[str, list[str]] = {}
+    for line in wiki.open_lines(new_text):
+        pool.setdefault(_key(line), []).append(line)
+    for line in wiki.open_lines(old_text):
+        cands = pool.get(_key(line), [])
+        hit = next((c for c in cands if _same(line, c, _find_links(c), False)), None)
+        if hit is None:
+            yield path, "a line of the map's Open section was removed", line
+        else:
+            cands.remove(hit)
 
-    def journal_pass(self) -> None:
-        if self.ctx is None:
-            return
-        for n, (path, line) in enumerate(self.journal_added):
-            m = _RECOVERED.match(line)
-            quote = m.group("quote") if m else ""
-            if n >= 1:
-                self.say(6, path, "a pass appends at most one journal line", line)
-            elif m is None:
-                why = 'a pass adds only `[recovered] <fact> (evidence: "<quote>")` lines'
-                self.say(6, path, why, line)
-            elif not quote.strip() or quote not in self.ctx.conversation:
-                why = "the [recovered] line's evidence is not in the conversation word for word"
-                self.say(6, path, why, line)
+
+def rule_contradictions(d: Diff) -> Iterator[Finding]:
+    """10. Contradictions are not settled: a decided page's state never changes and it gains
+    no lines (but the links to its split parts); a contradiction becomes an Open line."""
+    for path, page in d.pages.items():
+        move = page.state_move
+        judged = _state_move(path, *move, d.ctx) if move else None
+        if move and judged and judged[0] == 10:
+            yield path, judged[1], f"state: {move[1]}"
+        if not page.decided:
+            continue
+        parts = {wiki.page_name(p) for p in d.moves[path].used}
+        for j in page.fate.inserted:
+            line = page.new.lines[j]
+            if parts and (
+                not line.strip()
+                or any(d.resolve(lk.target) in parts for lk in page.new.links.get(j, []))
+            ):
+                continue
+            why = "a decided page gets no new lines; a contradiction becomes an Open line"
+            yield path, why, line
+
+
+def rule_grounded(d: Diff) -> Iterator[Finding]:
+    """11. Grounded: every sentence a pass writes traces to the lines its operation cites.
+
+    Judged per operation by `grounding.check`, where the cited lines are known; two trees
+    alone cannot say which lines a sentence came from, so nothing is found here.
+    """
+    return iter(())
+
+
+Rule = Callable[[Diff], Iterator[Finding]]
+
+RULES: tuple[tuple[int, str, Rule], ...] = (
+    (1, "writable-surface", rule_writable_surface),
+    (2, "no-deletion", rule_no_deletion),
+    (3, "safe-new-file", rule_safe_new_files),
+    (4, "no-rewording", rule_no_rewording),
+    (5, "verbatim-split", rule_verbatim_split),
+    (6, "journal", rule_journal),
+    (7, "valid-page", rule_valid_pages),
+    (8, "links-resolve", rule_links_resolve),
+    (9, "budgets", rule_budgets),
+    (10, "contradictions", rule_contradictions),
+    (11, "grounded", rule_grounded),
+)
+RULE_NAMES = {number: name for number, name, _ in RULES}

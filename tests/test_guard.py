@@ -848,3 +848,43 @@ def test_fenced_code_hides_links() -> None:
             == [lk.target for lk in wiki.find_links(t)]
             == ["y"]
         )
+
+
+# --- the rules as DESIGN §5 numbers them; an agent's commit outside a pass ------------------
+
+
+def test_every_rule_of_design_5_is_one_numbered_named_function() -> None:
+    from gitgarden.guard import RULE_NAMES, RULES
+
+    assert [number for number, _, _ in RULES] == list(range(1, 12))
+    for number, name, rule in RULES:
+        assert RULE_NAMES[number] == name
+        assert (rule.__doc__ or "").startswith(f"{number}. "), rule.__name__
+
+
+@pytest.mark.parametrize(
+    ("name", "gardener", "agent"),
+    [
+        ("wiki/new-idea.md", True, True),
+        ("wiki/New idea.md", False, True),  # the vault's own kind of name: an agent's to give
+        ("wiki/Projects/Café plan.md", False, True),
+        ("wiki/What? Why.md", False, False),  # characters a disk or a link chokes on
+        ("wiki/[[link]].md", False, False),
+        ("wiki/trailing .md", False, False),
+        ("wiki/.hidden.md", False, False),
+        ("wiki/notes.txt", False, False),
+    ],
+)
+def test_new_page_names_for_the_gardener_and_for_an_agent(name: str, gardener: bool, agent: bool) -> None:
+    base = base_tree()
+    proposed = {**base, name: file(page("A new thought.\n", title="New"))}
+    for as_agent, allowed in ((False, gardener), (True, agent)):
+        verdicts = check(base, proposed, None, agent=as_agent)
+        assert (verdicts == []) is allowed, (as_agent, verdicts)
+        assert all(v.rule == 3 for v in verdicts)
+
+
+def test_an_agents_page_must_still_be_a_valid_page() -> None:
+    base = base_tree()
+    proposed = {**base, "wiki/New idea.md": file("Just a thought, no frontmatter.\n")}
+    assert [(v.rule, v.path) for v in check(base, proposed, None, agent=True)] == [(7, "wiki/New idea.md")]
