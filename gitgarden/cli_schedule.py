@@ -219,12 +219,14 @@ def _config_file(app: App, scope: str, root: Path | None) -> Path:
 
 
 def _spec(key: str) -> Any:
-    from gitgarden.config import SPECS
+    from gitgarden.config import SPECS, did_you_mean
 
     for spec in SPECS:
         if spec.key == key:
             return spec
-    raise ConfigError(f"unknown setting {key!r} (see `gitgarden config list`)")
+    if key == "api_key":
+        raise ConfigError("unknown setting 'api_key': keys are not settings; store one with `gitgarden keys set NAME`")
+    raise ConfigError(f"unknown setting {key!r}{did_you_mean(key) or ' (see `gitgarden config list`)'}")
 
 
 @dataclass(frozen=True)
@@ -252,7 +254,7 @@ def set_setting(path: Path, key: str, raw: str, *, scope: str, env: Mapping[str,
     if env.get(var, "") != "":
         raise ConfigError(f"{var} is set in the environment and overrides any file: unset it (or change it there) instead")
     if scope == "project" and not spec.project_ok:
-        raise ConfigError(f"{key} never goes in a project file (it would be committed): use --user")
+        raise ConfigError(f"{key} never goes in a project file ({spec.not_in_project}): use `gitgarden config set --user {key} {raw}`")
     value = parse_value(key, raw, where="gitgarden config set")
     if clamp(key, value)[1] is not None:
         raise ConfigError(f"{key} must be within {_show(spec.type(spec.lo))}–{_show(spec.type(spec.hi))}; {raw} refused (nothing written)")

@@ -41,10 +41,10 @@ gardener only adds entries and never rewords what you wrote.
 
 CONFIG_TEMPLATE = """\
 # gitgarden project settings (see `gitgarden config list`).
-# The API key never goes here: set GITGARDEN_API_KEY in the environment.
+# The API key never goes here: `gitgarden keys set NAME`, or GITGARDEN_API_KEY in
+# the environment. How often the tick looks (interval_min) is set with --user.
 # model = "openai/gpt-4o-mini"
 # enabled = true
-# interval_min = 30
 # idle_min = 30
 # min_hours_between_passes = 6
 """

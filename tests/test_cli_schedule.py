@@ -196,7 +196,10 @@ def test_config_set_to_the_same_value_does_not_rewrite_the_file(inside: Project)
     ("args", "message"),
     [
         (["idle_min", "5000"], "idle_min must be within 0–1440"),
-        (["interval_min", "0"], "interval_min must be within 1–1440"),
+        (["max_lines", "0"], "max_lines must be within 1–200"),
+        (["interval_min", "5"], "use `gitgarden config set --user interval_min 5`"),
+        (["notify_command", "touch /tmp/x"], "must not choose a command this machine runs"),
+        (["reveiw", "true"], "did you mean `review`?"),
         (["idle_min", "soon"], "idle_min must be a whole number"),
         (["nosuch", "1"], "unknown setting 'nosuch'"),
         (["api_key", "sk-123"], "unknown setting 'api_key'"),
