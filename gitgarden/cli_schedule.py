@@ -428,13 +428,20 @@ def timer_install(app: App, kind: str | None) -> None:
 
     command = timers.tick_command()
     interval = load_settings(None, env=app.env).settings.interval_min
+    envf = timers.env_file(app.env)
+    if timers.ensure_env_file(app.env):
+        err(f"Wrote {envf} (mode 0600, every line commented out): the timer's environment.")
     if _kind(kind) == "cron":
         line = timers.cron_line(command, app.env)
         state_dir(app.env).mkdir(parents=True, exist_ok=True)  # the log's folder must exist for `>>`
         done = timers.install_cron(line, _crontab(app.env))
         err(f"crontab: gitgarden line {done}:\n  {line}")
         err(f"It runs every minute; the tick looks every interval_min ({interval}) minutes. Output goes to {state_dir(app.env) / 'tick.log'}.")
-        err("cron does not see your shell's environment: set GITGARDEN_MODEL and the API key at the top of `crontab -e` if you use them.")
+        err(
+            f"cron does not see your shell's environment: the line reads {envf}\n"
+            "(KEY=value lines: GITGARDEN_MODEL, GITGARDEN_API_BASE, GITGARDEN_API_KEY), the same file as the\n"
+            "systemd service. Keys stored with `gitgarden keys set` are found without it."
+        )
         return
     for path, changed in timers.install_systemd(app.env, command):
         err(f"{'Wrote' if changed else 'Unchanged'}: {path}")
@@ -447,7 +454,8 @@ def timer_install(app: App, kind: str | None) -> None:
         "logged out (and from boot), allow your user manager to linger:\n"
         "  loginctl enable-linger $USER\n"
         f"The service does not see your shell's environment: put GITGARDEN_MODEL,\n"
-        f"GITGARDEN_API_BASE and GITGARDEN_API_KEY as KEY=value lines in {timers.env_file(app.env)}."
+        f"GITGARDEN_API_BASE and GITGARDEN_API_KEY as KEY=value lines in {envf}\n"
+        "(keys stored with `gitgarden keys set` are found without it)."
     )
 
 

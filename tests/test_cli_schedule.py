@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import subprocess
 import sys
 from datetime import datetime, timedelta
@@ -583,7 +584,10 @@ def test_timer_install_cron_goes_through_the_crontab_command(tmp_path: Path) -> 
     assert res.exit_code == 0, res.output
     line = invoke(app, "timer", "print", "--cron").stdout.strip()
     assert table.read_text() == f"0 3 * * * /usr/bin/backup\n{line}\n"
-    assert line.startswith("* * * * * PATH=") and "tick.log" in line and " tick >> " in line
+    assert line.startswith("* * * * * { set -a; PATH=") and "tick.log" in line and " tick; } >> " in line
+    envf = Path(os.environ["XDG_CONFIG_HOME"]) / "gitgarden" / "env"
+    assert f". {envf};" in line and f"reads {envf}" in res.stderr
+    assert stat.S_IMODE(envf.stat().st_mode) == 0o600 and "# GITGARDEN_MODEL=" in envf.read_text()
     assert "unchanged" in invoke(app, "timer", "install", "--cron").stderr
     assert invoke(app, "timer", "uninstall", "--cron").exit_code == 0
     assert table.read_text() == "0 3 * * * /usr/bin/backup\n"
