@@ -491,6 +491,26 @@ def _when(iso: str) -> str:
     return datetime.fromisoformat(iso).astimezone().strftime("%Y-%m-%d %H:%M")
 
 
+def _say_no_model(app: App, data: Mapping[str, Any]) -> None:
+    """First, before anything else: unread lines no pass can read, for want of a model."""
+    if not data["no_model"]:
+        return
+    from gitgarden.timers import env_file
+
+    if data["no_model"] == "here":
+        click.echo(
+            f"  NO MODEL: {data['unread']} unread journal line(s) wait and no model is configured, so no pass "
+            "can read them. Set one: `gitgarden config set --user model …` or GITGARDEN_MODEL "
+            f"(for the timer: in {env_file(app.env)})."
+        )
+    elif data["no_model"] == "last_pass":
+        failures = data["consecutive_failures"]
+        click.echo(
+            f"  NO MODEL in the last pass ({failures} in a row): you have one here, the timer does not. "
+            f"Put GITGARDEN_MODEL (and the key) in {env_file(app.env)}."
+        )
+
+
 @click.command()
 @click.option("--json", "as_json", is_flag=True, help="Print the status as JSON.")
 @pass_app
@@ -508,6 +528,7 @@ def status(app: App, as_json: bool) -> None:
         return
     echo = click.echo
     echo(f"{data['name']}  ({data['path']})")
+    _say_no_model(app, data)
     echo(f"  unread journal lines: {data['unread']}")
     if data["map_over_ceiling"]:
         echo(f"  map: {data['map_chars']:,} chars, over its {schedule.MAP_CEILING:,} ceiling")

@@ -42,6 +42,7 @@ from gitgarden.project import find_project
 __all__ = [
     "FAILURE_TEXT",
     "NOTIFY_AFTER",
+    "NO_MODEL_TEXT",
     "ProjectState",
     "Attempt",
     "JournalScan",
@@ -61,6 +62,13 @@ FAILURE_TEXT = (
     "Run `gitgarden run` in {name} to see the error."
 )
 NOTIFY_AFTER = 3  # failures in a row before every further failure notifies
+NO_MODEL_TEXT = (
+    "The gardener has found unread journal lines and no model {n} times in a row on '{name}': "
+    "nothing becomes pages. Set GITGARDEN_MODEL (and the key) in {env_file}, which the timer reads, "
+    "or `gitgarden config set --user model …`."
+)
+# A missing model is the same every time: say so once a day, not at every tick.
+NO_MODEL_NOTIFY_EVERY_S = 86_400
 NOTIFY_TIMEOUT = 10  # seconds notify_command may take
 # Outcomes that say nothing about the gardener's health: the failure count stands.
 _NEUTRAL = frozenset({"stood_down", "stopped"})
@@ -190,6 +198,7 @@ class ProjectState:
     last_exit_code: int | None = None
     last_commit: str = ""
     consecutive_failures: int = 0
+    last_notified: str | None = None  # when a no-model notification last went out
     map_chars: int | None = None  # the map's size when the last pass ended
     journal_sig: str | None = None  # the journal's stat signature when `unread` was counted
     unread: int | None = None
@@ -325,8 +334,11 @@ def record_attempt(
     """Remember a pass's attempt on `root`; past three failures in a row, notify. None when nothing ran.
 
     Dry runs and refused passes (locked, turn in flight) are not attempts.
-    "failed" counts up; "stood_down" and "stopped" leave the count as it is;
-    every other outcome resets it. Never raises: the pass is done either way.
+    "failed" counts up, and so does "no_model" while unread lines wait (a tick
+    that can never read them is failing, though its pass exits 0); "stood_down"
+    and "stopped" leave the count as it is; every other outcome resets it. A
+    no-model failure notifies at most once a day. Never raises: the pass is done
+    either way.
     """
     say = on_message or _stderr
     if getattr(result, "dry_run", False) or result.outcome in _NOT_ATTEMPTS:
@@ -338,12 +350,15 @@ def record_attempt(
     except OSError:
         unread = None
     after_map = map_chars(root)
+    failed = result.outcome == "failed" or (result.outcome == "no_model" and bool(unread))
     failures = 0
+    at = _ts(now)
+    quiet = False  # a no-model notice went out less than a day ago
 
     def change(records: dict[str, Any]) -> None:
-        nonlocal failures
+        nonlocal failures, quiet
         rec = ProjectState.from_dict(records.get(str(root)))
-        if result.outcome == "failed":
+        if failed:
             rec.consecutive_failures += 1
         elif result.outcome not in _NEUTRAL:
             rec.consecutive_failures = 0
@@ -356,6 +371,11 @@ def record_attempt(
         rec.last_commit = getattr(result, "commit", "") or ""
         rec.map_chars = after_map
         rec.journal_sig, rec.unread = (scan.sig, unread) if unread is not None else (None, None)
+        if result.outcome == "no_model" and failed and rec.consecutive_failures > NOTIFY_AFTER:
+            last = _from_iso(rec.last_notified)
+            quiet = last is not None and 0 <= at - last < NO_MODEL_NOTIFY_EVERY_S
+            if not quiet:
+                rec.last_notified = _iso(at)
         records[str(root)] = asdict(rec)
 
     try:
@@ -364,8 +384,13 @@ def record_attempt(
         say(f"gitgarden: could not record the attempt in {_state_path(env)}: {exc}")
         return None
     attempt = Attempt(root, result.outcome, failures)
-    if result.outcome == "failed" and failures > NOTIFY_AFTER:
-        attempt.notification = FAILURE_TEXT.format(n=failures, name=root.name)
+    if failed and failures > NOTIFY_AFTER and not quiet:
+        if result.outcome == "no_model":
+            from gitgarden.timers import env_file
+
+            attempt.notification = NO_MODEL_TEXT.format(n=failures, name=root.name, env_file=env_file(env))
+        else:
+            attempt.notification = FAILURE_TEXT.format(n=failures, name=root.name)
         try:
             command = load_settings(root, env=env).settings.notify_command
         except ConfigError:

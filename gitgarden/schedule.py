@@ -494,6 +494,7 @@ def project_status(root: Path, env: Mapping[str, str], now: datetime) -> dict[st
     lock = holder(git_dir) if git_dir is not None else None
     size = map_chars(root)
     return {
+        "no_model": _no_model(a, record),
         "path": str(root),
         "name": root.name,
         "registered": is_registered,
@@ -520,6 +521,17 @@ def project_status(root: Path, env: Mapping[str, str], now: datetime) -> dict[st
         },
         "warnings": a.warnings,
     }
+
+
+def _no_model(a: Assessment, record: ProjectState) -> str | None:
+    """Why no pass can read the waiting lines for want of a model (here, or in the last attempt), or None."""
+    if not a.unread:
+        return None
+    if a.settings is not None and not a.settings.model.strip():
+        return "here"  # no model in this environment or any settings file
+    if record.last_outcome == "no_model":
+        return "last_pass"  # this shell has one; the timer that ran the last pass did not
+    return None
 
 
 def list_projects(env: Mapping[str, str]) -> list[dict[str, Any]]:

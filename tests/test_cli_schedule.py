@@ -591,3 +591,47 @@ def test_timer_install_cron_goes_through_the_crontab_command(tmp_path: Path) -> 
     assert "unchanged" in invoke(app, "timer", "install", "--cron").stderr
     assert invoke(app, "timer", "uninstall", "--cron").exit_code == 0
     assert table.read_text() == "0 3 * * * /usr/bin/backup\n"
+
+
+def test_a_tick_with_unread_lines_and_no_model_fails_for_the_notification_rule_once_a_day(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    seen = tmp_path / "notified.txt"
+    script = write(tmp_path, "bin/notify", f"#!/bin/sh\nprintf '%s\\n' \"$@\" >> '{seen}'\n")
+    script.chmod(0o755)
+    user_config().write_text(f'notify_command = "{script}"\n')
+    p = garden(tmp_path, "quiet", "Acme signed the pilot")
+    clock = Clock()
+    app = make_app(clock)  # no model anywhere: what a cron line without the env file sees
+    notices = []
+    for n in range(1, 9):
+        data, res = tick_json(app)
+        assert data["ran"]["outcome"] == "no_model", res.stderr
+        assert state(p.root).consecutive_failures == n
+        notices.append(data["notification"])
+        clock.advance(hours=7)  # past min_hours_between_passes: every tick after it runs the project
+    sent = [i + 1 for i, text in enumerate(notices) if text]
+    assert sent == [4, 8]  # from the fourth in a row, then not again within a day (7 h apart: the 8th)
+    assert "no model 4 times in a row on 'quiet'" in notices[3] and str(Path(os.environ["XDG_CONFIG_HOME"]) / "gitgarden" / "env") in notices[3]
+    assert seen.read_text().count("no model") == 2
+    monkeypatch.chdir(p.root)
+    text = invoke(make_app(clock), "status").stdout.splitlines()
+    assert text[1].startswith("  NO MODEL: 1 unread journal line(s) wait")
+    text = invoke(make_app(clock, GITGARDEN_MODEL="openai/x"), "status").stdout.splitlines()
+    assert text[1].startswith("  NO MODEL in the last pass (8 in a row)") and "timer does not" in text[1]
+    # A model at last: the count resets, and status has nothing to say about models.
+    model = FakeModel().enqueue(skip("2026-11-29#1"))
+    data, res = tick_json(make_app(clock, model, GITGARDEN_MODEL="fake/scripted"))
+    assert data["ran"]["outcome"] == "nothing_earned" and state(p.root).consecutive_failures == 0, res.stderr
+    assert "NO MODEL" not in invoke(make_app(clock), "status").stdout
+
+
+def test_no_model_and_nothing_unread_is_no_failure(tmp_path: Path) -> None:
+    p = garden(tmp_path, "empty")
+    write(p.root, "wiki/index.md", "# Map\n" + "x" * 3000)  # over the ceiling: work, but no lines
+    schedule.record_attempt(
+        p.root,
+        type("R", (), {"outcome": "no_model", "exit_code": 0, "sentence": "no model", "pass_id": "", "commit": ""})(),
+        dict(os.environ),
+        NOW,
+        on_message=lambda _m: None,
+    )
+    assert state(p.root).consecutive_failures == 0
