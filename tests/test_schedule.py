@@ -446,8 +446,9 @@ def test_failures_in_a_row_notify_from_the_fourth_with_the_exact_text(tmp_path: 
 
 
 def test_standing_down_keeps_the_count_and_a_pass_that_works_resets_it(tmp_path: Path) -> None:
+    # no_model counts as failing here: the journal holds an unread line no pass can read.
     root = tiny(tmp_path / "p", "one")
-    for outcome, expected in (("failed", 1), ("failed", 2), ("stood_down", 2), ("stopped", 2), ("failed", 3), ("no_model", 0)):
+    for outcome, expected in (("failed", 1), ("failed", 2), ("stood_down", 2), ("stopped", 2), ("failed", 3), ("no_model", 4), ("pages_written", 0)):
         attempt = schedule.record_attempt(root, result(outcome), env(), NOW, on_message=lambda _m: None)
         assert attempt is not None and attempt.consecutive_failures == expected, outcome
 
