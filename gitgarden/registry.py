@@ -331,9 +331,11 @@ def record_attempt(
     on_message: Callable[[str], None] | None = None,
     runner: Callable[..., Any] = subprocess.run,
 ) -> Attempt | None:
-    """Remember a pass's attempt on `root`; past three failures in a row, notify. None when nothing ran.
+    """Remember a pass's attempt on registered `root`; past three failures in a row, notify.
+    None when nothing was recorded.
 
-    Dry runs and refused passes (locked, turn in flight) are not attempts.
+    Dry runs and refused passes (locked, turn in flight) are not attempts, and a
+    project the tick does not look at (not registered) has nothing to remember.
     "failed" counts up, and so does "no_model" while unread lines wait (a tick
     that can never read them is failing, though its pass exits 0); "stood_down"
     and "stopped" leave the count as it is; every other outcome resets it. A
@@ -344,6 +346,13 @@ def record_attempt(
     if getattr(result, "dry_run", False) or result.outcome in _NOT_ATTEMPTS:
         return None
     root = root.resolve()
+    try:
+        if root not in registered(env):
+            # The state is what this machine's tick remembers: a `gitgarden run` in a folder
+            # the tick never looks at (a demo in /tmp, a scratch copy) leaves no trace in it.
+            return None
+    except GitgardenError:
+        pass  # a broken registry: record anyway, the tick will say what is wrong with it
     scan = scan_journal(root)
     try:
         unread = count_unread(root)

@@ -448,6 +448,10 @@ def test_run_records_its_attempt_but_not_a_dry_run(project: Project, monkeypatch
     monkeypatch.chdir(project.root)
     write(project.root, "raw/journal/2026-11-29.md", "a line\n")
     clock = Clock()
+    assert invoke(make_app(clock), "run").exit_code == 0
+    state_file = Path(os.environ["GITGARDEN_STATE"]) / "state.json"
+    assert not state_file.exists()  # not registered: a demo in a scratch folder leaves no trace
+    schedule.register(project.root, dict(os.environ))
     res = invoke(make_app(clock), "run")
     assert res.exit_code == 0, res.output
     assert (state(project.root).last_outcome, state(project.root).last_attempt) == ("no_model", NOW.isoformat())

@@ -37,8 +37,9 @@ def ts(when: datetime) -> float:
     return when.timestamp()
 
 
-def tiny(root: Path, *lines: str, read: bool = False, map_text: str = "# Map\n\n## Open\n") -> Path:
-    """A project folder without git (an empty .git dir for the lock), one day of journal lines, optionally all read."""
+def tiny(root: Path, *lines: str, read: bool = False, map_text: str = "# Map\n\n## Open\n", register: bool = True) -> Path:
+    """A project folder without git (an empty .git dir for the lock), one day of journal lines, optionally all read;
+    registered for the tick unless told otherwise (only registered projects' attempts are remembered)."""
     for folder in (".git", ".gitgarden", "wiki", "raw/journal", "raw/chat", "log"):
         (root / folder).mkdir(parents=True, exist_ok=True)
     write(root, "wiki/index.md", map_text)
@@ -47,6 +48,8 @@ def tiny(root: Path, *lines: str, read: bool = False, map_text: str = "# Map\n\n
     if read:
         parsed = journal.all_lines(root / "raw" / "journal")
         write(root, journal.READ_PATH, journal.render_read(journal.mark_read({}, parsed)))
+    if register:
+        schedule.register(root, dict(os.environ))
     return root
 
 
