@@ -232,7 +232,7 @@ def guard(base: str, as_json: bool, path: Path | None) -> None:
     from gitgarden import guard as rules
     from gitgarden.errors import EXIT_GUARD
 
-    root = Path(gitrepo.git(path or Path.cwd(), "rev-parse", "--show-toplevel").decode().strip())
+    root = _work_tree(path or Path.cwd())
     if gitrepo.head(root) is None and base == "HEAD":
         # The first commit: nothing is protected yet, and everything is new.
         err("gitgarden guard: no commit yet, nothing to protect")
@@ -251,6 +251,25 @@ def guard(base: str, as_json: bool, path: Path | None) -> None:
         err(f"gitgarden guard: {len(verdicts)} rule(s) broken" if verdicts else "gitgarden guard: every rule holds")
         err(f"({len(skipped)} checks need a pass's context and were skipped: `gitgarden guard --json` lists them)")
     sys.exit(EXIT_GUARD if verdicts else 0)
+
+
+def _work_tree(start: Path) -> Path:
+    """The top of the git work tree holding `start`; one line in gitgarden's words when there is none."""
+    from gitgarden import gitrepo
+    from gitgarden.errors import GitError
+
+    if not start.is_dir():
+        raise GitgardenError(f"{start} is not a folder: `gitgarden guard` checks a git work tree")
+    try:
+        top = gitrepo.git(start, "rev-parse", "--show-toplevel").decode().strip()
+    except GitError:
+        top = ""
+    if not top:
+        raise GitgardenError(
+            f"{start.absolute()} is not inside a git work tree: `gitgarden guard` compares a work tree "
+            "with a commit (run it in a repository, or `git init` one)"
+        )
+    return Path(top)
 
 
 @cli.command()
