@@ -375,7 +375,7 @@ def _render_llm_status(data: dict[str, Any], sources: Mapping[str, str]) -> None
 
 def main() -> None:
     """Entry point of the `gitgarden` command and `python -m gitgarden`."""
-    cli(obj=App())
+    cli(obj=App(), complete_var="_GITGARDEN_COMPLETE")  # the same under `python -m gitgarden`
 
 
 from gitgarden import cli_schedule as _cli_schedule  # noqa: E402

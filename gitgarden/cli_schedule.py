@@ -192,6 +192,15 @@ def projects_list(app: App, as_json: bool) -> None:
 # -- config --------------------------------------------------------------------------------
 
 
+def _complete_keys(_ctx: click.Context, _param: click.Parameter, incomplete: str) -> list[Any]:
+    """Shell completion for KEY: the setting names, each with what it means."""
+    from click.shell_completion import CompletionItem
+
+    from gitgarden.config import SPECS
+
+    return [CompletionItem(s.key, help=s.help) for s in SPECS if s.key.startswith(incomplete)]
+
+
 def _scope_options(func: Callable[..., Any]) -> Callable[..., Any]:
     func = click.option("--project", "scope", flag_value="project", help="The project's .gitgarden/config.toml.")(func)
     func = click.option("--user", "scope", flag_value="user", help="The user config file (GITGARDEN_CONFIG).")(func)
@@ -275,7 +284,7 @@ def config_group() -> None:
 
 
 @config_group.command("get")
-@click.argument("key")
+@click.argument("key", shell_complete=_complete_keys)
 @click.option("--json", "as_json", is_flag=True, help="Print key, value and layer as JSON.")
 @_scope_options
 @pass_app
@@ -299,7 +308,7 @@ def _project(root: Path | None) -> Any:
 
 
 @config_group.command("set")
-@click.argument("key")
+@click.argument("key", shell_complete=_complete_keys)
 @click.argument("value")
 @_scope_options
 @pass_app
@@ -319,7 +328,7 @@ def config_set(app: App, key: str, value: str, scope: str | None) -> None:
 
 
 @config_group.command("unset")
-@click.argument("key")
+@click.argument("key", shell_complete=_complete_keys)
 @_scope_options
 @pass_app
 def config_unset(app: App, key: str, scope: str | None) -> None:
