@@ -504,7 +504,7 @@ def _say_no_model(app: App, data: Mapping[str, Any]) -> None:
     """First, before anything else: unread lines no pass can read, for want of a model."""
     if not data["no_model"]:
         return
-    from gitgarden.timers import env_file
+    from gitgarden.config import timer_env_file as env_file
 
     if data["no_model"] == "here":
         click.echo(

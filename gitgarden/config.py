@@ -26,6 +26,7 @@ __all__ = [
     "load_settings",
     "user_config_path",
     "state_dir",
+    "timer_env_file",
     "env_name",
     "parse_value",
     "read_toml",
@@ -158,6 +159,13 @@ def user_config_path(env: Mapping[str, str] | None = None) -> Path:
         return Path(env["GITGARDEN_CONFIG"]).expanduser()
     base = env.get("XDG_CONFIG_HOME") or str(Path(env.get("HOME", "~")).expanduser() / ".config")
     return Path(base) / "gitgarden" / "config.toml"
+
+
+def timer_env_file(env: Mapping[str, str] | None = None) -> Path:
+    """The KEY=value file the timer's tick reads (systemd and cron alike): `$XDG_CONFIG_HOME/gitgarden/env`."""
+    env = os.environ if env is None else env
+    base = env.get("XDG_CONFIG_HOME") or str(Path(env.get("HOME", "~")).expanduser() / ".config")
+    return (Path(base) / "gitgarden" / "env").expanduser().absolute()
 
 
 def state_dir(env: Mapping[str, str] | None = None) -> Path:

@@ -22,11 +22,8 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import hashlib
 import json
 import os
-import shlex
-import subprocess
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, fields
@@ -34,10 +31,17 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from gitgarden import journal
 from gitgarden.config import load_settings, state_dir
 from gitgarden.errors import ConfigError, GitgardenError
-from gitgarden.project import find_project
+
+try:  # blake2b without OpenSSL's start-up cost (hashlib loads _hashlib first): every tick hashes
+    from _blake2 import blake2b
+except ImportError:  # pragma: no cover - an interpreter without the builtin module
+    from hashlib import blake2b
+
+# gitgarden.journal's READ_PATH (a test keeps them equal): the journal module is imported
+# only when lines must be counted, which a tick that finds nothing new never does.
+READ_PATH = ".gitgarden/read.json"
 
 __all__ = [
     "FAILURE_TEXT",
@@ -161,6 +165,8 @@ def _write_registry(env: Mapping[str, str], roots: Sequence[Path]) -> None:
 
 def register(root: Path, env: Mapping[str, str]) -> bool:
     """Add the project containing `root` to the registry; True when newly added."""
+    from gitgarden.project import find_project
+
     project_root = find_project(root).root  # NotAProject when it is none
     with _flock(state_dir(env) / "state.lock"):
         roots = registered(env)
@@ -279,16 +285,18 @@ def scan_journal(root: Path | str) -> JournalScan:
     except OSError:
         pass
     try:
-        st = os.stat(f"{root}/{journal.READ_PATH}")
+        st = os.stat(f"{root}/{READ_PATH}")
         entries.append(("\0read", st.st_mtime_ns, st.st_size))
     except OSError:
         pass
     entries.sort()
-    return JournalScan(hashlib.blake2b(repr(entries).encode(), digest_size=10).hexdigest(), newest)
+    return JournalScan(blake2b(repr(entries).encode(), digest_size=10).hexdigest(), newest)
 
 
 def count_unread(root: Path) -> int:
     """Unread journal lines, parsed against `.gitgarden/read.json`."""
+    from gitgarden import journal
+
     read_file = root / journal.READ_PATH
     try:
         read_text: str | None = read_file.read_text(encoding="utf-8")
@@ -329,7 +337,7 @@ def record_attempt(
     now: datetime,
     *,
     on_message: Callable[[str], None] | None = None,
-    runner: Callable[..., Any] = subprocess.run,
+    runner: Callable[..., Any] | None = None,
 ) -> Attempt | None:
     """Remember a pass's attempt on registered `root`; past three failures in a row, notify.
     None when nothing was recorded.
@@ -395,7 +403,7 @@ def record_attempt(
     attempt = Attempt(root, result.outcome, failures)
     if failed and failures > NOTIFY_AFTER and not quiet:
         if result.outcome == "no_model":
-            from gitgarden.timers import env_file
+            from gitgarden.config import timer_env_file as env_file
 
             attempt.notification = NO_MODEL_TEXT.format(n=failures, name=root.name, env_file=env_file(env))
         else:
@@ -413,17 +421,21 @@ def notify(
     command: str,
     *,
     on_message: Callable[[str], None] | None = None,
-    runner: Callable[..., Any] = subprocess.run,
+    runner: Callable[..., Any] | None = None,
 ) -> bool:
     """Say `message` on stderr and, when `command` is set, run it with the message as its last argument.
 
     No shell; a short timeout; a command that fails is reported, never raised.
     True when the command ran and succeeded (or there was none).
     """
+    import shlex
+    import subprocess
+
     say = on_message or _stderr
     say(message)
     if not command.strip():
         return True
+    runner = runner or subprocess.run
     try:
         argv = [*shlex.split(command), message]
         proc = runner(argv, stdin=subprocess.DEVNULL, capture_output=True, timeout=NOTIFY_TIMEOUT, check=False)

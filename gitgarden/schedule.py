@@ -31,7 +31,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import subprocess
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -392,7 +391,7 @@ def run_tick(
     run_one: Callable[[Assessment], Any],
     *,
     on_message: Callable[[str], None] | None = None,
-    runner: Callable[..., Any] = subprocess.run,
+    runner: Callable[..., Any] | None = None,
 ) -> TickReport:
     """One tick: honour `enabled` and `interval_min`, look, run at most one pass, record it.
 

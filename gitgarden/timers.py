@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from gitgarden.config import state_dir, user_config_path
+from gitgarden.config import state_dir, timer_env_file, user_config_path
 from gitgarden.errors import GitgardenError
 from gitgarden.registry import _atomic_write
 
@@ -97,7 +97,7 @@ def _xdg_config(env: Mapping[str, str]) -> Path:
 
 def env_file(env: Mapping[str, str]) -> Path:
     """The optional KEY=value file the timer reads (model, endpoint, API key): `$XDG_CONFIG_HOME/gitgarden/env`."""
-    return (_xdg_config(env) / "gitgarden" / "env").expanduser().absolute()
+    return timer_env_file(env)
 
 
 def ensure_env_file(env: Mapping[str, str]) -> bool:
