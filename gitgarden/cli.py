@@ -388,4 +388,4 @@ _cli_history.register(cli)
 
 from gitgarden import cli_keys as _cli_keys  # noqa: E402
 
-cli.add_command(_cli_keys.keys)
+_cli_keys.register(cli)

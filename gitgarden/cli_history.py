@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -174,7 +175,7 @@ def log_cmd(app: App, limit: int | None, as_json: bool) -> None:
     console.print(table)
 
 
-def _log_lines(rows: list[tuple[str, ...]], width: int) -> list[str]:
+def _log_lines(rows: Sequence[tuple[str, ...]], width: int) -> list[str]:
     """The log for a narrow terminal (80 columns): per pass, when, id, outcome and commit on one
     line, then its figures, model and note indented below, cut to `width`."""
     out: list[str] = []
