@@ -313,18 +313,53 @@ def llm_status(app: App, as_json: bool, no_probe: bool) -> None:
         project = app.project()
     except NotAProject:
         project = None
-    settings = app.settings(project).settings
+    resolved = app.settings(project)
+    settings = resolved.settings
     data = model_layer.status(settings, app.env, probe=not no_probe and bool(settings.model))
     if as_json:
         out_json(data)
-        return
-    for key, value in data.items():
-        click.echo(f"{key:20} {'null' if value is None else value}")
+    else:
+        _render_llm_status(data, resolved.sources)
+    if data["reachable"] is False:
+        sys.exit(1)
+
+
+def _render_llm_status(data: dict[str, Any], sources: Mapping[str, str]) -> None:
+    """The status in words: a person reads 'yes' and 'not checked', not True and null."""
+    rows: list[tuple[str, str]] = []
+    if not data["configured"]:
+        rows.append(("model", "none configured"))
+    else:
+        rows.append(("model", f"{data['model']} (from {sources.get('model', 'default')})"))
+        rows.append(("endpoint", str(data["endpoint"])))
+    rows.append(("context window", f"{data['context_window']:,} tokens"))
+    if data["configured"]:
+        rows.append(("structured output", str(data["structured_output"])))
+    key = {"sent": "sent", "withheld": "withheld", "none": "none configured"}[data["api_key"]]
+    if data["api_key_source"]:
+        key += f" (from {data['api_key_source']})"
+    rows.append(("API key", key))
+    if data["reachable"] is True:
+        rows.append(("reachable", "yes"))
+    elif data["reachable"] is False:
+        rows.append(("reachable", f"no: {data['error']}"))
+    else:
+        rows.append(("reachable", "not checked" + (" (no model)" if not data["configured"] else " (--no-probe)")))
+    for label, value in rows:
+        click.echo(f"{label:18} {value}")
+    if data["api_key_withheld"]:
+        err(data["api_key_withheld"])
+    if not data["configured"]:
+        err(
+            "No model is configured. Set one, e.g. `gitgarden config set --user model openai/gpt-4o-mini` "
+            "(or GITGARDEN_MODEL) and store its key with `gitgarden keys set openai`; for a local server "
+            "(llama.cpp, ollama) also set api_base, e.g. `gitgarden config set --user api_base http://127.0.0.1:8080/v1`."
+        )
 
 
 def main() -> None:
     """Entry point of the `gitgarden` command and `python -m gitgarden`."""
-    cli(obj=App())
+    cli(obj=App(), complete_var="_GITGARDEN_COMPLETE")  # the same under `python -m gitgarden`
 
 
 from gitgarden import cli_schedule as _cli_schedule  # noqa: E402
@@ -341,3 +376,6 @@ _cli_split.register(cli)
 from gitgarden import cli_guard as _cli_guard  # noqa: E402
 
 _cli_guard.register(cli)
+from gitgarden import cli_keys as _cli_keys  # noqa: E402
+
+_cli_keys.register(cli)

@@ -31,14 +31,26 @@ def _toplevel(path: Path | None) -> Path:
     """The project's root when `path` (or here) is inside one — a project below the top of its
     repository is judged by its own paths — else the top of the repository."""
     from gitgarden import gitrepo
-    from gitgarden.errors import NotAProject
+    from gitgarden.errors import GitError, GitgardenError, NotAProject
     from gitgarden.project import find_project
 
+    start = path or Path.cwd()
+    if not start.is_dir():
+        raise GitgardenError(f"{start} is not a folder: `gitgarden guard` checks a git work tree")
     try:
-        return find_project(path).root
+        return find_project(start).root
     except NotAProject:
-        out = gitrepo.git(path or Path.cwd(), "rev-parse", "--show-toplevel")
-        return Path(out.decode().strip())
+        pass
+    try:
+        top = gitrepo.git(start, "rev-parse", "--show-toplevel").decode().strip()
+    except GitError:
+        top = ""
+    if not top:
+        raise GitgardenError(
+            f"{start.absolute()} is not inside a git work tree: `gitgarden guard` compares a work tree "
+            "with a commit (run it in a repository, or `git init` one)"
+        )
+    return Path(top)
 
 
 def _agent_patterns(root: Path, hook_mode: bool) -> tuple[str, ...]:

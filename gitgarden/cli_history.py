@@ -6,7 +6,9 @@ are imported inside the commands that use them.
 
 from __future__ import annotations
 
+import os
 import sys
+from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
 
@@ -64,6 +66,63 @@ def _note(entry: PassEntry) -> str:
     return "; ".join(bits)
 
 
+# Files every pass changes for its own bookkeeping: the review shows the pages, not these.
+_BOOKKEEPING = (".gitgarden/read.json", "log/")
+
+
+def _without_bookkeeping(diff: str) -> tuple[str, list[str]]:
+    """`diff` (git's format) without the sections of the read position and the log records; the paths left out."""
+    kept: list[str] = []
+    left_out: list[str] = []
+    skipping = False
+    for line in diff.splitlines(keepends=True):
+        if line.startswith("diff --git "):
+            path = line.rstrip("\n").rsplit(" b/", 1)[-1]
+            skipping = path == _BOOKKEEPING[0] or path.startswith(_BOOKKEEPING[1])
+            if skipping:
+                left_out.append(path)
+        if not skipping:
+            kept.append(line)
+    return "".join(kept), left_out
+
+
+def _colour_diff(diff: str) -> str:
+    """`diff` with git's colours: file headers bold, hunks cyan, removals red, additions green."""
+    out = []
+    for line in diff.splitlines(keepends=True):
+        body, end = (line[:-1], "\n") if line.endswith("\n") else (line, "")
+        if line.startswith(("diff --git", "index ", "--- ", "+++ ", "new file", "deleted file", "similarity", "rename ")):
+            out.append(click.style(body, bold=True) + end)
+        elif line.startswith("@@"):
+            out.append(click.style(body, fg="cyan") + end)
+        elif line.startswith("-"):
+            out.append(click.style(body, fg="red") + end)
+        elif line.startswith("+"):
+            out.append(click.style(body, fg="green") + end)
+        else:
+            out.append(line)
+    return "".join(out)
+
+
+def _wants_colour(env: Any) -> bool:
+    """Colour on a terminal, unless NO_COLOR is set or the terminal is dumb."""
+    return not env.get("NO_COLOR") and env.get("TERM", "") != "dumb"
+
+
+def _complete_passes(ctx: click.Context, _param: click.Parameter, incomplete: str) -> list[Any]:
+    """Shell completion for PASS: the newest pass ids of the project you stand in, newest first."""
+    from click.shell_completion import CompletionItem
+
+    try:
+        from gitgarden import history
+        from gitgarden.project import find_project
+
+        entries = history.passes(find_project().root, 50)
+    except Exception:  # completion must never print a traceback into the person's shell
+        return []
+    return [CompletionItem(e.pass_id, help=e.outcome) for e in entries if e.pass_id.startswith(incomplete)]
+
+
 @click.command("log")
 @click.option("-n", "limit", type=click.IntRange(min=1), help="Show only the N newest passes.")
 @click.option("--json", "as_json", is_flag=True, help="Plain JSON (a list of passes), nothing else.")
@@ -104,15 +163,18 @@ def log_cmd(app: App, limit: int | None, as_json: bool) -> None:
             click.echo("\t".join(row))
         return
     from rich.console import Console
-    from rich.table import Table
 
+    console = Console()
     headers = ("when", "pass", "outcome", "read", "new", "app", "spl", "ref", "tokens", "model", "commit", "")
     widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
     fixed = sum(widths[:-1]) + 2 * (len(headers) - 1)
-    console = Console()
+    if console.width - fixed < 12:  # the table would not fit: two short lines a pass instead
+        for line in _log_lines(rows, console.width):
+            console.print(line, markup=False, highlight=False, soft_wrap=True)
+        return
+    from rich.table import Table
+
     room = console.width - fixed
-    if room < 12:  # a narrow terminal: every figure stays whole, lines wrap
-        console, room = Console(width=fixed + 12), 12
     table = Table(box=None, pad_edge=False, header_style="bold")
     for i, name in enumerate(headers):
         table.add_column(name, justify="right" if 3 <= i <= 8 else "left", no_wrap=True, min_width=widths[i] if i < 11 else None)
@@ -122,13 +184,31 @@ def log_cmd(app: App, limit: int | None, as_json: bool) -> None:
     console.print(table)
 
 
+def _log_lines(rows: Sequence[tuple[str, ...]], width: int) -> list[str]:
+    """The log for a narrow terminal (80 columns): per pass, when, id, outcome and commit on one
+    line, then its figures, model and note indented below, cut to `width`."""
+    out: list[str] = []
+    for when, pass_id, outcome, read, created, appended, split, refused, tokens, model, commit, note in rows:
+        out.append(_cut(f"{when[5:]}  {pass_id}  {outcome}" + (f"  {commit}" if commit != "-" else ""), width))
+        figures = f"read {read}, new {created}, appended {appended}"
+        figures += f", split {split}" if split != "0" else ""
+        figures += f", refused {refused}" if refused != "0" else ""
+        figures += f"; {tokens} tokens, {model}" if model != "-" else ""
+        out.append(_cut(f"             {figures}" + (f"; {note}" if note else ""), width))
+    return out
+
+
+def _cut(line: str, width: int) -> str:
+    return line if len(line) <= width else line[: max(1, width - 1)] + "…"
+
+
 def _list(record: dict[str, Any] | None, key: str) -> list[str]:
     value = (record or {}).get(key)
     return [str(v) for v in value] if isinstance(value, list) else []
 
 
 @click.command("show")
-@click.argument("pass_ref", metavar="[PASS]", required=False)
+@click.argument("pass_ref", metavar="[PASS]", required=False, shell_complete=_complete_passes)
 @click.option("--json", "as_json", is_flag=True, help="The record and the diff as JSON.")
 @pass_app
 def show_cmd(app: App, pass_ref: str | None, as_json: bool) -> None:
@@ -165,14 +245,20 @@ def show_cmd(app: App, pass_ref: str | None, as_json: bool) -> None:
     if rec and rec.get("stop"):
         stop = rec["stop"]
         lines.append(f"stop requested by {stop.get('who', '?')} at {stop.get('when', '?')}")
-    click.echo("\n".join(lines))
+    text = "\n".join(lines) + "\n"
+    if not sys.stdout.isatty():
+        click.echo(text + ("\n" + shown.diff if shown.diff else ""), nl=False)
+        return
+    # Like `git show`: through the pager, coloured, and gone when it fits on one screen.
+    colour = _wants_colour(app.env)
     if shown.diff:
-        click.echo("")
-        click.echo(shown.diff, nl=False)
+        text += "\n" + (_colour_diff(shown.diff) if colour else shown.diff)
+    os.environ.setdefault("LESS", "FRX")  # git's default for its pager; only the pager reads it
+    click.echo_via_pager(text, color=colour)
 
 
 @click.command("undo")
-@click.argument("pass_ref", metavar="[PASS]", required=False)
+@click.argument("pass_ref", metavar="[PASS]", required=False, shell_complete=_complete_passes)
 @click.option("--reread", is_flag=True, help="Make the lines the pass read unread again (the next pass reads them).")
 @click.option("--json", "as_json", is_flag=True, help="What was done, as JSON.")
 @pass_app
@@ -251,10 +337,14 @@ def review_group(ctx: click.Context, as_json: bool) -> None:
             f"  {e.pass_id}  {e.outcome}: {e.created} created, {e.appended} appended, {e.split} split, "
             f"{e.read} line(s) read  ({_short(e.commit)})"
         )
-    click.echo(f"files: {', '.join(status.files)}")
-    if status.diff:
+    pages = [f for f in status.files if f != _BOOKKEEPING[0] and not f.startswith(_BOOKKEEPING[1])]
+    click.echo(f"files: {', '.join(pages) or '(none but the bookkeeping)'}")
+    diff, left_out = _without_bookkeeping(status.diff)
+    if diff:
         click.echo("")
-        click.echo(status.diff, nl=False)
+        click.echo(diff, nl=False)
+    if left_out:
+        err(f"(not shown: {', '.join(left_out)}: the read position and the passes' records)")
     err("Accept with `gitgarden review accept`, drop with `gitgarden review reject`.")
 
 

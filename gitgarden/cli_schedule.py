@@ -192,6 +192,15 @@ def projects_list(app: App, as_json: bool) -> None:
 # -- config --------------------------------------------------------------------------------
 
 
+def _complete_keys(_ctx: click.Context, _param: click.Parameter, incomplete: str) -> list[Any]:
+    """Shell completion for KEY: the setting names, each with what it means."""
+    from click.shell_completion import CompletionItem
+
+    from gitgarden.config import SPECS
+
+    return [CompletionItem(s.key, help=s.help) for s in SPECS if s.key.startswith(incomplete)]
+
+
 def _scope_options(func: Callable[..., Any]) -> Callable[..., Any]:
     func = click.option("--project", "scope", flag_value="project", help="The project's .gitgarden/config.toml.")(func)
     func = click.option("--user", "scope", flag_value="user", help="The user config file (GITGARDEN_CONFIG).")(func)
@@ -219,12 +228,14 @@ def _config_file(app: App, scope: str, root: Path | None) -> Path:
 
 
 def _spec(key: str) -> Any:
-    from gitgarden.config import SPECS
+    from gitgarden.config import SPECS, did_you_mean
 
     for spec in SPECS:
         if spec.key == key:
             return spec
-    raise ConfigError(f"unknown setting {key!r} (see `gitgarden config list`)")
+    if key == "api_key":
+        raise ConfigError("unknown setting 'api_key': keys are not settings; store one with `gitgarden keys set NAME`")
+    raise ConfigError(f"unknown setting {key!r}{did_you_mean(key) or ' (see `gitgarden config list`)'}")
 
 
 @dataclass(frozen=True)
@@ -252,7 +263,7 @@ def set_setting(path: Path, key: str, raw: str, *, scope: str, env: Mapping[str,
     if env.get(var, "") != "":
         raise ConfigError(f"{var} is set in the environment and overrides any file: unset it (or change it there) instead")
     if scope == "project" and not spec.project_ok:
-        raise ConfigError(f"{key} never goes in a project file (it would be committed): use --user")
+        raise ConfigError(f"{key} never goes in a project file ({spec.not_in_project}): use `gitgarden config set --user {key} {raw}`")
     value = parse_value(key, raw, where="gitgarden config set")
     if clamp(key, value)[1] is not None:
         raise ConfigError(f"{key} must be within {_show(spec.type(spec.lo))}–{_show(spec.type(spec.hi))}; {raw} refused (nothing written)")
@@ -273,7 +284,7 @@ def config_group() -> None:
 
 
 @config_group.command("get")
-@click.argument("key")
+@click.argument("key", shell_complete=_complete_keys)
 @click.option("--json", "as_json", is_flag=True, help="Print key, value and layer as JSON.")
 @_scope_options
 @pass_app
@@ -297,7 +308,7 @@ def _project(root: Path | None) -> Any:
 
 
 @config_group.command("set")
-@click.argument("key")
+@click.argument("key", shell_complete=_complete_keys)
 @click.argument("value")
 @_scope_options
 @pass_app
@@ -317,7 +328,7 @@ def config_set(app: App, key: str, value: str, scope: str | None) -> None:
 
 
 @config_group.command("unset")
-@click.argument("key")
+@click.argument("key", shell_complete=_complete_keys)
 @_scope_options
 @pass_app
 def config_unset(app: App, key: str, scope: str | None) -> None:
@@ -426,13 +437,20 @@ def timer_install(app: App, kind: str | None) -> None:
 
     command = timers.tick_command()
     interval = load_settings(None, env=app.env).settings.interval_min
+    envf = timers.env_file(app.env)
+    if timers.ensure_env_file(app.env):
+        err(f"Wrote {envf} (mode 0600, every line commented out): the timer's environment.")
     if _kind(kind) == "cron":
         line = timers.cron_line(command, app.env)
         state_dir(app.env).mkdir(parents=True, exist_ok=True)  # the log's folder must exist for `>>`
         done = timers.install_cron(line, _crontab(app.env))
         err(f"crontab: gitgarden line {done}:\n  {line}")
         err(f"It runs every minute; the tick looks every interval_min ({interval}) minutes. Output goes to {state_dir(app.env) / 'tick.log'}.")
-        err("cron does not see your shell's environment: set GITGARDEN_MODEL and the API key at the top of `crontab -e` if you use them.")
+        err(
+            f"cron does not see your shell's environment: the line reads {envf}\n"
+            "(KEY=value lines: GITGARDEN_MODEL, GITGARDEN_API_BASE, GITGARDEN_API_KEY), the same file as the\n"
+            "systemd service. Keys stored with `gitgarden keys set` are found without it."
+        )
         return
     for path, changed in timers.install_systemd(app.env, command):
         err(f"{'Wrote' if changed else 'Unchanged'}: {path}")
@@ -445,7 +463,8 @@ def timer_install(app: App, kind: str | None) -> None:
         "logged out (and from boot), allow your user manager to linger:\n"
         "  loginctl enable-linger $USER\n"
         f"The service does not see your shell's environment: put GITGARDEN_MODEL,\n"
-        f"GITGARDEN_API_BASE and GITGARDEN_API_KEY as KEY=value lines in {timers.env_file(app.env)}."
+        f"GITGARDEN_API_BASE and GITGARDEN_API_KEY as KEY=value lines in {envf}\n"
+        "(keys stored with `gitgarden keys set` are found without it)."
     )
 
 
@@ -481,6 +500,26 @@ def _when(iso: str) -> str:
     return datetime.fromisoformat(iso).astimezone().strftime("%Y-%m-%d %H:%M")
 
 
+def _say_no_model(app: App, data: Mapping[str, Any]) -> None:
+    """First, before anything else: unread lines no pass can read, for want of a model."""
+    if not data["no_model"]:
+        return
+    from gitgarden.config import timer_env_file as env_file
+
+    if data["no_model"] == "here":
+        click.echo(
+            f"  NO MODEL: {data['unread']} unread journal line(s) wait and no model is configured, so no pass "
+            "can read them. Set one: `gitgarden config set --user model …` or GITGARDEN_MODEL "
+            f"(for the timer: in {env_file(app.env)})."
+        )
+    elif data["no_model"] == "last_pass":
+        failures = data["consecutive_failures"]
+        click.echo(
+            f"  NO MODEL in the last pass ({failures} in a row): you have one here, the timer does not. "
+            f"Put GITGARDEN_MODEL (and the key) in {env_file(app.env)}."
+        )
+
+
 @click.command()
 @click.option("--json", "as_json", is_flag=True, help="Print the status as JSON.")
 @pass_app
@@ -500,6 +539,7 @@ def status(app: App, as_json: bool) -> None:
         return
     echo = click.echo
     echo(f"{data['name']}  ({data['path']})")
+    _say_no_model(app, data)
     echo(f"  unread journal lines: {data['unread']}" + (f" ({len(aside)} more set aside)" if aside else ""))
     render_set_aside(aside)
     if data["map_over_ceiling"]:

@@ -8,7 +8,6 @@ trailers, so `gitgarden log` lists it and `gitgarden undo` takes it back).
 
 from __future__ import annotations
 
-import secrets
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -52,6 +51,8 @@ def request_split(
 
     root = project.root
     git_dir = gitrepo.git_dir(root)
+    import secrets  # here, not at the top: `status` loads this module and must stay light
+
     pass_id = f"{now():%Y%m%dT%H%M%SZ}-{secrets.token_hex(2)}"
     with PassLock(git_dir, {"pass_id": pass_id, "started": now().isoformat(), "split": page}):
         base = DiskTree(root, ["wiki", "raw/journal"], [journal.READ_PATH])

@@ -16,8 +16,6 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-import tomli_w
-
 from gitgarden.errors import ConfigError
 
 __all__ = [
@@ -28,12 +26,14 @@ __all__ = [
     "load_settings",
     "user_config_path",
     "state_dir",
+    "timer_env_file",
     "env_name",
     "parse_value",
     "read_toml",
     "write_value",
     "unset_value",
     "LAYERS",
+    "did_you_mean",
 ]
 
 LAYERS = ("flag", "env", "project", "user", "default")
@@ -50,12 +50,21 @@ class Spec:
     lo: float | None = None
     hi: float | None = None
     project_ok: bool = True  # False: may not live in a project file (it would be committed)
+    # Why a project file may not hold it, in words (shown when one does, and by `config set`).
+    not_in_project: str = ""
+
+
+# Why some settings are read from the environment and the user file only.
+_KEY_ONLY = "keys never live in a project file (it would be committed)"
+_MACHINE_ONLY = "it belongs to this machine's tick, which looks at every project at once"
+_COMMAND_ONLY = "a committed file must not choose a command this machine runs"
 
 
 SPECS: tuple[Spec, ...] = (
     Spec("model", str, "", "litellm model string (openai/…, ollama_chat/…, anthropic/…); empty: no model"),
     Spec("api_base", str, "", "the model endpoint; the API key is sent only here"),
-    Spec("api_key_env", str, "GITGARDEN_API_KEY", "name of the environment variable holding the API key", project_ok=False),
+    Spec("api_key_env", str, "GITGARDEN_API_KEY", "name of the environment variable holding the API key", project_ok=False, not_in_project=_KEY_ONLY),
+    Spec("api_key_name", str, "", "the key stored with `gitgarden keys set NAME` the model uses (empty: the model's provider, e.g. openai)", project_ok=False, not_in_project=_KEY_ONLY),
     Spec("context_window", int, 8192, "tokens the model's context holds", 512, 10_000_000),
     Spec("token_budget", int, 60_000, "tokens a pass may spend in all its model calls", 0, 100_000_000),
     Spec("seconds_budget", int, 900, "seconds a pass may spend in model calls", 1, 86_400),
@@ -64,7 +73,7 @@ SPECS: tuple[Spec, ...] = (
     Spec("timeout", int, 120, "seconds one model request may take", 1, 3600),
     Spec("num_retries", int, 1, "retries of a failed model request", 0, 10),
     Spec("enabled", bool, True, "the periodic pass (tick) runs this project at all"),
-    Spec("interval_min", int, 30, "how often a tick looks for work (minutes)", 1, 1440),
+    Spec("interval_min", int, 30, "how often a tick looks for work (minutes; this machine's tick, not one project)", 1, 1440, project_ok=False, not_in_project=_MACHINE_ONLY),
     Spec("idle_min", int, 30, "silence required in the project before a pass (minutes)", 0, 1440),
     Spec("min_hours_between_passes", float, 6.0, "distance before the same project again (hours, from attempts)", 0, 8760),
     Spec("max_lines", int, 200, "unread journal lines read by one pass", 1, 200),
@@ -74,7 +83,7 @@ SPECS: tuple[Spec, ...] = (
     Spec("author", str, "gitgarden <gitgarden@localhost>", "the pass commits' author and committer"),
     Spec("identity_files", list, [], "extra files (inside the project, or named by the person) shown to the model"),
     Spec("review", bool, False, "commit passes to the branch gitgarden/review instead of the current branch"),
-    Spec("notify_command", str, "", "command run with the message after the third failed pass in a row"),
+    Spec("notify_command", str, "", "command run with the message after the third failed pass in a row", project_ok=False, not_in_project=_COMMAND_ONLY),
     Spec("git_timeout", int, 300, "seconds one git command may take before the pass stops it", 1, 86_400),
     Spec(
         "sign_commits",
@@ -96,6 +105,7 @@ class Settings:
     model: str = ""
     api_base: str = ""
     api_key_env: str = "GITGARDEN_API_KEY"
+    api_key_name: str = ""
     context_window: int = 8192
     token_budget: int = 60_000
     seconds_budget: int = 900
@@ -167,6 +177,13 @@ def user_config_path(env: Mapping[str, str] | None = None) -> Path:
     return Path(base) / "gitgarden" / "config.toml"
 
 
+def timer_env_file(env: Mapping[str, str] | None = None) -> Path:
+    """The KEY=value file the timer's tick reads (systemd and cron alike): `$XDG_CONFIG_HOME/gitgarden/env`."""
+    env = os.environ if env is None else env
+    base = env.get("XDG_CONFIG_HOME") or str(Path(env.get("HOME", "~")).expanduser() / ".config")
+    return (Path(base) / "gitgarden" / "env").expanduser().absolute()
+
+
 def state_dir(env: Mapping[str, str] | None = None) -> Path:
     """`GITGARDEN_STATE`, else `$XDG_STATE_HOME/gitgarden`: machine-local scheduler state."""
     env = os.environ if env is None else env
@@ -196,11 +213,19 @@ def read_toml(path: Path) -> dict[str, Any]:
         raise ConfigError(f"{path}: malformed TOML: {detail}") from None
 
 
+def did_you_mean(key: str) -> str:
+    """'; did you mean `review`?' for a misspelt setting name, else ''."""
+    import difflib
+
+    close = difflib.get_close_matches(key, list(_BY_KEY), n=1, cutoff=0.6)
+    return f"; did you mean `{close[0]}`?" if close else ""
+
+
 def parse_value(key: str, value: Any, *, where: str) -> Any:
     """`value` (from TOML, the environment or a flag) converted to `key`'s type; ConfigError if it can't be."""
     spec = _BY_KEY.get(key)
     if spec is None:
-        raise ConfigError(f"{where}: unknown setting {key!r} (known: {', '.join(_BY_KEY)})")
+        raise ConfigError(f"{where}: unknown setting {key!r}{did_you_mean(key) or ' (see `gitgarden config list`)'}")
     try:
         if spec.type is bool:
             if isinstance(value, bool):
@@ -262,11 +287,14 @@ def _layer(table: Mapping[str, Any], where: str, *, project: bool, resolved: Res
     for key, raw in table.items():
         if key in out:
             continue
-        if key == "api_key" or (project and key in _BY_KEY and not _BY_KEY[key].project_ok):
-            resolved.warnings.append(f"{where}: {key} is ignored here (keys never live in a project file)")
+        if key == "api_key":
+            resolved.warnings.append(f"{where}: api_key is ignored ({_KEY_ONLY}; use `gitgarden keys set`)")
+            continue
+        if project and key in _BY_KEY and not _BY_KEY[key].project_ok:
+            resolved.warnings.append(f"{where}: {key} is ignored here ({_BY_KEY[key].not_in_project}): set it with `--user`")
             continue
         if key not in _BY_KEY:
-            resolved.warnings.append(f"{where}: unknown setting {key!r} ignored")
+            resolved.warnings.append(f"{where}: unknown setting {key!r} ignored{did_you_mean(key)}")
             continue
         value = parse_value(key, raw, where=where)
         if project and key == "identity_files":
@@ -328,6 +356,8 @@ def write_value(path: Path, key: str, value: Any) -> bool:
     Only the key's own line changes (or one line is added), so the person's
     comments and layout stay; the result is parsed back before it replaces the file.
     """
+    import tomli_w  # only a write needs it: every command reads settings
+
     table = read_toml(path)
     if key in table and parse_value(key, table[key], where=str(path)) == value:
         return False
@@ -356,6 +386,8 @@ def write_value(path: Path, key: str, value: Any) -> bool:
 
 def unset_value(path: Path, key: str) -> bool:
     """Remove `key` from a TOML file; False when it was not there. Other lines stay as they are."""
+    import tomli_w
+
     table = read_toml(path)
     if key not in table:
         return False

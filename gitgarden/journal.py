@@ -8,7 +8,6 @@ lives in `.gitgarden/read.json` and advances only inside a pass commit.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -16,6 +15,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
+
+try:  # sha1 without OpenSSL's start-up cost (hashlib loads _hashlib first): `status` counts lines
+    from _sha1 import sha1
+except ImportError:  # pragma: no cover - an interpreter without the builtin module
+    from hashlib import sha1
 
 __all__ = [
     "JournalLine",
@@ -74,7 +78,7 @@ def day_path(day: str) -> str:
 
 
 def _key(day: str, text: str, occurrence: int) -> str:
-    digest = hashlib.sha1(f"{day}\0{text}\0{occurrence}".encode()).hexdigest()
+    digest = sha1(f"{day}\0{text}\0{occurrence}".encode()).hexdigest()
     return digest[:16]
 
 

@@ -46,6 +46,7 @@ __all__ = [
     "ask",
     "follow_up",
     "key_decision",
+    "key_source",
     "structured_output_mode",
     "provider_of",
     "status",
@@ -198,6 +199,25 @@ def _redirect_vars(provider: str) -> tuple[str, ...]:
     return (f"{up}_API_BASE", f"{up}_BASE_URL")
 
 
+def key_source(settings: Settings, env: Mapping[str, str]) -> tuple[str, str]:
+    """(the configured key or '', where it comes from in words, never the key itself).
+
+    `GITGARDEN_API_KEY`, then the variable `api_key_env` names, then a key stored
+    with `gitgarden keys set`: the one `api_key_name` names, else — only when no
+    api_base is set, so it can go nowhere but its provider — the one named after
+    the model's provider (`openai/…` -> `openai`), as `llm` users expect.
+    """
+    if env.get("GITGARDEN_API_KEY"):
+        return env["GITGARDEN_API_KEY"], "the environment (GITGARDEN_API_KEY)"
+    if env.get(settings.api_key_env):
+        return env[settings.api_key_env], f"the environment ({settings.api_key_env})"
+    from gitgarden import keys
+
+    name = settings.api_key_name or ("" if settings.api_base else provider_of(settings.model))
+    stored = keys.stored_key(name, env)
+    return (stored, f"the stored key {name!r} (gitgarden keys)") if stored else ("", "")
+
+
 def key_decision(settings: Settings, env: Mapping[str, str]) -> tuple[str | None, str | None]:
     """(the key to send or None, a sentence saying why a configured key is withheld, or None).
 
@@ -207,7 +227,7 @@ def key_decision(settings: Settings, env: Mapping[str, str]) -> tuple[str | None
     withholds the key too; litellm reads those from the process environment,
     hence both `env` and `os.environ` are looked at.
     """
-    key = settings.api_key(env) or None
+    key = key_source(settings, env)[0] or None
     if key is None:
         return None, None
     if not settings.model:
@@ -336,7 +356,7 @@ class LiteLLMModel:
         env = os.environ if env is None else env
         key, self.key_withheld = key_decision(settings, env)
         self._key = key
-        self._secrets = tuple(s for s in {key, settings.api_key(env)} if s)
+        self._secrets = tuple(s for s in {key, key_source(settings, env)[0]} if s)
 
     def __repr__(self) -> str:
         return f"LiteLLMModel(model={self.name!r}, api_base={self.settings.api_base!r})"
@@ -377,7 +397,7 @@ class LiteLLMModel:
     def _key_note(self) -> str:
         if self._key:
             return ""
-        return f"; {self.key_withheld}" if self.key_withheld else "; no API key was sent (set GITGARDEN_API_KEY)"
+        return f"; {self.key_withheld}" if self.key_withheld else "; no API key was sent (set GITGARDEN_API_KEY, or store one with `gitgarden keys set NAME`)"
 
     def _scrub_message(self, message: Mapping[str, str]) -> dict[str, str]:
         return {k: _scrub(v, self._secrets, pieces=False) if isinstance(v, str) else v for k, v in message.items()}
@@ -701,7 +721,7 @@ def status(settings: Settings, env: Mapping[str, str], *, probe: bool) -> dict[s
     """
     key, withheld = key_decision(settings, env)
     configured = bool(settings.model.strip())
-    has_key = bool(settings.api_key(env))
+    found, source = key_source(settings, env)
     info: dict[str, Any] = {
         "configured": configured,
         "reachable": None,
@@ -709,7 +729,8 @@ def status(settings: Settings, env: Mapping[str, str], *, probe: bool) -> dict[s
         "endpoint": _endpoint(settings) if configured else None,
         "context_window": settings.context_window,
         "structured_output": structured_output_mode(settings),
-        "api_key": "sent" if key else ("withheld" if has_key else "none"),
+        "api_key": "sent" if key else ("withheld" if found else "none"),
+        "api_key_source": source or None,
         "api_key_withheld": withheld,
         "error": None,
         "error_kind": None,

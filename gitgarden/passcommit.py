@@ -134,7 +134,11 @@ def commit_journal(root: Path, offered: list[journal.JournalLine], pass_id: str,
 
 
 def diff(base: Tree, tree: Tree, paths: list[str]) -> str:
-    """A unified diff of `paths` between two trees, pages first (what a dry run shows)."""
+    """A unified diff of `paths` between two trees, pages first (what a dry run shows).
+
+    A file without a final newline gets git's marker line rather than having its
+    last line glued to the next one.
+    """
     import difflib
 
     chunks: list[str] = []
@@ -142,15 +146,20 @@ def diff(base: Tree, tree: Tree, paths: list[str]) -> str:
     for path in pages_first:
         old = tidy.read_text(base, path) if path in base else ""
         new = tidy.read_text(tree, path) if path in tree else ""
-        chunks.extend(
-            difflib.unified_diff(
-                (old or "").splitlines(keepends=True),
-                (new or "").splitlines(keepends=True),
-                fromfile=f"a/{path}" if path in base else "/dev/null",
-                tofile=f"b/{path}",
-            )
-        )
+        for line in difflib.unified_diff(
+            _lines(old or ""),
+            _lines(new or ""),
+            fromfile=f"a/{path}" if path in base else "/dev/null",
+            tofile=f"b/{path}",
+        ):
+            chunks.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
     return "".join(chunks)
+
+
+def _lines(text: str) -> list[str]:
+    """`text` cut after each "\n" only, as git does (a lone "\r" is part of a line)."""
+    parts = text.split("\n")
+    return [p + "\n" for p in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
 
 
 def write_and_commit(

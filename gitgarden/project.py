@@ -7,10 +7,13 @@ import os
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from gitgarden.errors import NotAProject
-from gitgarden.facts import FactsCache, PageFacts, facts_of
-from gitgarden.tree import Entry
+
+if TYPE_CHECKING:  # `status` and `tick` find a project without the tree and the wiki parser behind the facts
+    from gitgarden.facts import FactsCache, PageFacts
+    from gitgarden.tree import Entry
 
 __all__ = ["DiskTree", "Project", "find_project", "init_project", "InitReport", "MAP_TEMPLATE", "AGENTS_TEMPLATE"]
 
@@ -41,10 +44,10 @@ gardener only adds entries and never rewords what you wrote.
 
 CONFIG_TEMPLATE = """\
 # gitgarden project settings (see `gitgarden config list`).
-# The API key never goes here: set GITGARDEN_API_KEY in the environment.
+# The API key never goes here: `gitgarden keys set NAME`, or GITGARDEN_API_KEY in
+# the environment. How often the tick looks (interval_min) is set with --user.
 # model = "openai/gpt-4o-mini"
 # enabled = true
-# interval_min = 30
 # idle_min = 30
 # min_hours_between_passes = 6
 """
@@ -215,7 +218,7 @@ def init_project(root: Path) -> InitReport:
     return InitReport(root, made, git_initialised, committed)
 
 
-class DiskTree(Mapping[str, Entry]):
+class DiskTree(Mapping[str, "Entry"]):
     """The files under some folders of a project, listed once and read on first access.
 
     Symlinks are listed as symlinks and never followed, so nothing outside the
@@ -267,6 +270,8 @@ class DiskTree(Mapping[str, Entry]):
             raise KeyError(rel)
         entry = self._cache.get(rel)
         if entry is None:
+            from gitgarden.tree import Entry
+
             path = os.path.join(self.root, rel)
             # O_NOFOLLOW: a symlink is never read through, even one swapped in since the listing,
             # and one syscall replaces the separate is_symlink check (a pass reads every page).
@@ -284,6 +289,8 @@ class DiskTree(Mapping[str, Entry]):
 
     def facts(self, rel: str) -> PageFacts | None:
         """The page facts of `rel`, from the cache while the file is unchanged on disk."""
+        from gitgarden.facts import facts_of
+
         signature = self._stats.get(rel)
         if self.facts_cache is None or signature is None:
             return facts_of(self[rel])

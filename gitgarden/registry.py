@@ -22,11 +22,8 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import hashlib
 import json
 import os
-import shlex
-import subprocess
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, fields
@@ -34,14 +31,22 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from gitgarden import journal
 from gitgarden.config import load_settings, state_dir
 from gitgarden.errors import ConfigError, GitgardenError
-from gitgarden.project import find_project
+
+try:  # blake2b without OpenSSL's start-up cost (hashlib loads _hashlib first): every tick hashes
+    from _blake2 import blake2b
+except ImportError:  # pragma: no cover - an interpreter without the builtin module
+    from hashlib import blake2b
+
+# gitgarden.journal's READ_PATH (a test keeps them equal): the journal module is imported
+# only when lines must be counted, which a tick that finds nothing new never does.
+READ_PATH = ".gitgarden/read.json"
 
 __all__ = [
     "FAILURE_TEXT",
     "NOTIFY_AFTER",
+    "NO_MODEL_TEXT",
     "ProjectState",
     "Attempt",
     "JournalScan",
@@ -61,6 +66,13 @@ FAILURE_TEXT = (
     "Run `gitgarden run` in {name} to see the error."
 )
 NOTIFY_AFTER = 3  # failures in a row before every further failure notifies
+NO_MODEL_TEXT = (
+    "The gardener has found unread journal lines and no model {n} times in a row on '{name}': "
+    "nothing becomes pages. Set GITGARDEN_MODEL (and the key) in {env_file}, which the timer reads, "
+    "or `gitgarden config set --user model …`."
+)
+# A missing model is the same every time: say so once a day, not at every tick.
+NO_MODEL_NOTIFY_EVERY_S = 86_400
 NOTIFY_TIMEOUT = 10  # seconds notify_command may take
 # Outcomes that say nothing about the gardener's health: the failure count stands.
 _NEUTRAL = frozenset({"stood_down", "stopped"})
@@ -153,6 +165,8 @@ def _write_registry(env: Mapping[str, str], roots: Sequence[Path]) -> None:
 
 def register(root: Path, env: Mapping[str, str]) -> bool:
     """Add the project containing `root` to the registry; True when newly added."""
+    from gitgarden.project import find_project
+
     project_root = find_project(root).root  # NotAProject when it is none
     with _flock(state_dir(env) / "state.lock"):
         roots = registered(env)
@@ -190,6 +204,7 @@ class ProjectState:
     last_exit_code: int | None = None
     last_commit: str = ""
     consecutive_failures: int = 0
+    last_notified: str | None = None  # when a no-model notification last went out
     map_chars: int | None = None  # the map's size when the last pass ended
     journal_sig: str | None = None  # the journal's stat signature when `unread` was counted
     unread: int | None = None
@@ -269,14 +284,14 @@ def scan_journal(root: Path | str) -> JournalScan:
                 newest = max(newest, st.st_mtime)
     except OSError:
         pass
-    for tag, rel in (("\0read", journal.READ_PATH), ("\0aside", ".gitgarden/set-aside.json")):
+    for tag, rel in (("\0read", READ_PATH), ("\0aside", ".gitgarden/set-aside.json")):
         try:
             st = os.stat(f"{root}/{rel}")
             entries.append((tag, st.st_mtime_ns, st.st_size))
         except OSError:
             pass
     entries.sort()
-    return JournalScan(hashlib.blake2b(repr(entries).encode(), digest_size=10).hexdigest(), newest)
+    return JournalScan(blake2b(repr(entries).encode(), digest_size=10).hexdigest(), newest)
 
 
 def count_unread(root: Path) -> int:
@@ -320,30 +335,45 @@ def record_attempt(
     now: datetime,
     *,
     on_message: Callable[[str], None] | None = None,
-    runner: Callable[..., Any] = subprocess.run,
+    runner: Callable[..., Any] | None = None,
 ) -> Attempt | None:
-    """Remember a pass's attempt on `root`; past three failures in a row, notify. None when nothing ran.
+    """Remember a pass's attempt on registered `root`; past three failures in a row, notify.
+    None when nothing was recorded.
 
-    Dry runs and refused passes (locked, turn in flight) are not attempts.
-    "failed" counts up; "stood_down" and "stopped" leave the count as it is;
-    every other outcome resets it. Never raises: the pass is done either way.
+    Dry runs and refused passes (locked, turn in flight) are not attempts, and a
+    project the tick does not look at (not registered) has nothing to remember.
+    "failed" counts up, and so does "no_model" while unread lines wait (a tick
+    that can never read them is failing, though its pass exits 0); "stood_down"
+    and "stopped" leave the count as it is; every other outcome resets it. A
+    no-model failure notifies at most once a day. Never raises: the pass is done
+    either way.
     """
     say = on_message or _stderr
     if getattr(result, "dry_run", False) or result.outcome in _NOT_ATTEMPTS:
         return None
     root = root.resolve()
+    try:
+        if root not in registered(env):
+            # The state is what this machine's tick remembers: a `gitgarden run` in a folder
+            # the tick never looks at (a demo in /tmp, a scratch copy) leaves no trace in it.
+            return None
+    except GitgardenError:
+        pass  # a broken registry: record anyway, the tick will say what is wrong with it
     scan = scan_journal(root)
     try:
         unread = count_unread(root)
     except OSError:
         unread = None
     after_map = map_chars(root)
+    failed = result.outcome == "failed" or (result.outcome == "no_model" and bool(unread))
     failures = 0
+    at = _ts(now)
+    quiet = False  # a no-model notice went out less than a day ago
 
     def change(records: dict[str, Any]) -> None:
-        nonlocal failures
+        nonlocal failures, quiet
         rec = ProjectState.from_dict(records.get(str(root)))
-        if result.outcome == "failed":
+        if failed:
             rec.consecutive_failures += 1
         elif result.outcome not in _NEUTRAL:
             rec.consecutive_failures = 0
@@ -356,6 +386,11 @@ def record_attempt(
         rec.last_commit = getattr(result, "commit", "") or ""
         rec.map_chars = after_map
         rec.journal_sig, rec.unread = (scan.sig, unread) if unread is not None else (None, None)
+        if result.outcome == "no_model" and failed and rec.consecutive_failures > NOTIFY_AFTER:
+            last = _from_iso(rec.last_notified)
+            quiet = last is not None and 0 <= at - last < NO_MODEL_NOTIFY_EVERY_S
+            if not quiet:
+                rec.last_notified = _iso(at)
         records[str(root)] = asdict(rec)
 
     try:
@@ -364,8 +399,13 @@ def record_attempt(
         say(f"gitgarden: could not record the attempt in {_state_path(env)}: {exc}")
         return None
     attempt = Attempt(root, result.outcome, failures)
-    if result.outcome == "failed" and failures > NOTIFY_AFTER:
-        attempt.notification = FAILURE_TEXT.format(n=failures, name=root.name)
+    if failed and failures > NOTIFY_AFTER and not quiet:
+        if result.outcome == "no_model":
+            from gitgarden.config import timer_env_file as env_file
+
+            attempt.notification = NO_MODEL_TEXT.format(n=failures, name=root.name, env_file=env_file(env))
+        else:
+            attempt.notification = FAILURE_TEXT.format(n=failures, name=root.name)
         try:
             command = load_settings(root, env=env).settings.notify_command
         except ConfigError:
@@ -379,17 +419,21 @@ def notify(
     command: str,
     *,
     on_message: Callable[[str], None] | None = None,
-    runner: Callable[..., Any] = subprocess.run,
+    runner: Callable[..., Any] | None = None,
 ) -> bool:
     """Say `message` on stderr and, when `command` is set, run it with the message as its last argument.
 
     No shell; a short timeout; a command that fails is reported, never raised.
     True when the command ran and succeeded (or there was none).
     """
+    import shlex
+    import subprocess
+
     say = on_message or _stderr
     say(message)
     if not command.strip():
         return True
+    runner = runner or subprocess.run
     try:
         argv = [*shlex.split(command), message]
         proc = runner(argv, stdin=subprocess.DEVNULL, capture_output=True, timeout=NOTIFY_TIMEOUT, check=False)

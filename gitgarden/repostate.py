@@ -15,8 +15,6 @@ from __future__ import annotations
 import contextlib
 from pathlib import Path
 
-from gitgarden import gitrepo
-
 __all__ = ["blocking_state", "PROJECT_FOLDERS", "sparse_left_out"]
 
 # The folders a pass reads and writes; a sparse checkout must hold all of them.
@@ -41,7 +39,7 @@ _IN_PROGRESS = (
 def blocking_state(root: Path, git_dir: Path | None = None) -> str | None:
     """Why a commit by gitgarden in `root`'s repository now would be lost or surprising
     (one sentence saying what to do), or None when it is safe to commit."""
-    gdir = git_dir or gitrepo.git_dir(root)
+    gdir = git_dir or _git_dir(root)
     for name, what, fix in _IN_PROGRESS:
         if (gdir / name).exists():
             return f"{what} in this repository: a commit now would be mixed into it; {fix}, {_AGAIN}"
@@ -63,6 +61,17 @@ def blocking_state(root: Path, git_dir: Path | None = None) -> str | None:
             f"bring them back with `git sparse-checkout add {' '.join(left_out)}` (or `git sparse-checkout disable`), {_AGAIN}"
         )
     return None
+
+
+def _git_dir(root: Path) -> Path:
+    """The git dir; the common layout answered from the disk, so `status` starts no git process
+    (and imports no subprocess) for it."""
+    dot = root / ".git"
+    if (dot / "HEAD").is_file() and (dot / "objects").is_dir():
+        return dot.resolve()
+    from gitgarden import gitrepo
+
+    return gitrepo.git_dir(root)
 
 
 def _head_target(gdir: Path) -> str | None:
@@ -94,6 +103,8 @@ def _ref_exists(gdir: Path, ref: str) -> bool:
 
 def _unborn_beside_others(root: Path, head: str) -> str | None:
     """A sentence when HEAD's branch has no commit while other branches do (`git checkout --orphan`)."""
+    from gitgarden import gitrepo
+
     if gitrepo.head(root) is not None:
         return None
     others = gitrepo.git(root, "for-each-ref", "--count=3", "--format=%(refname:short)", "refs/heads", check=False)
@@ -109,9 +120,11 @@ def _unborn_beside_others(root: Path, head: str) -> str | None:
 
 def sparse_left_out(root: Path, folders: tuple[str, ...] = PROJECT_FOLDERS, *, git_dir: Path | None = None) -> list[str]:
     """The project folders a sparse checkout keeps out of the work tree (empty when it is off)."""
-    gdir = git_dir or gitrepo.git_dir(root)
+    gdir = git_dir or _git_dir(root)
     if not (gdir / "info" / "sparse-checkout").is_file():
         return []  # no patterns, nothing left out: answered without a git process
+    from gitgarden import gitrepo
+
     on = gitrepo.git(root, "config", "--bool", "core.sparseCheckout", check=False).strip()
     if on != b"true":
         return []

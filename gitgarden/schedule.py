@@ -31,7 +31,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import subprocess
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -405,7 +404,7 @@ def run_tick(
     run_one: Callable[[Assessment], Any],
     *,
     on_message: Callable[[str], None] | None = None,
-    runner: Callable[..., Any] = subprocess.run,
+    runner: Callable[..., Any] | None = None,
 ) -> TickReport:
     """One tick: honour `enabled` and `interval_min`, look, run at most one pass, record it.
 
@@ -508,6 +507,7 @@ def project_status(root: Path, env: Mapping[str, str], now: datetime) -> dict[st
     lock = holder(git_dir) if git_dir is not None else None
     size = map_chars(root)
     return {
+        "no_model": _no_model(a, record),
         "path": str(root),
         "name": root.name,
         "registered": is_registered,
@@ -541,6 +541,15 @@ def _journal_warnings(root: Path) -> list[str]:
 
     names = not_read_names(root / "raw" / "journal")
     return [not_read_warning(names)] if names else []
+def _no_model(a: Assessment, record: ProjectState) -> str | None:
+    """Why no pass can read the waiting lines for want of a model (here, or in the last attempt), or None."""
+    if not a.unread:
+        return None
+    if a.settings is not None and not a.settings.model.strip():
+        return "here"  # no model in this environment or any settings file
+    if record.last_outcome == "no_model":
+        return "last_pass"  # this shell has one; the timer that ran the last pass did not
+    return None
 
 
 def list_projects(env: Mapping[str, str]) -> list[dict[str, Any]]:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from gitgarden.config import state_dir
+from gitgarden.config import state_dir, timer_env_file, user_config_path
 from gitgarden.errors import GitgardenError
 from gitgarden.registry import _atomic_write
 
@@ -32,6 +32,8 @@ __all__ = [
     "install_systemd",
     "uninstall_systemd",
     "cron_line",
+    "env_file",
+    "ensure_env_file",
     "install_cron",
     "uninstall_cron",
 ]
@@ -39,7 +41,17 @@ __all__ = [
 MARKER = "Written by `gitgarden timer install`"
 CRON_TAG = "# gitgarden tick (gitgarden timer install)"
 UNIT_NAMES = ("gitgarden.service", "gitgarden.timer")
-_PASSED_ON = ("GITGARDEN_CONFIG", "GITGARDEN_STATE")  # where the registry and settings are, if moved
+# Pinned in the unit and the crontab line to what they are where `timer install` runs: a
+# timer with another XDG_STATE_HOME would read another project list (and other settings, keys).
+_PINNED = ("GITGARDEN_CONFIG", "GITGARDEN_STATE")
+ENV_FILE_TEMPLATE = """\
+# gitgarden: the environment of the timer's `gitgarden tick` (the systemd service and the
+# crontab line both read this file). Plain KEY=value lines; no `export`, no spaces around '='.
+# Keep it private (mode 0600). The API key can live in `gitgarden keys set NAME` instead.
+# GITGARDEN_MODEL=openai/gpt-4o-mini
+# GITGARDEN_API_BASE=http://127.0.0.1:8080/v1
+# GITGARDEN_API_KEY=
+"""
 
 
 def tick_command(
@@ -72,7 +84,11 @@ def _systemd_quote(arg: str, *, dollar: bool = False) -> str:
 
 
 def _passed_on(env: Mapping[str, str]) -> list[tuple[str, str]]:
-    return [(k, str(Path(env[k]).expanduser().absolute())) for k in _PASSED_ON if env.get(k)]
+    """GITGARDEN_CONFIG and GITGARDEN_STATE as absolute paths, as they resolve here and now."""
+    return [
+        ("GITGARDEN_CONFIG", str(user_config_path(env).expanduser().absolute())),
+        ("GITGARDEN_STATE", str(state_dir(env).expanduser().absolute())),
+    ]
 
 
 def _xdg_config(env: Mapping[str, str]) -> Path:
@@ -80,8 +96,20 @@ def _xdg_config(env: Mapping[str, str]) -> Path:
 
 
 def env_file(env: Mapping[str, str]) -> Path:
-    """The optional KEY=value file the service reads (model, endpoint, API key): `$XDG_CONFIG_HOME/gitgarden/env`."""
-    return _xdg_config(env) / "gitgarden" / "env"
+    """The optional KEY=value file the timer reads (model, endpoint, API key): `$XDG_CONFIG_HOME/gitgarden/env`."""
+    return timer_env_file(env)
+
+
+def ensure_env_file(env: Mapping[str, str]) -> bool:
+    """Write a commented env file (mode 0600) when there is none; True when it was written."""
+    path = env_file(env)
+    if os.path.lexists(path):
+        return False
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.write(ENV_FILE_TEMPLATE)
+    return True
 
 
 def systemd_units(command: Sequence[str], env: Mapping[str, str]) -> dict[str, str]:
@@ -92,6 +120,9 @@ def systemd_units(command: Sequence[str], env: Mapping[str, str]) -> dict[str, s
     service = f"""\
 # {MARKER}; `gitgarden timer uninstall` removes it.
 # One tick: look at every registered project and run at most one gardener pass.
+# Start: systemctl --user daemon-reload && systemctl --user enable --now gitgarden.timer
+# Look:  systemctl --user list-timers gitgarden.timer; journalctl --user -u gitgarden.service
+# Stop:  systemctl --user disable --now gitgarden.timer
 [Unit]
 Description=gitgarden tick: one gardener pass on the registered project that is due
 
@@ -100,16 +131,19 @@ Type=oneshot
 ExecStart={exec_start}
 {environment}\
 # A user service does not see your shell's environment: put GITGARDEN_MODEL,
-# GITGARDEN_API_BASE and GITGARDEN_API_KEY (KEY=value lines) in this file.
+# GITGARDEN_API_BASE and GITGARDEN_API_KEY (KEY=value lines) in this file; the
+# crontab line of `gitgarden timer install --cron` reads the same file.
 # The leading '-' makes it optional.
 EnvironmentFile=-{str(env_file(env)).replace("%", "%%")}
 Nice=10
 """
     timer = f"""\
 # {MARKER}; `gitgarden timer uninstall` removes it.
+# Start: systemctl --user daemon-reload && systemctl --user enable --now gitgarden.timer
+# Stop:  systemctl --user disable --now gitgarden.timer
 # It fires every minute on purpose: `gitgarden tick` applies `enabled` and
 # `interval_min` itself (a tick that is not due reads one small file and ends),
-# so `gitgarden config set interval_min 60` takes effect at once, with no
+# so `gitgarden config set --user interval_min 60` takes effect at once, with no
 # reinstall and no daemon-reload. Persistent=true runs a tick missed while the
 # machine slept or was off.
 [Unit]
@@ -174,7 +208,9 @@ def uninstall_systemd(env: Mapping[str, str]) -> tuple[list[Path], list[Path]]:
 
 
 def cron_line(command: Sequence[str], env: Mapping[str, str], *, which: Callable[[str], str | None] = shutil.which) -> str:
-    """The crontab line: every minute, absolute paths, PATH set, output appended to `tick.log`."""
+    """The crontab line: every minute, absolute paths, PATH and the state and config folders
+    pinned, the same env file as the systemd service read (model, endpoint, key), output
+    appended to `tick.log`."""
     dirs: list[str] = []
     git = which("git")
     for d in (str(Path(command[0]).parent), str(Path(git).parent) if git else "", "/usr/local/bin", "/usr/bin", "/bin"):
@@ -182,7 +218,13 @@ def cron_line(command: Sequence[str], env: Mapping[str, str], *, which: Callable
             dirs.append(d)
     assigns = [f"PATH={shlex.quote(':'.join(dirs))}"] + [f"{k}={shlex.quote(v)}" for k, v in _passed_on(env)]
     log = state_dir(env).expanduser().absolute() / "tick.log"
-    body = f"{' '.join(assigns)} {' '.join(shlex.quote(a) for a in command)} >> {shlex.quote(str(log))} 2>&1"
+    envf = shlex.quote(str(env_file(env)))
+    # `set -a` exports what follows; the env file comes last and wins, as EnvironmentFile= does in the unit.
+    # The braces send a broken env file's error to the log too.
+    body = (
+        f"{{ set -a; {'; '.join(assigns)}; [ ! -r {envf} ] || . {envf}; set +a; "
+        f"exec {' '.join(shlex.quote(a) for a in command)}; }} >> {shlex.quote(str(log))} 2>&1"
+    )
     # cron turns an unescaped % into a newline; interval_min is applied by the tick itself.
     return f"* * * * * {body.replace('%', chr(92) + '%')} {CRON_TAG}"
 

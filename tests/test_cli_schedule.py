@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import subprocess
 import sys
 from datetime import datetime, timedelta
@@ -196,7 +197,10 @@ def test_config_set_to_the_same_value_does_not_rewrite_the_file(inside: Project)
     ("args", "message"),
     [
         (["idle_min", "5000"], "idle_min must be within 0–1440"),
-        (["interval_min", "0"], "interval_min must be within 1–1440"),
+        (["max_lines", "0"], "max_lines must be within 1–200"),
+        (["interval_min", "5"], "use `gitgarden config set --user interval_min 5`"),
+        (["notify_command", "touch /tmp/x"], "must not choose a command this machine runs"),
+        (["reveiw", "true"], "did you mean `review`?"),
         (["idle_min", "soon"], "idle_min must be a whole number"),
         (["nosuch", "1"], "unknown setting 'nosuch'"),
         (["api_key", "sk-123"], "unknown setting 'api_key'"),
@@ -444,6 +448,10 @@ def test_run_records_its_attempt_but_not_a_dry_run(project: Project, monkeypatch
     monkeypatch.chdir(project.root)
     write(project.root, "raw/journal/2026-11-29.md", "a line\n")
     clock = Clock()
+    assert invoke(make_app(clock), "run").exit_code == 0
+    state_file = Path(os.environ["GITGARDEN_STATE"]) / "state.json"
+    assert not state_file.exists()  # not registered: a demo in a scratch folder leaves no trace
+    schedule.register(project.root, dict(os.environ))
     res = invoke(make_app(clock), "run")
     assert res.exit_code == 0, res.output
     assert (state(project.root).last_outcome, state(project.root).last_attempt) == ("no_model", NOW.isoformat())
@@ -580,7 +588,54 @@ def test_timer_install_cron_goes_through_the_crontab_command(tmp_path: Path) -> 
     assert res.exit_code == 0, res.output
     line = invoke(app, "timer", "print", "--cron").stdout.strip()
     assert table.read_text() == f"0 3 * * * /usr/bin/backup\n{line}\n"
-    assert line.startswith("* * * * * PATH=") and "tick.log" in line and " tick >> " in line
+    assert line.startswith("* * * * * { set -a; PATH=") and "tick.log" in line and " tick; } >> " in line
+    envf = Path(os.environ["XDG_CONFIG_HOME"]) / "gitgarden" / "env"
+    assert f". {envf};" in line and f"reads {envf}" in res.stderr
+    assert stat.S_IMODE(envf.stat().st_mode) == 0o600 and "# GITGARDEN_MODEL=" in envf.read_text()
     assert "unchanged" in invoke(app, "timer", "install", "--cron").stderr
     assert invoke(app, "timer", "uninstall", "--cron").exit_code == 0
     assert table.read_text() == "0 3 * * * /usr/bin/backup\n"
+
+
+def test_a_tick_with_unread_lines_and_no_model_fails_for_the_notification_rule_once_a_day(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    seen = tmp_path / "notified.txt"
+    script = write(tmp_path, "bin/notify", f"#!/bin/sh\nprintf '%s\\n' \"$@\" >> '{seen}'\n")
+    script.chmod(0o755)
+    user_config().write_text(f'notify_command = "{script}"\n')
+    p = garden(tmp_path, "quiet", "Acme signed the pilot")
+    clock = Clock()
+    app = make_app(clock)  # no model anywhere: what a cron line without the env file sees
+    notices = []
+    for n in range(1, 9):
+        data, res = tick_json(app)
+        assert data["ran"]["outcome"] == "no_model", res.stderr
+        assert state(p.root).consecutive_failures == n
+        notices.append(data["notification"])
+        clock.advance(hours=7)  # past min_hours_between_passes: every tick after it runs the project
+    sent = [i + 1 for i, text in enumerate(notices) if text]
+    assert sent == [4, 8]  # from the fourth in a row, then not again within a day (7 h apart: the 8th)
+    assert "no model 4 times in a row on 'quiet'" in notices[3] and str(Path(os.environ["XDG_CONFIG_HOME"]) / "gitgarden" / "env") in notices[3]
+    assert seen.read_text().count("no model") == 2
+    monkeypatch.chdir(p.root)
+    text = invoke(make_app(clock), "status").stdout.splitlines()
+    assert text[1].startswith("  NO MODEL: 1 unread journal line(s) wait")
+    text = invoke(make_app(clock, GITGARDEN_MODEL="openai/x"), "status").stdout.splitlines()
+    assert text[1].startswith("  NO MODEL in the last pass (8 in a row)") and "timer does not" in text[1]
+    # A model at last: the count resets, and status has nothing to say about models.
+    model = FakeModel().enqueue(skip("2026-11-29#1"))
+    data, res = tick_json(make_app(clock, model, GITGARDEN_MODEL="fake/scripted"))
+    assert data["ran"]["outcome"] == "nothing_earned" and state(p.root).consecutive_failures == 0, res.stderr
+    assert "NO MODEL" not in invoke(make_app(clock), "status").stdout
+
+
+def test_no_model_and_nothing_unread_is_no_failure(tmp_path: Path) -> None:
+    p = garden(tmp_path, "empty")
+    write(p.root, "wiki/index.md", "# Map\n" + "x" * 3000)  # over the ceiling: work, but no lines
+    schedule.record_attempt(
+        p.root,
+        type("R", (), {"outcome": "no_model", "exit_code": 0, "sentence": "no model", "pass_id": "", "commit": ""})(),
+        dict(os.environ),
+        NOW,
+        on_message=lambda _m: None,
+    )
+    assert state(p.root).consecutive_failures == 0

@@ -32,9 +32,9 @@ def test_malformed_toml_names_the_path_and_line(tmp_path: Path) -> None:
 def test_out_of_range_values_are_clamped_with_a_warning(tmp_path: Path) -> None:
     root = tmp_path / "p"
     (root / ".gitgarden").mkdir(parents=True)
-    (root / ".gitgarden/config.toml").write_text("idle_min = 99999\ninterval_min = 0\n")
+    (root / ".gitgarden/config.toml").write_text("idle_min = 99999\nmax_lines = 0\n")
     resolved = load_settings(root, env={})
-    assert resolved.settings.idle_min == 1440 and resolved.settings.interval_min == 1
+    assert resolved.settings.idle_min == 1440 and resolved.settings.max_lines == 1
     assert len([w for w in resolved.warnings if "outside" in w]) == 2
     assert resolved.sources["idle_min"] == "project"
 

@@ -448,6 +448,7 @@ def test_status_fields() -> None:
         "context_window": 8192,
         "structured_output": "json_schema",
         "api_key": "withheld",
+        "api_key_source": "the environment (GITGARDEN_API_KEY)",
         "api_key_withheld": llm.key_decision(Settings(model="ollama_chat/llama3"), ENV)[1],
         "error": None,
         "error_kind": None,

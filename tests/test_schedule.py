@@ -37,8 +37,9 @@ def ts(when: datetime) -> float:
     return when.timestamp()
 
 
-def tiny(root: Path, *lines: str, read: bool = False, map_text: str = "# Map\n\n## Open\n") -> Path:
-    """A project folder without git (an empty .git dir for the lock), one day of journal lines, optionally all read."""
+def tiny(root: Path, *lines: str, read: bool = False, map_text: str = "# Map\n\n## Open\n", register: bool = True) -> Path:
+    """A project folder without git (an empty .git dir for the lock), one day of journal lines, optionally all read;
+    registered for the tick unless told otherwise (only registered projects' attempts are remembered)."""
     for folder in (".git", ".gitgarden", "wiki", "raw/journal", "raw/chat", "log"):
         (root / folder).mkdir(parents=True, exist_ok=True)
     write(root, "wiki/index.md", map_text)
@@ -47,6 +48,8 @@ def tiny(root: Path, *lines: str, read: bool = False, map_text: str = "# Map\n\n
     if read:
         parsed = journal.all_lines(root / "raw" / "journal")
         write(root, journal.READ_PATH, journal.render_read(journal.mark_read({}, parsed)))
+    if register:
+        schedule.register(root, dict(os.environ))
     return root
 
 
@@ -446,8 +449,9 @@ def test_failures_in_a_row_notify_from_the_fourth_with_the_exact_text(tmp_path: 
 
 
 def test_standing_down_keeps_the_count_and_a_pass_that_works_resets_it(tmp_path: Path) -> None:
+    # no_model counts as failing here: the journal holds an unread line no pass can read.
     root = tiny(tmp_path / "p", "one")
-    for outcome, expected in (("failed", 1), ("failed", 2), ("stood_down", 2), ("stopped", 2), ("failed", 3), ("no_model", 0)):
+    for outcome, expected in (("failed", 1), ("failed", 2), ("stood_down", 2), ("stopped", 2), ("failed", 3), ("no_model", 4), ("pages_written", 0)):
         attempt = schedule.record_attempt(root, result(outcome), env(), NOW, on_message=lambda _m: None)
         assert attempt is not None and attempt.consecutive_failures == expected, outcome
 
@@ -567,13 +571,38 @@ def test_crontab_line_snapshot() -> None:
 
 def test_the_crontab_line_runs_in_a_shell_as_written(tmp_path: Path) -> None:
     out = tmp_path / "state 1%"
-    exe = write(tmp_path, "bin dir/gitgarden", "#!/bin/sh\necho \"ran $1 with $GITGARDEN_STATE\"\n")
+    exe = write(tmp_path, "bin dir/gitgarden", "#!/bin/sh\necho \"ran $1 with $GITGARDEN_STATE, $GITGARDEN_CONFIG, model $GITGARDEN_MODEL\"\n")
     exe.chmod(0o755)
-    line = timers.cron_line([str(exe), "tick"], {"HOME": str(tmp_path), "GITGARDEN_STATE": str(out)}, which=lambda _n: None)
+    where = {"HOME": str(tmp_path), "GITGARDEN_STATE": str(out), "XDG_CONFIG_HOME": str(tmp_path / "conf 50%")}
+    line = timers.cron_line([str(exe), "tick"], where, which=lambda _n: None)
     out.mkdir()
     command = line.split(" ", 5)[5].replace("\\%", "%")  # what cron hands to sh
+    subprocess.run(["/bin/sh", "-c", command], check=True, env={})  # no env file yet: it is optional
+    config = tmp_path / "conf 50%" / "gitgarden" / "config.toml"
+    assert (out / "tick.log").read_text() == f"ran tick with {out}, {config}, model \n"
+    # The same env file as the systemd unit's EnvironmentFile=, and it wins over what the line pins.
+    write(tmp_path, "conf 50%/gitgarden/env", "# the timer's model\nGITGARDEN_MODEL=openai/gpt-4o-mini\nGITGARDEN_STATE=/elsewhere\n")
+    (out / "tick.log").unlink()
     subprocess.run(["/bin/sh", "-c", command], check=True, env={})
-    assert (out / "tick.log").read_text() == f"ran tick with {out}\n"
+    assert (out / "tick.log").read_text() == f"ran tick with /elsewhere, {config}, model openai/gpt-4o-mini\n"
+    assert "EnvironmentFile=-" + str(timers.env_file(where)).replace("%", "%%") in timers.systemd_units(["/x", "tick"], where)["gitgarden.service"]
+
+
+def test_a_broken_env_file_is_reported_in_the_ticks_log(tmp_path: Path) -> None:
+    out = tmp_path / "state"
+    out.mkdir()
+    where = {"HOME": str(tmp_path), "GITGARDEN_STATE": str(out)}
+    write(tmp_path, ".config/gitgarden/env", "GITGARDEN_MODEL='unclosed\n")
+    command = timers.cron_line(["/bin/true", "tick"], where, which=lambda _n: None).split(" ", 5)[5]
+    done = subprocess.run(["/bin/sh", "-c", command], env={}, check=False)
+    assert done.returncode != 0 and (out / "tick.log").read_text().strip()
+
+
+def test_the_units_show_the_systemctl_commands_with_user() -> None:
+    service = timers.systemd_units(EXE, PAT)["gitgarden.service"]
+    assert "systemctl --user enable --now gitgarden.timer" in service
+    assert "journalctl --user -u gitgarden.service" in service
+    assert "systemctl enable" not in service.replace("systemctl --user", "")
 
 
 def test_tick_command_prefers_this_executable(tmp_path: Path) -> None:

@@ -32,3 +32,32 @@ def test_a_run_with_nothing_new_never_imports_litellm(project: Project) -> None:
     assert done.returncode == 0, done.stderr[-2000:]
     assert "nothing new" in done.stderr
     assert "litellm" not in done.stderr
+
+
+# What `status` (and a tick that finds nothing) does not need stays unimported: the YAML and
+# page parsers, the tree, the TOML writer, OpenSSL's hashlib, subprocess, rich, the timers, the keys.
+DEFERRED = (
+    "gitgarden.facts", "gitgarden.wiki", "gitgarden.tree", "gitgarden.timers", "gitgarden.keys", "gitgarden.gardener",
+    "yaml", "frontmatter", "tomli_w", "hashlib", "_hashlib", "subprocess", "shlex", "shutil", "pickle", "rich",
+)  # fmt: skip
+
+
+def test_status_defers_what_it_does_not_need(project: Project) -> None:
+    import os
+
+    (project.root / "raw/journal/2026-11-29.md").write_text("a line no model will read\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GITGARDEN_MODEL")}
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "gitgarden", "status"], cwd=project.root, capture_output=True, text=True, timeout=120, env=env
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "NO MODEL" in done.stdout  # the path that names the timer's env file, too
+    names = {line.rsplit("|", 1)[1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
+    assert "gitgarden.schedule" in names, "importtime printed nothing useful: the check would be vacuous"
+    assert sorted(names & set(DEFERRED)) == []
+
+
+def test_the_registry_knows_where_the_read_position_lives() -> None:
+    from gitgarden import journal, registry
+
+    assert registry.READ_PATH == journal.READ_PATH

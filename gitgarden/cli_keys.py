@@ -1,0 +1,97 @@
+"""`gitgarden keys set|list|path|unset`: API keys stored in the user's config folder, like `llm keys`.
+
+A key is read from stdin or a hidden prompt, never from the command line (it
+would sit in the shell history and in `ps`), and is never printed.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import click
+
+from gitgarden.cli import App, err, out_json, pass_app
+from gitgarden.errors import ConfigError
+
+__all__ = ["keys", "register"]
+
+
+def _complete_names(ctx: click.Context, _param: click.Parameter, incomplete: str) -> list[Any]:
+    """Shell completion: the names of the stored keys (never the keys)."""
+    from gitgarden import keys as store
+
+    try:
+        names = sorted(store.stored_keys())
+    except ConfigError:
+        return []
+    return [n for n in names if n.startswith(incomplete)]
+
+
+@click.group()
+def keys() -> None:
+    """API keys stored in your config folder (keys.json, mode 0600, never in a project).
+
+    A model uses the key `api_key_name` names; when that is empty and no api_base
+    is set, the key named after the model's provider (openai/… uses `openai`).
+    GITGARDEN_API_KEY and the variable `api_key_env` names come first.
+    """
+
+
+@keys.command("set")
+@click.argument("name", shell_complete=_complete_names)
+@pass_app
+def keys_set(app: App, name: str) -> None:
+    """Store a key as NAME: typed at a hidden prompt, or piped on stdin (`… | gitgarden keys set NAME`)."""
+    from gitgarden import keys as store
+
+    store.check_name(name)
+    if sys.stdin.isatty():
+        value = click.prompt(f"Key for {name}", hide_input=True, err=True, default="", show_default=False)
+    else:
+        value = sys.stdin.read()
+    path = store.set_key(name, value, app.env)
+    err(f"Stored the key {name!r} in {path}.")
+
+
+@keys.command("list")
+@click.option("--json", "as_json", is_flag=True, help="Print the names as a JSON list.")
+@pass_app
+def keys_list(app: App, as_json: bool) -> None:
+    """The names of the stored keys (never the keys)."""
+    from gitgarden import keys as store
+
+    names = sorted(store.stored_keys(app.env))
+    if as_json:
+        out_json(names)
+        return
+    if not names:
+        err(f"No keys stored ({store.keys_path(app.env)}): `gitgarden keys set NAME` stores one.")
+    for name in names:
+        click.echo(name)
+
+
+@keys.command("path")
+@pass_app
+def keys_path(app: App) -> None:
+    """The file the keys are stored in."""
+    from gitgarden import keys as store
+
+    click.echo(str(store.keys_path(app.env)))
+
+
+@keys.command("unset")
+@click.argument("name", shell_complete=_complete_names)
+@pass_app
+def keys_unset(app: App, name: str) -> None:
+    """Forget the key stored as NAME."""
+    from gitgarden import keys as store
+
+    if not store.unset_key(name, app.env):
+        raise ConfigError(f"no key named {name!r} is stored (see `gitgarden keys list`)")
+    err(f"Removed the key {name!r} from {store.keys_path(app.env)}.")
+
+
+def register(group: click.Group) -> None:
+    """Add `keys` to the `gitgarden` command group."""
+    group.add_command(keys)
