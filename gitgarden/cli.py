@@ -331,3 +331,7 @@ _cli_schedule.register(cli)
 from gitgarden import cli_history as _cli_history  # noqa: E402
 
 _cli_history.register(cli)
+
+from gitgarden import cli_ci as _cli_ci  # noqa: E402
+
+_cli_ci.register(cli)

@@ -511,6 +511,8 @@ def status(app: App, as_json: bool) -> None:
         for hold in data["held"]:
             until = f" (until {_when(hold['until'])})" if hold["until"] else ""
             echo(f"    {hold['clock']}: {hold['detail']}{until}")
+    if data.get("remote"):
+        echo(f"  remote: {data['remote']} (as last fetched)")
     if data["last_attempt"]:
         pass_id = f" [{data['last_pass_id']}]" if data["last_pass_id"] else ""
         echo(f"  last pass: {_when(data['last_attempt'])}: {data['last_message'] or data['last_outcome']}{pass_id}")

@@ -50,6 +50,7 @@ class Spec:
     lo: float | None = None
     hi: float | None = None
     project_ok: bool = True  # False: may not live in a project file (it would be committed)
+    choices: tuple[str, ...] = ()  # the values a text setting takes; another falls back to the default
 
 
 SPECS: tuple[Spec, ...] = (
@@ -74,6 +75,11 @@ SPECS: tuple[Spec, ...] = (
     Spec("identity_files", list, [], "extra files (inside the project, or named by the person) shown to the model"),
     Spec("review", bool, False, "commit passes to the branch gitgarden/review instead of the current branch"),
     Spec("notify_command", str, "", "command run with the message after the third failed pass in a row"),
+    Spec("remote", str, "", "git remote a pass fetches from before reading and pushes to after committing; empty: none"),
+    Spec("sync", str, "ff", "when the branch and the remote have diverged: ff (refuse the pass) or merge (merge the remote in first)", choices=("ff", "merge")),
+    Spec("push_tags", bool, False, "push the pass's pre_gardener snapshot tag along with the pass"),
+    Spec("push_tries", int, 3, "pushes a pass tries when the remote moved meanwhile", 1, 10),
+    Spec("remote_timeout", int, 60, "seconds one fetch or push may take", 1, 3600),
 )
 _BY_KEY = {s.key: s for s in SPECS}
 
@@ -103,6 +109,11 @@ class Settings:
     identity_files: tuple[str, ...] = ()
     review: bool = False
     notify_command: str = ""
+    remote: str = ""
+    sync: str = "ff"
+    push_tags: bool = False
+    push_tries: int = 3
+    remote_timeout: int = 60
     # Where api_base came from: a key is never sent to an endpoint named only by a committed
     # project file (a shared project must not be able to redirect the person's key).
     api_base_source: str = "default"
@@ -220,6 +231,8 @@ def parse_value(key: str, value: Any, *, where: str) -> Any:
 def clamp(key: str, value: Any) -> tuple[Any, str | None]:
     """(value within `key`'s range, a warning when it had to be moved)."""
     spec = _BY_KEY[key]
+    if spec.choices and value not in spec.choices:
+        return spec.default, f"{key} = {value!r} is not one of {', '.join(spec.choices)}; using {spec.default!r}"
     if spec.lo is None or isinstance(value, bool) or not isinstance(value, int | float):
         return value, None
     bound = spec.lo if value < spec.lo else spec.hi if spec.hi is not None and value > spec.hi else None

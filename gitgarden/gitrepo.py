@@ -55,6 +55,11 @@ def _env(extra: Mapping[str, str] | None) -> dict[str, str]:
     return env
 
 
+def clean_env() -> dict[str, str]:
+    """The environment every git process of gitgarden's gets (inherited GIT_* pointers stripped)."""
+    return _env(None)
+
+
 def git(
     root: Path,
     *args: str,

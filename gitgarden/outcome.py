@@ -61,6 +61,7 @@ class PassResult:
     journal_commit: str = ""
     commit: str = ""
     recovery: str = ""
+    remote: str = ""  # what the pass did with the remote (fetched, fast-forwarded, pushed…)
     stop: dict[str, Any] | None = None
     dry_run: bool = False
     diff: str = ""
