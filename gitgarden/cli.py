@@ -379,3 +379,6 @@ _cli_guard.register(cli)
 from gitgarden import cli_keys as _cli_keys  # noqa: E402
 
 _cli_keys.register(cli)
+from gitgarden import cli_ci as _cli_ci  # noqa: E402
+
+_cli_ci.register(cli)

@@ -266,6 +266,8 @@ def set_setting(path: Path, key: str, raw: str, *, scope: str, env: Mapping[str,
         raise ConfigError(f"{key} never goes in a project file ({spec.not_in_project}): use `gitgarden config set --user {key} {raw}`")
     value = parse_value(key, raw, where="gitgarden config set")
     if clamp(key, value)[1] is not None:
+        if spec.choices:
+            raise ConfigError(f"{key} must be one of {', '.join(spec.choices)}; {raw} refused (nothing written)")
         raise ConfigError(f"{key} must be within {_show(spec.type(spec.lo))}–{_show(spec.type(spec.hi))}; {raw} refused (nothing written)")
     changed = write_value(path, key, value)
     table = read_toml(path)
@@ -554,6 +556,8 @@ def status(app: App, as_json: bool) -> None:
         for hold in data["held"]:
             until = f" (until {_when(hold['until'])})" if hold["until"] else ""
             echo(f"    {hold['clock']}: {hold['detail']}{until}")
+    if data.get("remote"):
+        echo(f"  remote: {data['remote']} (as last fetched)")
     if data["last_attempt"]:
         pass_id = f" [{data['last_pass_id']}]" if data["last_pass_id"] else ""
         echo(f"  last pass: {_when(data['last_attempt'])}: {data['last_message'] or data['last_outcome']}{pass_id}")

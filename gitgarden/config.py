@@ -50,6 +50,7 @@ class Spec:
     lo: float | None = None
     hi: float | None = None
     project_ok: bool = True  # False: may not live in a project file (it would be committed)
+    choices: tuple[str, ...] = ()  # the values a text setting takes; another falls back to the default
     # Why a project file may not hold it, in words (shown when one does, and by `config set`).
     not_in_project: str = ""
 
@@ -94,6 +95,11 @@ SPECS: tuple[Spec, ...] = (
     ),
     Spec("max_person_pages", int, 3, "the person's pages (those no pass created) one pass may touch", 0, 10_000),
     Spec("guard_agents", list, [], "commit authors the pre-commit hook treats as agents: glob or substring patterns, e.g. '* (aider)'"),
+    Spec("remote", str, "", "git remote a pass fetches from before reading and pushes to after committing; empty: none"),
+    Spec("sync", str, "ff", "when the branch and the remote have diverged: ff (refuse the pass) or merge (merge the remote in first)", choices=("ff", "merge")),
+    Spec("push_tags", bool, False, "push the pass's pre_gardener snapshot tag along with the pass"),
+    Spec("push_tries", int, 3, "pushes a pass tries when the remote moved meanwhile", 1, 10),
+    Spec("remote_timeout", int, 60, "seconds one fetch or push may take", 1, 3600),
 )
 _BY_KEY = {s.key: s for s in SPECS}
 
@@ -129,6 +135,11 @@ class Settings:
     sign_commits: bool = True
     max_person_pages: int = 3
     guard_agents: tuple[str, ...] = ()
+    remote: str = ""
+    sync: str = "ff"
+    push_tags: bool = False
+    push_tries: int = 3
+    remote_timeout: int = 60
     # Where api_base came from: a key is never sent to an endpoint named only by a committed
     # project file (a shared project must not be able to redirect the person's key).
     api_base_source: str = "default"
@@ -261,6 +272,8 @@ def parse_value(key: str, value: Any, *, where: str) -> Any:
 def clamp(key: str, value: Any) -> tuple[Any, str | None]:
     """(value within `key`'s range, a warning when it had to be moved)."""
     spec = _BY_KEY[key]
+    if spec.choices and value not in spec.choices:
+        return spec.default, f"{key} = {value!r} is not one of {', '.join(spec.choices)}; using {spec.default!r}"
     if spec.lo is None or isinstance(value, bool) or not isinstance(value, int | float):
         return value, None
     bound = spec.lo if value < spec.lo else spec.hi if spec.hi is not None and value > spec.hi else None

@@ -359,7 +359,7 @@ def _run_pass(
             finally:
                 if not dry_run:
                     facts.save()  # machine-local, in the git dir: the next pass re-reads only changed pages
-                if result.snapshot and not result.commit and not dry_run:
+                if result.snapshot and not result.commit and not result.taken_back and not dry_run:
                     # `pre_gardener/<id>` marks passes that committed: a pass without a commit has nothing to undo.
                     passcommit.drop_snapshot(root, result.pass_id)
                     result.snapshot = ""
@@ -428,6 +428,8 @@ def _run_locked(
         if found is not None:
             result.recovery = found.summary()
             on_progress(result.recovery)
+    if settings.remote and not result.dry_run and not _sync_remote(root, settings, result, on_progress):
+        return
     watch = _Watch(root)
 
     def check_interrupts() -> None:
@@ -609,6 +611,85 @@ def _run_locked(
         result.outcome, result.detail, result.marked_read = "stood_down", str(exc), 0
     except GitgardenError as exc:  # e.g. the person's pre-commit hook said no: every write was rolled back
         result.outcome, result.detail, result.marked_read = "failed", f"the pass commit did not land: {exc}", 0
+        return
+    if settings.remote and result.commit:
+        _publish(project, settings, result, lambda b, n: _reguard(root, b, n, work.guard_ctx(own)), on_progress)
+
+
+def _sync_remote(root: Path, settings: Settings, result: PassResult, on_progress: Callable[[str], None]) -> bool:
+    """Fetch and fast-forward (or merge) before reading; False when the pass must not go on."""
+    from gitgarden import remote
+
+    try:
+        result.remote = remote.sync_before(
+            root,
+            settings.remote,
+            merge=settings.sync == "merge",
+            timeout=settings.remote_timeout,
+            ident=(settings.author_name, settings.author_email),
+        )
+    except remote.RemoteRefused as exc:
+        result.outcome, result.detail = "refused", str(exc)
+        return False
+    except remote.RemoteFailed as exc:
+        result.outcome, result.detail = "failed", str(exc)
+        return False
+    on_progress(result.remote)
+    return True
+
+
+def _reguard(root: Path, base_rev: str, new_rev: str, ctx: guard.PassContext) -> list[str]:
+    """The guard on the pass replayed onto a new remote tip: the pages it appended to may have grown."""
+    prefixes = ["wiki", "raw/journal", ".gitgarden", "log"]
+    base = gitrepo.tree_at(root, base_rev, prefixes)
+    new = gitrepo.tree_at(root, new_rev, prefixes)
+    return [str(v) for v in guard.check(base, new, ctx)]
+
+
+def _publish(
+    project: Project,
+    settings: Settings,
+    result: PassResult,
+    reguard: Callable[[str, str], list[str]],
+    on_progress: Callable[[str], None],
+) -> None:
+    """Push the pass; a pass that cannot land on the remote is taken back here and ends `failed`."""
+    from gitgarden import remote
+
+    root = project.root
+    if settings.review:
+        from gitgarden.review import REVIEW_BRANCH
+
+        branch: str | None = REVIEW_BRANCH
+        tries = 1  # the review branch is the person's to merge: never replayed, only pushed
+    else:
+        branch, tries = None, settings.push_tries
+    tags = [result.snapshot] if settings.push_tags and result.snapshot else []
+    try:
+        done = remote.publish(
+            root,
+            settings.remote,
+            pass_commit=result.commit,
+            journal_commit="" if settings.review else result.journal_commit,
+            branch=branch,
+            tries=tries,
+            timeout=settings.remote_timeout,
+            reguard=reguard,
+            journal_dir=project.journal.relative_to(root).as_posix(),
+            tags=tags,
+            take_back_on_failure=not settings.review,
+        )
+    except remote.RemoteFailed as exc:
+        result.detail = str(exc)
+        result.remote = "; ".join(x for x in (result.remote, "not pushed") if x)
+        result.outcome = "failed"
+        if exc.taken_back:  # its snapshot tag stays: the pass did commit here, and was taken back
+            result.taken_back, result.commit, result.marked_read = result.commit, "", 0
+        on_progress(str(exc))
+        return
+    result.commit, result.journal_commit = done.commit, done.journal_commit
+    result.remote = "; ".join(x for x in (result.remote, done.summary) if x)
+    on_progress(done.summary)
 
 
 def _charge(result: PassResult, usage: Usage | None) -> None:

@@ -178,6 +178,11 @@ def _wants_signing(root: Path) -> bool:
     return git(root, "config", "--bool", "commit.gpgsign", check=False).strip() == b"true"
 
 
+def clean_env() -> dict[str, str]:
+    """The environment every git process of gitgarden's gets (inherited GIT_* pointers stripped)."""
+    return _env(None)
+
+
 def git(
     root: Path,
     *args: str,

@@ -87,6 +87,8 @@ class PassResult:
     journal_commit: str = ""
     commit: str = ""
     recovery: str = ""
+    remote: str = ""  # what the pass did with the remote (fetched, fast-forwarded, pushed…)
+    taken_back: str = ""  # the pass commit undone in this clone because the remote would not take it
     stop: dict[str, Any] | None = None
     dry_run: bool = False
     diff: str = ""

@@ -134,7 +134,7 @@ def review_base(root: Path, base: Tree, folders: Sequence[str] = ("wiki", "raw/j
     return Overlay(base, changes)
 
 
-def _build_commit(
+def build_commit(
     root: Path,
     parent: str,
     blobs: Mapping[str, bytes],
@@ -184,7 +184,7 @@ def commit_to_review(root: Path, writes: Mapping[str, bytes], message: str, iden
             there = _blob_at(root, parent, path)
             if there is not None:
                 blobs[path] = _union_lines(there, data)
-    new = _build_commit(root, parent, blobs, message, ident)
+    new = build_commit(root, parent, blobs, message, ident)
     gitrepo.git(root, "update-ref", "-m", "gitgarden pass (review mode)", REVIEW_REF, new, tip or _ZERO)
     return new
 
@@ -269,7 +269,7 @@ def _merge_target(root: Path, head: str, tip: str, ident: tuple[str, str], ids: 
         f"Merge {REVIEW_BRANCH}: {len(ids)} gardener pass(es) accepted\n\n"
         + "".join(f"Accepted pass {i}\n" for i in ids)
     )
-    new = _build_commit(root, head, blobs, message, ident, start_tree=tree, parents=(head, tip))
+    new = build_commit(root, head, blobs, message, ident, start_tree=tree, parents=(head, tip))
     return new, conflicted
 
 

@@ -288,6 +288,10 @@ def assess(root: Path, record: ProjectState, now: float, env: Mapping[str, str],
                     until,
                 )
             )
+    if s.remote:
+        hold = _remote_hold(root, s)
+        if hold is not None:
+            a.holds.append(hold)
     git_dir = _git_dir(root)
     info = holder(git_dir) if git_dir is not None else None
     if info is not None:
@@ -308,6 +312,28 @@ def _repo_state(root: Path, git_dir: Path | None) -> str | None:
         return blocking_state(root, git_dir)
     except GitgardenError as exc:
         return str(exc)
+def _remote_hold(root: Path, s: Settings) -> Hold | None:
+    """A clone that has diverged from its remote (as last fetched) cannot take a pass unless sync = "merge"."""
+    from gitgarden import remote
+
+    branch = remote.current_branch(root)
+    if branch is None or s.sync == "merge":
+        return None
+    pos = remote.position(root, s.remote, branch)
+    if pos.ahead and pos.behind:
+        return Hold("remote", f"{pos.summary()}: merge them yourself, or set sync = \"merge\"")
+    return None
+
+
+def remote_position(root: Path, env: Mapping[str, str]) -> str | None:
+    """How far this clone is ahead of or behind its remote, as last fetched; None without `remote`."""
+    s = load_settings(root, env=env).settings
+    if not s.remote:
+        return None  # and no git module loaded: status stays light
+    from gitgarden import remote
+
+    branch = remote.current_branch(root)
+    return None if branch is None else remote.position(root, s.remote, branch).summary()
 
 
 def _order(a: Assessment) -> tuple[bool, float, str]:
@@ -520,6 +546,7 @@ def project_status(root: Path, env: Mapping[str, str], now: datetime) -> dict[st
         "eligible_at": _iso(max([tnow] + [h.until for h in a.holds if h.until is not None]))
         if a.holds and all(h.until is not None for h in a.holds)
         else None,
+        "remote": remote_position(root, env),
         "last_attempt": record.last_attempt,
         "last_outcome": record.last_outcome,
         "last_pass_id": record.last_pass_id,

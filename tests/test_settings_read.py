@@ -123,6 +123,8 @@ def _other_value(spec: object) -> str:
         return str(spec.lo + 1)  # type: ignore[attr-defined]
     if kind is list:
         return "AGENTS.md"
+    if spec.choices:  # type: ignore[attr-defined]
+        return next(c for c in spec.choices if c != spec.default)  # type: ignore[attr-defined]
     return "x <x@example.org>" if spec.key == "author" else "openai/x"  # type: ignore[attr-defined]
 
 

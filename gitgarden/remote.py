@@ -1,0 +1,447 @@
+"""Sharing a wiki through a git remote: the remote is where passes on several machines meet.
+
+With `remote` set, a pass fetches and fast-forwards its branch before it reads
+(or, with `sync = "merge"`, merges a diverged remote in with a merge commit),
+and pushes after it commits. A push that fast-forwards is the lock between
+machines: when the remote moved meanwhile, the pass replays its own commits
+onto the new tip in memory (`git merge-tree`, nothing in the work tree moves),
+has the guard judge the replayed diff again and pushes once more. When that
+cannot be done cleanly, the pass is taken back locally — its commit and its
+read position — and its lines wait for the next pass on the new tip.
+
+Never a force push, never a rebase or rewrite of the person's commits: only the
+commits this pass made itself (its journal commit and its pass commit) are
+ever replayed.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from gitgarden import gitrepo
+from gitgarden.errors import GitgardenError
+
+__all__ = [
+    "RemoteRefused",
+    "RemoteFailed",
+    "Position",
+    "current_branch",
+    "position",
+    "sync_before",
+    "publish",
+]
+
+EXIT_REFUSED = 14
+EXIT_FAILED = 15
+
+# Where git says the server could not be reached, or would not let us in.
+_UNREACHABLE = re.compile(
+    r"could not resolve|unable to access|connection (refused|timed out|reset)|network is unreachable|"
+    r"does not appear to be a git repository|could not read from remote|no such file or directory|not found",
+    re.I,
+)
+_AUTH = re.compile(r"authentication failed|permission denied|could not read username|403|401|access denied", re.I)
+_PROTECTED = re.compile(r"protected branch|pre-receive hook declined|hook declined|GH006|not allowed to push", re.I)
+_STALE = re.compile(r"non-fast-forward|fetch first|\[rejected\]|stale info|failed to update ref", re.I)
+
+
+class RemoteRefused(GitgardenError):
+    """The clone and the remote are in a state a pass must not touch (diverged, cannot fast-forward)."""
+
+    exit_code = EXIT_REFUSED
+
+
+class RemoteFailed(GitgardenError):
+    """The remote could not be reached, refused us, or would not take the pass."""
+
+    exit_code = EXIT_FAILED
+    taken_back = False  # True: the pass's commits were undone in this clone
+
+
+@dataclass(frozen=True)
+class Position:
+    """Where the clone stands against its remote-tracking branch (as last fetched)."""
+
+    remote: str
+    branch: str
+    ahead: int
+    behind: int
+    tracking: bool  # the remote-tracking ref exists
+
+    def summary(self) -> str:
+        if not self.tracking:
+            return f"{self.remote}/{self.branch} not fetched yet"
+        if self.ahead and self.behind:
+            return f"diverged from {self.remote}/{self.branch}: {self.ahead} ahead, {self.behind} behind"
+        if self.behind:
+            return f"{self.behind} behind {self.remote}/{self.branch}"
+        if self.ahead:
+            return f"{self.ahead} ahead of {self.remote}/{self.branch}"
+        return f"up to date with {self.remote}/{self.branch}"
+
+
+def _net(root: Path, args: Sequence[str], timeout: float) -> subprocess.CompletedProcess[str]:
+    """A git command that talks to the remote: non-interactive (no password or host-key prompt), bounded."""
+    env = gitrepo.ident_env("gitgarden", "gitgarden@localhost")
+    env.update(GIT_SSH_COMMAND="ssh -o BatchMode=yes -o ConnectTimeout=10", GIT_ASKPASS="true", SSH_ASKPASS="true")
+    try:
+        return subprocess.run(
+            ["git", "-C", str(root), *args],
+            capture_output=True,
+            text=True,
+            env={**gitrepo.clean_env(), **env},
+            stdin=subprocess.DEVNULL,
+            timeout=timeout,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        raise RemoteFailed(f"remote unreachable: git {args[0]} gave no answer within {timeout:.0f} s") from None
+
+
+def _words(proc: subprocess.CompletedProcess[str]) -> str:
+    """git's reason in one line: its message, with the files it names (not only a closing "Aborting")."""
+    lines = [ln.strip() for ln in (proc.stderr or proc.stdout or "").splitlines() if ln.strip()]
+    lines = [ln for ln in lines if ln not in ("Aborting", "Please move or remove them before you merge.")]
+    if not lines:
+        return f"exit status {proc.returncode}"
+    return lines[0].rstrip(":") + (": " + ", ".join(lines[1:4]) if len(lines) > 1 else "")
+
+
+def current_branch(root: Path) -> str | None:
+    """The checked-out branch's short name; None on a detached HEAD."""
+    out = gitrepo.git(root, "symbolic-ref", "--quiet", "--short", "HEAD", check=False).decode().strip()
+    return out or None
+
+
+def _tracking_ref(remote: str, branch: str) -> str:
+    return f"refs/remotes/{remote}/{branch}"
+
+
+def _rev(root: Path, ref: str) -> str | None:
+    out = gitrepo.git(root, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}", check=False).decode().strip()
+    return out or None
+
+
+def _check_remote(root: Path, remote: str) -> None:
+    if not remote or remote.startswith("-") or not re.fullmatch(r"[A-Za-z0-9._/-]+", remote):
+        raise RemoteRefused(f"remote = {remote!r} is not a remote name (see `git remote -v`)")
+    known = gitrepo.git(root, "remote", check=False).decode().split()
+    if remote not in known:
+        raise RemoteRefused(f"this clone has no remote named {remote!r}: add it with `git remote add {remote} URL`, or unset remote")
+
+
+def fetch(root: Path, remote: str, branch: str, timeout: float) -> bool:
+    """Fetch `branch` into its remote-tracking ref; False when the remote has no such branch yet."""
+    _check_remote(root, remote)
+    proc = _net(root, ["fetch", "--quiet", "--no-tags", remote, f"+refs/heads/{branch}:{_tracking_ref(remote, branch)}"], timeout)
+    if proc.returncode == 0:
+        return True
+    words = _words(proc)
+    if "couldn't find remote ref" in words.lower():
+        return False
+    raise RemoteFailed(_failure("fetch from", remote, words))
+
+
+def _failure(what: str, remote: str, words: str) -> str:
+    if _AUTH.search(words):
+        return f"the remote {remote!r} refused authentication ({words}); check the credentials this machine uses for it"
+    if _UNREACHABLE.search(words):
+        return f"remote unreachable: could not {what} {remote!r} ({words})"
+    return f"could not {what} {remote!r}: {words}"
+
+
+def position(root: Path, remote: str, branch: str) -> Position:
+    """Ahead/behind against the remote-tracking ref as last fetched (no network)."""
+    tracking = _rev(root, _tracking_ref(remote, branch))
+    if tracking is None or gitrepo.head(root) is None:
+        return Position(remote, branch, 0, 0, tracking is not None)
+    out = gitrepo.git(root, "rev-list", "--left-right", "--count", f"HEAD...{tracking}").decode().split()
+    return Position(remote, branch, int(out[0]), int(out[1]), True)
+
+
+def sync_before(root: Path, remote: str, *, merge: bool, timeout: float, ident: tuple[str, str]) -> str:
+    """Bring the branch level with the remote before a pass reads; a one-line summary of what happened.
+
+    Behind only: fast-forward. Diverged: refuse, unless `merge` (then a merge
+    commit by the gardener; the person's commits stay as they are). A fast-forward
+    or merge that would overwrite the person's uncommitted changes is refused by
+    git itself, and so by the pass.
+    """
+    branch = current_branch(root)
+    if branch is None:
+        raise RemoteRefused("HEAD is detached: check out a branch before a pass shares it through a remote")
+    if not fetch(root, remote, branch, timeout):
+        return f"{remote} has no branch {branch} yet; the pass will create it"
+    pos = position(root, remote, branch)
+    tracking = _tracking_ref(remote, branch)
+    if pos.behind == 0:
+        return pos.summary()
+    if pos.ahead == 0:
+        proc = _net(root, ["merge", "--ff-only", "--quiet", tracking], timeout)
+        if proc.returncode != 0:
+            raise RemoteRefused(f"cannot fast-forward {branch} to {remote}/{branch}: {_words(proc)}")
+        return f"fast-forwarded {pos.behind} commit(s) from {remote}/{branch}"
+    if not merge:
+        raise RemoteRefused(
+            f"{branch} has diverged from {remote}/{branch} ({pos.ahead} local, {pos.behind} remote commits): "
+            f"merge them yourself (`git pull --no-rebase {remote} {branch}`), or set sync = \"merge\""
+        )
+    message = f"Merge {remote}/{branch} before a gitgarden pass\n"
+    proc = subprocess.run(
+        ["git", "-C", str(root), "merge", "--no-ff", "--no-edit", "--no-gpg-sign", "-m", message, tracking],
+        capture_output=True,
+        text=True,
+        env={**gitrepo.clean_env(), **gitrepo.ident_env(*ident), "GIT_EDITOR": "true"},
+        stdin=subprocess.DEVNULL,
+        timeout=timeout,
+        check=False,
+    )
+    if proc.returncode != 0:
+        gitrepo.git(root, "merge", "--abort", check=False)
+        raise RemoteRefused(f"merging {remote}/{branch} did not go cleanly ({_words(proc)}); merge it yourself first")
+    return f"merged {pos.behind} commit(s) from {remote}/{branch}"
+
+
+Reguard = Callable[[str, str], list[str]]  # (base commit, proposed commit) -> verdicts
+
+
+def _push(root: Path, remote: str, commit: str, branch: str, timeout: float) -> tuple[bool, str]:
+    """Push `commit` as `branch` (never forced): (landed, git's words)."""
+    proc = _net(root, ["push", "--porcelain", "--no-verify", remote, f"{commit}:refs/heads/{branch}"], timeout)
+    words = (proc.stdout or "") + (proc.stderr or "")
+    if proc.returncode == 0:
+        return True, ""
+    if _PROTECTED.search(words):
+        raise RemoteFailed(
+            f"{remote} refused the push to {branch} (a protected branch?): the pass stays committed in this clone; "
+            "review mode (`gitgarden config set review true`) pushes the review branch instead"
+        )
+    if _STALE.search(words):
+        return False, "the remote moved"
+    raise RemoteFailed(_failure("push to", remote, _words(proc)))
+
+
+def _own_commits(root: Path, base: str, tip: str) -> list[str]:
+    """The commits in base..tip, oldest first."""
+    out = gitrepo.git(root, "rev-list", "--reverse", f"{base}..{tip}").decode().split()
+    return out
+
+
+def _blob(root: Path, rev: str, path: str) -> bytes | None:
+    proc = subprocess.run(
+        ["git", "-C", str(root), "cat-file", "blob", f"{rev}:{path}"],
+        capture_output=True,
+        env=gitrepo.clean_env(),
+        stdin=subprocess.DEVNULL,
+        check=False,
+    )
+    return proc.stdout if proc.returncode == 0 else None
+
+
+def _appended(base: bytes, one: bytes, other: bytes) -> bytes | None:
+    """Both sides only appended to `base` (a journal, a log): `one` then what `other` appended."""
+    if not (one.startswith(base) and other.startswith(base)):
+        return None
+    tail = other[len(base) :]
+    return one + (b"" if not one or one.endswith(b"\n") or not tail else b"\n") + tail
+
+
+def _merge_file(root: Path, path: str, base: bytes | None, ours: bytes | None, theirs: bytes | None, journal_dir: str) -> bytes | None:
+    """Our change to `path` on top of theirs; None when the two cannot both stand.
+
+    Bookkeeping files merge by their meaning (the read position is a union of
+    read lines; journals and log records only grow; the map takes both sides'
+    entry lines). A page both sides changed merges only when git's three-way
+    merge is clean.
+    """
+    if theirs in (base, ours):
+        return ours
+    if ours == base:
+        return theirs
+    if ours is None or theirs is None:
+        return None  # both created the same file, or one side removed it
+    from gitgarden import journal
+    from gitgarden.outcome import LOG_DIR
+
+    if path == journal.READ_PATH:
+        merged: dict[str, set[str]] = {}
+        for data in (base, ours, theirs):
+            for day, keys in journal.load_read(None if data is None else data.decode("utf-8", "replace")).items():
+                merged.setdefault(day, set()).update(keys)
+        return journal.render_read(merged).encode()
+    if path.startswith((f"{LOG_DIR}/", journal_dir.rstrip("/") + "/")):
+        return _appended(base or b"", theirs, ours)
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="gitgarden-merge-", dir=gitrepo.git_dir(root)) as tmp:
+        names = []
+        for label, data in (("ours", ours), ("base", base or b""), ("theirs", theirs)):
+            f = Path(tmp) / label
+            f.write_bytes(data)
+            names.append(str(f))
+        union = ["--union"] if path.endswith("/index.md") and path.count("/") == 1 else []
+        proc = subprocess.run(
+            ["git", "merge-file", "-p", "-q", *union, *names], capture_output=True, env=gitrepo.clean_env(), check=False
+        )
+    return proc.stdout if proc.returncode == 0 else None
+
+
+def _replay(root: Path, own: list[str], onto: str, journal_dir: str) -> dict[str, str] | None:
+    """Replay the pass's own commits onto `onto` in memory (a temporary index; the work tree and the
+    person's index are untouched): {old commit: its replay}, None when any file cannot merge."""
+    from gitgarden.review import build_commit
+
+    parent = onto
+    out: dict[str, str] = {}
+    for commit in own:
+        old_parent = gitrepo.git(root, "rev-parse", f"{commit}^").decode().strip()
+        changed = gitrepo.git(root, "diff", "--name-only", "-z", old_parent, commit).decode("utf-8", "surrogateescape")
+        blobs: dict[str, bytes] = {}
+        for path in filter(None, changed.split("\0")):
+            merged = _merge_file(
+                root, path, _blob(root, old_parent, path), _blob(root, commit, path), _blob(root, parent, path), journal_dir
+            )
+            if merged is None:
+                return None
+            blobs[path] = merged
+        name, email = gitrepo.git(root, "log", "-1", "--format=%an%x00%ae", commit).decode().rstrip("\n").split("\0")
+        message = gitrepo.git(root, "log", "-1", "--format=%B", commit).decode("utf-8", "replace")
+        parent = out[commit] = build_commit(root, parent, blobs, message, (name, email))
+    return out
+
+
+def _move_branch(root: Path, branch: str, old: str, new: str) -> bool:
+    """Move the checked-out branch from `old` to `new` as a checkout would: the person's other
+    changes, staged or not, stay; False (nothing moved) when a file they changed would be overwritten."""
+    # The pass's own writes replaced files after the index learnt their contents: refresh the stat
+    # data first, or git takes them for the person's edits ("not uptodate").
+    gitrepo.git(root, "update-index", "-q", "--refresh", check=False)
+    proc = subprocess.run(
+        ["git", "-C", str(root), "read-tree", "-m", "-u", old, new],
+        capture_output=True,
+        env=gitrepo.clean_env(),
+        stdin=subprocess.DEVNULL,
+        check=False,
+    )
+    if proc.returncode != 0:
+        return False
+    gitrepo.git(root, "update-ref", "-m", "gitgarden: pass replayed onto the remote", f"refs/heads/{branch}", new, old)
+    return True
+
+
+def take_back(root: Path, branch: str, base: str, tip: str, journal_dir: str) -> None:
+    """Undo the pass's commits in this clone: the branch back to `base`, the pass's files as they
+    were there; journal files keep their lines in the work tree (uncommitted again, unread)."""
+    changed = gitrepo.git(root, "diff", "--name-only", "-z", base, tip).decode("utf-8", "surrogateescape").split("\0")
+    changed = [p for p in changed if p]
+    gitrepo.git(root, "update-ref", "-m", "gitgarden: pass taken back (push refused)", f"refs/heads/{branch}", base, tip)
+    for path in changed:
+        if path.startswith(journal_dir.rstrip("/") + "/"):
+            gitrepo.git(root, "reset", "-q", base, "--", path, check=False)  # index only: the lines stay on disk
+            continue
+        if _exists(root, base, path):
+            gitrepo.git(root, "checkout", base, "--", path)
+        else:
+            gitrepo.git(root, "rm", "-q", "--cached", "--ignore-unmatch", "--", path)
+            (root / path).unlink(missing_ok=True)
+
+
+def _exists(root: Path, rev: str, path: str) -> bool:
+    proc = subprocess.run(
+        ["git", "-C", str(root), "cat-file", "-e", f"{rev}:{path}"], capture_output=True, env=gitrepo.clean_env(), check=False
+    )
+    return proc.returncode == 0
+
+
+@dataclass
+class Published:
+    """What became of a pass's push."""
+
+    summary: str
+    commit: str  # the commit that stands on the remote (the pass's own, or its replay)
+    journal_commit: str
+    tries: int
+
+
+def publish(
+    root: Path,
+    remote: str,
+    *,
+    pass_commit: str,
+    journal_commit: str,
+    branch: str | None,
+    tries: int,
+    timeout: float,
+    reguard: Reguard,
+    journal_dir: str,
+    tags: Sequence[str] = (),
+    take_back_on_failure: bool = True,
+) -> Published:
+    """Push the pass; when the remote moved, replay the pass's own commits onto it and try again.
+
+    RemoteFailed when the pass cannot land on the remote: by then it has been
+    taken back in this clone (unless it was refused by a protected branch, when it
+    stays committed here).
+    """
+    branch = branch or current_branch(root)
+    if branch is None:
+        raise RemoteFailed("HEAD is detached: the pass was committed but not pushed")
+    own_first = journal_commit or pass_commit
+    base = gitrepo.git(root, "rev-parse", f"{own_first}^").decode().strip()
+    own = _own_commits(root, base, pass_commit)
+    tip, new_journal = pass_commit, journal_commit
+    why = ""
+    for attempt in range(1, max(1, tries) + 1):
+        landed, why = _push(root, remote, tip, branch, timeout)
+        if landed:
+            note = f"pushed to {remote}/{branch}"
+            if tip != pass_commit:
+                note += f" after replaying the pass onto the remote's new tip (try {attempt})"
+                if not _move_branch(root, branch, pass_commit, tip):
+                    note += (
+                        f"; this clone could not follow without overwriting your changes: "
+                        f"run `git reset --keep {remote}/{branch}` when they are saved"
+                    )
+            for tag in tags:
+                _net(root, ["push", "--quiet", "--no-verify", remote, f"refs/tags/{tag}:refs/tags/{tag}"], timeout)
+            return Published(note, tip, new_journal, attempt)
+        if attempt == max(1, tries):
+            why += f" {attempt} times"
+            break
+        if not fetch(root, remote, branch, timeout):
+            why = f"{remote}/{branch} disappeared"
+            break
+        onto = _rev(root, _tracking_ref(remote, branch))
+        if onto is None or not _is_ancestor(root, base, onto):
+            why = f"{remote}/{branch} no longer contains the commit the pass started from; the person's commits are never replayed"
+            break
+        replayed = _replay(root, own, onto, journal_dir)
+        if replayed is None:
+            why = f"the pass's changes conflict with what {remote}/{branch} received meanwhile"
+            break
+        tip = replayed[pass_commit]
+        new_journal = replayed.get(journal_commit, "") if journal_commit else ""
+        verdicts = reguard(_rev(root, f"{tip}^") or onto, tip)
+        if verdicts:
+            why = "the guard refused the pass replayed onto the remote's new tip: " + "; ".join(verdicts[:3])
+            break
+    if not take_back_on_failure:
+        raise RemoteFailed(f"the pass could not be pushed ({why}); it stays committed in this clone")
+    take_back(root, branch, base, pass_commit, journal_dir)
+    failed = RemoteFailed(f"the pass could not be pushed ({why}); it was taken back in this clone and its lines stay unread")
+    failed.taken_back = True
+    raise failed
+
+
+def _is_ancestor(root: Path, older: str, newer: str) -> bool:
+    proc = subprocess.run(
+        ["git", "-C", str(root), "merge-base", "--is-ancestor", older, newer],
+        capture_output=True,
+        env=gitrepo.clean_env(),
+        check=False,
+    )
+    return proc.returncode == 0
