@@ -173,7 +173,12 @@ def run(app: App, dry_run: bool, model_flag: str | None, as_json: bool) -> None:
         sys.exit(14)
     settings = app.settings(project, model=model_flag).settings
     model = app.model_factory(settings, app.env) if settings.model else None
-    result = run_pass(project, settings, model=model, now=app.now, dry_run=dry_run, on_progress=err)
+    from gitgarden.gitrepo import person_identity
+
+    name, email = person_identity(project.root)
+    result = run_pass(
+        project, settings, model=model, now=app.now, dry_run=dry_run, on_progress=err, trigger=f"run by {name} <{email}>"
+    )
     from gitgarden import schedule
 
     schedule.record_attempt(project.root, result, app.env, app.now())

@@ -88,7 +88,7 @@ def _run_one(app: App, a: Assessment) -> Any:
     assert settings is not None  # an eligible project's settings were read
     err(f"Gardening {a.name} ({a.root})…")
     model = app.model_factory(settings, app.env) if settings.model else None
-    result = run_pass(Project(a.root), settings, model=model, now=app.now, on_progress=err)
+    result = run_pass(Project(a.root), settings, model=model, now=app.now, on_progress=err, trigger="tick")
     for hint in result.hints:
         err(hint)
     return result

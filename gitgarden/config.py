@@ -74,6 +74,7 @@ SPECS: tuple[Spec, ...] = (
     Spec("identity_files", list, [], "extra files (inside the project, or named by the person) shown to the model"),
     Spec("review", bool, False, "commit passes to the branch gitgarden/review instead of the current branch"),
     Spec("notify_command", str, "", "command run with the message after the third failed pass in a row"),
+    Spec("at", str, "", "a nightly clock: local time (24-hour, e.g. 03:30) after which a tick starts the day's pass; empty: off"),
 )
 _BY_KEY = {s.key: s for s in SPECS}
 
@@ -103,6 +104,7 @@ class Settings:
     identity_files: tuple[str, ...] = ()
     review: bool = False
     notify_command: str = ""
+    at: str = ""
     # Where api_base came from: a key is never sent to an endpoint named only by a committed
     # project file (a shared project must not be able to redirect the person's key).
     api_base_source: str = "default"

@@ -190,8 +190,12 @@ def run_pass(
     now: Clock = utcnow,
     dry_run: bool = False,
     on_progress: Callable[[str], None] = lambda _msg: None,
+    trigger: str = "run",
 ) -> PassResult:
-    """Run one pass on `project` and return its result; the project is left consistent whatever happens."""
+    """Run one pass on `project` and return its result; the project is left consistent whatever happens.
+
+    `trigger` says who asked (`run by NAME <EMAIL>`, `tick`, `ci`): it goes to the
+    record and the `Gardener-Trigger` trailer."""
     started = now()
     result = PassResult(
         pass_id=_new_pass_id(started),
@@ -199,6 +203,7 @@ def run_pass(
         started=started.isoformat(),
         record_path=outcome.log_path(started),
         dry_run=dry_run,
+        trigger=trigger,
     )
     result.model = getattr(model, "name", "") if model is not None else ""
     root = project.root

@@ -34,7 +34,7 @@ __all__ = [
     "UndoResult",
 ]
 
-_KEYS = ("Pass", "Outcome", "Read", "Tokens", "Cost", "Model", "Created", "Appended", "Split", "Refused", "Snapshot", "Undoes")
+_KEYS = ("Pass", "Outcome", "Read", "Tokens", "Cost", "Model", "Created", "Appended", "Split", "Refused", "Snapshot", "Undoes", "Trigger")
 _FORMAT = "%H%x1f%aI%x1f%s%x1f" + "%x1f".join(
     f"%(trailers:key=Gardener-{k},valueonly,separator=%x2C)" for k in _KEYS
 ) + "%x1e"
@@ -67,6 +67,7 @@ class PassEntry:
     undone_by: str = ""
     review: str = ""  # "waiting": on gitgarden/review, not accepted; "rejected": dropped by `review reject`
     snapshot: str = ""
+    trigger: str = ""  # who started it: "run by NAME <EMAIL>", "tick", "ci" (older passes: "")
     subject: str = ""
     message: str = ""
     record: dict[str, Any] | None = field(default=None, repr=False)
@@ -171,6 +172,7 @@ def _from_record(rec: dict[str, Any]) -> PassEntry:
         model=str(rec.get("model") or ""),
         review=str(rec.get("review") or ""),
         snapshot=str(rec.get("snapshot") or ""),
+        trigger=str(rec.get("trigger") or ""),
         message=str(rec.get("message") or ""),
         record=rec,
     )
@@ -225,6 +227,7 @@ def _scan(root: Path) -> tuple[list[PassEntry], dict[str, _Undo]]:
             commit=sha,
             review="waiting" if sha in on_review else "",
             snapshot=t.get("Snapshot", ""),
+            trigger=t.get("Trigger", ""),
             subject=subject,
             message=str(known.get("message", "")) if known else "",
             record=known,

@@ -61,6 +61,7 @@ class PassResult:
     journal_commit: str = ""
     commit: str = ""
     recovery: str = ""
+    trigger: str = "run"  # who started the pass: "run by NAME <EMAIL>", "tick", "ci"
     stop: dict[str, Any] | None = None
     dry_run: bool = False
     diff: str = ""

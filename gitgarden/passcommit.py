@@ -133,6 +133,7 @@ def write_and_commit(
         "Split": str(len(result.split)),
         "Refused": str(len(result.refusals)),
         "Grounding": "n/a" if result.grounding_min_score is None else f"{result.grounding_min_score:.2f}",
+        "Trigger": result.trigger,
     }
     if result.health_after:
         b, a = result.health_before, result.health_after

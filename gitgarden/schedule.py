@@ -34,7 +34,7 @@ import os
 import subprocess
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -180,7 +180,7 @@ def _git_dir(root: Path) -> Path | None:
 class Hold:
     """Something that holds a project back: a clock (with when it lets go) or a condition."""
 
-    clock: str  # enabled | idle_min | min_hours_between_passes | turn_in_flight | lock | registered | one_per_tick
+    clock: str  # enabled | idle_min | min_hours_between_passes | at | turn_in_flight | lock | registered | one_per_tick
     detail: str
     until: float | None = None
 
@@ -289,6 +289,14 @@ def assess(root: Path, record: ProjectState, now: float, env: Mapping[str, str],
                     until,
                 )
             )
+    if s.at:
+        nightly = _parse_at(s.at)
+        if nightly is None:
+            a.warnings.append(f"at = {s.at!r} is not a time like 03:30 (local, 24-hour); ignored")
+        else:
+            hold = _at_hold(s.at, nightly, last, now)
+            if hold is not None:
+                a.holds.append(hold)
     git_dir = _git_dir(root)
     info = holder(git_dir) if git_dir is not None else None
     if info is not None:
@@ -296,6 +304,27 @@ def assess(root: Path, record: ProjectState, now: float, env: Mapping[str, str],
             Hold("lock", f"pass {info.get('pass_id', '?')} (started {info.get('started', '?')}, pid {info.get('pid', '?')}) holds the lock")
         )
     return a
+
+
+def _parse_at(text: str) -> tuple[int, int] | None:
+    """`HH:MM` (24-hour) as (hour, minute); None when it is not such a time."""
+    parts = text.strip().split(":")
+    if len(parts) != 2 or not all(p.isdigit() and 1 <= len(p) <= 2 for p in parts):
+        return None
+    hour, minute = int(parts[0]), int(parts[1])
+    return (hour, minute) if hour < 24 and minute < 60 else None
+
+
+def _at_hold(text: str, at: tuple[int, int], last: float | None, now: float) -> Hold | None:
+    """The nightly clock: one pass a day, started by the first tick after `at` (local time)."""
+    local = datetime.fromtimestamp(now).astimezone()
+    today = local.replace(hour=at[0], minute=at[1], second=0, microsecond=0)
+    if now < today.timestamp():
+        return Hold("at", f"the day's pass starts after {text}", today.timestamp())
+    if last is not None and last >= today.timestamp():
+        tomorrow = (local + timedelta(days=1)).replace(hour=at[0], minute=at[1], second=0, microsecond=0)
+        return Hold("at", f"today's pass after {text} has been attempted", tomorrow.timestamp())
+    return None
 
 
 def _order(a: Assessment) -> tuple[bool, float, str]:
