@@ -477,6 +477,7 @@ def _ask(
         conversation=work.ctx_conversation,
         today=f"{now().astimezone():%Y-%m-%d}",  # the person's day, as capture writes it
         candidates=tidy.candidates(offered, titles),
+        review_summary=_review_summary(project.root) if settings.review else "",
     )
     messages, report = context.build_messages(inputs, settings)
     shown = set(report.lines_offered)
@@ -490,6 +491,12 @@ def _ask(
         work.ctx_conversation = work.ctx_conversation[len(work.ctx_conversation) - report.conversation_chars :]
     ops, _usage = llm.ask_operations(model, messages, budget, before_call=check_interrupts)
     return ops, offered
+
+
+def _review_summary(root: Path) -> str:
+    from gitgarden.history import review_summary
+
+    return review_summary(root)
 
 
 def _page_infos(tree: Tree, titles: Mapping[str, tuple[str, list[str]]]) -> list[Any]:
