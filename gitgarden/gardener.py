@@ -309,11 +309,13 @@ def _run_locked(
     own = frozenset({journal.READ_PATH, result.record_path})
 
     # What needs no model: map entries for pages the map does not reach, links in those pages.
-    map_writes, mapped = tidy.map_entries(base, titles, dirty)
+    map_writes, mapped, unplaced = tidy.map_entries(base, titles, dirty)
     over_budget = [p for p in tidy.over_budget(base) if p not in dirty]
     map_text = tidy.read_text(base, wiki.MAP_PATH) or ""
     last_map = passcommit.last_map_chars(project)
     prune_map = len(map_text) > wiki.MAP_CEILING and (last_map is None or len(map_text) > last_map)
+    # A full map with pages it cannot list: its entries move into hubs to make room for the hubs' lines.
+    prune_map = prune_map or bool(unplaced and tidy.prune_into_hubs(base, titles, map_text))
     if not offered and not map_writes and not over_budget and not prune_map:
         result.outcome = "nothing_new"
         return
@@ -348,7 +350,7 @@ def _run_locked(
             if path in work.tree and len(tidy.read_text(work.tree, path) or "") > wiki.PAGE_BUDGET:
                 _heading_split(work, path, result, own, titles)
         if prune_map:
-            _prune_map(work, result, own)
+            _prune_map(work, result, own, titles)
         # Links in the pages this pass writes, and in pages new to the map.
         written = [p for p in changed_paths(base, work.tree) if wiki.page_name(p)]
         link_targets = sorted(set(written) | {wiki.page_path(n) for n in mapped} - dirty)
@@ -361,13 +363,13 @@ def _run_locked(
             else:
                 result.tidied.extend(sorted(set(link_writes) - set(written)))
         # Map last.
-        map_writes, _ = tidy.map_entries(work.tree, titles_now, dirty)
+        map_writes, _, _ = tidy.map_entries(work.tree, titles_now, dirty)
         if map_writes and wiki.MAP_PATH not in dirty:
             errors = work.try_apply(Applied(Op("map", {}, (), -1), writes=map_writes), own)
             if errors:
                 result.refusals.extend(f"map: {e}" for e in errors)
-            elif wiki.MAP_PATH not in result.tidied:
-                result.tidied.append(wiki.MAP_PATH)
+            else:
+                result.tidied.extend(p for p in sorted(map_writes) if p not in result.tidied)
     except _Stopped:
         result.outcome = "stopped"
         return
@@ -622,32 +624,18 @@ def _split_pushed_over(
     return split_any
 
 
-def _prune_map(work: _Work, result: PassResult, own: frozenset[str]) -> bool:
-    """Move the map's entry lines, word for word, to the hub page `map-pages`, leaving one link."""
+def _prune_map(work: _Work, result: PassResult, own: frozenset[str], titles: dict[str, tuple[str, list[str]]]) -> bool:
+    """Move the map's entry lines, word for word, into the hubs their pages belong to."""
     text = tidy.read_text(work.tree, wiki.MAP_PATH)
     if text is None or wiki.MAP_PATH in work.dirty:
         return False
-    open_set = set(wiki.open_lines(text))
-    entries = [ln for ln in text.splitlines() if ln.startswith("- [[") and ln not in open_set and "[[map-pages]]" not in ln]
-    if not entries:
+    writes = tidy.prune_into_hubs(work.tree, titles, text)
+    if not writes or any(p in work.dirty for p in writes):
         return False
-    hub = wiki.page_path("map-pages")
-    old_hub = tidy.read_text(work.tree, hub)
-    if old_hub is None:
-        hub_text = wiki.new_page("All pages", "\n".join(entries) + "\n")
-    else:
-        hub_text = wiki.append_body(old_hub, "\n".join(entries))
-    moved = set(entries)
-    nl = wiki.newline_of(text)
-    kept = [ln for ln in text.splitlines(keepends=True) if ln.rstrip("\r\n") not in moved]
-    new_map = wiki.add_map_entries("".join(kept), ["- [[map-pages]] — all pages"]) if "[[map-pages]]" not in text else "".join(kept)
-    new_map = new_map.replace("\n", nl) if nl == "\r\n" and "\r\n" not in new_map else new_map
-    applied = Applied(Op("map", {}, (), -1), writes={wiki.MAP_PATH: file(new_map), hub: file(hub_text)})
-    errors = work.try_apply(applied, own)
+    errors = work.try_apply(Applied(Op("map", {}, (), -1), writes=writes), own)
     if errors:
         result.refusals.extend(f"map prune: {e}" for e in errors)
         return False
-    result.tidied.extend([wiki.MAP_PATH, hub])
+    titles.update(tidy.page_titles({p: work.tree[p] for p in writes if p != wiki.MAP_PATH}))
+    result.tidied.extend(p for p in sorted(writes) if p not in result.tidied)
     return True
-
-

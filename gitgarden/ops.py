@@ -132,6 +132,16 @@ OPERATIONS: dict[str, dict[str, Any]] = {
         [],
         "Map entries to add, and map prose to move word for word to the page it belongs to.",
     ),
+    "promote_to_hub": _op(
+        "promote_to_hub",
+        {
+            "page": {**_PAGE, "pattern": r"^[a-z0-9]+(-[a-z0-9]+)*$"},
+            "title": _PAGE,
+            "children": {"type": "array", "items": _PAGE, "minItems": 2, "maxItems": 100},
+        },
+        ["page", "title", "children"],
+        "A hub: a new page (or an existing hub) gathering related existing pages; code writes its list of links and moves their map entries into it.",
+    ),
     "skip": _op("skip", {}, [], "Lines left as they are: chatter, logistics, one-off details. Most lines."),
 }
 
@@ -474,7 +484,66 @@ def _map(op: Op, tree: Tree, ctx: ApplyContext) -> Applied | Refusal:
     return Applied(op, writes=writes)
 
 
+def _promote_to_hub(op: Op, tree: Tree, ctx: ApplyContext) -> Applied | Refusal:
+    from gitgarden import tidy  # hubs are the map's business; tidy knows them
+
+    name = op.get("page")
+    path = _resolve(tree, ctx, name)
+    if path is not None and not tidy.is_hub(tree, wiki.page_name(path) or ""):
+        return Refusal(op, f"{path} exists and is not a hub; a hub is a new page (or an existing hub)")
+    children: list[str] = []
+    for child in op.get("children"):
+        found = _resolve(tree, ctx, child)
+        if found is None or found == wiki.MAP_PATH or found == path:
+            return Refusal(op, f"child page {child!r} does not exist")
+        if wiki.page_name(found) not in children:
+            children.append(wiki.page_name(found) or "")
+    map_text = _text(tree, wiki.MAP_PATH) or ""
+    open_set = set(wiki.open_lines(map_text))
+    hub_name = wiki.page_name(path) if path is not None else name
+    old = _text(tree, path) if path is not None else None
+    held = {lk.target.strip().lower() for lk in wiki.find_links(wiki.split_frontmatter(old)[1])} if old else set()
+    lines, moved = [], set()
+    for child in children:
+        if child.lower() in held:
+            continue
+        # The child's map entry moves into the hub word for word; a child without one gets a new line.
+        entry = next(
+            (ln for ln in map_text.splitlines() if ln.startswith("- [[") and ln not in open_set
+             and any(ctx.links is not None and ctx.links.resolve(lk.target) == child for lk in wiki.find_links(ln))),
+            None,
+        )
+        if entry is not None:
+            moved.add(entry)
+            lines.append(entry)
+        else:
+            title = wiki.read_meta(_text(tree, wiki.page_path(child)) or "").get("title") if _safe_meta(tree, child) else None
+            lines.append(f"- [[{child}]]" + (f" — {title}" if title and title != child else ""))
+    if not lines:
+        return Applied(op)  # every child is already in the hub: already there
+    hub_path = path or wiki.page_path(hub_name or name)
+    if old is None:
+        writes = {hub_path: file(tidy.hub_page_text(op.get("title"), lines))}
+    else:
+        writes = {hub_path: file(wiki.append_body(old, "\n".join(lines)))}
+    kept = "".join(ln for ln in map_text.splitlines(keepends=True) if ln.rstrip("\r\n") not in moved)
+    if not any(ctx.links is not None and ctx.links.resolve(lk.target) == hub_name for lk in wiki.find_links(kept)) and f"[[{hub_name}]]" not in kept:
+        kept = wiki.add_map_entries(kept or tidy.MAP_START, [f"- [[{hub_name}]] — {op.get('title')}"])
+    if kept != map_text:
+        writes[wiki.MAP_PATH] = file(kept)
+    return Applied(op, writes=writes, created=[hub_path] if old is None else [])
+
+
+def _safe_meta(tree: Tree, name: str) -> bool:
+    try:
+        wiki.read_meta(_text(tree, wiki.page_path(name)) or "")
+    except wiki.PageError:
+        return False
+    return True
+
+
 _HANDLERS = {
+    "promote_to_hub": _promote_to_hub,
     "create_page": _create_page,
     "append": _append,
     "link": _link,

@@ -144,6 +144,7 @@ The other operations (fields in brackets; * marks optional ones):
 - open_question [text, pages, lines]: One line in the map's Open section naming the pages involved and the question; nothing is settled.
 - recover_line [text, evidence, lines]: Append `[recovered] text` to today's journal; `evidence` quotes the conversation word for word.
 - map [entries* [{page, summary}], moves* [{text, to}], lines]: Map entries to add, and map prose to move word for word to the page it belongs to.
+- promote_to_hub [page, title, children, lines]: A hub: a new page (or an existing hub) gathering related existing pages; code writes its list of links and moves their map entries into it.
 Unknown fields and unknown operations are refused."""
 
 
