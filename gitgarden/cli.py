@@ -283,6 +283,7 @@ def health(app: App, as_json: bool) -> None:
         ("pages over 6,000 chars", _listing(figures.over_budget)),
         ("map size", f"{figures.map_chars} / {figures.map_ceiling} chars"),
         ("stale open pages", _listing(figures.stale)),
+        ("superseded pages", _listing(figures.superseded)),
         ("unread journal lines", str(figures.unread_lines)),
         ("open questions", str(figures.open_questions)),
     ]

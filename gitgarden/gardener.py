@@ -112,6 +112,7 @@ class _Work:
     offered: dict[str, journal.JournalLine]
     state_evidence: dict[str, str] = field(default_factory=dict)
     split_parents: dict[str, str] = field(default_factory=dict)
+    merges: dict[str, str] = field(default_factory=dict)
     dirty: set[str] = field(default_factory=set)
     journal_texts: tuple[str, ...] = ()
 
@@ -122,6 +123,7 @@ class _Work:
             state_evidence=dict(self.state_evidence),
             own_paths=own,
             split_parents=dict(self.split_parents),
+            merges=dict(self.merges),
         )
 
     def try_apply(self, applied: Applied, own: frozenset[str]) -> list[str]:
@@ -130,12 +132,13 @@ class _Work:
         if blocked:
             return [f"{p} has uncommitted changes of yours; left for a later pass" for p in blocked]
         candidate = self.tree.with_changes(applied.writes)
-        saved = (dict(self.state_evidence), dict(self.split_parents))
+        saved = (dict(self.state_evidence), dict(self.split_parents), dict(self.merges))
         self.state_evidence.update(applied.state_evidence)
         self.split_parents.update(applied.split_parents)
+        self.merges.update(applied.merges)
         verdicts = guard.check(self.base, candidate, self.guard_ctx(own))
         if verdicts:
-            self.state_evidence, self.split_parents = saved
+            self.state_evidence, self.split_parents, self.merges = saved
             return [str(v) for v in verdicts]
         self.tree = candidate
         return []

@@ -53,6 +53,7 @@ _JOURNAL = "raw/journal/"
 _KNOWN_STATES = ", ".join(wiki.STATES)
 _DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _RECOVERED = re.compile(r'^\[recovered\] (?P<fact>.*\S) \(evidence: "(?P<quote>.*)"\)\s*$')
+SUPERSEDED_KEY = "superseded_by"  # frontmatter a pass may add once: `superseded_by: "[[newer-page]]"`
 _LINE_CAP = 300  # characters of an offending line kept in a verdict
 _VERDICT_CAP = 20  # line verdicts per (path, rule) before they are summarised
 
@@ -91,6 +92,7 @@ class PassContext:
     state_evidence: Mapping[str, str] = field(default_factory=dict)
     own_paths: frozenset[str] = frozenset()
     split_parents: Mapping[str, str] = field(default_factory=dict)
+    merges: Mapping[str, str] = field(default_factory=dict)  # merged page -> the page its body moved into
 
 
 def skipped_checks(ctx: PassContext | None) -> list[str]:
@@ -340,9 +342,16 @@ class _Guard:
         for day in sorted(new_days - old_days):
             self.require_journal(path, day)
         for key in sorted({*old, *new} - {"state", "source"}):
+            if key == SUPERSEDED_KEY and old.get(key) is None and self.supersedes(new.get(key)):
+                continue  # rule 4: a page may be marked superseded by an existing page, once
             if old.get(key) != new.get(key):
                 why = f"frontmatter key '{key}' changed; only state and source may"
                 self.say(4, path, why, f"{key}: {new.get(key)}")
+
+    def supersedes(self, value: Any) -> bool:
+        """True when `value` is one link (`[[page]]`) to a page that exists after the change."""
+        links = _find_links(value) if isinstance(value, str) else []
+        return len(links) == 1 and value.strip() == f"[[{links[0].target}]]" and self.resolve(links[0].target) is not None
 
     def state_change(self, path: str, before: Any, after: Any) -> None:
         line = f"state: {after}"
@@ -369,17 +378,19 @@ class _Guard:
                 self.say(4, path, why, line)
 
     # rule 5: lines that left a page stand verbatim in a page this change created
-    def destinations(self, for_map: bool) -> dict[str, _Finder]:
-        """Where a page's lines may go: new pages; for the map also lines other pages gained."""
+    def destinations(self, path: str) -> dict[str, _Finder]:
+        """Where a page's lines may go: new pages; for the map also lines other pages gained; for a
+        page a pass merges (rule 5, like a split), the lines the page it merges into gained."""
         if self._dests is None:
             self._dests = {p: self.new_body(p).finder() for p in self.new_pages}
             self._taken = {p: set() for p in self._dests}
-        if not for_map:
+        into = self.ctx.merges.get(path) if self.ctx is not None else None
+        if path != wiki.MAP_PATH and into is None:
             return self._dests
         gained = {
             p: page.new.finder(page.fate.inserted)
             for p, page in self.pages.items()
-            if p != wiki.MAP_PATH
+            if p != wiki.MAP_PATH and (into is None or p == into)
         }
         for p in gained:
             self._taken.setdefault(p, set())
@@ -390,7 +401,7 @@ class _Guard:
         if page.fate.left and not moved:
             for i in page.fate.left:
                 self.say(4, page.path, "a blank line of the page was removed", page.old[i])
-        dests = self.destinations(page.path == wiki.MAP_PATH) if moved else {}
+        dests = self.destinations(page.path) if moved else {}
         after = dict.fromkeys(dests, -1)
         used: dict[str, list[int]] = {}
         unplaced: list[int] = []

@@ -145,6 +145,8 @@ The other operations (fields in brackets; * marks optional ones):
 - recover_line [text, evidence, lines]: Append `[recovered] text` to today's journal; `evidence` quotes the conversation word for word.
 - map [entries* [{page, summary}], moves* [{text, to}], lines]: Map entries to add, and map prose to move word for word to the page it belongs to.
 - promote_to_hub [page, title, children, lines]: A hub: a new page (or an existing hub) gathering related existing pages; code writes its list of links and moves their map entries into it.
+- supersede [page, by, lines]: A later line makes `page` out of date: it gets `superseded_by` and a first line pointing to `by` (a decided page gets an Open line instead); its text stays.
+- merge [from, into, lines]: Two pages health names as duplicate candidates: the body of `from` moves word for word under a heading in `into`; `from` keeps its name and one line linking to `into`.
 Unknown fields and unknown operations are refused."""
 
 
