@@ -501,6 +501,8 @@ def status(app: App, as_json: bool) -> None:
     echo(f"  unread journal lines: {data['unread']}")
     if data["map_over_ceiling"]:
         echo(f"  map: {data['map_chars']:,} chars, over its {schedule.MAP_CEILING:,} ceiling")
+    if data.get("signal"):
+        echo(f"  health: {data['signal']}: a pass is due")
     if not data["work"]:
         echo("  nothing to do: no unread lines, and the map has not grown past its ceiling")
     if data["eligible"]:

@@ -74,6 +74,11 @@ SPECS: tuple[Spec, ...] = (
     Spec("identity_files", list, [], "extra files (inside the project, or named by the person) shown to the model"),
     Spec("review", bool, False, "commit passes to the branch gitgarden/review instead of the current branch"),
     Spec("notify_command", str, "", "command run with the message after the third failed pass in a row"),
+    Spec("health_unmapped", int, 1, "health trigger: pages the map and its hubs do not reach (0 turns it off)", 0, 1_000_000),
+    Spec("health_orphan_ratio", float, 0.5, "health trigger: share of pages no other page links to, once it grew (0 off)", 0.0, 1.0),
+    Spec("health_duplicates", int, 5, "health trigger: new duplicate candidates since the last pass (0 off)", 0, 1_000_000),
+    Spec("health_over_budget", int, 1, "health trigger: new pages over the page budget since the last pass (0 off)", 0, 1_000_000),
+    Spec("health_growth", int, 100, "health trigger: pages added since the last pass (0 off)", 0, 1_000_000),
     Spec("at", str, "", "a nightly clock: local time (24-hour, e.g. 03:30) after which a tick starts the day's pass; empty: off"),
 )
 _BY_KEY = {s.key: s for s in SPECS}
@@ -104,6 +109,11 @@ class Settings:
     identity_files: tuple[str, ...] = ()
     review: bool = False
     notify_command: str = ""
+    health_unmapped: int = 1
+    health_orphan_ratio: float = 0.5
+    health_duplicates: int = 5
+    health_over_budget: int = 1
+    health_growth: int = 100
     at: str = ""
     # Where api_base came from: a key is never sent to an endpoint named only by a committed
     # project file (a shared project must not be able to redirect the person's key).

@@ -13,7 +13,7 @@ import git as gitpython
 import pytest
 
 from gitgarden.project import Project
-from tests.conftest import FakeModel, invoke, write
+from tests.conftest import FakeModel, commit_all, invoke, write
 from tests.test_cli_schedule import Clock, age, garden, make_app, tick_json
 from tests.test_cli_schedule import invoke as invoke_app
 
@@ -100,3 +100,36 @@ def test_an_unparsable_nightly_clock_is_warned_about_and_ignored(tmp_path: Path)
     assert "at = 'half past three' is not a time like 03:30" in res.stderr
     data, res = tick_json(app)
     assert data["ran"]["name"] == "bakery"  # ignored, never fatal
+
+
+def test_a_wiki_whose_health_worsened_starts_a_pass_and_status_names_the_signal(tmp_path: Path) -> None:
+    p = garden(tmp_path, "bakery", "Acme signed the pilot")
+    clock = Clock()
+    app = make_app(clock, FakeModel().enqueue(skip_reply("2026-11-29#1")), GITGARDEN_MODEL="fake/scripted")
+    assert tick_json(app)[0]["ran"]["outcome"] == "nothing_earned"
+
+    clock.advance(hours=7)
+    data, _ = tick_json(app)
+    assert data["ran"] is None and data["nothing_to_do"] == 1  # a quiet wiki: nothing to do, no health read
+
+    # The person (or an agent) adds pages the map does not reach.
+    for name in ("dana", "ovens"):
+        write(p.root, f"wiki/{name}.md", f"---\ntitle: {name.title()}\nstate: open\nsource: []\n---\n{name} notes.\n")
+    commit_all(p.root, "two pages of mine")
+    age(p.root, clock.at - timedelta(hours=1))
+    cwd = os.getcwd()
+    os.chdir(p.root)
+    try:
+        status = json.loads(invoke_app(app, "status", "--json").stdout)
+    finally:
+        os.chdir(cwd)
+    assert status["work"] == "health"
+    assert status["signal"] == "2 page(s) the map and its hubs do not reach (threshold 1)"
+
+    clock.advance(minutes=30)  # the tick's own interval
+    data, _ = tick_json(app)
+    assert data["ran"] is not None, data
+    assert data["ran"]["name"] == "bakery" and data["ran"]["outcome"] == "tidied"
+    assert data["ran"]["signal"] == status["signal"]
+    index = (p.root / "wiki/index.md").read_text()
+    assert "[[dana]]" in index and "[[ovens]]" in index
