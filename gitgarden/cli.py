@@ -174,8 +174,10 @@ def run(app: App, dry_run: bool, model_flag: str | None, as_json: bool, retry: b
         sys.exit(14)
     settings = app.settings(project, model=model_flag).settings
     model = app.model_factory(settings, app.env) if settings.model else None
+    from gitgarden.gitrepo import person_identity
     from gitgarden.progress import display
 
+    name, email = person_identity(project.root)
     with display(sys.stderr, app.env, enabled=not as_json) as shown:
         result = run_pass(
             project,
@@ -186,6 +188,7 @@ def run(app: App, dry_run: bool, model_flag: str | None, as_json: bool, retry: b
             on_progress=shown.message,
             on_step=shown.step,
             retry=retry,
+            trigger=f"run by {name} <{email}>",
         )
     from gitgarden import schedule
 
@@ -268,6 +271,7 @@ def health(app: App, as_json: bool) -> None:
         ("pages over 6,000 chars", _listing(figures.over_budget)),
         ("map size", f"{figures.map_chars} / {figures.map_ceiling} chars"),
         ("stale open pages", _listing(figures.stale)),
+        ("superseded pages", _listing(figures.superseded)),
         ("unread journal lines", str(figures.unread_lines)),
         ("journal lines set aside", str(len(aside))),
         ("open questions", str(figures.open_questions)),

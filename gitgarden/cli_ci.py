@@ -123,7 +123,7 @@ def _run_ci(app: Any, as_json: bool, err: Any, out_json: Any) -> None:
     project = app.project()
     settings = app.settings(project).settings
     model = app.model_factory(settings, app.env) if settings.model else None
-    result = run_pass(project, settings, model=model, now=app.now, on_progress=err)
+    result = run_pass(project, settings, model=model, now=app.now, on_progress=err, trigger="ci")
     schedule.record_attempt(project.root, result, app.env, app.now())
     summary = summary_markdown(result, project.name)
     if as_json:

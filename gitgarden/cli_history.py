@@ -53,7 +53,7 @@ def _when(when: str) -> str:
 
 
 def _note(entry: PassEntry) -> str:
-    bits = []
+    bits = [entry.trigger.split(" <")[0]] if entry.trigger else []
     if entry.undone_by:
         bits.append(f"undone by {_short(entry.undone_by)}")
     if entry.review == "waiting":

@@ -88,7 +88,7 @@ def _run_one(app: App, a: Assessment) -> Any:
     assert settings is not None  # an eligible project's settings were read
     err(f"Gardening {a.name} ({a.root})…")
     model = app.model_factory(settings, app.env) if settings.model else None
-    result = run_pass(Project(a.root), settings, model=model, now=app.now, on_progress=err)
+    result = run_pass(Project(a.root), settings, model=model, now=app.now, on_progress=err, trigger="tick")
     for hint in result.hints:
         err(hint)
     return result
@@ -546,6 +546,8 @@ def status(app: App, as_json: bool) -> None:
     render_set_aside(aside)
     if data["map_over_ceiling"]:
         echo(f"  map: {data['map_chars']:,} chars, over its {schedule.MAP_CEILING:,} ceiling")
+    if data.get("signal"):
+        echo(f"  health: {data['signal']}: a pass is due")
     if not data["work"]:
         echo("  nothing to do: no unread lines, and the map has not grown past its ceiling")
     if data["eligible"]:

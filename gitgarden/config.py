@@ -100,6 +100,12 @@ SPECS: tuple[Spec, ...] = (
     Spec("push_tags", bool, False, "push the pass's pre_gardener snapshot tag along with the pass"),
     Spec("push_tries", int, 3, "pushes a pass tries when the remote moved meanwhile", 1, 10),
     Spec("remote_timeout", int, 60, "seconds one fetch or push may take", 1, 3600),
+    Spec("health_unmapped", int, 1, "health trigger: pages the map and its hubs do not reach (0 turns it off)", 0, 1_000_000),
+    Spec("health_orphan_ratio", float, 0.5, "health trigger: share of pages no other page links to, once it grew (0 off)", 0.0, 1.0),
+    Spec("health_duplicates", int, 5, "health trigger: new duplicate candidates since the last pass (0 off)", 0, 1_000_000),
+    Spec("health_over_budget", int, 1, "health trigger: new pages over the page budget since the last pass (0 off)", 0, 1_000_000),
+    Spec("health_growth", int, 100, "health trigger: pages added since the last pass (0 off)", 0, 1_000_000),
+    Spec("at", str, "", "a nightly clock: local time (24-hour, e.g. 03:30) after which a tick starts the day's pass; empty: off"),
 )
 _BY_KEY = {s.key: s for s in SPECS}
 
@@ -140,6 +146,12 @@ class Settings:
     push_tags: bool = False
     push_tries: int = 3
     remote_timeout: int = 60
+    health_unmapped: int = 1
+    health_orphan_ratio: float = 0.5
+    health_duplicates: int = 5
+    health_over_budget: int = 1
+    health_growth: int = 100
+    at: str = ""
     # Where api_base came from: a key is never sent to an endpoint named only by a committed
     # project file (a shared project must not be able to redirect the person's key).
     api_base_source: str = "default"

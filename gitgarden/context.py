@@ -81,6 +81,7 @@ class ContextInputs:
     conversation: str
     today: str
     candidates: dict[str, list[str]] = field(default_factory=dict)  # line id -> names of similar pages
+    review_summary: str = ""  # review mode: one line on what the person accepted and rejected lately
 
 
 @dataclass
@@ -336,7 +337,7 @@ def build_messages(inputs: ContextInputs, settings: Settings) -> tuple[list[dict
     map_text = _clip_head(inputs.map_text, MAP_SHARE * avail)
     window = inputs.conversation[-settings.chat_window_chars :] if settings.chat_window_chars > 0 else ""
     conversation = _clip_tail(window, CONVERSATION_SHARE * avail)
-    used = sum(estimate_tokens(t) for t in (agents, map_text, conversation, *(t for _, t in identity)))
+    used = sum(estimate_tokens(t) for t in (agents, map_text, conversation, inputs.review_summary[:400], *(t for _, t in identity)))
 
     # The unread lines take what the small sections leave, minus room for the list and some bodies.
     line_room = max(MIN_LINES_SHARE * avail, avail - used - (LIST_SHARE + BODY_SHARE) * avail)
@@ -413,6 +414,7 @@ def _render_user(
     parts.append(_block("pages: name | title | state | size in characters", listing) or "=== pages ===\n(none yet)\n")
     parts.extend(_block(f"page {name}", text) for name, text in bodies)
     parts.append(_block("recent conversation (its last part)", conversation))
+    parts.append(_block("the person's review decisions", inputs.review_summary[:400]))
     lines = "\n".join(line_rows)
     if waiting > 0:
         lines += f"\n{waiting:,} more lines wait for a later pass."

@@ -128,6 +128,7 @@ class _Work:
     offered: dict[str, journal.JournalLine]
     state_evidence: dict[str, str] = field(default_factory=dict)
     split_parents: dict[str, str] = field(default_factory=dict)
+    merges: dict[str, str] = field(default_factory=dict)
     dirty: set[str] = field(default_factory=set)
     journal_texts: tuple[str, ...] = ()
     max_person_pages: int = 3
@@ -140,6 +141,7 @@ class _Work:
             state_evidence=dict(self.state_evidence),
             own_paths=own,
             split_parents=dict(self.split_parents),
+            merges=dict(self.merges),
         )
 
     def try_apply(self, applied: Applied, own: frozenset[str]) -> list[guard.Verdict | str]:
@@ -152,12 +154,13 @@ class _Work:
             # No pass rewrites a vault: past the limit, the person's pages wait for later passes.
             return [f"it would touch more than {self.max_person_pages} of your pages in one pass (max_person_pages)"]
         candidate = self.tree.with_changes(applied.writes)
-        saved = (dict(self.state_evidence), dict(self.split_parents))
+        saved = (dict(self.state_evidence), dict(self.split_parents), dict(self.merges))
         self.state_evidence.update(applied.state_evidence)
         self.split_parents.update(applied.split_parents)
+        self.merges.update(applied.merges)
         verdicts = guard.check(self.base, candidate, self.guard_ctx(own))
         if verdicts:
-            self.state_evidence, self.split_parents = saved
+            self.state_evidence, self.split_parents, self.merges = saved
             return list(verdicts)
         self.tree = candidate
         self.person_touched = touched
@@ -281,11 +284,14 @@ def run_pass(
     on_step: Callable[[Step], None] = lambda _step: None,
     step: recovery.Step = recovery.no_step,
     retry: bool = False,
+    trigger: str = "run",
 ) -> PassResult:
     """Run one pass on `project` and return its result; the project is left consistent whatever happens.
 
     `on_progress` gets messages for the person; `on_step` the step the pass is at (for a progress display).
     `step` is called at the exact steps of the final write (recovery.Step): tests act there as the person would.
+    `trigger` says who asked (`run by NAME <EMAIL>`, `tick`, `ci`): it goes to the record and the
+    `Gardener-Trigger` trailer.
     """
     started = now()
     result = PassResult(
@@ -295,6 +301,7 @@ def run_pass(
         record_path=outcome.log_path(started),
         dry_run=dry_run,
         retry=retry,
+        trigger=trigger,
     )
     result.model = getattr(model, "name", "") if model is not None else ""
     # Every git process of the pass: never interactive, never longer than git_timeout.
@@ -486,12 +493,14 @@ def _run_locked(
     own = frozenset({journal.READ_PATH, setaside.SET_ASIDE_PATH, result.record_path})
 
     # What needs no model: map entries for pages the map does not reach, links in those pages.
-    map_writes, mapped = tidy.map_entries(base, titles, dirty)
+    map_writes, mapped, unplaced = tidy.map_entries(base, titles, dirty)
     # Only the gardener's own pages are split on its own; the person's are a health advisory.
     over_budget = [p for p in tidy.over_budget(base) if p not in dirty and tidy.is_gardeners(base, p)]
     map_text = tidy.read_text(base, wiki.MAP_PATH) or ""
     last_map = passcommit.last_map_chars(project)
     prune_map = len(map_text) > wiki.MAP_CEILING and (last_map is None or len(map_text) > last_map)
+    # A full map with pages it cannot list: its entries move into hubs to make room for the hubs' lines.
+    prune_map = prune_map or bool(unplaced and tidy.prune_into_hubs(base, titles, map_text))
     if not offered and not map_writes and not over_budget and not prune_map and not newly_long:
         result.outcome = "nothing_new"
         return
@@ -529,7 +538,7 @@ def _run_locked(
             if path in work.tree and len(tidy.read_text(work.tree, path) or "") > wiki.PAGE_BUDGET:
                 _heading_split(work, path, result, own, titles)
         if prune_map:
-            _prune_map(work, result, own)
+            _prune_map(work, result, own, titles)
         # Links in the pages this pass writes, and in pages new to the map.
         written = [p for p in changed_paths(base, work.tree) if wiki.page_name(p)]
         # Pages new to the map take links only when they are the gardener's (never the person's
@@ -545,13 +554,13 @@ def _run_locked(
             else:
                 result.tidied.extend(sorted(set(link_writes) - set(written)))
         # Map last.
-        map_writes, _ = tidy.map_entries(work.tree, titles_now, dirty)
+        map_writes, _, _ = tidy.map_entries(work.tree, titles_now, dirty)
         if map_writes and wiki.MAP_PATH not in dirty:
             errors = work.try_apply(Applied(Op("map", {}, (), -1), writes=map_writes), own)
             if errors:
                 result.refusals.extend(f"map: {e}" for e in errors)
-            elif wiki.MAP_PATH not in result.tidied:
-                result.tidied.append(wiki.MAP_PATH)
+            else:
+                result.tidied.extend(p for p in sorted(map_writes) if p not in result.tidied)
     except _Stopped:
         result.outcome = "stopped"
         return
@@ -864,6 +873,7 @@ def _ask(
         conversation=work.ctx_conversation,
         today=f"{now().astimezone():%Y-%m-%d}",  # the person's day, as capture writes it
         candidates=tidy.candidates(offered, titles),
+        review_summary=_review_summary(project.root) if settings.review else "",
     )
     messages, report = context.build_messages(inputs, settings)
     shown = set(report.lines_offered)
@@ -906,6 +916,12 @@ def _call_model(
             budget.charge(llm.Usage(prompt_tokens=llm.estimate_tokens(messages)))
             result.tokens_estimated = True
         raise
+
+
+def _review_summary(root: Path) -> str:
+    from gitgarden.history import review_summary
+
+    return review_summary(root)
 
 
 def _page_infos(tree: Tree, titles: Mapping[str, tuple[str, list[str]]]) -> list[Any]:
@@ -1047,32 +1063,18 @@ def _split_pushed_over(
     return split_any
 
 
-def _prune_map(work: _Work, result: PassResult, own: frozenset[str]) -> bool:
-    """Move the map's entry lines, word for word, to the hub page `map-pages`, leaving one link."""
+def _prune_map(work: _Work, result: PassResult, own: frozenset[str], titles: dict[str, tuple[str, list[str]]]) -> bool:
+    """Move the map's entry lines, word for word, into the hubs their pages belong to."""
     text = tidy.read_text(work.tree, wiki.MAP_PATH)
     if text is None or wiki.MAP_PATH in work.dirty:
         return False
-    open_set = set(wiki.open_lines(text))
-    entries = [ln for ln in text.splitlines() if ln.startswith("- [[") and ln not in open_set and "[[map-pages]]" not in ln]
-    if not entries:
+    writes = tidy.prune_into_hubs(work.tree, titles, text)
+    if not writes or any(p in work.dirty for p in writes):
         return False
-    hub = wiki.page_path("map-pages")
-    old_hub = tidy.read_text(work.tree, hub)
-    if old_hub is None:
-        hub_text = wiki.new_page("All pages", "\n".join(entries) + "\n")
-    else:
-        hub_text = wiki.append_body(old_hub, "\n".join(entries))
-    moved = set(entries)
-    nl = wiki.newline_of(text)
-    kept = [ln for ln in text.splitlines(keepends=True) if ln.rstrip("\r\n") not in moved]
-    new_map = wiki.add_map_entries("".join(kept), ["- [[map-pages]] — all pages"]) if "[[map-pages]]" not in text else "".join(kept)
-    new_map = new_map.replace("\n", nl) if nl == "\r\n" and "\r\n" not in new_map else new_map
-    applied = Applied(Op("map", {}, (), -1), writes={wiki.MAP_PATH: file(new_map), hub: file(hub_text)})
-    errors = work.try_apply(applied, own)
+    errors = work.try_apply(Applied(Op("map", {}, (), -1), writes=writes), own)
     if errors:
         result.refusals.extend(f"map prune: {e}" for e in errors)
         return False
-    result.tidied.extend([wiki.MAP_PATH, hub])
+    titles.update(tidy.page_titles({p: work.tree[p] for p in writes if p != wiki.MAP_PATH}))
+    result.tidied.extend(p for p in sorted(writes) if p not in result.tidied)
     return True
-
-

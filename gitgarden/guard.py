@@ -52,6 +52,7 @@ _RECOVERED = re.compile(r'^\[recovered\] (?P<fact>.*\S) \(evidence: "(?P<quote>.
 # What a vault's human page name may not hold: path and shell trouble on some disk, or a
 # character that ends an Obsidian link ([[name#heading|shown]], ^block).
 _NOT_IN_NAMES = re.compile(r'[\x00-\x1f\x7f\\/:*?"<>|#^\[\]]')
+SUPERSEDED_KEY = "superseded_by"  # frontmatter a pass may add once: `superseded_by: "[[newer-page]]"`
 _SLUG_RULE = "a new page is named wiki/<slug>.md (lowercase letters, digits, '-')"
 _LINE_CAP = 300  # characters of an offending line kept in a verdict
 _VERDICT_CAP = 20  # line verdicts per (path, rule) before they are summarised
@@ -93,6 +94,7 @@ class PassContext:
     state_evidence: Mapping[str, str] = field(default_factory=dict)
     own_paths: frozenset[str] = frozenset()
     split_parents: Mapping[str, str] = field(default_factory=dict)
+    merges: Mapping[str, str] = field(default_factory=dict)  # merged page -> the page its body moved into
 
 
 def skipped_checks(ctx: PassContext | None) -> list[str]:
@@ -477,14 +479,18 @@ class _Splits:
         self.taken.update((p, set()) for p in self.diff.new_bodies)
         return {p: body.finder() for p, body in self.diff.new_bodies.items()}
 
-    def destinations(self, for_map: bool) -> dict[str, _Finder]:
-        if not for_map:
+    def destinations(self, path: str) -> dict[str, _Finder]:
+        """Where a page's lines may go: new pages; for the map also lines other pages gained; for a
+        page a pass merges (rule 5, like a split), the lines the page it merges into gained."""
+        ctx = self.diff.ctx
+        into = ctx.merges.get(path) if ctx is not None else None
+        if path != wiki.MAP_PATH and into is None:
             return self.dests
         dests = self.dests
         gained = {
             p: page.new.finder(page.fate.inserted)
             for p, page in self.diff.pages.items()
-            if p != wiki.MAP_PATH
+            if p != wiki.MAP_PATH and (into is None or p == into)
         }
         for p in gained:
             self.taken.setdefault(p, set())
@@ -496,7 +502,7 @@ class _Splits:
     def follow(self, page: _Page) -> _Moves:
         moved = [i for i in page.fate.left if page.old[i].strip()]
         blank = list(page.fate.left) if page.fate.left and not moved else []
-        dests = self.destinations(page.path == wiki.MAP_PATH) if moved else {}
+        dests = self.destinations(page.path) if moved else {}
         after = dict.fromkeys(dests, -1)
         used: dict[str, list[int]] = {}
         unplaced: list[int] = []
@@ -592,6 +598,8 @@ def rule_no_rewording(d: Diff) -> Iterator[Finding]:
             for day in sorted(old_days - new_days):
                 yield path, f"source lost the day {day}; source only grows", f"source: {day}"
             for key in sorted({*old, *new} - {"state", "source"}):
+                if key == SUPERSEDED_KEY and old.get(key) is None and _supersedes(d, new.get(key)):
+                    continue  # a page may be marked superseded by an existing page, once
                 if old.get(key) != new.get(key):
                     why = f"frontmatter key '{key}' changed; only state and source may"
                     yield path, why, f"{key}: {new.get(key)}"
@@ -601,6 +609,12 @@ def rule_no_rewording(d: Diff) -> Iterator[Finding]:
         if not moves.used:
             for i in moves.unplaced:
                 yield path, "a line of the page was changed or removed", page.old[i]
+
+
+def _supersedes(d: Diff, value: Any) -> bool:
+    """True when `value` is one link (`[[page]]`) to a page that exists after the change."""
+    links = _find_links(value) if isinstance(value, str) else []
+    return len(links) == 1 and value.strip() == f"[[{links[0].target}]]" and d.resolve(links[0].target) is not None
 
 
 def rule_verbatim_split(d: Diff) -> Iterator[Finding]:

@@ -19,7 +19,7 @@ from gitgarden import wiki
 from gitgarden.facts import PageFacts, page_facts
 from gitgarden.tree import Tree, text_of
 
-__all__ = ["Health", "measure", "STALE_DAYS"]
+__all__ = ["Health", "measure", "duplicate_pair", "STALE_DAYS"]
 
 STALE_DAYS = 60
 
@@ -43,6 +43,7 @@ class Health:
     # The person's pages over the budget: {"page", "chars", "cut": headings a split would move}.
     # Advice only: a pass never splits the person's page; `gitgarden split PAGE` does, when asked.
     split_advice: list[dict[str, Any]] = field(default_factory=list)
+    superseded: list[str] = field(default_factory=list)  # pages marked superseded_by a newer page
 
     def summary(self) -> dict[str, int]:
         """The counts alone (what a pass records before and after)."""
@@ -55,6 +56,7 @@ class Health:
             "over_budget": len(self.over_budget),
             "map_chars": self.map_chars,
             "stale": len(self.stale),
+            "superseded": len(self.superseded),
             "unread_lines": self.unread_lines,
             "open_questions": self.open_questions,
         }
@@ -100,6 +102,10 @@ def _advice(tree: Tree, name: str, page: PageFacts) -> dict[str, Any]:
 
     text = text_of(tree[wiki.page_path(name)]) or ""
     return {"page": name, "chars": page.chars, "cut": [title for _, title, _ in heading_plan(text)]}
+def duplicate_pair(a: tuple[str, Mapping[str, Any]], b: tuple[str, Mapping[str, Any]]) -> bool:
+    """True when two pages (name, frontmatter) are duplicate candidates as `measure` counts them."""
+    labels = {n: [n.rsplit("/", 1)[-1], str(m.get("title") or ""), *wiki.aliases_of(m)] for n, m in (a, b)}
+    return bool(_duplicates(labels))
 
 
 def measure(tree: Tree, *, unread_lines: int = 0, today: date | None = None) -> Health:
@@ -146,13 +152,14 @@ def measure(tree: Tree, *, unread_lines: int = 0, today: date | None = None) -> 
     health.duplicates = _duplicates(labels)
     health.over_budget = sorted(n for n in pages if facts[n].chars > wiki.PAGE_BUDGET)
     health.split_advice = [_advice(tree, n, facts[n]) for n in health.over_budget if not wiki.is_gardeners(facts[n].meta)]
+    health.superseded = sorted(n for n in pages if metas[n].get("superseded_by"))
     map_text = (text_of(tree[wiki.MAP_PATH]) or "") if "index" in facts else ""
     health.map_chars = len(map_text)
     health.open_questions = len(wiki.open_lines(map_text))
     if today is not None:
         for name in pages:
             meta = metas[name]
-            if str(meta.get("state", "open")) != "open":
+            if str(meta.get("state", "open")) != "open" or meta.get("superseded_by"):
                 continue
             days = sorted(wiki.source_days(meta))
             try:

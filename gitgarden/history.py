@@ -36,7 +36,7 @@ __all__ = [
     "UndoResult",
 ]
 
-_KEYS = ("Pass", "Outcome", "Read", "Tokens", "Cost", "Model", "Created", "Appended", "Split", "Refused", "Snapshot", "Undoes")
+_KEYS = ("Pass", "Outcome", "Read", "Tokens", "Cost", "Model", "Created", "Appended", "Split", "Refused", "Snapshot", "Undoes", "Trigger", "Review")
 _FORMAT = "%H%x1f%aI%x1f%s%x1f" + "%x1f".join(
     f"%(trailers:key=Gardener-{k},valueonly,separator=%x2C)" for k in _KEYS
 ) + "%x1e"
@@ -70,6 +70,8 @@ class PassEntry:
     undone_by: str = ""
     review: str = ""  # "waiting": on gitgarden/review, not accepted; "rejected": dropped by `review reject`
     snapshot: str = ""
+    trigger: str = ""  # who started it: "run by NAME <EMAIL>", "tick", "ci" (older passes: "")
+    reviewed: bool = False  # made in review mode (accepted, rejected or still waiting)
     subject: str = ""
     message: str = ""
     record: dict[str, Any] | None = field(default=None, repr=False)
@@ -157,7 +159,9 @@ def _records(root: Path, extra_rev: str | None) -> list[dict[str, Any]]:
 
 
 def _from_record(rec: dict[str, Any]) -> PassEntry:
-    landed = bool(rec.get("commit"))  # records of older versions listed unlanded writes as written
+    # Records of older versions listed unlanded writes as written; a rejected review pass's writes
+    # did land, on the review branch (`rejected_commit`), before the person dropped them.
+    landed = bool(rec.get("commit") or rec.get("rejected_commit"))
 
     def count(key: str) -> int:
         value = rec.get(key)
@@ -183,6 +187,8 @@ def _from_record(rec: dict[str, Any]) -> PassEntry:
         model=str(rec.get("model") or ""),
         review=str(rec.get("review") or ""),
         snapshot=str(rec.get("snapshot") or ""),
+        trigger=str(rec.get("trigger") or ""),
+        reviewed=bool(rec.get("review")),
         message=str(rec.get("message") or ""),
         record=rec,
     )
@@ -237,6 +243,8 @@ def _scan(root: Path) -> tuple[list[PassEntry], dict[str, _Undo]]:
             commit=sha,
             review="waiting" if sha in on_review else "",
             snapshot=t.get("Snapshot", ""),
+            trigger=t.get("Trigger", ""),
+            reviewed="Review" in t,
             subject=subject,
             message=str(known.get("message", "")) if known else "",
             record=known,
@@ -250,6 +258,35 @@ def _scan(root: Path) -> tuple[list[PassEntry], dict[str, _Undo]]:
         entry.undone_by = undone.get(entry.pass_id, "")
     entries.sort(key=lambda pair: (_when_key(pair[0].when), pair[1]), reverse=True)
     return [e for e, _ in entries], undos
+
+
+_DECISION_KINDS = (("created", "new pages"), ("appended", "appends"), ("split", "splits"))
+
+
+def review_decisions(root: Path, recent: int = 20) -> dict[str, tuple[int, int]]:
+    """What the person did with the last `recent` reviewed passes, per kind of write:
+    {kind: (accepted, proposed)}. Accepted = brought in by `review accept`; rejected passes
+    are known from their records. Derived from history, so every clone agrees."""
+    decided = [e for e in passes(root) if e.reviewed and e.review != "waiting"][:recent]
+    out: dict[str, tuple[int, int]] = {}
+    for attr, label in _DECISION_KINDS:
+        accepted = sum(getattr(e, attr) for e in decided if e.review != "rejected")
+        proposed = sum(getattr(e, attr) for e in decided)
+        if proposed:
+            out[label] = (accepted, proposed)
+    return out
+
+
+def review_summary(root: Path) -> str:
+    """One short line for the prompt: the person's recent review decisions ('' when there are none)."""
+    decisions = review_decisions(root)
+    if not decisions:
+        return ""
+    parts = [f"{label}: {a} of {n} accepted" for label, (a, n) in decisions.items()]
+    return (
+        "In review, the person's recent decisions on this project were — " + "; ".join(parts)
+        + ". Propose less of what they reject; they decide, not you.\n"
+    )
 
 
 def passes(root: Path, limit: int | None = None) -> list[PassEntry]:

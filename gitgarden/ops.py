@@ -132,6 +132,28 @@ OPERATIONS: dict[str, dict[str, Any]] = {
         [],
         "Map entries to add, and map prose to move word for word to the page it belongs to.",
     ),
+    "promote_to_hub": _op(
+        "promote_to_hub",
+        {
+            "page": {**_PAGE, "pattern": r"^[a-z0-9]+(-[a-z0-9]+)*$"},
+            "title": _PAGE,
+            "children": {"type": "array", "items": _PAGE, "minItems": 2, "maxItems": 100},
+        },
+        ["page", "title", "children"],
+        "A hub: a new page (or an existing hub) gathering related existing pages; code writes its list of links and moves their map entries into it.",
+    ),
+    "supersede": _op(
+        "supersede",
+        {"page": _PAGE, "by": _PAGE},
+        ["page", "by"],
+        "A later line makes `page` out of date: it gets `superseded_by` and a first line pointing to `by` (a decided page gets an Open line instead); its text stays.",
+    ),
+    "merge": _op(
+        "merge",
+        {"from": _PAGE, "into": _PAGE},
+        ["from", "into"],
+        "Two pages health names as duplicate candidates: the body of `from` moves word for word under a heading in `into`; `from` keeps its name and one line linking to `into`.",
+    ),
     "skip": _op("skip", {}, [], "Lines left as they are: chatter, logistics, one-off details. Most lines."),
 }
 
@@ -279,6 +301,7 @@ class Applied:
     writes: dict[str, Entry] = field(default_factory=dict)
     state_evidence: dict[str, str] = field(default_factory=dict)
     split_parents: dict[str, str] = field(default_factory=dict)
+    merges: dict[str, str] = field(default_factory=dict)  # merged page -> the page its body moved into
     prose: list[tuple[str, str]] = field(default_factory=list)  # (page path, new text) to score for grounding
     created: list[str] = field(default_factory=list)
     appended: list[str] = field(default_factory=list)
@@ -564,7 +587,128 @@ def _map(op: Op, tree: Tree, ctx: ApplyContext) -> Applied | Refusal:
     return Applied(op, writes=writes)
 
 
+def _promote_to_hub(op: Op, tree: Tree, ctx: ApplyContext) -> Applied | Refusal:
+    from gitgarden import tidy  # hubs are the map's business; tidy knows them
+
+    name = op.get("page")
+    path = _resolve(tree, ctx, name)
+    if path is not None and not tidy.is_hub(tree, wiki.page_name(path) or ""):
+        return Refusal(op, f"{path} exists and is not a hub; a hub is a new page (or an existing hub)")
+    children: list[str] = []
+    for child in op.get("children"):
+        found = _resolve(tree, ctx, child)
+        if found is None or found == wiki.MAP_PATH or found == path:
+            return Refusal(op, f"child page {child!r} does not exist")
+        if wiki.page_name(found) not in children:
+            children.append(wiki.page_name(found) or "")
+    map_text = _text(tree, wiki.MAP_PATH) or ""
+    open_set = set(wiki.open_lines(map_text))
+    hub_name = wiki.page_name(path) if path is not None else name
+    old = _text(tree, path) if path is not None else None
+    held = {lk.target.strip().lower() for lk in wiki.find_links(wiki.split_frontmatter(old)[1])} if old else set()
+    lines, moved = [], set()
+    for child in children:
+        if child.lower() in held:
+            continue
+        # The child's map entry moves into the hub word for word; a child without one gets a new line.
+        entry = next(
+            (ln for ln in map_text.splitlines() if ln.startswith("- [[") and ln not in open_set
+             and any(ctx.links is not None and ctx.links.resolve(lk.target) == child for lk in wiki.find_links(ln))),
+            None,
+        )
+        if entry is not None:
+            moved.add(entry)
+            lines.append(entry)
+        else:
+            title = wiki.read_meta(_text(tree, wiki.page_path(child)) or "").get("title") if _safe_meta(tree, child) else None
+            lines.append(f"- [[{child}]]" + (f" — {title}" if title and title != child else ""))
+    if not lines:
+        return Applied(op)  # every child is already in the hub: already there
+    hub_path = path or wiki.page_path(hub_name or name)
+    if old is None:
+        writes = {hub_path: file(tidy.hub_page_text(op.get("title"), lines))}
+    else:
+        writes = {hub_path: file(wiki.append_body(old, "\n".join(lines)))}
+    kept = "".join(ln for ln in map_text.splitlines(keepends=True) if ln.rstrip("\r\n") not in moved)
+    if not any(ctx.links is not None and ctx.links.resolve(lk.target) == hub_name for lk in wiki.find_links(kept)) and f"[[{hub_name}]]" not in kept:
+        kept = wiki.add_map_entries(kept or tidy.MAP_START, [f"- [[{hub_name}]] — {op.get('title')}"])
+    if kept != map_text:
+        writes[wiki.MAP_PATH] = file(kept)
+    return Applied(op, writes=writes, created=[hub_path] if old is None else [])
+
+
+def _meta_or_none(text: str) -> dict[str, Any] | None:
+    try:
+        return wiki.read_meta(text)
+    except wiki.PageError:
+        return None
+
+
+def _supersede(op: Op, tree: Tree, ctx: ApplyContext) -> Applied | Refusal:
+    path, newer = _resolve(tree, ctx, op.get("page")), _resolve(tree, ctx, op.get("by"))
+    if path is None or newer is None or wiki.MAP_PATH in (path, newer) or path == newer:
+        return Refusal(op, "the page and the page that supersedes it must be two existing pages")
+    old = _text(tree, path)
+    meta = None if old is None else _meta_or_none(old)
+    if old is None or meta is None:
+        return Refusal(op, f"{path} has no frontmatter that parses; it is left as it is")
+    by = wiki.page_name(newer) or ""
+    if meta.get("superseded_by"):
+        return Applied(op)  # already there
+    if meta.get("state") == "decided":
+        # A decided page is never edited: the contradiction goes to the map's Open section.
+        map_text = _text(tree, wiki.MAP_PATH) or ""
+        line = f"- [[{wiki.page_name(path)}]] is decided, but [[{by}]] may supersede it"
+        if line in wiki.open_lines(map_text):
+            return Applied(op)
+        return Applied(op, writes={wiki.MAP_PATH: file(wiki.add_open_line(map_text, line))})
+    nl = wiki.newline_of(old)
+    new = _with_source(wiki.patch_meta(old, {"superseded_by": f'"[[{by}]]"'}), _cited_days(op, ctx))
+    block, body = wiki.split_frontmatter(new)
+    new = block + f"> Superseded by [[{by}]].{nl}" + (nl if body.strip() else "") + body
+    return Applied(op, writes={path: file(new)})
+
+
+def _merge(op: Op, tree: Tree, ctx: ApplyContext) -> Applied | Refusal:
+    from gitgarden.health import duplicate_pair
+
+    src, dst = _resolve(tree, ctx, op.get("from")), _resolve(tree, ctx, op.get("into"))
+    if src is None or dst is None or wiki.MAP_PATH in (src, dst) or src == dst:
+        return Refusal(op, "merge needs two existing pages")
+    src_text, dst_text = _text(tree, src), _text(tree, dst)
+    src_meta = None if src_text is None else _meta_or_none(src_text)
+    dst_meta = None if dst_text is None else _meta_or_none(dst_text)
+    if src_text is None or dst_text is None or src_meta is None or dst_meta is None:
+        return Refusal(op, "both pages need frontmatter that parses")
+    src_name, dst_name = wiki.page_name(src) or "", wiki.page_name(dst) or ""
+    if not duplicate_pair((src_name, src_meta), (dst_name, dst_meta)):
+        return Refusal(op, f"{src_name} and {dst_name} are not duplicate candidates (`gitgarden health` names those)")
+    if "decided" in (src_meta.get("state"), dst_meta.get("state")):
+        return Refusal(op, "a decided page is never merged into or out of; the question goes to the Open section")
+    block, body = wiki.split_frontmatter(src_text)
+    if not body.strip() or body.strip() == f"Merged into [[{dst_name}]].":
+        return Applied(op)  # already there
+    nl = wiki.newline_of(src_text)
+    title = str(src_meta.get("title") or src_name)
+    days = [d for d in wiki.source_days(src_meta) if d not in wiki.source_days(dst_meta)]
+    dst_new = _with_source(dst_text, days) if days else dst_text
+    dst_new = wiki.append_body(dst_new, f"## {title}{nl}{nl}{body.strip(nl)}")
+    src_new = block + f"Merged into [[{dst_name}]].{nl}"
+    return Applied(op, writes={src: file(src_new), dst: file(dst_new)}, merges={src: dst}, appended=[dst])
+
+
+def _safe_meta(tree: Tree, name: str) -> bool:
+    try:
+        wiki.read_meta(_text(tree, wiki.page_path(name)) or "")
+    except wiki.PageError:
+        return False
+    return True
+
+
 _HANDLERS = {
+    "promote_to_hub": _promote_to_hub,
+    "supersede": _supersede,
+    "merge": _merge,
     "create_page": _create_page,
     "append": _append,
     "link": _link,

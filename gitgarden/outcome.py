@@ -89,6 +89,7 @@ class PassResult:
     recovery: str = ""
     remote: str = ""  # what the pass did with the remote (fetched, fast-forwarded, pushed…)
     taken_back: str = ""  # the pass commit undone in this clone because the remote would not take it
+    trigger: str = "run"  # who started the pass: "run by NAME <EMAIL>", "tick", "ci"
     stop: dict[str, Any] | None = None
     dry_run: bool = False
     diff: str = ""

@@ -192,7 +192,10 @@ def write_and_commit(
         "Split": str(len(result.split)),
         "Refused": str(len(result.refusals)),
         "Grounding": "n/a" if result.grounding_min_score is None else f"{result.grounding_min_score:.2f}",
+        "Trigger": result.trigger,
     }
+    if settings.review:
+        trailers["Review"] = "waiting"  # the pass went to gitgarden/review: `review` decisions count it
     if result.health_after:
         b, a = result.health_before, result.health_after
         trailers["Health"] = ", ".join(

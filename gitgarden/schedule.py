@@ -33,7 +33,7 @@ import json
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -179,7 +179,7 @@ def _git_dir(root: Path) -> Path | None:
 class Hold:
     """Something that holds a project back: a clock (with when it lets go) or a condition."""
 
-    clock: str  # repo_state | enabled | idle_min | min_hours_between_passes | turn_in_flight | lock | registered | one_per_tick
+    clock: str  # repo_state | enabled | idle_min | min_hours_between_passes | at | remote | turn_in_flight | lock | registered | one_per_tick
     detail: str
     until: float | None = None
 
@@ -201,7 +201,8 @@ class Assessment:
 
     root: Path
     record: ProjectState
-    work: str = ""  # "journal" (unread lines) | "map" (over its ceiling and grown) | "" (nothing to do)
+    work: str = ""  # "journal" (unread lines) | "map" (over its ceiling and grown) | "health" | "" (nothing to do)
+    signal: str = ""  # with work "health": which figure worsened past its threshold
     unread: int | None = None
     holds: list[Hold] = field(default_factory=list)
     settings: Settings | None = None
@@ -222,6 +223,7 @@ class Assessment:
             "path": str(self.root),
             "name": self.name,
             "work": self.work or None,
+            "signal": self.signal or None,
             "unread": self.unread,
             "eligible": self.eligible,
             "held": [h.as_dict() for h in self.holds],
@@ -257,7 +259,9 @@ def assess(root: Path, record: ProjectState, now: float, env: Mapping[str, str],
         a.work = "journal"
     elif _map_over(where, record.map_chars) is not None:
         a.work = "map"
-    if not a.work and not full:
+    last = _from_iso(record.last_attempt)
+    wiki_moved = not a.work and last is not None and _newest_mtime(root / "wiki") > last
+    if not a.work and not full and not wiki_moved:
         return a
     try:
         resolved = load_settings(root, env=env)
@@ -266,6 +270,13 @@ def assess(root: Path, record: ProjectState, now: float, env: Mapping[str, str],
         return a
     a.settings, a.warnings = resolved.settings, resolved.warnings
     s = resolved.settings
+    if not a.work and (wiki_moved or full):
+        # The second reason for a pass: the wiki's health worsened since the last one.
+        a.signal = health_signal(root, s)
+        if a.signal:
+            a.work = "health"
+        elif not full:
+            return a
     if not s.enabled:
         a.holds.append(Hold("enabled", f"enabled = false (from the {resolved.sources['enabled']} setting)"))
     if (root / ".gitgarden" / "turn-in-flight").exists():
@@ -277,7 +288,6 @@ def assess(root: Path, record: ProjectState, now: float, env: Mapping[str, str],
             a.holds.append(
                 Hold("idle_min", f"last edit (journal, conversation or wiki) {_span(now - newest)} ago; needs {s.idle_min} min of quiet", until)
             )
-    last = _from_iso(record.last_attempt)
     if last is not None and s.min_hours_between_passes > 0:
         until = last + s.min_hours_between_passes * 3600
         if now < until:
@@ -292,6 +302,14 @@ def assess(root: Path, record: ProjectState, now: float, env: Mapping[str, str],
         hold = _remote_hold(root, s)
         if hold is not None:
             a.holds.append(hold)
+    if s.at:
+        nightly = _parse_at(s.at)
+        if nightly is None:
+            a.warnings.append(f"at = {s.at!r} is not a time like 03:30 (local, 24-hour); ignored")
+        else:
+            hold = _at_hold(s.at, nightly, last, now)
+            if hold is not None:
+                a.holds.append(hold)
     git_dir = _git_dir(root)
     info = holder(git_dir) if git_dir is not None else None
     if info is not None:
@@ -312,6 +330,8 @@ def _repo_state(root: Path, git_dir: Path | None) -> str | None:
         return blocking_state(root, git_dir)
     except GitgardenError as exc:
         return str(exc)
+
+
 def _remote_hold(root: Path, s: Settings) -> Hold | None:
     """A clone that has diverged from its remote (as last fetched) cannot take a pass unless sync = "merge"."""
     from gitgarden import remote
@@ -334,6 +354,74 @@ def remote_position(root: Path, env: Mapping[str, str]) -> str | None:
 
     branch = remote.current_branch(root)
     return None if branch is None else remote.position(root, s.remote, branch).summary()
+
+
+def _last_health(root: Path) -> dict[str, int]:
+    """The health figures the newest committed pass left (its record's `health_after`)."""
+    folder = root / "log"
+    for path in sorted(folder.glob("*.jsonl"), reverse=True) if folder.is_dir() else []:
+        for line in reversed(path.read_text(encoding="utf-8", errors="replace").splitlines()):
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if isinstance(record, dict) and isinstance(record.get("health_after"), dict) and record["health_after"]:
+                return {k: int(v) for k, v in record["health_after"].items() if isinstance(v, int | float)}
+    return {}
+
+
+def health_signal(root: Path, s: Settings) -> str:
+    """Which health figure worsened past its threshold since the last pass ('' when none).
+
+    Reads the wiki's pages through the pass's facts cache, so only pages that
+    changed since the last pass are parsed.
+    """
+    from gitgarden import tidy
+    from gitgarden.facts import FactsCache
+    from gitgarden.health import measure
+    from gitgarden.project import DiskTree
+
+    gdir = _git_dir(root)
+    tree = DiskTree(root, ["wiki"], facts_cache=FactsCache(None if gdir is None else gdir / "gitgarden" / "facts.pickle"))
+    now = measure(tree)
+    before = _last_health(root)
+    titles = tidy.page_titles(tree)
+    unmapped = len(set(titles) - tidy.reachable(tree, tidy.link_index(titles)))
+    pages = max(1, now.pages)
+    checks = [
+        (s.health_unmapped, unmapped, f"{unmapped} page(s) the map and its hubs do not reach"),
+        (s.health_over_budget, len(now.over_budget) - before.get("over_budget", 0), f"{len(now.over_budget)} page(s) over the page budget"),
+        (s.health_duplicates, len(now.duplicates) - before.get("duplicates", 0), f"{len(now.duplicates)} duplicate candidate pair(s)"),
+        (s.health_growth, now.pages - before.get("pages", now.pages), f"{now.pages - before.get('pages', now.pages)} page(s) added since the last pass"),
+    ]
+    for threshold, value, what in checks:
+        if threshold > 0 and value >= threshold:
+            return f"{what} (threshold {threshold})"
+    ratio, old_ratio = len(now.orphans) / pages, before.get("orphans", 0) / max(1, before.get("pages", pages))
+    if s.health_orphan_ratio > 0 and ratio >= s.health_orphan_ratio and ratio > old_ratio:
+        return f"{ratio:.0%} of pages are orphans (threshold {s.health_orphan_ratio:.0%})"
+    return ""
+
+
+def _parse_at(text: str) -> tuple[int, int] | None:
+    """`HH:MM` (24-hour) as (hour, minute); None when it is not such a time."""
+    parts = text.strip().split(":")
+    if len(parts) != 2 or not all(p.isdigit() and 1 <= len(p) <= 2 for p in parts):
+        return None
+    hour, minute = int(parts[0]), int(parts[1])
+    return (hour, minute) if hour < 24 and minute < 60 else None
+
+
+def _at_hold(text: str, at: tuple[int, int], last: float | None, now: float) -> Hold | None:
+    """The nightly clock: one pass a day, started by the first tick after `at` (local time)."""
+    local = datetime.fromtimestamp(now).astimezone()
+    today = local.replace(hour=at[0], minute=at[1], second=0, microsecond=0)
+    if now < today.timestamp():
+        return Hold("at", f"the day's pass starts after {text}", today.timestamp())
+    if last is not None and last >= today.timestamp():
+        tomorrow = (local + timedelta(days=1)).replace(hour=at[0], minute=at[1], second=0, microsecond=0)
+        return Hold("at", f"today's pass after {text} has been attempted", tomorrow.timestamp())
+    return None
 
 
 def _order(a: Assessment) -> tuple[bool, float, str]:
@@ -479,6 +567,7 @@ def run_tick(
             "path": str(chosen.root),
             "name": chosen.name,
             "work": chosen.work,
+            "signal": chosen.signal or None,
             "outcome": result.outcome,
             "exit_code": result.exit_code,
             "pass_id": getattr(result, "pass_id", ""),
@@ -541,6 +630,7 @@ def project_status(root: Path, env: Mapping[str, str], now: datetime) -> dict[st
         "map_chars": size,
         "map_over_ceiling": size is not None and size > MAP_CEILING,
         "work": a.work or None,
+        "signal": a.signal or None,
         "eligible": a.eligible and is_registered,
         "held": [h.as_dict() for h in a.holds],
         "eligible_at": _iso(max([tnow] + [h.until for h in a.holds if h.until is not None]))

@@ -12,8 +12,9 @@ line endings and blank lines), so it only asks what matters to the person:
 - every non-blank line of every wiki page (its body when the frontmatter parses,
   else the whole text) still stands in some wiki page, and the lines of one old
   page that went to the same page keep their order there;
-- frontmatter keys other than state and source are unchanged, state did not move
-  backward, and no source day was dropped.
+- frontmatter keys other than state and source are unchanged (a `superseded_by`
+  may be added where there was none), state did not move backward, and no source
+  day was dropped.
 """
 
 from __future__ import annotations
@@ -144,7 +145,8 @@ def _page_lost(path: str, old: bytes, new: bytes, wiki_now: dict[str, list[str]]
         if new_meta is None:
             return [f"{path}: frontmatter lost"]
         for key in set(old_meta) | set(new_meta):
-            if key not in ("state", "source") and old_meta.get(key) != new_meta.get(key):
+            added_once = key == "superseded_by" and old_meta.get(key) is None
+            if key not in ("state", "source") and old_meta.get(key) != new_meta.get(key) and not added_once:
                 problems.append(f"{path}: frontmatter {key} changed")
         before, after = old_meta.get("state"), new_meta.get("state")
         if before in ORDER and (after not in ORDER or ORDER.index(after) < ORDER.index(before)):

@@ -140,6 +140,9 @@ The other operations (fields in brackets, in order; * marks optional ones):
 - open_question [lines, text, pages]: One line in the map's Open section naming the pages involved and the question; nothing is settled.
 - recover_line [lines, text, evidence]: Append `[recovered] text` to today's journal; `evidence` quotes the conversation word for word.
 - map [lines, entries* [{page, summary}], moves* [{text, to}]]: Map entries to add, and map prose to move word for word to the page it belongs to.
+- promote_to_hub [lines, page, title, children]: A hub: a new page (or an existing hub) gathering related existing pages; code writes its list of links and moves their map entries into it.
+- supersede [lines, page, by]: A later line makes `page` out of date: it gets `superseded_by` and a first line pointing to `by` (a decided page gets an Open line instead); its text stays.
+- merge [lines, from, into]: Two pages health names as duplicate candidates: the body of `from` moves word for word under a heading in `into`; `from` keeps its name and one line linking to `into`.
 Unknown fields and unknown operations are refused."""
 
 

@@ -249,3 +249,31 @@ def test_review_commands_with_nothing_waiting(acme: Project) -> None:
     for args in (("review",), ("review", "accept"), ("review", "reject")):
         result = invoke(acme, *args)
         assert result.exit_code == 0 and "Nothing waits for review." in result.stderr
+
+
+def test_review_decisions_reach_the_prompt_as_a_short_summary(acme: Project, fake_model: FakeModel) -> None:
+    """A rejected page creation and an accepted append are counted per kind and shown to the model;
+    nothing is accepted or rejected by itself."""
+    review_pass(acme, fake_model, {"operations": [
+        {"op": "create_page", "page": "acme", "title": "Acme", "body": "Acme signed the pilot contract.\n", "lines": ["2026-11-29#1"]},
+    ]})
+    assert "review decisions" not in fake_model.prompt  # nothing decided yet
+    assert invoke(acme, "review", "reject").exit_code == 0
+    with (acme.journal / "2026-11-30.md").open("a") as fh:
+        fh.write("Acme wants export before January\n")
+    review_pass(acme, fake_model, {"operations": [
+        {"op": "append", "page": "pricing", "text": "Acme wants export before January.\n", "lines": ["2026-11-30#1"]},
+    ]})
+    assert invoke(acme, "review", "accept").exit_code == 0
+
+    assert review.review_waiting(acme.root) is None
+    from gitgarden.history import review_decisions
+
+    assert review_decisions(acme.root) == {"new pages": (0, 1), "appends": (1, 1)}
+    with (acme.journal / "2026-11-30.md").open("a") as fh:
+        fh.write("Dana joined Acme as ops lead\n")
+    review_pass(acme, fake_model, dana_reply() | {"operations": [
+        {"op": "create_page", "page": "dana", "title": "Dana", "body": "Dana joined Acme as ops lead.\n", "lines": ["2026-11-30#2"]},
+    ]})
+    assert "new pages: 0 of 1 accepted; appends: 1 of 1 accepted" in fake_model.prompt
+    assert review.review_waiting(acme.root) is not None  # the third pass still waits for the person

@@ -228,9 +228,10 @@ def test_a_map_over_its_ceiling_is_pruned_verbatim_and_not_retried(project: Proj
     result = garden(project, None)
     assert result.outcome == "tidied", result.refusals
     new_map = (project.root / "wiki/index.md").read_text()
-    hub = (project.root / "wiki/map-pages.md").read_text()
+    hub = (project.root / "wiki/map-p.md").read_text()  # the hub of the pages named p…
     assert len(new_map) <= wiki.MAP_CEILING
-    assert prose in new_map and "[[map-pages]]" in new_map
+    assert prose in new_map and "- [[map-p]] — Pages: P" in new_map
+    assert "\nhub: true\n" in hub
     assert wiki.open_lines(new_map) == ["- Is p1 right? ([[p1]])"]
     assert all(line in hub for line in entries.splitlines())
     assert garden(project, None).outcome == "nothing_new"
