@@ -21,7 +21,7 @@ from typing import Any
 
 from gitgarden import gitrepo, journal, recovery, textmerge
 from gitgarden.errors import GitgardenError
-from gitgarden.outcome import LOG_DIR, log_path, read_attempts
+from gitgarden.outcome import LOG_DIR, log_path, read_attempts, records_in
 from gitgarden.repostate import blocking_state
 
 __all__ = [
@@ -128,18 +128,6 @@ def _commits(root: Path, revs: Sequence[str]) -> list[tuple[str, str, str, dict[
     return rows
 
 
-def _records_in(text: str) -> list[dict[str, Any]]:
-    out = []
-    for line in text.splitlines():
-        try:
-            data = json.loads(line)
-        except json.JSONDecodeError:
-            continue
-        if isinstance(data, dict):
-            out.append(data)
-    return out
-
-
 def _records(root: Path, extra_rev: str | None) -> list[dict[str, Any]]:
     """Every record under `log/` in the work tree (and at `extra_rev`, when given), then the attempts."""
     records: list[dict[str, Any]] = []
@@ -147,11 +135,11 @@ def _records(root: Path, extra_rev: str | None) -> list[dict[str, Any]]:
     if folder.is_dir():
         for path in sorted(folder.glob("*.jsonl")):
             if path.is_file() and not path.is_symlink():
-                records.extend(_records_in(path.read_text(encoding="utf-8", errors="replace")))
+                records.extend(records_in(path.read_text(encoding="utf-8", errors="replace")))
     if extra_rev:
         seen = {json.dumps(r, sort_keys=True) for r in records}
         for _path, entry in sorted(gitrepo.tree_at(root, extra_rev, [LOG_DIR]).items()):
-            for rec in _records_in(entry.data.decode("utf-8", "replace")):
+            for rec in records_in(entry.data.decode("utf-8", "replace")):
                 if json.dumps(rec, sort_keys=True) not in seen:
                     records.append(rec)
     records.extend(read_attempts(gitrepo.git_dir(root)))

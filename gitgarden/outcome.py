@@ -161,8 +161,13 @@ def read_attempts(git_dir: Path) -> list[dict[str, Any]]:
     path = attempts_path(git_dir)
     if not path.is_file() or path.is_symlink():
         return []
+    return records_in(path.read_text(encoding="utf-8", errors="replace"))
+
+
+def records_in(text: str) -> list[dict[str, Any]]:
+    """The JSON-object lines of a record file, in order (a torn or foreign line is skipped)."""
     out = []
-    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+    for line in text.splitlines():
         try:
             data = json.loads(line)
         except json.JSONDecodeError:
