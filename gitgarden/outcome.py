@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 __all__ = [
+    "JOBS",
     "OUTCOMES",
     "NO_MODEL_HINT",
     "LOG_DIR",
@@ -49,6 +50,13 @@ NO_MODEL_HINT = (
     "with GITGARDEN_API_BASE) to promote journal lines."
 )
 LOG_DIR = "log"
+
+# The jobs of a pass, in the order a pass runs them (`gitgarden run --job NAME` runs only those named).
+# promote: read unread lines and ask the model (its repair round too); merge: the model's merges,
+# which come through promote; split: the gardener's over-budget pages at their headings; hubs: the
+# map pruned into hubs; link: mentions wrapped in links; map: entries for the pages the map does not
+# reach; health: the figures before and after.
+JOBS: tuple[str, ...] = ("promote", "merge", "split", "hubs", "link", "map", "health")
 
 
 @dataclass
@@ -98,6 +106,13 @@ class PassResult:
     map_chars: int | None = None
     health_before: dict[str, int] = field(default_factory=dict)
     health_after: dict[str, int] = field(default_factory=dict)
+    jobs: list[str] = field(default_factory=lambda: list(JOBS))  # the jobs the pass ran, in JOBS order
+    job_figures: dict[str, dict[str, Any]] = field(default_factory=dict)  # job -> what it came to
+
+    @property
+    def all_jobs(self) -> bool:
+        """True when the pass ran every job (the default)."""
+        return tuple(self.jobs) == JOBS
 
     def hold_back_writes(self) -> None:
         """Move what the pass meant to write to `not_written`: nothing of it landed."""
