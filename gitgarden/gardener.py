@@ -550,7 +550,6 @@ def _run_locked(
             figures = measure(base, unread_lines=_unread_count(project, offered, result)).summary()
             result.health_before, result.health_after = figures, figures
             result.job_figures["health"] = figures
-        _journal_note(result)
         return
 
     # Snapshot.
@@ -650,7 +649,6 @@ def _run_locked(
     if "promote" in jobs:
         figures["promote"] = {"offered": len(result.offered), "read": result.marked_read, **promoted}
     result.outcome = _decide(result, model, offered, changes, ledger)
-    _journal_note(result)
     if prune_map:
         result.map_chars = len(tidy.read_text(work.tree, wiki.MAP_PATH) or "")
         if result.map_chars > wiki.MAP_CEILING and not changes:
@@ -1175,8 +1173,3 @@ def _unread_count(project: Project, offered: list[journal.JournalLine], result: 
         return len(offered) + result.overflow
     return len(setaside.on_disk(project.root)[0])
 
-
-def _journal_note(result: PassResult) -> None:
-    """A pass without the promote job says it left the journal alone."""
-    if "promote" not in result.jobs and not result.detail:
-        result.detail = f"only {', '.join(result.jobs) or 'no job'} ran; the journal was not read"

@@ -44,6 +44,8 @@ _DRY_RUN = {
     "pages_written": "pages would be written; the lines that landed or were skipped would be marked read",
     "some_refused": "some operations would be refused; the landed and skipped lines would be marked read",
 }
+# A pass without the promote job never looks at the journal: its sentences say so.
+_NO_PROMOTE = {"tidied": "tidied", "nothing_new": "nothing to do"}
 
 NO_MODEL_HINT = (
     "No model is configured: set GITGARDEN_MODEL (e.g. openai/gpt-4o-mini, or ollama_chat/llama3.2 "
@@ -129,6 +131,8 @@ class PassResult:
     @property
     def sentence(self) -> str:
         base = _DRY_RUN.get(self.outcome, OUTCOMES[self.outcome][1]) if self.dry_run else OUTCOMES[self.outcome][1]
+        if "promote" not in self.jobs and self.outcome in _NO_PROMOTE:
+            base = f"{_NO_PROMOTE[self.outcome]} (jobs: {', '.join(self.jobs)}); the journal left unread"
         return f"{base}: {self.detail}" if self.detail else base
 
     @property
