@@ -218,3 +218,21 @@ def test_model_free_jobs_never_import_the_model_library(wiki: Project) -> None:
     assert "[[vendors]]" in (wiki.root / "wiki/index.md").read_text()  # it ran and wrote
     assert not [m for m in modules if m.split(".")[0] in ("litellm", "openai")]
     assert_journal_left_alone(wiki)
+
+
+def test_a_job_without_promote_leaves_the_set_aside_lines_as_they_are(wiki: Project, fake_model: FakeModel) -> None:
+    from gitgarden import journal, setaside
+
+    line = journal.all_lines(wiki.journal)[1]
+    entry = setaside.Entry(line.day, line.key, line.id, line.text, setaside.STRIKES, setaside.REFUSED, "refused", "earlier-pass")
+    write(wiki.root, setaside.SET_ASIDE_PATH, setaside.render({entry.ident: entry}))
+    commit_all(wiki.root, "a line set aside")
+    before = (wiki.root / setaside.SET_ASIDE_PATH).read_bytes()
+
+    result = garden(wiki, fake_model, ["map", "link"])
+
+    assert result.outcome == "tidied", (result.detail, result.refusals)
+    assert result.set_aside == []
+    assert (wiki.root / setaside.SET_ASIDE_PATH).read_bytes() == before
+    assert [e.line for _, e in on_disk(wiki.root)[1]] == [line.id]
+    assert setaside.SET_ASIDE_PATH not in git(wiki.root, "show", "--name-only", "--format=", "HEAD")
