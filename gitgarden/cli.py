@@ -20,6 +20,7 @@ import click
 
 from gitgarden import __version__
 from gitgarden.errors import EXIT_INTERRUPTED, GitgardenError
+from gitgarden.outcome import JOBS
 
 if TYPE_CHECKING:
     from gitgarden.config import Resolved, Settings
@@ -159,8 +160,15 @@ def capture(app: App, text: tuple[str, ...]) -> None:
 @click.option("--model", "model_flag", help="Override the model for this pass.")
 @click.option("--json", "as_json", is_flag=True, help="Print the pass record as JSON.")
 @click.option("--retry", is_flag=True, help="Offer the lines set aside after repeated refusals again (`gitgarden status` lists them).")
+@click.option(
+    "--job",
+    "jobs",
+    multiple=True,
+    type=click.Choice(JOBS),
+    help="Run only this job (repeatable; default: all, in the order " + ", ".join(JOBS) + "). Only promote calls the model.",
+)
 @pass_app
-def run(app: App, dry_run: bool, model_flag: str | None, as_json: bool, retry: bool) -> None:
+def run(app: App, dry_run: bool, model_flag: str | None, as_json: bool, retry: bool, jobs: tuple[str, ...]) -> None:
     """Run one gardener pass on the project you stand in."""
     from gitgarden.errors import NotAProject
     from gitgarden.gardener import run_pass
@@ -173,7 +181,8 @@ def run(app: App, dry_run: bool, model_flag: str | None, as_json: bool, retry: b
         err(str(exc))
         sys.exit(14)
     settings = app.settings(project, model=model_flag).settings
-    model = app.model_factory(settings, app.env) if settings.model else None
+    # The model-free jobs never make a model: its library stays unimported.
+    model = app.model_factory(settings, app.env) if settings.model and (not jobs or "promote" in jobs) else None
     from gitgarden.gitrepo import person_identity
     from gitgarden.progress import display
 
@@ -189,6 +198,7 @@ def run(app: App, dry_run: bool, model_flag: str | None, as_json: bool, retry: b
             on_step=shown.step,
             retry=retry,
             trigger=f"run by {name} <{email}>",
+            jobs=jobs or None,
         )
     from gitgarden import schedule
 
@@ -223,6 +233,10 @@ def _render_pass(result: Any) -> None:
         err("  rounds: " + "; ".join(f"{r['refused']} refused, {r['landed']} landed" for r in result.rounds))
         for note in (r["repair"] for r in result.rounds if "repair" in r):
             err(f"  repair: {note}")
+    if not result.all_jobs:
+        err(f"  jobs: {', '.join(result.jobs)}")
+        for job, figures in result.job_figures.items():
+            err(f"  {job}: {render_figures(figures)}")
     if result.model and result.tokens:
         cost = "unknown" if result.cost is None else f"${result.cost:.4f}"
         err(f"  tokens: {result.tokens} ({result.prompt_tokens} prompt, {result.completion_tokens} reply), cost {cost}")
@@ -290,6 +304,11 @@ def render_set_aside(entries: list[Any]) -> None:
         click.echo(f"  set aside {entry.line}: {entry.text}")
         click.echo(f"    why: {entry.reason}")
         click.echo(f"    to offer it again: {entry.advice()}")
+
+
+def render_figures(figures: Mapping[str, Any]) -> str:
+    """A job's figures on one line: `pages 2, entries 1`."""
+    return ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in figures.items()) or "nothing"
 
 
 def _listing(items: list[str], limit: int = 5) -> str:

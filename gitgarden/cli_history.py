@@ -33,7 +33,7 @@ def register(group: click.Group) -> None:
 
 
 # After `register`: importing this module first imports gitgarden.cli, which calls `register` back.
-from gitgarden.cli import App, err, out_json, pass_app  # noqa: E402
+from gitgarden.cli import App, err, out_json, pass_app, render_figures  # noqa: E402
 
 
 def _git_policy(app: App, project: Any) -> AbstractContextManager[Any]:
@@ -207,6 +207,20 @@ def _list(record: dict[str, Any] | None, key: str) -> list[str]:
     return [str(v) for v in value] if isinstance(value, list) else []
 
 
+def _job_lines(record: dict[str, Any] | None) -> list[str]:
+    """The jobs a pass ran and what each came to (records older than `run --job` have none)."""
+    jobs = _list(record, "jobs")
+    if not jobs:
+        return []
+    figures = (record or {}).get("job_figures")
+    figures = figures if isinstance(figures, dict) else {}
+    out = [f"jobs:     {', '.join(jobs)}"]
+    for job in jobs:
+        if isinstance(figures.get(job), dict):
+            out.append(f"  {job}: {render_figures(figures[job])}")
+    return out
+
+
 @click.command("show")
 @click.argument("pass_ref", metavar="[PASS]", required=False, shell_complete=_complete_passes)
 @click.option("--json", "as_json", is_flag=True, help="The record and the diff as JSON.")
@@ -245,6 +259,7 @@ def show_cmd(app: App, pass_ref: str | None, as_json: bool) -> None:
     if rec and rec.get("stop"):
         stop = rec["stop"]
         lines.append(f"stop requested by {stop.get('who', '?')} at {stop.get('when', '?')}")
+    lines.extend(_job_lines(rec))
     text = "\n".join(lines) + "\n"
     if not sys.stdout.isatty():
         click.echo(text + ("\n" + shown.diff if shown.diff else ""), nl=False)

@@ -15,7 +15,7 @@ import json
 import os
 import secrets
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -38,7 +38,7 @@ from gitgarden.errors import GitError, GitgardenError, LockHeld, ModelError
 from gitgarden.facts import FactsCache, page_facts
 from gitgarden.lock import LOCK_NAME, PassLock
 from gitgarden.ops import Applied, ApplyContext, Op, Refusal, apply_op
-from gitgarden.outcome import NO_MODEL_HINT, OUTCOMES, PassResult
+from gitgarden.outcome import JOBS, NO_MODEL_HINT, OUTCOMES, PassResult
 from gitgarden.progress import Step
 from gitgarden.project import DiskTree, Project
 from gitgarden.repair import Refused
@@ -48,13 +48,27 @@ from gitgarden.tree import Overlay, Tree, changed_paths, file, text_of
 if TYPE_CHECKING:
     from gitgarden.llm import Answer, Budget, Model, Usage
 
-__all__ = ["OUTCOMES", "PassResult", "run_pass", "Clock", "utcnow", "stop_path", "request_stop"]
+__all__ = ["JOBS", "OUTCOMES", "PassResult", "run_pass", "select_jobs", "Clock", "utcnow", "stop_path", "request_stop"]
 
 Clock = Callable[[], datetime]
 
 def utcnow() -> datetime:
     """The real clock (UTC, aware)."""
     return datetime.now(UTC)
+
+
+def select_jobs(named: Iterable[str] | None) -> list[str]:
+    """The jobs a pass runs, in the fixed order of JOBS (None or none named: all of them)."""
+    wanted = set(named or ())
+    if not wanted:
+        return list(JOBS)
+    unknown = sorted(wanted - set(JOBS))
+    if unknown:
+        raise GitgardenError(f"unknown job {unknown[0]!r}: the jobs are {', '.join(JOBS)}")
+    return [job for job in JOBS if job in wanted]
+
+
+MERGE_NOTE = "Merges are proposed by the model in the promote job: `gitgarden run --job promote` (or a full pass) runs them."
 
 
 def stop_path(git_dir: Path) -> Path:
@@ -285,6 +299,7 @@ def run_pass(
     step: recovery.Step = recovery.no_step,
     retry: bool = False,
     trigger: str = "run",
+    jobs: Iterable[str] | None = None,
 ) -> PassResult:
     """Run one pass on `project` and return its result; the project is left consistent whatever happens.
 
@@ -292,6 +307,8 @@ def run_pass(
     `step` is called at the exact steps of the final write (recovery.Step): tests act there as the person would.
     `trigger` says who asked (`run by NAME <EMAIL>`, `tick`, `ci`): it goes to the record and the
     `Gardener-Trigger` trailer.
+    `jobs` names the jobs to run (JOBS; None: all). Without `promote` no journal line is read,
+    offered, marked or set aside, and the model is never asked.
     """
     started = now()
     result = PassResult(
@@ -302,7 +319,12 @@ def run_pass(
         dry_run=dry_run,
         retry=retry,
         trigger=trigger,
+        jobs=select_jobs(jobs),
     )
+    if "promote" not in result.jobs:
+        model = None  # the model-free jobs never call (or import) the model library
+        if "merge" in result.jobs:
+            result.hints.append(MERGE_NOTE)
     result.model = getattr(model, "name", "") if model is not None else ""
     # Every git process of the pass: never interactive, never longer than git_timeout.
     with gitrepo.git_policy(gitrepo.GitPolicy(timeout=float(settings.git_timeout), sign_commits=settings.sign_commits)):
@@ -453,27 +475,38 @@ def _run_locked(
             raise _StandDown(f"{changed[0]} changed since the pass began")
 
     # Read.
-    read_text = (project.state / "read.json").read_text() if (project.state / "read.json").exists() else None
+    jobs = result.jobs
     from gitgarden import review
 
-    read_text = review.review_read_text(root, read_text)  # lines waiting for review are read: never promoted twice
-    try:
-        read = journal.load_read(read_text, strict=True)
-    except journal.ReadPositionError as exc:
-        result.detail = f"{exc}: mend it, or restore it with `git checkout -- {journal.READ_PATH}` (removing it makes every journal line unread)"
-        return  # outcome stays "failed"; nothing was read, tagged or written
+    read: Mapping[str, set[str]] = {}
+    unread: list[journal.JournalLine] = []
+    aside_before: Mapping[str, setaside.Entry] = {}
+    aside: Mapping[str, setaside.Entry] = {}
+    long_lines: Mapping[str, str] = {}
+    newly_long: list[journal.JournalLine] = []
+    offered: list[journal.JournalLine] = []
+    # Jobs without promote leave the journal alone: no line is read, offered, marked or set aside.
+    if "promote" in jobs:
+        read_text = (project.state / "read.json").read_text() if (project.state / "read.json").exists() else None
+        read_text = review.review_read_text(root, read_text)  # lines waiting for review are read: never promoted twice
+        try:
+            read = journal.load_read(read_text, strict=True)
+        except journal.ReadPositionError as exc:
+            result.detail = f"{exc}: mend it, or restore it with `git checkout -- {journal.READ_PATH}` (removing it makes every journal line unread)"
+            return  # outcome stays "failed"; nothing was read, tagged or written
     lines = journal.all_lines(project.journal)
-    unread = journal.unread_lines(lines, read)
-    aside_before = setaside.load(_set_aside_text(project))
-    aside = setaside.retry(aside_before) if result.retry else aside_before
-    # Lines refused pass after pass wait for an edit or --retry; a line too long for any prompt is
-    # looked at again every pass (a raised budget lets it in), and never blocks the lines behind it.
-    waiting = [ln for ln in unread if not setaside.is_aside(aside, ln, setaside.REFUSED)]
-    long_lines = setaside.too_long(waiting, setaside.line_room(settings, project.name))
-    newly_long = [ln for ln in waiting if ln.id in long_lines and not setaside.is_aside(aside, ln)]
-    waiting = [ln for ln in waiting if ln.id not in long_lines]
-    offered = waiting[: settings.max_lines]
-    result.overflow = len(waiting) - len(offered)
+    if "promote" in jobs:
+        unread = journal.unread_lines(lines, read)
+        aside_before = setaside.load(_set_aside_text(project))
+        aside = setaside.retry(aside_before) if result.retry else aside_before
+        # Lines refused pass after pass wait for an edit or --retry; a line too long for any prompt is
+        # looked at again every pass (a raised budget lets it in), and never blocks the lines behind it.
+        waiting = [ln for ln in unread if not setaside.is_aside(aside, ln, setaside.REFUSED)]
+        long_lines = setaside.too_long(waiting, setaside.line_room(settings, project.name))
+        newly_long = [ln for ln in waiting if ln.id in long_lines and not setaside.is_aside(aside, ln)]
+        waiting = [ln for ln in waiting if ln.id not in long_lines]
+        offered = waiting[: settings.max_lines]
+        result.overflow = len(waiting) - len(offered)
     on_step(Step("reading", f"{len(offered)} unread line(s)"))
     base: Tree = DiskTree(root, ["wiki", "raw/journal"], [journal.READ_PATH, setaside.SET_ASIDE_PATH], facts_cache=facts)
     if settings.review:  # build on what waits for review, so the review commit stacks on it cleanly
@@ -494,15 +527,29 @@ def _run_locked(
 
     # What needs no model: map entries for pages the map does not reach, links in those pages.
     map_writes, mapped, unplaced = tidy.map_entries(base, titles, dirty)
+    if "map" not in jobs:
+        map_writes, mapped = {}, []
     # Only the gardener's own pages are split on its own; the person's are a health advisory.
-    over_budget = [p for p in tidy.over_budget(base) if p not in dirty and tidy.is_gardeners(base, p)]
-    map_text = tidy.read_text(base, wiki.MAP_PATH) or ""
-    last_map = passcommit.last_map_chars(project)
-    prune_map = len(map_text) > wiki.MAP_CEILING and (last_map is None or len(map_text) > last_map)
-    # A full map with pages it cannot list: its entries move into hubs to make room for the hubs' lines.
-    prune_map = prune_map or bool(unplaced and tidy.prune_into_hubs(base, titles, map_text))
-    if not offered and not map_writes and not over_budget and not prune_map and not newly_long:
+    over_budget = [p for p in tidy.over_budget(base) if p not in dirty and tidy.is_gardeners(base, p)] if "split" in jobs else []
+    prune_map = False
+    if "hubs" in jobs:
+        map_text = tidy.read_text(base, wiki.MAP_PATH) or ""
+        last_map = passcommit.last_map_chars(project)
+        prune_map = len(map_text) > wiki.MAP_CEILING and (last_map is None or len(map_text) > last_map)
+        # A full map with pages it cannot list: its entries move into hubs to make room for the hubs' lines.
+        prune_map = prune_map or bool(unplaced and tidy.prune_into_hubs(base, titles, map_text))
+    # The link job named without all the others reaches every page of the gardener's; a full pass
+    # links only the pages it writes and the pages new to the map.
+    link_pages = _gardeners_pages(base, dirty) if "link" in jobs and not result.all_jobs else []
+    links_due = bool(link_pages and tidy.wrap_mentions(base, link_pages, titles))
+    if not offered and not map_writes and not over_budget and not prune_map and not newly_long and not links_due:
         result.outcome = "nothing_new"
+        if "health" in jobs and not result.all_jobs:  # `run --job health`: the figures, though nothing is written
+            from gitgarden.health import measure
+
+            figures = measure(base, unread_lines=_unread_count(project, offered, result)).summary()
+            result.health_before, result.health_after = figures, figures
+            result.job_figures["health"] = figures
         return
 
     # Snapshot.
@@ -522,6 +569,8 @@ def _run_locked(
 
     budget = None
     ledger: _Ledger | None = None
+    figures = result.job_figures
+    promoted = {"created": 0, "appended": 0, "refused": 0}
     try:
         if offered and model is not None:
             from gitgarden.llm import Budget
@@ -533,34 +582,49 @@ def _run_locked(
             answer, offered = _ask(project, settings, model, work, titles, offered, result, check_interrupts, now, budget, on_step)
             on_step(Step("applying", f"{len(answer.operations)} operation(s)", tokens=budget.spent.total_tokens))
             ledger = _promote(answer, settings, model, work, result, own, now, titles, check_interrupts, budget)
+            promoted = {"created": len(result.created), "appended": len(result.appended), "refused": len(result.refusals)}
+        if "merge" in jobs:
+            figures["merge"] = {"merged": len(work.merges)}  # the model's merges, landed through promote
         # Pages still over budget are split at their headings; a map over its ceiling is pruned.
+        if "split" in jobs:
+            figures["split"] = {"pages": 0}
         for path in over_budget:
             if path in work.tree and len(tidy.read_text(work.tree, path) or "") > wiki.PAGE_BUDGET:
-                _heading_split(work, path, result, own, titles)
-        if prune_map:
-            _prune_map(work, result, own, titles)
+                figures["split"]["pages"] += int(_heading_split(work, path, result, own, titles))
+        if "hubs" in jobs:
+            figures["hubs"] = {"hubs": len(_prune_map(work, result, own, titles)) if prune_map else 0}
         # Links in the pages this pass writes, and in pages new to the map.
         written = [p for p in changed_paths(base, work.tree) if wiki.page_name(p)]
         # Pages new to the map take links only when they are the gardener's (never the person's
         # page the pass does not otherwise write).
         new_to_map = {wiki.page_path(n) for n in mapped if tidy.is_gardeners(base, wiki.page_path(n))}
-        link_targets = sorted(set(written) | new_to_map - dirty)
+        link_targets = sorted(set(written) | new_to_map - dirty | set(link_pages))
         titles_now = {**titles, **tidy.page_titles({p: work.tree[p] for p in written if p in work.tree})}
-        link_writes = tidy.wrap_mentions(work.tree, link_targets, titles_now)
-        if link_writes:
-            errors = work.try_apply(Applied(Op("link", {}, (), -1), writes=link_writes), own)
-            if errors:
-                result.refusals.extend(f"links: {e}" for e in errors)
-            else:
-                result.tidied.extend(sorted(set(link_writes) - set(written)))
-        # Map last.
-        map_writes, _, _ = tidy.map_entries(work.tree, titles_now, dirty)
+        if "link" in jobs:
+            figures["link"] = {"pages": 0}
+            link_writes = tidy.wrap_mentions(work.tree, link_targets, titles_now)
+            if link_writes:
+                errors = work.try_apply(Applied(Op("link", {}, (), -1), writes=link_writes), own)
+                if errors:
+                    result.refusals.extend(f"links: {e}" for e in errors)
+                else:
+                    result.tidied.extend(sorted(set(link_writes) - set(written)))
+                    figures["link"]["pages"] = len(link_writes)
+        # Map last. Without the map job, the pages this pass created still get their entries:
+        # no page a pass makes is left where the map does not reach it.
+        skip = dirty if "map" in jobs else _not_created(work.tree, dirty, result.created)
+        map_writes, added, _ = tidy.map_entries(work.tree, titles_now, skip)
         if map_writes and wiki.MAP_PATH not in dirty:
             errors = work.try_apply(Applied(Op("map", {}, (), -1), writes=map_writes), own)
             if errors:
                 result.refusals.extend(f"map: {e}" for e in errors)
+                added = []
             else:
                 result.tidied.extend(p for p in sorted(map_writes) if p not in result.tidied)
+        else:
+            added = []
+        if "map" in jobs:
+            figures["map"] = {"entries": len(added)}
     except _Stopped:
         result.outcome = "stopped"
         return
@@ -581,7 +645,9 @@ def _run_locked(
         result.refusals.extend(str(v) for v in final_verdicts)
         return
 
-    accounting = _account(result, read, aside_before, aside, unread, offered, ledger, long_lines)
+    accounting = _account(result, read, aside_before, aside, unread, offered, ledger, long_lines) if "promote" in jobs else {}
+    if "promote" in jobs:
+        figures["promote"] = {"offered": len(result.offered), "read": result.marked_read, **promoted}
     result.outcome = _decide(result, model, offered, changes, ledger)
     if prune_map:
         result.map_chars = len(tidy.read_text(work.tree, wiki.MAP_PATH) or "")
@@ -595,12 +661,14 @@ def _run_locked(
     writes.update(accounting)  # the read position and the set-aside lines, in the same commit as the pages
     if not writes:
         return
-    from gitgarden.health import measure
-
     result.map_chars = len(tidy.read_text(work.tree, wiki.MAP_PATH) or "")
-    unread_after = len(offered) + result.overflow - result.marked_read
-    result.health_before = measure(base, unread_lines=len(offered) + result.overflow).summary()
-    result.health_after = measure(work.tree, unread_lines=unread_after).summary()
+    if "health" in jobs:
+        from gitgarden.health import measure
+
+        unread_before = _unread_count(project, offered, result)
+        result.health_before = measure(base, unread_lines=unread_before).summary()
+        result.health_after = measure(work.tree, unread_lines=unread_before - result.marked_read).summary()
+        figures["health"] = result.health_after
     if result.dry_run:
         result.diff = passcommit.diff(base, work.tree, changes)
         return
@@ -1063,18 +1131,45 @@ def _split_pushed_over(
     return split_any
 
 
-def _prune_map(work: _Work, result: PassResult, own: frozenset[str], titles: dict[str, tuple[str, list[str]]]) -> bool:
-    """Move the map's entry lines, word for word, into the hubs their pages belong to."""
+def _prune_map(work: _Work, result: PassResult, own: frozenset[str], titles: dict[str, tuple[str, list[str]]]) -> list[str]:
+    """Move the map's entry lines, word for word, into the hubs their pages belong to; the hubs written."""
     text = tidy.read_text(work.tree, wiki.MAP_PATH)
     if text is None or wiki.MAP_PATH in work.dirty:
-        return False
+        return []
     writes = tidy.prune_into_hubs(work.tree, titles, text)
     if not writes or any(p in work.dirty for p in writes):
-        return False
+        return []
     errors = work.try_apply(Applied(Op("map", {}, (), -1), writes=writes), own)
     if errors:
         result.refusals.extend(f"map prune: {e}" for e in errors)
-        return False
+        return []
     titles.update(tidy.page_titles({p: work.tree[p] for p in writes if p != wiki.MAP_PATH}))
     result.tidied.extend(p for p in sorted(writes) if p not in result.tidied)
-    return True
+    return sorted(p for p in writes if p != wiki.MAP_PATH)
+
+
+def _gardeners_pages(tree: Tree, dirty: set[str]) -> list[str]:
+    """The gardener's own pages (the map and the person's uncommitted pages left out)."""
+    return sorted(
+        p for p in tree if wiki.page_name(p) and p != wiki.MAP_PATH and p not in dirty and tidy.is_gardeners(tree, p)
+    )
+
+
+def _not_created(tree: Tree, dirty: set[str], created: list[str]) -> set[str]:
+    """What the map step leaves alone without the map job: every page but the ones this pass created
+    (and the hubs that may take their entries), and the person's uncommitted pages."""
+    made = set(created)
+    others = {
+        p for p in tree
+        if (name := wiki.page_name(p)) and p != wiki.MAP_PATH and p not in made and not tidy.is_hub(tree, name)
+    }  # fmt: skip
+    return set(dirty) | others
+
+
+def _unread_count(project: Project, offered: list[journal.JournalLine], result: PassResult) -> int:
+    """The unread lines a health figure counts: what the pass offered and left waiting, or, when
+    the promote job did not run, the lines a pass would offer."""
+    if "promote" in result.jobs:
+        return len(offered) + result.overflow
+    return len(setaside.on_disk(project.root)[0])
+

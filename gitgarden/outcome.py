@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 __all__ = [
+    "JOBS",
     "OUTCOMES",
     "NO_MODEL_HINT",
     "LOG_DIR",
@@ -43,12 +44,21 @@ _DRY_RUN = {
     "pages_written": "pages would be written; the lines that landed or were skipped would be marked read",
     "some_refused": "some operations would be refused; the landed and skipped lines would be marked read",
 }
+# A pass without the promote job never looks at the journal: its sentences say so.
+_NO_PROMOTE = {"tidied": "tidied", "nothing_new": "nothing to do"}
 
 NO_MODEL_HINT = (
     "No model is configured: set GITGARDEN_MODEL (e.g. openai/gpt-4o-mini, or ollama_chat/llama3.2 "
     "with GITGARDEN_API_BASE) to promote journal lines."
 )
 LOG_DIR = "log"
+
+# The jobs of a pass, in the order a pass runs them (`gitgarden run --job NAME` runs only those named).
+# promote: read unread lines and ask the model (its repair round too); merge: the model's merges,
+# which come through promote; split: the gardener's over-budget pages at their headings; hubs: the
+# map pruned into hubs; link: mentions wrapped in links; map: entries for the pages the map does not
+# reach; health: the figures before and after.
+JOBS: tuple[str, ...] = ("promote", "merge", "split", "hubs", "link", "map", "health")
 
 
 @dataclass
@@ -98,6 +108,13 @@ class PassResult:
     map_chars: int | None = None
     health_before: dict[str, int] = field(default_factory=dict)
     health_after: dict[str, int] = field(default_factory=dict)
+    jobs: list[str] = field(default_factory=lambda: list(JOBS))  # the jobs the pass ran, in JOBS order
+    job_figures: dict[str, dict[str, Any]] = field(default_factory=dict)  # job -> what it came to
+
+    @property
+    def all_jobs(self) -> bool:
+        """True when the pass ran every job (the default)."""
+        return tuple(self.jobs) == JOBS
 
     def hold_back_writes(self) -> None:
         """Move what the pass meant to write to `not_written`: nothing of it landed."""
@@ -114,6 +131,8 @@ class PassResult:
     @property
     def sentence(self) -> str:
         base = _DRY_RUN.get(self.outcome, OUTCOMES[self.outcome][1]) if self.dry_run else OUTCOMES[self.outcome][1]
+        if "promote" not in self.jobs and self.outcome in _NO_PROMOTE:
+            base = f"{_NO_PROMOTE[self.outcome]} (jobs: {', '.join(self.jobs)}); the journal left unread"
         return f"{base}: {self.detail}" if self.detail else base
 
     @property

@@ -194,6 +194,8 @@ def write_and_commit(
         "Grounding": "n/a" if result.grounding_min_score is None else f"{result.grounding_min_score:.2f}",
         "Trigger": result.trigger,
     }
+    if not result.all_jobs:  # `run --job`: which jobs ran (a full pass says nothing)
+        trailers["Jobs"] = ", ".join(result.jobs)
     if settings.review:
         trailers["Review"] = "waiting"  # the pass went to gitgarden/review: `review` decisions count it
     if result.health_after:
