@@ -276,6 +276,7 @@ def test_ci_runs_a_pass_without_a_terminal_and_writes_the_step_summary(shared: t
     assert "gitgarden pass on a: no_model" in proc.stdout
     assert "no_model" in summary.read_text() and "pushed to origin/main" in summary.read_text()
     assert git(remote, "rev-parse", "main").strip() == git(a.root, "rev-parse", "HEAD").strip()
+    assert git(a.root, "log", "-1", "--format=%(trailers:key=Gardener-Trigger,valueonly)").strip() == "ci"
 
 
 def test_ci_init_prints_workflows_limited_to_one_run_per_branch() -> None:
