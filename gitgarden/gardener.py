@@ -547,9 +547,9 @@ def _run_locked(
         if "health" in jobs and not result.all_jobs:  # `run --job health`: the figures, though nothing is written
             from gitgarden.health import measure
 
-            figures = measure(base, unread_lines=_unread_count(project, offered, result)).summary()
-            result.health_before, result.health_after = figures, figures
-            result.job_figures["health"] = figures
+            now_figures = measure(base, unread_lines=_unread_count(project, offered, result)).summary()
+            result.health_before, result.health_after = now_figures, now_figures
+            result.job_figures["health"] = now_figures
         return
 
     # Snapshot.
