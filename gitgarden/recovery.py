@@ -94,8 +94,13 @@ def _b64(data: bytes | None) -> str | None:
 
 def atomic_write(path: Path, data: bytes) -> None:
     """Replace `path` with `data` in one rename, keeping its mode; never through a symlink."""
+    os.replace(_write_tmp(path, data), path)
+
+
+def _write_tmp(path: Path, data: bytes) -> Path:
+    """`data` written and synced beside `path` (with its mode), ready to be renamed over it."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.gitgarden-tmp")
+    tmp = _tmp_name(path)
     mode = path.stat().st_mode & 0o777 if path.exists() and not path.is_symlink() else 0o644
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
     try:
@@ -103,7 +108,7 @@ def atomic_write(path: Path, data: bytes) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
-    os.replace(tmp, path)
+    return tmp
 
 
 def _tmp_name(path: Path) -> Path:
@@ -135,15 +140,7 @@ def replace_checked(path: Path, data: bytes, expected: bytes | None, *, rel: str
     differs before the rename.
     """
     rel = rel or path.name
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp, keep = _tmp_name(path), _keep_name(path)
-    mode = path.stat().st_mode & 0o777 if path.exists() and not path.is_symlink() else 0o644
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
-    try:
-        os.write(fd, data)
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+    tmp, keep = _write_tmp(path, data), _keep_name(path)
     try:
         if expected is None:
             step("before_replace", rel)

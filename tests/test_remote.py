@@ -116,13 +116,18 @@ def test_a_clone_that_is_behind_fast_forwards_before_it_reads(shared: tuple[Path
     no_force_push(remote)
 
 
-def test_a_diverged_clone_is_refused_and_nothing_changes(shared: tuple[Path, Project, Project]) -> None:
-    remote, a, b = shared
+def diverge(a: Project, b: Project) -> None:
+    """B pushes a commit of its own while A commits one it has not pushed."""
     write(b.root, "notes/b.md", "pushed from B\n")
     commit_all(b.root, "B's work")
     git(b.root, "push", "-q", "origin", "main")
     write(a.root, "notes/a.md", "committed in A, not pushed\n")
     commit_all(a.root, "A's local work")
+
+
+def test_a_diverged_clone_is_refused_and_nothing_changes(shared: tuple[Path, Project, Project]) -> None:
+    remote, a, b = shared
+    diverge(a, b)
     head = git(a.root, "rev-parse", "HEAD").strip()
     capture(a, "2026-11-29", "Acme signed the pilot contract")
 
@@ -137,11 +142,7 @@ def test_a_diverged_clone_is_refused_and_nothing_changes(shared: tuple[Path, Pro
 
 def test_sync_merge_merges_the_remote_in_and_keeps_the_persons_commits(shared: tuple[Path, Project, Project]) -> None:
     remote, a, b = shared
-    write(b.root, "notes/b.md", "pushed from B\n")
-    commit_all(b.root, "B's work")
-    git(b.root, "push", "-q", "origin", "main")
-    write(a.root, "notes/a.md", "committed in A, not pushed\n")
-    commit_all(a.root, "A's local work")
+    diverge(a, b)
     mine = git(a.root, "rev-parse", "HEAD").strip()
     capture(a, "2026-11-29", "Acme signed the pilot contract")
 
