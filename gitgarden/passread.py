@@ -80,7 +80,7 @@ def survey(run: Pass, reading: Reading) -> Work:
     map_writes, mapped, unplaced = tidy.map_entries(base, titles, dirty)
     if "map" not in jobs:
         map_writes, mapped = {}, []
-    due.map_writes, due.mapped = bool(map_writes), mapped
+    due.map_entries, due.mapped = bool(map_writes), mapped
     # Only the gardener's own pages are split on its own; the person's are a health advisory.
     due.over_budget = [p for p in tidy.over_budget(base) if p not in dirty and tidy.is_gardeners(base, p)] if "split" in jobs else []
     if "hubs" in jobs:
@@ -99,7 +99,7 @@ def survey(run: Pass, reading: Reading) -> Work:
 def anything_due(reading: Reading, work: Work) -> bool:
     """True when the pass has something to do: lines to offer or set aside, or model-free work."""
     due = work.due
-    return bool(reading.offered or due.map_writes or due.over_budget or due.prune_map or reading.newly_long or due.links_due)
+    return bool(reading.offered or due.map_entries or due.over_budget or due.prune_map or reading.newly_long or due.links_due)
 
 
 def _set_aside_text(project: Project) -> str | None:

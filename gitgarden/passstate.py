@@ -184,7 +184,7 @@ class Reading:
 class Due:
     """The model-free work the wiki needed as the pass began (the jobs not run count as none)."""
 
-    map_writes: bool = False  # pages the map does not reach
+    map_entries: bool = False  # pages the map does not reach: their entries are due
     mapped: list[str] = field(default_factory=list)  # the page names new to the map
     over_budget: list[str] = field(default_factory=list)  # the gardener's pages to split
     prune_map: bool = False  # the map is over its ceiling (or full): entries move into hubs
