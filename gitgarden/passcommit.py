@@ -1,4 +1,4 @@
-"""Writing a pass down: the journal commit, the pass commit with its trailers, the record.
+"""Writing a pass down: the snapshot, the journal commit, the pass commit with its trailers, the record.
 
 Everything here touches the work tree or git; what is written was decided
 and guarded before. Writes are recorded first (recovery.py) so a killed pass
@@ -12,8 +12,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gitgarden import gitrepo, journal, outcome, recovery, tidy
-from gitgarden.errors import GitError
+from gitgarden.errors import GitError, GitgardenError
 from gitgarden.outcome import PassResult
+from gitgarden.progress import Step
 from gitgarden.tree import Tree
 
 if TYPE_CHECKING:
@@ -21,9 +22,56 @@ if TYPE_CHECKING:
     from datetime import datetime
 
     from gitgarden.config import Settings
+    from gitgarden.passstate import Pass, Work
     from gitgarden.project import Project
 
-__all__ = ["roll_back", "commit_message", "last_map_chars", "is_committed", "commit_journal", "diff", "write_and_commit"]
+__all__ = [
+    "roll_back", "commit_message", "last_map_chars", "is_committed", "commit_journal", "diff", "write_and_commit",
+    "snapshot", "commit_offered", "commit",
+]  # fmt: skip
+
+
+def snapshot(run: Pass) -> None:
+    """Tag the whole workspace as `pre_gardener/<pass-id>` (DESIGN §2.2); when that fails the pass
+    goes on and its record says so."""
+    result, settings = run.result, run.settings
+    run.on_step(Step("snapshot"))
+    try:
+        result.snapshot = f"pre_gardener/{result.pass_id}"
+        gitrepo.snapshot(
+            run.project.root,
+            result.snapshot,
+            message=f"gitgarden snapshot before pass {result.pass_id}",
+            ident=(settings.author_name, settings.author_email),
+        )
+    except GitgardenError as exc:
+        result.snapshot, result.snapshot_error = "", str(exc)
+        run.on_progress(f"snapshot failed ({exc}); the pass goes on")
+
+
+def commit_offered(run: Pass, work: Work) -> None:
+    """Commit the day files of the offered lines as the person's before the model sees them
+    (DESIGN §2.3), so the pass commit's `source:` always points at committed lines."""
+    result = run.result
+    result.journal_commit = commit_journal(run.project.root, work.offered_lines(), result.pass_id, work.base)
+
+
+def commit(run: Pass, work: Work, writes: dict[str, bytes]) -> None:
+    """The pass commit (DESIGN §2.9): exactly `writes`, each made from what the pass read of it.
+
+    A file the person changed in the moment the pass replaced it ends the
+    pass `stood_down`; a commit that did not land (the person's hook said no)
+    ends it `failed`. Either way every write is rolled back."""
+    result = run.result
+    run.on_step(Step("committing"))
+    base = work.base
+    read_before = {p: base[p].data if p in base else None for p in writes}  # what the pass's writes were made from
+    try:
+        write_and_commit(run.project, run.settings, result, writes, run.git_dir, run.now, read_before, run.step)
+    except recovery.ChangedUnderfoot as exc:  # the person wrote to a file in the moment the pass replaced it
+        result.outcome, result.detail, result.marked_read = "stood_down", str(exc), 0
+    except GitgardenError as exc:  # e.g. the person's pre-commit hook said no: every write was rolled back
+        result.outcome, result.detail, result.marked_read = "failed", f"the pass commit did not land: {exc}", 0
 
 
 def roll_back(root: Path, git_dir: Path, is_committed: Callable[[str], bool]) -> recovery.Recovery | None:

@@ -1,0 +1,267 @@
+"""The apply and guard steps of a pass (DESIGN §2.6–7), the repair round, and the accounting.
+
+`apply_and_guard` applies the model's operations to the pass's in-memory tree
+one by one; an operation the guard (or rule 11, grounding) refuses is dropped
+whole and the others stand. `repair` shows the model its refusals in the same
+conversation and applies its corrections the same way. The `Ledger` keeps
+every offered line accounted for across the rounds, and `account` turns it
+into the read position and the set-aside lines the pass commits.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from gitgarden import grounding, guard, journal, setaside, tidy, wiki
+from gitgarden.errors import ModelError
+from gitgarden.ops import Applied, ApplyContext, Op, Refusal, apply_op
+from gitgarden.passstate import Pass, Reading, Work
+from gitgarden.progress import Step
+from gitgarden.repair import Refused
+
+if TYPE_CHECKING:
+    from gitgarden.llm import Answer
+    from gitgarden.outcome import PassResult
+
+__all__ = ["Round", "Ledger", "apply_and_guard", "repair", "guard_whole_diff", "account"]
+
+
+@dataclass
+class Round:
+    """What one model round's operations came to."""
+
+    landed: int = 0  # operations that landed, "already there" ones included (skips are not counted)
+    read: set[str] = field(default_factory=set)  # offered lines cited by a landed operation or a skip
+    refused: list[Refused] = field(default_factory=list)
+
+
+@dataclass
+class Ledger:
+    """Every offered line accounted for across the rounds: read, or held unread by a refusal.
+
+    A later round speaks for the lines it cites: a line refused in the first
+    round and landed in the repair round is read; a line an operation landed
+    for but another refused stays unread (re-promoting it is idempotent, losing
+    it is not).
+    """
+
+    status: dict[str, str] = field(default_factory=dict)  # line id -> "read" | "refused"
+    last_refusal: dict[str, str] = field(default_factory=dict)
+    held: list[list[str]] = field(default_factory=list)  # the offered lines each refusal cited
+    rounds: list[Round] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # why a repair round was not asked
+    listed: int = 0  # refusal sentences the rounds added to the record
+    figures: dict[str, int] = field(default_factory=dict)  # the promote job's figures, before tidying adds its own
+
+    def add(self, rnd: Round, offered: Mapping[str, journal.JournalLine]) -> None:
+        refused: dict[str, str] = {}
+        for item in rnd.refused:
+            self.held.append(item.cited(offered))
+            for line_id in item.cited(offered):
+                refused.setdefault(line_id, (item.reasons() or ["refused"])[0])
+        for line_id in rnd.read - set(refused):
+            self.status[line_id] = "read"
+        for line_id, reason in refused.items():
+            self.status[line_id] = "refused"
+            self.last_refusal[line_id] = f"{_op_of(rnd, line_id)}: {reason}"
+        self.rounds.append(rnd)
+
+    def ids(self, state: str) -> set[str]:
+        return {i for i, s in self.status.items() if s == state}
+
+    @property
+    def landed(self) -> int:
+        return sum(r.landed for r in self.rounds)
+
+    def open_refusals(self) -> bool:
+        """True when a refusal stands. A refusal is resolved only when every offered line it cited
+        ends read (a later round landed it); one citing no offered line never is."""
+        return any(not ids or any(self.status.get(i) != "read" for i in ids) for ids in self.held)
+
+    def record(self) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = [{"refused": len(r.refused), "landed": r.landed} for r in self.rounds]
+        if out and self.notes:
+            out[-1]["repair"] = "; ".join(self.notes)
+        return out
+
+
+def _op_of(rnd: Round, line_id: str) -> str:
+    for item in rnd.refused:
+        if line_id in item.op.lines:
+            return item.op.describe()
+    return "?"
+
+
+def apply_and_guard(run: Pass, work: Work, answer: Answer) -> Ledger:
+    """Apply the model's operations through the guard; what landed stays in `work.tree`, and the
+    ledger says which offered lines are read and which a refusal holds."""
+    budget = run.budget
+    run.on_step(Step("applying", f"{len(answer.operations)} operation(s)", tokens=budget.spent.total_tokens if budget else 0))
+    ledger = Ledger()
+    ledger.add(_apply_all(run, work, answer.operations, ledger), work.offered)
+    return ledger
+
+
+def repair(run: Pass, work: Work, answer: Answer, ledger: Ledger) -> Ledger:
+    """While operations are refused, show the model its refusals in the same conversation and apply
+    its corrections (at most `repair_rounds` times, within the budget)."""
+    from gitgarden import llm
+    from gitgarden import repair as follow_up
+    from gitgarden.passask import call_model, no_room_for
+
+    settings, model, budget = run.settings, run.model, run.budget
+    assert model is not None and budget is not None, "a repair round follows an ask"
+    rnd = ledger.rounds[-1]
+    for n in range(2, settings.repair_rounds + 2):
+        if not rnd.refused:
+            break
+        convo = llm.follow_up(answer, follow_up.request(rnd.refused, work.offered))
+        short = no_room_for(convo, settings, budget)
+        if short:
+            ledger.notes.append(f"round {n} not asked: {short}")
+            break
+        try:
+            answer = call_model(run, model, convo, budget)
+        except ModelError as exc:  # the first round's work stands; the refused lines stay unread
+            ledger.notes.append(f"round {n} failed: {exc}")
+            break
+        rnd = _apply_all(run, work, answer.operations, ledger, label=f"round {n}: ")
+        ledger.add(rnd, work.offered)
+    result = run.result
+    ledger.figures = {"created": len(result.created), "appended": len(result.appended), "refused": len(result.refusals)}
+    return ledger
+
+
+def _apply_all(run: Pass, work: Work, ops: list[Op], ledger: Ledger, label: str = "") -> Round:
+    """Apply one round's operations through the guard; what landed stays in `work.tree`."""
+    from gitgarden.passtidy import split_pushed_over
+
+    result, titles, grounding_min = run.result, work.titles, run.settings.grounding_min
+    ctx = ApplyContext(
+        offered=work.offered,
+        today=f"{run.now().astimezone():%Y-%m-%d}",  # the person's day, as capture writes it
+        conversation=work.ctx_conversation,
+        journal_texts=work.journal_texts,
+    )
+    rnd = Round()
+
+    def refuse(op: Op, verdicts: list[Any]) -> None:
+        item = Refused(op, verdicts)
+        rnd.refused.append(item)
+        reasons = [f"{label}{op.describe()}: {r}" for r in item.reasons()]
+        result.refusals.extend(reasons)
+        ledger.listed += len(reasons)
+
+    for op in ops:
+        cited = {i for i in op.lines if i in work.offered}
+        if op.kind == "skip":
+            rnd.read |= cited
+            continue
+        ctx.links = tidy.link_index(titles)
+        applied = apply_op(op, work.tree, ctx)
+        if isinstance(applied, Applied) and split_pushed_over(run, work, applied):
+            ctx.links = tidy.link_index(titles)
+            applied = apply_op(op, work.tree, ctx)  # again, onto the page's kept part
+        if isinstance(applied, Refusal):
+            refuse(op, [applied.reason])
+            continue
+        if not applied.writes:
+            # Already there (or nothing to change): it lands, and its lines are read.
+            rnd.landed += 1
+            rnd.read |= cited
+            if applied.already_in:
+                result.already_there.append(f"{op.describe()}: already in {applied.already_in}")
+            continue
+        lowest: float | None = None
+        if applied.prose:
+            # Rule 11: a sentence the cited lines do not carry drops the whole operation.
+            names = {p: wiki.page_name(p) or "" for p, _ in applied.prose}
+            prose_titles = {p: titles[n][0] if n in titles else str(op.get("title") or "") for p, n in names.items()}
+            prose = list(applied.prose)
+            for path, name in names.items():
+                if name not in titles and prose_titles[path]:
+                    # A new page's title grounds its body, so it must itself come from the cited lines.
+                    prose.append((f"{path} (title)", prose_titles[path]))
+            cited_texts = [work.offered[i].text for i in op.lines]
+            days = [work.offered[i].day for i in op.lines]
+            verdicts, lowest = grounding.check(prose, cited_texts, prose_titles, grounding_min, days=days)
+            if verdicts:
+                refuse(op, list(verdicts))
+                continue
+        errors = work.try_apply(applied)
+        if errors:
+            refuse(op, errors)
+            continue
+        rnd.landed += 1
+        rnd.read |= cited
+        if lowest is not None:
+            old = result.grounding_min_score
+            result.grounding_min_score = lowest if old is None else min(old, lowest)
+        titles.update(tidy.page_titles({p: work.tree[p] for p in applied.writes if p in work.tree}))
+        result.created.extend(applied.created)
+        result.appended.extend(p for p in applied.appended if p not in result.appended)
+        if op.kind == "split":
+            result.split.append(op.get("page"))
+    return rnd
+
+
+def guard_whole_diff(run: Pass, work: Work) -> bool:
+    """The guard on everything the pass would write, against the tree it started from; False (the
+    pass failed, nothing is written) when it refuses."""
+    final_verdicts = guard.check(work.base, work.tree, work.guard_ctx())
+    if final_verdicts:
+        result = run.result
+        result.outcome = "failed"
+        result.detail = "the guard refused the pass's whole diff: " + "; ".join(map(str, final_verdicts[:3]))
+        result.refusals.extend(str(v) for v in final_verdicts)
+        return False
+    return True
+
+
+def account(run: Pass, reading: Reading, work: Work, ledger: Ledger | None) -> dict[str, bytes]:
+    """Every offered line accounted for: the read position and the set-aside lines the pass
+    commits (bytes by path, only what changed), and what the record says about the rest.
+    Without the promote job the journal is left alone: nothing to commit."""
+    if "promote" not in run.jobs:
+        return {}
+    result = run.result
+    writes = _account(result, reading, work.offered_lines(), ledger)
+    result.job_figures["promote"] = {"offered": len(result.offered), "read": result.marked_read, **_promoted(ledger)}
+    return writes
+
+
+def _promoted(ledger: Ledger | None) -> dict[str, int]:
+    if ledger is None or not ledger.figures:
+        return {"created": 0, "appended": 0, "refused": 0}
+    return ledger.figures
+
+
+def _account(result: PassResult, reading: Reading, offered: list[journal.JournalLine], ledger: Ledger | None) -> dict[str, bytes]:
+    writes: dict[str, bytes] = {}
+    status = {} if ledger is None else ledger.status
+    read_lines = [ln for ln in offered if status.get(ln.id) == "read"]
+    if ledger is not None:
+        result.not_cited = [ln.id for ln in offered if ln.id not in status]
+        result.rounds = ledger.record()
+    if read_lines:
+        writes[journal.READ_PATH] = journal.render_read(journal.mark_read(reading.read, read_lines)).encode()
+        result.marked_read = 0 if result.dry_run else len(read_lines)
+    refused = {} if ledger is None else {i: ledger.last_refusal[i] for i in ledger.ids("refused")}
+    state, newly = setaside.account(
+        reading.aside,
+        unread=reading.unread,
+        offered=offered if ledger is not None else [],  # no model answered: no line's run moves
+        refused=refused,
+        long_lines=reading.long_lines,
+        pass_id=result.pass_id,
+    )
+    for entry in newly:
+        why = "too long for any prompt" if entry.why == setaside.TOO_LONG else f"refused in {setaside.STRIKES} passes in a row"
+        result.set_aside.append(f"{entry.line} ({why}: {entry.reason})")
+        result.hints.append(f"Set aside {entry.line}, {why}: {entry.advice()}.")
+    if state != reading.aside_before:
+        writes[setaside.SET_ASIDE_PATH] = setaside.render(state).encode()
+    return writes
+

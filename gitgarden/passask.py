@@ -1,0 +1,172 @@
+"""The context and ask steps of a pass (DESIGN §2.4–5): what the model sees, and the call itself.
+
+`ask` builds the prompt from the project's files (never outside its root,
+never through a symlink), narrows the offered lines to those the prompt
+really held, and makes the call; `call_model` runs one request in a thread
+of its own so a stop request or the person coming back ends the wait at once.
+The stop request and the token/time budget are checked before every call.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from gitgarden import tidy, wiki
+from gitgarden.config import Settings
+from gitgarden.facts import page_facts
+from gitgarden.passstate import Pass, StandDown, Stopped, Work
+from gitgarden.progress import Step
+from gitgarden.project import Project
+from gitgarden.tree import Tree
+
+if TYPE_CHECKING:
+    from gitgarden.llm import Answer, Budget, Model
+
+__all__ = ["ask", "call_model", "no_room_for"]
+
+_REPAIR_OUTPUT_MIN = 256  # tokens a repair round must have left for its answer
+
+
+def ask(run: Pass, work: Work) -> Answer:
+    """Ask the model about the offered lines; returns its answer. The lines the prompt could not
+    hold wait for a later pass: `work.offered` (and the result's `offered`) keep only the rest."""
+    from gitgarden import context, llm
+
+    project, settings, result, now = run.project, run.settings, run.result, run.now
+    model = run.model
+    assert model is not None, "the pipeline asks only when a model is configured"
+    run.budget = budget = llm.Budget(tokens=settings.token_budget, seconds=float(settings.seconds_budget))
+    work.ctx_conversation = _conversation(project, settings.chat_window_chars)
+    offered = work.offered_lines()
+    titles = work.titles
+    agents = project.root / "AGENTS.md"
+    inputs = context.ContextInputs(
+        project_name=project.name,
+        agents_md=agents.read_text(encoding="utf-8", errors="replace") if agents.is_file() and not agents.is_symlink() else "",
+        identity=_identity_texts(project, settings),
+        map_text=tidy.read_text(work.base, wiki.MAP_PATH) or "",
+        pages=_page_infos(work.base, titles),
+        read_page=lambda name: tidy.read_text(work.base, wiki.page_path(name)),
+        unread=offered,
+        overflow=result.overflow,
+        conversation=work.ctx_conversation,
+        today=f"{now().astimezone():%Y-%m-%d}",  # the person's day, as capture writes it
+        candidates=tidy.candidates(offered, titles),
+        review_summary=_review_summary(project.root) if settings.review else "",
+    )
+    messages, report = context.build_messages(inputs, settings)
+    shown = set(report.lines_offered)
+    held_back = [ln for ln in offered if ln.id not in shown]
+    offered = [ln for ln in offered if ln.id in shown]
+    result.overflow += len(held_back)
+    result.offered = [ln.id for ln in offered]
+    work.offered = {ln.id: ln for ln in offered}
+    if report.conversation_chars < len(work.ctx_conversation):
+        # A recovered line's evidence must come from what the model was shown.
+        work.ctx_conversation = work.ctx_conversation[len(work.ctx_conversation) - report.conversation_chars :]
+    run.on_step(Step("asking", f"{model.name} (about {llm.estimate_tokens(messages):,} prompt tokens)"))
+    return call_model(run, model, messages, budget)
+
+
+def call_model(run: Pass, model: Model, messages: list[dict[str, str]], budget: Budget) -> Answer:
+    """One request (and its schema repair) in a thread of its own, so `gitgarden stop` or the person
+    coming back ends the wait at once; an abandoned request's prompt is counted, estimated."""
+    from gitgarden import llm
+
+    check_interrupts = run.interrupts.check
+    calls: list[threading.Event] = []
+
+    def ask(abandoned: threading.Event) -> Answer:
+        calls.append(abandoned)
+
+        def before_call() -> None:
+            if abandoned.is_set():
+                raise Stopped  # left behind: start nothing new (nobody waits for this any more)
+            check_interrupts()
+
+        return llm.ask(model, messages, budget, before_call=before_call)
+
+    try:
+        return llm.call_abandonable(ask, check_interrupts)
+    except (Stopped, StandDown):
+        if calls and calls[0].is_set():  # a request was in flight: its prompt was spent, count it
+            budget.charge(llm.Usage(prompt_tokens=llm.estimate_tokens(messages)))
+            run.result.tokens_estimated = True
+        raise
+
+
+def no_room_for(convo: list[dict[str, str]], settings: Settings, budget: Budget) -> str:
+    """Why the budget cannot take a repair call with this conversation ('' when it can)."""
+    from gitgarden.context import estimate_tokens
+
+    need = sum(estimate_tokens(m["content"]) + 4 for m in convo) + _REPAIR_OUTPUT_MIN
+    if budget.seconds_left() <= 0:
+        return "the pass's seconds_budget is spent"
+    if need > budget.tokens_left():
+        return f"it needs about {need:,} tokens and the token_budget has {max(0, budget.tokens_left()):,} left"
+    if need > settings.context_window:
+        return f"it needs about {need:,} tokens, over the model's context_window of {settings.context_window:,}"
+    return ""
+
+
+def _conversation(project: Project, limit: int) -> str:
+    """The last `limit` characters of the newest conversation transcripts (symlinks not followed)."""
+    if limit <= 0 or not project.chat.is_dir():
+        return ""
+    files = sorted(
+        (p for p in project.chat.iterdir() if p.is_file() and not p.is_symlink() and not p.name.startswith(".")),
+        key=lambda p: (p.stat().st_mtime, p.name),
+    )
+    chunks: list[str] = []
+    size = 0
+    for path in reversed(files):
+        text = path.read_bytes().decode("utf-8", "replace")
+        chunks.append(text)
+        size += len(text)
+        if size >= limit:
+            break
+    return "\n".join(reversed(chunks))[-limit:]
+
+
+def _identity_texts(project: Project, settings: Settings) -> list[tuple[str, str]]:
+    """Configured identity files, never through a symlink. Relative names must stay inside the
+    project; absolute ones only come from the person's own settings (config drops them from a
+    project file)."""
+    out: list[tuple[str, str]] = []
+    root = project.root.resolve()
+    for name in settings.identity_files:
+        given = Path(name).expanduser()
+        path = given if given.is_absolute() else project.root / given
+        if path.is_symlink() or not path.is_file():
+            continue
+        if not given.is_absolute():
+            try:
+                path.resolve().relative_to(root)
+            except ValueError:
+                continue
+            if any((project.root / Path(*given.parts[: i + 1])).is_symlink() for i in range(len(given.parts))):
+                continue
+        out.append((name, path.read_text(encoding="utf-8", errors="replace")[:20_000]))
+    return out
+
+
+def _review_summary(root: Path) -> str:
+    from gitgarden.history import review_summary
+
+    return review_summary(root)
+
+
+def _page_infos(tree: Tree, titles: Mapping[str, tuple[str, list[str]]]) -> list[Any]:
+    from gitgarden.context import PageInfo
+
+    infos = []
+    for name, (title, aliases) in sorted(titles.items()):
+        path = wiki.page_path(name)
+        found = page_facts(tree, path) if path in tree else None
+        state = "open" if found is None else "?" if found.meta is None else str(found.meta.get("state", "open"))
+        infos.append(PageInfo(name, title, state, 0 if found is None else found.chars, tuple(aliases)))
+    return infos
+

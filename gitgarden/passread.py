@@ -1,0 +1,125 @@
+"""The read step of a pass (DESIGN §2.3): the journal lines it offers, and the wiki it starts from.
+
+`read` finds the unread journal lines and chooses the ones the pass offers
+(set-aside lines wait, a line too long for any prompt is set aside, at most
+`max_lines`); `survey` reads the wiki into memory and says what model-free
+work is due. Nothing here writes.
+"""
+
+from __future__ import annotations
+
+from gitgarden import gitrepo, journal, passcommit, setaside, tidy, wiki
+from gitgarden.passstate import Pass, Reading, Work
+from gitgarden.progress import Step
+from gitgarden.project import DiskTree, Project
+from gitgarden.tree import Overlay, Tree, text_of
+
+__all__ = ["read", "survey", "anything_due"]
+
+
+def read(run: Pass) -> Reading | None:
+    """The journal lines the pass offers, and what it needs to account for them; None when the read
+    position cannot be read (the result says how to mend it; nothing was read or written)."""
+    from gitgarden import review
+
+    project, settings, result = run.project, run.settings, run.result
+    root = project.root
+    reading = Reading()
+    # Jobs without promote leave the journal alone: no line is read, offered, marked or set aside.
+    if "promote" in run.jobs:
+        read_text = (project.state / "read.json").read_text() if (project.state / "read.json").exists() else None
+        read_text = review.review_read_text(root, read_text)  # lines waiting for review are read: never promoted twice
+        try:
+            reading.read = journal.load_read(read_text, strict=True)
+        except journal.ReadPositionError as exc:
+            result.detail = f"{exc}: mend it, or restore it with `git checkout -- {journal.READ_PATH}` (removing it makes every journal line unread)"
+            return None  # outcome stays "failed"; nothing was read, tagged or written
+    reading.lines = journal.all_lines(project.journal)
+    if "promote" in run.jobs:
+        reading.unread = journal.unread_lines(reading.lines, reading.read)
+        reading.aside_before = setaside.load(_set_aside_text(project))
+        reading.aside = setaside.retry(reading.aside_before) if result.retry else reading.aside_before
+        aside = reading.aside
+        # Lines refused pass after pass wait for an edit or --retry; a line too long for any prompt is
+        # looked at again every pass (a raised budget lets it in), and never blocks the lines behind it.
+        waiting = [ln for ln in reading.unread if not setaside.is_aside(aside, ln, setaside.REFUSED)]
+        reading.long_lines = setaside.too_long(waiting, setaside.line_room(settings, project.name))
+        reading.newly_long = [ln for ln in waiting if ln.id in reading.long_lines and not setaside.is_aside(aside, ln)]
+        waiting = [ln for ln in waiting if ln.id not in reading.long_lines]
+        reading.offered = waiting[: settings.max_lines]
+        result.overflow = len(waiting) - len(reading.offered)
+    run.on_step(Step("reading", f"{len(reading.offered)} unread line(s)"))
+    return reading
+
+
+def survey(run: Pass, reading: Reading) -> Work:
+    """The wiki as the pass starts from it (in memory), and the model-free work it needs."""
+    from gitgarden import review
+
+    project, settings, result, jobs = run.project, run.settings, run.result, run.jobs
+    root = project.root
+    facts = run.facts
+    base: Tree = DiskTree(root, ["wiki", "raw/journal"], [journal.READ_PATH, setaside.SET_ASIDE_PATH], facts_cache=facts)
+    if settings.review:  # build on what waits for review, so the review commit stacks on it cleanly
+        base = review.review_base(root, base)
+    dirty = gitrepo.dirty_paths(root, ["wiki"])
+    titles = tidy.page_titles(base)
+    work = Work(
+        base=base,
+        tree=Overlay(base),
+        ctx_conversation="",
+        offered={ln.id: ln for ln in reading.offered},
+        dirty=dirty,
+        journal_texts=tuple(ln.text for ln in reading.lines),
+        max_person_pages=settings.max_person_pages,
+        titles=titles,
+        own=frozenset({journal.READ_PATH, setaside.SET_ASIDE_PATH, result.record_path}),
+    )
+    due = work.due
+    # What needs no model: map entries for pages the map does not reach, links in those pages.
+    map_writes, mapped, unplaced = tidy.map_entries(base, titles, dirty)
+    if "map" not in jobs:
+        map_writes, mapped = {}, []
+    due.map_entries, due.mapped = bool(map_writes), mapped
+    # Only the gardener's own pages are split on its own; the person's are a health advisory.
+    due.over_budget = [p for p in tidy.over_budget(base) if p not in dirty and tidy.is_gardeners(base, p)] if "split" in jobs else []
+    if "hubs" in jobs:
+        map_text = tidy.read_text(base, wiki.MAP_PATH) or ""
+        last_map = passcommit.last_map_chars(project)
+        prune_map = len(map_text) > wiki.MAP_CEILING and (last_map is None or len(map_text) > last_map)
+        # A full map with pages it cannot list: its entries move into hubs to make room for the hubs' lines.
+        due.prune_map = prune_map or bool(unplaced and tidy.prune_into_hubs(base, titles, map_text))
+    # The link job named without all the others reaches every page of the gardener's; a full pass
+    # links only the pages it writes and the pages new to the map.
+    due.link_pages = _gardeners_pages(base, dirty) if "link" in jobs and not result.all_jobs else []
+    due.links_due = bool(due.link_pages and tidy.wrap_mentions(base, due.link_pages, titles))
+    return work
+
+
+def anything_due(reading: Reading, work: Work) -> bool:
+    """True when the pass has something to do: lines to offer or set aside, or model-free work."""
+    due = work.due
+    return bool(reading.offered or due.map_entries or due.over_budget or due.prune_map or reading.newly_long or due.links_due)
+
+
+def _set_aside_text(project: Project) -> str | None:
+    """`.gitgarden/set-aside.json` as a pass starts from it: the newest pass waiting for review
+    wrote it, else the work tree holds it (never read through a symlink)."""
+    from gitgarden import review
+
+    tip = review.review_waiting(project.root)
+    if tip is not None:
+        entry = gitrepo.tree_at(project.root, tip, [setaside.SET_ASIDE_PATH]).get(setaside.SET_ASIDE_PATH)
+        if entry is not None:
+            return text_of(entry)
+    path = project.root / setaside.SET_ASIDE_PATH
+    if path.is_symlink() or not path.is_file():
+        return None
+    return path.read_bytes().decode("utf-8", "replace")
+
+
+def _gardeners_pages(tree: Tree, dirty: set[str]) -> list[str]:
+    """The gardener's own pages (the map and the person's uncommitted pages left out)."""
+    return sorted(
+        p for p in tree if wiki.page_name(p) and p != wiki.MAP_PATH and p not in dirty and tidy.is_gardeners(tree, p)
+    )

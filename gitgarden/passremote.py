@@ -1,0 +1,86 @@
+"""A pass and the shared remote: fetch before reading, push after committing (`remote.py` does the git).
+
+A pass that cannot land on the remote is taken back in this clone and ends
+`failed`; the replay onto a newer tip is guarded again.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from gitgarden import gitrepo, guard
+from gitgarden.passstate import Pass, Work
+
+__all__ = ["sync", "publish"]
+
+
+def sync(run: Pass) -> bool:
+    """Fetch and fast-forward (or merge) before reading; False when the pass must not go on."""
+    from gitgarden import remote
+
+    root, settings, result = run.project.root, run.settings, run.result
+    try:
+        result.remote = remote.sync_before(
+            root,
+            settings.remote,
+            merge=settings.sync == "merge",
+            timeout=settings.remote_timeout,
+            ident=(settings.author_name, settings.author_email),
+        )
+    except remote.RemoteRefused as exc:
+        result.outcome, result.detail = "refused", str(exc)
+        return False
+    except remote.RemoteFailed as exc:
+        result.outcome, result.detail = "failed", str(exc)
+        return False
+    run.on_progress(result.remote)
+    return True
+
+
+def _reguard(root: Path, base_rev: str, new_rev: str, ctx: guard.PassContext) -> list[str]:
+    """The guard on the pass replayed onto a new remote tip: the pages it appended to may have grown."""
+    prefixes = ["wiki", "raw/journal", ".gitgarden", "log"]
+    base = gitrepo.tree_at(root, base_rev, prefixes)
+    new = gitrepo.tree_at(root, new_rev, prefixes)
+    return [str(v) for v in guard.check(base, new, ctx)]
+
+
+def publish(run: Pass, work: Work) -> None:
+    """Push the pass; a pass that cannot land on the remote is taken back here and ends `failed`."""
+    from gitgarden import remote
+
+    project, settings, result, on_progress = run.project, run.settings, run.result, run.on_progress
+    root = project.root
+    if settings.review:
+        from gitgarden.review import REVIEW_BRANCH
+
+        branch: str | None = REVIEW_BRANCH
+        tries = 1  # the review branch is the person's to merge: never replayed, only pushed
+    else:
+        branch, tries = None, settings.push_tries
+    tags = [result.snapshot] if settings.push_tags and result.snapshot else []
+    try:
+        done = remote.publish(
+            root,
+            settings.remote,
+            pass_commit=result.commit,
+            journal_commit="" if settings.review else result.journal_commit,
+            branch=branch,
+            tries=tries,
+            timeout=settings.remote_timeout,
+            reguard=lambda b, n: _reguard(root, b, n, work.guard_ctx()),
+            journal_dir=project.journal.relative_to(root).as_posix(),
+            tags=tags,
+            take_back_on_failure=not settings.review,
+        )
+    except remote.RemoteFailed as exc:
+        result.detail = str(exc)
+        result.remote = "; ".join(x for x in (result.remote, "not pushed") if x)
+        result.outcome = "failed"
+        if exc.taken_back:  # its snapshot tag stays: the pass did commit here, and was taken back
+            result.taken_back, result.commit, result.marked_read = result.commit, "", 0
+        on_progress(str(exc))
+        return
+    result.commit, result.journal_commit = done.commit, done.journal_commit
+    result.remote = "; ".join(x for x in (result.remote, done.summary) if x)
+    on_progress(done.summary)
