@@ -39,7 +39,7 @@ from gitgarden.facts import FactsCache, page_facts
 from gitgarden.lock import LOCK_NAME, PassLock
 from gitgarden.ops import Applied, ApplyContext, Op, Refusal, apply_op
 from gitgarden.outcome import JOBS, NO_MODEL_HINT, OUTCOMES, PassResult
-from gitgarden.progress import Step
+from gitgarden.progress import Step, token_steps
 from gitgarden.project import DiskTree, Project
 from gitgarden.repair import Refused
 from gitgarden.repostate import blocking_state
@@ -953,19 +953,29 @@ def _ask(
     if report.conversation_chars < len(work.ctx_conversation):
         # A recovered line's evidence must come from what the model was shown.
         work.ctx_conversation = work.ctx_conversation[len(work.ctx_conversation) - report.conversation_chars :]
-    on_step(Step("asking", f"{model.name} (about {llm.estimate_tokens(messages):,} prompt tokens)"))
-    answer = _call_model(model, messages, budget, check_interrupts, result)
+    asking = Step("asking", f"{model.name} (about {llm.estimate_tokens(messages):,} prompt tokens)")
+    on_step(asking)
+    answer = _call_model(model, messages, budget, check_interrupts, result, token_steps(on_step, asking))
     return answer, offered
 
 
 def _call_model(
-    model: Model, messages: list[dict[str, str]], budget: Budget, check_interrupts: Callable[[], None], result: PassResult
+    model: Model,
+    messages: list[dict[str, str]],
+    budget: Budget,
+    check_interrupts: Callable[[], None],
+    result: PassResult,
+    on_tokens: Callable[[int], None] | None = None,
 ) -> Answer:
     """One request (and its schema repair) in a thread of its own, so `gitgarden stop` or the person
-    coming back ends the wait at once; an abandoned request's prompt is counted, estimated."""
+    coming back ends the wait at once; an abandoned request's prompt is counted, estimated.
+
+    With `on_tokens` (a display that shows them) the reply streams: `on_tokens` hears its tokens as
+    they come, a stop closes the stream at the next chunk, and the tokens received are counted too."""
     from gitgarden import llm
 
     calls: list[threading.Event] = []
+    received = [0]  # output tokens of the request in flight, as its stream reported them
 
     def ask(abandoned: threading.Event) -> Answer:
         calls.append(abandoned)
@@ -974,14 +984,22 @@ def _call_model(
             if abandoned.is_set():
                 raise _Stopped  # left behind: start nothing new (nobody waits for this any more)
             check_interrupts()
+            received[0] = 0
 
-        return llm.ask(model, messages, budget, before_call=before_call)
+        def tokens(n: int) -> None:
+            if abandoned.is_set():
+                raise _Stopped  # left behind: end the stream (nobody waits for it any more)
+            received[0] = n
+            if on_tokens is not None:
+                on_tokens(n)
+
+        return llm.ask(model, messages, budget, before_call=before_call, on_tokens=tokens if on_tokens else None)
 
     try:
         return llm.call_abandonable(ask, check_interrupts)
     except (_Stopped, _StandDown):
-        if calls and calls[0].is_set():  # a request was in flight: its prompt was spent, count it
-            budget.charge(llm.Usage(prompt_tokens=llm.estimate_tokens(messages)))
+        if calls and calls[0].is_set():  # a request was in flight: its prompt was spent, and what it streamed
+            budget.charge(llm.Usage(prompt_tokens=llm.estimate_tokens(messages), completion_tokens=received[0]))
             result.tokens_estimated = True
         raise
 
