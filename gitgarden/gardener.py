@@ -971,11 +971,10 @@ def _call_model(
     coming back ends the wait at once; an abandoned request's prompt is counted, estimated.
 
     With `on_tokens` (a display that shows them) the reply streams: `on_tokens` hears its tokens as
-    they come, a stop closes the stream at the next chunk, and the tokens received are counted too."""
+    they come, a stop closes the stream at its next report, and the tokens received are counted too."""
     from gitgarden import llm
 
     calls: list[threading.Event] = []
-    received = [0]  # output tokens of the request in flight, as its stream reported them
 
     def ask(abandoned: threading.Event) -> Answer:
         calls.append(abandoned)
@@ -984,12 +983,10 @@ def _call_model(
             if abandoned.is_set():
                 raise _Stopped  # left behind: start nothing new (nobody waits for this any more)
             check_interrupts()
-            received[0] = 0
 
         def tokens(n: int) -> None:
             if abandoned.is_set():
                 raise _Stopped  # left behind: end the stream (nobody waits for it any more)
-            received[0] = n
             if on_tokens is not None:
                 on_tokens(n)
 
@@ -999,7 +996,7 @@ def _call_model(
         return llm.call_abandonable(ask, check_interrupts)
     except (_Stopped, _StandDown):
         if calls and calls[0].is_set():  # a request was in flight: its prompt was spent, and what it streamed
-            budget.charge(llm.Usage(prompt_tokens=llm.estimate_tokens(messages), completion_tokens=received[0]))
+            budget.charge(llm.Usage(prompt_tokens=llm.estimate_tokens(messages), completion_tokens=budget.receiving))
             result.tokens_estimated = True
         raise
 

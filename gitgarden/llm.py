@@ -143,7 +143,8 @@ class Budget:
     """The tokens and seconds one pass may spend on model calls.
 
     `check()` runs before every call; `charge()` after each. A budget of 0 tokens
-    allows no call at all.
+    allows no call at all. `receiving` holds the output tokens of a reply streaming
+    now (not yet charged), so a pass that leaves a stream behind can count them.
     """
 
     tokens: int
@@ -151,6 +152,7 @@ class Budget:
     started: float = field(default_factory=time.monotonic)
     spent: Usage = field(default_factory=Usage)
     clock: Callable[[], float] = time.monotonic  # passed in so tests need not sleep
+    receiving: int = 0
 
     @classmethod
     def from_settings(cls, settings: Settings, *, clock: Callable[[], float] = time.monotonic) -> Budget:
@@ -180,8 +182,9 @@ class Budget:
             )
 
     def charge(self, usage: Usage) -> None:
-        """Add what a call spent."""
+        """Add what a call spent (its streamed tokens are then no longer `receiving`)."""
         self.spent = self.spent + usage
+        self.receiving = 0
 
 
 # -- the interface -------------------------------------------------------------
@@ -454,13 +457,15 @@ class LiteLLMModel:
         response_format = _response_format(s, schema)
         if response_format is not None:
             extra["response_format"] = response_format
-        reply = self._streamed(messages, extra, on_tokens) if on_tokens and not self.stream_refused else None
+        reply = self._streamed(messages, extra, on_tokens, budget) if on_tokens and not self.stream_refused else None
         if reply is None:
             reply = self._reply(self._request(messages, **extra))
         budget.charge(reply.usage)
         return reply
 
-    def _streamed(self, messages: list[dict[str, str]], extra: dict[str, Any], on_tokens: TokenCallback) -> Reply | None:
+    def _streamed(
+        self, messages: list[dict[str, str]], extra: dict[str, Any], on_tokens: TokenCallback, budget: Budget
+    ) -> Reply | None:
         """The reply, streamed; None when the endpoint says it cannot stream (the caller then asks plainly).
 
         Endpoints that cannot stream, or that refuse `stream_options`, answer the request with an
@@ -472,6 +477,7 @@ class LiteLLMModel:
         if self._takes_stream_options(litellm):
             extra = {**extra, "stream_options": {"include_usage": True}}
         deadline = time.monotonic() + float(extra["timeout"])
+        budget.receiving = 0
         try:
             stream = self._request_raw(messages, stream=True, **extra)
             chunks = [next(iter(stream))]  # some endpoints refuse only when the first chunk is read
@@ -487,7 +493,7 @@ class LiteLLMModel:
             self.stream_refused = _scrub(refusal, self._secrets)
             return None
         try:
-            chunks += self._read(stream, chunks, on_tokens, deadline, extra["timeout"])
+            chunks += self._read(stream, chunks, on_tokens, budget, deadline, extra["timeout"])
         finally:
             _close(stream)  # a stopped pass leaves mid-stream: the connection goes, the server stops
         response = litellm.stream_chunk_builder(chunks, messages=messages) if chunks else None
@@ -495,8 +501,11 @@ class LiteLLMModel:
         on_tokens(reply.usage.completion_tokens or _tokens_in(reply.text))
         return reply
 
-    def _read(self, stream: Any, first: list[Any], on_tokens: TokenCallback, deadline: float, timeout: Any) -> list[Any]:
-        """The rest of the stream's chunks; `on_tokens` hears the output tokens so far as they come."""
+    def _read(
+        self, stream: Any, first: list[Any], on_tokens: TokenCallback, budget: Budget, deadline: float, timeout: Any
+    ) -> list[Any]:
+        """The rest of the stream's chunks; `budget.receiving` holds the output tokens so far at every
+        chunk, and `on_tokens` hears them at most every _TELL_EVERY seconds."""
         chunks: list[Any] = []
         received = "".join(_piece(c) for c in first)
         told = -math.inf
@@ -504,6 +513,7 @@ class LiteLLMModel:
             for chunk in stream:
                 chunks.append(chunk)
                 received += _piece(chunk)
+                budget.receiving = _reported_tokens(chunk) or _tokens_in(received)
                 now = time.monotonic()
                 if now > deadline:
                     raise ModelError(
@@ -511,7 +521,7 @@ class LiteLLMModel:
                     )
                 if now - told >= _TELL_EVERY:
                     told = now
-                    on_tokens(_reported_tokens(chunk) or _tokens_in(received))
+                    on_tokens(budget.receiving)
         except ModelError:
             raise
         except Exception as exc:

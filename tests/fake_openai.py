@@ -55,6 +55,7 @@ class Scripted:
     chunk_chars: int = 8  # a streamed reply's text per chunk
     chunk_delay: float = 0.0  # seconds before each streamed chunk
     gate_after: int | None = None  # a streamed reply waits for `gate` after this many chunks (not before the first)
+    usage_chunk: bool = True  # a streamed reply ends with a usage chunk when the request asks for one
 
 
 class FakeOpenAI:
@@ -76,6 +77,8 @@ class FakeOpenAI:
         self.replied = 0  # completions answered (gated ones count once their gate opens)
         self.chunks_sent = 0  # streamed content chunks written, all replies together
         self.refuse_streams: tuple[int, str] | None = None  # (status, message) for every `stream: true` request
+        self.stream_ends: list[str] = []  # how each stream ended: "complete" or "closed by the client"
+        self._ends_seen = 0
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -93,12 +96,14 @@ class FakeOpenAI:
         chunk_chars: int = 8,
         chunk_delay: float = 0.0,
         gate_after: int | None = None,
+        usage_chunk: bool = True,
     ) -> None:
         """Script the next completion: its text, finish reason, reported usage, and an optional delay
         or `gate` (the reply is held until the test sets it: a slow model without a sleep).
 
         Streamed, the text goes out `chunk_chars` characters a chunk, `chunk_delay` seconds apart;
-        with `gate_after` the stream sends that many chunks, then waits for `gate`.
+        with `gate_after` the stream sends that many chunks, then waits for `gate`. `usage_chunk`
+        False plays a server that ignores `stream_options.include_usage`.
         """
         with self._lock:
             self._queue.append(
@@ -112,6 +117,7 @@ class FakeOpenAI:
                     chunk_chars=max(1, chunk_chars),
                     chunk_delay=chunk_delay,
                     gate_after=gate_after,
+                    usage_chunk=usage_chunk,
                 )
             )
 
@@ -197,6 +203,19 @@ class FakeOpenAI:
         with self._arrived:
             return self._arrived.wait_for(lambda: len(self.requests) >= count, timeout)
 
+    def wait_for_stream_end(self, timeout: float = 60.0) -> str | None:
+        """How the next stream not yet waited for ended ("complete", "closed by the client"); None if it did not."""
+        with self._arrived:
+            if not self._arrived.wait_for(lambda: len(self.stream_ends) > self._ends_seen, timeout):
+                return None
+            self._ends_seen += 1
+            return self.stream_ends[self._ends_seen - 1]
+
+    def _ended(self, how: str) -> None:
+        with self._lock:
+            self.stream_ends.append(how)
+            self._arrived.notify_all()
+
     def _next(self) -> Scripted | None:
         with self._lock:
             return self._queue.popleft() if self._queue else None
@@ -278,7 +297,7 @@ class _Handler(BaseHTTPRequestHandler):
         if ollama:
             self._send(200, _ollama_reply(model, scripted))
         elif streamed:
-            usage = bool(((body or {}).get("stream_options") or {}).get("include_usage"))
+            usage = scripted.usage_chunk and bool(((body or {}).get("stream_options") or {}).get("include_usage"))
             self._stream(_openai_chunks(model, scripted, len(self.fake.requests), usage=usage), scripted)
         else:
             self._send(200, _openai_reply(model, scripted, len(self.fake.requests)))
@@ -307,6 +326,9 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.flush()
         except (BrokenPipeError, ConnectionResetError):
             self.close_connection = True  # the client closed the stream (a stopped pass): nothing to finish
+            self.fake._ended("closed by the client")
+            return
+        self.fake._ended("complete")
 
     def _event(self, text: str) -> None:
         data = text.encode()
