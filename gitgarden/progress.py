@@ -92,13 +92,18 @@ class _Live(Display):
         from rich.text import Text
 
         now = self.clock()
-        bits = [self.current.words(), f"{now - self.started:.0f} s"]
+        tail = [f"{now - self.started:.0f} s"]
         if self.step_started > self.started:
-            bits[1] += f" ({now - self.step_started:.0f} s in this step)"
+            tail[0] += f" ({now - self.step_started:.0f} s in this step)"
         if self.tokens:
-            bits.append(f"{self.tokens:,} tokens")
+            tail.append(f"{self.tokens:,} token" + ("" if self.tokens == 1 else "s"))
+        end = " · " + " · ".join(tail)
+        # One line that never wraps: the step's words give way before the seconds and tokens do.
+        words, room = self.current.words(), self.console.width - 2 - len(end)  # 2: the spinner and a space
+        if len(words) > room:
+            words = words[: max(1, room - 1)] + "…"
         style = None if self.console.no_color else "cyan"
-        return Spinner("dots", Text(" · ".join(bits)), style=style)
+        return Spinner("dots", Text(words + end, no_wrap=True, overflow="ellipsis"), style=style)
 
 
 def token_steps(on_step: Callable[[Step], None], step: Step) -> Callable[[int], None] | None:
