@@ -19,7 +19,8 @@ events, the way OpenAI sends them: `data: {chunk}` events whose
 `chunk_delay` seconds apart: a slow model), a final usage chunk when the request
 asked for it with `stream_options.include_usage`, then `data: [DONE]`.
 `refuse_streams` makes the server answer every streamed request with an error
-instead, as servers that cannot stream do.
+instead, as servers that cannot stream do. A streamed `/api/chat` request gets
+Ollama's form: one JSON object a line, the last with `done` and the counts.
 """
 
 from __future__ import annotations
@@ -275,7 +276,7 @@ class _Handler(BaseHTTPRequestHandler):
         if not (path.endswith("/chat/completions") or ollama):
             self._send(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
             return
-        streamed = not ollama and bool((body or {}).get("stream"))
+        streamed = bool((body or {}).get("stream"))
         if streamed and self.fake.refuse_streams is not None:
             status, message = self.fake.refuse_streams
             self._send(status, {"error": {"message": message, "type": "invalid_request_error", "code": status}})
@@ -294,7 +295,9 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(scripted.status, scripted.error_body, scripted.headers)
             return
         model = (body or {}).get("model") or self.fake.model_id
-        if ollama:
+        if ollama and streamed:
+            self._stream_lines(_ollama_chunks(model, scripted), scripted)
+        elif ollama:
             self._send(200, _ollama_reply(model, scripted))
         elif streamed:
             usage = scripted.usage_chunk and bool(((body or {}).get("stream_options") or {}).get("include_usage"))
@@ -326,6 +329,25 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.flush()
         except (BrokenPipeError, ConnectionResetError):
             self.close_connection = True  # the client closed the stream (a stopped pass): nothing to finish
+            self.fake._ended("closed by the client")
+            return
+        self.fake._ended("complete")
+
+    def _stream_lines(self, lines: list[dict[str, Any]], s: Scripted) -> None:
+        """Ollama's stream: one JSON object a line, in HTTP chunked encoding."""
+        self.send_response(200)
+        self.send_header("Content-Type", "application/x-ndjson")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        try:
+            for line in lines:
+                if s.chunk_delay and not line["done"]:
+                    time.sleep(s.chunk_delay)
+                self._event(json.dumps(line) + "\n")
+            self.wfile.write(b"0\r\n\r\n")
+            self.wfile.flush()
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True
             self.fake._ended("closed by the client")
             return
         self.fake._ended("complete")
@@ -368,6 +390,15 @@ def _openai_chunks(model: str, s: Scripted, n: int, *, usage: bool) -> list[dict
         total = s.prompt_tokens + s.completion_tokens
         out.append({**base, "choices": [], "usage": {"prompt_tokens": s.prompt_tokens, "completion_tokens": s.completion_tokens, "total_tokens": total}})
     return out
+
+
+def _ollama_chunks(model: str, s: Scripted) -> list[dict[str, Any]]:
+    """The lines Ollama streams for `s`: the text in pieces, then `done` with the counts."""
+    pieces = [s.content[i : i + s.chunk_chars] for i in range(0, len(s.content), s.chunk_chars)]
+    at = "2026-11-30T00:00:00Z"
+    out = [{"model": model, "created_at": at, "message": {"role": "assistant", "content": p}, "done": False} for p in pieces]
+    last = {**_ollama_reply(model, s), "message": {"role": "assistant", "content": ""}}
+    return [*out, last]
 
 
 def _ollama_reply(model: str, s: Scripted) -> dict[str, Any]:

@@ -148,6 +148,19 @@ def test_without_a_usage_chunk_the_tokens_are_litellms_count(server: FakeOpenAI)
     assert reply.usage.prompt_tokens > 0 and reply.usage.completion_tokens > 0
 
 
+def test_a_provider_without_stream_options_still_records_its_own_usage(server: FakeOpenAI, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ollama takes no stream_options; its last line carries the counts, and those are recorded."""
+    monkeypatch.setenv("OLLAMA_API_BASE", server.root_url)
+    server.enqueue(REPLY, prompt_tokens=812, completion_tokens=64, chunk_chars=5)
+    seen: list[int] = []
+    model = LiteLLMModel(Settings(model="ollama_chat/llama3", num_retries=0, timeout=60), {})
+    reply = model.complete(MESSAGES, ops.schema(), _budget(), on_tokens=seen.append)
+    chat = next(r["json"] for r in server.requests if r["path"] == "/api/chat")
+    assert chat["stream"] is True and "stream_options" not in chat
+    assert ops.parse_reply(reply.text) == ops.parse_reply(REPLY)
+    assert reply.usage == llm.Usage(812, 64, None) and seen[-1] == 64
+
+
 # -- the tokens as they come ----------------------------------------------------------
 
 
