@@ -83,8 +83,8 @@ _OLLAMA = ("ollama_chat", "ollama")
 NO_KEY = "no-key"
 
 _PROBE_TOKENS = 4
-_TELL_EVERY = 0.1  # seconds between two reports of the tokens a stream has brought (at most ~10 a second)
 _PROBE_TIMEOUT = 60
+_TELL_EVERY = 0.1  # seconds between two reports of the tokens a stream has brought (at most ~10 a second)
 _REPAIR_ECHO_CHARS = 2000
 _DETAIL_CHARS = 200
 
