@@ -12,10 +12,15 @@ here too:
 - every request carries an explicit timeout, retry count and output bound;
 - litellm's exceptions become one-line `ModelError`s with a `kind`;
 - a bad reply gets one repair request, then fails as "bad model output".
+
+A caller that shows progress passes `on_tokens` to `complete`: the reply is then
+streamed and the output tokens so far are reported as they arrive; the reply it
+returns is the same as the one a plain request gives.
 """
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
 import logging
 import math
@@ -25,7 +30,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol, TypeVar
+from typing import Any, Protocol, TypeVar, cast
 from urllib.parse import urlsplit
 
 from gitgarden import ops
@@ -37,6 +42,8 @@ __all__ = [
     "Reply",
     "Budget",
     "Model",
+    "StreamingModel",
+    "TokenCallback",
     "LiteLLMModel",
     "make_model",
     "ask_operations",
@@ -77,6 +84,7 @@ NO_KEY = "no-key"
 
 _PROBE_TOKENS = 4
 _PROBE_TIMEOUT = 60
+_TELL_EVERY = 0.1  # seconds between two reports of the tokens a stream has brought (at most ~10 a second)
 _REPAIR_ECHO_CHARS = 2000
 _DETAIL_CHARS = 200
 
@@ -135,7 +143,8 @@ class Budget:
     """The tokens and seconds one pass may spend on model calls.
 
     `check()` runs before every call; `charge()` after each. A budget of 0 tokens
-    allows no call at all.
+    allows no call at all. `receiving` holds the output tokens of a reply streaming
+    now (not yet charged), so a pass that leaves a stream behind can count them.
     """
 
     tokens: int
@@ -143,6 +152,7 @@ class Budget:
     started: float = field(default_factory=time.monotonic)
     spent: Usage = field(default_factory=Usage)
     clock: Callable[[], float] = time.monotonic  # passed in so tests need not sleep
+    receiving: int = 0
 
     @classmethod
     def from_settings(cls, settings: Settings, *, clock: Callable[[], float] = time.monotonic) -> Budget:
@@ -172,8 +182,9 @@ class Budget:
             )
 
     def charge(self, usage: Usage) -> None:
-        """Add what a call spent."""
+        """Add what a call spent (its streamed tokens are then no longer `receiving`)."""
         self.spent = self.spent + usage
+        self.receiving = 0
 
 
 # -- the interface -------------------------------------------------------------
@@ -185,6 +196,30 @@ class Model(Protocol):
     name: str
 
     def complete(self, messages: list[dict[str, str]], schema: dict[str, Any], budget: Budget) -> Reply: ...
+
+
+TokenCallback = Callable[[int], None]
+"""Told the output tokens a reply has brought so far; it may raise to end the request (a stopped pass)."""
+
+
+class StreamingModel(Model, Protocol):
+    """A Model that can report the reply's tokens while it arrives: it says so with `streams = True`.
+
+    A model without `streams` (a scripted test model) is simply called as a `Model`.
+    """
+
+    streams: bool
+
+    def complete(
+        self, messages: list[dict[str, str]], schema: dict[str, Any], budget: Budget, on_tokens: TokenCallback | None = None
+    ) -> Reply: ...
+
+
+def _complete(model: Model, messages: list[dict[str, str]], schema: dict[str, Any], budget: Budget, on_tokens: TokenCallback | None) -> Reply:
+    """`model.complete`, with `on_tokens` only when there is one and the model takes it."""
+    if on_tokens is not None and getattr(model, "streams", False):
+        return cast("StreamingModel", model).complete(messages, schema, budget, on_tokens=on_tokens)
+    return model.complete(messages, schema, budget)
 
 
 def provider_of(model: str) -> str:
@@ -350,6 +385,8 @@ def _litellm() -> Any:
 class LiteLLMModel:
     """A `Model` that calls `litellm.completion` with the settings' model and endpoint."""
 
+    streams = True  # `complete` takes `on_tokens` (StreamingModel)
+
     def __init__(self, settings: Settings, env: Mapping[str, str] | None = None) -> None:
         self.settings = settings
         self.name = settings.model
@@ -357,6 +394,7 @@ class LiteLLMModel:
         key, self.key_withheld = key_decision(settings, env)
         self._key = key
         self._secrets = tuple(s for s in {key, key_source(settings, env)[0]} if s)
+        self.stream_refused = ""  # why the endpoint cannot stream, once it said so: later calls do not try again
 
     def __repr__(self) -> str:
         return f"LiteLLMModel(model={self.name!r}, api_base={self.settings.api_base!r})"
@@ -378,21 +416,19 @@ class LiteLLMModel:
         return {}
 
     def _request(self, messages: list[dict[str, str]], **extra: Any) -> Any:
-        litellm = _litellm()
-        kwargs: dict[str, Any] = {"model": self.name, "messages": [self._scrub_message(m) for m in messages]}
-        if self.settings.api_base:
-            kwargs["api_base"] = self.settings.api_base
-        kwargs.update(self._auth())
-        kwargs.update(extra)
         try:
-            return litellm.completion(**kwargs)
+            return self._request_raw(messages, **extra)
         except Exception as exc:
-            mapped = _map_error(
-                exc, self.settings, self._secrets, timeout=kwargs.get("timeout"), key_note=self._key_note()
-            )
-            if mapped is None:
-                raise  # not a model failure: a programming error must surface as one
+            mapped = self._mapped(exc, extra.get("timeout"))
+            if mapped is exc:
+                raise
             raise mapped from None
+
+    def _mapped(self, exc: Exception, timeout: Any) -> Exception:
+        """The one-line ModelError for a failed request, or `exc` itself when it is no model failure
+        (a programming error must surface as one)."""
+        mapped = _map_error(exc, self.settings, self._secrets, timeout=timeout, key_note=self._key_note())
+        return exc if mapped is None else mapped
 
     def _key_note(self) -> str:
         if self._key:
@@ -402,8 +438,15 @@ class LiteLLMModel:
     def _scrub_message(self, message: Mapping[str, str]) -> dict[str, str]:
         return {k: _scrub(v, self._secrets, pieces=False) if isinstance(v, str) else v for k, v in message.items()}
 
-    def complete(self, messages: list[dict[str, str]], schema: dict[str, Any], budget: Budget) -> Reply:
-        """One completion, bounded by the settings and what is left of `budget`, which it charges."""
+    def complete(
+        self, messages: list[dict[str, str]], schema: dict[str, Any], budget: Budget, on_tokens: TokenCallback | None = None
+    ) -> Reply:
+        """One completion, bounded by the settings and what is left of `budget`, which it charges.
+
+        With `on_tokens` the reply is streamed and `on_tokens` is told the output tokens so far, at
+        most about ten times a second (whatever it raises ends the request and goes up); the Reply is
+        the one a plain request gives, with the provider's usage when the stream reports it.
+        """
         s = self.settings
         extra: dict[str, Any] = {
             "timeout": max(1, min(s.timeout, math.ceil(budget.seconds_left()))),
@@ -414,10 +457,98 @@ class LiteLLMModel:
         response_format = _response_format(s, schema)
         if response_format is not None:
             extra["response_format"] = response_format
-        response = self._request(messages, **extra)
-        reply = self._reply(response)
+        reply = self._streamed(messages, extra, on_tokens, budget) if on_tokens and not self.stream_refused else None
+        if reply is None:
+            reply = self._reply(self._request(messages, **extra))
         budget.charge(reply.usage)
         return reply
+
+    def _streamed(
+        self, messages: list[dict[str, str]], extra: dict[str, Any], on_tokens: TokenCallback, budget: Budget
+    ) -> Reply | None:
+        """The reply, streamed; None when the endpoint says it cannot stream (the caller then asks plainly).
+
+        Endpoints that cannot stream, or that refuse `stream_options`, answer the request with an
+        error before the first chunk. One plain request then does the work — rather than a stream
+        without usage, whose tokens would be litellm's count and not the provider's — and the model
+        remembers it, so a repair request does not ask twice.
+        """
+        litellm = _litellm()
+        if self._takes_stream_options(litellm):
+            extra = {**extra, "stream_options": {"include_usage": True}}
+        deadline = time.monotonic() + float(extra["timeout"])
+        budget.receiving = 0
+        try:
+            stream = self._request_raw(messages, stream=True, **extra)
+            chunks = [next(iter(stream))]  # some endpoints refuse only when the first chunk is read
+        except StopIteration:
+            chunks = []
+        except Exception as exc:
+            refusal = _stream_refusal(exc)
+            if refusal is None:
+                mapped = self._mapped(exc, extra["timeout"])
+                if mapped is exc:
+                    raise
+                raise mapped from None
+            self.stream_refused = _scrub(refusal, self._secrets)
+            return None
+        try:
+            chunks += self._read(stream, chunks, on_tokens, budget, deadline, extra["timeout"])
+        finally:
+            _close(stream)  # a stopped pass leaves mid-stream: the connection goes, the server stops
+        response = litellm.stream_chunk_builder(chunks, messages=messages) if chunks else None
+        reply = self._reply(response)
+        on_tokens(reply.usage.completion_tokens or _tokens_in(reply.text))
+        return reply
+
+    def _read(
+        self, stream: Any, first: list[Any], on_tokens: TokenCallback, budget: Budget, deadline: float, timeout: Any
+    ) -> list[Any]:
+        """The rest of the stream's chunks; `budget.receiving` holds the output tokens so far at every
+        chunk, and `on_tokens` hears them at most every _TELL_EVERY seconds."""
+        chunks: list[Any] = []
+        received = "".join(_piece(c) for c in first)
+        told = -math.inf
+        try:
+            for chunk in stream:
+                chunks.append(chunk)
+                received += _piece(chunk)
+                budget.receiving = _reported_tokens(chunk) or _tokens_in(received)
+                now = time.monotonic()
+                if now > deadline:
+                    raise ModelError(
+                        f"model unreachable: {self.endpoint} did not finish its reply within {timeout} s", kind="unreachable"
+                    )
+                if now - told >= _TELL_EVERY:
+                    told = now
+                    on_tokens(budget.receiving)
+        except ModelError:
+            raise
+        except Exception as exc:
+            mapped = self._mapped(exc, timeout)
+            if mapped is exc:
+                raise  # not a model failure (or the caller's own exception: a stopped pass)
+            raise mapped from None
+        return chunks
+
+    def _request_raw(self, messages: list[dict[str, str]], **extra: Any) -> Any:
+        """`litellm.completion` with the model, endpoint and key, its exceptions left as they are."""
+        litellm = _litellm()
+        kwargs: dict[str, Any] = {"model": self.name, "messages": [self._scrub_message(m) for m in messages]}
+        if self.settings.api_base:
+            kwargs["api_base"] = self.settings.api_base
+        kwargs.update(self._auth())
+        kwargs.update(extra)
+        return litellm.completion(**kwargs)
+
+    def _takes_stream_options(self, litellm: Any) -> bool:
+        """Whether litellm passes `stream_options` on for this provider (others reject the parameter)."""
+        provider = provider_of(self.name) or None
+        try:
+            params = litellm.get_supported_openai_params(model=self.name.partition("/")[2] or self.name, custom_llm_provider=provider)
+        except Exception:  # an unknown provider: do not send what it may reject
+            return False
+        return "stream_options" in (params or [])
 
     def probe(self) -> Reply:
         """One tiny request (a few output tokens, no retries) to see whether the endpoint answers."""
@@ -444,6 +575,55 @@ class LiteLLMModel:
             finish_reason=str(getattr(choice, "finish_reason", "") or ""),
             model=str(getattr(response, "model", "") or self.name),
         )
+
+
+# -- streaming -----------------------------------------------------------------------
+
+# An endpoint that cannot stream says so with a client error naming the stream
+# ("stream_options is not supported", "streaming is not supported"); \b keeps
+# "upstream" out.
+_STREAM_WORD = re.compile(r"(?i)\bstream")
+_REFUSAL_STATUS = frozenset({400, 405, 415, 422, 501})
+
+
+def _stream_refusal(exc: Exception) -> str | None:
+    """What the endpoint said when `exc` is its refusal to stream, else None."""
+    import openai
+
+    chain = _chain(exc)
+    status = next((getattr(e, "status_code", None) for e in chain if getattr(e, "status_code", None)), None)
+    client_error = status in _REFUSAL_STATUS or any(isinstance(e, openai.BadRequestError | openai.UnprocessableEntityError) for e in chain)
+    text = " ".join(str(e) for e in chain)
+    if client_error and _STREAM_WORD.search(text):
+        return _detail(exc, ())
+    return None
+
+
+def _piece(chunk: Any) -> str:
+    """The text a stream chunk adds to the reply."""
+    choices = getattr(chunk, "choices", None) or []
+    delta = getattr(choices[0], "delta", None) if choices else None
+    content = getattr(delta, "content", None)
+    return content if isinstance(content, str) else ""
+
+
+def _reported_tokens(chunk: Any) -> int:
+    """The output tokens a chunk's usage reports (the provider's own count), 0 when it has none."""
+    usage = getattr(chunk, "usage", None)
+    return int(getattr(usage, "completion_tokens", 0) or 0)
+
+
+def _tokens_in(text: str) -> int:
+    """An estimate of the tokens in `text`, as gitgarden estimates prompts (about 4 bytes a token)."""
+    return math.ceil(len(text.encode("utf-8")) / 4)
+
+
+def _close(stream: Any) -> None:
+    """Close a stream's connection; a stream that is already gone is fine."""
+    close = getattr(stream, "close", None)
+    if callable(close):
+        with contextlib.suppress(Exception):  # closing is tidying up: never the failure the person sees
+            close()
 
 
 def _cost(response: Any) -> float | None:
@@ -622,8 +802,13 @@ def ask(
     budget: Budget,
     *,
     before_call: Callable[[], None] = lambda: None,
+    on_tokens: TokenCallback | None = None,
 ) -> Answer:
-    """Validated operations from the model, with at most one repair request (see `ask_operations`)."""
+    """Validated operations from the model, with at most one repair request (see `ask_operations`).
+
+    `on_tokens`, when given, hears each reply's output tokens as they arrive (a model that
+    cannot stream is asked without it).
+    """
     schema = ops.schema()
     limit = getattr(getattr(model, "settings", None), "max_output_tokens", None)
     total = Usage()
@@ -632,7 +817,7 @@ def ask(
     for _attempt in range(2):
         before_call()
         budget.check()
-        reply = model.complete(convo, schema, budget)
+        reply = _complete(model, convo, schema, budget, on_tokens)
         total = total + reply.usage
         problem, found = _problem(reply, limit)
         if problem is None:

@@ -10,7 +10,7 @@ The stop request and the token/time budget are checked before every call.
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -18,7 +18,7 @@ from gitgarden import tidy, wiki
 from gitgarden.config import Settings
 from gitgarden.facts import page_facts
 from gitgarden.passstate import Pass, StandDown, Stopped, Work
-from gitgarden.progress import Step
+from gitgarden.progress import Step, token_steps
 from gitgarden.project import Project
 from gitgarden.tree import Tree
 
@@ -67,13 +67,23 @@ def ask(run: Pass, work: Work) -> Answer:
     if report.conversation_chars < len(work.ctx_conversation):
         # A recovered line's evidence must come from what the model was shown.
         work.ctx_conversation = work.ctx_conversation[len(work.ctx_conversation) - report.conversation_chars :]
-    run.on_step(Step("asking", f"{model.name} (about {llm.estimate_tokens(messages):,} prompt tokens)"))
-    return call_model(run, model, messages, budget)
+    asking = Step("asking", f"{model.name} (about {llm.estimate_tokens(messages):,} prompt tokens)")
+    run.on_step(asking)
+    return call_model(run, model, messages, budget, token_steps(run.on_step, asking))
 
 
-def call_model(run: Pass, model: Model, messages: list[dict[str, str]], budget: Budget) -> Answer:
+def call_model(
+    run: Pass,
+    model: Model,
+    messages: list[dict[str, str]],
+    budget: Budget,
+    on_tokens: Callable[[int], None] | None = None,
+) -> Answer:
     """One request (and its schema repair) in a thread of its own, so `gitgarden stop` or the person
-    coming back ends the wait at once; an abandoned request's prompt is counted, estimated."""
+    coming back ends the wait at once; an abandoned request's prompt is counted, estimated.
+
+    With `on_tokens` (a display that shows them) the reply streams: `on_tokens` hears its tokens as
+    they come, a stop closes the stream at its next report, and the tokens received are counted too."""
     from gitgarden import llm
 
     check_interrupts = run.interrupts.check
@@ -87,13 +97,19 @@ def call_model(run: Pass, model: Model, messages: list[dict[str, str]], budget: 
                 raise Stopped  # left behind: start nothing new (nobody waits for this any more)
             check_interrupts()
 
-        return llm.ask(model, messages, budget, before_call=before_call)
+        def tokens(n: int) -> None:
+            if abandoned.is_set():
+                raise Stopped  # left behind: end the stream (nobody waits for it any more)
+            if on_tokens is not None:
+                on_tokens(n)
+
+        return llm.ask(model, messages, budget, before_call=before_call, on_tokens=tokens if on_tokens else None)
 
     try:
         return llm.call_abandonable(ask, check_interrupts)
     except (Stopped, StandDown):
-        if calls and calls[0].is_set():  # a request was in flight: its prompt was spent, count it
-            budget.charge(llm.Usage(prompt_tokens=llm.estimate_tokens(messages)))
+        if calls and calls[0].is_set():  # a request was in flight: its prompt was spent, and what it streamed
+            budget.charge(llm.Usage(prompt_tokens=llm.estimate_tokens(messages), completion_tokens=budget.receiving))
             run.result.tokens_estimated = True
         raise
 

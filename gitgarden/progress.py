@@ -2,10 +2,14 @@
 
 A pass reports `Step`s (what it is doing now, and the tokens so far); this
 module turns them into one status line that rich redraws with the elapsed
-seconds, and clears when the pass ends. Nothing is shown when stderr is not a
-terminal or the output is JSON; `TERM=dumb` gets plain lines instead of a
-redrawn one, and `NO_COLOR` gets no colour and no bold. rich is imported only
-when a display is really made.
+seconds and the tokens of the model's reply as they arrive, and clears when the
+pass ends. Nothing is shown when stderr is not a terminal or the output is JSON;
+`TERM=dumb` gets plain lines instead of a redrawn one (one per step, no line per
+token), and `NO_COLOR` gets no colour and no bold. rich is imported only when a
+display is really made.
+
+Only a redrawn line shows tokens as they come, so only then is the model's reply
+streamed (`token_steps`); everywhere else the model is asked exactly as before.
 """
 
 from __future__ import annotations
@@ -13,10 +17,10 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import IO, Any
 
-__all__ = ["Step", "Display", "display", "plain_console"]
+__all__ = ["Step", "Display", "display", "plain_console", "token_steps"]
 
 
 @dataclass(frozen=True)
@@ -35,6 +39,8 @@ class Step:
 class Display:
     """Shows steps and messages. This base shows nothing but messages (a pipe, `--json`)."""
 
+    shows_tokens = False  # whether a step's tokens are redrawn as they change (then the reply is streamed)
+
     def __init__(self, stream: IO[str]) -> None:
         self.stream = stream
 
@@ -48,7 +54,7 @@ class Display:
 
 
 class _Lines(Display):
-    """`TERM=dumb`: one plain line per step, with the seconds since the pass began."""
+    """`TERM=dumb`: one plain line per step, with the seconds since the pass began (no line per token)."""
 
     def __init__(self, stream: IO[str], clock: Callable[[], float]) -> None:
         super().__init__(stream)
@@ -60,7 +66,9 @@ class _Lines(Display):
 
 
 class _Live(Display):
-    """A terminal: one status line, redrawn by rich a few times a second so the seconds move."""
+    """A terminal: one status line, redrawn by rich a few times a second so the seconds and tokens move."""
+
+    shows_tokens = True
 
     def __init__(self, stream: IO[str], console: Any, clock: Callable[[], float]) -> None:
         super().__init__(stream)
@@ -84,13 +92,31 @@ class _Live(Display):
         from rich.text import Text
 
         now = self.clock()
-        bits = [self.current.words(), f"{now - self.started:.0f} s"]
+        tail = [f"{now - self.started:.0f} s"]
         if self.step_started > self.started:
-            bits[1] += f" ({now - self.step_started:.0f} s in this step)"
+            tail[0] += f" ({now - self.step_started:.0f} s in this step)"
         if self.tokens:
-            bits.append(f"{self.tokens:,} tokens")
+            tail.append(f"{self.tokens:,} token" + ("" if self.tokens == 1 else "s"))
+        end = " · " + " · ".join(tail)
+        # One line that never wraps: the step's words give way before the seconds and tokens do.
+        words, room = self.current.words(), self.console.width - 2 - len(end)  # 2: the spinner and a space
+        if len(words) > room:
+            words = words[: max(1, room - 1)] + "…"
         style = None if self.console.no_color else "cyan"
-        return Spinner("dots", Text(" · ".join(bits)), style=style)
+        return Spinner("dots", Text(words + end, no_wrap=True, overflow="ellipsis"), style=style)
+
+
+def token_steps(on_step: Callable[[Step], None], step: Step) -> Callable[[int], None] | None:
+    """What tells `on_step` the tokens received while at `step`, or None when `on_step` would not show them.
+
+    `on_step` is a Display's `step` method: a live line shows the tokens as they
+    come, so the caller streams the model's reply; plain lines, a pipe, `--json` and
+    callers without a display get None, and the model is asked without streaming.
+    """
+    shown = getattr(on_step, "__self__", on_step)
+    if not getattr(shown, "shows_tokens", False):
+        return None
+    return lambda tokens: on_step(replace(step, tokens=tokens))
 
 
 def plain_console(stream: IO[str], env: Mapping[str, str]) -> Any:

@@ -12,6 +12,15 @@ what reached the server — which path, which headers, which JSON body.
 
 It also answers Ollama's `/api/chat` with the same queue, so a test can point
 `ollama_chat/…` (through `OLLAMA_API_BASE`) at it.
+
+A request with `"stream": true` gets the same scripted answer as server-sent
+events, the way OpenAI sends them: `data: {chunk}` events whose
+`choices[0].delta.content` carry the text a few characters at a time (optionally
+`chunk_delay` seconds apart: a slow model), a final usage chunk when the request
+asked for it with `stream_options.include_usage`, then `data: [DONE]`.
+`refuse_streams` makes the server answer every streamed request with an error
+instead, as servers that cannot stream do. A streamed `/api/chat` request gets
+Ollama's form: one JSON object a line, the last with `done` and the counts.
 """
 
 from __future__ import annotations
@@ -44,6 +53,10 @@ class Scripted:
     delay: float = 0.0
     headers: dict[str, str] = field(default_factory=dict)
     gate: threading.Event | None = None  # when given, the reply waits until it is set (at most GATE_LIMIT s)
+    chunk_chars: int = 8  # a streamed reply's text per chunk
+    chunk_delay: float = 0.0  # seconds before each streamed chunk
+    gate_after: int | None = None  # a streamed reply waits for `gate` after this many chunks (not before the first)
+    usage_chunk: bool = True  # a streamed reply ends with a usage chunk when the request asks for one
 
 
 class FakeOpenAI:
@@ -63,6 +76,10 @@ class FakeOpenAI:
         self._lock = threading.Lock()
         self._arrived = threading.Condition(self._lock)
         self.replied = 0  # completions answered (gated ones count once their gate opens)
+        self.chunks_sent = 0  # streamed content chunks written, all replies together
+        self.refuse_streams: tuple[int, str] | None = None  # (status, message) for every `stream: true` request
+        self.stream_ends: list[str] = []  # how each stream ended: "complete" or "closed by the client"
+        self._ends_seen = 0
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -77,11 +94,33 @@ class FakeOpenAI:
         completion_tokens: int = 20,
         delay: float = 0.0,
         gate: threading.Event | None = None,
+        chunk_chars: int = 8,
+        chunk_delay: float = 0.0,
+        gate_after: int | None = None,
+        usage_chunk: bool = True,
     ) -> None:
         """Script the next completion: its text, finish reason, reported usage, and an optional delay
-        or `gate` (the reply is held until the test sets it: a slow model without a sleep)."""
+        or `gate` (the reply is held until the test sets it: a slow model without a sleep).
+
+        Streamed, the text goes out `chunk_chars` characters a chunk, `chunk_delay` seconds apart;
+        with `gate_after` the stream sends that many chunks, then waits for `gate`. `usage_chunk`
+        False plays a server that ignores `stream_options.include_usage`.
+        """
         with self._lock:
-            self._queue.append(Scripted(content, finish_reason, prompt_tokens, completion_tokens, delay=delay, gate=gate))
+            self._queue.append(
+                Scripted(
+                    content,
+                    finish_reason,
+                    prompt_tokens,
+                    completion_tokens,
+                    delay=delay,
+                    gate=gate,
+                    chunk_chars=max(1, chunk_chars),
+                    chunk_delay=chunk_delay,
+                    gate_after=gate_after,
+                    usage_chunk=usage_chunk,
+                )
+            )
 
     def enqueue_error(
         self,
@@ -165,6 +204,19 @@ class FakeOpenAI:
         with self._arrived:
             return self._arrived.wait_for(lambda: len(self.requests) >= count, timeout)
 
+    def wait_for_stream_end(self, timeout: float = 60.0) -> str | None:
+        """How the next stream not yet waited for ended ("complete", "closed by the client"); None if it did not."""
+        with self._arrived:
+            if not self._arrived.wait_for(lambda: len(self.stream_ends) > self._ends_seen, timeout):
+                return None
+            self._ends_seen += 1
+            return self.stream_ends[self._ends_seen - 1]
+
+    def _ended(self, how: str) -> None:
+        with self._lock:
+            self.stream_ends.append(how)
+            self._arrived.notify_all()
+
     def _next(self) -> Scripted | None:
         with self._lock:
             return self._queue.popleft() if self._queue else None
@@ -224,13 +276,18 @@ class _Handler(BaseHTTPRequestHandler):
         if not (path.endswith("/chat/completions") or ollama):
             self._send(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
             return
+        streamed = bool((body or {}).get("stream"))
+        if streamed and self.fake.refuse_streams is not None:
+            status, message = self.fake.refuse_streams
+            self._send(status, {"error": {"message": message, "type": "invalid_request_error", "code": status}})
+            return
         scripted = self.fake._next()
         if scripted is None:
             self._send(500, {"error": {"message": "FakeOpenAI: no scripted reply left", "type": "server_error"}})
             return
         if scripted.delay:
             time.sleep(scripted.delay)
-        if scripted.gate is not None:
+        if scripted.gate is not None and not (streamed and scripted.gate_after is not None):
             scripted.gate.wait(GATE_LIMIT)
         with self.fake._lock:
             self.fake.replied += 1
@@ -238,10 +295,67 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(scripted.status, scripted.error_body, scripted.headers)
             return
         model = (body or {}).get("model") or self.fake.model_id
-        if ollama:
+        if ollama and streamed:
+            self._stream_lines(_ollama_chunks(model, scripted), scripted)
+        elif ollama:
             self._send(200, _ollama_reply(model, scripted))
+        elif streamed:
+            usage = scripted.usage_chunk and bool(((body or {}).get("stream_options") or {}).get("include_usage"))
+            self._stream(_openai_chunks(model, scripted, len(self.fake.requests), usage=usage), scripted)
         else:
             self._send(200, _openai_reply(model, scripted, len(self.fake.requests)))
+
+    def _stream(self, chunks: list[dict[str, Any]], s: Scripted) -> None:
+        """Server-sent events in HTTP chunked encoding, one event per chunk, then `data: [DONE]`."""
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        try:
+            for n, chunk in enumerate(chunks):
+                content = bool(chunk["choices"] and chunk["choices"][0]["delta"].get("content"))
+                if content and s.gate is not None and s.gate_after is not None and n > s.gate_after:
+                    s.gate.wait(GATE_LIMIT)
+                    s.gate = None  # waited once
+                if content and s.chunk_delay:
+                    time.sleep(s.chunk_delay)
+                self._event(f"data: {json.dumps(chunk)}\n\n")
+                if content:
+                    with self.fake._lock:
+                        self.fake.chunks_sent += 1
+            self._event("data: [DONE]\n\n")
+            self.wfile.write(b"0\r\n\r\n")
+            self.wfile.flush()
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True  # the client closed the stream (a stopped pass): nothing to finish
+            self.fake._ended("closed by the client")
+            return
+        self.fake._ended("complete")
+
+    def _stream_lines(self, lines: list[dict[str, Any]], s: Scripted) -> None:
+        """Ollama's stream: one JSON object a line, in HTTP chunked encoding."""
+        self.send_response(200)
+        self.send_header("Content-Type", "application/x-ndjson")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        try:
+            for line in lines:
+                if s.chunk_delay and not line["done"]:
+                    time.sleep(s.chunk_delay)
+                self._event(json.dumps(line) + "\n")
+            self.wfile.write(b"0\r\n\r\n")
+            self.wfile.flush()
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True
+            self.fake._ended("closed by the client")
+            return
+        self.fake._ended("complete")
+
+    def _event(self, text: str) -> None:
+        data = text.encode()
+        self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
+        self.wfile.flush()
 
 
 def _openai_reply(model: str, s: Scripted, n: int) -> dict[str, Any]:
@@ -259,6 +373,32 @@ def _openai_reply(model: str, s: Scripted, n: int) -> dict[str, Any]:
             "total_tokens": s.prompt_tokens + s.completion_tokens,
         },
     }
+
+
+def _openai_chunks(model: str, s: Scripted, n: int, *, usage: bool) -> list[dict[str, Any]]:
+    """The chunks OpenAI streams for `s`: the role, the text in pieces, the finish reason, and the usage if asked."""
+    base = {"id": f"chatcmpl-fake-{n}", "object": "chat.completion.chunk", "created": int(time.time()), "model": model}
+
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+        return {**base, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+
+    pieces = [s.content[i : i + s.chunk_chars] for i in range(0, len(s.content), s.chunk_chars)]
+    out = [chunk({"role": "assistant", "content": ""})]
+    out += [chunk({"content": piece}) for piece in pieces]
+    out.append(chunk({}, s.finish_reason))
+    if usage:
+        total = s.prompt_tokens + s.completion_tokens
+        out.append({**base, "choices": [], "usage": {"prompt_tokens": s.prompt_tokens, "completion_tokens": s.completion_tokens, "total_tokens": total}})
+    return out
+
+
+def _ollama_chunks(model: str, s: Scripted) -> list[dict[str, Any]]:
+    """The lines Ollama streams for `s`: the text in pieces, then `done` with the counts."""
+    pieces = [s.content[i : i + s.chunk_chars] for i in range(0, len(s.content), s.chunk_chars)]
+    at = "2026-11-30T00:00:00Z"
+    out = [{"model": model, "created_at": at, "message": {"role": "assistant", "content": p}, "done": False} for p in pieces]
+    last = {**_ollama_reply(model, s), "message": {"role": "assistant", "content": ""}}
+    return [*out, last]
 
 
 def _ollama_reply(model: str, s: Scripted) -> dict[str, Any]:

@@ -7,13 +7,16 @@ pseudo-terminal; a piped run and `--json` must show none of it.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import pty
 import re
 import select
+import struct
 import subprocess
 import sys
+import termios
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -74,6 +77,7 @@ class _Terminal:
 
     def __init__(self, root: Path, env: dict[str, str], *args: str) -> None:
         master, slave = pty.openpty()
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))  # a common terminal's size
         self.master = master
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "gitgarden", "run", *args],
@@ -138,6 +142,32 @@ def test_a_terminal_sees_the_steps_and_the_seconds_while_the_model_thinks(lunch:
     assert not SGR.search(term.shown), term.shown  # NO_COLOR: a redrawn line, but no colour and no bold
 
 
+def _tokens(shown: bytes) -> list[int]:
+    """The token counts the asking line has shown, in order ("asking openai/fake … · 12 tokens")."""
+    found = re.findall(rb"asking openai/fake[^\r\n\x1b]*?\xc2\xb7 ([\d,]+) tokens?", shown)
+    return [int(m.replace(b",", b"")) for m in found]
+
+
+def test_a_terminal_sees_the_tokens_grow_while_the_reply_streams(lunch: Project, server: FakeOpenAI) -> None:
+    gate = threading.Event()  # three chunks come at once, the rest only when the test has seen a count
+    server.enqueue(SKIP, gate=gate, gate_after=3, chunk_chars=2, chunk_delay=0.05, completion_tokens=20)
+    term = _Terminal(lunch.root, _env(server, TERM="xterm-256color"))
+    try:
+        assert term.read_until(lambda s: bool(_tokens(s)), timeout=120), term.shown
+        first = _tokens(term.shown)[-1]
+        gate.set()
+        assert term.read_until(lambda s: max(_tokens(s)) > first, timeout=60), term.shown
+    finally:
+        gate.set()
+    code, stdout = term.finish()
+    assert code == 0, term.shown
+    assert b"nothing earned a page" in term.shown and stdout == b""
+    counts = _tokens(term.shown)
+    assert counts == sorted(counts) and 0 < first < counts[-1] <= 20, counts
+    request = server.requests[0]["json"]
+    assert request["stream"] is True and request["stream_options"] == {"include_usage": True}
+
+
 def test_no_color_and_a_dumb_terminal_get_plain_lines(lunch: Project, server: FakeOpenAI) -> None:
     gate = threading.Event()
     server.enqueue(SKIP, gate=gate)
@@ -150,6 +180,9 @@ def test_no_color_and_a_dumb_terminal_get_plain_lines(lunch: Project, server: Fa
     assert code == 0, term.shown
     assert b"gitgarden: reading 1 unread line(s)" in term.shown
     assert not ANY_ESCAPE.search(term.shown), term.shown  # no redrawn line, no colour, no bold
+    # One line per step and none per token: the reply is not streamed for plain lines.
+    assert term.shown.count(b"gitgarden: asking") == 1 and b"gitgarden: applying" in term.shown
+    assert "stream" not in server.requests[0]["json"]
 
 
 def test_piped_and_json_runs_show_no_progress(lunch: Project, server: FakeOpenAI) -> None:
@@ -173,6 +206,8 @@ def test_piped_and_json_runs_show_no_progress(lunch: Project, server: FakeOpenAI
     assert code == 0, term.shown
     assert json.loads(stdout)["outcome"] == "nothing_earned"
     assert b"asking" not in term.shown and not ANY_ESCAPE.search(term.shown)
+    # Nothing shows tokens as they come, so neither request streamed: both asked as before.
+    assert [r["json"].get("stream") for r in server.requests] == [None, None]
 
 
 # -- stop ------------------------------------------------------------------------
