@@ -26,6 +26,7 @@ from gitgarden import (
     grounding,
     guard,
     journal,
+    layout,
     outcome,
     passcommit,
     recovery,
@@ -94,15 +95,14 @@ class _Stopped(Exception):
 class _Watch:
     """The person's files (journal, conversation, wiki) as they were when the pass began."""
 
-    FOLDERS = ("raw/journal", "raw/chat", "wiki")
-
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, folders: Iterable[str]) -> None:
         self.root = root
+        self.folders = list(folders)
         self.seen = self._scan()
 
     def _scan(self) -> dict[str, tuple[int, int]]:
         out: dict[str, tuple[int, int]] = {}
-        todo = list(self.FOLDERS)
+        todo = list(self.folders)
         while todo:
             rel = todo.pop()
             try:
@@ -110,8 +110,8 @@ class _Watch:
             except OSError:
                 continue
             for entry in entries:
-                if entry.name.startswith("."):
-                    continue
+                if entry.name.startswith(".") or (rel == "." and layout.reserved_at_top(entry.name)):
+                    continue  # a wiki at the root: the pass's own log/ and raw/ are not the person's
                 child = f"{rel}/{entry.name}"
                 if entry.is_dir(follow_symlinks=False):
                     todo.append(child)
@@ -329,7 +329,8 @@ def run_pass(
     # Every git process of the pass: never interactive, never longer than git_timeout.
     with gitrepo.git_policy(gitrepo.GitPolicy(timeout=float(settings.git_timeout), sign_commits=settings.sign_commits)):
         try:
-            return _run_pass(project, settings, model, now, result, on_progress, on_step, step)
+            with layout.active(project.layout.with_identity(settings.identity_files)):
+                return _run_pass(project, settings, model, now, result, on_progress, on_step, step)
         except (GitgardenError, OSError) as exc:
             # A failure the pass did not expect still ends as an outcome with a record and one line.
             if result.commit:  # after its commit landed: the pass stands, the failure is noted
@@ -459,7 +460,7 @@ def _run_locked(
             on_progress(result.recovery)
     if settings.remote and not result.dry_run and not _sync_remote(root, settings, result, on_progress):
         return
-    watch = _Watch(root)
+    watch = _Watch(root, [*layout.current().tree_folders(), "raw/chat"])
 
     def check_interrupts() -> None:
         if stop_file.exists():
@@ -508,10 +509,10 @@ def _run_locked(
         offered = waiting[: settings.max_lines]
         result.overflow = len(waiting) - len(offered)
     on_step(Step("reading", f"{len(offered)} unread line(s)"))
-    base: Tree = DiskTree(root, ["wiki", "raw/journal"], [journal.READ_PATH, setaside.SET_ASIDE_PATH], facts_cache=facts)
+    base: Tree = DiskTree(root, layout.current().tree_folders(), [journal.READ_PATH, setaside.SET_ASIDE_PATH], facts_cache=facts)
     if settings.review:  # build on what waits for review, so the review commit stacks on it cleanly
         base = review.review_base(root, base)
-    dirty = gitrepo.dirty_paths(root, ["wiki"])
+    dirty = gitrepo.dirty_paths(root, layout.current().wiki_folders())
     titles = tidy.page_titles(base)
     tree = Overlay(base)
     work = _Work(
@@ -533,7 +534,7 @@ def _run_locked(
     over_budget = [p for p in tidy.over_budget(base) if p not in dirty and tidy.is_gardeners(base, p)] if "split" in jobs else []
     prune_map = False
     if "hubs" in jobs:
-        map_text = tidy.read_text(base, wiki.MAP_PATH) or ""
+        map_text = tidy.read_text(base, wiki.map_path()) or ""
         last_map = passcommit.last_map_chars(project)
         prune_map = len(map_text) > wiki.MAP_CEILING and (last_map is None or len(map_text) > last_map)
         # A full map with pages it cannot list: its entries move into hubs to make room for the hubs' lines.
@@ -614,7 +615,7 @@ def _run_locked(
         # no page a pass makes is left where the map does not reach it.
         skip = dirty if "map" in jobs else _not_created(work.tree, dirty, result.created)
         map_writes, added, _ = tidy.map_entries(work.tree, titles_now, skip)
-        if map_writes and wiki.MAP_PATH not in dirty:
+        if map_writes and wiki.map_path() not in dirty:
             errors = work.try_apply(Applied(Op("map", {}, (), -1), writes=map_writes), own)
             if errors:
                 result.refusals.extend(f"map: {e}" for e in errors)
@@ -650,7 +651,7 @@ def _run_locked(
         figures["promote"] = {"offered": len(result.offered), "read": result.marked_read, **promoted}
     result.outcome = _decide(result, model, offered, changes, ledger)
     if prune_map:
-        result.map_chars = len(tidy.read_text(work.tree, wiki.MAP_PATH) or "")
+        result.map_chars = len(tidy.read_text(work.tree, wiki.map_path()) or "")
         if result.map_chars > wiki.MAP_CEILING and not changes:
             result.outcome = "finished_without_writing"
             result.detail = (
@@ -661,7 +662,7 @@ def _run_locked(
     writes.update(accounting)  # the read position and the set-aside lines, in the same commit as the pages
     if not writes:
         return
-    result.map_chars = len(tidy.read_text(work.tree, wiki.MAP_PATH) or "")
+    result.map_chars = len(tidy.read_text(work.tree, wiki.map_path()) or "")
     if "health" in jobs:
         from gitgarden.health import measure
 
@@ -717,7 +718,7 @@ def _sync_remote(root: Path, settings: Settings, result: PassResult, on_progress
 
 def _reguard(root: Path, base_rev: str, new_rev: str, ctx: guard.PassContext) -> list[str]:
     """The guard on the pass replayed onto a new remote tip: the pages it appended to may have grown."""
-    prefixes = ["wiki", "raw/journal", ".gitgarden", "log"]
+    prefixes = [*layout.current().tree_folders(), ".gitgarden", "log"]
     base = gitrepo.tree_at(root, base_rev, prefixes)
     new = gitrepo.tree_at(root, new_rev, prefixes)
     return [str(v) for v in guard.check(base, new, ctx)]
@@ -933,7 +934,7 @@ def _ask(
         project_name=project.name,
         agents_md=agents.read_text(encoding="utf-8", errors="replace") if agents.is_file() and not agents.is_symlink() else "",
         identity=_identity_texts(project, settings),
-        map_text=tidy.read_text(work.base, wiki.MAP_PATH) or "",
+        map_text=tidy.read_text(work.base, wiki.map_path()) or "",
         pages=_page_infos(work.base, titles),
         read_page=lambda name: tidy.read_text(work.base, wiki.page_path(name)),
         unread=offered,
@@ -1098,7 +1099,7 @@ def _heading_split(
     from gitgarden.split import split_in_tree
 
     name = wiki.page_name(path)
-    if path not in work.tree or name is None or path == wiki.MAP_PATH or path in work.dirty:
+    if path not in work.tree or name is None or path == wiki.map_path() or path in work.dirty:
         return False
     out = split_in_tree(work.tree, path, budget=wiki.PAGE_BUDGET - room)
     if isinstance(out, str):
@@ -1124,7 +1125,7 @@ def _split_pushed_over(
     if applied.op.kind == "split":
         return False  # a split's own result is the model's plan; what stays over is split after
     for path, entry in applied.writes.items():
-        if path in work.tree and path != wiki.MAP_PATH and len(entry.data) > wiki.PAGE_BUDGET and tidy.is_gardeners(work.tree, path):
+        if path in work.tree and path != wiki.map_path() and len(entry.data) > wiki.PAGE_BUDGET and tidy.is_gardeners(work.tree, path):
             text, old = text_of(entry), tidy.read_text(work.tree, path)
             if text is not None and old is not None and len(text) > wiki.PAGE_BUDGET:
                 split_any |= _heading_split(work, path, result, own, titles, room=len(text) - len(old))
@@ -1133,8 +1134,8 @@ def _split_pushed_over(
 
 def _prune_map(work: _Work, result: PassResult, own: frozenset[str], titles: dict[str, tuple[str, list[str]]]) -> list[str]:
     """Move the map's entry lines, word for word, into the hubs their pages belong to; the hubs written."""
-    text = tidy.read_text(work.tree, wiki.MAP_PATH)
-    if text is None or wiki.MAP_PATH in work.dirty:
+    text = tidy.read_text(work.tree, wiki.map_path())
+    if text is None or wiki.map_path() in work.dirty:
         return []
     writes = tidy.prune_into_hubs(work.tree, titles, text)
     if not writes or any(p in work.dirty for p in writes):
@@ -1143,15 +1144,15 @@ def _prune_map(work: _Work, result: PassResult, own: frozenset[str], titles: dic
     if errors:
         result.refusals.extend(f"map prune: {e}" for e in errors)
         return []
-    titles.update(tidy.page_titles({p: work.tree[p] for p in writes if p != wiki.MAP_PATH}))
+    titles.update(tidy.page_titles({p: work.tree[p] for p in writes if p != wiki.map_path()}))
     result.tidied.extend(p for p in sorted(writes) if p not in result.tidied)
-    return sorted(p for p in writes if p != wiki.MAP_PATH)
+    return sorted(p for p in writes if p != wiki.map_path())
 
 
 def _gardeners_pages(tree: Tree, dirty: set[str]) -> list[str]:
     """The gardener's own pages (the map and the person's uncommitted pages left out)."""
     return sorted(
-        p for p in tree if wiki.page_name(p) and p != wiki.MAP_PATH and p not in dirty and tidy.is_gardeners(tree, p)
+        p for p in tree if wiki.page_name(p) and p != wiki.map_path() and p not in dirty and tidy.is_gardeners(tree, p)
     )
 
 
@@ -1161,7 +1162,7 @@ def _not_created(tree: Tree, dirty: set[str], created: list[str]) -> set[str]:
     made = set(created)
     others = {
         p for p in tree
-        if (name := wiki.page_name(p)) and p != wiki.MAP_PATH and p not in made and not tidy.is_hub(tree, name)
+        if (name := wiki.page_name(p)) and p != wiki.map_path() and p not in made and not tidy.is_hub(tree, name)
     }  # fmt: skip
     return set(dirty) | others
 
