@@ -335,7 +335,8 @@ def _resolve(tree: Tree, ctx: ApplyContext, name: str) -> str | None:
         if found is not None and wiki.page_path(found) in tree:
             return wiki.page_path(found)
     path = wiki.page_path(name)
-    return path if path in tree else None
+    # At the root the tree also lists files that are no pages (an identity file, AGENTS.md).
+    return path if path in tree and wiki.page_name(path) is not None else None
 
 
 def _with_source(text: str, days: list[str]) -> str:
