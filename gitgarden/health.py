@@ -151,8 +151,8 @@ def measure(tree: Tree, *, unread_lines: int = 0, today: date | None = None) -> 
         # A vault's daily notes are the journal, not pages; a page they link to is no orphan
         # (Obsidian counts their links like any note's).
         for path in tree:
-            if here.is_journal_file(path) and (found := page_facts(tree, path)) is not None:
-                linked.update(t for t in map(index.resolve, found.targets) if t is not None)
+            if here.is_journal_file(path) and (day := page_facts(tree, path)) is not None:
+                linked.update(t for t in map(index.resolve, day.targets) if t is not None)
     health.orphans = sorted(n for n in pages if n not in linked)
     health.unmapped = sorted(n for n in pages if n not in seen)
     health.broken_links.sort()
