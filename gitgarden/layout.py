@@ -17,7 +17,7 @@ from __future__ import annotations
 import contextvars
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -54,20 +54,15 @@ class Layout:
     wiki_dir: str = "wiki"
     journal_dir: str = "raw/journal"
     identity: tuple[str, ...] = ()  # identity files: shown to the model, never pages
+    # Worked out once: `page_name` runs for every path of every listing, several times a pass.
+    at_root: bool = field(init=False, repr=False, compare=False)
+    wiki_prefix: str = field(init=False, repr=False, compare=False)  # `wiki/`, or '' at the root
+    journal_prefix: str = field(init=False, repr=False, compare=False)  # `raw/journal/`
 
-    @property
-    def at_root(self) -> bool:
-        """True when the project root is the wiki (an Obsidian vault adopted in place)."""
-        return self.wiki_dir == "."
-
-    @property
-    def wiki_prefix(self) -> str:
-        """What every wiki path starts with: `wiki/`, or '' at the root."""
-        return "" if self.at_root else self.wiki_dir + "/"
-
-    @property
-    def journal_prefix(self) -> str:
-        return self.journal_dir + "/"
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "at_root", self.wiki_dir == ".")
+        object.__setattr__(self, "wiki_prefix", "" if self.wiki_dir == "." else self.wiki_dir + "/")
+        object.__setattr__(self, "journal_prefix", self.journal_dir + "/")
 
     @property
     def wiki_shown(self) -> str:
@@ -94,9 +89,16 @@ class Layout:
 
     def page_name(self, path: str) -> str | None:
         """The page name of a project-relative path, or None when it is not a page."""
-        if not path.endswith(".md") or len(path) <= len(self.wiki_prefix) + len(".md") or not self.in_wiki(path):
+        prefix = self.wiki_prefix
+        if not path.endswith(".md") or not path.startswith(prefix) or len(path) <= len(prefix) + 3:
             return None
-        return path[len(self.wiki_prefix) : -len(".md")]
+        if path.startswith(self.journal_prefix) or path in self.identity:
+            return None
+        if self.at_root:
+            top = path.split("/", 1)[0]
+            if reserved_at_top(top) or top in RESERVED_TOP:
+                return None
+        return path[len(prefix) : -3]
 
     def wiki_relative(self, path: str) -> str:
         """`path` relative to the wiki folder (an attachment's name as links give it)."""

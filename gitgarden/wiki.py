@@ -128,6 +128,9 @@ def slugify(text: str) -> str:
     return slug[:80].rstrip("-")
 
 
+_layout_in_force = layout.current
+
+
 def map_path() -> str:
     """The project-relative path of the map, `<wiki_dir>/index.md` in the layout in force."""
     return layout.current().map_path()
@@ -140,7 +143,7 @@ def page_path(name: str) -> str:
 
 def page_name(path: str) -> str | None:
     """The page name of a project-relative path, or None when it is not a page (in the layout in force)."""
-    return layout.current().page_name(path)
+    return _layout_in_force().page_name(path)
 
 
 def newline_of(text: str) -> str:
