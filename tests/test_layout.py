@@ -437,7 +437,7 @@ def test_the_hook_at_the_root_lets_the_person_through_and_judges_an_agent_by_the
     assert ".obsidian/app.json: rule 1" in refused.stderr and f"{HISTORY}:1: rule 4" in refused.stderr
 
 
-def test_the_sparse_and_scheduler_views_follow_the_layout(root_vault: Project) -> None:
+def test_the_scheduler_looks_at_the_journal_and_wiki_of_the_layout(root_vault: Project) -> None:
     from gitgarden import schedule
     from gitgarden.registry import ProjectState, scan_journal
 
@@ -445,4 +445,33 @@ def test_the_sparse_and_scheduler_views_follow_the_layout(root_vault: Project) -
     a = schedule.assess(root_vault.root, ProjectState(), FIXED_NOW.timestamp(), dict(os.environ), full=True)
     assert a.error == "" and a.unread == 2 and a.work == "journal"
     with layout.active(root_vault.layout):
-        assert scan_journal(root_vault.root).sig != scan_journal(root_vault.root.parent).sig
+        before = scan_journal(root_vault.root).sig
+        capture(root_vault, DAY, "another line")
+        assert scan_journal(root_vault.root).sig != before  # the daily-notes folder is the journal
+        # What a pass writes itself (log/, .gitgarden/) is no edit of the wiki's: it never holds a tick back.
+        wiki_time = schedule._wiki_mtime(root_vault.root)
+        later = wiki_time + 3600
+        for rel in ("log/2026-11.jsonl", ".gitgarden/read.json"):
+            write(root_vault.root, rel, "{}\n")
+            os.utime(root_vault.root / rel, (later, later))
+        os.utime(root_vault.root / "log", (later, later))
+        assert schedule._wiki_mtime(root_vault.root) == wiki_time
+        os.utime(root_vault.root / ORPHAN, (later, later))
+        assert schedule._wiki_mtime(root_vault.root) == later
+
+
+def test_review_mode_at_the_root_shows_pages_first_and_accept_brings_the_page_in(root_vault: Project, fake_model: FakeModel) -> None:
+    capture(root_vault, DAY, "Lunch spots near the office: the noodle bar")
+    commit_all(root_vault.root, "my day")
+    fake_model.enqueue({"operations": [
+        {"op": "create_page", "page": "lunch-spots", "title": "Lunch spots", "body": "Lunch spots near the office: the noodle bar.\n", "lines": [f"{DAY}#1"]},
+        {"op": "skip", "lines": ["2026-11-27#1"]},
+    ]})
+    result = garden(root_vault, fake_model, Settings(model="fake/scripted", review=True))
+    assert result.created == ["lunch-spots.md"] and not (root_vault.root / "lunch-spots.md").exists()
+    shown = json.loads(invoke(root_vault, "review", "--json").output)
+    assert shown["files"][0] == "index.md" and "lunch-spots.md" in shown["files"]  # the wiki's files first
+    assert shown["files"].index("lunch-spots.md") < shown["files"].index(".gitgarden/read.json")
+    accepted = invoke(root_vault, "review", "accept")
+    assert accepted.exit_code == 0, accepted.output
+    assert (root_vault.root / "lunch-spots.md").read_text().startswith("---\ntitle: Lunch spots\n")
