@@ -362,6 +362,9 @@ def config_unset(app: App, key: str, scope: str | None) -> None:
     path = _config_file(app, where, root)
     if key not in {s.key for s in SPECS} and key not in read_toml(path):
         _spec(key)
+    if key == "wiki_dir" and where == "project" and root is not None and not (root / "wiki").is_dir() and key in read_toml(path):
+        # Back to the default, the project would have no wiki folder and no longer be found.
+        raise ConfigError(f"without wiki_dir the wiki is wiki/, which {root} does not have: set wiki_dir to the folder of your notes instead")
     if unset_value(path, key):
         err(f"Removed {key} from {path}.")
     else:

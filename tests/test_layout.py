@@ -170,6 +170,14 @@ def test_the_layout_in_the_user_file_or_the_environment_is_ignored(project: Proj
     assert find_project(project.root).layout.wiki_dir == "wiki"
 
 
+def test_unsetting_wiki_dir_is_refused_where_the_default_folder_is_missing(root_vault: Project) -> None:
+    config = root_vault.root / ".gitgarden" / "config.toml"
+    before = config.read_bytes()
+    refused = invoke(root_vault, "config", "unset", "wiki_dir")
+    assert refused.exit_code == 1 and "does not have" in refused.output
+    assert config.read_bytes() == before and find_project(root_vault.root).layout.at_root
+
+
 @pytest.mark.parametrize("kind", sorted(LAYOUTS))
 def test_find_project_from_inside_the_vault(tmp_path: Path, kind: str) -> None:
     project = make_vault(tmp_path / "vault", kind)
