@@ -50,9 +50,12 @@ class App:
     debug: bool = False
 
     def project(self, start: Path | None = None) -> Project:
+        """The project the command works on; its layout is in force until the command ends."""
         from gitgarden.project import find_project
 
-        return find_project(start)
+        project = find_project(start)
+        activate(project)
+        return project
 
     def settings(self, project: Project | None, **flags: Any) -> Resolved:
         from gitgarden.config import load_settings
@@ -61,6 +64,16 @@ class App:
         for warning in resolved.warnings:
             err(f"warning: {warning}")
         return resolved
+
+
+def activate(project: Project) -> None:
+    """Put `project`'s layout (where its wiki and journal are) in force for the running command:
+    the pure cores read it, and it is taken back when the command's context closes."""
+    from gitgarden import layout
+
+    ctx = click.get_current_context(silent=True)
+    if ctx is not None:
+        ctx.with_resource(layout.active(project.layout))
 
 
 def err(message: str) -> None:
@@ -120,6 +133,8 @@ def init(app: App, path: Path | None, register: bool | None) -> None:
             err("  committed the layout")
     else:
         err(f"{report.root} is already a gitgarden project: nothing changed.")
+    for note in report.notes:
+        err(f"  {note}")
     _maybe_register(app, report.root, register)
 
 
@@ -272,7 +287,7 @@ def health(app: App, as_json: bool) -> None:
     if not_read:
         err(f"warning: {journal.not_read_warning(not_read)}")
     offerable, aside = setaside.on_disk(project.root)
-    figures = measure(DiskTree(project.root, ["wiki"]), unread_lines=len(offerable), today=app.now().date())
+    figures = measure(DiskTree(project.root, project.layout.wiki_folders()), unread_lines=len(offerable), today=app.now().date())
     if as_json:
         out_json({**figures.to_json(), "set_aside": [setaside.summary(e) for _, e in aside]})
         return

@@ -53,6 +53,23 @@ def _toplevel(path: Path | None) -> Path:
     return Path(top)
 
 
+def _layout_of(root: Path, hook_mode: bool) -> Any:
+    """The project's layout in force while the guard judges (the default outside a project); in
+    hook mode a broken settings file never blocks a commit (one warning line, the default layout)."""
+    from gitgarden import layout
+    from gitgarden.errors import ConfigError
+
+    if not (root / ".gitgarden").is_dir():
+        return layout.active(layout.DEFAULT)
+    try:
+        return layout.active(layout.of_root(root))
+    except ConfigError as exc:
+        if not hook_mode:
+            raise
+        _err(f"gitgarden guard: warning: {exc} (the default layout is used)")
+        return layout.active(layout.DEFAULT)
+
+
 def _agent_patterns(root: Path, hook_mode: bool) -> tuple[str, ...]:
     """`guard_agents` for this repository; in hook mode a broken settings file never blocks a
     person's commit (one warning line, and only GITGARDEN_AGENT marks an agent)."""
@@ -89,6 +106,7 @@ def guard(base: str, staged: bool, hook_mode: bool, verbose: bool, as_json: bool
     if (staged or hook_mode) and base != "HEAD":
         raise click.UsageError("--staged and --hook compare the index with HEAD; --base is for the work tree")
     root = _toplevel(path)
+    click.get_current_context().with_resource(_layout_of(root, hook_mode))
     env = dict(os.environ)
     why_agent = "checked by hand"
     if hook_mode:

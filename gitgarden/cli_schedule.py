@@ -260,11 +260,17 @@ def set_setting(path: Path, key: str, raw: str, *, scope: str, env: Mapping[str,
 
     spec = _spec(key)
     var = env_name(key)
-    if env.get(var, "") != "":
+    if spec.project_only:
+        _check_layout_setting(key, raw, scope=scope, path=path, root=root)
+    elif env.get(var, "") != "":
         raise ConfigError(f"{var} is set in the environment and overrides any file: unset it (or change it there) instead")
     if scope == "project" and not spec.project_ok:
         raise ConfigError(f"{key} never goes in a project file ({spec.not_in_project}): use `gitgarden config set --user {key} {raw}`")
     value = parse_value(key, raw, where="gitgarden config set")
+    if spec.project_only:
+        from gitgarden.layout import check_dir
+
+        value = check_dir(key, value, where="gitgarden config set")
     if clamp(key, value)[1] is not None:
         if spec.choices:
             raise ConfigError(f"{key} must be one of {', '.join(spec.choices)}; {raw} refused (nothing written)")
@@ -274,6 +280,21 @@ def set_setting(path: Path, key: str, raw: str, *, scope: str, env: Mapping[str,
     back = parse_value(key, table[key], where=str(path))
     resolved = load_settings(root, env=env)
     return SetReport(path, changed, back, getattr(resolved.settings, key), resolved.sources[key])
+
+
+def _check_layout_setting(key: str, raw: str, *, scope: str, path: Path, root: Path | None) -> None:
+    """Refuse (ConfigError, nothing written) a layout setting outside a project, one that names
+    a wiki folder that does not exist, or one that leaves the two folders clashing."""
+    from gitgarden.config import read_toml
+    from gitgarden.layout import check_dir, from_table
+
+    if scope != "project" or root is None:
+        raise ConfigError(f"{key} is a project's own setting (it says where its files are): run `gitgarden config set {key} …` inside the project, without --user")
+    value = check_dir(key, raw, where="gitgarden config set")
+    table = {**read_toml(path), key: value}
+    from_table(table, where="gitgarden config set")
+    if key == "wiki_dir" and value != "." and not (root / value).is_dir():
+        raise ConfigError(f"wiki_dir {value!r}: there is no such folder in {root}; make it (or move your notes there) first")
 
 
 @click.group("config")
@@ -341,6 +362,9 @@ def config_unset(app: App, key: str, scope: str | None) -> None:
     path = _config_file(app, where, root)
     if key not in {s.key for s in SPECS} and key not in read_toml(path):
         _spec(key)
+    if key == "wiki_dir" and where == "project" and root is not None and not (root / "wiki").is_dir() and key in read_toml(path):
+        # Back to the default, the project would have no wiki folder and no longer be found.
+        raise ConfigError(f"without wiki_dir the wiki is wiki/, which {root} does not have: set wiki_dir to the folder of your notes instead")
     if unset_value(path, key):
         err(f"Removed {key} from {path}.")
     else:

@@ -44,7 +44,7 @@ def request_split(
     project: Project, settings: Settings, page: str, *, apply: bool, now: Callable[[], datetime]
 ) -> SplitRequest:
     """Plan the split of `page`, check it with the guard, and commit it when `apply`."""
-    from gitgarden import gitrepo, guard, journal, passcommit, recovery, split, tidy, wiki
+    from gitgarden import gitrepo, guard, journal, layout, passcommit, recovery, split, tidy, wiki
     from gitgarden.lock import PassLock
     from gitgarden.project import DiskTree
     from gitgarden.tree import Overlay, changed_paths, file
@@ -54,11 +54,12 @@ def request_split(
     import secrets  # here, not at the top: `status` loads this module and must stay light
 
     pass_id = f"{now():%Y%m%dT%H%M%SZ}-{secrets.token_hex(2)}"
-    with PassLock(git_dir, {"pass_id": pass_id, "started": now().isoformat(), "split": page}):
-        base = DiskTree(root, ["wiki", "raw/journal"], [journal.READ_PATH])
+    here = project.layout
+    with layout.active(here), PassLock(git_dir, {"pass_id": pass_id, "started": now().isoformat(), "split": page}):
+        base = DiskTree(root, here.tree_folders(), [journal.READ_PATH])
         name = tidy.link_index(tidy.page_titles(base)).resolve(page.removesuffix(".md"))
         if name is None or name == "index":
-            raise SplitRefused(f"no page named {page!r} in wiki/")
+            raise SplitRefused(f"no page named {page!r} in {here.wiki_shown}")
         path = wiki.page_path(name)
         out = split.split_in_tree(base, path)
         if isinstance(out, str):

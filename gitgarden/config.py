@@ -53,12 +53,15 @@ class Spec:
     choices: tuple[str, ...] = ()  # the values a text setting takes; another falls back to the default
     # Why a project file may not hold it, in words (shown when one does, and by `config set`).
     not_in_project: str = ""
+    project_only: bool = False  # True: read from the project file alone (the project's layout)
 
 
 # Why some settings are read from the environment and the user file only.
 _KEY_ONLY = "keys never live in a project file (it would be committed)"
 _MACHINE_ONLY = "it belongs to this machine's tick, which looks at every project at once"
 _COMMAND_ONLY = "a committed file must not choose a command this machine runs"
+# Why the layout is read from the project file alone.
+_PROJECT_ONLY = "where a project's wiki and journal live is a fact of that project, the same on every machine"
 
 
 SPECS: tuple[Spec, ...] = (
@@ -105,6 +108,8 @@ SPECS: tuple[Spec, ...] = (
     Spec("health_duplicates", int, 5, "health trigger: new duplicate candidates since the last pass (0 off)", 0, 1_000_000),
     Spec("health_over_budget", int, 1, "health trigger: new pages over the page budget since the last pass (0 off)", 0, 1_000_000),
     Spec("health_growth", int, 100, "health trigger: pages added since the last pass (0 off)", 0, 1_000_000),
+    Spec("wiki_dir", str, "wiki", "the wiki's folder, relative to the project ('.': the project root, an Obsidian vault in place)", project_only=True),
+    Spec("journal_dir", str, "raw/journal", "the journal's folder of YYYY-MM-DD.md day files (e.g. 'Daily notes')", project_only=True),
     Spec("at", str, "", "a nightly clock: local time (24-hour, e.g. 03:30) after which a tick starts the day's pass; empty: off"),
 )
 _BY_KEY = {s.key: s for s in SPECS}
@@ -151,6 +156,8 @@ class Settings:
     health_duplicates: int = 5
     health_over_budget: int = 1
     health_growth: int = 100
+    wiki_dir: str = "wiki"
+    journal_dir: str = "raw/journal"
     at: str = ""
     # Where api_base came from: a key is never sent to an endpoint named only by a committed
     # project file (a shared project must not be able to redirect the person's key).
@@ -315,6 +322,10 @@ def _layer(table: Mapping[str, Any], where: str, *, project: bool, resolved: Res
         if key == "api_key":
             resolved.warnings.append(f"{where}: api_key is ignored ({_KEY_ONLY}; use `gitgarden keys set`)")
             continue
+        if not project and key in _BY_KEY and _BY_KEY[key].project_only:
+            if layer == "user":
+                resolved.warnings.append(f"{where}: {key} is ignored here ({_PROJECT_ONLY}): set it in the project with `gitgarden config set`")
+            continue
         if project and key in _BY_KEY and not _BY_KEY[key].project_ok:
             resolved.warnings.append(f"{where}: {key} is ignored here ({_BY_KEY[key].not_in_project}): set it with `--user`")
             continue
@@ -324,6 +335,10 @@ def _layer(table: Mapping[str, Any], where: str, *, project: bool, resolved: Res
         value = parse_value(key, raw, where=where)
         if project and key == "identity_files":
             value = _project_relative_only(value, where, resolved)
+        if _BY_KEY[key].project_only:
+            from gitgarden.layout import check_dir
+
+            value = check_dir(key, value, where=where)
         value, warning = clamp(key, value)
         if warning:
             resolved.warnings.append(f"{where}: {warning}")

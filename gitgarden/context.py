@@ -407,7 +407,8 @@ def _render_user(
     parts = [f"Today is {inputs.today}. Project: {inputs.project_name}.\n"]
     parts.append(_block("AGENTS.md — the project's premises", agents))
     parts.extend(_block(f"identity file {name}", text) for name, text in identity)
-    parts.append(_block("the map (wiki/index.md)", map_text) or "=== the map (wiki/index.md) ===\n(no map yet)\n")
+    where = wiki.map_path()
+    parts.append(_block(f"the map ({where})", map_text) or f"=== the map ({where}) ===\n(no map yet)\n")
     listing = "\n".join(list_rows)
     if omitted:
         listing += f"\n… and {omitted:,} more pages, not listed (those above are the ones these lines most likely concern)"

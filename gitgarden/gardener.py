@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING
 from gitgarden import (
     gitrepo,
     journal,
+    layout,
     outcome,
     passapply,
     passask,
@@ -126,7 +127,8 @@ def run_pass(
     # Every git process of the pass: never interactive, never longer than git_timeout.
     with gitrepo.git_policy(gitrepo.GitPolicy(timeout=float(settings.git_timeout), sign_commits=settings.sign_commits)):
         try:
-            return _run_pass(project, settings, model, now, result, on_progress, on_step, step)
+            with layout.active(project.layout.with_identity(settings.identity_files)):
+                return _run_pass(project, settings, model, now, result, on_progress, on_step, step)
         except (GitgardenError, OSError) as exc:
             # A failure the pass did not expect still ends as an outcome with a record and one line.
             if result.commit:  # after its commit landed: the pass stands, the failure is noted
@@ -279,7 +281,7 @@ def _run_locked(run: Pass) -> None:
     writes.update(accounting)  # the read position and the set-aside lines, in the same commit as the pages
     if not writes:
         return  # nothing to commit
-    result.map_chars = len(tidy.read_text(work.tree, wiki.MAP_PATH) or "")
+    result.map_chars = len(tidy.read_text(work.tree, wiki.map_path()) or "")
     passtidy.health(run, work)
     if run.dry_run:
         result.diff = passcommit.diff(work.base, work.tree, changes)
@@ -331,7 +333,7 @@ def _decide(run: Pass, work: Work, changes: list[str], ledger: Ledger | None) ->
     result = run.result
     result.outcome = _outcome(result, run.model, len(work.offered), changes, ledger)
     if work.due.prune_map:
-        result.map_chars = len(tidy.read_text(work.tree, wiki.MAP_PATH) or "")
+        result.map_chars = len(tidy.read_text(work.tree, wiki.map_path()) or "")
         if result.map_chars > wiki.MAP_CEILING and not changes:
             result.outcome = "finished_without_writing"
             result.detail = (

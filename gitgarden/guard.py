@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from gitgarden import wiki
+from gitgarden import layout, wiki
 from gitgarden.guardtext import (
     _LINK,
     _align,
@@ -45,7 +45,6 @@ from gitgarden.tree import Entry, Tree, changed_paths, text_of
 
 __all__ = ["RULES", "RULE_NAMES", "Verdict", "PassContext", "Diff", "check", "skipped_checks"]
 
-_JOURNAL = "raw/journal/"
 _KNOWN_STATES = ", ".join(wiki.STATES)
 _DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _RECOVERED = re.compile(r'^\[recovered\] (?P<fact>.*\S) \(evidence: "(?P<quote>.*)"\)\s*$')
@@ -53,7 +52,10 @@ _RECOVERED = re.compile(r'^\[recovered\] (?P<fact>.*\S) \(evidence: "(?P<quote>.
 # character that ends an Obsidian link ([[name#heading|shown]], ^block).
 _NOT_IN_NAMES = re.compile(r'[\x00-\x1f\x7f\\/:*?"<>|#^\[\]]')
 SUPERSEDED_KEY = "superseded_by"  # frontmatter a pass may add once: `superseded_by: "[[newer-page]]"`
-_SLUG_RULE = "a new page is named wiki/<slug>.md (lowercase letters, digits, '-')"
+
+
+def _slug_rule(here: layout.Layout) -> str:
+    return f"a new page is named {here.wiki_prefix}<slug>.md (lowercase letters, digits, '-')"
 _LINE_CAP = 300  # characters of an offending line kept in a verdict
 _VERDICT_CAP = 20  # line verdicts per (path, rule) before they are summarised
 
@@ -264,8 +266,9 @@ class Diff:
 
     def __init__(self, base: Tree, proposed: Tree, ctx: PassContext | None, agent: bool) -> None:
         self.base, self.proposed, self.ctx, self.agent = base, proposed, ctx, agent
+        self.layout = layout.current()  # whose folders are the wiki and the journal
         self.changed = changed_paths(base, proposed)
-        self.kinds = {p: _kind(p, base.get(p), proposed.get(p)) for p in self.changed}
+        self.kinds = {p: _kind(self.layout, p, base.get(p), proposed.get(p)) for p in self.changed}
         self._index: wiki.LinkIndex | None = None
         self._full_index: wiki.LinkIndex | None = None
         self._names: list[str] = []
@@ -285,8 +288,8 @@ class Diff:
 
     @cached_property
     def base_folders(self) -> set[str]:
-        """The folders under wiki/ in the base tree."""
-        return {p.rsplit("/", 1)[0] for p in self.base if p.startswith("wiki/")}
+        """The folders of the wiki in the base tree."""
+        return {p.rsplit("/", 1)[0] for p in self.base if "/" in p and self.layout.in_wiki(p)}
 
     @cached_property
     def human_named(self) -> list[str]:
@@ -305,7 +308,7 @@ class Diff:
         """New files under wiki/ that may not be created -> why (rule 3)."""
         problems = {}
         for path in self.paths("new"):
-            why = _new_file_problem(path, self.proposed[path], self.agent, self.base_lower, self.base_folders)
+            why = _new_file_problem(self.layout, path, self.proposed[path], self.agent, self.base_lower, self.base_folders)
             if why:
                 problems[path] = why
         return problems
@@ -362,9 +365,10 @@ class Diff:
     def resolve(self, target: str) -> str | None:
         """The page a link target names in the proposed tree; aliases are parsed only if needed."""
         if self._index is None:
-            wiki_paths = [p for p in self.proposed if p.startswith("wiki/")]
+            here = self.layout
+            wiki_paths = [p for p in self.proposed if here.in_wiki(p)]
             # A non-page file (an image) resolves by its name with its extension.
-            self._names = [wiki.page_name(p) or p[len("wiki/") :] for p in wiki_paths]
+            self._names = [here.page_name(p) or here.wiki_relative(p) for p in wiki_paths]
             self._index = wiki.LinkIndex(self._names)
         hit = self._index.resolve(target)
         if hit is not None:
@@ -389,17 +393,17 @@ class Diff:
 
     def missing_day(self, day: str) -> bool:
         """True when the proposed tree has no journal file for `day`."""
-        entry = self.proposed.get(f"{_JOURNAL}{day}.md")
+        entry = self.proposed.get(self.layout.day_path(day))
         return entry is None or entry.is_symlink
 
 
-def _kind(path: str, old: Entry | None, new: Entry | None) -> str:
-    """What a changed path is, for the rules: unsafe, deleted, symlink, new, modified (all under
-    wiki/), journal (a day file), or other."""
+def _kind(here: layout.Layout, path: str, old: Entry | None, new: Entry | None) -> str:
+    """What a changed path is, for the rules: unsafe, deleted, symlink, new, modified (all in the
+    wiki), journal (a day file), or other."""
     if _unsafe_path(path):
         return "unsafe"
     symlink = any(e is not None and e.is_symlink for e in (old, new))
-    if path.startswith("wiki/"):
+    if here.in_wiki(path):
         if new is None:
             return "deleted"
         if symlink:
@@ -409,29 +413,31 @@ def _kind(path: str, old: Entry | None, new: Entry | None) -> str:
         return "new" if old is None else "modified"
     if symlink:
         return "symlink"
-    if path.startswith(_JOURNAL) and "/" not in path[len(_JOURNAL) :] and path.endswith(".md"):
+    if here.is_journal_file(path):
         return "journal"
     return "other"
 
 
-def _new_file_problem(path: str, entry: Entry, agent: bool, base_lower: set[str], folders: set[str]) -> str | None:
-    """Why a new file under wiki/ may not be created (rule 3), or None.
+def _new_file_problem(
+    here: layout.Layout, path: str, entry: Entry, agent: bool, base_lower: set[str], folders: set[str]
+) -> str | None:
+    """Why a new file in the wiki may not be created (rule 3), or None.
 
     Outside an agent's commit a new page has a slug name, except a note name in the
     human style of a vault inside folders the wiki has already: only a split part may
     take one (checked once the parts are known, `Diff.human_named`).
     """
-    segments = path[len("wiki/") :].removesuffix(".md").split("/")
+    segments = here.wiki_relative(path).removesuffix(".md").split("/")
     if any(s.startswith(".") for s in segments):
-        return "a new file under wiki/ is never hidden"
+        return f"a new file under {here.wiki_shown} is never hidden"
     if agent:
         if not path.endswith(".md") or not all(_human_name(s) for s in segments):
-            return 'a new page is named wiki/<name>.md, without \\ / : * ? " < > | # ^ [ ]'
+            return f'a new page is named {here.wiki_prefix}<name>.md, without \\ / : * ? " < > | # ^ [ ]'
     elif not path.endswith(".md") or not (
         wiki.is_note_name(segments[-1])
-        and all(wiki.is_slug(s) or "wiki/" + "/".join(segments[: i + 1]) in folders for i, s in enumerate(segments[:-1]))
+        and all(wiki.is_slug(s) or here.wiki_prefix + "/".join(segments[: i + 1]) in folders for i, s in enumerate(segments[:-1]))
     ):
-        return _SLUG_RULE
+        return _slug_rule(here)
     if text_of(entry) is None:
         return "a new page is UTF-8 text without NUL bytes"
     if path.lower() in base_lower:
@@ -484,13 +490,13 @@ class _Splits:
         page a pass merges (rule 5, like a split), the lines the page it merges into gained."""
         ctx = self.diff.ctx
         into = ctx.merges.get(path) if ctx is not None else None
-        if path != wiki.MAP_PATH and into is None:
+        if path != wiki.map_path() and into is None:
             return self.dests
         dests = self.dests
         gained = {
             p: page.new.finder(page.fate.inserted)
             for p, page in self.diff.pages.items()
-            if p != wiki.MAP_PATH and (into is None or p == into)
+            if p != wiki.map_path() and (into is None or p == into)
         }
         for p in gained:
             self.taken.setdefault(p, set())
@@ -540,14 +546,14 @@ def rule_writable_surface(d: Diff) -> Iterator[Finding]:
             continue
         elif d.ctx is not None:
             if path not in d.ctx.own_paths or not path.startswith(("log/", ".gitgarden/")):
-                why = "a pass writes wiki/, the journal and its own log/ and .gitgarden/ files only"
+                why = f"a pass writes {d.layout.wiki_shown}, the journal and its own log/ and .gitgarden/ files only"
                 yield path, why, ""
         elif path.startswith("log/"):
             old, new = d.base.get(path), d.proposed.get(path)
             if new is None or (old is not None and not new.data.startswith(old.data)):
                 yield path, "log records only grow: a log file was changed or deleted", ""
         elif not path.startswith(".gitgarden/") or path == ".gitgarden/config.toml":
-            yield path, "only wiki/, journal appends, log/ and .gitgarden/ state may change", ""
+            yield path, f"only {d.layout.wiki_shown}, journal appends, log/ and .gitgarden/ state may change", ""
 
 
 def rule_no_deletion(d: Diff) -> Iterator[Finding]:
@@ -555,15 +561,15 @@ def rule_no_deletion(d: Diff) -> Iterator[Finding]:
     for path in d.paths("deleted"):
         moved = d.added.get(d.base[path])
         where = f" (it now stands at {moved}; a rename is a deletion)" if moved else ""
-        yield path, f"a file under wiki/ was deleted{where}", ""
+        yield path, f"a file under {d.layout.wiki_shown} was deleted{where}", ""
 
 
 def rule_safe_new_files(d: Diff) -> Iterator[Finding]:
     """3. New pages are wiki/<slug>.md (for an agent: the vault's own names), UTF-8 text,
     no symlinks, no `..`, no hidden files."""
     for path in d.paths("symlink"):
-        if path.startswith("wiki/"):
-            yield path, "a symlink under wiki/ was added or changed; none is ever written", ""
+        if d.layout.in_wiki(path):
+            yield path, f"a symlink under {d.layout.wiki_shown} was added or changed; none is ever written", ""
         else:
             yield path, "a symlink was added or changed; symlinks are never written", ""
     for path, why in d.new_file_problems.items():
@@ -571,7 +577,7 @@ def rule_safe_new_files(d: Diff) -> Iterator[Finding]:
     for path in d.human_named:
         parent = d.ctx.split_parents.get(path) if d.ctx is not None else d.parents.get(path)
         if parent is None:
-            yield path, _SLUG_RULE + "; only a split part takes a human name, as its folder's notes have", ""
+            yield path, _slug_rule(d.layout) + "; only a split part takes a human name, as its folder's notes have", ""
 
 
 def rule_no_rewording(d: Diff) -> Iterator[Finding]:
@@ -648,7 +654,7 @@ def _dangling(d: Diff, page: _Page) -> Iterator[Finding]:
     # One C-level search a page finds the few that name a gone anchor at all.
     named = re.compile("#[ \t]*(?:" + "|".join(re.escape(a) for a in sorted(before, key=len, reverse=True)) + ")", re.I)
     for path in d.proposed:
-        if not path.startswith("wiki/") or not path.endswith(".md"):
+        if not path.endswith(".md") or not d.layout.in_wiki(path):
             continue
         text = text_of(d.proposed[path])
         if text is None or "[[" not in text or not named.search(text):
@@ -687,7 +693,7 @@ def rule_journal(d: Diff) -> Iterator[Finding]:
         if new is None:
             yield path, "a journal file was deleted; the journal only grows", ""
             continue
-        if old is None and not _is_day(path[len(_JOURNAL) : -len(".md")]):
+        if old is None and not _is_day(path.rsplit("/", 1)[-1].removesuffix(".md")):
             yield path, "a new journal file is named by a real date: YYYY-MM-DD.md", ""
         was = old.data if old is not None else b""
         if not new.data.startswith(was):
@@ -737,7 +743,7 @@ def rule_valid_pages(d: Diff) -> Iterator[Finding]:
         yield from _missing_days(d, path, sorted(set(wiki.source_days(page.new_meta)) - old_days))
     for path, text in d.new_pages.items():
         meta = _meta(text)
-        if path == wiki.MAP_PATH:  # the map needs no frontmatter
+        if path == wiki.map_path():  # the map needs no frontmatter
             if meta is None:
                 yield path, "the map's frontmatter does not parse", ""
             continue
@@ -763,7 +769,7 @@ def rule_valid_pages(d: Diff) -> Iterator[Finding]:
 def _missing_days(d: Diff, path: str, days: list[str]) -> Iterator[Finding]:
     for day in days:
         if d.missing_day(day):
-            why = f"source names {day}, but raw/journal/{day}.md does not exist"
+            why = f"source names {day}, but {d.layout.day_path(day)} does not exist"
             yield path, why, f"source: {day}"
 
 
@@ -797,12 +803,12 @@ def rule_budgets(d: Diff) -> Iterator[Finding]:
         page = d.pages.get(path)
         new_text = page.new_text if page is not None else d.new_pages[path]
         old_text = d.texts(path)[0]
-        limit = wiki.MAP_CEILING if path == wiki.MAP_PATH else wiki.PAGE_BUDGET
+        limit = wiki.MAP_CEILING if path == wiki.map_path() else wiki.PAGE_BUDGET
         old_len = len(old_text) if old_text is not None else 0
         if len(new_text) > limit and not (old_len > limit and len(new_text) <= old_len):
-            what = "the map's ceiling" if path == wiki.MAP_PATH else "the page budget"
+            what = "the map's ceiling" if path == wiki.map_path() else "the page budget"
             yield path, f"it ends at {len(new_text)} characters, over {what} of {limit}", ""
-        if path == wiki.MAP_PATH and old_text is not None:
+        if path == wiki.map_path() and old_text is not None:
             yield from _open_lines_kept(path, old_text, new_text)
 
 

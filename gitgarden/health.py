@@ -15,7 +15,7 @@ from datetime import date
 from functools import lru_cache
 from typing import Any
 
-from gitgarden import wiki
+from gitgarden import layout, wiki
 from gitgarden.facts import PageFacts, page_facts
 from gitgarden.tree import Tree, text_of
 
@@ -109,7 +109,7 @@ def duplicate_pair(a: tuple[str, Mapping[str, Any]], b: tuple[str, Mapping[str, 
 
 
 def measure(tree: Tree, *, unread_lines: int = 0, today: date | None = None) -> Health:
-    """Health figures for the wiki in `tree` (paths under `wiki/`)."""
+    """Health figures for the wiki in `tree` (the wiki's paths in the layout in force)."""
     health = Health(unread_lines=unread_lines)
     facts: dict[str, PageFacts] = {}
     for path in tree:
@@ -126,7 +126,8 @@ def measure(tree: Tree, *, unread_lines: int = 0, today: date | None = None) -> 
     pages = [n for n in facts if n != "index"]
     health.pages = len(pages)
     labels = {n: [n.rsplit("/", 1)[-1], str(metas[n].get("title") or ""), *wiki.aliases_of(metas[n])] for n in pages}
-    files = [p[len("wiki/") :] for p in tree if wiki.is_attachment(p)]
+    here = layout.current()
+    files = [here.wiki_relative(p) for p in tree if wiki.is_attachment(p)]
     index = wiki.LinkIndex(list(facts), {n: wiki.aliases_of(metas[n]) for n in pages}, attachments=files)
     links: dict[str, list[str]] = {}
     for name, page in facts.items():
@@ -146,6 +147,12 @@ def measure(tree: Tree, *, unread_lines: int = 0, today: date | None = None) -> 
                 seen.add(target)
                 todo.append(target)
     linked = {t for name, targets in links.items() for t in targets if t != name}
+    if here.journal_in_wiki():
+        # A vault's daily notes are the journal, not pages; a page they link to is no orphan
+        # (Obsidian counts their links like any note's).
+        for path in tree:
+            if here.is_journal_file(path) and (day := page_facts(tree, path)) is not None:
+                linked.update(t for t in map(index.resolve, day.targets) if t is not None)
     health.orphans = sorted(n for n in pages if n not in linked)
     health.unmapped = sorted(n for n in pages if n not in seen)
     health.broken_links.sort()
@@ -153,7 +160,7 @@ def measure(tree: Tree, *, unread_lines: int = 0, today: date | None = None) -> 
     health.over_budget = sorted(n for n in pages if facts[n].chars > wiki.PAGE_BUDGET)
     health.split_advice = [_advice(tree, n, facts[n]) for n in health.over_budget if not wiki.is_gardeners(facts[n].meta)]
     health.superseded = sorted(n for n in pages if metas[n].get("superseded_by"))
-    map_text = (text_of(tree[wiki.MAP_PATH]) or "") if "index" in facts else ""
+    map_text = (text_of(tree[wiki.map_path()]) or "") if "index" in facts else ""
     health.map_chars = len(map_text)
     health.open_questions = len(wiki.open_lines(map_text))
     if today is not None:

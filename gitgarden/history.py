@@ -13,6 +13,7 @@ refuses whatever it did not make or cannot take back cleanly. Review mode (the b
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
@@ -348,10 +349,42 @@ class Shown:
 
 
 def _diff_pages_first(root: Path, a: str, b: str) -> str:
-    """`git diff a b`, the wiki's pages first, then everything else."""
-    pages = gitrepo.git(root, "diff", "--no-color", "--no-ext-diff", a, b, "--", "wiki")
-    rest = gitrepo.git(root, "diff", "--no-color", "--no-ext-diff", a, b, "--", ".", ":(exclude)wiki")
-    return (pages + rest).decode("utf-8", "replace")
+    """`git diff a b`, the wiki's pages first, then everything else (in the layout in force)."""
+    from gitgarden import layout
+
+    out = gitrepo.git(root, "diff", "--no-color", "--no-ext-diff", a, b, "--", ".")
+    here = layout.current()
+    pages: list[bytes] = []
+    rest: list[bytes] = []
+    for chunk in re.split(rb"(?m)^(?=diff --git )", out):
+        path = _diff_path(chunk)
+        (pages if path is not None and here.in_wiki(path) else rest).append(chunk)
+    return b"".join(pages + rest).decode("utf-8", "replace")
+
+
+def _diff_path(chunk: bytes) -> str | None:
+    """The path a `git diff` section is about, None when it names none (quoted names unquoted)."""
+    lines = chunk.split(b"\n", 8)[:8]
+    for line in lines:
+        if line.startswith((b"+++ ", b"--- ")) and not line.endswith(b"/dev/null"):
+            name = _unquote(line[4:])
+            if name.startswith(("a/", "b/")):
+                return name[2:]
+    head = lines[0].removeprefix(b"diff --git ")
+    if head.startswith(b'"'):
+        return _unquote(head.split(b'" ', 1)[0] + b'"')[2:]
+    half = (len(head) - 1) // 2  # `a/X b/X`: a file without a +++ line (binary, mode change)
+    return head[2:half].decode("utf-8", "surrogateescape") if head[:2] == b"a/" else None
+
+
+def _unquote(raw: bytes) -> str:
+    """A name as git prints it: plain, or in C quotes with octal escapes for other bytes."""
+    if not raw.startswith(b'"'):
+        return raw.rstrip(b"\t").decode("utf-8", "surrogateescape")
+    import codecs
+
+    body = raw[1:].rsplit(b'"', 1)[0]
+    return codecs.escape_decode(body)[0].decode("utf-8", "surrogateescape")
 
 
 def show(root: Path, ref: str | None = None) -> Shown:

@@ -73,8 +73,10 @@ def is_day(name: str) -> bool:
 
 
 def day_path(day: str) -> str:
-    """The project-relative path of a day file."""
-    return f"raw/journal/{day}.md"
+    """The project-relative path of a day file (in the layout in force)."""
+    from gitgarden import layout
+
+    return layout.current().day_path(day)
 
 
 def _key(day: str, text: str, occurrence: int) -> str:
@@ -134,9 +136,15 @@ def not_read_warning(names: list[str], limit: int = 5) -> str:
     """One line naming the journal files a pass does not read, and why."""
     shown = ", ".join(names[:limit]) + (f" and {len(names) - limit} more" if len(names) > limit else "")
     return (
-        f"these files in raw/journal are not read: {shown}; a day file is named after a real date, "
+        f"these files in {_journal_dir()} are not read: {shown}; a day file is named after a real date, "
         "YYYY-MM-DD.md (rename it to hold its lines)"
     )
+
+
+def _journal_dir() -> str:
+    from gitgarden import layout
+
+    return layout.current().journal_dir
 
 
 class ReadPositionError(ValueError):

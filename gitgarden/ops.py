@@ -335,7 +335,8 @@ def _resolve(tree: Tree, ctx: ApplyContext, name: str) -> str | None:
         if found is not None and wiki.page_path(found) in tree:
             return wiki.page_path(found)
     path = wiki.page_path(name)
-    return path if path in tree else None
+    # At the root the tree also lists files that are no pages (an identity file, AGENTS.md).
+    return path if path in tree and wiki.page_name(path) is not None else None
 
 
 def _with_source(text: str, days: list[str]) -> str:
@@ -376,7 +377,11 @@ def apply_op(op: Op, tree: Tree, ctx: ApplyContext) -> Applied | Refusal:
 
 def _unsafe_name(name: str) -> str | None:
     """Why a new page may not be called `name` (a file not every system can check out), or None."""
-    why = wiki.unportable_part(wiki.page_path(name))
+    path = wiki.page_path(name)
+    why = wiki.unportable_part(path)
+    if why is None and wiki.page_name(path) != name:
+        # A wiki at the project root: `raw/x`, `AGENTS`, `.obsidian/x` or a day of the journal folder.
+        return f"page name {name!r} refused: that path is not a page of this wiki (gitgarden's, Obsidian's or the journal's)"
     return None if why is None else f"page name {name!r} refused: {why}, so the page could not be checked out there"
 
 
@@ -458,7 +463,7 @@ def _made_before(tree: Tree, body: str, days: list[str]) -> str | None:
     if not days or not _sentence_keys(body):
         return None
     for path in sorted(tree):
-        if not path.startswith("wiki/") or wiki.page_name(path) is None or path == wiki.MAP_PATH:
+        if wiki.page_name(path) is None or path == wiki.map_path():
             continue
         facts = page_facts(tree, path)
         if facts is None or facts.meta is None or not set(days) <= set(wiki.source_days(facts.meta)):
@@ -495,7 +500,7 @@ def _set_state(op: Op, tree: Tree, ctx: ApplyContext) -> Applied | Refusal:
 
 
 def _open_question(op: Op, tree: Tree, ctx: ApplyContext) -> Applied | Refusal:
-    old = _text(tree, wiki.MAP_PATH) or ""
+    old = _text(tree, wiki.map_path()) or ""
     names = []
     for page in op.get("pages"):
         path = _resolve(tree, ctx, page)
@@ -506,7 +511,7 @@ def _open_question(op: Op, tree: Tree, ctx: ApplyContext) -> Applied | Refusal:
     line = f"- {text} ({', '.join(names)})"
     if line in wiki.open_lines(old):
         return Applied(op)
-    return Applied(op, writes={wiki.MAP_PATH: file(wiki.add_open_line(old, line))})
+    return Applied(op, writes={wiki.map_path(): file(wiki.add_open_line(old, line))})
 
 
 def _recover_line(op: Op, tree: Tree, ctx: ApplyContext) -> Applied | Refusal:
@@ -560,7 +565,7 @@ def _split(op: Op, tree: Tree, ctx: ApplyContext) -> Applied | Refusal:
 
 
 def _map(op: Op, tree: Tree, ctx: ApplyContext) -> Applied | Refusal:
-    old = _text(tree, wiki.MAP_PATH) or ""
+    old = _text(tree, wiki.map_path()) or ""
     new = old
     writes: dict[str, Entry] = {}
     entries = []
@@ -573,7 +578,7 @@ def _map(op: Op, tree: Tree, ctx: ApplyContext) -> Applied | Refusal:
     new = wiki.add_map_entries(new, entries)
     for move in op.get("moves", []):
         dest = _resolve(tree, ctx, move["to"])
-        if dest is None or dest == wiki.MAP_PATH:
+        if dest is None or dest == wiki.map_path():
             return Refusal(op, f"cannot move map prose to {move['to']!r}")
         chunk = move["text"].strip("\n")
         if chunk not in new or any(chunk in ln or ln in chunk for ln in wiki.open_lines(new) if ln.strip()):
@@ -583,7 +588,7 @@ def _map(op: Op, tree: Tree, ctx: ApplyContext) -> Applied | Refusal:
         dest_text = writes[dest].data.decode() if dest in writes else _text(tree, dest) or ""
         writes[dest] = file(wiki.append_body(dest_text, chunk))
     if new != old:
-        writes[wiki.MAP_PATH] = file(new)
+        writes[wiki.map_path()] = file(new)
     return Applied(op, writes=writes)
 
 
@@ -597,11 +602,11 @@ def _promote_to_hub(op: Op, tree: Tree, ctx: ApplyContext) -> Applied | Refusal:
     children: list[str] = []
     for child in op.get("children"):
         found = _resolve(tree, ctx, child)
-        if found is None or found == wiki.MAP_PATH or found == path:
+        if found is None or found == wiki.map_path() or found == path:
             return Refusal(op, f"child page {child!r} does not exist")
         if wiki.page_name(found) not in children:
             children.append(wiki.page_name(found) or "")
-    map_text = _text(tree, wiki.MAP_PATH) or ""
+    map_text = _text(tree, wiki.map_path()) or ""
     open_set = set(wiki.open_lines(map_text))
     hub_name = wiki.page_name(path) if path is not None else name
     old = _text(tree, path) if path is not None else None
@@ -633,7 +638,7 @@ def _promote_to_hub(op: Op, tree: Tree, ctx: ApplyContext) -> Applied | Refusal:
     if not any(ctx.links is not None and ctx.links.resolve(lk.target) == hub_name for lk in wiki.find_links(kept)) and f"[[{hub_name}]]" not in kept:
         kept = wiki.add_map_entries(kept or tidy.MAP_START, [f"- [[{hub_name}]] — {op.get('title')}"])
     if kept != map_text:
-        writes[wiki.MAP_PATH] = file(kept)
+        writes[wiki.map_path()] = file(kept)
     return Applied(op, writes=writes, created=[hub_path] if old is None else [])
 
 
@@ -646,7 +651,7 @@ def _meta_or_none(text: str) -> dict[str, Any] | None:
 
 def _supersede(op: Op, tree: Tree, ctx: ApplyContext) -> Applied | Refusal:
     path, newer = _resolve(tree, ctx, op.get("page")), _resolve(tree, ctx, op.get("by"))
-    if path is None or newer is None or wiki.MAP_PATH in (path, newer) or path == newer:
+    if path is None or newer is None or wiki.map_path() in (path, newer) or path == newer:
         return Refusal(op, "the page and the page that supersedes it must be two existing pages")
     old = _text(tree, path)
     meta = None if old is None else _meta_or_none(old)
@@ -657,11 +662,11 @@ def _supersede(op: Op, tree: Tree, ctx: ApplyContext) -> Applied | Refusal:
         return Applied(op)  # already there
     if meta.get("state") == "decided":
         # A decided page is never edited: the contradiction goes to the map's Open section.
-        map_text = _text(tree, wiki.MAP_PATH) or ""
+        map_text = _text(tree, wiki.map_path()) or ""
         line = f"- [[{wiki.page_name(path)}]] is decided, but [[{by}]] may supersede it"
         if line in wiki.open_lines(map_text):
             return Applied(op)
-        return Applied(op, writes={wiki.MAP_PATH: file(wiki.add_open_line(map_text, line))})
+        return Applied(op, writes={wiki.map_path(): file(wiki.add_open_line(map_text, line))})
     nl = wiki.newline_of(old)
     new = _with_source(wiki.patch_meta(old, {"superseded_by": f'"[[{by}]]"'}), _cited_days(op, ctx))
     block, body = wiki.split_frontmatter(new)
@@ -673,7 +678,7 @@ def _merge(op: Op, tree: Tree, ctx: ApplyContext) -> Applied | Refusal:
     from gitgarden.health import duplicate_pair
 
     src, dst = _resolve(tree, ctx, op.get("from")), _resolve(tree, ctx, op.get("into"))
-    if src is None or dst is None or wiki.MAP_PATH in (src, dst) or src == dst:
+    if src is None or dst is None or wiki.map_path() in (src, dst) or src == dst:
         return Refusal(op, "merge needs two existing pages")
     src_text, dst_text = _text(tree, src), _text(tree, dst)
     src_meta = None if src_text is None else _meta_or_none(src_text)

@@ -47,7 +47,7 @@ def ask(run: Pass, work: Work) -> Answer:
         project_name=project.name,
         agents_md=agents.read_text(encoding="utf-8", errors="replace") if agents.is_file() and not agents.is_symlink() else "",
         identity=_identity_texts(project, settings),
-        map_text=tidy.read_text(work.base, wiki.MAP_PATH) or "",
+        map_text=tidy.read_text(work.base, wiki.map_path()) or "",
         pages=_page_infos(work.base, titles),
         read_page=lambda name: tidy.read_text(work.base, wiki.page_path(name)),
         unread=offered,

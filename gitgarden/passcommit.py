@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gitgarden import gitrepo, journal, outcome, recovery, tidy
+from gitgarden import gitrepo, journal, layout, outcome, recovery, tidy
 from gitgarden.errors import GitError, GitgardenError
 from gitgarden.outcome import PassResult
 from gitgarden.progress import Step
@@ -174,7 +174,7 @@ def commit_journal(root: Path, offered: list[journal.JournalLine], pass_id: str,
     todo = {p: d for p, d in blobs.items() if committed.get(p) != gitrepo.blob_id(d)}
     if not todo:
         return ""  # HEAD holds these bytes already (the common case of a pass after a stood-down one)
-    message = f"journal: {', '.join(p[len('raw/journal/'):-3] for p in sorted(todo))}\n\nCommitted by gitgarden before pass {pass_id} read these lines.\n"
+    message = f"journal: {', '.join(p.rsplit('/', 1)[-1][:-3] for p in sorted(todo))}\n\nCommitted by gitgarden before pass {pass_id} read these lines.\n"
     try:
         return gitrepo.commit_blobs(root, todo, message=message, ident=gitrepo.person_identity(root)) or ""
     except GitError as exc:
@@ -190,7 +190,8 @@ def diff(base: Tree, tree: Tree, paths: list[str]) -> str:
     import difflib
 
     chunks: list[str] = []
-    pages_first = sorted(paths, key=lambda p: (not p.startswith("wiki/"), p))
+    here = layout.current()
+    pages_first = sorted(paths, key=lambda p: (not here.in_wiki(p), p))
     for path in pages_first:
         old = tidy.read_text(base, path) if path in base else ""
         new = tidy.read_text(tree, path) if path in tree else ""

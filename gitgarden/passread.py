@@ -8,7 +8,7 @@ work is due. Nothing here writes.
 
 from __future__ import annotations
 
-from gitgarden import gitrepo, journal, passcommit, setaside, tidy, wiki
+from gitgarden import gitrepo, journal, layout, passcommit, setaside, tidy, wiki
 from gitgarden.passstate import Pass, Reading, Work
 from gitgarden.progress import Step
 from gitgarden.project import DiskTree, Project
@@ -59,10 +59,10 @@ def survey(run: Pass, reading: Reading) -> Work:
     project, settings, result, jobs = run.project, run.settings, run.result, run.jobs
     root = project.root
     facts = run.facts
-    base: Tree = DiskTree(root, ["wiki", "raw/journal"], [journal.READ_PATH, setaside.SET_ASIDE_PATH], facts_cache=facts)
+    base: Tree = DiskTree(root, layout.current().tree_folders(), [journal.READ_PATH, setaside.SET_ASIDE_PATH], facts_cache=facts)
     if settings.review:  # build on what waits for review, so the review commit stacks on it cleanly
         base = review.review_base(root, base)
-    dirty = gitrepo.dirty_paths(root, ["wiki"])
+    dirty = gitrepo.dirty_paths(root, layout.current().wiki_folders())
     titles = tidy.page_titles(base)
     work = Work(
         base=base,
@@ -84,7 +84,7 @@ def survey(run: Pass, reading: Reading) -> Work:
     # Only the gardener's own pages are split on its own; the person's are a health advisory.
     due.over_budget = [p for p in tidy.over_budget(base) if p not in dirty and tidy.is_gardeners(base, p)] if "split" in jobs else []
     if "hubs" in jobs:
-        map_text = tidy.read_text(base, wiki.MAP_PATH) or ""
+        map_text = tidy.read_text(base, wiki.map_path()) or ""
         last_map = passcommit.last_map_chars(project)
         prune_map = len(map_text) > wiki.MAP_CEILING and (last_map is None or len(map_text) > last_map)
         # A full map with pages it cannot list: its entries move into hubs to make room for the hubs' lines.
@@ -121,5 +121,5 @@ def _set_aside_text(project: Project) -> str | None:
 def _gardeners_pages(tree: Tree, dirty: set[str]) -> list[str]:
     """The gardener's own pages (the map and the person's uncommitted pages left out)."""
     return sorted(
-        p for p in tree if wiki.page_name(p) and p != wiki.MAP_PATH and p not in dirty and tidy.is_gardeners(tree, p)
+        p for p in tree if wiki.page_name(p) and p != wiki.map_path() and p not in dirty and tidy.is_gardeners(tree, p)
     )

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gitgarden import gitrepo, guard
+from gitgarden import gitrepo, guard, layout
 from gitgarden.passstate import Pass, Work
 
 __all__ = ["sync", "publish"]
@@ -39,7 +39,7 @@ def sync(run: Pass) -> bool:
 
 def _reguard(root: Path, base_rev: str, new_rev: str, ctx: guard.PassContext) -> list[str]:
     """The guard on the pass replayed onto a new remote tip: the pages it appended to may have grown."""
-    prefixes = ["wiki", "raw/journal", ".gitgarden", "log"]
+    prefixes = [*layout.current().tree_folders(), ".gitgarden", "log"]
     base = gitrepo.tree_at(root, base_rev, prefixes)
     new = gitrepo.tree_at(root, new_rev, prefixes)
     return [str(v) for v in guard.check(base, new, ctx)]

@@ -18,13 +18,13 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gitgarden import guard, journal, recovery, setaside, tidy
+from gitgarden import guard, journal, layout, recovery, setaside, tidy
 from gitgarden.ops import Applied
 from gitgarden.progress import Step
 from gitgarden.tree import Overlay, Tree
@@ -66,15 +66,14 @@ class Stopped(Exception):
 class _Watch:
     """The person's files (journal, conversation, wiki) as they were when the pass began."""
 
-    FOLDERS = ("raw/journal", "raw/chat", "wiki")
-
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, folders: Iterable[str]) -> None:
         self.root = root
+        self.folders = list(folders)
         self.seen = self._scan()
 
     def _scan(self) -> dict[str, tuple[int, int]]:
         out: dict[str, tuple[int, int]] = {}
-        todo = list(self.FOLDERS)
+        todo = list(self.folders)
         while todo:
             rel = todo.pop()
             try:
@@ -82,8 +81,8 @@ class _Watch:
             except OSError:
                 continue
             for entry in entries:
-                if entry.name.startswith("."):
-                    continue
+                if entry.name.startswith(".") or (rel == "." and layout.reserved_at_top(entry.name)):
+                    continue  # at the root: the pass's own log/ and state are not the person coming back
                 child = f"{rel}/{entry.name}"
                 if entry.is_dir(follow_symlinks=False):
                     todo.append(child)
@@ -115,7 +114,7 @@ class Interrupts:
 
     def begin(self) -> None:
         """From here on, a change to the person's journal, conversation or wiki means they came back."""
-        self.watch = _Watch(self.project.root)
+        self.watch = _Watch(self.project.root, [*layout.current().tree_folders(), "raw/chat"])
 
     def check(self) -> None:
         """Raise Stopped or StandDown when the pass must end now (the stop request goes to the result)."""

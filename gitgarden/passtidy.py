@@ -59,7 +59,7 @@ def map_last(run: Pass, work: Work) -> None:
     titles_now = {**work.titles, **tidy.page_titles({p: work.tree[p] for p in written if p in work.tree})}
     skip = dirty if "map" in jobs else _not_created(work.tree, dirty, result.created)
     map_writes, added, _ = tidy.map_entries(work.tree, titles_now, skip)
-    if map_writes and wiki.MAP_PATH not in dirty:
+    if map_writes and wiki.map_path() not in dirty:
         errors = work.try_apply(Applied(Op("map", {}, (), -1), writes=map_writes))
         if errors:
             result.refusals.extend(f"map: {e}" for e in errors)
@@ -113,7 +113,7 @@ def heading_split(run: Pass, work: Work, path: str, room: int = 0) -> bool:
 
     result = run.result
     name = wiki.page_name(path)
-    if path not in work.tree or name is None or path == wiki.MAP_PATH or path in work.dirty:
+    if path not in work.tree or name is None or path == wiki.map_path() or path in work.dirty:
         return False
     out = split_in_tree(work.tree, path, budget=wiki.PAGE_BUDGET - room)
     if isinstance(out, str):
@@ -137,7 +137,7 @@ def split_pushed_over(run: Pass, work: Work, applied: Applied) -> bool:
     if applied.op.kind == "split":
         return False  # a split's own result is the model's plan; what stays over is split after
     for path, entry in applied.writes.items():
-        if path in work.tree and path != wiki.MAP_PATH and len(entry.data) > wiki.PAGE_BUDGET and tidy.is_gardeners(work.tree, path):
+        if path in work.tree and path != wiki.map_path() and len(entry.data) > wiki.PAGE_BUDGET and tidy.is_gardeners(work.tree, path):
             text, old = text_of(entry), tidy.read_text(work.tree, path)
             if text is not None and old is not None and len(text) > wiki.PAGE_BUDGET:
                 split_any |= heading_split(run, work, path, room=len(text) - len(old))
@@ -147,8 +147,8 @@ def split_pushed_over(run: Pass, work: Work, applied: Applied) -> bool:
 def _prune_map(run: Pass, work: Work) -> list[str]:
     """Move the map's entry lines, word for word, into the hubs their pages belong to; the hubs written."""
     result, titles = run.result, work.titles
-    text = tidy.read_text(work.tree, wiki.MAP_PATH)
-    if text is None or wiki.MAP_PATH in work.dirty:
+    text = tidy.read_text(work.tree, wiki.map_path())
+    if text is None or wiki.map_path() in work.dirty:
         return []
     writes = tidy.prune_into_hubs(work.tree, titles, text)
     if not writes or any(p in work.dirty for p in writes):
@@ -157,9 +157,9 @@ def _prune_map(run: Pass, work: Work) -> list[str]:
     if errors:
         result.refusals.extend(f"map prune: {e}" for e in errors)
         return []
-    titles.update(tidy.page_titles({p: work.tree[p] for p in writes if p != wiki.MAP_PATH}))
+    titles.update(tidy.page_titles({p: work.tree[p] for p in writes if p != wiki.map_path()}))
     result.tidied.extend(p for p in sorted(writes) if p not in result.tidied)
-    return sorted(p for p in writes if p != wiki.MAP_PATH)
+    return sorted(p for p in writes if p != wiki.map_path())
 
 
 def _not_created(tree: Tree, dirty: set[str], created: list[str]) -> set[str]:
@@ -168,6 +168,6 @@ def _not_created(tree: Tree, dirty: set[str], created: list[str]) -> set[str]:
     made = set(created)
     others = {
         p for p in tree
-        if (name := wiki.page_name(p)) and p != wiki.MAP_PATH and p not in made and not tidy.is_hub(tree, name)
+        if (name := wiki.page_name(p)) and p != wiki.map_path() and p not in made and not tidy.is_hub(tree, name)
     }  # fmt: skip
     return set(dirty) | others

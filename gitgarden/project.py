@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import errno
 import os
-from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gitgarden.errors import NotAProject
+from gitgarden.errors import ConfigError, NotAProject
+from gitgarden.layout import Layout, of_root, reserved_at_top
 
 if TYPE_CHECKING:  # `status` and `tick` find a project without the tree and the wiki parser behind the facts
     from gitgarden.facts import FactsCache, PageFacts
@@ -64,13 +66,19 @@ class Project:
 
     root: Path
 
+    @cached_property
+    def layout(self) -> Layout:
+        """Where the wiki and the journal are (`.gitgarden/config.toml`'s wiki_dir and journal_dir);
+        ConfigError when the file sets them badly."""
+        return of_root(self.root)
+
     @property
     def wiki(self) -> Path:
-        return self.root / "wiki"
+        return self.root / self.layout.wiki_dir if not self.layout.at_root else self.root
 
     @property
     def journal(self) -> Path:
-        return self.root / "raw" / "journal"
+        return self.root / self.layout.journal_dir
 
     @property
     def chat(self) -> Path:
@@ -86,7 +94,7 @@ class Project:
 
     @property
     def map(self) -> Path:
-        return self.root / "wiki" / "index.md"
+        return self.root / self.layout.map_path()
 
     @property
     def turn_in_flight(self) -> Path:
@@ -101,7 +109,7 @@ def find_project(start: Path | None = None) -> Project:
     """The project containing `start` (default: the current folder), searching upwards."""
     here = (start or Path.cwd()).resolve()
     for folder in (here, *here.parents):
-        if (folder / ".gitgarden").is_dir() and (folder / "wiki").is_dir():
+        if (folder / ".gitgarden").is_dir() and _wiki_exists(folder):
             return Project(folder)
     sparse = _sparse_project(here)
     if sparse:
@@ -110,6 +118,17 @@ def find_project(start: Path | None = None) -> Project:
         f"{here} is not inside a gitgarden project: run `gitgarden init` to make one here, "
         "or cd into a project folder."
     )
+
+
+def _wiki_exists(folder: Path) -> bool:
+    """True when the wiki folder the project at `folder` names exists (the root always does).
+    A malformed layout counts as a project: the command then says what is wrong with it,
+    and `gitgarden config set` can mend it."""
+    try:
+        layout = of_root(folder)
+    except ConfigError:
+        return True
+    return layout.at_root or (folder / layout.wiki_dir).is_dir()
 
 
 def _sparse_project(here: Path) -> str | None:
@@ -145,33 +164,48 @@ def _sparse_project(here: Path) -> str | None:
 
 @dataclass
 class InitReport:
-    """What `init` made (paths relative to the root) and whether it ran `git init` or committed."""
+    """What `init` made (paths relative to the root), whether it ran `git init` or committed,
+    and what it decided for the person to read (an Obsidian vault adopted in place)."""
 
     root: Path
     created: list[str]
     git_initialised: bool
     committed: bool
+    notes: list[str] = field(default_factory=list)
 
 
-def init_layout(root: Path) -> list[str]:
-    """Create the folders and template files that are missing; never overwrite. Returns what it made."""
+def init_layout(root: Path, layout: Layout | None = None) -> list[str]:
+    """Create the folders and template files that are missing; never overwrite. Returns what it made.
+
+    In the default layout: raw/journal, raw/chat, wiki/ with its map, log/, .gitgarden/ and
+    AGENTS.md. A wiki at the root (an adopted vault) gets only what gitgarden needs and the
+    vault lacks: .gitgarden/, log/, the map and the journal folder; no file of the person's moves.
+    """
+    layout = layout or Layout()
     made: list[str] = []
-    for folder in ("raw/journal", "raw/chat", "wiki", "log", ".gitgarden"):
+    if layout.at_root:
+        folders = [layout.journal_dir, "log", ".gitgarden"]
+    else:
+        folders = list(dict.fromkeys([layout.journal_dir, "raw/chat", layout.wiki_dir, "log", ".gitgarden"]))
+    for folder in folders:
         path = root / folder
         if not path.is_dir():
             path.mkdir(parents=True, exist_ok=True)
             made.append(folder + "/")
+    keep_journal = f"{layout.journal_dir}/" in made or not layout.at_root
     files = {
-        "AGENTS.md": AGENTS_TEMPLATE,
-        "wiki/index.md": MAP_TEMPLATE,
-        ".gitgarden/config.toml": CONFIG_TEMPLATE,
+        "AGENTS.md": None if layout.at_root else AGENTS_TEMPLATE,
+        layout.map_path(): MAP_TEMPLATE,
+        ".gitgarden/config.toml": CONFIG_TEMPLATE + _layout_lines(layout),
         ".gitignore": GITIGNORE_TEMPLATE,
-        "raw/journal/.gitkeep": "",
-        "raw/chat/.gitkeep": "",
+        f"{layout.journal_dir}/.gitkeep": "" if keep_journal else None,
+        "raw/chat/.gitkeep": None if layout.at_root else "",
         "log/.gitkeep": "",
     }
     for rel, text in files.items():
         path = root / rel
+        if text is None:
+            continue
         if rel == ".gitignore" and path.is_file() and not path.is_symlink():
             if _ignore_turn_file(path):
                 made.append(rel)
@@ -181,6 +215,14 @@ def init_layout(root: Path) -> list[str]:
         path.write_text(text, encoding="utf-8")
         made.append(rel)
     return made
+
+
+def _layout_lines(layout: Layout) -> str:
+    """The layout settings a new config file states (none for the default layout)."""
+    import tomli_w
+
+    table = {k: v for k, v in (("wiki_dir", layout.wiki_dir), ("journal_dir", layout.journal_dir)) if v != getattr(Layout(), k)}
+    return tomli_w.dumps(table) if table else ""
 
 
 def _ignore_turn_file(gitignore: Path) -> bool:
@@ -195,27 +237,76 @@ def _ignore_turn_file(gitignore: Path) -> bool:
     return True
 
 
+def obsidian_layout(root: Path) -> tuple[Layout, list[str]]:
+    """The layout that adopts the Obsidian vault at `root` in place, and sentences saying what
+    was chosen: the wiki is the root, the journal the daily-notes folder of
+    `.obsidian/daily-notes.json` (Obsidian's own default, the vault root, cannot hold a journal)."""
+    import json
+
+    from gitgarden.layout import check_dir
+
+    settings: dict[str, object] = {}
+    path = root / ".obsidian" / "daily-notes.json"
+    try:
+        loaded = json.loads(path.read_text(encoding="utf-8")) if path.is_file() and not path.is_symlink() else {}
+        settings = loaded if isinstance(loaded, dict) else {}
+    except (OSError, ValueError):
+        settings = {}
+    notes: list[str] = []
+    folder = str(settings.get("folder") or "").strip().strip("/")
+    journal_dir = "Daily notes"
+    if folder:
+        try:
+            journal_dir = check_dir("journal_dir", folder, where=".obsidian/daily-notes.json")
+        except ConfigError as exc:
+            notes.append(f"{exc}; the journal is {journal_dir}/ instead")
+    else:
+        notes.append(
+            f"Obsidian keeps daily notes at the vault root, which cannot be the journal: the journal is {journal_dir}/ "
+            f"(set Obsidian's daily notes folder to {journal_dir!r} to write it there)"
+        )
+    fmt = str(settings.get("format") or "YYYY-MM-DD").strip()
+    if fmt != "YYYY-MM-DD":
+        notes.append(
+            f"Obsidian names daily notes {fmt!r}, but gitgarden reads only YYYY-MM-DD.md files: set the daily notes "
+            "format to YYYY-MM-DD in Obsidian (notes already named otherwise are left as they are, and not read)"
+        )
+    return Layout(".", journal_dir), notes
+
+
 def init_project(root: Path) -> InitReport:
-    """Make `root` a gitgarden project and a git repository, committing what init made."""
+    """Make `root` a gitgarden project and a git repository, committing what init made.
+
+    A folder holding `.obsidian/` (and no gitgarden settings yet) is an Obsidian vault: it is
+    adopted in place (wiki_dir = ".", the journal its daily-notes folder); nothing moves.
+    """
     from gitgarden import gitrepo  # git is only needed here, not by every command
 
     root = root.resolve()
     root.mkdir(parents=True, exist_ok=True)
     git_initialised = gitrepo.ensure_repo(root)
-    made = init_layout(root)
+    notes: list[str] = []
+    if (root / ".obsidian").is_dir() and not (root / ".gitgarden" / "config.toml").exists():
+        layout, notes = obsidian_layout(root)
+        notes.insert(0, f"adopted the Obsidian vault in place: wiki_dir = {layout.wiki_dir}, journal_dir = {layout.journal_dir}")
+    else:
+        layout = of_root(root)
+    made = init_layout(root, layout)
     committed = False
-    # What the folder already held of the project (the person's AGENTS.md, their notes under
-    # wiki/) is committed with the layout when git does not track it yet: a pass judges and
-    # protects pages against HEAD, and would leave untracked ones alone forever.
-    adopted = gitrepo.git(
-        root, "ls-files", "-z", "--others", "--exclude-standard", "--", "AGENTS.md", "wiki"
+    # What the folder already held of the project (the person's AGENTS.md, their notes in the
+    # wiki, their daily notes) is committed with the layout when git does not track it yet: a
+    # pass judges and protects pages against HEAD, and would leave untracked ones alone forever.
+    owned = layout.with_identity(["AGENTS.md"])
+    untracked = gitrepo.git(
+        root, "ls-files", "-z", "--others", "--exclude-standard", "--", *dict.fromkeys(["AGENTS.md", *layout.tree_folders()])
     ).decode("utf-8", "surrogateescape").split("\0")
-    files = sorted({m for m in made if not m.endswith("/")} | {p for p in adopted if p})
+    adopted = [p for p in untracked if p and (p == "AGENTS.md" or owned.in_wiki(p) or p.startswith(layout.journal_prefix))]
+    files = sorted({m for m in made if not m.endswith("/")} | set(adopted))
     if files:
         committed = gitrepo.commit_paths(
             root, files, message="gitgarden init: project layout", author=None
         )
-    return InitReport(root, made, git_initialised, committed)
+    return InitReport(root, made, git_initialised, committed, notes)
 
 
 class DiskTree(Mapping[str, "Entry"]):
@@ -240,20 +331,30 @@ class DiskTree(Mapping[str, "Entry"]):
         self._sorted: list[str] | None = None  # the listing never changes: sorted once, not per iteration
         self._cache: dict[str, Entry] = {}
         for folder in folders:
-            self._walk(root / folder, folder)
+            if folder == ".":
+                self._walk_root()
+            else:
+                self._walk(root / folder, folder)
         for rel in extra_files:
             if os.path.lexists(root / rel):
                 self._paths.add(rel)
         if facts_cache is not None:
             facts_cache.keep = self._paths
 
-    def _walk(self, path: Path, rel: str) -> None:
+    def _walk_root(self) -> None:
+        """A wiki at the project root: every name but the reserved ones (`.git`, `.gitgarden`,
+        `.obsidian` and any hidden name, `raw`, `log`), which are never walked."""
+        self._walk(self.root, "", skip=reserved_at_top)
+
+    def _walk(self, path: Path, rel: str, skip: Callable[[str], bool] | None = None) -> None:
         try:
             entries = list(os.scandir(path))
         except (FileNotFoundError, NotADirectoryError):
             return
         for entry in entries:
-            child = f"{rel}/{entry.name}"
+            if skip is not None and skip(entry.name):
+                continue
+            child = f"{rel}/{entry.name}" if rel else entry.name
             if entry.is_dir(follow_symlinks=False):
                 self._walk(Path(entry.path), child)
             elif entry.is_symlink() or entry.is_file(follow_symlinks=False):

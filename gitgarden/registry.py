@@ -31,6 +31,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from gitgarden import layout
 from gitgarden.config import load_settings, state_dir
 from gitgarden.errors import ConfigError, GitgardenError
 
@@ -269,7 +270,7 @@ def scan_journal(root: Path | str) -> JournalScan:
     # Plain strings, not Path: this runs for every registered project on every tick.
     entries: list[tuple[str, int, int]] = []
     newest = 0.0
-    folder = f"{root}/raw/journal"
+    folder = f"{root}/{layout.current().journal_dir}"
     try:
         newest = os.stat(folder).st_mtime
         with os.scandir(folder) as it:
@@ -306,7 +307,7 @@ def count_unread(root: Path) -> int:
 def map_chars(root: Path) -> int | None:
     """The map's length in characters (None when there is no map)."""
     try:
-        return len((root / "wiki" / "index.md").read_bytes().decode("utf-8", "replace"))
+        return len((root / layout.current().map_path()).read_bytes().decode("utf-8", "replace"))
     except OSError:
         return None
 
@@ -359,12 +360,13 @@ def record_attempt(
             return None
     except GitgardenError:
         pass  # a broken registry: record anyway, the tick will say what is wrong with it
-    scan = scan_journal(root)
-    try:
-        unread = count_unread(root)
-    except OSError:
-        unread = None
-    after_map = map_chars(root)
+    with layout.active(layout.of_root_or_default(root)):
+        scan = scan_journal(root)
+        try:
+            unread = count_unread(root)
+        except OSError:
+            unread = None
+        after_map = map_chars(root)
     failed = result.outcome == "failed" or (result.outcome == "no_model" and bool(unread))
     failures = 0
     at = _ts(now)

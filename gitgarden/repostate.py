@@ -118,8 +118,14 @@ def _unborn_beside_others(root: Path, head: str) -> str | None:
     )
 
 
-def sparse_left_out(root: Path, folders: tuple[str, ...] = PROJECT_FOLDERS, *, git_dir: Path | None = None) -> list[str]:
-    """The project folders a sparse checkout keeps out of the work tree (empty when it is off)."""
+def sparse_left_out(root: Path, folders: tuple[str, ...] | None = None, *, git_dir: Path | None = None) -> list[str]:
+    """The project folders a sparse checkout keeps out of the work tree (empty when it is off);
+    by default the wiki and journal folders of the layout in force, `.gitgarden` and `log`."""
+    from gitgarden import layout
+
+    here = layout.current()
+    if folders is None:
+        folders = (*here.tree_folders(), ".gitgarden", "log")
     gdir = git_dir or _git_dir(root)
     if not (gdir / "info" / "sparse-checkout").is_file():
         return []  # no patterns, nothing left out: answered without a git process
@@ -134,5 +140,5 @@ def sparse_left_out(root: Path, folders: tuple[str, ...] = PROJECT_FOLDERS, *, g
     for rec in out.split(b"\0"):
         if rec[:2] == b"S ":
             path = rec[2:].decode("utf-8", "surrogateescape")
-            left.update(f for f in folders if path.startswith(f + "/"))
+            left.update(f for f in folders if path.startswith(f + "/") or (f == "." and here.in_wiki(path)))
     return [f for f in folders if f in left]

@@ -116,8 +116,12 @@ def review_read_text(root: Path, worktree_text: str | None) -> str | None:
     return _union_read(None if worktree_text is None else worktree_text.encode(), tip_read).decode()
 
 
-def review_base(root: Path, base: Tree, folders: Sequence[str] = ("wiki", "raw/journal")) -> Tree:
-    """`base` (the work tree) with what the passes waiting for review changed, so a new pass builds on them."""
+def review_base(root: Path, base: Tree, folders: Sequence[str] | None = None) -> Tree:
+    """`base` (the work tree) with what the passes waiting for review changed, so a new pass builds on them
+    (`folders`: those of the wiki and the journal, by default the layout's)."""
+    from gitgarden import layout
+
+    here = layout.current()
     tip = review_waiting(root)
     head = gitrepo.head(root)
     if tip is None or head is None:
@@ -126,7 +130,10 @@ def review_base(root: Path, base: Tree, folders: Sequence[str] = ("wiki", "raw/j
     if not fork:
         return base
     changed = _changed_files(root, fork, tip)
-    changed = [p for p in changed if any(p.startswith(f + "/") for f in folders)]
+    if folders is None:
+        changed = [p for p in changed if here.in_wiki(p) or p.startswith(here.journal_prefix)]
+    else:
+        changed = [p for p in changed if any(p.startswith(f + "/") for f in folders)]
     if not changed:
         return base
     at_tip = gitrepo.tree_at(root, tip, changed)
@@ -218,7 +225,9 @@ def review_status(root: Path) -> ReviewStatus:
     fork = gitrepo.git(root, "merge-base", head, tip, check=False).decode().strip() if head else ""
     if not fork:
         return ReviewStatus(tip, waiting, [], "")
-    files = sorted(_changed_files(root, fork, tip), key=lambda p: (not p.startswith("wiki/"), p))
+    from gitgarden import layout
+
+    files = sorted(_changed_files(root, fork, tip), key=lambda p: (not layout.current().in_wiki(p), p))
     return ReviewStatus(tip, waiting, files, _diff_pages_first(root, fork, tip))
 
 

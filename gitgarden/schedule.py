@@ -37,6 +37,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from gitgarden import layout
 from gitgarden.config import Settings, load_settings, state_dir
 from gitgarden.errors import ConfigError, GitgardenError
 from gitgarden.lock import holder
@@ -121,7 +122,7 @@ def _span(seconds: float) -> str:
 def _map_over(root: Path | str, left: int | None) -> int | None:
     """The map's size when it is over the ceiling and bigger than the last pass left it, else None."""
     try:
-        size = os.stat(f"{root}/wiki/index.md").st_size
+        size = os.stat(f"{root}/{layout.current().map_path()}").st_size
     except OSError:
         return None
     if size <= MAP_CEILING:  # bytes >= characters: no need to read it
@@ -235,7 +236,26 @@ class Assessment:
 
 
 def _is_project(root: Path | str) -> bool:
-    return os.path.isdir(f"{root}/.gitgarden") and os.path.isdir(f"{root}/wiki")
+    from gitgarden.project import _wiki_exists
+
+    return os.path.isdir(f"{root}/.gitgarden") and _wiki_exists(Path(root))
+
+
+def _wiki_mtime(root: Path) -> float:
+    """The newest mtime in the wiki; a wiki at the root leaves out what is not the person's
+    (log/ and raw/, which a pass writes, and hidden folders)."""
+    here = layout.current()
+    if not here.at_root:
+        return _newest_mtime(root / here.wiki_dir)
+    newest = 0.0
+    try:
+        entries = [e for e in os.scandir(root) if not layout.reserved_at_top(e.name)]
+    except OSError:
+        return newest
+    for entry in entries:
+        with contextlib.suppress(OSError):
+            newest = max(newest, _newest_mtime(Path(entry.path)) if entry.is_dir(follow_symlinks=False) else entry.stat(follow_symlinks=False).st_mtime)
+    return newest
 
 
 def assess(root: Path, record: ProjectState, now: float, env: Mapping[str, str], *, full: bool = False) -> Assessment:
@@ -249,6 +269,17 @@ def assess(root: Path, record: ProjectState, now: float, env: Mapping[str, str],
     if not _is_project(where):
         a.error = "the folder is gone or is no longer a gitgarden project (`gitgarden projects remove` it)"
         return a
+    try:
+        here = layout.of_root(root)
+    except ConfigError as exc:
+        a.error = str(exc)
+        return a
+    with layout.active(here):
+        return _assess(a, root, record, now, env, full)
+
+
+def _assess(a: Assessment, root: Path, record: ProjectState, now: float, env: Mapping[str, str], full: bool) -> Assessment:
+    where = str(root)
     scan = scan_journal(where)
     if scan.sig == record.journal_sig and record.unread is not None:
         a.unread = record.unread
@@ -260,7 +291,7 @@ def assess(root: Path, record: ProjectState, now: float, env: Mapping[str, str],
     elif _map_over(where, record.map_chars) is not None:
         a.work = "map"
     last = _from_iso(record.last_attempt)
-    wiki_moved = not a.work and last is not None and _newest_mtime(root / "wiki") > last
+    wiki_moved = not a.work and last is not None and _wiki_mtime(root) > last
     if not a.work and not full and not wiki_moved:
         return a
     try:
@@ -282,7 +313,7 @@ def assess(root: Path, record: ProjectState, now: float, env: Mapping[str, str],
     if (root / ".gitgarden" / "turn-in-flight").exists():
         a.holds.append(Hold("turn_in_flight", "a turn is in flight (.gitgarden/turn-in-flight)"))
     if s.idle_min > 0:
-        newest = max(scan.newest, _newest_mtime(root / "raw" / "chat"), _newest_mtime(root / "wiki"))
+        newest = max(scan.newest, _newest_mtime(root / "raw" / "chat"), _wiki_mtime(root))
         until = newest + s.idle_min * 60
         if now < until:
             a.holds.append(
@@ -382,7 +413,7 @@ def health_signal(root: Path, s: Settings) -> str:
     from gitgarden.project import DiskTree
 
     gdir = _git_dir(root)
-    tree = DiskTree(root, ["wiki"], facts_cache=FactsCache(None if gdir is None else gdir / "gitgarden" / "facts.pickle"))
+    tree = DiskTree(root, layout.current().wiki_folders(), facts_cache=FactsCache(None if gdir is None else gdir / "gitgarden" / "facts.pickle"))
     now = measure(tree)
     before = _last_health(root)
     titles = tidy.page_titles(tree)
@@ -606,6 +637,11 @@ class _Failed:
 def project_status(root: Path, env: Mapping[str, str], now: datetime) -> dict[str, Any]:
     """Everything `gitgarden status` shows for one project (no gardener, no model library)."""
     root = root.resolve()
+    with layout.active(layout.of_root(root)):
+        return _project_status(root, env, now)
+
+
+def _project_status(root: Path, env: Mapping[str, str], now: datetime) -> dict[str, Any]:
     tnow = _ts(now)
     is_registered = root in registered(env)
     record = load_state(env).get(str(root), ProjectState())
@@ -656,7 +692,7 @@ def project_status(root: Path, env: Mapping[str, str], now: datetime) -> dict[st
 def _journal_warnings(root: Path) -> list[str]:
     from gitgarden.journal import not_read_names, not_read_warning
 
-    names = not_read_names(root / "raw" / "journal")
+    names = not_read_names(root / layout.current().journal_dir)
     return [not_read_warning(names)] if names else []
 def _no_model(a: Assessment, record: ProjectState) -> str | None:
     """Why no pass can read the waiting lines for want of a model (here, or in the last attempt), or None."""

@@ -249,7 +249,7 @@ def on_disk(root: Path) -> tuple[list[JournalLine], list[tuple[JournalLine, Entr
     """(the unread lines a pass would offer, the unread lines set aside) of the project at `root`,
     from its files as they stand (what `status`, `health` and the scheduler show). Nothing
     is read through a symlink."""
-    from gitgarden import journal
+    from gitgarden import journal, layout
 
     def text(rel: str) -> str | None:
         path = root / rel
@@ -260,7 +260,7 @@ def on_disk(root: Path) -> tuple[list[JournalLine], list[tuple[JournalLine, Entr
         except OSError:
             return None
 
-    unread = journal.unread_lines(journal.all_lines(root / "raw" / "journal"), journal.load_read(text(journal.READ_PATH)))
+    unread = journal.unread_lines(journal.all_lines(root / layout.current().journal_dir), journal.load_read(text(journal.READ_PATH)))
     state = load(text(SET_ASIDE_PATH))
     aside = listed(state, unread)
     held = {id(ln) for ln, _ in aside}

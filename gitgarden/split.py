@@ -126,7 +126,7 @@ def _human_folder(tree: Tree, folder: str) -> bool:
     names = [
         n.rsplit("/", 1)[-1]
         for p in tree
-        if (n := wiki.page_name(p)) is not None and p != wiki.MAP_PATH and (n.rsplit("/", 1)[0] if "/" in n else "") == folder
+        if (n := wiki.page_name(p)) is not None and p != wiki.map_path() and (n.rsplit("/", 1)[0] if "/" in n else "") == folder
     ]
     human = sum(1 for n in names if not wiki.is_slug(n))
     return human * 2 > len(names)

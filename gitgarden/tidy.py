@@ -52,7 +52,7 @@ def page_titles(tree: Tree) -> dict[str, tuple[str, list[str]]]:
     out: dict[str, tuple[str, list[str]]] = {}
     for path in tree:
         name = wiki.page_name(path)
-        if name is None or path == wiki.MAP_PATH:
+        if name is None or path == wiki.map_path():
             continue
         found = page_facts(tree, path)
         title, aliases = name.rsplit("/", 1)[-1], []
@@ -72,7 +72,7 @@ def link_index(titles: Mapping[str, tuple[str, list[str]]]) -> wiki.LinkIndex:
 def reachable(tree: Tree, index: wiki.LinkIndex) -> set[str]:
     """Pages reachable from the map through links (directly or through hub pages)."""
     seen = {"index"}
-    todo = [wiki.MAP_PATH]
+    todo = [wiki.map_path()]
     while todo:
         path = todo.pop()
         found = page_facts(tree, path) if path in tree else None
@@ -91,7 +91,7 @@ def wrap_mentions(tree: Tree, paths: list[str], titles: Mapping[str, tuple[str, 
     writes: dict[str, Entry] = {}
     for path in paths:
         text = read_text(tree, path)
-        if text is None or path == wiki.MAP_PATH:
+        if text is None or path == wiki.map_path():
             continue
         me = wiki.page_name(path)
         new = text
@@ -132,9 +132,9 @@ def map_entries(
     room; past the ceiling, reachable is enough. A name finds no place when
     the map has no room even for its hub's line (a prune makes room).
     """
-    old = read_text(tree, wiki.MAP_PATH)
+    old = read_text(tree, wiki.map_path())
     if old is None:
-        if wiki.MAP_PATH in tree or not titles:
+        if wiki.map_path() in tree or not titles:
             return {}, [], []  # a map that is not text is the person's to mend; no pages, no map
         old = ""  # an existing vault without a map: the pass starts one
     index = link_index(titles)
@@ -179,7 +179,7 @@ def map_entries(
             new = candidate
         writes[path] = file(hub_page_text(title, lines) if hub_text is None else wiki.append_body(hub_text, "\n".join(lines)))
     if new != old:
-        writes[wiki.MAP_PATH] = file(new)
+        writes[wiki.map_path()] = file(new)
     return writes, added, unplaced
 
 
@@ -270,7 +270,7 @@ def prune_into_hubs(tree: Tree, titles: Mapping[str, tuple[str, list[str]]], map
     new_map = wiki.add_map_entries(kept, hub_lines)
     if nl == "\r\n" and "\r\n" not in new_map:
         new_map = new_map.replace("\n", nl)
-    writes[wiki.MAP_PATH] = file(new_map)
+    writes[wiki.map_path()] = file(new_map)
     return writes
 
 
@@ -286,7 +286,7 @@ def person_pages(base: Tree, paths: list[str] | set[str]) -> set[str]:
     """Which of `paths` are the person's pages in `base`: existing pages (not the map) no pass created."""
     return {
         p for p in paths
-        if p in base and p != wiki.MAP_PATH and wiki.page_name(p) is not None and not is_gardeners(base, p)
+        if p in base and p != wiki.map_path() and wiki.page_name(p) is not None and not is_gardeners(base, p)
     }
 
 
@@ -294,7 +294,7 @@ def over_budget(tree: Tree) -> list[str]:
     """Pages (the map excluded) longer than the page budget."""
     out = []
     for path in tree:
-        if wiki.page_name(path) and path != wiki.MAP_PATH:
+        if wiki.page_name(path) and path != wiki.map_path():
             found = page_facts(tree, path)
             if found is not None and found.chars > wiki.PAGE_BUDGET:
                 out.append(path)

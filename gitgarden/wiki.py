@@ -15,12 +15,14 @@ from datetime import date
 from functools import lru_cache
 from typing import Any
 
+from gitgarden import layout
+
 # python-frontmatter and PyYAML are imported where a block needs them (~40 ms): the common
 # blocks are read without them, and `gitgarden guard` or a pass over such pages never pays.
 
 __all__ = [
     "STATES",
-    "MAP_PATH",
+    "map_path",
     "PAGE_BUDGET",
     "MAP_CEILING",
     "PageError",
@@ -55,7 +57,6 @@ __all__ = [
 ]
 
 STATES = ("open", "hypothesis", "decided", "done")
-MAP_PATH = "wiki/index.md"
 PAGE_BUDGET = 6000
 MAP_CEILING = 2000
 # The frontmatter key code writes on every page a pass creates: a page is the gardener's when
@@ -127,16 +128,22 @@ def slugify(text: str) -> str:
     return slug[:80].rstrip("-")
 
 
+_layout_in_force = layout.current
+
+
+def map_path() -> str:
+    """The project-relative path of the map, `<wiki_dir>/index.md` in the layout in force."""
+    return layout.current().map_path()
+
+
 def page_path(name: str) -> str:
-    """The project-relative path of page `name`."""
-    return f"wiki/{name}.md"
+    """The project-relative path of page `name` (in the layout in force)."""
+    return layout.current().page_path(name)
 
 
 def page_name(path: str) -> str | None:
-    """The page name of a project-relative path, or None when it is not a page."""
-    if path.startswith("wiki/") and path.endswith(".md") and len(path) > len("wiki/.md"):
-        return path[len("wiki/") : -len(".md")]
-    return None
+    """The page name of a project-relative path, or None when it is not a page (in the layout in force)."""
+    return _layout_in_force().page_name(path)
 
 
 def newline_of(text: str) -> str:
@@ -304,7 +311,8 @@ def is_gardeners(meta: Mapping[str, Any] | None) -> bool:
 
 def is_attachment(path: str) -> bool:
     """True for a file under the wiki that is not a page (an image, a PDF, a canvas): never written."""
-    return page_name(path) is None and path.startswith("wiki/") and not path.endswith("/")
+    here = layout.current()
+    return here.page_name(path) is None and here.in_wiki(path) and not path.endswith("/")
 
 
 def append_body(text: str, addition: str) -> str:

@@ -101,7 +101,7 @@ def base_tree(rnd: random.Random) -> Tree:
         tree[f"wiki/{name}.md"] = file(page_text(rnd, f"p{n}x", days))
     if rnd.random() < 0.5:
         opens = "".join(f"- Does [[{names[0]}]] hold? q{k}\n" for k in range(rnd.randint(0, 2)))
-        tree[wiki.MAP_PATH] = file("# Map\n\nIntro m0\n\n## Open\n\n" + opens)
+        tree[wiki.map_path()] = file("# Map\n\nIntro m0\n\n## Open\n\n" + opens)
     return tree
 
 
@@ -305,14 +305,14 @@ def agents(rnd: random.Random, tree: Tree) -> None:
 
 
 def open_line(rnd: random.Random, tree: Tree) -> None:
-    if wiki.MAP_PATH in tree and tree[wiki.MAP_PATH].kind == "file":
-        text = tree[wiki.MAP_PATH].data.decode("utf-8")
+    if wiki.map_path() in tree and tree[wiki.map_path()].kind == "file":
+        text = tree[wiki.map_path()].data.decode("utf-8")
         if rnd.random() < 0.5:
-            tree[wiki.MAP_PATH] = file(
+            tree[wiki.map_path()] = file(
                 wiki.add_open_line(text, "- Is [[acme]] or [[dana]] right? q9")
             )
         else:
-            tree[wiki.MAP_PATH] = file(text.replace(" q0\n", " q0 (answered)\n"))
+            tree[wiki.map_path()] = file(text.replace(" q0\n", " q0 (answered)\n"))
 
 
 EDITS: list[Callable[[random.Random, Tree], None]] = [

@@ -52,7 +52,7 @@ def vault(tmp_path: Path) -> Project:
 
 
 def person_files(project: Project) -> dict[str, bytes]:
-    return {k: v for k, v in workspace(project.root).items() if k.startswith("wiki/") and k != wiki.MAP_PATH}
+    return {k: v for k, v in workspace(project.root).items() if k.startswith("wiki/") and k != wiki.map_path()}
 
 
 def tree_of(project: Project) -> DiskTree:

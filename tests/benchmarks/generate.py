@@ -280,7 +280,7 @@ def generate(
         )
         _write(root / "wiki" / f"{name}.md", wiki.new_page(title, body))
     open_lines = [f"- Does [[{names[0]}]] still hold after [[{names[min(1, len(names) - 1)]}]]?"]
-    _write(root / wiki.MAP_PATH, _map(top, hubs, open_lines))
+    _write(root / wiki.map_path(), _map(top, hubs, open_lines))
     read: dict[str, set[str]] = {}
     for day, day_lines in days.items():
         text = "".join(f"{ln}\n" for ln in day_lines)

@@ -199,7 +199,7 @@ def _guard(root: Path, touch: int, profile: str | None) -> dict[str, Any]:
     pages = [
         p
         for p in base
-        if wiki.page_name(p) and p != wiki.MAP_PATH and not p.startswith("wiki/hub-")
+        if wiki.page_name(p) and p != wiki.map_path() and not p.startswith("wiki/hub-")
     ]
     # Pages a pass may append to: not decided (rule 10), not done.
     open_pages = [

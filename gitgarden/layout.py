@@ -1,0 +1,206 @@
+"""Where a project keeps its wiki and its journal: the layout settings `wiki_dir` and `journal_dir`.
+
+The default is `wiki/` and `raw/journal/`. An Obsidian vault adopted in place has
+`wiki_dir = "."` (the project root is the wiki) and its daily-notes folder as the
+journal. In that layout the project's own folders (`raw/`, `log/`, `.gitgarden/`),
+every hidden name (`.obsidian/`, `.trash/`, `.git*`), the journal folder, `AGENTS.md`
+and the configured identity files are not pages, and a pass never writes them.
+
+The layout in force is a context variable: an entry point that works on a project
+activates the project's layout (`with layout.active(project.layout): ...`) and the
+pure cores (`wiki.page_name`, `journal.day_path`, the guard) read `current()`.
+Outside any entry point the default layout applies, as it always did.
+"""
+
+from __future__ import annotations
+
+import contextvars
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from gitgarden.errors import ConfigError
+
+__all__ = [
+    "Layout",
+    "DEFAULT",
+    "RESERVED_TOP",
+    "current",
+    "active",
+    "from_table",
+    "of_root",
+    "of_root_or_default",
+    "check_dir",
+    "reserved_at_top",
+]
+
+# Top-level names of a project that are never pages, whatever the layout: the raw sources,
+# the pass records, and (as any hidden name) gitgarden's state, git, Obsidian's settings and trash.
+RESERVED_TOP = frozenset({"raw", "log", "AGENTS.md"})
+
+
+def reserved_at_top(name: str) -> bool:
+    """True for a top-level name a listing of the project root leaves out (`raw`, `log`, any
+    hidden name such as `.git`, `.gitgarden`, `.obsidian`, `.trash`)."""
+    return name.startswith(".") or name in ("raw", "log")
+
+
+@dataclass(frozen=True)
+class Layout:
+    """The project's wiki folder and journal folder, relative to its root (`.` is the root)."""
+
+    wiki_dir: str = "wiki"
+    journal_dir: str = "raw/journal"
+    identity: tuple[str, ...] = ()  # identity files: shown to the model, never pages
+    # Worked out once: `page_name` runs for every path of every listing, several times a pass.
+    at_root: bool = field(init=False, repr=False, compare=False)
+    wiki_prefix: str = field(init=False, repr=False, compare=False)  # `wiki/`, or '' at the root
+    journal_prefix: str = field(init=False, repr=False, compare=False)  # `raw/journal/`
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "at_root", self.wiki_dir == ".")
+        object.__setattr__(self, "wiki_prefix", "" if self.wiki_dir == "." else self.wiki_dir + "/")
+        object.__setattr__(self, "journal_prefix", self.journal_dir + "/")
+
+    @property
+    def wiki_shown(self) -> str:
+        """The wiki folder as messages name it."""
+        return "the wiki (the project root)" if self.at_root else self.wiki_prefix
+
+    def map_path(self) -> str:
+        """The map: `<wiki_dir>/index.md`."""
+        return self.wiki_prefix + "index.md"
+
+    def page_path(self, name: str) -> str:
+        """The project-relative path of page `name`."""
+        return f"{self.wiki_prefix}{name}.md"
+
+    def in_wiki(self, path: str) -> bool:
+        """True for a project-relative path inside the wiki (a page or an attachment): under
+        wiki_dir, outside the journal folder, and at the root not a reserved name."""
+        if not path.startswith(self.wiki_prefix) or path.startswith(self.journal_prefix):
+            return False
+        if not self.at_root:
+            return path not in self.identity
+        top = path.split("/", 1)[0]
+        return not (reserved_at_top(top) or top in RESERVED_TOP or path in self.identity or path == "")
+
+    def page_name(self, path: str) -> str | None:
+        """The page name of a project-relative path, or None when it is not a page."""
+        prefix = self.wiki_prefix
+        if not path.endswith(".md") or not path.startswith(prefix) or len(path) <= len(prefix) + 3:
+            return None
+        if path.startswith(self.journal_prefix) or path in self.identity:
+            return None
+        if self.at_root:
+            top = path.split("/", 1)[0]
+            if reserved_at_top(top) or top in RESERVED_TOP:
+                return None
+        return path[len(prefix) : -3]
+
+    def wiki_relative(self, path: str) -> str:
+        """`path` relative to the wiki folder (an attachment's name as links give it)."""
+        return path[len(self.wiki_prefix) :]
+
+    def day_path(self, day: str) -> str:
+        """The project-relative path of a day file."""
+        return f"{self.journal_prefix}{day}.md"
+
+    def is_journal_file(self, path: str) -> bool:
+        """True for a `.md` file directly in the journal folder (a day file, or a misnamed one)."""
+        rest = path[len(self.journal_prefix) :]
+        return path.startswith(self.journal_prefix) and "/" not in rest and path.endswith(".md")
+
+    def journal_in_wiki(self) -> bool:
+        """True when the journal folder sits inside the wiki folder (a vault's daily notes)."""
+        return self.journal_prefix.startswith(self.wiki_prefix) and self.journal_dir.split("/", 1)[0] not in ("raw", "log")
+
+    def wiki_folders(self) -> list[str]:
+        """The folders a listing of the wiki walks (`.` walks the root, leaving reserved names out)."""
+        return [self.wiki_dir]
+
+    def tree_folders(self) -> list[str]:
+        """The folders a pass lists: the wiki and the journal (once when the journal is inside)."""
+        return [self.wiki_dir] if self.journal_in_wiki() else [self.wiki_dir, self.journal_dir]
+
+    def git_paths(self) -> list[str]:
+        """Pathspecs naming the wiki and the journal for git (`.` for a wiki at the root)."""
+        return self.tree_folders()
+
+    def with_identity(self, files: Iterable[str]) -> Layout:
+        """This layout with more identity files (project-relative ones; others are not pages anyway)."""
+        extra = tuple(f.replace("\\", "/").removeprefix("./") for f in files if not f.startswith(("/", "~")))
+        return replace(self, identity=tuple(dict.fromkeys((*self.identity, *extra))))
+
+
+DEFAULT = Layout()
+
+_CURRENT: contextvars.ContextVar[Layout] = contextvars.ContextVar("gitgarden_layout", default=DEFAULT)
+
+
+def current() -> Layout:
+    """The layout in force (the default outside any project's entry point)."""
+    return _CURRENT.get()
+
+
+@contextmanager
+def active(layout: Layout) -> Iterator[Layout]:
+    """Make `layout` the one in force for the duration of the block."""
+    token = _CURRENT.set(layout)
+    try:
+        yield layout
+    finally:
+        _CURRENT.reset(token)
+
+
+def check_dir(key: str, value: Any, *, where: str) -> str:
+    """`value` as a layout folder (`wiki_dir`, `journal_dir`), or ConfigError saying why not."""
+    if not isinstance(value, str) or not value.strip():
+        raise ConfigError(f"{where}: {key} must be a folder inside the project, not {value!r}")
+    text = value.strip()
+    if "\\" in text:
+        raise ConfigError(f"{where}: {key} = {value!r}: write folders with /, not \\")
+    if text.startswith(("/", "~")) or (len(text) > 1 and text[1] == ":"):
+        raise ConfigError(f"{where}: {key} = {value!r} must be relative to the project root")
+    parts = [p for p in text.strip("/").split("/") if p not in ("", ".")]
+    if ".." in parts:
+        raise ConfigError(f"{where}: {key} = {value!r} may not leave the project (no ..)")
+    if parts and (parts[0] in (".git", ".gitgarden", "log") or parts[0].startswith(".git")):
+        raise ConfigError(f"{where}: {key} = {value!r} is inside {parts[0]}/, which gitgarden keeps for itself")
+    if key == "journal_dir" and not parts:
+        raise ConfigError(f"{where}: journal_dir may not be the project root: name a folder, e.g. \"Daily notes\"")
+    if key == "wiki_dir" and parts and parts[0] == "raw":
+        raise ConfigError(f"{where}: wiki_dir = {value!r} is inside raw/, which holds the journal and the conversation")
+    return "/".join(parts) or "."
+
+
+def from_table(table: Mapping[str, Any], *, where: str) -> Layout:
+    """The layout a project's `.gitgarden/config.toml` table sets (defaults for what it leaves out)."""
+    wiki_dir = check_dir("wiki_dir", table.get("wiki_dir", DEFAULT.wiki_dir), where=where)
+    journal_dir = check_dir("journal_dir", table.get("journal_dir", DEFAULT.journal_dir), where=where)
+    if wiki_dir == journal_dir:
+        raise ConfigError(f"{where}: wiki_dir and journal_dir are both {wiki_dir!r}: the journal needs a folder of its own")
+    if wiki_dir != "." and (wiki_dir + "/").startswith(journal_dir + "/"):
+        raise ConfigError(f"{where}: wiki_dir {wiki_dir!r} lies inside journal_dir {journal_dir!r}")
+    identity = table.get("identity_files", [])
+    files = [str(f) for f in identity] if isinstance(identity, list) else []
+    return Layout(wiki_dir, journal_dir).with_identity(["AGENTS.md", *files])
+
+
+def of_root(root: Path | str) -> Layout:
+    """The layout of the project at `root`, read from its `.gitgarden/config.toml`."""
+    from gitgarden.config import read_toml
+
+    path = Path(root) / ".gitgarden" / "config.toml"
+    return from_table(read_toml(path), where=str(path))
+
+
+def of_root_or_default(root: Path | str) -> Layout:
+    """`of_root`, or the default layout when the settings file cannot say (for bookkeeping that
+    must never fail: the command that reads the settings properly says what is wrong)."""
+    try:
+        return of_root(root)
+    except ConfigError:
+        return DEFAULT
