@@ -268,9 +268,9 @@ def set_setting(path: Path, key: str, raw: str, *, scope: str, env: Mapping[str,
         raise ConfigError(f"{key} never goes in a project file ({spec.not_in_project}): use `gitgarden config set --user {key} {raw}`")
     value = parse_value(key, raw, where="gitgarden config set")
     if spec.project_only:
-        from gitgarden.layout import check_dir
+        from gitgarden.layout import check_layout_value
 
-        value = check_dir(key, value, where="gitgarden config set")
+        value = check_layout_value(key, value, where="gitgarden config set")
     if clamp(key, value)[1] is not None:
         if spec.choices:
             raise ConfigError(f"{key} must be one of {', '.join(spec.choices)}; {raw} refused (nothing written)")
@@ -286,11 +286,11 @@ def _check_layout_setting(key: str, raw: str, *, scope: str, path: Path, root: P
     """Refuse (ConfigError, nothing written) a layout setting outside a project, one that names
     a wiki folder that does not exist, or one that leaves the two folders clashing."""
     from gitgarden.config import read_toml
-    from gitgarden.layout import check_dir, from_table
+    from gitgarden.layout import check_layout_value, from_table
 
     if scope != "project" or root is None:
         raise ConfigError(f"{key} is a project's own setting (it says where its files are): run `gitgarden config set {key} …` inside the project, without --user")
-    value = check_dir(key, raw, where="gitgarden config set")
+    value = check_layout_value(key, raw, where="gitgarden config set")
     table = {**read_toml(path), key: value}
     from_table(table, where="gitgarden config set")
     if key == "wiki_dir" and value != "." and not (root / value).is_dir():

@@ -58,7 +58,7 @@ def request_split(
     with layout.active(here), PassLock(git_dir, {"pass_id": pass_id, "started": now().isoformat(), "split": page}):
         base = DiskTree(root, here.tree_folders(), [journal.READ_PATH])
         name = tidy.link_index(tidy.page_titles(base)).resolve(page.removesuffix(".md"))
-        if name is None or name == "index":
+        if name is None or name == wiki.map_name():
             raise SplitRefused(f"no page named {page!r} in {here.wiki_shown}")
         path = wiki.page_path(name)
         out = split.split_in_tree(base, path)

@@ -110,6 +110,7 @@ SPECS: tuple[Spec, ...] = (
     Spec("health_growth", int, 100, "health trigger: pages added since the last pass (0 off)", 0, 1_000_000),
     Spec("wiki_dir", str, "wiki", "the wiki's folder, relative to the project ('.': the project root, an Obsidian vault in place)", project_only=True),
     Spec("journal_dir", str, "raw/journal", "the journal's folder of YYYY-MM-DD.md day files (e.g. 'Daily notes')", project_only=True),
+    Spec("map_page", str, "index", "the map's page name at the top of the wiki (init picks another when a vault's own index.md is the person's)", project_only=True),
     Spec("at", str, "", "a nightly clock: local time (24-hour, e.g. 03:30) after which a tick starts the day's pass; empty: off"),
 )
 _BY_KEY = {s.key: s for s in SPECS}
@@ -158,6 +159,7 @@ class Settings:
     health_growth: int = 100
     wiki_dir: str = "wiki"
     journal_dir: str = "raw/journal"
+    map_page: str = "index"
     at: str = ""
     # Where api_base came from: a key is never sent to an endpoint named only by a committed
     # project file (a shared project must not be able to redirect the person's key).
@@ -336,9 +338,9 @@ def _layer(table: Mapping[str, Any], where: str, *, project: bool, resolved: Res
         if project and key == "identity_files":
             value = _project_relative_only(value, where, resolved)
         if _BY_KEY[key].project_only:
-            from gitgarden.layout import check_dir
+            from gitgarden.layout import check_layout_value
 
-            value = check_dir(key, value, where=where)
+            value = check_layout_value(key, value, where=where)
         value, warning = clamp(key, value)
         if warning:
             resolved.warnings.append(f"{where}: {warning}")

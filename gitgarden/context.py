@@ -251,7 +251,7 @@ def rank_pages(pages: list[PageInfo], lines: Iterable[JournalLine], candidates: 
                 bonus[name.lower()] = bonus.get(name.lower(), 0.0) + 3.0
     ranked: list[tuple[float, PageInfo]] = []
     for page in pages:
-        if page.name == "index":
+        if page.name == wiki.map_name():
             continue  # the map is shown in full above
         shared = terms[page.name] & line_words
         score = sum(1.0 / df[t] for t in shared) + bonus.get(page.name.lower(), 0.0)

@@ -758,6 +758,8 @@ def rule_valid_pages(d: Diff) -> Iterator[Finding]:
             allowed = [s for s in inherited if _rank(s) is not None] or allowed
         if state is None and parent is not None and d.state_of(d.base, parent) is None:
             pass  # a part of the person's note that has no state: it has none either
+        elif state is None:
+            yield path, "a new page starts with `state: open` in its frontmatter, and this one has none", ""
         elif _rank(state) is None:
             yield path, f"state must be one of {_KNOWN_STATES}", f"state: {state}"
         elif state not in allowed:

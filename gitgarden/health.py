@@ -123,7 +123,8 @@ def measure(tree: Tree, *, unread_lines: int = 0, today: date | None = None) -> 
         if found_facts.meta is None:
             health.malformed.append(name)
     metas = {n: f.meta or {} for n, f in facts.items()}
-    pages = [n for n in facts if n != "index"]
+    map_name = wiki.map_name()
+    pages = [n for n in facts if n != map_name]
     health.pages = len(pages)
     labels = {n: [n.rsplit("/", 1)[-1], str(metas[n].get("title") or ""), *wiki.aliases_of(metas[n])] for n in pages}
     here = layout.current()
@@ -139,8 +140,8 @@ def measure(tree: Tree, *, unread_lines: int = 0, today: date | None = None) -> 
             elif index.attachment(target) is None:  # an embed of an image resolves by its file name
                 health.broken_links.append((name, target))
         links[name] = targets
-    seen = {"index"}
-    todo = ["index"]
+    seen = {map_name}
+    todo = [map_name]
     while todo:
         for target in links.get(todo.pop(), []):
             if target not in seen:
@@ -160,7 +161,7 @@ def measure(tree: Tree, *, unread_lines: int = 0, today: date | None = None) -> 
     health.over_budget = sorted(n for n in pages if facts[n].chars > wiki.PAGE_BUDGET)
     health.split_advice = [_advice(tree, n, facts[n]) for n in health.over_budget if not wiki.is_gardeners(facts[n].meta)]
     health.superseded = sorted(n for n in pages if metas[n].get("superseded_by"))
-    map_text = (text_of(tree[wiki.map_path()]) or "") if "index" in facts else ""
+    map_text = (text_of(tree[wiki.map_path()]) or "") if map_name in facts else ""
     health.map_chars = len(map_text)
     health.open_questions = len(wiki.open_lines(map_text))
     if today is not None:

@@ -33,6 +33,8 @@ __all__ = [
     "of_root",
     "of_root_or_default",
     "check_dir",
+    "check_map_page",
+    "check_layout_value",
     "reserved_at_top",
 ]
 
@@ -54,6 +56,7 @@ class Layout:
     wiki_dir: str = "wiki"
     journal_dir: str = "raw/journal"
     identity: tuple[str, ...] = ()  # identity files: shown to the model, never pages
+    map_page: str = "index"  # the map's page name: another when an adopted vault's index.md is the person's
     # Worked out once: `page_name` runs for every path of every listing, several times a pass.
     at_root: bool = field(init=False, repr=False, compare=False)
     wiki_prefix: str = field(init=False, repr=False, compare=False)  # `wiki/`, or '' at the root
@@ -70,8 +73,8 @@ class Layout:
         return "the wiki (the project root)" if self.at_root else self.wiki_prefix
 
     def map_path(self) -> str:
-        """The map: `<wiki_dir>/index.md`."""
-        return self.wiki_prefix + "index.md"
+        """The map: `<wiki_dir>/<map_page>.md` (`index.md` unless `map_page` says otherwise)."""
+        return f"{self.wiki_prefix}{self.map_page}.md"
 
     def page_path(self, name: str) -> str:
         """The project-relative path of page `name`."""
@@ -184,9 +187,27 @@ def from_table(table: Mapping[str, Any], *, where: str) -> Layout:
         raise ConfigError(f"{where}: wiki_dir and journal_dir are both {wiki_dir!r}: the journal needs a folder of its own")
     if wiki_dir != "." and (wiki_dir + "/").startswith(journal_dir + "/"):
         raise ConfigError(f"{where}: wiki_dir {wiki_dir!r} lies inside journal_dir {journal_dir!r}")
+    map_page = check_map_page(table.get("map_page", DEFAULT.map_page), where=where)
     identity = table.get("identity_files", [])
     files = [str(f) for f in identity] if isinstance(identity, list) else []
-    return Layout(wiki_dir, journal_dir).with_identity(["AGENTS.md", *files])
+    return Layout(wiki_dir, journal_dir, map_page=map_page).with_identity(["AGENTS.md", *files])
+
+
+def check_layout_value(key: str, value: Any, *, where: str) -> str:
+    """A layout setting's value checked (`map_page` a note name, the others folders), or ConfigError."""
+    return check_map_page(value, where=where) if key == "map_page" else check_dir(key, value, where=where)
+
+
+def check_map_page(value: Any, *, where: str) -> str:
+    """`value` as the map's page name (a note name at the top of the wiki), or ConfigError saying why not."""
+    from gitgarden.wiki import is_note_name
+
+    text = value.strip().removesuffix(".md") if isinstance(value, str) else ""
+    if not text or "/" in text or not is_note_name(text) or reserved_at_top(text) or text in RESERVED_TOP:
+        raise ConfigError(
+            f"{where}: map_page must be a note name at the top of the wiki folder, such as \"Map\" (no folder, no .md), not {value!r}"
+        )
+    return text
 
 
 def of_root(root: Path | str) -> Layout:

@@ -221,7 +221,8 @@ def _layout_lines(layout: Layout) -> str:
     """The layout settings a new config file states (none for the default layout)."""
     import tomli_w
 
-    table = {k: v for k, v in (("wiki_dir", layout.wiki_dir), ("journal_dir", layout.journal_dir)) if v != getattr(Layout(), k)}
+    keys = ("wiki_dir", "journal_dir", "map_page")
+    table = {k: getattr(layout, k) for k in keys if getattr(layout, k) != getattr(Layout(), k)}
     return tomli_w.dumps(table) if table else ""
 
 
@@ -271,7 +272,15 @@ def obsidian_layout(root: Path) -> tuple[Layout, list[str]]:
             f"Obsidian names daily notes {fmt!r}, but gitgarden reads only YYYY-MM-DD.md files: set the daily notes "
             "format to YYYY-MM-DD in Obsidian (notes already named otherwise are left as they are, and not read)"
         )
-    return Layout(".", journal_dir), notes
+    map_page = Layout().map_page
+    if (root / Layout(".").map_path()).exists():
+        # The vault's own index.md is the person's note: the map gets a page of its own.
+        map_page = next(
+            (n for n in ("Map", "Gardener map", "gitgarden map") if not any(p.name.lower() == f"{n.lower()}.md" for p in root.iterdir())),
+            "gitgarden-map",
+        )
+        notes.append(f"the vault's own index.md stays yours: the gardener's map is {map_page}.md (map_page = {map_page!r})")
+    return Layout(".", journal_dir, map_page=map_page), notes
 
 
 def init_project(root: Path) -> InitReport:

@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from gitgarden import gitrepo
+from gitgarden import gitrepo, layout
 from gitgarden.errors import GitgardenError
 
 __all__ = [
@@ -283,7 +283,8 @@ def _merge_file(root: Path, path: str, base: bytes | None, ours: bytes | None, t
             f = Path(tmp) / label
             f.write_bytes(data)
             names.append(str(f))
-        union = ["--union"] if path.endswith("/index.md") and path.count("/") == 1 else []
+        # The map: both sides' new entries kept (the layout in force is the pass's own).
+        union = ["--union"] if path == layout.current().map_path() else []
         proc = subprocess.run(
             ["git", "merge-file", "-p", "-q", *union, *names], capture_output=True, env=gitrepo.clean_env(), check=False
         )

@@ -66,12 +66,12 @@ def page_titles(tree: Tree) -> dict[str, tuple[str, list[str]]]:
 
 def link_index(titles: Mapping[str, tuple[str, list[str]]]) -> wiki.LinkIndex:
     """Resolves links to the pages of `titles` (and the map), by name, title or alias."""
-    return wiki.LinkIndex(list(titles) + ["index"], {n: [t, *a] for n, (t, a) in titles.items()})
+    return wiki.LinkIndex(list(titles) + [wiki.map_name()], {n: [t, *a] for n, (t, a) in titles.items()})
 
 
 def reachable(tree: Tree, index: wiki.LinkIndex) -> set[str]:
     """Pages reachable from the map through links (directly or through hub pages)."""
-    seen = {"index"}
+    seen = {wiki.map_name()}
     todo = [wiki.map_path()]
     while todo:
         path = todo.pop()

@@ -23,6 +23,7 @@ from gitgarden import layout
 __all__ = [
     "STATES",
     "map_path",
+    "map_name",
     "PAGE_BUDGET",
     "MAP_CEILING",
     "PageError",
@@ -134,6 +135,11 @@ _layout_in_force = layout.current
 def map_path() -> str:
     """The project-relative path of the map, `<wiki_dir>/index.md` in the layout in force."""
     return layout.current().map_path()
+
+
+def map_name() -> str:
+    """The map's page name (`index` unless the project's `map_page` says otherwise)."""
+    return layout.current().map_page
 
 
 def page_path(name: str) -> str:

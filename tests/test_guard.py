@@ -630,6 +630,12 @@ def test_new_page_needs_parsable_frontmatter_and_known_state() -> None:
     assert rules(run({"wiki/export.md": page("x\n", state="draft")})) == {7}
 
 
+def test_a_new_page_without_a_state_is_told_what_to_add() -> None:
+    (verdict,) = run({"wiki/export.md": "Just text.\n"})
+    assert verdict.rule == 7
+    assert "`state: open`" in verdict.message and "None" not in verdict.line
+
+
 def test_new_page_source_must_name_existing_journal_days() -> None:
     assert rules(run({"wiki/export.md": page("x\n", source="2026-12-24")})) == {7}
 

@@ -231,6 +231,42 @@ def test_init_keeps_the_vaults_own_index_and_reads_other_daily_note_settings(tmp
     assert any("vault root" in n for n in report.notes)
 
 
+def test_a_vaults_own_index_stays_the_persons_and_the_map_gets_a_page_of_its_own(tmp_path: Path, fake_model: FakeModel) -> None:
+    root = tmp_path / "vault"
+    build_vault(root, ".")
+    write(root, ".obsidian/daily-notes.json", json.dumps({"folder": "Daily notes"}))
+    write(root, "index.md", f"# My index\n\nStart at [[{START}]].\n")
+    write(root, "Map.md", "A map of the valley, not of the wiki.\n")
+    report = init_project(root)
+    project = Project(report.root)
+    assert project.layout.map_path() == "Gardener map.md"  # "Map" is taken by a note of the person's
+    assert any("index.md stays yours" in n for n in report.notes)
+    assert (root / "Gardener map.md").read_text().startswith("# Map")
+    own = {p: (root / p).read_bytes() for p in ("index.md", "Map.md")}
+
+    capture(project, DAY, "had lunch")
+    commit_all(root, "my day")
+    result = garden(project, fake_model.enqueue({"operations": [{"op": "skip", "lines": [f"{DAY}#1", "2026-11-27#1"]}]}))
+    assert result.commit, (result.outcome, result.refusals, result.detail)
+    assert {p: (root / p).read_bytes() for p in own} == own
+    changed = git(root, "show", "--name-only", "--format=", "HEAD").splitlines()
+    assert all(p == "Gardener map.md" or p.startswith(BOOKKEEPING) for p in changed), changed
+    with layout.active(project.layout):
+        figures = measure(tree_of(project))
+    assert figures.map_chars == len((root / "Gardener map.md").read_text())
+    assert figures.pages == 7  # the vault's five notes, and the person's index and Map: pages like any
+    assert "[[index]]" in (root / "Gardener map.md").read_text() and not figures.unmapped
+
+
+def test_map_page_is_a_note_name_set_in_the_project(vault: Project) -> None:
+    done = invoke(vault, "config", "set", "map_page", "notes/Map")
+    assert done.exit_code != 0 and "map_page must be a note name" in done.output
+    done = invoke(vault, "config", "set", "--user", "map_page", "Map")
+    assert done.exit_code != 0 and "project's own setting" in done.output
+    assert invoke(vault, "config", "set", "map_page", "Map").exit_code == 0
+    assert find_project(vault.root).layout.map_path() == at(vault, "Map.md")
+
+
 # --- capture, unread lines, status -------------------------------------------------------
 
 
