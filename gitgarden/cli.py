@@ -135,6 +135,14 @@ def init(app: App, path: Path | None, register: bool | None) -> None:
         err(f"{report.root} is already a gitgarden project: nothing changed.")
     for note in report.notes:
         err(f"  {note}")
+    lines, days, oldest = report.waiting
+    today = f"{app.now().astimezone():%Y-%m-%d}"
+    if report.created and oldest and oldest < today:
+        err(
+            f"  {lines:,} journal line(s) in {days:,} day file(s), from {oldest} on, wait to be read: passes offer "
+            f"them oldest first, a few hundred at a time. To garden only from today on: "
+            f"gitgarden config set journal_from {today}"
+        )
     _maybe_register(app, report.root, register)
 
 

@@ -289,7 +289,7 @@ def _check_layout_setting(key: str, raw: str, *, scope: str, path: Path, root: P
     from gitgarden.layout import check_layout_value, from_table
 
     if scope != "project" or root is None:
-        raise ConfigError(f"{key} is a project's own setting (it says where its files are): run `gitgarden config set {key} …` inside the project, without --user")
+        raise ConfigError(f"{key} is a project's own setting (a fact of the project, the same on every machine): run `gitgarden config set {key} …` inside the project, without --user")
     value = check_layout_value(key, raw, where="gitgarden config set")
     table = {**read_toml(path), key: value}
     from_table(table, where="gitgarden config set")

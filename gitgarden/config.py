@@ -13,6 +13,7 @@ import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -110,6 +111,7 @@ SPECS: tuple[Spec, ...] = (
     Spec("health_growth", int, 100, "health trigger: pages added since the last pass (0 off)", 0, 1_000_000),
     Spec("wiki_dir", str, "wiki", "the wiki's folder, relative to the project ('.': the project root, an Obsidian vault in place)", project_only=True),
     Spec("journal_dir", str, "raw/journal", "the journal's folder of YYYY-MM-DD.md day files (e.g. 'Daily notes')", project_only=True),
+    Spec("journal_from", str, "", "the first journal day a pass reads (YYYY-MM-DD): older daily notes stay as they are, never offered; empty: every day", project_only=True),
     Spec("map_page", str, "index", "the map's page name at the top of the wiki (init picks another when a vault's own index.md is the person's)", project_only=True),
     Spec("at", str, "", "a nightly clock: local time (24-hour, e.g. 03:30) after which a tick starts the day's pass; empty: off"),
 )
@@ -160,6 +162,7 @@ class Settings:
     wiki_dir: str = "wiki"
     journal_dir: str = "raw/journal"
     map_page: str = "index"
+    journal_from: str = ""
     at: str = ""
     # Where api_base came from: a key is never sent to an endpoint named only by a committed
     # project file (a shared project must not be able to redirect the person's key).
@@ -280,6 +283,8 @@ def parse_value(key: str, value: Any, *, where: str) -> Any:
             if isinstance(value, bool):
                 raise ValueError
             return float(value)
+        if isinstance(value, date):  # TOML's bare `journal_from = 2026-12-01`
+            return value.isoformat()
         if not isinstance(value, str | int | float):
             raise ValueError
         return str(value)

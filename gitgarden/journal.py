@@ -180,9 +180,10 @@ def render_read(read: Mapping[str, Iterable[str]]) -> str:
     return "{\n" + body + "\n}\n" if days else "{}\n"
 
 
-def unread_lines(lines: Iterable[JournalLine], read: Mapping[str, set[str]]) -> list[JournalLine]:
-    """The lines whose content key is not in the read position."""
-    return [ln for ln in lines if ln.key not in read.get(ln.day, set())]
+def unread_lines(lines: Iterable[JournalLine], read: Mapping[str, set[str]], since: str = "") -> list[JournalLine]:
+    """The lines whose content key is not in the read position, from the day `since` on
+    (`journal_from`: the days before it are the person's history, left as they are and not offered)."""
+    return [ln for ln in lines if ln.day >= since and ln.key not in read.get(ln.day, set())]
 
 
 def mark_read(read: Mapping[str, set[str]], lines: Iterable[JournalLine]) -> dict[str, set[str]]:

@@ -35,6 +35,7 @@ __all__ = [
     "check_dir",
     "check_map_page",
     "check_layout_value",
+    "check_journal_from",
     "reserved_at_top",
 ]
 
@@ -57,6 +58,7 @@ class Layout:
     journal_dir: str = "raw/journal"
     identity: tuple[str, ...] = ()  # identity files: shown to the model, never pages
     map_page: str = "index"  # the map's page name: another when an adopted vault's index.md is the person's
+    journal_from: str = ""  # YYYY-MM-DD: day files before it are history, never offered ('' = every day)
     # Worked out once: `page_name` runs for every path of every listing, several times a pass.
     at_root: bool = field(init=False, repr=False, compare=False)
     wiki_prefix: str = field(init=False, repr=False, compare=False)  # `wiki/`, or '' at the root
@@ -188,13 +190,34 @@ def from_table(table: Mapping[str, Any], *, where: str) -> Layout:
     if wiki_dir != "." and (wiki_dir + "/").startswith(journal_dir + "/"):
         raise ConfigError(f"{where}: wiki_dir {wiki_dir!r} lies inside journal_dir {journal_dir!r}")
     map_page = check_map_page(table.get("map_page", DEFAULT.map_page), where=where)
+    journal_from = check_journal_from(table.get("journal_from", DEFAULT.journal_from), where=where)
     identity = table.get("identity_files", [])
     files = [str(f) for f in identity] if isinstance(identity, list) else []
-    return Layout(wiki_dir, journal_dir, map_page=map_page).with_identity(["AGENTS.md", *files])
+    return Layout(wiki_dir, journal_dir, map_page=map_page, journal_from=journal_from).with_identity(["AGENTS.md", *files])
+
+
+def check_journal_from(value: Any, *, where: str) -> str:
+    """`value` as the first journal day a pass reads (YYYY-MM-DD, or '' for every day), or ConfigError."""
+    from datetime import date
+
+    if isinstance(value, date):  # TOML's bare `journal_from = 2026-12-01`
+        value = value.isoformat()
+    text = value.strip() if isinstance(value, str) else None
+    if text == "":
+        return ""
+    try:
+        if text is None or len(text) != 10:
+            raise ValueError(text)
+        date.fromisoformat(text)
+    except ValueError:
+        raise ConfigError(f"{where}: journal_from must be a day written YYYY-MM-DD (or empty for every day), not {value!r}") from None
+    return text
 
 
 def check_layout_value(key: str, value: Any, *, where: str) -> str:
     """A layout setting's value checked (`map_page` a note name, the others folders), or ConfigError."""
+    if key == "journal_from":
+        return check_journal_from(value, where=where)
     return check_map_page(value, where=where) if key == "map_page" else check_dir(key, value, where=where)
 
 

@@ -36,7 +36,7 @@ def read(run: Pass) -> Reading | None:
             return None  # outcome stays "failed"; nothing was read, tagged or written
     reading.lines = journal.all_lines(project.journal)
     if "promote" in run.jobs:
-        reading.unread = journal.unread_lines(reading.lines, reading.read)
+        reading.unread = journal.unread_lines(reading.lines, reading.read, layout.current().journal_from)
         reading.aside_before = setaside.load(_set_aside_text(project))
         reading.aside = setaside.retry(reading.aside_before) if result.retry else reading.aside_before
         aside = reading.aside

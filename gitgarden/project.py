@@ -172,6 +172,9 @@ class InitReport:
     git_initialised: bool
     committed: bool
     notes: list[str] = field(default_factory=list)
+    # The journal lines already there and unread (an adopted vault's daily notes): how many,
+    # in how many day files, and the oldest day ('' when none).
+    waiting: tuple[int, int, str] = (0, 0, "")
 
 
 def init_layout(root: Path, layout: Layout | None = None) -> list[str]:
@@ -315,7 +318,18 @@ def init_project(root: Path) -> InitReport:
         committed = gitrepo.commit_paths(
             root, files, message="gitgarden init: project layout", author=None
         )
-    return InitReport(root, made, git_initialised, committed, notes)
+    return InitReport(root, made, git_initialised, committed, notes, _waiting(root, layout))
+
+
+def _waiting(root: Path, layout: Layout) -> tuple[int, int, str]:
+    """The unread journal lines a first pass would find: (lines, day files, oldest day)."""
+    from gitgarden.layout import active
+    from gitgarden.setaside import on_disk
+
+    with active(layout):
+        unread, _aside = on_disk(root)
+    days = sorted({ln.day for ln in unread})
+    return len(unread), len(days), days[0] if days else ""
 
 
 class DiskTree(Mapping[str, "Entry"]):

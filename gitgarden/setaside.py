@@ -260,7 +260,8 @@ def on_disk(root: Path) -> tuple[list[JournalLine], list[tuple[JournalLine, Entr
         except OSError:
             return None
 
-    unread = journal.unread_lines(journal.all_lines(root / layout.current().journal_dir), journal.load_read(text(journal.READ_PATH)))
+    here = layout.current()
+    unread = journal.unread_lines(journal.all_lines(root / here.journal_dir), journal.load_read(text(journal.READ_PATH)), here.journal_from)
     state = load(text(SET_ASIDE_PATH))
     aside = listed(state, unread)
     held = {id(ln) for ln, _ in aside}

@@ -270,6 +270,48 @@ def test_map_page_is_a_note_name_set_in_the_project(vault: Project) -> None:
 # --- capture, unread lines, status -------------------------------------------------------
 
 
+def test_init_names_the_waiting_daily_notes_and_journal_from_leaves_them_unoffered(tmp_path: Path, fake_model: FakeModel) -> None:
+    from click.testing import CliRunner
+
+    from gitgarden.cli import App, cli
+
+    root = tmp_path / "vault"
+    build_vault(root, ".")
+    write(root, ".obsidian/daily-notes.json", json.dumps({"folder": "Daily notes"}))
+    app = App(env={}, now=lambda: FIXED_NOW, model_factory=lambda s, e: None)
+    done = CliRunner().invoke(cli, ["init", "--no-register", str(root)], obj=app)
+    assert done.exit_code == 0, done.output
+    assert "1 journal line(s) in 1 day file(s), from 2026-11-27 on, wait to be read" in done.output
+    assert "gitgarden config set journal_from 2026-11-30" in done.output
+    project = Project(root)
+    assert invoke(project, "config", "set", "journal_from", "2026-11-30").exit_code == 0
+    daily = (root / DAILY).read_bytes()
+
+    capture(project, "2026-11-30", "Version history keeps a year")
+    commit_all(root, "my day")
+    assert json.loads(invoke(project, "status", "--json").output)["unread"] == 1  # the old daily note waits no more
+    result = garden(project, fake_model.enqueue({"operations": [{"op": "skip", "lines": ["2026-11-30#1"]}]}))
+    assert result.marked_read == 1, (result.outcome, result.detail)
+    assert "Looked at" not in fake_model.prompt and "Version history keeps a year" in fake_model.prompt
+    assert (root / DAILY).read_bytes() == daily  # history left as it was, in the person's daily note
+
+    assert invoke(project, "config", "unset", "journal_from").exit_code == 0
+    assert json.loads(invoke(project, "status", "--json").output)["unread"] == 1  # offered again: nothing was lost
+
+
+@pytest.mark.parametrize("value", ["2026-13-01", "yesterday", "2026-1-5"])
+def test_journal_from_is_a_real_day(vault: Project, value: str) -> None:
+    done = invoke(vault, "config", "set", "journal_from", value)
+    assert done.exit_code != 0 and "journal_from must be a day written YYYY-MM-DD" in done.output
+
+
+def test_a_bare_toml_date_is_a_journal_from_day(vault: Project) -> None:
+    path = vault.root / ".gitgarden" / "config.toml"
+    path.write_text(path.read_text() + "journal_from = 2026-11-28\n")
+    assert layout.of_root(vault.root).journal_from == "2026-11-28"
+    assert json.loads(invoke(vault, "status", "--json").output)["unread"] == 0  # the vault's daily note is older
+
+
 def test_capture_lands_in_the_journal_folder_and_status_counts_it(vault: Project) -> None:
     done = invoke(vault, "capture", "Version history keeps a year")
     assert done.exit_code == 0, done.output
