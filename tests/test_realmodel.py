@@ -154,6 +154,22 @@ def test_the_model_answers_through_the_grammar_with_operations(llama_server: str
     assert time.monotonic() - started < 2 * _GRAMMAR_TIMEOUT + 30  # two calls at most, each bounded
 
 
+def test_a_streamed_reply_from_the_real_server_counts_its_tokens_as_they_come(llama_server: str) -> None:
+    """The progress line's path: litellm streams from llama.cpp's server, the callback hears growing
+    counts while the reply arrives, and the assembled reply carries the server's own usage."""
+    settings = _settings(llama_server, max_output_tokens=64)
+    messages = [{"role": "user", "content": 'Count from one to thirty in words. Answer as {"words": "one, two, ..."}.'}]
+    heard: list[tuple[int, float]] = []
+    model = llm.LiteLLMModel(settings, {})
+    schema = {"type": "object", "properties": {"words": {"type": "string"}}, "required": ["words"]}
+    reply = model.complete(messages, schema, llm.Budget(tokens=20_000, seconds=_REQUEST_TIMEOUT), on_tokens=lambda n: heard.append((n, time.monotonic())))
+    assert reply.text.strip(), reply
+    assert reply.usage.completion_tokens > 0 and reply.usage.prompt_tokens > 0
+    counts = [n for n, _ in heard]
+    assert len(counts) >= 2 and counts == sorted(counts) and counts[0] < counts[-1], counts  # heard while it came
+    assert counts[-1] <= reply.usage.completion_tokens + 2  # the count shown is the reply's, not more
+
+
 def test_a_full_gitgarden_run_against_the_real_server(llama_server: str, tmp_path: Path) -> None:
     """`gitgarden llm status` and `gitgarden run` as a person runs them, in subprocesses, through litellm."""
     import json
