@@ -35,6 +35,7 @@ __all__ = [
     "check_dir",
     "check_map_page",
     "check_layout_value",
+    "check_on_disk",
     "reserved_at_top",
 ]
 
@@ -117,8 +118,13 @@ class Layout:
         return path.startswith(self.journal_prefix) and "/" not in rest and path.endswith(".md")
 
     def journal_in_wiki(self) -> bool:
-        """True when the journal folder sits inside the wiki folder (a vault's daily notes)."""
-        return self.journal_prefix.startswith(self.wiki_prefix) and self.journal_dir.split("/", 1)[0] not in ("raw", "log")
+        """True when the journal folder sits inside the wiki folder (a vault's daily notes), so a
+        listing of the wiki lists it too. At the root a journal under a reserved name (`raw/…`, a
+        hidden `.journal`) is not: the root's listing leaves those names out."""
+        if not self.journal_prefix.startswith(self.wiki_prefix):
+            return False
+        top = self.journal_dir.split("/", 1)[0]
+        return not (self.at_root and (reserved_at_top(top) or top in RESERVED_TOP))
 
     def wiki_folders(self) -> list[str]:
         """The folders a listing of the wiki walks (`.` walks the root, leaving reserved names out)."""
@@ -213,11 +219,30 @@ def check_map_page(value: Any, *, where: str) -> str:
 
 
 def of_root(root: Path | str) -> Layout:
-    """The layout of the project at `root`, read from its `.gitgarden/config.toml`."""
+    """The layout of the project at `root`, read from its `.gitgarden/config.toml`; ConfigError when
+    the file sets it badly or its wiki or journal folder is reached through a symlink."""
     from gitgarden.config import read_toml
 
     path = Path(root) / ".gitgarden" / "config.toml"
-    return from_table(read_toml(path), where=str(path))
+    found = from_table(read_toml(path), where=str(path))
+    check_on_disk(found, Path(root), where=str(path))
+    return found
+
+
+def check_on_disk(found: Layout, root: Path, *, where: str) -> None:
+    """ConfigError when the wiki or journal folder of `found` is, or lies inside, a symlink: a pass
+    reads only inside its project and never follows a symlink out (nor writes through one)."""
+    for key in ("wiki_dir", "journal_dir"):
+        folder = getattr(found, key)
+        parts = [] if folder == "." else folder.split("/")
+        for depth in range(1, len(parts) + 1):
+            link = root.joinpath(*parts[:depth])
+            if link.is_symlink():
+                shown = "/".join(parts[:depth])
+                raise ConfigError(
+                    f"{where}: {key} = {folder!r}, but {shown} is a symlink, and gitgarden never reads or writes "
+                    f"through one: make {shown} a real folder, or set {key} to another"
+                )
 
 
 def of_root_or_default(root: Path | str) -> Layout:

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gitgarden.errors import ConfigError, NotAProject
-from gitgarden.layout import Layout, of_root, reserved_at_top
+from gitgarden.layout import Layout, check_on_disk, of_root, reserved_at_top
 
 if TYPE_CHECKING:  # `status` and `tick` find a project without the tree and the wiki parser behind the facts
     from gitgarden.facts import FactsCache, PageFacts
@@ -273,7 +273,7 @@ def obsidian_layout(root: Path) -> tuple[Layout, list[str]]:
             "format to YYYY-MM-DD in Obsidian (notes already named otherwise are left as they are, and not read)"
         )
     map_page = Layout().map_page
-    if (root / Layout(".").map_path()).exists():
+    if any(p.name.lower() == Layout(".").map_path() for p in root.iterdir()):  # Index.md, or a symlink, is theirs too
         # The vault's own index.md is the person's note: the map gets a page of its own.
         map_page = next(
             (n for n in ("Map", "Gardener map", "gitgarden map") if not any(p.name.lower() == f"{n.lower()}.md" for p in root.iterdir())),
@@ -293,13 +293,15 @@ def init_project(root: Path) -> InitReport:
 
     root = root.resolve()
     root.mkdir(parents=True, exist_ok=True)
-    git_initialised = gitrepo.ensure_repo(root)
     notes: list[str] = []
+    # The layout first: a folder it cannot use (a daily-notes folder that is a symlink) is refused before anything is made.
     if (root / ".obsidian").is_dir() and not (root / ".gitgarden" / "config.toml").exists():
         layout, notes = obsidian_layout(root)
+        check_on_disk(layout, root, where=str(root))
         notes.insert(0, f"adopted the Obsidian vault in place: wiki_dir = {layout.wiki_dir}, journal_dir = {layout.journal_dir}")
     else:
         layout = of_root(root)
+    git_initialised = gitrepo.ensure_repo(root)
     made = init_layout(root, layout)
     committed = False
     # What the folder already held of the project (the person's AGENTS.md, their notes in the

@@ -1,0 +1,135 @@
+"""The layout settings under attack and in odd but legal vaults (issue 14, item 1).
+
+Symlinks that lead out of the project, a journal in a hidden folder, layouts changed after
+passes ran, the guard's surface at the root: each test is a case that once went wrong.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gitgarden import layout
+from gitgarden.config import Settings
+from gitgarden.gardener import PassResult, run_pass
+from gitgarden.project import Project, init_project
+from tests.conftest import FIXED_NOW, FakeModel, commit_all, git, invoke, workspace, write
+
+SETTINGS = Settings(model="fake/scripted")
+DAY = "2026-11-29"
+SECRET = "- a line from outside the project"
+
+
+def garden(project: Project, model: FakeModel | None, settings: Settings = SETTINGS) -> PassResult:
+    return run_pass(project, settings, model=model, now=lambda: FIXED_NOW)
+
+
+def vault(root: Path, daily: str = "Daily notes", notes: dict[str, str] | None = None) -> Path:
+    """An Obsidian vault (not yet a project) whose daily notes live in `daily`."""
+    write(root, ".obsidian/daily-notes.json", json.dumps({"folder": daily, "format": "YYYY-MM-DD"}))
+    for rel, text in (notes or {"Orphan note.md": "A note of mine.\n"}).items():
+        write(root, rel, text)
+    return root
+
+
+def outside(tmp_path: Path) -> Path:
+    """A folder beside the project holding a day file and a note nobody may read through gitgarden."""
+    folder = tmp_path / "outside"
+    write(folder, f"{DAY}.md", SECRET + "\n")
+    write(folder, "secret.md", "a secret note\n")
+    return folder
+
+
+# --- symlinks out of the project --------------------------------------------------------------
+
+
+def test_a_journal_folder_that_is_a_symlink_out_is_refused_in_one_line_and_never_read(tmp_path: Path, fake_model: FakeModel) -> None:
+    away = outside(tmp_path)
+    root = vault(tmp_path / "vault", "Days")
+    project = Project(init_project(root).root)
+    shutil.rmtree(root / "Days")
+    (root / "Days").symlink_to(away, target_is_directory=True)
+    commit_all(root, "my days live elsewhere")
+    before, theirs = workspace(root), workspace(away)
+    for args in (["status"], ["status", "--json"], ["health"], ["capture", "a new line"], ["run"]):
+        done = invoke(project, *args, model=fake_model)
+        assert done.exit_code == 1, (args, done.output)
+        assert "Days is a symlink" in done.output and done.output.count("\n") == 1, (args, done.output)
+        assert SECRET not in done.output
+    assert fake_model.history == []  # no prompt ever held a line from outside
+    assert workspace(root) == before and workspace(away) == theirs
+    refused = invoke(project, "config", "set", "journal_dir", "Days")
+    assert refused.exit_code == 1 and "Days is a symlink" in refused.output
+    (root / "Real days").mkdir()
+    assert invoke(project, "config", "set", "journal_dir", "Real days").exit_code == 0  # the way out the message names
+    assert invoke(project, "status").exit_code == 0
+
+
+def test_a_wiki_folder_or_a_journal_parent_that_is_a_symlink_is_refused(tmp_path: Path, fake_model: FakeModel) -> None:
+    away = outside(tmp_path)
+    project = Project(init_project(tmp_path / "proj").root)
+    root = project.root
+    os.rename(root / "wiki", tmp_path / "old-wiki")
+    (root / "wiki").symlink_to(away, target_is_directory=True)
+    done = invoke(project, "health", "--json")
+    assert done.exit_code == 1 and "wiki is a symlink" in done.output and "secret" not in done.output
+    (root / "wiki").unlink()
+    os.rename(tmp_path / "old-wiki", root / "wiki")
+    # raw/ itself leading out takes the journal (raw/journal) with it.
+    os.rename(root / "raw", tmp_path / "old-raw")
+    (root / "raw").symlink_to(tmp_path / "old-raw", target_is_directory=True)
+    write(tmp_path, f"old-raw/journal/{DAY}.md", SECRET + "\n")
+    result = garden(Project(root), fake_model)
+    assert result.outcome == "failed" and "raw is a symlink" in result.detail and fake_model.history == []
+
+
+def test_init_refuses_a_vault_whose_daily_notes_folder_is_a_symlink_and_makes_nothing(tmp_path: Path) -> None:
+    away = outside(tmp_path)
+    root = vault(tmp_path / "vault")
+    (root / "Daily notes").symlink_to(away, target_is_directory=True)
+    before = workspace(root)
+    os.chdir(tmp_path)
+    done = subprocess.run([sys.executable, "-m", "gitgarden", "init", "--no-register", str(root)], capture_output=True, text=True)
+    assert done.returncode == 1 and "Daily notes is a symlink" in done.stderr and done.stderr.count("\n") == 1
+    assert workspace(root) == before and not (root / ".git").exists()
+
+
+@pytest.mark.parametrize("theirs", ["Index.md", "index.md -> nowhere"])
+def test_a_vaults_own_index_in_another_case_or_as_a_symlink_is_never_taken_for_the_map(tmp_path: Path, theirs: str) -> None:
+    root = vault(tmp_path / "vault")
+    if "->" in theirs:
+        (root / "index.md").symlink_to(tmp_path / "nowhere.md")
+    else:
+        write(root, theirs, "# My own index\n")
+    project = Project(init_project(root).root)
+    assert project.layout.map_path() == "Map.md"
+    assert (root / "Map.md").read_text().startswith("# Map")
+
+
+# --- odd but legal layouts --------------------------------------------------------------------
+
+
+def test_a_journal_in_a_hidden_folder_of_a_root_vault_is_read_captured_and_gardened(tmp_path: Path, fake_model: FakeModel) -> None:
+    root = vault(tmp_path / "vault", ".journal")
+    project = Project(init_project(root).root)
+    assert project.layout.journal_dir == ".journal"
+    assert invoke(project, "capture", "Lunch spots near the office: the noodle bar").exit_code == 0
+    day = f"{FIXED_NOW.astimezone():%Y-%m-%d}"
+    assert (root / ".journal" / f"{day}.md").is_file()
+    assert json.loads(invoke(project, "status", "--json").output)["unread"] == 1
+    commit_all(root, "my day")
+    fake_model.enqueue({"operations": [
+        {"op": "create_page", "page": "lunch-spots", "title": "Lunch spots", "body": "Lunch spots near the office: the noodle bar.\n", "lines": [f"{day}#1"]},
+    ]})
+    result = garden(project, fake_model)
+    assert result.outcome == "pages_written" and result.created == ["lunch-spots.md"], (result.outcome, result.detail, result.refusals)
+    assert json.loads(invoke(project, "status", "--json").output)["unread"] == 0
+    with layout.active(project.layout):
+        assert not project.layout.in_wiki(f".journal/{day}.md")
+    assert git(root, "status", "--porcelain") == ""
