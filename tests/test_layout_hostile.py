@@ -133,3 +133,22 @@ def test_a_journal_in_a_hidden_folder_of_a_root_vault_is_read_captured_and_garde
     with layout.active(project.layout):
         assert not project.layout.in_wiki(f".journal/{day}.md")
     assert git(root, "status", "--porcelain") == ""
+
+
+def test_a_symlink_in_the_maps_place_is_never_read_and_status_says_the_map_is_not_kept(tmp_path: Path, fake_model: FakeModel) -> None:
+    away = outside(tmp_path)
+    write(away, "big.md", "x" * 5000)  # over the map's ceiling: status would call for map work
+    root = vault(tmp_path / "vault")
+    project = Project(init_project(root).root)
+    (root / "index.md").unlink()
+    (root / "index.md").symlink_to(away / "big.md")
+    commit_all(root, "my index lives elsewhere")
+    done = invoke(project, "status", "--json")
+    assert done.exit_code == 0, done.output
+    shown = json.loads(done.stdout)
+    assert shown["map_chars"] is None and not shown["map_over_ceiling"] and shown["work"] != "map"
+    assert any("index.md is a symlink" in w for w in shown["warnings"])
+    theirs = workspace(away)
+    write(root, f"Daily notes/{DAY}.md", "- had lunch\n")
+    result = garden(project, fake_model.enqueue({"operations": [{"op": "skip", "lines": [f"{DAY}#1"]}]}))
+    assert result.commit and (root / "index.md").is_symlink() and workspace(away) == theirs
