@@ -169,6 +169,8 @@ def check_dir(key: str, value: Any, *, where: str) -> str:
     if not isinstance(value, str) or not value.strip():
         raise ConfigError(f"{where}: {key} must be a folder inside the project, not {value!r}")
     text = value.strip()
+    if any(ord(c) < 32 or ord(c) == 127 for c in text):
+        raise ConfigError(f"{where}: {key} = {value!r} holds a control character (a newline, a tab, NUL): name a plain folder")
     if "\\" in text:
         raise ConfigError(f"{where}: {key} = {value!r}: write folders with /, not \\")
     if text.startswith(("/", "~")) or (len(text) > 1 and text[1] == ":"):

@@ -242,21 +242,16 @@ def obsidian_layout(root: Path) -> tuple[Layout, list[str]]:
     """The layout that adopts the Obsidian vault at `root` in place, and sentences saying what
     was chosen: the wiki is the root, the journal the daily-notes folder of
     `.obsidian/daily-notes.json` (Obsidian's own default, the vault root, cannot hold a journal)."""
-    import json
-
     from gitgarden.layout import check_dir
 
-    settings: dict[str, object] = {}
-    path = root / ".obsidian" / "daily-notes.json"
-    try:
-        loaded = json.loads(path.read_text(encoding="utf-8")) if path.is_file() and not path.is_symlink() else {}
-        settings = loaded if isinstance(loaded, dict) else {}
-    except (OSError, ValueError):
-        settings = {}
+    settings, unread = _daily_notes_settings(root / ".obsidian" / "daily-notes.json")
     notes: list[str] = []
-    folder = str(settings.get("folder") or "").strip().strip("/")
+    given = settings.get("folder")
+    folder = given.strip().strip("/") if isinstance(given, str) else ""
     journal_dir = "Daily notes"
-    if folder:
+    if unread or (given and not isinstance(given, str)):
+        notes.append(f".obsidian/daily-notes.json {unread or f'names the folder {given!r}'}: the journal is {journal_dir}/")
+    elif folder:
         try:
             journal_dir = check_dir("journal_dir", folder, where=".obsidian/daily-notes.json")
         except ConfigError as exc:
@@ -281,6 +276,31 @@ def obsidian_layout(root: Path) -> tuple[Layout, list[str]]:
         )
         notes.append(f"the vault's own index.md stays yours: the gardener's map is {map_page}.md (map_page = {map_page!r})")
     return Layout(".", journal_dir, map_page=map_page), notes
+
+
+_SETTINGS_LIMIT = 64 * 1024  # Obsidian writes a few hundred bytes: a bigger file is no settings file of its own
+
+
+def _daily_notes_settings(path: Path) -> tuple[dict[str, object], str]:
+    """`.obsidian/daily-notes.json` as a table, and why it was not read ('' when it was, or is absent):
+    never through a symlink, never a huge file, never a file that is not a JSON object."""
+    import json
+
+    if not os.path.lexists(path):
+        return {}, ""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        return {}, "is a symlink, not read" if exc.errno == errno.ELOOP else f"cannot be read ({exc.strerror})"
+    with open(fd, "rb") as fh:
+        data = fh.read(_SETTINGS_LIMIT + 1)
+    if len(data) > _SETTINGS_LIMIT:
+        return {}, "is too large to be Obsidian's settings, not read"
+    try:
+        loaded = json.loads(data.decode("utf-8"))
+    except ValueError:
+        return {}, "is not valid JSON, not read"
+    return (loaded, "") if isinstance(loaded, dict) else ({}, "is not a JSON object, not read")
 
 
 def init_project(root: Path) -> InitReport:

@@ -152,3 +152,47 @@ def test_a_symlink_in_the_maps_place_is_never_read_and_status_says_the_map_is_no
     write(root, f"Daily notes/{DAY}.md", "- had lunch\n")
     result = garden(project, fake_model.enqueue({"operations": [{"op": "skip", "lines": [f"{DAY}#1"]}]}))
     assert result.commit and (root / "index.md").is_symlink() and workspace(away) == theirs
+
+
+# --- settings no one should be able to write --------------------------------------------------
+
+
+@pytest.mark.parametrize("value", ["Days\\u0000x", "Days\\nx", "Days\\tx"])
+def test_a_layout_folder_with_a_control_character_is_one_clear_line(project: Project, value: str) -> None:
+    config = project.root / ".gitgarden" / "config.toml"
+    config.write_text(config.read_text() + f'journal_dir = "{value}"\n')
+    done = invoke(project, "status")
+    assert done.exit_code == 1 and "holds a control character" in done.output and done.output.count("\n") == 1, done.output
+    config.write_text(config.read_text().rsplit("journal_dir", 1)[0])
+    before = config.read_bytes()
+    refused = invoke(project, "config", "set", "journal_dir", json.loads(f'"{value}"'))
+    assert refused.exit_code == 1 and "holds a control character" in refused.output and refused.output.count("\n") == 1
+    assert config.read_bytes() == before
+
+
+@pytest.mark.parametrize(
+    ("settings", "why"),
+    [
+        ("not json {", "is not valid JSON"),
+        ("[1, 2]", "is not a JSON object"),
+        (json.dumps({"folder": ["Days"]}), "names the folder ['Days']"),
+        (json.dumps({"folder": 5}), "names the folder 5"),
+        (json.dumps({"folder": "Days\u0000x"}), "holds a control character"),
+        (json.dumps({"folder": "Days\nx"}), "holds a control character"),
+        (json.dumps({"folder": "Days", "pad": "x" * 100_000}), "too large"),
+        ("symlink", "is a symlink"),
+    ],
+)
+def test_daily_notes_settings_obsidian_never_wrote_leave_the_journal_in_daily_notes(tmp_path: Path, settings: str, why: str) -> None:
+    root = vault(tmp_path / "vault")
+    target = root / ".obsidian" / "daily-notes.json"
+    if settings == "symlink":
+        write(tmp_path, "elsewhere.json", json.dumps({"folder": "Secret"}))
+        target.unlink()
+        target.symlink_to(tmp_path / "elsewhere.json")
+    else:
+        target.write_text(settings)
+    report = init_project(root)
+    assert layout.of_root(root).journal_dir == "Daily notes" and (root / "Daily notes").is_dir()
+    assert any(why in n and "the journal is Daily notes/" in n and "\n" not in n for n in report.notes), report.notes
+    assert not [p for p in os.listdir(root) if p not in (".obsidian", ".git", ".gitgarden", ".gitignore", "log", "index.md", "Daily notes", "Orphan note.md")]
