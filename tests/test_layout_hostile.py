@@ -15,10 +15,12 @@ from pathlib import Path
 
 import pytest
 
-from gitgarden import layout
+from gitgarden import guard, layout
 from gitgarden.config import Settings
 from gitgarden.gardener import PassResult, run_pass
+from gitgarden.layout import Layout
 from gitgarden.project import Project, init_project
+from gitgarden.tree import Overlay, file
 from tests.conftest import FIXED_NOW, FakeModel, commit_all, git, invoke, workspace, write
 
 SETTINGS = Settings(model="fake/scripted")
@@ -196,3 +198,56 @@ def test_daily_notes_settings_obsidian_never_wrote_leave_the_journal_in_daily_no
     assert layout.of_root(root).journal_dir == "Daily notes" and (root / "Daily notes").is_dir()
     assert any(why in n and "the journal is Daily notes/" in n and "\n" not in n for n in report.notes), report.notes
     assert not [p for p in os.listdir(root) if p not in (".obsidian", ".git", ".gitgarden", ".gitignore", "log", "index.md", "Daily notes", "Orphan note.md")]
+
+
+# --- the guard's surface at the root ----------------------------------------------------------
+
+ROOT_LAYOUT = Layout(".", "Daily notes").with_identity(["AGENTS.md", "about.md"])
+# What the hook sees of a root vault: HEAD's tree, gitgarden's own folders included.
+HEAD_TREE = {
+    "Daily notes/2026-11-28.md": file("- had lunch\n"),
+    "Orphan note.md": file("A note of mine.\n"),
+    "Notes/Travel.md": file("Trips.\n"),
+    "about.md": file("Who I am.\n"),
+    "index.md": file("# Map\n"),
+    "log/.gitkeep": file(""),
+    ".gitgarden/config.toml": file('wiki_dir = "."\n'),
+}
+NEW_PAGE = "---\ntitle: A note\nstate: open\nsource: []\n---\nText.\n"
+
+
+@pytest.mark.parametrize(
+    ("path", "twin"),
+    [
+        ("Raw/x.md", "raw/"),  # raw/ need not exist yet to be raw/ on a case-insensitive disk
+        ("RAW/journal/2026-11-30.md", "raw/"),
+        ("LOG/x.md", "log/"),
+        ("Log/2026-12.jsonl.md", "log/"),
+        ("daily notes/notes.md", "Daily notes/"),  # a note in the journal folder that is no day file
+        ("DAILY NOTES/2026-11-30.md", "Daily notes/"),
+        ("Daily Notes/sub/x.md", "Daily notes/"),
+        ("agents.md", "AGENTS.md"),
+        ("ABOUT.md", "about.md"),
+        ("notes/Travel plans.md", "Notes/"),
+    ],
+)
+def test_an_agents_new_note_named_like_a_reserved_folder_in_other_case_is_refused(path: str, twin: str) -> None:
+    proposed = Overlay(HEAD_TREE, {path: file(NEW_PAGE)})
+    with layout.active(ROOT_LAYOUT):
+        verdicts = guard.check(HEAD_TREE, proposed, agent=True)
+    assert [v.rule for v in verdicts] == [3], [v.message for v in verdicts]
+    assert twin in verdicts[0].message or "other letter case" in verdicts[0].message
+
+
+@pytest.mark.parametrize("path", ["Notes/Travel plans.md", "Daily notes.md", "Rawness.md", "New folder/x.md", "Daily notes/2026-11-30.md"])
+def test_an_agents_new_note_in_its_own_case_still_lands(path: str) -> None:
+    proposed = Overlay(HEAD_TREE, {path: file(NEW_PAGE if not path.startswith("Daily notes/") else "- a day\n")})
+    with layout.active(ROOT_LAYOUT):
+        assert guard.check(HEAD_TREE, proposed, agent=True) == []
+
+
+def test_a_vault_with_two_folders_in_other_case_may_still_grow_both() -> None:
+    base = {**HEAD_TREE, "notes/old.md": file("An old note.\n")}  # kept on a case-sensitive disk: both exist
+    for path in ("notes/new.md", "Notes/new two.md"):
+        with layout.active(ROOT_LAYOUT):
+            assert guard.check(base, Overlay(base, {path: file(NEW_PAGE)}), agent=True) == [], path
