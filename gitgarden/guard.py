@@ -463,10 +463,8 @@ def _case_twin(here: layout.Layout, path: str, folders_lower: Mapping[str, set[s
     """Why a new wiki file named like a folder or reserved name in other letter case may not be
     created (rule 3), or None: on a case-insensitive disk (macOS, Windows) `Raw/x.md` lands in
     raw/, and `daily notes/x.md` in the journal folder, past the rules that guard them."""
-    lower = path.lower()
-    reserved = [f"{name}/" for name in ("raw", "log")] + [here.journal_prefix]
-    twins = [r for r in reserved if lower.startswith(r.lower()) and not path.startswith(r)]
-    twins += [f for f in ("AGENTS.md", *here.identity) if lower == f.lower() and path != f]
+    reserved = here.case_twin(path)
+    twins = [reserved] if reserved else []
     parts = path.split("/")[:-1]
     for i in range(1, len(parts) + 1):
         folder = "/".join(parts[:i])

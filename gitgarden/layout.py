@@ -104,6 +104,16 @@ class Layout:
                 return None
         return path[len(prefix) : -3]
 
+    def case_twin(self, path: str) -> str | None:
+        """The reserved name `path` names in other letter case (`raw/`, `log/`, the journal folder,
+        `AGENTS.md`, an identity file), or None: on a case-insensitive disk (macOS, Windows)
+        `Raw/x.md` is `raw/x.md`."""
+        lower = path.lower()
+        for folder in ("raw/", "log/", self.journal_prefix):
+            if lower.startswith(folder.lower()) and not path.startswith(folder):
+                return folder
+        return next((f for f in ("AGENTS.md", *self.identity) if lower == f.lower() and path != f), None)
+
     def wiki_relative(self, path: str) -> str:
         """`path` relative to the wiki folder (an attachment's name as links give it)."""
         return path[len(self.wiki_prefix) :]

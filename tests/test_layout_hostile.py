@@ -251,3 +251,23 @@ def test_a_vault_with_two_folders_in_other_case_may_still_grow_both() -> None:
     for path in ("notes/new.md", "Notes/new two.md"):
         with layout.active(ROOT_LAYOUT):
             assert guard.check(base, Overlay(base, {path: file(NEW_PAGE)}), agent=True) == [], path
+
+
+# --- split, capture, undo and review at the root ----------------------------------------------
+
+
+def _big_note(headings: list[str]) -> str:
+    para = "word " * 120
+    return "Intro.\n\n" + "".join(f"## {h}\n\n" + "\n\n".join([para] * 5) + "\n\n" for h in headings)
+
+
+@pytest.mark.parametrize("heading", ["AGENTS", "Agents", "About"])
+def test_a_split_at_the_root_never_names_a_part_like_agents_md_or_an_identity_file(tmp_path: Path, heading: str) -> None:
+    root = vault(tmp_path / "vault", notes={"Big note.md": _big_note(["Keep", heading, "More"]), "about.md": "Who I am.\n"})
+    write(root, ".gitgarden/config.toml", 'wiki_dir = "."\njournal_dir = "Daily notes"\nidentity_files = ["about.md"]\n')
+    project = Project(init_project(root).root)
+    done = invoke(project, "split", "Big note", "--yes")
+    assert done.exit_code == 0, done.output
+    made = git(root, "show", "--name-only", "--format=", "HEAD").split("\n")
+    assert f"Big note - {heading}.md" in made and not any(p.lower() in ("agents.md", "about.md") for p in made), made
+    assert (root / "about.md").read_text() == "Who I am.\n" and not (root / "AGENTS.md").exists()
