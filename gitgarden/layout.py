@@ -102,7 +102,9 @@ class Layout:
             top = path.split("/", 1)[0]
             if reserved_at_top(top) or top in RESERVED_TOP:
                 return None
-        return path[len(prefix) : -3]
+        name = path[len(prefix) : -3]
+        # Hidden at any depth (`.trash/`, `.obsidian/` of a vault kept in wiki/): Obsidian shows no such note.
+        return None if name.startswith(".") or "/." in name else name
 
     def case_twin(self, path: str) -> str | None:
         """The reserved name `path` names in other letter case (`raw/`, `log/`, the journal folder,

@@ -271,3 +271,19 @@ def test_a_split_at_the_root_never_names_a_part_like_agents_md_or_an_identity_fi
     made = git(root, "show", "--name-only", "--format=", "HEAD").split("\n")
     assert f"Big note - {heading}.md" in made and not any(p.lower() in ("agents.md", "about.md") for p in made), made
     assert (root / "about.md").read_text() == "Who I am.\n" and not (root / "AGENTS.md").exists()
+
+
+@pytest.mark.parametrize("wiki_dir", ["wiki", "."])
+def test_hidden_notes_at_any_depth_are_no_pages_in_either_layout(tmp_path: Path, wiki_dir: str) -> None:
+    root = tmp_path / "vault"
+    prefix = "" if wiki_dir == "." else "wiki/"
+    for rel, text in {"Kept.md": "A note of mine.\n", ".trash/Deleted.md": "Gone, links [[Nowhere]].\n",
+                      "Notes/.drafts/Draft.md": "Not yet.\n", ".obsidian/templates/T.md": "{{title}}\n"}.items():
+        write(root, prefix + rel, text)
+    write(root, ".gitgarden/config.toml", f'wiki_dir = "{wiki_dir}"\n')
+    project = Project(init_project(root).root)
+    shown = json.loads(invoke(project, "health", "--json").output)
+    assert shown["pages"] == 1 and shown["broken_links"] == [] and shown["unmapped"] == ["Kept"], shown
+    result = garden(project, None, Settings())  # the map job needs no model
+    mapped = (root / project.layout.map_path()).read_text()
+    assert "[[Kept]]" in mapped and "Deleted" not in mapped and "Draft" not in mapped and result.commit
