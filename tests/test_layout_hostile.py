@@ -287,3 +287,16 @@ def test_hidden_notes_at_any_depth_are_no_pages_in_either_layout(tmp_path: Path,
     result = garden(project, None, Settings())  # the map job needs no model
     mapped = (root / project.layout.map_path()).read_text()
     assert "[[Kept]]" in mapped and "Deleted" not in mapped and "Draft" not in mapped and result.commit
+
+
+def test_a_raw_folder_of_a_root_vault_that_is_a_symlink_out_never_reaches_the_prompt(tmp_path: Path, fake_model: FakeModel) -> None:
+    away = outside(tmp_path)
+    write(away, "chat/session.md", "a secret conversation\n")
+    root = vault(tmp_path / "vault")
+    (root / "raw").symlink_to(away, target_is_directory=True)  # the person's own link, not gitgarden's folder
+    project = Project(init_project(root).root)
+    write(root, f"Daily notes/{DAY}.md", "- had lunch\n")
+    commit_all(root, "my day")
+    result = garden(project, fake_model.enqueue({"operations": [{"op": "skip", "lines": [f"{DAY}#1"]}]}))
+    assert result.commit, (result.outcome, result.detail)
+    assert "a secret conversation" not in fake_model.prompt and "had lunch" in fake_model.prompt
