@@ -210,7 +210,14 @@ def from_table(table: Mapping[str, Any], *, where: str) -> Layout:
     map_page = check_map_page(table.get("map_page", DEFAULT.map_page), where=where)
     identity = table.get("identity_files", [])
     files = [str(f) for f in identity] if isinstance(identity, list) else []
-    return Layout(wiki_dir, journal_dir, map_page=map_page).with_identity(["AGENTS.md", *files])
+    found = Layout(wiki_dir, journal_dir, map_page=map_page).with_identity(["AGENTS.md", *files])
+    if found.page_name(found.map_path()) is None or found.case_twin(found.map_path()):
+        # The map would be a file no pass may write (AGENTS.md, an identity file): every map refused.
+        raise ConfigError(
+            f"{where}: map_page = {map_page!r} makes the map {found.map_path()}, a file no pass may write "
+            "(AGENTS.md and the identity files, in any letter case, are no pages): choose another name, such as \"Map\""
+        )
+    return found
 
 
 def check_layout_value(key: str, value: Any, *, where: str) -> str:

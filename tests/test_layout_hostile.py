@@ -300,3 +300,18 @@ def test_a_raw_folder_of_a_root_vault_that_is_a_symlink_out_never_reaches_the_pr
     result = garden(project, fake_model.enqueue({"operations": [{"op": "skip", "lines": [f"{DAY}#1"]}]}))
     assert result.commit, (result.outcome, result.detail)
     assert "a secret conversation" not in fake_model.prompt and "had lunch" in fake_model.prompt
+
+
+@pytest.mark.parametrize("name", ["AGENTS", "agents", "About"])
+def test_map_page_may_not_name_a_file_no_pass_writes(tmp_path: Path, name: str) -> None:
+    root = vault(tmp_path / "vault", notes={"about.md": "Who I am.\n"})
+    project = Project(init_project(root).root)
+    config = root / ".gitgarden" / "config.toml"
+    config.write_text(config.read_text() + 'identity_files = ["about.md"]\n')
+    before = config.read_bytes()
+    refused = invoke(project, "config", "set", "map_page", name)
+    assert refused.exit_code == 1 and "a file no pass may write" in refused.output and refused.output.count("\n") == 1
+    assert config.read_bytes() == before
+    config.write_text(config.read_text() + f'map_page = "{name}"\n')  # written by hand: every command says so
+    done = invoke(project, "status")
+    assert done.exit_code == 1 and "a file no pass may write" in done.output and done.output.count("\n") == 1
