@@ -267,6 +267,12 @@ def obsidian_layout(root: Path) -> tuple[Layout, list[str]]:
             f"Obsidian names daily notes {fmt!r}, but gitgarden reads only YYYY-MM-DD.md files: set the daily notes "
             "format to YYYY-MM-DD in Obsidian (notes already named otherwise are left as they are, and not read)"
         )
+    held = [f"{n}/" for n in ("raw", "log") if _holds_notes(root / n)]
+    if held:
+        notes.append(
+            f"the vault's own {' and '.join(held)} {'hold' if len(held) > 1 else 'holds'} notes, which stay where they are but are no pages: gitgarden "
+            "keeps its pass records in log/ and the conversation in raw/ (move the notes to another folder to garden them)"
+        )
     map_page = Layout().map_page
     if any(p.name.lower() == Layout(".").map_path() for p in root.iterdir()):  # Index.md, or a symlink, is theirs too
         # The vault's own index.md is the person's note: the map gets a page of its own.
@@ -276,6 +282,13 @@ def obsidian_layout(root: Path) -> tuple[Layout, list[str]]:
         )
         notes.append(f"the vault's own index.md stays yours: the gardener's map is {map_page}.md (map_page = {map_page!r})")
     return Layout(".", journal_dir, map_page=map_page), notes
+
+
+def _holds_notes(folder: Path) -> bool:
+    """True when `folder` (a real folder, not a symlink) holds a `.md` note at any depth."""
+    if folder.is_symlink() or not folder.is_dir():
+        return False
+    return any(name.endswith(".md") for _, _, files in os.walk(folder) for name in files)
 
 
 _SETTINGS_LIMIT = 64 * 1024  # Obsidian writes a few hundred bytes: a bigger file is no settings file of its own

@@ -315,3 +315,14 @@ def test_map_page_may_not_name_a_file_no_pass_writes(tmp_path: Path, name: str) 
     config.write_text(config.read_text() + f'map_page = "{name}"\n')  # written by hand: every command says so
     done = invoke(project, "status")
     assert done.exit_code == 1 and "a file no pass may write" in done.output and done.output.count("\n") == 1
+
+
+def test_init_says_when_the_vaults_own_log_or_raw_folder_holds_notes_and_moves_none(tmp_path: Path) -> None:
+    root = vault(tmp_path / "vault", notes={"log/Work log.md": "- shipped it\n", "Notes/a.md": "A.\n"})
+    before = workspace(root)
+    report = init_project(root)
+    said = [n for n in report.notes if "the vault's own log/ holds notes" in n]
+    assert len(said) == 1 and "\n" not in said[0], report.notes
+    assert {p: d for p, d in workspace(root).items() if p in before} == before
+    plain = vault(tmp_path / "plain")
+    assert not any("notes, which stay where they are" in n for n in init_project(plain).notes)
