@@ -253,7 +253,7 @@ def obsidian_layout(root: Path) -> tuple[Layout, list[str]]:
         notes.append(f".obsidian/daily-notes.json {unread or f'names the folder {given!r}'}: the journal is {journal_dir}/")
     elif folder:
         try:
-            journal_dir = check_dir("journal_dir", folder, where=".obsidian/daily-notes.json")
+            journal_dir = _as_on_disk(root, check_dir("journal_dir", folder, where=".obsidian/daily-notes.json"))
         except ConfigError as exc:
             notes.append(f"{exc}; the journal is {journal_dir}/ instead")
     else:
@@ -282,6 +282,25 @@ def obsidian_layout(root: Path) -> tuple[Layout, list[str]]:
         )
         notes.append(f"the vault's own index.md stays yours: the gardener's map is {map_page}.md (map_page = {map_page!r})")
     return Layout(".", journal_dir, map_page=map_page), notes
+
+
+def _as_on_disk(root: Path, folder: str) -> str:
+    """`folder` as the disk spells it: a vault copied from a Mac may hold `Tägliche Notizen` in
+    decomposed Unicode (NFD) while Obsidian's settings name it composed (NFC); on Linux those are two
+    folders, and the journal must be the one that holds the daily notes."""
+    import unicodedata
+
+    here, parts = root, []
+    for part in folder.split("/"):
+        if not (here / part).exists():
+            want = unicodedata.normalize("NFC", part)
+            try:
+                part = next((e.name for e in os.scandir(here) if unicodedata.normalize("NFC", e.name) == want), part)
+            except OSError:
+                pass
+        parts.append(part)
+        here = here / part
+    return "/".join(parts)
 
 
 def _holds_notes(folder: Path) -> bool:

@@ -326,3 +326,15 @@ def test_init_says_when_the_vaults_own_log_or_raw_folder_holds_notes_and_moves_n
     assert {p: d for p, d in workspace(root).items() if p in before} == before
     plain = vault(tmp_path / "plain")
     assert not any("notes, which stay where they are" in n for n in init_project(plain).notes)
+
+
+def test_init_takes_the_daily_notes_folder_as_the_disk_spells_it_in_unicode(tmp_path: Path) -> None:
+    import unicodedata
+
+    decomposed = unicodedata.normalize("NFD", "Tägliche Notizen")  # as a Mac wrote the folder
+    root = vault(tmp_path / "vault", unicodedata.normalize("NFC", "Tägliche Notizen"))  # as Obsidian's settings name it
+    write(root, f"{decomposed}/{DAY}.md", "- ein Tag\n")
+    project = Project(init_project(root).root)
+    assert project.layout.journal_dir == decomposed
+    assert sorted(p for p in os.listdir(root) if p.startswith("T")) == [decomposed]  # no second, look-alike folder
+    assert json.loads(invoke(project, "status", "--json").output)["unread"] == 1
