@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -294,10 +295,8 @@ def _as_on_disk(root: Path, folder: str) -> str:
     for part in folder.split("/"):
         if not (here / part).exists():
             want = unicodedata.normalize("NFC", part)
-            try:
+            with contextlib.suppress(OSError):  # no such folder yet: init makes it as given
                 part = next((e.name for e in os.scandir(here) if unicodedata.normalize("NFC", e.name) == want), part)
-            except OSError:
-                pass
         parts.append(part)
         here = here / part
     return "/".join(parts)
