@@ -194,6 +194,8 @@ def check_dir(key: str, value: Any, *, where: str) -> str:
         raise ConfigError(f"{where}: {key} = {value!r} is inside {parts[0]}/, which gitgarden keeps for itself")
     if key == "journal_dir" and not parts:
         raise ConfigError(f"{where}: journal_dir may not be the project root: name a folder, e.g. \"Daily notes\"")
+    if key == "journal_dir" and parts[:2] == ["raw", "chat"]:
+        raise ConfigError(f"{where}: journal_dir = {value!r} is inside raw/chat/, which holds the conversation")
     if key == "wiki_dir" and parts and parts[0] == "raw":
         raise ConfigError(f"{where}: wiki_dir = {value!r} is inside raw/, which holds the journal and the conversation")
     return "/".join(parts) or "."

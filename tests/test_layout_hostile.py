@@ -17,6 +17,7 @@ import pytest
 
 from gitgarden import guard, layout
 from gitgarden.config import Settings
+from gitgarden.errors import ConfigError
 from gitgarden.gardener import PassResult, run_pass
 from gitgarden.layout import Layout
 from gitgarden.project import Project, init_project
@@ -338,3 +339,10 @@ def test_init_takes_the_daily_notes_folder_as_the_disk_spells_it_in_unicode(tmp_
     assert project.layout.journal_dir == decomposed
     assert sorted(p for p in os.listdir(root) if p.startswith("T")) == [decomposed]  # no second, look-alike folder
     assert json.loads(invoke(project, "status", "--json").output)["unread"] == 1
+
+
+@pytest.mark.parametrize("folder", ["raw/chat", "raw/chat/days", "./raw/chat/"])
+def test_the_journal_may_not_be_the_conversations_folder(folder: str) -> None:
+    with pytest.raises(ConfigError) as exc:
+        layout.from_table({"journal_dir": folder}, where="config.toml")
+    assert "holds the conversation" in str(exc.value) and "\n" not in str(exc.value)
