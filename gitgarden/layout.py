@@ -253,19 +253,20 @@ def of_root(root: Path | str) -> Layout:
 
 
 def check_on_disk(found: Layout, root: Path, *, where: str) -> None:
-    """ConfigError when the wiki or journal folder of `found` is, or lies inside, a symlink: a pass
-    reads only inside its project and never follows a symlink out (nor writes through one)."""
+    """ConfigError when the wiki or journal folder of `found` is, or lies inside, a symlink (a pass
+    reads only inside its project and never follows a symlink out, nor writes through one), or is a file."""
     for key in ("wiki_dir", "journal_dir"):
         folder = getattr(found, key)
         parts = [] if folder == "." else folder.split("/")
         for depth in range(1, len(parts) + 1):
-            link = root.joinpath(*parts[:depth])
-            if link.is_symlink():
-                shown = "/".join(parts[:depth])
+            here, shown = root.joinpath(*parts[:depth]), "/".join(parts[:depth])
+            if here.is_symlink():
                 raise ConfigError(
                     f"{where}: {key} = {folder!r}, but {shown} is a symlink, and gitgarden never reads or writes "
                     f"through one: make {shown} a real folder, or set {key} to another"
                 )
+            if here.exists() and not here.is_dir():
+                raise ConfigError(f"{where}: {key} = {folder!r}, but {shown} is a file, not a folder: set {key} to another")
 
 
 def of_root_or_default(root: Path | str) -> Layout:

@@ -348,7 +348,10 @@ def init_project(root: Path) -> InitReport:
     # The layout first: a folder it cannot use (a daily-notes folder that is a symlink) is refused before anything is made.
     if (root / ".obsidian").is_dir() and not (root / ".gitgarden" / "config.toml").exists():
         layout, notes = obsidian_layout(root)
-        check_on_disk(layout, root, where=str(root))
+        try:
+            check_on_disk(layout, root, where=str(root))
+        except ConfigError as exc:  # no settings file yet: say where journal_dir goes
+            raise ConfigError(f'{exc} (before init: journal_dir = "…" in .gitgarden/config.toml)') from None
         notes.insert(0, f"adopted the Obsidian vault in place: wiki_dir = {layout.wiki_dir}, journal_dir = {layout.journal_dir}")
     else:
         layout = of_root(root)

@@ -346,3 +346,33 @@ def test_the_journal_may_not_be_the_conversations_folder(folder: str) -> None:
     with pytest.raises(ConfigError) as exc:
         layout.from_table({"journal_dir": folder}, where="config.toml")
     assert "holds the conversation" in str(exc.value) and "\n" not in str(exc.value)
+
+
+def test_a_layout_folder_that_is_a_file_is_one_clear_line_not_a_traceback(tmp_path: Path) -> None:
+    root = vault(tmp_path / "vault")
+    write(root, "Daily notes", "A note without .md, named like the daily-notes folder.\n")
+    before = workspace(root)
+    os.chdir(tmp_path)
+    done = subprocess.run([sys.executable, "-m", "gitgarden", "init", "--no-register", str(root)], capture_output=True, text=True)
+    assert done.returncode == 1 and "Daily notes is a file, not a folder" in done.stderr and done.stderr.count("\n") == 1, done.stderr
+    assert workspace(root) == before and not (root / ".git").exists()
+    project = Project(init_project(tmp_path / "proj").root)
+    write(project.root, "notes", "a file\n")
+    refused = invoke(project, "config", "set", "journal_dir", "notes")
+    assert refused.exit_code == 1 and "notes is a file, not a folder" in refused.output and refused.output.count("\n") == 1
+
+
+def test_symlinked_notes_and_folders_at_the_vault_root_are_never_read_nor_mapped(tmp_path: Path, fake_model: FakeModel) -> None:
+    away = outside(tmp_path)
+    root = vault(tmp_path / "vault", notes={"Kept.md": "Mine. See [[secret]].\n"})
+    (root / "secret.md").symlink_to(away / "secret.md")
+    (root / "Elsewhere").symlink_to(away, target_is_directory=True)
+    project = Project(init_project(root).root)
+    write(root, f"Daily notes/{DAY}.md", "- the secret note is elsewhere\n")
+    commit_all(root, "my day")
+    result = garden(project, fake_model.enqueue({"operations": [{"op": "skip", "lines": [f"{DAY}#1"]}]}))
+    assert result.commit, (result.outcome, result.detail)
+    assert "a secret note" not in fake_model.prompt and SECRET not in fake_model.prompt
+    mapped = (root / "index.md").read_text()
+    assert "[[Kept]]" in mapped and "secret" not in mapped.lower() and "Elsewhere" not in mapped
+    assert (root / "secret.md").is_symlink() and (away / "secret.md").read_text() == "a secret note\n"
