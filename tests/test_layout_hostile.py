@@ -376,3 +376,23 @@ def test_symlinked_notes_and_folders_at_the_vault_root_are_never_read_nor_mapped
     mapped = (root / "index.md").read_text()
     assert "[[Kept]]" in mapped and "secret" not in mapped.lower() and "Elsewhere" not in mapped
     assert (root / "secret.md").is_symlink() and (away / "secret.md").read_text() == "a secret note\n"
+
+
+@pytest.mark.parametrize(("wiki_dir", "journal_dir"), [("notes", "notes/.daily"), (".", ".journal"), (".", "Notes/Daily")])
+def test_an_edit_to_the_journal_mid_pass_is_noticed_wherever_the_layout_puts_it(tmp_path: Path, wiki_dir: str, journal_dir: str) -> None:
+    from gitgarden.outcome import PassResult as Result
+    from gitgarden.passstate import Interrupts, StandDown
+
+    root = tmp_path / "proj"
+    write(root, f"{journal_dir}/{DAY}.md", "- a line\n")
+    write(root, "notes/a.md" if wiki_dir == "notes" else "a.md", "A note.\n")
+    write(root, ".gitgarden/config.toml", f'wiki_dir = "{wiki_dir}"\njournal_dir = "{journal_dir}"\n')
+    project = Project(init_project(root).root)
+    interrupts = Interrupts(project, tmp_path / "stop", Result(pass_id="x", outcome="failed"))
+    with layout.active(project.layout):
+        interrupts.begin()
+        interrupts.check()  # nothing changed yet
+        with (root / journal_dir / f"{DAY}.md").open("a") as fh:
+            fh.write("- written while the pass ran\n")
+        with pytest.raises(StandDown):
+            interrupts.check()
