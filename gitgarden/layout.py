@@ -15,6 +15,7 @@ Outside any entry point the default layout applies, as it always did.
 from __future__ import annotations
 
 import contextvars
+import os
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -36,6 +37,7 @@ __all__ = [
     "check_map_page",
     "check_layout_value",
     "check_on_disk",
+    "spelt_on_disk",
     "reserved_at_top",
 ]
 
@@ -260,6 +262,14 @@ def check_on_disk(found: Layout, root: Path, *, where: str) -> None:
         parts = [] if folder == "." else folder.split("/")
         for depth in range(1, len(parts) + 1):
             here, shown = root.joinpath(*parts[:depth]), "/".join(parts[:depth])
+            disk = spelt_on_disk(here.parent, parts[depth - 1])
+            if disk is None:
+                break  # not made yet: capture or init makes it as the setting spells it
+            if disk.lower() == parts[depth - 1].lower() and disk != parts[depth - 1]:
+                # A case-insensitive disk (macOS, Windows) opens it, but the listing spells it otherwise:
+                # its day files would be taken for pages. On Linux it would be a second folder.
+                fixed = "/".join([*parts[: depth - 1], disk, *parts[depth:]])
+                raise ConfigError(f"{where}: {key} = {folder!r}, but the folder is spelt {disk!r}: set {key} to {fixed!r}")
             if here.is_symlink():
                 raise ConfigError(
                     f"{where}: {key} = {folder!r}, but {shown} is a symlink, and gitgarden never reads or writes "
@@ -267,6 +277,21 @@ def check_on_disk(found: Layout, root: Path, *, where: str) -> None:
                 )
             if here.exists() and not here.is_dir():
                 raise ConfigError(f"{where}: {key} = {folder!r}, but {shown} is a file, not a folder: set {key} to another")
+
+
+def spelt_on_disk(parent: Path, name: str) -> str | None:
+    """The entry of `parent` that is `name` up to letter case and Unicode composition (`name` itself
+    when it is there), or None when there is none."""
+    import unicodedata
+
+    try:
+        names = os.listdir(parent)
+    except OSError:
+        return None
+    if name in names:
+        return name
+    want = unicodedata.normalize("NFC", name).casefold()
+    return next((n for n in sorted(names) if unicodedata.normalize("NFC", n).casefold() == want), None)
 
 
 def of_root_or_default(root: Path | str) -> Layout:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -12,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gitgarden.errors import ConfigError, NotAProject
-from gitgarden.layout import Layout, check_on_disk, of_root, reserved_at_top
+from gitgarden.layout import Layout, check_on_disk, of_root, reserved_at_top, spelt_on_disk
 
 if TYPE_CHECKING:  # `status` and `tick` find a project without the tree and the wiki parser behind the facts
     from gitgarden.facts import FactsCache, PageFacts
@@ -286,17 +285,12 @@ def obsidian_layout(root: Path) -> tuple[Layout, list[str]]:
 
 
 def _as_on_disk(root: Path, folder: str) -> str:
-    """`folder` as the disk spells it: a vault copied from a Mac may hold `Tägliche Notizen` in
-    decomposed Unicode (NFD) while Obsidian's settings name it composed (NFC); on Linux those are two
-    folders, and the journal must be the one that holds the daily notes."""
-    import unicodedata
-
+    """`folder` as the disk spells it: Obsidian on a Mac finds `daily notes` in `Daily notes/`, and a
+    vault copied from a Mac may hold `Tägliche Notizen` decomposed (NFD) while its settings name it
+    composed (NFC); the journal is the folder that holds the daily notes, not a look-alike new one."""
     here, parts = root, []
     for part in folder.split("/"):
-        if not (here / part).exists():
-            want = unicodedata.normalize("NFC", part)
-            with contextlib.suppress(OSError):  # no such folder yet: init makes it as given
-                part = next((e.name for e in os.scandir(here) if unicodedata.normalize("NFC", e.name) == want), part)
+        part = spelt_on_disk(here, part) or part
         parts.append(part)
         here = here / part
     return "/".join(parts)

@@ -396,3 +396,16 @@ def test_an_edit_to_the_journal_mid_pass_is_noticed_wherever_the_layout_puts_it(
             fh.write("- written while the pass ran\n")
         with pytest.raises(StandDown):
             interrupts.check()
+
+
+def test_a_journal_folder_named_in_other_letter_case_is_the_folder_on_disk(tmp_path: Path) -> None:
+    root = vault(tmp_path / "vault", "daily notes")  # Obsidian on a Mac finds it so, in `Daily notes/`
+    write(root, f"Daily notes/{DAY}.md", "- a day\n")
+    project = Project(init_project(root).root)
+    assert project.layout.journal_dir == "Daily notes" and sorted(os.listdir(root)).count("daily notes") == 0
+    assert json.loads(invoke(project, "status", "--json").output)["unread"] == 1
+    config = root / ".gitgarden" / "config.toml"
+    before = config.read_bytes()
+    refused = invoke(project, "config", "set", "journal_dir", "DAILY NOTES")
+    assert refused.exit_code == 1 and "spelt 'Daily notes'" in refused.output and refused.output.count("\n") == 1
+    assert config.read_bytes() == before
