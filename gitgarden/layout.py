@@ -282,14 +282,14 @@ def check_on_disk(found: Layout, root: Path, *, where: str) -> None:
 def spelt_on_disk(parent: Path, name: str) -> str | None:
     """The entry of `parent` that is `name` up to letter case and Unicode composition (`name` itself
     when it is there), or None when there is none."""
-    import unicodedata
-
     try:
         names = os.listdir(parent)
     except OSError:
         return None
     if name in names:
         return name
+    import unicodedata  # only for a name not found as spelt: `status` starts without it
+
     want = unicodedata.normalize("NFC", name).casefold()
     return next((n for n in sorted(names) if unicodedata.normalize("NFC", n).casefold() == want), None)
 
