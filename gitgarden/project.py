@@ -317,8 +317,11 @@ def _daily_notes_settings(path: Path) -> tuple[dict[str, object], str]:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0))
     except OSError as exc:
         return {}, "is a symlink, not read" if exc.errno == errno.ELOOP else f"cannot be read ({exc.strerror})"
-    with open(fd, "rb") as fh:
-        data = fh.read(_SETTINGS_LIMIT + 1)
+    try:
+        with open(fd, "rb") as fh:
+            data = fh.read(_SETTINGS_LIMIT + 1)
+    except OSError as exc:  # a folder of that name
+        return {}, f"cannot be read ({exc.strerror})"
     if len(data) > _SETTINGS_LIMIT:
         return {}, "is too large to be Obsidian's settings, not read"
     try:

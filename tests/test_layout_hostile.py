@@ -184,6 +184,7 @@ def test_a_layout_folder_with_a_control_character_is_one_clear_line(project: Pro
         (json.dumps({"folder": "Days\nx"}), "holds a control character"),
         (json.dumps({"folder": "Days", "pad": "x" * 100_000}), "too large"),
         ("symlink", "is a symlink"),
+        ("folder", "cannot be read"),
     ],
 )
 def test_daily_notes_settings_obsidian_never_wrote_leave_the_journal_in_daily_notes(tmp_path: Path, settings: str, why: str) -> None:
@@ -193,6 +194,9 @@ def test_daily_notes_settings_obsidian_never_wrote_leave_the_journal_in_daily_no
         write(tmp_path, "elsewhere.json", json.dumps({"folder": "Secret"}))
         target.unlink()
         target.symlink_to(tmp_path / "elsewhere.json")
+    elif settings == "folder":
+        target.unlink()
+        target.mkdir()
     else:
         target.write_text(settings)
     report = init_project(root)
