@@ -286,13 +286,13 @@ def _check_layout_setting(key: str, raw: str, *, scope: str, path: Path, root: P
     """Refuse (ConfigError, nothing written) a layout setting outside a project, one that names
     a wiki folder that does not exist, or one that leaves the two folders clashing."""
     from gitgarden.config import read_toml
-    from gitgarden.layout import check_layout_value, from_table
+    from gitgarden.layout import check_layout_value, check_on_disk, from_table
 
     if scope != "project" or root is None:
         raise ConfigError(f"{key} is a project's own setting (a fact of the project, the same on every machine): run `gitgarden config set {key} …` inside the project, without --user")
     value = check_layout_value(key, raw, where="gitgarden config set")
     table = {**read_toml(path), key: value}
-    from_table(table, where="gitgarden config set")
+    check_on_disk(from_table(table, where="gitgarden config set"), root, where="gitgarden config set")
     if key == "wiki_dir" and value != "." and not (root / value).is_dir():
         raise ConfigError(f"wiki_dir {value!r}: there is no such folder in {root}; make it (or move your notes there) first")
 

@@ -287,6 +287,18 @@ class Diff:
         return {p.lower() for p in self.base}
 
     @cached_property
+    def base_folders_lower(self) -> dict[str, set[str]]:
+        """Every folder of the base tree (the wiki's and the rest) by its name in lower case: the
+        names it has (more than one in a vault kept on a case-sensitive disk)."""
+        out: dict[str, set[str]] = {}
+        for p in self.base:
+            folder = p.rpartition("/")[0]
+            while folder and folder not in out.get(folder.lower(), ()):
+                out.setdefault(folder.lower(), set()).add(folder)
+                folder = folder.rpartition("/")[0]
+        return out
+
+    @cached_property
     def base_folders(self) -> set[str]:
         """The folders of the wiki in the base tree."""
         return {p.rsplit("/", 1)[0] for p in self.base if "/" in p and self.layout.in_wiki(p)}
@@ -309,6 +321,7 @@ class Diff:
         problems = {}
         for path in self.paths("new"):
             why = _new_file_problem(self.layout, path, self.proposed[path], self.agent, self.base_lower, self.base_folders)
+            why = why or _case_twin(self.layout, path, self.base_folders_lower)
             if why:
                 problems[path] = why
         return problems
@@ -444,6 +457,23 @@ def _new_file_problem(
         # On a case-insensitive disk this file would overwrite the person's page.
         return "a file with this name in other letter case exists already"
     return None
+
+
+def _case_twin(here: layout.Layout, path: str, folders_lower: Mapping[str, set[str]]) -> str | None:
+    """Why a new wiki file named like a folder or reserved name in other letter case may not be
+    created (rule 3), or None: on a case-insensitive disk (macOS, Windows) `Raw/x.md` lands in
+    raw/, and `daily notes/x.md` in the journal folder, past the rules that guard them."""
+    reserved = here.case_twin(path)
+    twins = [reserved] if reserved else []
+    parts = path.split("/")[:-1]
+    for i in range(1, len(parts) + 1):
+        folder = "/".join(parts[:i])
+        names = folders_lower.get(folder.lower(), set())
+        if names and folder not in names:
+            twins.append(min(names) + "/")
+    if not twins:
+        return None
+    return f"its name differs only in letter case from {twins[0]}, the same name on a case-insensitive disk (macOS, Windows)"
 
 
 def _page(path: str, old_text: str, new_text: str) -> _Page:

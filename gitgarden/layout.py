@@ -15,6 +15,7 @@ Outside any entry point the default layout applies, as it always did.
 from __future__ import annotations
 
 import contextvars
+import os
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -36,6 +37,8 @@ __all__ = [
     "check_map_page",
     "check_layout_value",
     "check_journal_from",
+    "check_on_disk",
+    "spelt_on_disk",
     "reserved_at_top",
 ]
 
@@ -103,7 +106,19 @@ class Layout:
             top = path.split("/", 1)[0]
             if reserved_at_top(top) or top in RESERVED_TOP:
                 return None
-        return path[len(prefix) : -3]
+        name = path[len(prefix) : -3]
+        # Hidden at any depth (`.trash/`, `.obsidian/` of a vault kept in wiki/): Obsidian shows no such note.
+        return None if name.startswith(".") or "/." in name else name
+
+    def case_twin(self, path: str) -> str | None:
+        """The reserved name `path` names in other letter case (`raw/`, `log/`, the journal folder,
+        `AGENTS.md`, an identity file), or None: on a case-insensitive disk (macOS, Windows)
+        `Raw/x.md` is `raw/x.md`."""
+        lower = path.lower()
+        for folder in ("raw/", "log/", self.journal_prefix):
+            if lower.startswith(folder.lower()) and not path.startswith(folder):
+                return folder
+        return next((f for f in ("AGENTS.md", *self.identity) if lower == f.lower() and path != f), None)
 
     def wiki_relative(self, path: str) -> str:
         """`path` relative to the wiki folder (an attachment's name as links give it)."""
@@ -119,8 +134,13 @@ class Layout:
         return path.startswith(self.journal_prefix) and "/" not in rest and path.endswith(".md")
 
     def journal_in_wiki(self) -> bool:
-        """True when the journal folder sits inside the wiki folder (a vault's daily notes)."""
-        return self.journal_prefix.startswith(self.wiki_prefix) and self.journal_dir.split("/", 1)[0] not in ("raw", "log")
+        """True when the journal folder sits inside the wiki folder (a vault's daily notes), so a
+        listing of the wiki lists it too. At the root a journal under a reserved name (`raw/…`, a
+        hidden `.journal`) is not: the root's listing leaves those names out."""
+        if not self.journal_prefix.startswith(self.wiki_prefix):
+            return False
+        top = self.journal_dir.split("/", 1)[0]
+        return not (self.at_root and (reserved_at_top(top) or top in RESERVED_TOP))
 
     def wiki_folders(self) -> list[str]:
         """The folders a listing of the wiki walks (`.` walks the root, leaving reserved names out)."""
@@ -165,6 +185,8 @@ def check_dir(key: str, value: Any, *, where: str) -> str:
     if not isinstance(value, str) or not value.strip():
         raise ConfigError(f"{where}: {key} must be a folder inside the project, not {value!r}")
     text = value.strip()
+    if any(ord(c) < 32 or ord(c) == 127 for c in text):
+        raise ConfigError(f"{where}: {key} = {value!r} holds a control character (a newline, a tab, NUL): name a plain folder")
     if "\\" in text:
         raise ConfigError(f"{where}: {key} = {value!r}: write folders with /, not \\")
     if text.startswith(("/", "~")) or (len(text) > 1 and text[1] == ":"):
@@ -176,6 +198,8 @@ def check_dir(key: str, value: Any, *, where: str) -> str:
         raise ConfigError(f"{where}: {key} = {value!r} is inside {parts[0]}/, which gitgarden keeps for itself")
     if key == "journal_dir" and not parts:
         raise ConfigError(f"{where}: journal_dir may not be the project root: name a folder, e.g. \"Daily notes\"")
+    if key == "journal_dir" and parts[:2] == ["raw", "chat"]:
+        raise ConfigError(f"{where}: journal_dir = {value!r} is inside raw/chat/, which holds the conversation")
     if key == "wiki_dir" and parts and parts[0] == "raw":
         raise ConfigError(f"{where}: wiki_dir = {value!r} is inside raw/, which holds the journal and the conversation")
     return "/".join(parts) or "."
@@ -193,7 +217,14 @@ def from_table(table: Mapping[str, Any], *, where: str) -> Layout:
     journal_from = check_journal_from(table.get("journal_from", DEFAULT.journal_from), where=where)
     identity = table.get("identity_files", [])
     files = [str(f) for f in identity] if isinstance(identity, list) else []
-    return Layout(wiki_dir, journal_dir, map_page=map_page, journal_from=journal_from).with_identity(["AGENTS.md", *files])
+    found = Layout(wiki_dir, journal_dir, map_page=map_page, journal_from=journal_from).with_identity(["AGENTS.md", *files])
+    if found.page_name(found.map_path()) is None or found.case_twin(found.map_path()):
+        # The map would be a file no pass may write (AGENTS.md, an identity file): every map refused.
+        raise ConfigError(
+            f"{where}: map_page = {map_page!r} makes the map {found.map_path()}, a file no pass may write "
+            "(AGENTS.md and the identity files, in any letter case, are no pages): choose another name, such as \"Map\""
+        )
+    return found
 
 
 def check_journal_from(value: Any, *, where: str) -> str:
@@ -236,11 +267,54 @@ def check_map_page(value: Any, *, where: str) -> str:
 
 
 def of_root(root: Path | str) -> Layout:
-    """The layout of the project at `root`, read from its `.gitgarden/config.toml`."""
+    """The layout of the project at `root`, read from its `.gitgarden/config.toml`; ConfigError when
+    the file sets it badly or its wiki or journal folder is reached through a symlink."""
     from gitgarden.config import read_toml
 
     path = Path(root) / ".gitgarden" / "config.toml"
-    return from_table(read_toml(path), where=str(path))
+    found = from_table(read_toml(path), where=str(path))
+    check_on_disk(found, Path(root), where=str(path))
+    return found
+
+
+def check_on_disk(found: Layout, root: Path, *, where: str) -> None:
+    """ConfigError when the wiki or journal folder of `found` is, or lies inside, a symlink (a pass
+    reads only inside its project and never follows a symlink out, nor writes through one), or is a file."""
+    for key in ("wiki_dir", "journal_dir"):
+        folder = getattr(found, key)
+        parts = [] if folder == "." else folder.split("/")
+        for depth in range(1, len(parts) + 1):
+            here, shown = root.joinpath(*parts[:depth]), "/".join(parts[:depth])
+            disk = spelt_on_disk(here.parent, parts[depth - 1])
+            if disk is None:
+                break  # not made yet: capture or init makes it as the setting spells it
+            if disk.lower() == parts[depth - 1].lower() and disk != parts[depth - 1]:
+                # A case-insensitive disk (macOS, Windows) opens it, but the listing spells it otherwise:
+                # its day files would be taken for pages. On Linux it would be a second folder.
+                fixed = "/".join([*parts[: depth - 1], disk, *parts[depth:]])
+                raise ConfigError(f"{where}: {key} = {folder!r}, but the folder is spelt {disk!r}: set {key} to {fixed!r}")
+            if here.is_symlink():
+                raise ConfigError(
+                    f"{where}: {key} = {folder!r}, but {shown} is a symlink, and gitgarden never reads or writes "
+                    f"through one: make {shown} a real folder, or set {key} to another"
+                )
+            if here.exists() and not here.is_dir():
+                raise ConfigError(f"{where}: {key} = {folder!r}, but {shown} is a file, not a folder: set {key} to another")
+
+
+def spelt_on_disk(parent: Path, name: str) -> str | None:
+    """The entry of `parent` that is `name` up to letter case and Unicode composition (`name` itself
+    when it is there), or None when there is none."""
+    try:
+        names = os.listdir(parent)
+    except OSError:
+        return None
+    if name in names:
+        return name
+    import unicodedata  # only for a name not found as spelt: `status` starts without it
+
+    want = unicodedata.normalize("NFC", name).casefold()
+    return next((n for n in sorted(names) if unicodedata.normalize("NFC", n).casefold() == want), None)
 
 
 def of_root_or_default(root: Path | str) -> Layout:

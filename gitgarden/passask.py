@@ -129,8 +129,9 @@ def no_room_for(convo: list[dict[str, str]], settings: Settings, budget: Budget)
 
 
 def _conversation(project: Project, limit: int) -> str:
-    """The last `limit` characters of the newest conversation transcripts (symlinks not followed)."""
-    if limit <= 0 or not project.chat.is_dir():
+    """The last `limit` characters of the newest conversation transcripts (symlinks not followed:
+    not a transcript, nor raw/ or raw/chat/ themselves, which a vault at the root may hold as its own)."""
+    if limit <= 0 or not project.chat.is_dir() or project.chat.is_symlink() or project.chat.parent.is_symlink():
         return ""
     files = sorted(
         (p for p in project.chat.iterdir() if p.is_file() and not p.is_symlink() and not p.name.startswith(".")),

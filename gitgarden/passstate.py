@@ -114,7 +114,9 @@ class Interrupts:
 
     def begin(self) -> None:
         """From here on, a change to the person's journal, conversation or wiki means they came back."""
-        self.watch = _Watch(self.project.root, [*layout.current().tree_folders(), "raw/chat"])
+        here = layout.current()
+        # The journal named on its own too: inside the wiki under a hidden name (`notes/.daily`) the wiki's scan skips it.
+        self.watch = _Watch(self.project.root, dict.fromkeys([*here.tree_folders(), here.journal_dir, "raw/chat"]))
 
     def check(self) -> None:
         """Raise Stopped or StandDown when the pass must end now (the stop request goes to the result)."""

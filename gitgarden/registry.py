@@ -305,9 +305,12 @@ def count_unread(root: Path) -> int:
 
 
 def map_chars(root: Path) -> int | None:
-    """The map's length in characters (None when there is no map)."""
+    """The map's length in characters (None when there is no map, or a symlink stands in its place:
+    nothing is read through one)."""
     try:
-        return len((root / layout.current().map_path()).read_bytes().decode("utf-8", "replace"))
+        fd = os.open(root / layout.current().map_path(), os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0))
+        with open(fd, "rb") as fh:
+            return len(fh.read().decode("utf-8", "replace"))
     except OSError:
         return None
 

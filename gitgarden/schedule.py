@@ -122,7 +122,7 @@ def _span(seconds: float) -> str:
 def _map_over(root: Path | str, left: int | None) -> int | None:
     """The map's size when it is over the ceiling and bigger than the last pass left it, else None."""
     try:
-        size = os.stat(f"{root}/{layout.current().map_path()}").st_size
+        size = os.lstat(f"{root}/{layout.current().map_path()}").st_size  # a symlink's target is never the map
     except OSError:
         return None
     if size <= MAP_CEILING:  # bytes >= characters: no need to read it
@@ -685,8 +685,16 @@ def _project_status(root: Path, env: Mapping[str, str], now: datetime) -> dict[s
             "last_look": None if last is None else _iso(last),
             "next_look": None if last is None else _iso(max(tnow, last + user.interval_min * 60)),
         },
-        "warnings": a.warnings + _journal_warnings(root),
+        "warnings": a.warnings + _journal_warnings(root) + _map_warnings(root),
     }
+
+
+def _map_warnings(root: Path) -> list[str]:
+    """A symlink where the map should be: the gardener never writes through one, so the map is not kept."""
+    rel = layout.current().map_path()
+    if not os.path.islink(f"{root}/{rel}"):
+        return []
+    return [f"{rel} is a symlink, and the gardener never writes through one: the map is not kept until it is a file (or map_page names another)"]
 
 
 def _journal_warnings(root: Path) -> list[str]:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 
-from gitgarden import wiki
+from gitgarden import layout, wiki
 from gitgarden.tree import Tree, text_of
 
 __all__ = ["sections", "split_page", "heading_plan", "part_names", "split_in_tree", "Plan"]
@@ -168,12 +168,20 @@ def part_names(tree: Tree, path: str, headings: list[str]) -> list[tuple[str, st
             base = wiki.slugify(heading) or "part"
             tries = [base, f"{wiki.slugify(own) or 'page'}-{base}", *(f"{wiki.slugify(own) or 'page'}-{base}-{n}" for n in range(2, 100))]
         # `## Con` must not make con.md: a name Windows cannot check out is never picked.
-        pick = next((t for t in tries if t.lower() not in taken and wiki.unportable_part(t) is None), None)
+        pick = next((t for t in tries if t.lower() not in taken and wiki.unportable_part(t) is None and _may_name(folder, t)), None)
         if pick is None:
             continue
         taken.add(pick.lower())
         out.append(((f"{folder}/" if folder else "") + pick, pick))
     return out
+
+
+def _may_name(folder: str, name: str) -> bool:
+    """True when `name` in `folder` names a page the layout allows: at the root of a vault a part
+    made of `## AGENTS` (or `## Agents`) must not become AGENTS.md, which is never a page."""
+    path = wiki.page_path((f"{folder}/" if folder else "") + name)
+    here = layout.current()
+    return here.page_name(path) is not None and here.case_twin(path) is None
 
 
 def _link_text(names: list[str], name: str) -> str:

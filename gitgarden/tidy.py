@@ -55,6 +55,8 @@ def page_titles(tree: Tree) -> dict[str, tuple[str, list[str]]]:
         if name is None or path == wiki.map_path():
             continue
         found = page_facts(tree, path)
+        if found is None and tree[path].kind == "symlink":
+            continue  # never read through, so no page: the map lists none, as health counts none
         title, aliases = name.rsplit("/", 1)[-1], []
         if found is not None:
             meta = found.meta or {}

@@ -125,7 +125,7 @@ def _other_value(spec: object) -> str:
         return "AGENTS.md"
     if spec.choices:  # type: ignore[attr-defined]
         return next(c for c in spec.choices if c != spec.default)  # type: ignore[attr-defined]
-    layout = {"wiki_dir": ".", "journal_dir": "Daily notes", "map_page": "Map"}  # what the project may name
+    layout = {"wiki_dir": ".", "journal_dir": "Daily notes", "map_page": "Map", "journal_from": "2026-11-01"}  # what the project may name
     if spec.key in layout:  # type: ignore[attr-defined]
         return layout[spec.key]  # type: ignore[attr-defined]
     return "x <x@example.org>" if spec.key == "author" else "openai/x"  # type: ignore[attr-defined]
