@@ -37,6 +37,7 @@ def read(run: Pass) -> Reading | None:
     reading.lines = journal.all_lines(project.journal)
     if "promote" in run.jobs:
         reading.unread = journal.unread_lines(reading.lines, reading.read, layout.current().journal_from)
+        reading.unread = _not_ignored(run, reading.unread)
         reading.aside_before = setaside.load(_set_aside_text(project))
         reading.aside = setaside.retry(reading.aside_before) if result.retry else reading.aside_before
         aside = reading.aside
@@ -50,6 +51,28 @@ def read(run: Pass) -> Reading | None:
         result.overflow = len(waiting) - len(reading.offered)
     run.on_step(Step("reading", f"{len(reading.offered)} unread line(s)"))
     return reading
+
+
+def _not_ignored(run: Pass, unread: list[journal.JournalLine]) -> list[journal.JournalLine]:
+    """The unread lines whose day file git does not ignore. A pass commits the day files it reads
+    (DESIGN §2.3): a daily note the person keeps out of git (`.gitignore`) is never read, so it is
+    never committed, nor pushed; the result says so. A day file git already tracks is read as ever."""
+    days = {journal.day_path(ln.day) for ln in unread}
+    if not days:
+        return unread
+    out = gitrepo.git(
+        run.project.root, "ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--", *sorted(days), check=False
+    )
+    ignored = {p for p in out.decode("utf-8", "surrogateescape").split("\0") if p}
+    if not ignored:
+        return unread
+    kept = [ln for ln in unread if journal.day_path(ln.day) not in ignored]
+    shown = ", ".join(sorted(ignored)[:3]) + (f" and {len(ignored) - 3} more" if len(ignored) > 3 else "")
+    run.result.hints.append(
+        f"{len(unread) - len(kept)} journal line(s) not read: git ignores {shown} (.gitignore), and a pass commits "
+        "what it reads; take them out of .gitignore (or `git add` them) to have them gardened"
+    )
+    return kept
 
 
 def survey(run: Pass, reading: Reading) -> Work:

@@ -299,6 +299,20 @@ def test_init_names_the_waiting_daily_notes_and_journal_from_leaves_them_unoffer
     assert json.loads(invoke(project, "status", "--json").output)["unread"] == 1  # offered again: nothing was lost
 
 
+def test_a_daily_note_git_ignores_is_never_read_nor_committed(vault: Project, fake_model: FakeModel) -> None:
+    private = capture(vault, DAY, "my private worries")
+    write(vault.root, ".gitignore", (vault.root / ".gitignore").read_text() + f"{private}\n")
+    commit_all(vault.root, "keep that day private")
+    kept = capture(vault, "2026-11-30", "Version history keeps a year")
+    result = garden(vault, fake_model.enqueue({"operations": [{"op": "skip", "lines": ["2026-11-30#1", "2026-11-27#1"]}]}))
+    assert result.marked_read == 2, (result.outcome, result.detail)
+    assert "my private worries" not in fake_model.prompt
+    assert any("git ignores" in h and private in h for h in result.hints), result.hints
+    tracked = git(vault.root, "ls-files").splitlines()
+    assert kept in tracked and private not in tracked  # the other day was committed as ever; this one never
+    assert (vault.root / private).read_text() == "my private worries\n"
+
+
 @pytest.mark.parametrize("value", ["2026-13-01", "yesterday", "2026-1-5"])
 def test_journal_from_is_a_real_day(vault: Project, value: str) -> None:
     done = invoke(vault, "config", "set", "journal_from", value)
