@@ -1,11 +1,15 @@
 """One measured job in a fresh interpreter, so no cache of an earlier run helps the next.
 
-    python -m tests.benchmarks.worker pass ROOT [--context-window N] [--profile FILE]
+    python -m tests.benchmarks.worker pass ROOT [--context-window N] [--model-free] [--profile FILE]
     python -m tests.benchmarks.worker tick [--profile FILE]
     python -m tests.benchmarks.worker guard ROOT --touch K [--profile FILE]
 
-Prints one JSON object on stdout. The runner (`python -m tests.benchmarks`)
-calls it; it is also the handy way to profile one pass by hand.
+Prints one JSON object on stdout (with `maxrss_kb`, the process's peak resident
+memory). The runner (`python -m tests.benchmarks`) calls it; it is also the
+handy way to profile one pass by hand. `--model-free` runs the jobs that never
+call a model (all but `promote`: merge notes, split, hubs, link, map, health).
+It imports gitgarden only, so `python tests/benchmarks/worker.py ...` with
+`PYTHONPATH=<a checkout>` times that checkout's code (tests/benchmarks/versus.py).
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ import dataclasses
 import json
 import os
 import re
+import resource
 import subprocess
 import sys
 import time
@@ -122,10 +127,11 @@ class GitCounter:
         subprocess.run = self._real
 
 
-def _pass(root: Path, context_window: int | None, profile: str | None) -> dict[str, Any]:
+def _pass(root: Path, context_window: int | None, profile: str | None, model_free: bool = False) -> dict[str, Any]:
     from gitgarden import context
     from gitgarden.config import Settings
     from gitgarden.gardener import run_pass
+    from gitgarden.outcome import JOBS
     from gitgarden.project import Project
 
     reports: list[Any] = []
@@ -140,9 +146,12 @@ def _pass(root: Path, context_window: int | None, profile: str | None) -> dict[s
     settings = Settings(model="bench/instant")
     if context_window:
         settings = dataclasses.replace(settings, context_window=context_window)
-    model = InstantModel()
+    model = None if model_free else InstantModel()
+    jobs = [j for j in JOBS if j != "promote"] if model_free else None
     with GitCounter() as counter:
-        result, seconds, cpu = _measured(lambda: run_pass(Project(root), settings, model=model, now=lambda: NOW), profile)
+        result, seconds, cpu = _measured(
+            lambda: run_pass(Project(root), settings, model=model, now=lambda: NOW, jobs=jobs), profile
+        )
     report, messages = reports[-1] if reports else (None, [])
     return {
         "seconds": seconds,
@@ -241,14 +250,19 @@ def main() -> None:
     parser.add_argument("root", type=Path, nargs="?")
     parser.add_argument("--context-window", type=int)
     parser.add_argument("--touch", type=int, default=10)
+    parser.add_argument("--model-free", action="store_true", help="a pass without the promote job (no model)")
     parser.add_argument("--profile")
     args = parser.parse_args()
     if args.job == "pass":
-        out = _pass(args.root, args.context_window, args.profile)
+        out = _pass(args.root, args.context_window, args.profile, args.model_free)
     elif args.job == "guard":
         out = _guard(args.root, args.touch, args.profile)
     else:
         out = _tick(args.profile)
+    import gitgarden
+
+    out["gitgarden"] = gitgarden.__file__  # which checkout ran (PYTHONPATH)
+    out["maxrss_kb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux
     json.dump(out, sys.stdout)
     sys.stdout.write("\n")
 
