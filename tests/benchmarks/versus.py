@@ -13,8 +13,11 @@ ratio new/old of the minimums and of the medians.
 Rows: a pass with the instant scripted model and a model-free pass (every
 job but `promote`) at each size; `gitgarden status` in the 50-page project
 (the whole command: start-up included); `gitgarden health` on the largest
-project. Memory is the peak resident size (ru_maxrss) of the Python process
-that did the work (git's processes not included).
+project. Times are wall seconds (a pass: the pass alone, in-process; a
+command: the whole process); cpu is the CPU seconds of the process and the
+git processes it waited for, steadier than wall time on a shared machine.
+Memory is the peak resident size (ru_maxrss) of the Python process that did
+the work (git's processes not included).
 
 The machinery (`Variant`, `compare`, `render`) is shared with
 tests/benchmarks/layout_root.py, which compares two layouts on one checkout.
@@ -60,6 +63,7 @@ class Variant:
 class Sample:
     seconds: float
     maxrss_kb: int
+    cpu: float  # CPU seconds of the process and the git processes it waited for: steadier than wall
 
 
 @dataclass
@@ -71,8 +75,10 @@ class Measure:
     samples: dict[str, list[Sample]] = field(default_factory=dict)
 
 
-def run_child(cmd: Sequence[str], env: dict[str, str], cwd: Path | None = None) -> tuple[float, int, str, str, int]:
-    """(wall seconds, return code, stdout, stderr, peak RSS in KiB) of one process."""
+def run_child(
+    cmd: Sequence[str], env: dict[str, str], cwd: Path | None = None
+) -> tuple[float, int, str, str, os.struct_rusage]:
+    """(wall seconds, return code, stdout, stderr, resource usage) of one process."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as errf:
         started = time.perf_counter()
         proc = subprocess.Popen(list(cmd), cwd=cwd, env=env, stdout=out, stderr=errf)
@@ -81,7 +87,7 @@ def run_child(cmd: Sequence[str], env: dict[str, str], cwd: Path | None = None) 
         proc.returncode = os.waitstatus_to_exitcode(status)
         out.seek(0)
         errf.seek(0)
-        return seconds, proc.returncode, out.read().decode(), errf.read().decode(), usage.ru_maxrss
+        return seconds, proc.returncode, out.read().decode(), errf.read().decode(), usage
 
 
 def side_env(base: dict[str, str], tree: Path) -> dict[str, str]:
@@ -108,7 +114,7 @@ def worker_pass(size: int, *, model_free: bool) -> Callable[[Variant], Sample]:
         expected = "pages_written" if not model_free else None
         if expected and (data["outcome"] != expected or data["refusals"]):
             raise RuntimeError(f"{v.label}: the pass at {size} pages did not write its pages: {data}")
-        return Sample(data["seconds"], data["maxrss_kb"])
+        return Sample(data["seconds"], data["maxrss_kb"], data["cpu"])
 
     return run
 
@@ -118,10 +124,11 @@ def cli(size: int, *args: str) -> Callable[[Variant], Sample]:
 
     def run(v: Variant) -> Sample:
         gen = v.projects[size]
-        seconds, rc, _out, err, rss = run_child([sys.executable, "-m", "gitgarden", *args], v.env, gen.root)
+        seconds, rc, _out, err, usage = run_child([sys.executable, "-m", "gitgarden", *args], v.env, gen.root)
         if rc not in (0, 3):
             raise RuntimeError(f"{v.label}: gitgarden {' '.join(args)} failed ({rc}): {err[-2000:]}")
-        return Sample(seconds, rss)
+        # The child's rusage includes the git processes it waited for.
+        return Sample(seconds, usage.ru_maxrss, usage.ru_utime + usage.ru_stime)
 
     return run
 
@@ -154,6 +161,8 @@ def render(variants: Sequence[Variant], measures: Sequence[Measure]) -> str:
         f"{b} median",
         f"{b}/{a} min",
         f"{b}/{a} median",
+        f"cpu {b}/{a} min",
+        f"cpu {b}/{a} median",
         f"peak RSS {a}",
         f"peak RSS {b}",
         f"RSS {b}/{a}",
@@ -162,6 +171,8 @@ def render(variants: Sequence[Variant], measures: Sequence[Measure]) -> str:
     for m in measures:
         ta = [s.seconds for s in m.samples[a]]
         tb = [s.seconds for s in m.samples[b]]
+        ca = [s.cpu for s in m.samples[a]]
+        cb = [s.cpu for s in m.samples[b]]
         ra = statistics.median(s.maxrss_kb for s in m.samples[a])
         rb = statistics.median(s.maxrss_kb for s in m.samples[b])
         rows.append(
@@ -171,6 +182,8 @@ def render(variants: Sequence[Variant], measures: Sequence[Measure]) -> str:
                 _fmt(statistics.median(tb)),
                 f"{min(tb) / min(ta):.2f}",
                 f"{statistics.median(tb) / statistics.median(ta):.2f}",
+                f"{min(cb) / min(ca):.2f}",
+                f"{statistics.median(cb) / statistics.median(ca):.2f}",
                 f"{ra / 1024:.0f} MiB",
                 f"{rb / 1024:.0f} MiB",
                 f"{rb / ra:.2f}",

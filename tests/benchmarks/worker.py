@@ -97,20 +97,20 @@ class InstantModel:
 
 
 class GitCounter:
-    """Counts `git` processes started through subprocess.run (how gitgarden runs git)."""
+    """Counts `git` processes: those gitrepo starts (its `_run`, a Popen with a timeout) and
+    those started through subprocess.run (the remote helpers)."""
 
     def __init__(self) -> None:
         self.calls: list[str] = []
         self.seconds = 0.0  # wall time spent waiting for them
         self._real = subprocess.run
+        self._real_gitrepo: Any = None
 
-    def __enter__(self) -> GitCounter:
-        real = self._real
-
+    def _counted(self, real: Callable[..., Any]) -> Callable[..., Any]:
         def run(args: Any, *a: Any, **kw: Any) -> Any:
             if isinstance(args, list | tuple) and args and Path(str(args[0])).name == "git":
                 rest = [str(x) for x in args[1:]]
-                if rest[:1] == ["-C"]:
+                while rest[:1] == ["-C"] or rest[:1] == ["-c"]:
                     rest = rest[2:]
                 self.calls.append(rest[0] if rest else "")
                 started = time.perf_counter()
@@ -120,11 +120,23 @@ class GitCounter:
                     self.seconds += time.perf_counter() - started
             return real(args, *a, **kw)
 
-        subprocess.run = run
+        return run
+
+    def __enter__(self) -> GitCounter:
+        from gitgarden import gitrepo
+
+        subprocess.run = self._counted(self._real)
+        if hasattr(gitrepo, "_run"):
+            self._real_gitrepo = gitrepo._run
+            gitrepo._run = self._counted(gitrepo._run)
         return self
 
     def __exit__(self, *exc: object) -> None:
+        from gitgarden import gitrepo
+
         subprocess.run = self._real
+        if self._real_gitrepo is not None:
+            gitrepo._run = self._real_gitrepo
 
 
 def _pass(root: Path, context_window: int | None, profile: str | None, model_free: bool = False) -> dict[str, Any]:
