@@ -28,6 +28,7 @@ from datetime import date, timedelta
 from pathlib import Path
 
 from gitgarden import journal, wiki
+from gitgarden.layout import Layout
 from gitgarden.project import init_layout
 
 __all__ = ["Generated", "generate", "restore", "TODAY", "GIT_IDENTITY", "MAP_TARGET"]
@@ -240,14 +241,24 @@ def _write(path: Path, text: str) -> None:
 
 
 def generate(
-    root: Path, *, pages: int, lines: int = 1_000, unread: int = 200, seed: int = 7
+    root: Path,
+    *,
+    pages: int,
+    lines: int = 1_000,
+    unread: int = 200,
+    seed: int = 7,
+    layout: Layout | None = None,
 ) -> Generated:
-    """Make a committed project at `root` (which must not exist) and leave `unread` lines uncommitted."""
+    """Make a committed project at `root` (which must not exist) and leave `unread` lines uncommitted.
+
+    `layout` places the wiki and the journal (default: `wiki/` and `raw/journal/`); the pages,
+    the map and the journal are the same bytes in every layout."""
     started = time.perf_counter()
     if root.exists():
         raise FileExistsError(root)
     root.mkdir(parents=True)
-    init_layout(root)
+    lay = layout or Layout()
+    init_layout(root, lay)
     rng = random.Random(f"{seed}-titles")
     # Hubs take about one page in HUB_FANOUT: content pages are what is left.
     content = max(1, pages - max(1, -(-pages // (HUB_FANOUT + 1))))
@@ -269,7 +280,7 @@ def generate(
             else []
         )
         body = _body(i, _size(random.Random(f"{seed}-size-{i}")), names, titles, seed)
-        _write(root / "wiki" / f"{name}.md", wiki.new_page(title, body, state=state, source=source))
+        _write(root / lay.page_path(name), wiki.new_page(title, body, state=state, source=source))
     member_titles = dict(zip(names, titles, strict=True))
     for name, (title, members) in hubs.items():
         body = "".join(
@@ -278,13 +289,13 @@ def generate(
             + "\n"
             for m in members
         )
-        _write(root / "wiki" / f"{name}.md", wiki.new_page(title, body))
+        _write(root / lay.page_path(name), wiki.new_page(title, body))
     open_lines = [f"- Does [[{names[0]}]] still hold after [[{names[min(1, len(names) - 1)]}]]?"]
-    _write(root / wiki.map_path(), _map(top, hubs, open_lines))
+    _write(root / lay.map_path(), _map(top, hubs, open_lines))
     read: dict[str, set[str]] = {}
     for day, day_lines in days.items():
         text = "".join(f"{ln}\n" for ln in day_lines)
-        _write(root / "raw" / "journal" / f"{day}.md", text)
+        _write(root / lay.day_path(day), text)
         read = journal.mark_read(read, journal.parse_day(day, text))
     _write(root / journal.READ_PATH, journal.render_read(read))
     _git(root, "-c", "init.defaultBranch=main", "init", "-q")
@@ -298,7 +309,7 @@ def generate(
         f"synthetic project: {pages} pages, {lines} journal lines",
     )
     base = _git(root, "rev-parse", "HEAD").strip()
-    today_path = root / "raw" / "journal" / f"{TODAY.isoformat()}.md"
+    today_path = root / lay.day_path(TODAY.isoformat())
     today_text = "".join(f"{ln}\n" for ln in today)
     if today:
         _write(today_path, today_text)

@@ -1,11 +1,15 @@
 """One measured job in a fresh interpreter, so no cache of an earlier run helps the next.
 
-    python -m tests.benchmarks.worker pass ROOT [--context-window N] [--profile FILE]
+    python -m tests.benchmarks.worker pass ROOT [--context-window N] [--model-free] [--profile FILE]
     python -m tests.benchmarks.worker tick [--profile FILE]
     python -m tests.benchmarks.worker guard ROOT --touch K [--profile FILE]
 
-Prints one JSON object on stdout. The runner (`python -m tests.benchmarks`)
-calls it; it is also the handy way to profile one pass by hand.
+Prints one JSON object on stdout (with `maxrss_kb`, the process's peak resident
+memory). The runner (`python -m tests.benchmarks`) calls it; it is also the
+handy way to profile one pass by hand. `--model-free` runs the jobs that never
+call a model (all but `promote`: merge notes, split, hubs, link, map, health).
+It imports gitgarden only, so `python tests/benchmarks/worker.py ...` with
+`PYTHONPATH=<a checkout>` times that checkout's code (tests/benchmarks/versus.py).
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ import dataclasses
 import json
 import os
 import re
+import resource
 import subprocess
 import sys
 import time
@@ -92,20 +97,20 @@ class InstantModel:
 
 
 class GitCounter:
-    """Counts `git` processes started through subprocess.run (how gitgarden runs git)."""
+    """Counts `git` processes: those gitrepo starts (its `_run`, a Popen with a timeout) and
+    those started through subprocess.run (the remote helpers)."""
 
     def __init__(self) -> None:
         self.calls: list[str] = []
         self.seconds = 0.0  # wall time spent waiting for them
         self._real = subprocess.run
+        self._real_gitrepo: Any = None
 
-    def __enter__(self) -> GitCounter:
-        real = self._real
-
+    def _counted(self, real: Callable[..., Any]) -> Callable[..., Any]:
         def run(args: Any, *a: Any, **kw: Any) -> Any:
             if isinstance(args, list | tuple) and args and Path(str(args[0])).name == "git":
                 rest = [str(x) for x in args[1:]]
-                if rest[:1] == ["-C"]:
+                while rest[:1] == ["-C"] or rest[:1] == ["-c"]:
                     rest = rest[2:]
                 self.calls.append(rest[0] if rest else "")
                 started = time.perf_counter()
@@ -115,17 +120,30 @@ class GitCounter:
                     self.seconds += time.perf_counter() - started
             return real(args, *a, **kw)
 
-        subprocess.run = run
+        return run
+
+    def __enter__(self) -> GitCounter:
+        from gitgarden import gitrepo
+
+        subprocess.run = self._counted(self._real)
+        if hasattr(gitrepo, "_run"):
+            self._real_gitrepo = gitrepo._run
+            gitrepo._run = self._counted(gitrepo._run)
         return self
 
     def __exit__(self, *exc: object) -> None:
+        from gitgarden import gitrepo
+
         subprocess.run = self._real
+        if self._real_gitrepo is not None:
+            gitrepo._run = self._real_gitrepo
 
 
-def _pass(root: Path, context_window: int | None, profile: str | None) -> dict[str, Any]:
+def _pass(root: Path, context_window: int | None, profile: str | None, model_free: bool = False) -> dict[str, Any]:
     from gitgarden import context
     from gitgarden.config import Settings
     from gitgarden.gardener import run_pass
+    from gitgarden.outcome import JOBS
     from gitgarden.project import Project
 
     reports: list[Any] = []
@@ -140,9 +158,12 @@ def _pass(root: Path, context_window: int | None, profile: str | None) -> dict[s
     settings = Settings(model="bench/instant")
     if context_window:
         settings = dataclasses.replace(settings, context_window=context_window)
-    model = InstantModel()
+    model = None if model_free else InstantModel()
+    jobs = [j for j in JOBS if j != "promote"] if model_free else None
     with GitCounter() as counter:
-        result, seconds, cpu = _measured(lambda: run_pass(Project(root), settings, model=model, now=lambda: NOW), profile)
+        result, seconds, cpu = _measured(
+            lambda: run_pass(Project(root), settings, model=model, now=lambda: NOW, jobs=jobs), profile
+        )
     report, messages = reports[-1] if reports else (None, [])
     return {
         "seconds": seconds,
@@ -241,14 +262,19 @@ def main() -> None:
     parser.add_argument("root", type=Path, nargs="?")
     parser.add_argument("--context-window", type=int)
     parser.add_argument("--touch", type=int, default=10)
+    parser.add_argument("--model-free", action="store_true", help="a pass without the promote job (no model)")
     parser.add_argument("--profile")
     args = parser.parse_args()
     if args.job == "pass":
-        out = _pass(args.root, args.context_window, args.profile)
+        out = _pass(args.root, args.context_window, args.profile, args.model_free)
     elif args.job == "guard":
         out = _guard(args.root, args.touch, args.profile)
     else:
         out = _tick(args.profile)
+    import gitgarden
+
+    out["gitgarden"] = gitgarden.__file__  # which checkout ran (PYTHONPATH)
+    out["maxrss_kb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux
     json.dump(out, sys.stdout)
     sys.stdout.write("\n")
 
