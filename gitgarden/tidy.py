@@ -8,6 +8,7 @@ No I/O: the pass hands in its trees.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 
 from gitgarden import journal, wiki
@@ -16,6 +17,8 @@ from gitgarden.tree import Entry, Tree, file, text_of
 
 # The map a pass starts when a vault has none (what `gitgarden init` writes, minus the prose).
 MAP_START = "# Map\n\n## Pages\n\n## Open\n"
+# A word as a whole-word mention bounds it (wiki._word_at: letters, digits, `_`; re's \w is the same set).
+_WORD = re.compile(r"\w+")
 
 __all__ = [
     "HUB_KEY",
@@ -92,16 +95,22 @@ def wrap_mentions(tree: Tree, paths: list[str], titles: Mapping[str, tuple[str, 
     """In each of `paths`, wrap the first unlinked mention of each other page's title.
 
     Longest titles first. Every title was once tried on every page (a pass over 5,000 pages
-    spent minutes here); now a page tries only the titles whose first three characters occur
-    in its body, which every mention needs, in the same order.
+    spent minutes here); now a page tries only the titles whose first and last words stand in
+    it as whole words, which every whole-word mention needs, in the same order.
     """
     writes: dict[str, Entry] = {}
     ordered = sorted(titles.items(), key=lambda kv: -len(kv[1][0]))
-    by_head: dict[str, list[int]] = {}
+    by_first: dict[str, list[tuple[int, str]]] = {}
+    always: list[int] = []  # a phrase starting or ending in punctuation: tried on every page
     for i, (_name, (title, aliases)) in enumerate(ordered):
         for phrase in {title, *aliases}:
-            if len(phrase) >= 3:
-                by_head.setdefault(phrase[:3], []).append(i)
+            if len(phrase) < 3:
+                continue
+            words = _WORD.findall(phrase)
+            if words and phrase.startswith(words[0]) and phrase.endswith(words[-1]):
+                by_first.setdefault(words[0], []).append((i, words[-1]))
+            else:
+                always.append(i)
     for path in paths:
         text = read_text(tree, path)
         if text is None or path == wiki.map_path():
@@ -110,9 +119,9 @@ def wrap_mentions(tree: Tree, paths: list[str], titles: Mapping[str, tuple[str, 
         new = text
         _, body = wiki.split_frontmatter(text)
         linked = {lk.target.strip().lower() for lk in wiki.find_links(body)}
-        # A wrap adds only link syntax around a mention already there: the body's heads stand for it.
-        heads = {body[i : i + 3] for i in range(len(body) - 2)}
-        tried = sorted({i for head in heads & by_head.keys() for i in by_head[head]})
+        # A wrap adds only link syntax around a mention already there: the body's words stand for it.
+        tokens = set(_WORD.findall(body))
+        tried = sorted({i for w in tokens & by_first.keys() for i, last in by_first[w] if last in tokens}.union(always))
         for name, (title, aliases) in (ordered[i] for i in tried):
             if name == me or name.lower() in linked or name.rsplit("/", 1)[-1].lower() in linked:
                 continue

@@ -39,3 +39,9 @@ def test_many_titles_on_many_pages_wrap_as_each_alone_would() -> None:
     titles = {f"p{i}": (f"Topic {i:04d}", []) for i in range(2000)}
     body = "Topic 0007 and Topic 1999 meet; Topic 12345 is none of them.\n"
     assert wrapped(body, titles) == "[[p7|Topic 0007]] and [[p1999|Topic 1999]] meet; Topic 12345 is none of them.\n"
+
+
+def test_titles_that_start_or_end_in_punctuation_are_still_found() -> None:
+    titles = {"acme": ("Acme", ["ACME Inc."]), "cpp": ("C++ tips", []), "q": ("(Draft) plan", [])}
+    body = "Met ACME Inc. today; read C++ tips and the (Draft) plan.\n"
+    assert wrapped(body, titles) == "Met [[acme|ACME Inc.]] today; read [[cpp|C++ tips]] and the [[q|(Draft) plan]].\n"
