@@ -218,7 +218,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         type=int,
         default=1000,
         help="model-free passes only on projects up to this size (the link job's sweep of every page "
-        "grows with pages × titles: about 2 minutes a pass at 5,000 pages)",
+        "was pages × titles before the link sweep was indexed: see the README)",
     )
     parser.add_argument("--sizes", default="1000,5000", help="page counts of the pass projects")
     parser.add_argument("--workdir", type=Path)
