@@ -37,15 +37,14 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from gitgarden.layout import Layout
-from tests.benchmarks.__main__ import isolated_env, machine, say
+from tests.benchmarks.__main__ import isolated_env, say
 from tests.benchmarks.generate import GIT_IDENTITY, Generated, generate
 from tests.benchmarks.versus import (
     Measure,
     Variant,
     cli,
     compare,
-    raw,
-    render,
+    report,
     side_env,
     worker_pass,
 )
@@ -106,7 +105,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         type=int,
         default=1000,
         help="model-free passes only on projects up to this size (the link job's sweep of every page "
-        "grows with pages × titles: about 2 minutes a pass at 5,000 pages)",
+        "was pages × titles before the link sweep was indexed: see the README)",
     )
     parser.add_argument("--hidden-files", type=int, default=20_000, help="files in the ignored hidden folder")
     parser.add_argument("--workdir", type=Path)
@@ -141,19 +140,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     finally:
         if not args.keep and not args.workdir:
             shutil.rmtree(work, ignore_errors=True)
-    print(
+    title = (
         f"gitgarden layouts: wiki/ + raw/journal/ vs the root + Daily notes/; hidden folders in both "
         f"(.obsidian/, .trash/, {IGNORED}/ of {args.hidden_files:,} ignored files); {args.rounds} interleaved rounds"
     )
-    print(f"machine: {machine()}")
-    for v in (under, at_root):
-        print(f"{v.label} pass outcomes: {', '.join(sorted(v.outcomes))}")
-    print()
-    print(render([under, at_root], measures))
-    print()
-    print(f"({time.perf_counter() - started:.0f} s in all)")
-    if args.json:
-        args.json.write_text(json.dumps({"machine": machine(), "raw": raw([under, at_root], measures)}, indent=1))
+    report(title, [under, at_root], measures, started, args.json)
 
 
 if __name__ == "__main__":

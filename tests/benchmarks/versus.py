@@ -252,16 +252,21 @@ def main(argv: Sequence[str] | None = None) -> None:
     finally:
         if not args.keep and not args.workdir:
             shutil.rmtree(work, ignore_errors=True)
-    print(f"gitgarden old vs new: {args.old} vs {args.new}; {args.rounds} interleaved rounds")
+    report(f"gitgarden old vs new: {args.old} vs {args.new}; {args.rounds} interleaved rounds", [old, new], measures, started, args.json)
+
+
+def report(title: str, variants: list[Variant], measures: list[Measure], started: float, json_path: Path | None) -> None:
+    """Print the run's figures (and write them to `json_path` when given): the table, the machine, the outcomes."""
+    print(title)
     print(f"machine: {machine()}")
-    for v in (old, new):
+    for v in variants:
         print(f"{v.label} pass outcomes: {', '.join(sorted(v.outcomes))}")
     print()
-    print(render([old, new], measures))
+    print(render(variants, measures))
     print()
     print(f"({time.perf_counter() - started:.0f} s in all)")
-    if args.json:
-        args.json.write_text(json.dumps({"machine": machine(), "raw": raw([old, new], measures)}, indent=1))
+    if json_path:
+        json_path.write_text(json.dumps({"machine": machine(), "raw": raw(variants, measures)}, indent=1))
 
 
 if __name__ == "__main__":
