@@ -348,6 +348,25 @@ def config_set(app: App, key: str, value: str, scope: str | None) -> None:
     click.echo(f"{key} = {_show(report.value)}")
     if report.source != where:
         err(f"note: here the {report.source} layer wins: {key} = {_show(report.effective)}")
+    if key in ("wiki_dir", "map_page") and where == "project" and here is not None:
+        _warn_of_a_persons_map(here)
+
+
+def _warn_of_a_persons_map(root: Path) -> None:
+    """Say so when the map the layout now names is a note of the person's (gitgarden's own map has
+    its `## Pages` and `## Open` sections): a pass adds entries to the map."""
+    from gitgarden.layout import of_root
+
+    try:
+        map_path = root / of_root(root).map_path()
+        text = map_path.read_text(encoding="utf-8", errors="replace") if map_path.is_file() and not map_path.is_symlink() else None
+    except (OSError, GitgardenError):
+        return
+    if text is not None and not ("## Pages" in text and "## Open" in text):
+        err(
+            f"note: {map_path.relative_to(root).as_posix()} is now the map, and a pass adds its entries there; "
+            "if it is a note of yours, name another page for the map: gitgarden config set map_page Map"
+        )
 
 
 @config_group.command("unset")

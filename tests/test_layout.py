@@ -258,6 +258,19 @@ def test_a_vaults_own_index_stays_the_persons_and_the_map_gets_a_page_of_its_own
     assert "[[index]]" in (root / "Gardener map.md").read_text() and not figures.unmapped
 
 
+def test_moving_the_wiki_onto_a_persons_index_says_so_and_names_the_remedy(project: Project) -> None:
+    write(project.root, "notes/index.md", "# My index\n\nWhere I start.\n")
+    done = invoke(project, "config", "set", "wiki_dir", "notes")
+    assert done.exit_code == 0, done.output
+    assert "notes/index.md is now the map" in done.output and "gitgarden config set map_page Map" in done.output
+    done = invoke(project, "config", "set", "map_page", "Map")
+    assert done.exit_code == 0 and "is now the map" not in done.output  # no such note: init-style map to come
+    done = invoke(project, "config", "set", "wiki_dir", "wiki")
+    assert done.exit_code == 0 and "is now the map" not in done.output  # wiki/Map.md: none there either
+    done = invoke(project, "config", "set", "map_page", "index")
+    assert done.exit_code == 0 and "is now the map" not in done.output  # wiki/index.md is gitgarden's own map
+
+
 def test_map_page_is_a_note_name_set_in_the_project(vault: Project) -> None:
     done = invoke(vault, "config", "set", "map_page", "notes/Map")
     assert done.exit_code != 0 and "map_page must be a note name" in done.output
