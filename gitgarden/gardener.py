@@ -355,6 +355,9 @@ def _outcome(result: PassResult, model: Model | None, offered: int, changes: lis
     tidy_refused = len(result.refusals) > ledger.listed
     if ledger.open_refusals() or tidy_refused:
         if changes or read:
+            if not read and not ledger.landed:
+                # What the pass commits is its model-free tidying: say so, not "the landed ones".
+                result.detail = result.detail or "every operation of the reply was refused, its lines stay unread; the pass commits only its model-free tidying"
             return "some_refused"
         result.detail = result.detail or "every operation was refused; their lines stay unread"
         return "finished_without_writing"

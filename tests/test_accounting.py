@@ -104,6 +104,15 @@ def test_an_all_refused_reply_reads_nothing(shop: Project, fake_model: FakeModel
     assert "Mars" not in (shop.root / "wiki/pricing.md").read_text()
 
 
+def test_an_all_refused_reply_beside_model_free_tidying_says_only_the_tidying_landed(shop: Project, fake_model: FakeModel) -> None:
+    write(shop.root, "wiki/oven.md", page("Oven", "The oven runs on gas.\n", source="[2026-11-28]"))  # not in the map
+    commit_all(shop.root, "a page the map lacks")
+    result = garden(shop, fake_model.enqueue({"operations": [INVENTED]}).enqueue(NOTHING))
+    assert result.outcome == "some_refused" and result.commit, (result.outcome, result.detail)
+    assert "every operation of the reply was refused" in result.sentence and "model-free tidying" in result.sentence
+    assert result.marked_read == 0 and "[[oven]]" in (shop.root / "wiki/index.md").read_text()
+
+
 def test_nothing_earned_when_every_line_is_skipped(shop: Project, fake_model: FakeModel) -> None:
     reply = {"operations": [{"op": "skip", "lines": ["2026-11-29#1", "2026-11-29#2", "2026-11-29#3"]}]}
     result = garden(shop, fake_model.enqueue(reply))
