@@ -15,6 +15,8 @@ import pytest
 from gitgarden.project import Project, init_project
 
 FIXED_NOW = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
+# The month's record file of a pass run on FIXED_NOW (a pass on another clock writes another).
+FIXED_LOG = f"log/{FIXED_NOW:%Y-%m}.jsonl"
 
 
 @pytest.fixture(autouse=True)

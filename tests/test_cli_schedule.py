@@ -23,7 +23,7 @@ from gitgarden.cli import App, cli
 from gitgarden.gitrepo import git_dir
 from gitgarden.lock import PassLock
 from gitgarden.project import Project, init_project
-from tests.conftest import FIXED_NOW, FakeModel, write
+from tests.conftest import FIXED_LOG, FIXED_NOW, FakeModel, write
 
 REPO = Path(__file__).resolve().parents[1]
 NOW = FIXED_NOW
@@ -312,7 +312,7 @@ def test_tick_runs_one_pass_a_tick_least_recently_attempted_first(tmp_path: Path
         assert tick_json(app)[0]["ran"]["name"] == name
         assert len(model.history) == n  # one pass, one model call, per tick
     for p in projects:
-        assert len((p.log / "2026-11.jsonl").read_text().splitlines()) == 1
+        assert len((p.root / FIXED_LOG).read_text().splitlines()) == 1
         assert (state(p.root).last_outcome, state(p.root).unread) == ("nothing_earned", 0)
 
     # a-one gets a new line; it waits for its distance from the last attempt.

@@ -14,7 +14,7 @@ from gitgarden.config import Settings
 from gitgarden.gardener import PassResult, run_pass
 from gitgarden.guard import Verdict
 from gitgarden.project import Project
-from tests.conftest import FIXED_NOW, FakeModel, commit_all, page, write
+from tests.conftest import FIXED_LOG, FIXED_NOW, FakeModel, commit_all, page, write
 
 LANDLORD = "The landlord is Marta Okafor; she owns the whole building and lives in the flat above the shop."
 LEASE = "Marta wants a 5-year lease minimum, she does not want a new tenant every two years."
@@ -380,7 +380,7 @@ def test_a_faithful_page_lands_next_to_a_refused_append_and_the_trailer_shows_th
     trailers = gitpython.Repo(bakery.root).commit("HEAD").trailers_dict
     assert trailers["Gardener-Grounding"] == ["0.75"]
     assert trailers["Gardener-Outcome"] == ["some_refused"]
-    record = json.loads((bakery.root / "log/2026-11.jsonl").read_text().splitlines()[-1])
+    record = json.loads((bakery.root / FIXED_LOG).read_text().splitlines()[-1])
     assert record["grounding_min_score"] == pytest.approx(0.75)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from gitgarden.config import Settings
 from gitgarden.gardener import run_pass
 from gitgarden.project import Project
-from tests.conftest import FIXED_NOW, FakeModel, commit_all, git, page, write
+from tests.conftest import FIXED_LOG, FIXED_NOW, FakeModel, commit_all, git, page, write
 
 LINE = "2026-11-29#1"
 
@@ -48,5 +48,5 @@ def test_every_forbidden_attempt_is_refused_and_the_good_operation_lands(project
     assert not (project.root / "wiki/Dana Reyes.md").exists() and not (project.root / "wiki/ops.md").exists()
     assert len((project.root / "wiki/plain.md").read_text()) < 6000
     changed = set(git(project.root, "show", "--name-only", "--format=", "HEAD").split())
-    assert changed <= {"wiki/dana-reyes.md", "wiki/index.md", "wiki/acme.md", "log/2026-11.jsonl", ".gitgarden/set-aside.json"}
+    assert changed <= {"wiki/dana-reyes.md", "wiki/index.md", "wiki/acme.md", FIXED_LOG, ".gitgarden/set-aside.json"}
     assert not (project.root / ".gitgarden/read.json").exists()  # refused operations cite the line: it stays unread

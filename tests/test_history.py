@@ -16,7 +16,17 @@ from gitgarden.gardener import PassResult, run_pass, stop_path
 from gitgarden.gitrepo import git_dir
 from gitgarden.outcome import read_attempts
 from gitgarden.project import Project
-from tests.conftest import FIXED_NOW, FakeModel, commit_all, git, invoke, page, workspace, write
+from tests.conftest import (
+    FIXED_LOG,
+    FIXED_NOW,
+    FakeModel,
+    commit_all,
+    git,
+    invoke,
+    page,
+    workspace,
+    write,
+)
 
 SETTINGS = Settings(model="fake/scripted")
 
@@ -59,7 +69,7 @@ def head(project: Project) -> str:
 
 
 def records(project: Project) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in (project.root / "log/2026-11.jsonl").read_text().splitlines()]
+    return [json.loads(line) for line in (project.root / FIXED_LOG).read_text().splitlines()]
 
 
 def first_pass(acme: Project, fake_model: FakeModel) -> PassResult:
@@ -81,7 +91,7 @@ def test_log_lists_passes_and_attempts_newest_first(acme: Project, fake_model: F
     fake_model.enqueue({"operations": [{"op": "skip", "lines": ["2026-11-30#1"]}]})
     third = garden(acme, fake_model, minutes=2)
     assert third.outcome == "nothing_earned"
-    assert failed.pass_id not in git(acme.root, "show", f"{third.commit}:log/2026-11.jsonl")
+    assert failed.pass_id not in git(acme.root, "show", f"{third.commit}:{FIXED_LOG}")
 
     result = invoke(acme, "log", "--json")
     assert result.exit_code == 0, result.output
@@ -120,7 +130,7 @@ def test_show_prints_the_record_and_the_diff_pages_first(acme: Project, fake_mod
     assert f"pass {first.pass_id}" in out and first.commit in out
     assert "created: wiki/acme.md" in out
     diff = out[out.index("diff --git") :]
-    assert diff.index("wiki/acme.md") < diff.index(".gitgarden/read.json") < diff.index("log/2026-11.jsonl")
+    assert diff.index("wiki/acme.md") < diff.index(".gitgarden/read.json") < diff.index(FIXED_LOG)
     assert "+Acme signed the pilot contract." in diff
 
     by_commit = json.loads(invoke(acme, "show", first.commit[:8], "--json").stdout)
@@ -167,7 +177,7 @@ def test_undo_reverts_the_pass_in_a_commit_of_its_own(acme: Project, fake_model:
     assert any(r.get("pass_id") == first.pass_id for r in recs)
     assert recs[-1]["kind"] == "undo" and recs[-1]["undoes"] == first.pass_id
     # The person's staged and untracked work is untouched and not in the undo commit.
-    assert set(undo_commit.stats.files) == {"wiki/acme.md", "wiki/pricing.md", "wiki/index.md", "log/2026-11.jsonl"}
+    assert set(undo_commit.stats.files) == {"wiki/acme.md", "wiki/pricing.md", "wiki/index.md", FIXED_LOG}
     status = git(acme.root, "status", "--porcelain")
     assert status.splitlines() == ["M  AGENTS.md", "?? notes/draft.md"]
     # log shows who undid it; a second `undo` of it is refused.

@@ -14,7 +14,17 @@ from gitgarden.config import Settings
 from gitgarden.gardener import JOBS, PassResult, run_pass
 from gitgarden.project import Project
 from gitgarden.setaside import on_disk
-from tests.conftest import FIXED_NOW, FakeModel, commit_all, git, invoke, page, workspace, write
+from tests.conftest import (
+    FIXED_LOG,
+    FIXED_NOW,
+    FakeModel,
+    commit_all,
+    git,
+    invoke,
+    page,
+    workspace,
+    write,
+)
 
 SETTINGS = Settings(model="fake/scripted")
 REPO = Path(__file__).resolve().parents[1]
@@ -49,7 +59,7 @@ def promote_reply() -> dict[str, object]:
 
 
 def last_record(project: Project) -> dict[str, object]:
-    return json.loads((project.root / "log/2026-11.jsonl").read_text().splitlines()[-1])
+    return json.loads((project.root / FIXED_LOG).read_text().splitlines()[-1])
 
 
 def trailer(project: Project, key: str) -> str:

@@ -24,7 +24,17 @@ from gitgarden.health import measure
 from gitgarden.layout import Layout
 from gitgarden.project import DiskTree, Project, find_project, init_project
 from gitgarden.tree import Overlay, file
-from tests.conftest import FIXED_NOW, FakeModel, commit_all, git, invoke, page, workspace, write
+from tests.conftest import (
+    FIXED_LOG,
+    FIXED_NOW,
+    FakeModel,
+    commit_all,
+    git,
+    invoke,
+    page,
+    workspace,
+    write,
+)
 from tests.vault import DAILY, HISTORY, OBSIDIAN_VIEW, ORPHAN, START, SYNC, VAULT, build_vault
 
 SETTINGS = Settings(model="fake/scripted")
@@ -564,7 +574,7 @@ def test_the_scheduler_looks_at_the_journal_and_wiki_of_the_layout(root_vault: P
         # What a pass writes itself (log/, .gitgarden/) is no edit of the wiki's: it never holds a tick back.
         wiki_time = schedule._wiki_mtime(root_vault.root)
         later = wiki_time + 3600
-        for rel in ("log/2026-11.jsonl", ".gitgarden/read.json"):
+        for rel in (FIXED_LOG, ".gitgarden/read.json"):
             write(root_vault.root, rel, "{}\n")
             os.utime(root_vault.root / rel, (later, later))
         os.utime(root_vault.root / "log", (later, later))

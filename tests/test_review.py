@@ -10,7 +10,7 @@ import pytest
 
 from gitgarden import review
 from gitgarden.project import Project
-from tests.conftest import FakeModel, commit_all, git, invoke, page, workspace, write
+from tests.conftest import FIXED_LOG, FakeModel, commit_all, git, invoke, page, workspace, write
 
 REVIEW = "gitgarden/review"
 
@@ -71,7 +71,7 @@ def test_a_review_pass_leaves_the_branch_and_the_work_tree_alone(acme: Project, 
     assert [p.hexsha for p in commit.parents] == [head]
     assert commit.author.email == "gitgarden@localhost"
     assert commit.trailers_dict["Gardener-Pass"] == [data["pass_id"]]
-    assert set(commit.stats.files) == {"wiki/acme.md", "wiki/pricing.md", "wiki/index.md", ".gitgarden/read.json", "log/2026-11.jsonl"}
+    assert set(commit.stats.files) == {"wiki/acme.md", "wiki/pricing.md", "wiki/index.md", ".gitgarden/read.json", FIXED_LOG}
     assert "AGENTS.md" in git(acme.root, "ls-tree", "-r", "--name-only", REVIEW).split()
     assert repo.git.show(f"{REVIEW}:AGENTS.md") != "# staged by the person"  # the person's staged work stays theirs
     # log lists it as waiting; `review` shows it, with its diff.
@@ -112,7 +112,7 @@ def test_a_second_review_pass_stacks_on_the_first_and_reads_only_new_lines(acme:
     assert tip.hexsha == second["commit"] and tip.parents[0].hexsha == first["commit"]
     index = repo.git.show(f"{REVIEW}:wiki/index.md")
     assert "[[acme]]" in index and "[[dana]]" in index
-    log = repo.git.show(f"{REVIEW}:log/2026-11.jsonl").splitlines()
+    log = repo.git.show(f"{REVIEW}:{FIXED_LOG}").splitlines()
     assert [json.loads(line)["pass_id"] for line in log] == [first["pass_id"], second["pass_id"]]
     waiting = review.review_status(acme.root)
     assert [e.pass_id for e in waiting.passes] == [second["pass_id"], first["pass_id"]]
@@ -177,7 +177,7 @@ def test_accept_merges_read_positions_and_log_records_by_union(acme: Project, fa
     assert out["kind"] == "merge" and ".gitgarden/read.json" in out["resolved"]
     read = json.loads((acme.root / ".gitgarden/read.json").read_text())
     assert len(read["2026-11-29"]) == 3 and len(read["2026-11-30"]) == 1
-    ids = [json.loads(line).get("pass_id") for line in (acme.root / "log/2026-11.jsonl").read_text().splitlines()]
+    ids = [json.loads(line).get("pass_id") for line in (acme.root / FIXED_LOG).read_text().splitlines()]
     assert data["pass_id"] in ids and json.loads(normal.stdout)["pass_id"] in ids
     assert git(acme.root, "status", "--porcelain") == ""
 
@@ -218,7 +218,7 @@ def test_reject_drops_the_branch_and_the_lines_stay_read(acme: Project, fake_mod
     repo = gitpython.Repo(acme.root)
     commit = repo.commit("HEAD")
     assert commit.parents[0].hexsha == head and commit.author.email == "pat@example.com"
-    assert set(commit.stats.files) == {".gitgarden/read.json", "log/2026-11.jsonl"}
+    assert set(commit.stats.files) == {".gitgarden/read.json", FIXED_LOG}
     assert commit.trailers_dict["Gardener-Rejects"] == [data["pass_id"]]
     assert not (acme.root / "wiki/acme.md").exists()
     assert git(acme.root, "status", "--porcelain") == ""

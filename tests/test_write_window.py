@@ -22,7 +22,7 @@ from gitgarden.config import Settings
 from gitgarden.gardener import PassResult, run_pass
 from gitgarden.gitrepo import git_dir
 from gitgarden.project import Project, init_project
-from tests.conftest import FIXED_NOW, FakeModel, commit_all, git, invoke, page, write
+from tests.conftest import FIXED_LOG, FIXED_NOW, FakeModel, commit_all, git, invoke, page, write
 
 SETTINGS = Settings(model="fake/scripted")
 LOOPS = 10
@@ -212,7 +212,7 @@ def test_the_persons_hook_judges_exactly_the_pass_commit(tmp_path: Path) -> None
     assert result.outcome == "pages_written"
     assert Path(f"{seen}.names").read_text().split() == [
         ".gitgarden/read.json",
-        "log/2026-11.jsonl",
+        FIXED_LOG,
         "wiki/acme.md",
         "wiki/index.md",
         "wiki/pricing.md",
