@@ -574,7 +574,7 @@ def status(app: App, as_json: bool) -> None:
     from gitgarden import schedule, setaside
 
     project = app.project()
-    data = schedule.project_status(project.root, app.env, app.now())
+    data = schedule.project_status(project, app.env, app.now())
     aside = [e for _, e in setaside.on_disk(project.root)[1]]
     data["set_aside"] = [setaside.summary(e) for e in aside]
     for warning in data["warnings"]:

@@ -109,8 +109,8 @@ def find_project(start: Path | None = None) -> Project:
     """The project containing `start` (default: the current folder), searching upwards."""
     here = (start or Path.cwd()).resolve()
     for folder in (here, *here.parents):
-        if (folder / ".gitgarden").is_dir() and _wiki_exists(folder):
-            return Project(folder)
+        if (folder / ".gitgarden").is_dir() and _wiki_exists(found := Project(folder)):
+            return found  # its layout read once, kept for the command
     sparse = _sparse_project(here)
     if sparse:
         raise NotAProject(sparse)
@@ -120,15 +120,15 @@ def find_project(start: Path | None = None) -> Project:
     )
 
 
-def _wiki_exists(folder: Path) -> bool:
-    """True when the wiki folder the project at `folder` names exists (the root always does).
+def _wiki_exists(project: Project) -> bool:
+    """True when the wiki folder the project names exists (the root always does).
     A malformed layout counts as a project: the command then says what is wrong with it,
     and `gitgarden config set` can mend it."""
     try:
-        layout = of_root(folder)
+        layout = project.layout
     except ConfigError:
         return True
-    return layout.at_root or (folder / layout.wiki_dir).is_dir()
+    return layout.at_root or (project.root / layout.wiki_dir).is_dir()
 
 
 def _sparse_project(here: Path) -> str | None:

@@ -35,7 +35,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gitgarden import layout
 from gitgarden.config import Settings, load_settings, state_dir
@@ -66,6 +66,9 @@ from gitgarden.registry import (
     scan_journal,
     unregister,
 )
+
+if TYPE_CHECKING:
+    from gitgarden.project import Project
 
 __all__ = [
     "FAILURE_TEXT",
@@ -235,10 +238,14 @@ class Assessment:
         }
 
 
-def _is_project(root: Path | str) -> bool:
-    from gitgarden.project import _wiki_exists
+def _project_at(root: Path | str) -> Project | None:
+    """The gitgarden project at `root` (its layout read once, for all that follows), or None."""
+    from gitgarden.project import Project, _wiki_exists
 
-    return os.path.isdir(f"{root}/.gitgarden") and _wiki_exists(Path(root))
+    if not os.path.isdir(f"{root}/.gitgarden"):
+        return None
+    project = Project(Path(root))
+    return project if _wiki_exists(project) else None
 
 
 def _wiki_mtime(root: Path) -> float:
@@ -258,19 +265,22 @@ def _wiki_mtime(root: Path) -> float:
     return newest
 
 
-def assess(root: Path, record: ProjectState, now: float, env: Mapping[str, str], *, full: bool = False) -> Assessment:
+def assess(
+    root: Path, record: ProjectState, now: float, env: Mapping[str, str], *, full: bool = False, project: Project | None = None
+) -> Assessment:
     """What `root` has to do and what holds it back at `now` (epoch seconds).
 
     Without `full`, a project with nothing to do is left after the stat calls
-    (the common tick); `full` (for `status`) checks every clock regardless.
+    (the common tick); `full` (for `status`) checks every clock regardless. `project`: the
+    project at `root` when the caller has it already (its layout is not read again).
     """
     a = Assessment(root, record)
-    where = str(root)
-    if not _is_project(where):
+    project = project or _project_at(root)
+    if project is None:
         a.error = "the folder is gone or is no longer a gitgarden project (`gitgarden projects remove` it)"
         return a
     try:
-        here = layout.of_root(root)
+        here = project.layout
     except ConfigError as exc:
         a.error = str(exc)
         return a
@@ -634,19 +644,19 @@ class _Failed:
 # -- status and listing -------------------------------------------------------------------------------
 
 
-def project_status(root: Path, env: Mapping[str, str], now: datetime) -> dict[str, Any]:
+def project_status(project: Project, env: Mapping[str, str], now: datetime) -> dict[str, Any]:
     """Everything `gitgarden status` shows for one project (no gardener, no model library)."""
-    root = root.resolve()
-    with layout.active(layout.of_root(root)):
-        return _project_status(root, env, now)
+    with layout.active(project.layout):
+        return _project_status(project, env, now)
 
 
-def _project_status(root: Path, env: Mapping[str, str], now: datetime) -> dict[str, Any]:
+def _project_status(project: Project, env: Mapping[str, str], now: datetime) -> dict[str, Any]:
+    root = project.root
     tnow = _ts(now)
     is_registered = root in registered(env)
     record = load_state(env).get(str(root), ProjectState())
     load_settings(root, env=env)  # a malformed config file: ConfigError with its path and line
-    a = assess(root, record, tnow, env, full=True)
+    a = assess(root, record, tnow, env, full=True, project=project)
     if a.error:
         raise GitgardenError(a.error)
     if not is_registered:
@@ -719,7 +729,7 @@ def list_projects(env: Mapping[str, str]) -> list[dict[str, Any]]:
     rows = []
     for root in registered(env):
         rec = records.get(str(root), ProjectState())
-        exists = _is_project(root)
+        exists = _project_at(root) is not None
         enabled: bool | None = None
         error = None
         if exists:

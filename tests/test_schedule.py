@@ -518,12 +518,12 @@ def test_project_status_says_which_clock_holds_it_back_and_until_when(tmp_path: 
     root = tiny(tmp_path / "p", "one", "two")
     age(root, NOW - timedelta(minutes=10))
     schedule.register(root, env())
-    data = schedule.project_status(root, env(), NOW)
+    data = schedule.project_status(Project(root), env(), NOW)
     assert data["unread"] == 2 and data["registered"] and not data["eligible"]
     assert [h["clock"] for h in data["held"]] == ["idle_min"]
     assert data["eligible_at"] == (NOW + timedelta(minutes=20)).isoformat()
     assert data["lock"] is None and data["consecutive_failures"] == 0
-    assert schedule.project_status(root, env(), NOW + timedelta(minutes=20))["eligible"]
+    assert schedule.project_status(Project(root), env(), NOW + timedelta(minutes=20))["eligible"]
 
 
 def test_list_projects_reports_existence_enabled_and_failures(tmp_path: Path) -> None:
