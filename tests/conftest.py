@@ -114,6 +114,16 @@ def fake_model() -> FakeModel:
     return FakeModel()
 
 
+
+def capture(project: Project, day: str, *lines: str) -> str:
+    """Append `lines` to the journal's day file `day` as a person types them (no gitgarden code);
+    returns the file's project-relative path."""
+    path = project.journal / f"{day}.md"
+    old = path.read_text() if path.exists() else ""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(old + "".join(line + "\n" for line in lines))
+    return str(path.relative_to(project.root))
+
 def invoke(project: Project, *args: str, model: FakeModel | None = None) -> Any:
     """Run a `gitgarden` command inside `project` with the scripted model and the fixed clock."""
     from click.testing import CliRunner

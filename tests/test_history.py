@@ -20,6 +20,7 @@ from tests.conftest import (
     FIXED_LOG,
     FIXED_NOW,
     FakeModel,
+    capture,
     commit_all,
     git,
     invoke,
@@ -34,12 +35,6 @@ SETTINGS = Settings(model="fake/scripted")
 def garden(project: Project, model: FakeModel | None, *, minutes: int = 0, **kw: Any) -> PassResult:
     when = FIXED_NOW + timedelta(minutes=minutes)
     return run_pass(project, SETTINGS, model=model, now=lambda: when, **kw)
-
-
-def capture(project: Project, day: str, *lines: str) -> None:
-    path = project.journal / f"{day}.md"
-    old = path.read_text() if path.exists() else ""
-    path.write_text(old + "".join(line + "\n" for line in lines))
 
 
 def promote_reply() -> dict[str, Any]:

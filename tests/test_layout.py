@@ -28,6 +28,7 @@ from tests.conftest import (
     FIXED_LOG,
     FIXED_NOW,
     FakeModel,
+    capture,
     commit_all,
     git,
     invoke,
@@ -71,14 +72,6 @@ def root_vault(tmp_path: Path) -> Project:
 def at(project: Project, rel: str) -> str:
     """A path of the vault (as tests/vault.py names it) inside the project."""
     return project.layout.wiki_prefix + rel
-
-
-def capture(project: Project, day: str, *lines: str) -> str:
-    path = project.journal / f"{day}.md"
-    old = path.read_text() if path.exists() else ""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(old + "".join(line + "\n" for line in lines))
-    return str(path.relative_to(project.root))
 
 
 def garden(project: Project, model: FakeModel | None, settings: Settings = SETTINGS) -> PassResult:

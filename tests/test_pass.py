@@ -15,7 +15,7 @@ from gitgarden.gardener import OUTCOMES, PassResult, request_stop, run_pass
 from gitgarden.gitrepo import git_dir
 from gitgarden.outcome import read_attempts
 from gitgarden.project import Project
-from tests.conftest import FIXED_LOG, FIXED_NOW, FakeModel, commit_all, git, page, write
+from tests.conftest import FIXED_LOG, FIXED_NOW, FakeModel, capture, commit_all, git, page, write
 
 SETTINGS = Settings(model="fake/scripted")
 NO_CORRECTION = {"operations": []}  # the answer to a repair round that corrects nothing
@@ -23,12 +23,6 @@ NO_CORRECTION = {"operations": []}  # the answer to a repair round that corrects
 
 def garden(project: Project, model: FakeModel | None, **kw: object) -> PassResult:
     return run_pass(project, SETTINGS, model=model, now=lambda: FIXED_NOW, **kw)  # type: ignore[arg-type]
-
-
-def capture(project: Project, day: str, *lines: str) -> None:
-    path = project.journal / f"{day}.md"
-    old = path.read_text() if path.exists() else ""
-    path.write_text(old + "".join(line + "\n" for line in lines))
 
 
 @pytest.fixture

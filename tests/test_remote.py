@@ -20,19 +20,13 @@ import pytest
 from gitgarden.config import Settings
 from gitgarden.gardener import PassResult, run_pass
 from gitgarden.project import Project, init_project
-from tests.conftest import FIXED_NOW, FakeModel, commit_all, git, page, write
+from tests.conftest import FIXED_NOW, FakeModel, capture, commit_all, git, page, write
 
 SETTINGS = Settings(model="fake/scripted", remote="origin")
 
 
 def garden(project: Project, model: FakeModel | None, settings: Settings = SETTINGS) -> PassResult:
     return run_pass(project, settings, model=model, now=lambda: FIXED_NOW)
-
-
-def capture(project: Project, day: str, *lines: str) -> None:
-    path = project.journal / f"{day}.md"
-    old = path.read_text() if path.exists() else ""
-    path.write_text(old + "".join(line + "\n" for line in lines))
 
 
 def create(page_name: str, title: str, body: str, line: str) -> dict[str, Any]:

@@ -15,7 +15,17 @@ from gitgarden.gardener import PassResult, run_pass
 from gitgarden.health import measure
 from gitgarden.project import DiskTree, Project, init_project
 from gitgarden.tree import Overlay, file
-from tests.conftest import FIXED_NOW, FakeModel, commit_all, git, invoke, page, workspace, write
+from tests.conftest import (
+    FIXED_NOW,
+    FakeModel,
+    capture,
+    commit_all,
+    git,
+    invoke,
+    page,
+    workspace,
+    write,
+)
 from tests.vault import (
     DAILY,
     HISTORY,
@@ -35,12 +45,6 @@ SETTINGS = Settings(model="fake/scripted")
 
 def garden(project: Project, model: FakeModel | None, settings: Settings = SETTINGS) -> PassResult:
     return run_pass(project, settings, model=model, now=lambda: FIXED_NOW)
-
-
-def capture(project: Project, day: str, *lines: str) -> None:
-    path = project.journal / f"{day}.md"
-    old = path.read_text() if path.exists() else ""
-    path.write_text(old + "".join(line + "\n" for line in lines))
 
 
 @pytest.fixture
