@@ -231,18 +231,14 @@ def check_journal_from(value: Any, *, where: str) -> str:
     """`value` as the first journal day a pass reads (YYYY-MM-DD, or '' for every day), or ConfigError."""
     from datetime import date
 
+    from gitgarden.journal import is_day  # a day file's own test: the same days, the same spelling
+
     if isinstance(value, date):  # TOML's bare `journal_from = 2026-12-01`
         value = value.isoformat()
     text = value.strip() if isinstance(value, str) else None
-    if text == "":
-        return ""
-    try:
-        if text is None or len(text) != 10:
-            raise ValueError(text)
-        date.fromisoformat(text)
-    except ValueError:
-        raise ConfigError(f"{where}: journal_from must be a day written YYYY-MM-DD (or empty for every day), not {value!r}") from None
-    return text
+    if text is None or (text and not is_day(text)):
+        raise ConfigError(f"{where}: journal_from must be a day written YYYY-MM-DD (or empty for every day), not {value!r}")
+    return text or ""
 
 
 def check_layout_value(key: str, value: Any, *, where: str) -> str:

@@ -335,6 +335,11 @@ def test_journal_from_is_a_real_day(vault: Project, value: str) -> None:
     assert done.exit_code != 0 and "journal_from must be a day written YYYY-MM-DD" in done.output
 
 
+def test_journal_from_in_the_file_that_is_no_day_is_one_line(vault: Project) -> None:
+    with pytest.raises(ConfigError, match="journal_from must be a day written YYYY-MM-DD"):
+        layout.from_table({"journal_from": 20261128}, where="config.toml")
+
+
 def test_a_bare_toml_date_is_a_journal_from_day(vault: Project) -> None:
     path = vault.root / ".gitgarden" / "config.toml"
     path.write_text(path.read_text() + "journal_from = 2026-11-28\n")
