@@ -19,6 +19,7 @@ import pytest
 
 from gitgarden.config import Settings
 from gitgarden.gardener import PassResult, run_pass
+from gitgarden.layout import Layout
 from gitgarden.project import Project, init_project
 from tests.conftest import FIXED_NOW, FakeModel, capture, commit_all, git, page, write
 
@@ -332,3 +333,22 @@ def test_config_set_sync_names_its_choices(project: Project, monkeypatch: pytest
     res = invoke(project, "config", "set", "sync", "rebase")
     assert res.exit_code == 1 and "sync must be one of ff, merge; rebase refused" in res.stderr
     assert invoke(project, "config", "set", "sync", "merge").exit_code == 0
+
+
+@pytest.mark.parametrize(("layout_in_force", "map_path"), [(Layout(), "wiki/index.md"), (Layout(".", "Daily notes"), "index.md")])
+def test_both_sides_map_entries_merge_in_either_layout_where_a_page_would_conflict(
+    project: Project, layout_in_force: Layout, map_path: str
+) -> None:
+    """Replaying onto a moved remote: two clones' new map entries at the same place are both kept
+    (the map is merged as a union, wherever the layout puts it); the same clash in a page is no merge."""
+    from gitgarden import layout, remote
+
+    base = b"# Map\n\n## Pages\n\n- [[pricing]]\n\n## Open\n"
+    ours = base.replace(b"- [[pricing]]\n", b"- [[pricing]]\n- [[acme]]\n")
+    theirs = base.replace(b"- [[pricing]]\n", b"- [[pricing]]\n- [[dana]]\n")
+    with layout.active(layout_in_force):
+        merged = remote._merge_file(project.root, map_path, base, ours, theirs, layout_in_force.journal_dir)
+        page_path = layout_in_force.page_path("notes")
+        clash = remote._merge_file(project.root, page_path, base, ours, theirs, layout_in_force.journal_dir)
+    assert merged is not None and b"[[acme]]" in merged and b"[[dana]]" in merged
+    assert clash is None
