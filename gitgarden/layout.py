@@ -150,10 +150,6 @@ class Layout:
         """The folders a pass lists: the wiki and the journal (once when the journal is inside)."""
         return [self.wiki_dir] if self.journal_in_wiki() else [self.wiki_dir, self.journal_dir]
 
-    def git_paths(self) -> list[str]:
-        """Pathspecs naming the wiki and the journal for git (`.` for a wiki at the root)."""
-        return self.tree_folders()
-
     def with_identity(self, files: Iterable[str]) -> Layout:
         """This layout with more identity files (project-relative ones; others are not pages anyway)."""
         extra = tuple(f.replace("\\", "/").removeprefix("./") for f in files if not f.startswith(("/", "~")))
