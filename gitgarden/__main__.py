@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gitgarden.cli import main
+from gitgarden.cli.main import main
 
 if __name__ == "__main__":
     main()

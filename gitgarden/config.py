@@ -343,7 +343,7 @@ def _layer(table: Mapping[str, Any], where: str, *, project: bool, resolved: Res
         if project and key == "identity_files":
             value = _project_relative_only(value, where, resolved)
         if _BY_KEY[key].project_only:
-            from gitgarden.layout import check_layout_value
+            from gitgarden.wiki.layout import check_layout_value
 
             value = check_layout_value(key, value, where=where)
         value, warning = clamp(key, value)

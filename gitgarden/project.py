@@ -10,14 +10,27 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from gitgarden.config import read_toml
 from gitgarden.errors import ConfigError, NotAProject
-from gitgarden.layout import Layout, check_on_disk, of_root, reserved_at_top, spelt_on_disk
+from gitgarden.wiki.layout import DEFAULT, Layout, from_table, reserved_at_top
 
 if TYPE_CHECKING:  # `status` and `tick` find a project without the tree and the wiki parser behind the facts
-    from gitgarden.facts import FactsCache, PageFacts
-    from gitgarden.tree import Entry
+    from gitgarden.wiki.facts import FactsCache, PageFacts
+    from gitgarden.wiki.tree import Entry
 
-__all__ = ["DiskTree", "Project", "find_project", "init_project", "InitReport", "MAP_TEMPLATE", "AGENTS_TEMPLATE"]
+__all__ = [
+    "DiskTree",
+    "Project",
+    "find_project",
+    "init_project",
+    "InitReport",
+    "MAP_TEMPLATE",
+    "AGENTS_TEMPLATE",
+    "of_root",
+    "of_root_or_default",
+    "check_on_disk",
+    "spelt_on_disk",
+]
 
 AGENTS_TEMPLATE = """\
 # AGENTS.md — what this project is
@@ -58,6 +71,67 @@ GITIGNORE_TEMPLATE = """\
 # gitgarden: present while your chat tool is mid-turn; never committed
 .gitgarden/turn-in-flight
 """
+
+
+# -- the layout on disk ----------------------------------------------------------------------
+
+
+def of_root(root: Path | str) -> Layout:
+    """The layout of the project at `root`, read from its `.gitgarden/config.toml`; ConfigError when
+    the file sets it badly or its wiki or journal folder is reached through a symlink."""
+    path = Path(root) / ".gitgarden" / "config.toml"
+    found = from_table(read_toml(path), where=str(path))
+    check_on_disk(found, Path(root), where=str(path))
+    return found
+
+
+def check_on_disk(found: Layout, root: Path, *, where: str) -> None:
+    """ConfigError when the wiki or journal folder of `found` is, or lies inside, a symlink (a pass
+    reads only inside its project and never follows a symlink out, nor writes through one), or is a file."""
+    for key in ("wiki_dir", "journal_dir"):
+        folder = getattr(found, key)
+        parts = [] if folder == "." else folder.split("/")
+        for depth in range(1, len(parts) + 1):
+            here, shown = root.joinpath(*parts[:depth]), "/".join(parts[:depth])
+            disk = spelt_on_disk(here.parent, parts[depth - 1])
+            if disk is None:
+                break  # not made yet: capture or init makes it as the setting spells it
+            if disk.lower() == parts[depth - 1].lower() and disk != parts[depth - 1]:
+                # A case-insensitive disk (macOS, Windows) opens it, but the listing spells it otherwise:
+                # its day files would be taken for pages. On Linux it would be a second folder.
+                fixed = "/".join([*parts[: depth - 1], disk, *parts[depth:]])
+                raise ConfigError(f"{where}: {key} = {folder!r}, but the folder is spelt {disk!r}: set {key} to {fixed!r}")
+            if here.is_symlink():
+                raise ConfigError(
+                    f"{where}: {key} = {folder!r}, but {shown} is a symlink, and gitgarden never reads or writes "
+                    f"through one: make {shown} a real folder, or set {key} to another"
+                )
+            if here.exists() and not here.is_dir():
+                raise ConfigError(f"{where}: {key} = {folder!r}, but {shown} is a file, not a folder: set {key} to another")
+
+
+def spelt_on_disk(parent: Path, name: str) -> str | None:
+    """The entry of `parent` that is `name` up to letter case and Unicode composition (`name` itself
+    when it is there), or None when there is none."""
+    try:
+        names = os.listdir(parent)
+    except OSError:
+        return None
+    if name in names:
+        return name
+    import unicodedata  # only for a name not found as spelt: `status` starts without it
+
+    want = unicodedata.normalize("NFC", name).casefold()
+    return next((n for n in sorted(names) if unicodedata.normalize("NFC", n).casefold() == want), None)
+
+
+def of_root_or_default(root: Path | str) -> Layout:
+    """`of_root`, or the default layout when the settings file cannot say (for bookkeeping that
+    must never fail: the command that reads the settings properly says what is wrong)."""
+    try:
+        return of_root(root)
+    except ConfigError:
+        return DEFAULT
 
 
 @dataclass(frozen=True)
@@ -109,7 +183,7 @@ def find_project(start: Path | None = None) -> Project:
     """The project containing `start` (default: the current folder), searching upwards."""
     here = (start or Path.cwd()).resolve()
     for folder in (here, *here.parents):
-        if (folder / ".gitgarden").is_dir() and _wiki_exists(found := Project(folder)):
+        if (folder / ".gitgarden").is_dir() and wiki_exists(found := Project(folder)):
             return found  # its layout read once, kept for the command
     sparse = _sparse_project(here)
     if sparse:
@@ -120,7 +194,7 @@ def find_project(start: Path | None = None) -> Project:
     )
 
 
-def _wiki_exists(project: Project) -> bool:
+def wiki_exists(project: Project) -> bool:
     """True when the wiki folder the project names exists (the root always does).
     A malformed layout counts as a project: the command then says what is wrong with it,
     and `gitgarden config set` can mend it."""
@@ -134,9 +208,9 @@ def _wiki_exists(project: Project) -> bool:
 def _sparse_project(here: Path) -> str | None:
     """When a sparse checkout hides the project `here` belongs to, a sentence saying so and what to
     do (only looked for once no project was found: it asks git)."""
-    from gitgarden import gitrepo
     from gitgarden.errors import GitError
-    from gitgarden.repostate import PROJECT_FOLDERS
+    from gitgarden.repo import gitrepo
+    from gitgarden.repo.states import PROJECT_FOLDERS
 
     try:
         if gitrepo.git(here, "config", "--bool", "core.sparseCheckout", check=False).strip() != b"true":
@@ -172,9 +246,6 @@ class InitReport:
     git_initialised: bool
     committed: bool
     notes: list[str] = field(default_factory=list)
-    # The journal lines already there and unread (an adopted vault's daily notes): how many,
-    # in how many day files, and the oldest day ('' when none).
-    waiting: tuple[int, int, str] = (0, 0, "")
 
 
 def init_layout(root: Path, layout: Layout | None = None) -> list[str]:
@@ -245,7 +316,7 @@ def obsidian_layout(root: Path) -> tuple[Layout, list[str]]:
     """The layout that adopts the Obsidian vault at `root` in place, and sentences saying what
     was chosen: the wiki is the root, the journal the daily-notes folder of
     `.obsidian/daily-notes.json` (Obsidian's own default, the vault root, cannot hold a journal)."""
-    from gitgarden.layout import check_dir
+    from gitgarden.wiki.layout import check_dir
 
     settings, unread = _daily_notes_settings(root / ".obsidian" / "daily-notes.json")
     notes: list[str] = []
@@ -340,7 +411,7 @@ def init_project(root: Path) -> InitReport:
     A folder holding `.obsidian/` (and no gitgarden settings yet) is an Obsidian vault: it is
     adopted in place (wiki_dir = ".", the journal its daily-notes folder); nothing moves.
     """
-    from gitgarden import gitrepo  # git is only needed here, not by every command
+    from gitgarden.repo import commits, gitrepo  # git is only needed here, not by every command
 
     root = root.resolve()
     root.mkdir(parents=True, exist_ok=True)
@@ -368,21 +439,10 @@ def init_project(root: Path) -> InitReport:
     adopted = [p for p in untracked if p and (p == "AGENTS.md" or owned.in_wiki(p) or p.startswith(layout.journal_prefix))]
     files = sorted({m for m in made if not m.endswith("/")} | set(adopted))
     if files:
-        committed = gitrepo.commit_paths(
+        committed = commits.commit_paths(
             root, files, message="gitgarden init: project layout", author=None
         )
-    return InitReport(root, made, git_initialised, committed, notes, _waiting(root, layout))
-
-
-def _waiting(root: Path, layout: Layout) -> tuple[int, int, str]:
-    """The unread journal lines a first pass would find: (lines, day files, oldest day)."""
-    from gitgarden.layout import active
-    from gitgarden.setaside import on_disk
-
-    with active(layout):
-        unread, _aside = on_disk(root)
-    days = sorted({ln.day for ln in unread})
-    return len(unread), len(days), days[0] if days else ""
+    return InitReport(root, made, git_initialised, committed, notes)
 
 
 class DiskTree(Mapping[str, "Entry"]):
@@ -447,7 +507,7 @@ class DiskTree(Mapping[str, "Entry"]):
             raise KeyError(rel)
         entry = self._cache.get(rel)
         if entry is None:
-            from gitgarden.tree import Entry
+            from gitgarden.wiki.tree import Entry
 
             path = os.path.join(self.root, rel)
             # O_NOFOLLOW: a symlink is never read through, even one swapped in since the listing,
@@ -466,7 +526,7 @@ class DiskTree(Mapping[str, "Entry"]):
 
     def facts(self, rel: str) -> PageFacts | None:
         """The page facts of `rel`, from the cache while the file is unchanged on disk."""
-        from gitgarden.facts import facts_of
+        from gitgarden.wiki.facts import facts_of
 
         signature = self._stats.get(rel)
         if self.facts_cache is None or signature is None:

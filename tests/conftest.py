@@ -38,12 +38,12 @@ def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.Fi
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(gitconfig))
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     if "litellm" not in request.keywords and "realmodel" not in request.keywords:
-        import gitgarden.llm as llm
+        from gitgarden.model import provider
 
         def refuse(*_args: Any, **_kwargs: Any) -> Any:
             raise AssertionError("a test made a model call that was not faked")
 
-        monkeypatch.setattr(llm.LiteLLMModel, "complete", refuse)
+        monkeypatch.setattr(provider.LiteLLMModel, "complete", refuse)
     yield
 
 
@@ -93,7 +93,7 @@ class FakeModel:
         return self
 
     def complete(self, messages: list[dict[str, str]], schema: dict[str, Any], budget: Any) -> Any:
-        from gitgarden.llm import Reply, Usage
+        from gitgarden.model.llm import Reply, Usage
 
         self.history.append([dict(m) for m in messages])
         if not self.replies:
@@ -128,7 +128,7 @@ def invoke(project: Project, *args: str, model: FakeModel | None = None) -> Any:
     """Run a `gitgarden` command inside `project` with the scripted model and the fixed clock."""
     from click.testing import CliRunner
 
-    from gitgarden.cli import App, cli
+    from gitgarden.cli.main import App, cli
 
     cwd = os.getcwd()
     os.chdir(project.root)

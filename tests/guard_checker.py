@@ -25,7 +25,7 @@ from typing import Any
 
 import yaml
 
-from gitgarden.tree import Tree
+from gitgarden.wiki.tree import Tree
 
 ORDER = ["open", "hypothesis", "decided", "done"]
 _LINKS = re.compile(r"\[\[([^\[\]\n]*?)\]\]")

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from gitgarden import setaside
 from gitgarden.config import Settings
-from gitgarden.gardener import PassResult, run_pass
+from gitgarden.gardener import setaside
+from gitgarden.gardener.pipeline import PassResult, run_pass
 from gitgarden.project import Project
 from tests.conftest import FIXED_NOW, FakeModel, commit_all, git, invoke, page, write
 
@@ -43,8 +43,8 @@ def read_ids(project: Project, rev: str = "HEAD") -> dict[str, list[str]]:
 
 def last_record(project: Project) -> dict[str, Any]:
     """The newest attempt without a commit (recorded in the git dir, never in the work tree)."""
-    from gitgarden.gitrepo import git_dir
-    from gitgarden.outcome import read_attempts
+    from gitgarden.history.records import read_attempts
+    from gitgarden.repo.gitrepo import git_dir
 
     return read_attempts(git_dir(project.root))[-1]
 
@@ -90,7 +90,7 @@ def test_a_partly_refused_reply_reads_exactly_the_landed_and_skipped_lines(shop:
     assert "Mars" not in (shop.root / "wiki/pricing.md").read_text()
     assert result.marked_read == 2
     read = read_ids(shop)  # in the pass commit itself
-    lines = {ln.key: ln.id for ln in __import__("gitgarden.journal", fromlist=["x"]).all_lines(shop.journal)}
+    lines = {ln.key: ln.id for ln in __import__("gitgarden.wiki.journal", fromlist=["x"]).all_lines(shop.journal)}
     assert sorted(lines[k] for k in read["2026-11-29"]) == ["2026-11-29#1", "2026-11-29#3"]
     again = garden(shop, fake_model.enqueue({"operations": [EXPORT]}))
     assert again.offered == ["2026-11-29#2"]  # only the refused operation's line
@@ -368,7 +368,7 @@ def test_a_body_that_repeats_a_sentence_lists_its_refusal_once(shop: Project, fa
 
 
 def test_set_aside_state_counts_runs_round_trips_and_retries() -> None:
-    from gitgarden.journal import parse_day
+    from gitgarden.wiki.journal import parse_day
 
     a, b = parse_day("2026-11-29", "first line\nsecond line\n")
     state: dict[str, setaside.Entry] = {}
@@ -384,7 +384,7 @@ def test_set_aside_state_counts_runs_round_trips_and_retries() -> None:
 
 
 def test_no_line_is_too_long_when_the_settings_leave_no_prompt_at_all() -> None:
-    from gitgarden.journal import parse_day
+    from gitgarden.wiki.journal import parse_day
 
     [line] = parse_day("2026-11-29", "a line\n")
     assert setaside.too_long([line], 0.0) == {}

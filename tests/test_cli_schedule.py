@@ -18,11 +18,11 @@ from typing import Any
 import pytest
 from click.testing import CliRunner, Result
 
-from gitgarden import schedule
-from gitgarden.cli import App, cli
-from gitgarden.gitrepo import git_dir
-from gitgarden.lock import PassLock
+from gitgarden.cli.main import App, cli
 from gitgarden.project import Project, init_project
+from gitgarden.repo.gitrepo import git_dir
+from gitgarden.repo.lock import PassLock
+from gitgarden.schedule import registry
 from tests.conftest import FIXED_LOG, FIXED_NOW, FakeModel, write
 
 REPO = Path(__file__).resolve().parents[1]
@@ -71,12 +71,12 @@ def garden(tmp_path: Path, name: str, *lines: str, register: bool = True) -> Pro
         write(project.root, "raw/journal/2026-11-29.md", "".join(f"{ln}\n" for ln in lines))
     age(project.root, NOW - timedelta(hours=2))
     if register:
-        schedule.register(project.root, dict(os.environ))
+        registry.register(project.root, dict(os.environ))
     return project
 
 
-def state(root: Path) -> schedule.ProjectState:
-    return schedule.load_state(dict(os.environ)).get(str(root), schedule.ProjectState())
+def state(root: Path) -> registry.ProjectState:
+    return registry.load_state(dict(os.environ)).get(str(root), registry.ProjectState())
 
 
 def tick_json(app: App) -> tuple[dict[str, Any], Result]:
@@ -149,7 +149,7 @@ def test_projects_add_list_remove(project: Project, tmp_path: Path, monkeypatch:
 def test_init_with_register_registers_the_project(tmp_path: Path) -> None:
     res = invoke(make_app(), "init", str(tmp_path / "notes"), "--register")
     assert res.exit_code == 0, res.output
-    assert schedule.registered(dict(os.environ)) == [(tmp_path / "notes").resolve()]
+    assert registry.registered(dict(os.environ)) == [(tmp_path / "notes").resolve()]
 
 
 # -- config ----------------------------------------------------------------------------------
@@ -451,7 +451,7 @@ def test_run_records_its_attempt_but_not_a_dry_run(project: Project, monkeypatch
     assert invoke(make_app(clock), "run").exit_code == 0
     state_file = Path(os.environ["GITGARDEN_STATE"]) / "state.json"
     assert not state_file.exists()  # not registered: a demo in a scratch folder leaves no trace
-    schedule.register(project.root, dict(os.environ))
+    registry.register(project.root, dict(os.environ))
     res = invoke(make_app(clock), "run")
     assert res.exit_code == 0, res.output
     assert (state(project.root).last_outcome, state(project.root).last_attempt) == ("no_model", NOW.isoformat())
@@ -473,7 +473,7 @@ def run_gitgarden(*args: str, cwd: Path, python_args: tuple[str, ...] = ()) -> s
 def imported_by(args: list[str], cwd: Path) -> list[str]:
     code = (
         "import json, sys\n"
-        "from gitgarden.cli import App, cli\n"
+        "from gitgarden.cli.main import App, cli\n"
         "try:\n"
         f"    cli.main({args!r}, obj=App(), standalone_mode=False)\n"
         "except SystemExit:\n"
@@ -492,17 +492,17 @@ def test_a_tick_that_finds_nothing_imports_no_model_library(tmp_path: Path) -> N
     assert proc.returncode == 0, proc.stderr
     imported = [line.rsplit("|", 1)[-1].strip() for line in proc.stderr.splitlines() if line.startswith("import time:")]
     assert "gitgarden.schedule" in imported
-    assert not [m for m in imported if m.split(".")[0] == "litellm" or m in ("gitgarden.gardener", "gitgarden.llm")]
+    assert not [m for m in imported if m.split(".")[0] == "litellm" or m in ("gitgarden.gardener.pipeline", "gitgarden.model.llm")]
     modules = imported_by(["tick"], tmp_path)
     assert "gitgarden.schedule" in modules
-    assert not {"litellm", "openai", "gitgarden.gardener", "gitgarden.llm"} & set(modules)
+    assert not {"litellm", "openai", "gitgarden.gardener.pipeline", "gitgarden.model.llm"} & set(modules)
 
 
 def test_status_imports_neither_the_gardener_nor_the_model_library(tmp_path: Path) -> None:
     p = garden(tmp_path, "p", "a line")
     modules = imported_by(["status"], p.root)
     assert "gitgarden.schedule" in modules
-    assert not {"litellm", "gitgarden.gardener", "gitgarden.llm"} & set(modules)
+    assert not {"litellm", "gitgarden.gardener.pipeline", "gitgarden.model.llm"} & set(modules)
 
 
 def test_a_second_run_is_refused_at_once_with_the_holders_pass_id(tmp_path: Path) -> None:
@@ -521,7 +521,7 @@ def test_status_shows_the_clock_that_holds_back_the_lock_and_the_failures(tmp_pa
     p = garden(tmp_path, "p", "one", "two")
     age(p.root, NOW - timedelta(minutes=10))
     monkeypatch.chdir(p.root / "wiki")
-    schedule.record_attempt(
+    registry.record_attempt(
         p.root,
         type("R", (), {"outcome": "failed", "exit_code": 15, "sentence": "failed: bad model output", "pass_id": "x-1", "commit": ""})(),
         dict(os.environ),
@@ -631,7 +631,7 @@ def test_a_tick_with_unread_lines_and_no_model_fails_for_the_notification_rule_o
 def test_no_model_and_nothing_unread_is_no_failure(tmp_path: Path) -> None:
     p = garden(tmp_path, "empty")
     write(p.root, "wiki/index.md", "# Map\n" + "x" * 3000)  # over the ceiling: work, but no lines
-    schedule.record_attempt(
+    registry.record_attempt(
         p.root,
         type("R", (), {"outcome": "no_model", "exit_code": 0, "sentence": "no model", "pass_id": "", "commit": ""})(),
         dict(os.environ),

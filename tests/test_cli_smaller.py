@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from gitgarden.cli import App, cli
-from gitgarden.cli_history import _log_lines
+from gitgarden.cli.history import _log_lines
+from gitgarden.cli.main import App, cli
 from gitgarden.project import Project
 from tests.conftest import FakeModel, commit_all, write
 from tests.conftest import invoke as run_in

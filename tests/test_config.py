@@ -65,7 +65,7 @@ def test_a_project_file_never_holds_the_key(tmp_path: Path) -> None:
 
 
 def test_a_committed_project_file_cannot_redirect_the_key(tmp_path: Path) -> None:
-    from gitgarden.llm import key_decision
+    from gitgarden.model.provider import key_decision
 
     root = tmp_path / "p"
     (root / ".gitgarden").mkdir(parents=True)

@@ -14,17 +14,18 @@ from hypothesis import HealthCheck, given
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 
-from gitgarden import context, wiki
 from gitgarden.config import Settings
-from gitgarden.context import (
+from gitgarden.errors import ModelError
+from gitgarden.gardener import context
+from gitgarden.gardener.context import (
     ContextInputs,
     PageInfo,
     build_messages,
     estimate_tokens,
     project_relative,
 )
-from gitgarden.errors import ModelError
-from gitgarden.journal import JournalLine
+from gitgarden.wiki import pages as wiki
+from gitgarden.wiki.journal import JournalLine
 
 
 def line(day: str, n: int, text: str) -> JournalLine:
@@ -161,7 +162,7 @@ def test_prompt_snapshot() -> None:
 
 
 def test_system_message_names_every_operation() -> None:
-    from gitgarden import ops
+    from gitgarden.model import operations as ops
 
     text = context.system_message("x")
     for name in ops.OPERATIONS:

@@ -29,10 +29,10 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from gitgarden.cli import App, cli
-from gitgarden.gitrepo import git_dir
-from gitgarden.lock import holder
+from gitgarden.cli.main import App, cli
 from gitgarden.project import Project
+from gitgarden.repo.gitrepo import git_dir
+from gitgarden.repo.lock import holder
 from tests.conftest import commit_all, git, page, write
 from tests.fake_openai import FakeOpenAI
 

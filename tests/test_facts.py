@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 
 from gitgarden.config import Settings
-from gitgarden.facts import FactsCache, page_facts
-from gitgarden.gardener import run_pass
-from gitgarden.gitrepo import git_dir
+from gitgarden.gardener.pipeline import run_pass
 from gitgarden.project import DiskTree, Project
-from gitgarden.tree import Overlay, file
+from gitgarden.repo.gitrepo import git_dir
+from gitgarden.wiki.facts import FactsCache, page_facts
+from gitgarden.wiki.tree import Overlay, file
 from tests.conftest import FIXED_NOW, commit_all, page, write
 
 

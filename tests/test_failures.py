@@ -14,10 +14,11 @@ from typing import Any
 
 import pytest
 
-from gitgarden import ops, recovery
 from gitgarden.config import Settings
-from gitgarden.gardener import PassResult, run_pass
+from gitgarden.gardener.pipeline import PassResult, run_pass
+from gitgarden.model import operations as ops
 from gitgarden.project import Project
+from gitgarden.repo import recovery
 from tests.conftest import FIXED_NOW, FakeModel, invoke, workspace
 
 SETTINGS = Settings(model="fake/scripted")
@@ -146,8 +147,8 @@ def test_a_full_disk_at_a_write_fails_the_pass_and_leaves_the_persons_files(
 @pytest.mark.litellm
 def test_a_deeply_nested_reply_through_the_real_model_path_is_bad_output(monkeypatch: pytest.MonkeyPatch) -> None:
     """The same reply from an OpenAI-compatible server, through litellm and HTTP: a ModelError, no traceback."""
-    from gitgarden import llm
     from gitgarden.errors import ModelError
+    from gitgarden.model import llm, provider
     from tests.fake_openai import FakeOpenAI
 
     for var in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_API_BASE"):
@@ -156,7 +157,7 @@ def test_a_deeply_nested_reply_through_the_real_model_path_is_bad_output(monkeyp
         server.enqueue(DEEP)
         server.enqueue(DEEP)
         settings = Settings(model="openai/fake", api_base=server.base_url, num_retries=0, timeout=10)
-        model = llm.LiteLLMModel(settings, {"GITGARDEN_API_KEY": "sk-test"})
+        model = provider.LiteLLMModel(settings, {"GITGARDEN_API_KEY": "sk-test"})
         messages = [{"role": "user", "content": "[2026-11-29#1] a line"}]
         with pytest.raises(ModelError, match="too deeply") as caught:
             llm.ask_operations(model, messages, llm.Budget(tokens=100_000, seconds=600))

@@ -9,10 +9,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gitgarden import grounding
 from gitgarden.config import Settings
-from gitgarden.gardener import PassResult, run_pass
-from gitgarden.guard import Verdict
+from gitgarden.gardener.pipeline import PassResult, run_pass
+from gitgarden.guard import grounding
+from gitgarden.guard.rules import Verdict
 from gitgarden.project import Project
 from tests.conftest import FIXED_LOG, FIXED_NOW, FakeModel, commit_all, page, write
 
@@ -411,7 +411,7 @@ def test_a_pass_that_writes_no_prose_reports_no_grounding_score(bakery: Project,
 
 
 def test_a_short_heading_labels_and_is_not_scored_but_a_long_or_numbered_one_is() -> None:
-    from gitgarden.grounding import score_text
+    from gitgarden.guard.grounding import score_text
 
     cited = ["Kessler delivers flour every Tuesday"]
     assert [s.sentence for s in score_text("## Deliveries\n\nKessler delivers flour on Tuesdays.\n", cited)] == [
@@ -425,7 +425,7 @@ def test_a_short_heading_labels_and_is_not_scored_but_a_long_or_numbered_one_is(
 
 def test_an_invented_title_cannot_ground_its_own_body(project, fake_model) -> None:  # type: ignore[no-untyped-def]
     from gitgarden.config import Settings
-    from gitgarden.gardener import run_pass
+    from gitgarden.gardener.pipeline import run_pass
     from tests.conftest import FIXED_NOW, write
 
     write(project.root, "raw/journal/2026-11-29.md", "Met the new supplier today\n")

@@ -7,9 +7,10 @@ import time
 
 import pytest
 
-from gitgarden import guardtext, wiki
-from gitgarden.guard import PassContext, Verdict, check, skipped_checks
-from gitgarden.tree import Entry, file, symlink
+from gitgarden.guard import text as guardtext
+from gitgarden.guard.rules import PassContext, Verdict, check, skipped_checks
+from gitgarden.wiki import pages as wiki
+from gitgarden.wiki.tree import Entry, file, symlink
 
 DAY = "2026-11-28"
 JOURNAL = f"raw/journal/{DAY}.md"
@@ -837,12 +838,12 @@ def test_link_finder_agrees_with_wiki_find_links() -> None:
     ]
     for _ in range(20000):
         t = "".join(rnd.choice(alpha) for _ in range(rnd.randint(0, 30)))
-        ours = [(lk.start, lk.end, lk.target) for lk in guardtext._find_links(t)]
+        ours = [(lk.start, lk.end, lk.target) for lk in guardtext.find_links(t)]
         theirs = [(lk.start, lk.end, lk.target) for lk in wiki.find_links(t)]
         assert ours == theirs, t
         lo, hi = sorted(rnd.randint(0, len(t)) for _ in range(2))  # a region: links starting in it
-        assert guardtext._find_links(t, lo, hi) == [
-            lk for lk in guardtext._find_links(t) if lo <= lk.start < hi
+        assert guardtext.find_links(t, lo, hi) == [
+            lk for lk in guardtext.find_links(t) if lo <= lk.start < hi
         ]
 
 
@@ -850,7 +851,7 @@ def test_fenced_code_hides_links() -> None:
     for fence in ("```", "~~~", "   ```"):
         t = f"a\n{fence}\n[[x]]\n{fence.strip()}\n[[y]]\n"
         assert (
-            [lk.target for lk in guardtext._find_links(t)]
+            [lk.target for lk in guardtext.find_links(t)]
             == [lk.target for lk in wiki.find_links(t)]
             == ["y"]
         )
@@ -860,7 +861,7 @@ def test_fenced_code_hides_links() -> None:
 
 
 def test_every_rule_of_design_5_is_one_numbered_named_function() -> None:
-    from gitgarden.guard import RULE_NAMES, RULES
+    from gitgarden.guard.rules import RULE_NAMES, RULES
 
     assert [number for number, _, _ in RULES] == list(range(1, 12))
     for number, name, rule in RULES:

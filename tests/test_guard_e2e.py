@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from gitgarden.config import Settings
-from gitgarden.gardener import run_pass
+from gitgarden.gardener.pipeline import run_pass
 from gitgarden.project import Project
 from tests.conftest import FIXED_LOG, FIXED_NOW, FakeModel, commit_all, git, page, write
 

@@ -26,9 +26,9 @@ from collections.abc import Callable
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from gitgarden import wiki
-from gitgarden.guard import PassContext, check
-from gitgarden.tree import Entry, file, symlink
+from gitgarden.guard.rules import PassContext, check
+from gitgarden.wiki import pages as wiki
+from gitgarden.wiki.tree import Entry, file, symlink
 
 try:  # tests/ on sys.path (pytest's default import mode) or tests as a package
     from guard_checker import lost

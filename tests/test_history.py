@@ -10,12 +10,13 @@ from typing import Any
 import git as gitpython
 import pytest
 
-from gitgarden import history
 from gitgarden.config import Settings
-from gitgarden.gardener import PassResult, run_pass, stop_path
-from gitgarden.gitrepo import git_dir
-from gitgarden.outcome import read_attempts
+from gitgarden.gardener.pipeline import PassResult, run_pass, stop_path
+from gitgarden.history import passlog as history
+from gitgarden.history.records import read_attempts
+from gitgarden.history.undo import undo
 from gitgarden.project import Project
+from gitgarden.repo.gitrepo import git_dir
 from tests.conftest import (
     FIXED_LOG,
     FIXED_NOW,
@@ -324,11 +325,11 @@ def test_default_undo_takes_the_latest_pass_not_yet_undone(acme: Project, fake_m
     index = (acme.root / "wiki/index.md").read_bytes()
     first = first_pass(acme, fake_model)
     second = second_pass(acme, fake_model)
-    undone = history.undo(acme.root, None, now=FIXED_NOW)
+    undone = undo(acme.root, None, now=FIXED_NOW)
     assert undone.pass_id == second.pass_id
     assert not (acme.root / "wiki/dana.md").exists() and (acme.root / "wiki/acme.md").exists()
     # The map went through both passes and the first undo; the next undo takes the first pass.
-    assert history.undo(acme.root, None, now=FIXED_NOW).pass_id == first.pass_id
+    assert undo(acme.root, None, now=FIXED_NOW).pass_id == first.pass_id
     assert (acme.root / "wiki/index.md").read_bytes() == index
     assert not (acme.root / "wiki/acme.md").exists()
 

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from gitgarden import hook
 from gitgarden.config import Settings
-from gitgarden.gardener import run_pass
+from gitgarden.gardener.pipeline import run_pass
+from gitgarden.guard import hook
 from gitgarden.project import Project
 from tests.conftest import FIXED_NOW, FakeModel, commit_all, git, page, write
 

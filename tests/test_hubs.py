@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from gitgarden import wiki
 from gitgarden.config import Settings
-from gitgarden.gardener import PassResult, run_pass
+from gitgarden.gardener.pipeline import PassResult, run_pass
 from gitgarden.project import DiskTree, Project
-from gitgarden.tidy import link_index, page_titles, reachable
+from gitgarden.wiki import pages as wiki
+from gitgarden.wiki.tidy import link_index, page_titles, reachable
 from tests.conftest import FIXED_NOW, FakeModel, commit_all, git, page, write
 
 SETTINGS = Settings(model="fake/scripted")

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from gitgarden.cli import App, cli
+from gitgarden.cli.main import App, cli
 from tests.conftest import FIXED_NOW, git
 
 

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from gitgarden.config import Settings
-from gitgarden.gardener import JOBS, PassResult, run_pass
+from gitgarden.gardener.pipeline import JOBS, PassResult, run_pass
+from gitgarden.gardener.setaside import on_disk
 from gitgarden.project import Project
-from gitgarden.setaside import on_disk
 from tests.conftest import (
     FIXED_LOG,
     FIXED_NOW,
@@ -206,7 +206,7 @@ def test_the_health_job_alone_reports_and_writes_nothing(wiki: Project) -> None:
 def test_model_free_jobs_never_import_the_model_library(wiki: Project) -> None:
     code = (
         "import json, sys\n"
-        "from gitgarden.cli import App, cli\n"
+        "from gitgarden.cli.main import App, cli\n"
         "try:\n"
         "    cli.main(['run', '--job', 'split', '--job', 'hubs', '--job', 'link', '--job', 'map', '--job', 'merge',"
         " '--job', 'health'], obj=App(), standalone_mode=False)\n"
@@ -224,14 +224,15 @@ def test_model_free_jobs_never_import_the_model_library(wiki: Project) -> None:
 
     assert done.returncode == 0, done.stderr[-2000:]
     modules = json.loads(done.stdout.splitlines()[-1])
-    assert "gitgarden.gardener" in modules, "the pass did not run: the check would be vacuous"
+    assert "gitgarden.gardener.pipeline" in modules, "the pass did not run: the check would be vacuous"
     assert "[[vendors]]" in (wiki.root / "wiki/index.md").read_text()  # it ran and wrote
     assert not [m for m in modules if m.split(".")[0] in ("litellm", "openai")]
     assert_journal_left_alone(wiki)
 
 
 def test_a_job_without_promote_leaves_the_set_aside_lines_as_they_are(wiki: Project, fake_model: FakeModel) -> None:
-    from gitgarden import journal, setaside
+    from gitgarden.gardener import setaside
+    from gitgarden.wiki import journal
 
     line = journal.all_lines(wiki.journal)[1]
     entry = setaside.Entry(line.day, line.key, line.id, line.text, setaside.STRIKES, setaside.REFUSED, "refused", "earlier-pass")

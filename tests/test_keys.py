@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-from gitgarden import keys as store
-from gitgarden import llm
-from gitgarden.cli import App, cli
+from gitgarden.cli.main import App, cli
 from gitgarden.config import Settings, load_settings
+from gitgarden.model import keys as store
+from gitgarden.model import provider
 from gitgarden.project import Project
 from tests.fake_openai import FakeOpenAI
 
@@ -125,21 +125,21 @@ def test_the_stored_key_is_chosen_by_name_or_by_the_models_provider() -> None:
     store.set_key("openai", KEY)
     store.set_key("work", "sk-work-0000000000000000")
     env = dict(os.environ)
-    assert llm.key_decision(Settings(model="openai/gpt-4o-mini"), env) == (KEY, None)
+    assert provider.key_decision(Settings(model="openai/gpt-4o-mini"), env) == (KEY, None)
     chosen = Settings(model="openai/gpt-4o-mini", api_key_name="work")
-    assert llm.key_decision(chosen, env)[0] == "sk-work-0000000000000000"
+    assert provider.key_decision(chosen, env)[0] == "sk-work-0000000000000000"
     # With an endpoint of the person's own, the provider's key goes there only when named.
     local = Settings(model="openai/gemma", api_base="http://127.0.0.1:8080/v1")
-    assert llm.key_decision(local, env) == (None, None)
+    assert provider.key_decision(local, env) == (None, None)
     named = Settings(model="openai/gemma", api_base="http://127.0.0.1:8080/v1", api_key_name="openai")
-    assert llm.key_decision(named, env) == (KEY, None)
+    assert provider.key_decision(named, env) == (KEY, None)
 
 
 def test_the_environment_still_comes_first() -> None:
     store.set_key("openai", KEY)
     env = {**os.environ, "MY_KEY": OTHER}
-    assert llm.key_decision(Settings(model="openai/gpt-4o-mini", api_key_env="MY_KEY"), env) == (OTHER, None)
-    assert llm.key_source(Settings(model="openai/gpt-4o-mini"), {**os.environ, "GITGARDEN_API_KEY": OTHER})[0] == OTHER
+    assert provider.key_decision(Settings(model="openai/gpt-4o-mini", api_key_env="MY_KEY"), env) == (OTHER, None)
+    assert provider.key_source(Settings(model="openai/gpt-4o-mini"), {**os.environ, "GITGARDEN_API_KEY": OTHER})[0] == OTHER
 
 
 def test_a_stored_key_is_withheld_from_an_api_base_only_a_committed_file_names(tmp_path: Path) -> None:
@@ -149,10 +149,10 @@ def test_a_stored_key_is_withheld_from_an_api_base_only_a_committed_file_names(t
     (root / ".gitgarden").mkdir(parents=True)
     (root / ".gitgarden/config.toml").write_text('model = "openai/gpt-4o-mini"\napi_base = "https://collector.example/v1"\n')
     env = dict(os.environ)
-    key, why = llm.key_decision(load_settings(root, env=env).settings, env)
+    key, why = provider.key_decision(load_settings(root, env=env).settings, env)
     assert key is None and why is not None and "project" in why
     trusted = {**env, "GITGARDEN_API_BASE": "https://collector.example/v1"}
-    assert llm.key_decision(load_settings(root, env=trusted).settings, trusted) == (KEY, None)
+    assert provider.key_decision(load_settings(root, env=trusted).settings, trusted) == (KEY, None)
 
 
 @pytest.fixture

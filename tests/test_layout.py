@@ -16,14 +16,15 @@ from pathlib import Path
 
 import pytest
 
-from gitgarden import guard, layout
 from gitgarden.config import Settings
 from gitgarden.errors import ConfigError
-from gitgarden.gardener import PassResult, run_pass
-from gitgarden.health import measure
-from gitgarden.layout import Layout
-from gitgarden.project import DiskTree, Project, find_project, init_project
-from gitgarden.tree import Overlay, file
+from gitgarden.gardener.pipeline import PassResult, run_pass
+from gitgarden.guard import rules as guard
+from gitgarden.project import DiskTree, Project, find_project, init_project, of_root
+from gitgarden.wiki import layout
+from gitgarden.wiki.health import measure
+from gitgarden.wiki.layout import Layout
+from gitgarden.wiki.tree import Overlay, file
 from tests.conftest import (
     FIXED_LOG,
     FIXED_NOW,
@@ -210,7 +211,7 @@ def test_init_adopts_an_obsidian_vault_in_place_and_moves_nothing(tmp_path: Path
     made = sorted(set(after) - set(before))
     assert made == [".gitgarden/config.toml", "index.md", "log/.gitkeep"]
     assert not (root / "wiki").exists() and not (root / "raw").exists() and not (root / "AGENTS.md").exists()
-    assert layout.of_root(root) == Layout(".", "Daily notes").with_identity(["AGENTS.md"])
+    assert of_root(root) == Layout(".", "Daily notes").with_identity(["AGENTS.md"])
     assert git(root, "status", "--porcelain") == "?? .obsidian/\n"  # notes adopted; Obsidian's settings left alone
     assert f"{SYNC}\n" in git(root, "ls-files")
     again = init_project(root)
@@ -224,13 +225,13 @@ def test_init_keeps_the_vaults_own_index_and_reads_other_daily_note_settings(tmp
     write(root, ".obsidian/daily-notes.json", json.dumps({"folder": "Journal/Days/", "format": "DD.MM.YYYY"}))
     report = init_project(root)
     assert (root / "index.md").read_text() == "# My own index\n"
-    assert layout.of_root(root).journal_dir == "Journal/Days"
+    assert of_root(root).journal_dir == "Journal/Days"
     assert any("'DD.MM.YYYY'" in n and "YYYY-MM-DD" in n for n in report.notes)
 
     other = tmp_path / "plain"
     write(other, ".obsidian/app.json", "{}")
     report = init_project(other)
-    assert layout.of_root(other).journal_dir == "Daily notes" and (other / "Daily notes").is_dir()
+    assert of_root(other).journal_dir == "Daily notes" and (other / "Daily notes").is_dir()
     assert any("vault root" in n for n in report.notes)
 
 
@@ -289,7 +290,7 @@ def test_map_page_is_a_note_name_set_in_the_project(vault: Project) -> None:
 def test_init_names_the_waiting_daily_notes_and_journal_from_leaves_them_unoffered(tmp_path: Path, fake_model: FakeModel) -> None:
     from click.testing import CliRunner
 
-    from gitgarden.cli import App, cli
+    from gitgarden.cli.main import App, cli
 
     root = tmp_path / "vault"
     build_vault(root, ".")
@@ -343,7 +344,7 @@ def test_journal_from_in_the_file_that_is_no_day_is_one_line(vault: Project) -> 
 def test_a_bare_toml_date_is_a_journal_from_day(vault: Project) -> None:
     path = vault.root / ".gitgarden" / "config.toml"
     path.write_text(path.read_text() + "journal_from = 2026-11-28\n")
-    assert layout.of_root(vault.root).journal_from == "2026-11-28"
+    assert of_root(vault.root).journal_from == "2026-11-28"
     assert json.loads(invoke(vault, "status", "--json").output)["unread"] == 0  # the vault's daily note is older
 
 
@@ -559,26 +560,26 @@ def test_the_hook_at_the_root_lets_the_person_through_and_judges_an_agent_by_the
 
 
 def test_the_scheduler_looks_at_the_journal_and_wiki_of_the_layout(root_vault: Project) -> None:
-    from gitgarden import schedule
-    from gitgarden.registry import ProjectState, scan_journal
+    from gitgarden.schedule import clocks
+    from gitgarden.schedule.registry import ProjectState, scan_journal
 
     capture(root_vault, DAY, "one line")
-    a = schedule.assess(root_vault.root, ProjectState(), FIXED_NOW.timestamp(), dict(os.environ), full=True)
+    a = clocks.assess(root_vault.root, ProjectState(), FIXED_NOW.timestamp(), dict(os.environ), full=True)
     assert a.error == "" and a.unread == 2 and a.work == "journal"
     with layout.active(root_vault.layout):
         before = scan_journal(root_vault.root).sig
         capture(root_vault, DAY, "another line")
         assert scan_journal(root_vault.root).sig != before  # the daily-notes folder is the journal
         # What a pass writes itself (log/, .gitgarden/) is no edit of the wiki's: it never holds a tick back.
-        wiki_time = schedule._wiki_mtime(root_vault.root)
+        wiki_time = clocks._wiki_mtime(root_vault.root)
         later = wiki_time + 3600
         for rel in (FIXED_LOG, ".gitgarden/read.json"):
             write(root_vault.root, rel, "{}\n")
             os.utime(root_vault.root / rel, (later, later))
         os.utime(root_vault.root / "log", (later, later))
-        assert schedule._wiki_mtime(root_vault.root) == wiki_time
+        assert clocks._wiki_mtime(root_vault.root) == wiki_time
         os.utime(root_vault.root / ORPHAN, (later, later))
-        assert schedule._wiki_mtime(root_vault.root) == later
+        assert clocks._wiki_mtime(root_vault.root) == later
 
 
 def test_review_mode_at_the_root_shows_pages_first_and_accept_brings_the_page_in(root_vault: Project, fake_model: FakeModel) -> None:

@@ -15,13 +15,14 @@ from pathlib import Path
 
 import pytest
 
-from gitgarden import guard, layout
 from gitgarden.config import Settings
 from gitgarden.errors import ConfigError
-from gitgarden.gardener import PassResult, run_pass
-from gitgarden.layout import Layout
-from gitgarden.project import Project, init_project
-from gitgarden.tree import Overlay, file
+from gitgarden.gardener.pipeline import PassResult, run_pass
+from gitgarden.guard import rules as guard
+from gitgarden.project import Project, init_project, of_root
+from gitgarden.wiki import layout
+from gitgarden.wiki.layout import Layout
+from gitgarden.wiki.tree import Overlay, file
 from tests.conftest import FIXED_NOW, FakeModel, commit_all, git, invoke, workspace, write
 
 SETTINGS = Settings(model="fake/scripted")
@@ -200,7 +201,7 @@ def test_daily_notes_settings_obsidian_never_wrote_leave_the_journal_in_daily_no
     else:
         target.write_text(settings)
     report = init_project(root)
-    assert layout.of_root(root).journal_dir == "Daily notes" and (root / "Daily notes").is_dir()
+    assert of_root(root).journal_dir == "Daily notes" and (root / "Daily notes").is_dir()
     assert any(why in n and "the journal is Daily notes/" in n and "\n" not in n for n in report.notes), report.notes
     assert not [p for p in os.listdir(root) if p not in (".obsidian", ".git", ".gitgarden", ".gitignore", "log", "index.md", "Daily notes", "Orphan note.md")]
 
@@ -384,8 +385,8 @@ def test_symlinked_notes_and_folders_at_the_vault_root_are_never_read_nor_mapped
 
 @pytest.mark.parametrize(("wiki_dir", "journal_dir"), [("notes", "notes/.daily"), (".", ".journal"), (".", "Notes/Daily")])
 def test_an_edit_to_the_journal_mid_pass_is_noticed_wherever_the_layout_puts_it(tmp_path: Path, wiki_dir: str, journal_dir: str) -> None:
-    from gitgarden.outcome import PassResult as Result
-    from gitgarden.passstate import Interrupts, StandDown
+    from gitgarden.gardener.outcome import PassResult as Result
+    from gitgarden.gardener.state import Interrupts, StandDown
 
     root = tmp_path / "proj"
     write(root, f"{journal_dir}/{DAY}.md", "- a line\n")

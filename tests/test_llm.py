@@ -17,9 +17,10 @@ from typing import Any
 
 import pytest
 
-from gitgarden import llm, ops
 from gitgarden.config import Settings
 from gitgarden.errors import ModelError
+from gitgarden.model import llm, provider
+from gitgarden.model import operations as ops
 from tests.fake_openai import FakeOpenAI
 
 # These tests drive LiteLLMModel for real (against FakeOpenAI); conftest fakes it for every other test.
@@ -121,7 +122,7 @@ def test_budget_from_settings() -> None:
     ],
 )
 def test_key_goes_only_to_the_base_or_the_named_provider(model: str, api_base: str, sent: bool) -> None:
-    key, why = llm.key_decision(Settings(model=model, api_base=api_base), ENV)
+    key, why = provider.key_decision(Settings(model=model, api_base=api_base), ENV)
     if sent:
         assert (key, why) == (KEY, None)
     else:
@@ -130,19 +131,19 @@ def test_key_goes_only_to_the_base_or_the_named_provider(model: str, api_base: s
 
 
 def test_key_withheld_when_an_env_variable_would_redirect_the_provider() -> None:
-    key, why = llm.key_decision(Settings(model="openai/gpt-4o-mini"), {**ENV, "OPENAI_BASE_URL": "http://evil.example"})
+    key, why = provider.key_decision(Settings(model="openai/gpt-4o-mini"), {**ENV, "OPENAI_BASE_URL": "http://evil.example"})
     assert key is None and why is not None and "OPENAI_BASE_URL" in why
 
 
 def test_no_key_and_no_model() -> None:
-    assert llm.key_decision(Settings(model="openai/x", api_base="http://h/v1"), {}) == (None, None)
-    key, why = llm.key_decision(Settings(), ENV)
+    assert provider.key_decision(Settings(model="openai/x", api_base="http://h/v1"), {}) == (None, None)
+    key, why = provider.key_decision(Settings(), ENV)
     assert key is None and why is not None and "no model" in why
 
 
 def test_named_key_variable() -> None:
     settings = Settings(model="openai/x", api_base="http://h/v1", api_key_env="MY_KEY")
-    assert llm.key_decision(settings, {"MY_KEY": KEY}) == (KEY, None)
+    assert provider.key_decision(settings, {"MY_KEY": KEY}) == (KEY, None)
 
 
 @pytest.mark.parametrize(
@@ -159,18 +160,18 @@ def test_named_key_variable() -> None:
     ],
 )
 def test_structured_output_mode(model: str, api_base: str, mode: str) -> None:
-    assert llm.structured_output_mode(Settings(model=model, api_base=api_base)) == mode
+    assert provider.structured_output_mode(Settings(model=model, api_base=api_base)) == mode
 
 
 def test_make_model_is_none_without_a_model() -> None:
-    assert llm.make_model(Settings(), ENV) is None
-    model = llm.make_model(Settings(model="openai/x", api_base="http://h/v1"), ENV)
-    assert isinstance(model, llm.LiteLLMModel) and model.name == "openai/x"
+    assert provider.make_model(Settings(), ENV) is None
+    model = provider.make_model(Settings(model="openai/x", api_base="http://h/v1"), ENV)
+    assert isinstance(model, provider.LiteLLMModel) and model.name == "openai/x"
     assert KEY not in repr(model)
 
 
 def test_wire_schema_is_grammar_friendly_and_keeps_field_names() -> None:
-    wire = llm._wire_schema(ops.schema())
+    wire = provider._wire_schema(ops.schema())
     text = json.dumps(wire)
     assert "maxLength" not in text and "\\\\d" not in text and "$schema" not in text
     create = wire["properties"]["operations"]["items"]["oneOf"][0]
@@ -183,14 +184,14 @@ def test_wire_schema_is_grammar_friendly_and_keeps_field_names() -> None:
 def test_key_and_schema_reach_the_configured_base(server: FakeOpenAI) -> None:
     server.enqueue(GOOD, prompt_tokens=321, completion_tokens=12)
     settings = local(server, max_output_tokens=77, temperature=0.3)
-    reply = llm.LiteLLMModel(settings, ENV).complete(MESSAGES, ops.schema(), budget())
+    reply = provider.LiteLLMModel(settings, ENV).complete(MESSAGES, ops.schema(), budget())
     assert reply.text == GOOD and reply.finish_reason == "stop"
     assert reply.usage == llm.Usage(321, 12, None)  # local endpoint: cost unknown, not zero
     (req,) = server.requests
     assert req["path"] == "/v1/chat/completions"
     assert req["headers"]["authorization"] == f"Bearer {KEY}"
     body = req["json"]
-    assert body["response_format"] == {"type": "json_object", "schema": llm._wire_schema(ops.schema())}
+    assert body["response_format"] == {"type": "json_object", "schema": provider._wire_schema(ops.schema())}
     assert body["max_tokens"] == 77 and body["temperature"] == 0.3
     assert body["messages"] == MESSAGES
 
@@ -199,27 +200,27 @@ def test_output_bound_shrinks_with_the_budget(server: FakeOpenAI) -> None:
     server.enqueue(GOOD)
     b = budget(tokens=1000)
     b.charge(llm.Usage(960, 0))
-    llm.LiteLLMModel(local(server, max_output_tokens=500), ENV).complete(MESSAGES, ops.schema(), b)
+    provider.LiteLLMModel(local(server, max_output_tokens=500), ENV).complete(MESSAGES, ops.schema(), b)
     assert server.requests[0]["json"]["max_tokens"] == 40
 
 
 def test_without_a_key_a_placeholder_is_sent_not_the_environments(server: FakeOpenAI, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-env-key-that-must-stay-home-123")
     server.enqueue(GOOD)
-    llm.LiteLLMModel(local(server), {}).complete(MESSAGES, ops.schema(), budget())
-    assert server.requests[0]["headers"]["authorization"] == f"Bearer {llm.NO_KEY}"
+    provider.LiteLLMModel(local(server), {}).complete(MESSAGES, ops.schema(), budget())
+    assert server.requests[0]["headers"]["authorization"] == f"Bearer {provider.NO_KEY}"
 
 
 def test_withheld_key_is_not_sent(server: FakeOpenAI, monkeypatch: pytest.MonkeyPatch) -> None:
     # No api_base: ollama_chat goes where litellm's OLLAMA_API_BASE says — here, the fake server.
     monkeypatch.setenv("OLLAMA_API_BASE", server.root_url)
     server.enqueue(GOOD)
-    model = llm.LiteLLMModel(Settings(model="ollama_chat/llama3", num_retries=0, timeout=10), ENV)
+    model = provider.LiteLLMModel(Settings(model="ollama_chat/llama3", num_retries=0, timeout=10), ENV)
     assert model.key_withheld is not None
     reply = model.complete(MESSAGES, ops.schema(), budget())
     assert reply.text == GOOD and reply.usage.cost is None
     chats = [r for r in server.requests if r["path"] == "/api/chat"]
-    assert chats and chats[0]["json"]["format"] == llm._wire_schema(ops.schema())
+    assert chats and chats[0]["json"]["format"] == provider._wire_schema(ops.schema())
     for req in server.requests:
         assert KEY not in json.dumps(req)
 
@@ -227,17 +228,17 @@ def test_withheld_key_is_not_sent(server: FakeOpenAI, monkeypatch: pytest.Monkey
 def test_redirect_variable_gets_no_key(server: FakeOpenAI, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
     server.enqueue(GOOD)
-    model = llm.LiteLLMModel(Settings(model="openai/gpt-4o-mini", num_retries=0, timeout=10), ENV)
+    model = provider.LiteLLMModel(Settings(model="openai/gpt-4o-mini", num_retries=0, timeout=10), ENV)
     model.complete(MESSAGES, ops.schema(), budget())
     (req,) = server.requests
-    assert req["headers"]["authorization"] == f"Bearer {llm.NO_KEY}"
+    assert req["headers"]["authorization"] == f"Bearer {provider.NO_KEY}"
     assert KEY not in json.dumps(req)
 
 
 def test_key_in_a_prompt_is_redacted(server: FakeOpenAI) -> None:
     server.enqueue(GOOD)
     leaky = [{"role": "user", "content": f"my key is {KEY}, keep it safe"}]
-    llm.LiteLLMModel(local(server), ENV).complete(leaky, ops.schema(), budget())
+    provider.LiteLLMModel(local(server), ENV).complete(leaky, ops.schema(), budget())
     sent = server.requests[0]["json"]["messages"][0]["content"]
     assert KEY not in sent and "[redacted]" in sent
 
@@ -248,7 +249,7 @@ def test_key_in_a_prompt_is_redacted(server: FakeOpenAI) -> None:
 def test_good_reply_gives_ops(server: FakeOpenAI) -> None:
     server.enqueue(GOOD, prompt_tokens=100, completion_tokens=20)
     b = budget()
-    found, usage = llm.ask_operations(llm.LiteLLMModel(local(server), ENV), MESSAGES, b)
+    found, usage = llm.ask_operations(provider.LiteLLMModel(local(server), ENV), MESSAGES, b)
     assert [op.kind for op in found] == ["skip"] and found[0].lines == ("2026-11-29#1",)
     assert usage == llm.Usage(100, 20, None) and b.spent == usage
 
@@ -256,7 +257,7 @@ def test_good_reply_gives_ops(server: FakeOpenAI) -> None:
 def test_bad_then_good_is_repaired(server: FakeOpenAI) -> None:
     server.enqueue("Sure! Here are the operations you asked for.", prompt_tokens=100, completion_tokens=9)
     server.enqueue(GOOD, prompt_tokens=130, completion_tokens=20)
-    found, usage = llm.ask_operations(llm.LiteLLMModel(local(server), ENV), MESSAGES, budget())
+    found, usage = llm.ask_operations(provider.LiteLLMModel(local(server), ENV), MESSAGES, budget())
     assert [op.kind for op in found] == ["skip"]
     assert usage == llm.Usage(230, 29, None)
     repair = server.requests[1]["json"]["messages"]
@@ -270,7 +271,7 @@ def test_bad_twice_is_bad_output(server: FakeOpenAI) -> None:
     server.enqueue('{"ops": []}')
     b = budget()
     with pytest.raises(ModelError) as exc:
-        llm.ask_operations(llm.LiteLLMModel(local(server), ENV), MESSAGES, b)
+        llm.ask_operations(provider.LiteLLMModel(local(server), ENV), MESSAGES, b)
     assert exc.value.kind == "bad_output"
     assert str(exc.value).startswith("bad model output: ") and "operations" in str(exc.value)
     assert len(server.requests) == 2 and b.spent.total_tokens == 240  # both calls charged
@@ -279,7 +280,7 @@ def test_bad_twice_is_bad_output(server: FakeOpenAI) -> None:
 def test_cut_off_reply_gets_a_repair(server: FakeOpenAI) -> None:
     server.enqueue('{"operations": [{"op": "skip", "lines": ["2026-11-29#1"]}]}', finish_reason="length")
     server.enqueue(GOOD)
-    found, _ = llm.ask_operations(llm.LiteLLMModel(local(server, max_output_tokens=64), ENV), MESSAGES, budget())
+    found, _ = llm.ask_operations(provider.LiteLLMModel(local(server, max_output_tokens=64), ENV), MESSAGES, budget())
     assert [op.kind for op in found] == ["skip"]
     assert 'finish_reason "length"' in server.requests[1]["json"]["messages"][-1]["content"]
     assert "64 tokens" in server.requests[1]["json"]["messages"][-1]["content"]
@@ -351,7 +352,7 @@ def test_stop_and_budget_are_checked_before_every_call() -> None:
 
 def _fail(settings: Settings, env: dict[str, str] = ENV) -> ModelError:
     with pytest.raises(ModelError) as exc:
-        llm.LiteLLMModel(settings, env).complete(MESSAGES, ops.schema(), budget())
+        provider.LiteLLMModel(settings, env).complete(MESSAGES, ops.schema(), budget())
     message = str(exc.value)
     assert KEY not in message and KEY[:12] not in message and KEY[-8:] not in message
     assert "\n" not in message
@@ -397,7 +398,7 @@ def test_auth_error_without_a_key_says_how_to_send_one(server: FakeOpenAI) -> No
 def test_retries_are_explicit(server: FakeOpenAI) -> None:
     server.enqueue_error(429, "slow down")
     server.enqueue(GOOD)
-    found, _ = llm.ask_operations(llm.LiteLLMModel(local(server, num_retries=1), ENV), MESSAGES, budget())
+    found, _ = llm.ask_operations(provider.LiteLLMModel(local(server, num_retries=1), ENV), MESSAGES, budget())
     assert len(found) == 1 and len(server.requests) == 2
 
 
@@ -419,7 +420,7 @@ def test_programming_errors_are_not_disguised(server: FakeOpenAI, monkeypatch: p
 
     monkeypatch.setattr(litellm, "completion", broken)
     with pytest.raises(KeyError):
-        llm.LiteLLMModel(local(server), ENV).complete(MESSAGES, ops.schema(), budget())
+        provider.LiteLLMModel(local(server), ENV).complete(MESSAGES, ops.schema(), budget())
 
 
 # -- status ----------------------------------------------------------------------------
@@ -427,9 +428,9 @@ def test_programming_errors_are_not_disguised(server: FakeOpenAI, monkeypatch: p
 
 def test_status_without_probe_is_free_and_says_what_is_configured() -> None:
     code = (
-        "import sys; from gitgarden import llm; from gitgarden.config import Settings;"
-        "print(llm.status(Settings(model='ollama_chat/llama3'), {'GITGARDEN_API_KEY': 'k' * 20}, probe=False));"
-        "import gitgarden.context;"
+        "import sys; from gitgarden.model import provider; from gitgarden.config import Settings;"
+        "print(provider.status(Settings(model='ollama_chat/llama3'), {'GITGARDEN_API_KEY': 'k' * 20}, probe=False));"
+        "import gitgarden.gardener.context;"
         "assert 'litellm' not in sys.modules, 'litellm was imported'"
     )
     root = Path(__file__).resolve().parents[1]
@@ -439,7 +440,7 @@ def test_status_without_probe_is_free_and_says_what_is_configured() -> None:
 
 
 def test_status_fields() -> None:
-    info = llm.status(Settings(model="ollama_chat/llama3"), ENV, probe=False)
+    info = provider.status(Settings(model="ollama_chat/llama3"), ENV, probe=False)
     assert info == {
         "configured": True,
         "reachable": None,
@@ -449,20 +450,20 @@ def test_status_fields() -> None:
         "structured_output": "json_schema",
         "api_key": "withheld",
         "api_key_source": "the environment (GITGARDEN_API_KEY)",
-        "api_key_withheld": llm.key_decision(Settings(model="ollama_chat/llama3"), ENV)[1],
+        "api_key_withheld": provider.key_decision(Settings(model="ollama_chat/llama3"), ENV)[1],
         "error": None,
         "error_kind": None,
     }
-    assert llm.status(Settings(), {}, probe=True) | {} == {
-        **llm.status(Settings(), {}, probe=False),
+    assert provider.status(Settings(), {}, probe=True) | {} == {
+        **provider.status(Settings(), {}, probe=False),
         "reachable": None,
     }
-    assert llm.status(Settings(), {}, probe=False)["configured"] is False
+    assert provider.status(Settings(), {}, probe=False)["configured"] is False
 
 
 def test_status_probe_reaches_the_fake_server(server: FakeOpenAI) -> None:
     server.enqueue("ok", completion_tokens=1)
-    info = llm.status(local(server), ENV, probe=True)
+    info = provider.status(local(server), ENV, probe=True)
     assert info["reachable"] is True and info["error"] is None
     assert info["api_key"] == "sent" and info["endpoint"] == server.base_url
     assert info["structured_output"] == "json_object"
@@ -472,13 +473,13 @@ def test_status_probe_reaches_the_fake_server(server: FakeOpenAI) -> None:
 
 def test_status_probe_reports_an_unreachable_endpoint() -> None:
     settings = Settings(model="openai/x", api_base=f"http://127.0.0.1:{closed_port()}/v1", num_retries=3)
-    info = llm.status(settings, ENV, probe=True)
+    info = provider.status(settings, ENV, probe=True)
     assert info["reachable"] is False and info["error_kind"] == "unreachable"
     assert KEY not in json.dumps(info)
 
 
 def test_status_probe_reports_a_refused_key(server: FakeOpenAI) -> None:
     server.enqueue_error(401, f"invalid key {KEY}")
-    info = llm.status(replace(local(server)), ENV, probe=True)
+    info = provider.status(replace(local(server)), ENV, probe=True)
     assert info["reachable"] is False and info["error_kind"] == "auth"
     assert KEY not in json.dumps(info)

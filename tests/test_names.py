@@ -5,13 +5,16 @@ from __future__ import annotations
 
 import pytest
 
-from gitgarden import journal, wiki
 from gitgarden.config import Settings
-from gitgarden.gardener import run_pass
-from gitgarden.guard import check
-from gitgarden.ops import ApplyContext, Refusal, apply_op, parse_reply
+from gitgarden.gardener.operations import ApplyContext, Refusal, apply_op
+from gitgarden.gardener.pipeline import run_pass
+from gitgarden.guard.rules import check
+from gitgarden.model.operations import parse_reply
 from gitgarden.project import Project
-from gitgarden.tree import file
+from gitgarden.wiki import journal
+from gitgarden.wiki import pages as wiki
+from gitgarden.wiki.names import unportable_part
+from gitgarden.wiki.tree import file
 from tests.conftest import FIXED_NOW, FakeModel, invoke, write
 
 BAD_DAYS = ["2026-02-30.md", "2026-13-45.md", "notadate.md"]
@@ -102,7 +105,7 @@ def test_the_guard_refuses_a_path_windows_cannot_check_out(path: str) -> None:
 
 @pytest.mark.parametrize("name", ["console", "com10", "connect", "auxiliary", "nullable", "lpt", "a-con"])
 def test_names_that_only_look_like_devices_are_fine(name: str) -> None:
-    assert wiki.unportable_part(wiki.page_path(name)) is None
+    assert unportable_part(wiki.page_path(name)) is None
 
 
 def test_a_pass_does_not_create_the_page_and_says_why(project: Project) -> None:

@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from gitgarden import gitrepo
 from gitgarden.config import Settings
 from gitgarden.errors import GitError
-from gitgarden.gardener import PassResult, run_pass
+from gitgarden.gardener.pipeline import PassResult, run_pass
 from gitgarden.project import Project
+from gitgarden.repo import gitrepo
 from tests.conftest import FIXED_NOW, FakeModel, git, invoke
 
 LINE = "Acme signed the pilot contract"
@@ -162,7 +162,7 @@ def test_the_cli_run_with_a_failing_signer_ends_in_one_line_and_exit_15(project:
 def test_undo_follows_sign_commits_too(project: Project, tmp_path: Path) -> None:
     from click.testing import CliRunner
 
-    from gitgarden.cli import App, cli
+    from gitgarden.cli.main import App, cli
 
     capture(project)
     assert garden(project, FakeModel().enqueue(promote())).outcome == "pages_written"

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from gitgarden.ops import BadOutput, parse_reply, schema
+from gitgarden.model.operations import BadOutput, parse_reply, schema
 
 
 def test_the_three_common_shapes_parse() -> None:

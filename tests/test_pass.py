@@ -9,12 +9,12 @@ import git as gitpython
 import pytest
 from click.testing import CliRunner
 
-from gitgarden.cli import App, cli
+from gitgarden.cli.main import App, cli
 from gitgarden.config import Settings
-from gitgarden.gardener import OUTCOMES, PassResult, request_stop, run_pass
-from gitgarden.gitrepo import git_dir
-from gitgarden.outcome import read_attempts
+from gitgarden.gardener.pipeline import OUTCOMES, PassResult, request_stop, run_pass
+from gitgarden.history.records import read_attempts
 from gitgarden.project import Project
+from gitgarden.repo.gitrepo import git_dir
 from tests.conftest import FIXED_LOG, FIXED_NOW, FakeModel, capture, commit_all, git, page, write
 
 SETTINGS = Settings(model="fake/scripted")
@@ -215,7 +215,7 @@ def test_refused_when_a_turn_is_in_flight(acme: Project, fake_model: FakeModel) 
 
 
 def test_refused_when_another_pass_holds_the_lock(acme: Project, fake_model: FakeModel) -> None:
-    from gitgarden.lock import PassLock
+    from gitgarden.repo.lock import PassLock
 
     with PassLock(git_dir(acme.root), {"pass_id": "other-pass", "started": "2026-11-30T08:59:00"}):
         result = garden(acme, fake_model)
@@ -275,7 +275,7 @@ def test_tokens_spent_on_a_failed_pass_are_recorded(acme: Project, fake_model: F
 
 
 def test_a_pass_refused_by_the_lock_writes_nothing_into_the_project(acme: Project, fake_model: FakeModel) -> None:
-    from gitgarden.lock import PassLock
+    from gitgarden.repo.lock import PassLock
 
     before = git(acme.root, "status", "--porcelain")
     with PassLock(git_dir(acme.root), {"pass_id": "other", "started": "now"}):

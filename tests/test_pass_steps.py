@@ -11,15 +11,21 @@ from typing import Any
 
 import pytest
 
-from gitgarden import journal, outcome, passapply, passask, passread, passtidy, setaside, tidy
 from gitgarden.config import Settings
-from gitgarden.gitrepo import git_dir
-from gitgarden.llm import Answer, Usage
-from gitgarden.ops import parse_reply
-from gitgarden.outcome import PassResult
-from gitgarden.passstate import Pass, Reading, StandDown, Stopped, Work, request_stop
+from gitgarden.gardener import apply as passapply
+from gitgarden.gardener import ask as passask
+from gitgarden.gardener import read as passread
+from gitgarden.gardener import setaside
+from gitgarden.gardener import tidying as passtidy
+from gitgarden.gardener.outcome import PassResult
+from gitgarden.gardener.state import Pass, Reading, StandDown, Stopped, Work, request_stop
+from gitgarden.history import records
+from gitgarden.model.llm import Answer, Usage
+from gitgarden.model.operations import parse_reply
 from gitgarden.project import Project
-from gitgarden.tree import Overlay, file, text_of
+from gitgarden.repo.gitrepo import git_dir
+from gitgarden.wiki import journal, tidy
+from gitgarden.wiki.tree import Overlay, file, text_of
 from tests.conftest import FIXED_NOW, FakeModel, commit_all, page, write
 
 SETTINGS = Settings(model="fake/scripted")
@@ -33,7 +39,7 @@ def start(project: Project, model: FakeModel | None = None, *, settings: Setting
         pass_id="20261130T090000Z-beef",
         outcome="failed",
         started=FIXED_NOW.isoformat(),
-        record_path=outcome.log_path(FIXED_NOW),
+        record_path=records.log_path(FIXED_NOW),
         **result,
     )
     return Pass(project, settings, model, lambda: FIXED_NOW, made, git_dir(project.root))  # type: ignore[arg-type]
@@ -196,7 +202,7 @@ def test_account_without_an_answer_reads_nothing(project: Project) -> None:
 
 
 def test_repair_shows_the_refusal_and_lands_the_correction(project: Project, fake_model: FakeModel) -> None:
-    from gitgarden.llm import Budget
+    from gitgarden.model.llm import Budget
 
     corrected = {**INVENTED, "text": "Acme wants export before January.\n"}
     run = start(project, fake_model.enqueue({"operations": [corrected]}))
@@ -214,7 +220,7 @@ def test_repair_shows_the_refusal_and_lands_the_correction(project: Project, fak
 
 
 def test_no_repair_round_when_repair_rounds_is_0(project: Project, fake_model: FakeModel) -> None:
-    from gitgarden.llm import Budget
+    from gitgarden.model.llm import Budget
 
     run = start(project, fake_model, settings=Settings(model="fake/scripted", repair_rounds=0))
     run.budget = Budget(tokens=100_000, seconds=600.0)

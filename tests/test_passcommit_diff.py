@@ -5,8 +5,8 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from gitgarden.passcommit import diff
-from gitgarden.tree import file
+from gitgarden.gardener.commit import diff
+from gitgarden.wiki.tree import file
 
 
 def test_a_file_without_a_final_newline_gets_gits_marker_not_a_glued_line() -> None:

@@ -25,11 +25,11 @@ from pathlib import Path
 import pytest
 
 from gitgarden.config import Settings
-from gitgarden.gardener import request_stop, run_pass
-from gitgarden.gitrepo import git_dir
-from gitgarden.llm import LiteLLMModel
-from gitgarden.outcome import read_attempts
+from gitgarden.gardener.pipeline import request_stop, run_pass
+from gitgarden.history.records import read_attempts
+from gitgarden.model.provider import LiteLLMModel
 from gitgarden.project import Project
+from gitgarden.repo.gitrepo import git_dir
 from tests.conftest import FIXED_NOW, commit_all, git, write
 from tests.fake_openai import FakeOpenAI
 

@@ -17,8 +17,10 @@ import re
 
 import pytest
 
-from gitgarden import context, llm, ops
 from gitgarden.config import Settings
+from gitgarden.gardener import context
+from gitgarden.model import llm, provider
+from gitgarden.model import operations as ops
 from gitgarden.project import Project
 from tests.conftest import FIXED_NOW, FakeModel, write
 from tests.gbnf import Grammar
@@ -28,7 +30,7 @@ LOCAL = Settings(model="openai/local", api_base="http://127.0.0.1:8080/v1")
 
 def _sent_schema() -> dict:
     """The schema gitgarden sends a llama.cpp-style server, as that server receives it."""
-    fmt = llm._response_format(LOCAL, ops.schema())
+    fmt = provider._response_format(LOCAL, ops.schema())
     assert fmt is not None and fmt["type"] == "json_object", fmt
     return json.loads(json.dumps(fmt["schema"]))
 
@@ -139,7 +141,7 @@ def test_every_value_in_the_examples_is_a_placeholder() -> None:
 
 def test_a_model_that_copies_the_example_lands_nothing(project: Project, fake_model: FakeModel) -> None:
     """The guard is the backstop: the example copied whole, or with real line ids, writes no page."""
-    from gitgarden.gardener import run_pass
+    from gitgarden.gardener.pipeline import run_pass
 
     write(project.root, "raw/journal/2026-11-29.md", "Kessler Mill delivers flour on Tuesdays\nlunch was good\n")
     [example] = examples(context.system_message("demo"))

@@ -24,10 +24,11 @@ from pathlib import Path
 
 import pytest
 
-from gitgarden import llm, ops
 from gitgarden.config import Settings
-from gitgarden.context import ContextInputs, PageInfo, build_messages
-from gitgarden.journal import JournalLine
+from gitgarden.gardener.context import ContextInputs, PageInfo, build_messages
+from gitgarden.model import llm, provider
+from gitgarden.model import operations as ops
+from gitgarden.wiki.journal import JournalLine
 
 pytestmark = pytest.mark.realmodel
 
@@ -106,7 +107,7 @@ def _settings(url: str, **over: object) -> Settings:
 
 
 def test_status_probe_reaches_the_server(llama_server: str) -> None:
-    info = llm.status(_settings(llama_server), {}, probe=True)
+    info = provider.status(_settings(llama_server), {}, probe=True)
     assert info["error"] is None
     assert info["reachable"] is True
     assert info["structured_output"] == "json_object"
@@ -122,7 +123,7 @@ def test_the_model_answers_through_the_grammar_with_operations(llama_server: str
     """
     # Room for three operations; the grammar closes every string, so a reply stops well before this.
     settings = _settings(llama_server, max_output_tokens=320, timeout=_GRAMMAR_TIMEOUT)
-    sent = llm._response_format(settings, ops.schema())
+    sent = provider._response_format(settings, ops.schema())
     assert sent is not None and sent["type"] == "json_object" and sent["schema"]["properties"]["operations"]
     inputs = ContextInputs(
         project_name="bakery",
@@ -141,7 +142,7 @@ def test_the_model_answers_through_the_grammar_with_operations(llama_server: str
     )
     messages, report = build_messages(inputs, settings)
     assert report.pages_with_bodies == ["acme"]
-    model = llm.LiteLLMModel(settings, {})
+    model = provider.LiteLLMModel(settings, {})
     budget = llm.Budget(tokens=20_000, seconds=2 * _GRAMMAR_TIMEOUT)
     started = time.monotonic()
     found, usage = llm.ask_operations(model, messages, budget)  # a bad reply here fails the test
@@ -160,7 +161,7 @@ def test_a_streamed_reply_from_the_real_server_counts_its_tokens_as_they_come(ll
     settings = _settings(llama_server, max_output_tokens=64)
     messages = [{"role": "user", "content": 'Count from one to thirty in words. Answer as {"words": "one, two, ..."}.'}]
     heard: list[tuple[int, float]] = []
-    model = llm.LiteLLMModel(settings, {})
+    model = provider.LiteLLMModel(settings, {})
     schema = {"type": "object", "properties": {"words": {"type": "string"}}, "required": ["words"]}
     reply = model.complete(messages, schema, llm.Budget(tokens=20_000, seconds=_REQUEST_TIMEOUT), on_tokens=lambda n: heard.append((n, time.monotonic())))
     assert reply.text.strip(), reply

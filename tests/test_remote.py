@@ -18,9 +18,9 @@ from typing import Any
 import pytest
 
 from gitgarden.config import Settings
-from gitgarden.gardener import PassResult, run_pass
-from gitgarden.layout import Layout
+from gitgarden.gardener.pipeline import PassResult, run_pass
 from gitgarden.project import Project, init_project
+from gitgarden.wiki.layout import Layout
 from tests.conftest import FIXED_NOW, FakeModel, capture, commit_all, git, page, write
 
 SETTINGS = Settings(model="fake/scripted", remote="origin")
@@ -278,7 +278,7 @@ def test_ci_runs_a_pass_without_a_terminal_and_writes_the_step_summary(shared: t
 def test_ci_init_prints_workflows_limited_to_one_run_per_branch() -> None:
     from click.testing import CliRunner
 
-    from gitgarden.cli import cli
+    from gitgarden.cli.main import cli
 
     github = CliRunner().invoke(cli, ["ci", "init", "github"])
     assert github.exit_code == 0 and "concurrency:" in github.stdout and "gitgarden ci" in github.stdout
@@ -341,7 +341,8 @@ def test_both_sides_map_entries_merge_in_either_layout_where_a_page_would_confli
 ) -> None:
     """Replaying onto a moved remote: two clones' new map entries at the same place are both kept
     (the map is merged as a union, wherever the layout puts it); the same clash in a page is no merge."""
-    from gitgarden import layout, remote
+    from gitgarden.repo import remote
+    from gitgarden.wiki import layout
 
     base = b"# Map\n\n## Pages\n\n- [[pricing]]\n\n## Open\n"
     ours = base.replace(b"- [[pricing]]\n", b"- [[pricing]]\n- [[acme]]\n")

@@ -11,11 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from gitgarden import history, review
 from gitgarden.config import Settings
-from gitgarden.gardener import PassResult, run_pass
+from gitgarden.gardener.pipeline import PassResult, run_pass
+from gitgarden.history import review
+from gitgarden.history.undo import UndoRefused, undo
 from gitgarden.project import Project, find_project
-from gitgarden.repostate import blocking_state
+from gitgarden.repo.states import blocking_state
 from tests.conftest import FIXED_NOW, FakeModel, commit_all, git, invoke, page, workspace, write
 
 SETTINGS = Settings(model="fake/scripted")
@@ -200,8 +201,8 @@ def test_undo_refuses_in_a_merge_and_changes_nothing(project: Project) -> None:
     before = workspace(project.root)
     head = git(project.root, "rev-parse", "HEAD")
 
-    with pytest.raises(history.UndoRefused, match="a merge is in progress"):
-        history.undo(project.root, None, now=FIXED_NOW)
+    with pytest.raises(UndoRefused, match="a merge is in progress"):
+        undo(project.root, None, now=FIXED_NOW)
     assert workspace(project.root) == before
     assert git(project.root, "rev-parse", "HEAD") == head
 

@@ -8,7 +8,7 @@ from typing import Any
 import git as gitpython
 import pytest
 
-from gitgarden import review
+from gitgarden.history import review
 from gitgarden.project import Project
 from tests.conftest import FIXED_LOG, FakeModel, commit_all, git, invoke, page, workspace, write
 
@@ -267,7 +267,7 @@ def test_review_decisions_reach_the_prompt_as_a_short_summary(acme: Project, fak
     assert invoke(acme, "review", "accept").exit_code == 0
 
     assert review.review_waiting(acme.root) is None
-    from gitgarden.history import review_decisions
+    from gitgarden.history.passlog import review_decisions
 
     assert review_decisions(acme.root) == {"new pages": (0, 1), "appends": (1, 1)}
     with (acme.journal / "2026-11-30.md").open("a") as fh:

@@ -19,10 +19,11 @@ from typing import Any
 
 import pytest
 
-from gitgarden import journal, registry, schedule, timers
 from gitgarden.errors import GitgardenError, NotAProject
-from gitgarden.lock import PassLock
 from gitgarden.project import Project
+from gitgarden.repo.lock import PassLock
+from gitgarden.schedule import clocks, overview, registry, tick, timers
+from gitgarden.wiki import journal
 from tests.conftest import FIXED_NOW, write
 
 NOW = FIXED_NOW
@@ -49,7 +50,7 @@ def tiny(root: Path, *lines: str, read: bool = False, map_text: str = "# Map\n\n
         parsed = journal.all_lines(root / "raw" / "journal")
         write(root, journal.READ_PATH, journal.render_read(journal.mark_read({}, parsed)))
     if register:
-        schedule.register(root, dict(os.environ))
+        registry.register(root, dict(os.environ))
     return root
 
 
@@ -67,8 +68,8 @@ def set_config(root: Path, text: str) -> None:
     write(root, ".gitgarden/config.toml", text)
 
 
-def state_of(root: Path) -> schedule.ProjectState:
-    return schedule.load_state(env()).get(str(root.resolve()), schedule.ProjectState())
+def state_of(root: Path) -> registry.ProjectState:
+    return registry.load_state(env()).get(str(root.resolve()), registry.ProjectState())
 
 
 def result(outcome: str, exit_code: int = 0, **kw: Any) -> SimpleNamespace:
@@ -85,36 +86,36 @@ def clocked(at: datetime) -> Callable[[], datetime]:
 def test_register_keeps_each_project_once_by_its_resolved_root(project: Project, tmp_path: Path) -> None:
     link = tmp_path / "link"
     link.symlink_to(project.root)
-    assert schedule.register(project.root / "wiki", env()) is True
-    assert schedule.register(link, env()) is False
-    assert schedule.registered(env()) == [project.root.resolve()]
+    assert registry.register(project.root / "wiki", env()) is True
+    assert registry.register(link, env()) is False
+    assert registry.registered(env()) == [project.root.resolve()]
     data = json.loads((Path(os.environ["GITGARDEN_STATE"]) / "projects.json").read_text())
     assert data == {"projects": [str(project.root.resolve())]}
-    assert schedule.unregister(project.root, env()) is True
-    assert schedule.unregister(project.root, env()) is False
-    assert schedule.registered(env()) == []
+    assert registry.unregister(project.root, env()) is True
+    assert registry.unregister(project.root, env()) is False
+    assert registry.registered(env()) == []
 
 
 def test_register_refuses_a_folder_that_is_not_a_project(tmp_path: Path) -> None:
     with pytest.raises(NotAProject):
-        schedule.register(tmp_path, env())
+        registry.register(tmp_path, env())
 
 
 def test_a_project_whose_folder_is_gone_can_be_removed_and_is_skipped(tmp_path: Path) -> None:
     root = tiny(tmp_path / "gone", "a line")
-    schedule.register(root, env())
+    registry.register(root, env())
     os.rename(root, tmp_path / "elsewhere")
-    report = schedule.run_tick(env(), clocked(NOW), lambda a: pytest.fail("nothing is eligible"))
+    report = tick.run_tick(env(), clocked(NOW), lambda a: pytest.fail("nothing is eligible"))
     assert [a.root for a in report.skipped] == [root] and "gone" in report.skipped[0].error
     assert report.exit_code == 1
-    assert schedule.unregister(root, env()) is True
+    assert registry.unregister(root, env()) is True
 
 
 def test_a_malformed_registry_is_named_and_never_overwritten(tmp_path: Path) -> None:
     path = Path(os.environ["GITGARDEN_STATE"]) / "projects.json"
     write(path.parent, path.name, '{"projects": [\n')
     with pytest.raises(GitgardenError, match=r"projects\.json: malformed JSON at line 2"):
-        schedule.registered(env())
+        registry.registered(env())
     assert path.read_text() == '{"projects": [\n'
 
 
@@ -122,8 +123,8 @@ def test_a_malformed_registry_is_named_and_never_overwritten(tmp_path: Path) -> 
 
 
 def test_unread_lines_are_work_and_read_lines_are_not(tmp_path: Path) -> None:
-    busy = schedule.assess(tiny(tmp_path / "busy", "one", "two"), schedule.ProjectState(), ts(NOW), env())
-    done = schedule.assess(tiny(tmp_path / "done", "one", "two", read=True), schedule.ProjectState(), ts(NOW), env())
+    busy = clocks.assess(tiny(tmp_path / "busy", "one", "two"), registry.ProjectState(), ts(NOW), env())
+    done = clocks.assess(tiny(tmp_path / "done", "one", "two", read=True), registry.ProjectState(), ts(NOW), env())
     assert (busy.work, busy.unread) == ("journal", 2)
     assert (done.work, done.unread) == ("", 0)
     assert done.settings is None  # nothing to do: not even the config file was read
@@ -131,70 +132,71 @@ def test_unread_lines_are_work_and_read_lines_are_not(tmp_path: Path) -> None:
 
 def test_an_unchanged_journal_is_not_parsed_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     root = tiny(tmp_path / "p", "one", "two")
-    first = schedule.assess(root, schedule.ProjectState(), ts(NOW), env())
+    first = clocks.assess(root, registry.ProjectState(), ts(NOW), env())
     assert first.new_sig is not None
-    record = schedule.ProjectState(journal_sig=first.new_sig[0], unread=first.new_sig[1])
+    record = registry.ProjectState(journal_sig=first.new_sig[0], unread=first.new_sig[1])
 
     def no_parsing(*_a: Any) -> Any:
         raise AssertionError("the journal was parsed although nothing changed")
 
     monkeypatch.setattr(journal, "all_lines", no_parsing)
-    again = schedule.assess(root, record, ts(NOW), env())
+    again = clocks.assess(root, record, ts(NOW), env())
     assert (again.unread, again.new_sig) == (2, None)
     monkeypatch.undo()
     with (root / "raw/journal/2026-11-29.md").open("a") as fh:
         fh.write("three\n")
-    changed = schedule.assess(root, record, ts(NOW), env())
+    changed = clocks.assess(root, record, ts(NOW), env())
     assert changed.unread == 3 and changed.new_sig is not None
 
 
 def test_marking_lines_read_changes_the_signature(tmp_path: Path) -> None:
     root = tiny(tmp_path / "p", "one")
-    before = schedule.scan_journal(root).sig
+    before = registry.scan_journal(root).sig
     write(root, journal.READ_PATH, journal.render_read(journal.mark_read({}, journal.all_lines(root / "raw/journal"))))
-    assert schedule.scan_journal(root).sig != before
+    assert registry.scan_journal(root).sig != before
 
 
 def test_the_map_is_work_when_over_its_ceiling_and_grown_since_the_last_pass(tmp_path: Path) -> None:
     big = "# Map\n\n" + "x" * 2100 + "\n"
     root = tiny(tmp_path / "p", map_text=big)
-    assert schedule.assess(root, schedule.ProjectState(), ts(NOW), env()).work == "map"
-    left = schedule.ProjectState(map_chars=len(big))
-    assert schedule.assess(root, left, ts(NOW), env()).work == ""
+    assert clocks.assess(root, registry.ProjectState(), ts(NOW), env()).work == "map"
+    left = registry.ProjectState(map_chars=len(big))
+    assert clocks.assess(root, left, ts(NOW), env()).work == ""
     write(root, "wiki/index.md", big + "more\n")
-    assert schedule.assess(root, left, ts(NOW), env()).work == "map"
+    assert clocks.assess(root, left, ts(NOW), env()).work == "map"
 
 
 def test_the_map_ceiling_counts_characters_not_bytes(tmp_path: Path) -> None:
     root = tiny(tmp_path / "p", map_text="ü" * 1500)  # 3,000 bytes, 1,500 characters
-    assert schedule.assess(root, schedule.ProjectState(), ts(NOW), env()).work == ""
+    assert clocks.assess(root, registry.ProjectState(), ts(NOW), env()).work == ""
 
 
 def test_the_map_ceiling_and_failed_exit_agree_with_the_gardener() -> None:
-    from gitgarden import gardener, wiki
+    from gitgarden.gardener import pipeline as gardener
+    from gitgarden.wiki import pages as wiki
 
-    assert schedule.MAP_CEILING == wiki.MAP_CEILING
-    assert gardener.OUTCOMES["failed"][0] == schedule.FAILED_EXIT
+    assert clocks.MAP_CEILING == wiki.MAP_CEILING
+    assert gardener.OUTCOMES["failed"][0] == clocks.FAILED_EXIT
     assert {"stood_down", "stopped", "refused", "failed"} <= set(gardener.OUTCOMES)
 
 
 # -- the clocks ------------------------------------------------------------------------------------
 
 
-def holds(a: schedule.Assessment) -> dict[str, schedule.Hold]:
+def holds(a: clocks.Assessment) -> dict[str, clocks.Hold]:
     return {h.clock: h for h in a.holds}
 
 
 def test_idle_min_waits_for_quiet_in_journal_conversation_and_wiki(tmp_path: Path) -> None:
     root = tiny(tmp_path / "p", "one")
     age(root, NOW - timedelta(hours=2))
-    assert schedule.assess(root, schedule.ProjectState(), ts(NOW), env()).eligible
+    assert clocks.assess(root, registry.ProjectState(), ts(NOW), env()).eligible
     for rel in ("raw/journal/2026-11-30.md", "raw/chat/2026-11-30.md", "wiki/pricing.md"):
         age(root, NOW - timedelta(hours=2))
         path = write(root, rel, "typing…\n")
         os.utime(path, (ts(NOW - timedelta(minutes=10)),) * 2)
         os.utime(path.parent, (ts(NOW - timedelta(hours=2)),) * 2)
-        hold = holds(schedule.assess(root, schedule.ProjectState(), ts(NOW), env()))["idle_min"]
+        hold = holds(clocks.assess(root, registry.ProjectState(), ts(NOW), env()))["idle_min"]
         assert hold.until == ts(NOW + timedelta(minutes=20)), rel
         assert "10 min ago" in hold.detail
         path.unlink()
@@ -206,36 +208,36 @@ def test_idle_min_ignores_hidden_folders_and_can_be_zero(tmp_path: Path) -> None
     write(root, "wiki/.obsidian/workspace.json", "{}")
     age(root, NOW - timedelta(hours=2))
     os.utime(root / "wiki/.obsidian/workspace.json", (ts(NOW),) * 2)
-    assert schedule.assess(root, schedule.ProjectState(), ts(NOW), env()).eligible
+    assert clocks.assess(root, registry.ProjectState(), ts(NOW), env()).eligible
     os.utime(root / "raw/journal/2026-11-29.md", (ts(NOW),) * 2)
-    assert not schedule.assess(root, schedule.ProjectState(), ts(NOW), env()).eligible
+    assert not clocks.assess(root, registry.ProjectState(), ts(NOW), env()).eligible
     set_config(root, "idle_min = 0\n")
-    assert schedule.assess(root, schedule.ProjectState(), ts(NOW), env()).eligible
+    assert clocks.assess(root, registry.ProjectState(), ts(NOW), env()).eligible
 
 
 def test_min_hours_between_passes_counts_from_the_last_attempt(tmp_path: Path) -> None:
     root = tiny(tmp_path / "p", "one")
     age(root, NOW - timedelta(days=1))
-    record = schedule.ProjectState(last_attempt=(NOW - timedelta(hours=2)).isoformat())
-    hold = holds(schedule.assess(root, record, ts(NOW), env()))["min_hours_between_passes"]
+    record = registry.ProjectState(last_attempt=(NOW - timedelta(hours=2)).isoformat())
+    hold = holds(clocks.assess(root, record, ts(NOW), env()))["min_hours_between_passes"]
     assert hold.until == ts(NOW + timedelta(hours=4))
-    assert schedule.assess(root, record, ts(NOW + timedelta(hours=4)), env()).eligible
+    assert clocks.assess(root, record, ts(NOW + timedelta(hours=4)), env()).eligible
     set_config(root, "min_hours_between_passes = 0\n")
-    assert schedule.assess(root, record, ts(NOW), env()).eligible
+    assert clocks.assess(root, record, ts(NOW), env()).eligible
 
 
 def test_a_turn_in_flight_a_held_lock_and_enabled_false_hold_a_project_back(tmp_path: Path) -> None:
     root = tiny(tmp_path / "p", "one")
     age(root, NOW - timedelta(days=1))
     write(root, ".gitgarden/turn-in-flight", "")
-    assert set(holds(schedule.assess(root, schedule.ProjectState(), ts(NOW), env()))) == {"turn_in_flight"}
+    assert set(holds(clocks.assess(root, registry.ProjectState(), ts(NOW), env()))) == {"turn_in_flight"}
     (root / ".gitgarden/turn-in-flight").unlink()
     with PassLock(root / ".git", {"pass_id": "20261130T085900Z-beef", "started": "2026-11-30T08:59:00+00:00"}):
-        hold = holds(schedule.assess(root, schedule.ProjectState(), ts(NOW), env()))["lock"]
+        hold = holds(clocks.assess(root, registry.ProjectState(), ts(NOW), env()))["lock"]
         assert "20261130T085900Z-beef" in hold.detail and "2026-11-30T08:59:00" in hold.detail
-    assert schedule.assess(root, schedule.ProjectState(), ts(NOW), env()).eligible
+    assert clocks.assess(root, registry.ProjectState(), ts(NOW), env()).eligible
     set_config(root, "enabled = false\n")
-    hold = holds(schedule.assess(root, schedule.ProjectState(), ts(NOW), env()))["enabled"]
+    hold = holds(clocks.assess(root, registry.ProjectState(), ts(NOW), env()))["enabled"]
     assert "project" in hold.detail
 
 
@@ -247,13 +249,13 @@ def test_the_lock_of_a_worktree_is_found_through_its_gitdir_file(tmp_path: Path)
     write(root, ".git", f"gitdir: {real}\n")
     age(root, NOW - timedelta(days=1))
     with PassLock(real, {"pass_id": "wt-pass", "started": "x"}):
-        assert "wt-pass" in holds(schedule.assess(root, schedule.ProjectState(), ts(NOW), env()))["lock"].detail
+        assert "wt-pass" in holds(clocks.assess(root, registry.ProjectState(), ts(NOW), env()))["lock"].detail
 
 
 def test_a_malformed_project_config_is_an_error_naming_its_path_and_line(tmp_path: Path) -> None:
     root = tiny(tmp_path / "p", "one")
     set_config(root, "idle_min = 30\nenabled = = true\n")
-    a = schedule.assess(root, schedule.ProjectState(), ts(NOW), env())
+    a = clocks.assess(root, registry.ProjectState(), ts(NOW), env())
     assert str(root / ".gitgarden/config.toml") in a.error and "line 2" in a.error
     assert not a.eligible
 
@@ -268,7 +270,7 @@ class Runs:
         self.roots: list[Path] = []
         self.outcome, self.exit_code = outcome, exit_code
 
-    def __call__(self, a: schedule.Assessment) -> SimpleNamespace:
+    def __call__(self, a: clocks.Assessment) -> SimpleNamespace:
         self.roots.append(a.root)
         return result(self.outcome, self.exit_code, pass_id=f"pass-{len(self.roots)}")
 
@@ -276,39 +278,39 @@ class Runs:
 def test_a_tick_sooner_than_interval_min_does_nothing(tmp_path: Path) -> None:
     root = tiny(tmp_path / "p", "one")
     age(root, NOW - timedelta(days=1))
-    schedule.register(root, env())
+    registry.register(root, env())
     runs = Runs()
-    first = schedule.run_tick(env(), clocked(NOW), runs)
+    first = tick.run_tick(env(), clocked(NOW), runs)
     assert first.looked and runs.roots == [root]
-    soon = schedule.run_tick(env(), clocked(NOW + timedelta(minutes=10)), runs)
+    soon = tick.run_tick(env(), clocked(NOW + timedelta(minutes=10)), runs)
     assert (soon.looked, soon.reason) == (False, "interval")
     assert soon.next_look == (NOW + timedelta(minutes=30)).isoformat()
     # Timers fire a little early or late: a few seconds short of the interval is due.
-    due = schedule.run_tick(env(), clocked(NOW + timedelta(minutes=30) - timedelta(seconds=5)), runs)
+    due = tick.run_tick(env(), clocked(NOW + timedelta(minutes=30) - timedelta(seconds=5)), runs)
     assert due.looked
 
 
 def test_interval_min_and_enabled_take_effect_at_the_next_tick(tmp_path: Path) -> None:
     user = Path(os.environ["GITGARDEN_CONFIG"])
-    assert schedule.run_tick(env(), clocked(NOW), Runs()).looked
+    assert tick.run_tick(env(), clocked(NOW), Runs()).looked
     user.write_text("interval_min = 5\n")
-    assert schedule.run_tick(env(), clocked(NOW + timedelta(minutes=6)), Runs()).looked
+    assert tick.run_tick(env(), clocked(NOW + timedelta(minutes=6)), Runs()).looked
     user.write_text("interval_min = 5\nenabled = false\n")
-    off = schedule.run_tick(env(), clocked(NOW + timedelta(minutes=12)), Runs())
+    off = tick.run_tick(env(), clocked(NOW + timedelta(minutes=12)), Runs())
     assert (off.looked, off.reason) == (False, "disabled")
-    back_on = schedule.run_tick({**env(), "GITGARDEN_ENABLED": "true"}, clocked(NOW + timedelta(minutes=18)), Runs())
+    back_on = tick.run_tick({**env(), "GITGARDEN_ENABLED": "true"}, clocked(NOW + timedelta(minutes=18)), Runs())
     assert back_on.looked
 
 
 def test_a_clock_that_went_backwards_looks(tmp_path: Path) -> None:
-    assert schedule.run_tick(env(), clocked(NOW), Runs()).looked
-    assert schedule.run_tick(env(), clocked(NOW - timedelta(hours=1)), Runs()).looked
+    assert tick.run_tick(env(), clocked(NOW), Runs()).looked
+    assert tick.run_tick(env(), clocked(NOW - timedelta(hours=1)), Runs()).looked
 
 
 def test_a_malformed_user_config_stops_the_tick_with_its_path_and_line() -> None:
     Path(os.environ["GITGARDEN_CONFIG"]).write_text("enabled = nope\n")
     with pytest.raises(GitgardenError, match=r"gitgarden-user\.toml.*line 1"):
-        schedule.run_tick(env(), clocked(NOW), Runs())
+        tick.run_tick(env(), clocked(NOW), Runs())
 
 
 def test_one_pass_a_tick_on_the_least_recently_attempted_never_gardened_first(tmp_path: Path) -> None:
@@ -320,14 +322,14 @@ def test_one_pass_a_tick_on_the_least_recently_attempted_never_gardened_first(tm
     done = tiny(tmp_path / "e-done", "one", read=True)
     for root in (never, old, older, busy, done):
         age(root, NOW - timedelta(days=1))
-        schedule.register(root, e)
-    schedule.record_attempt(old, result("nothing_earned"), e, NOW - timedelta(hours=8))
-    schedule.record_attempt(older, result("nothing_earned"), e, NOW - timedelta(hours=10))
+        registry.register(root, e)
+    registry.record_attempt(old, result("nothing_earned"), e, NOW - timedelta(hours=8))
+    registry.record_attempt(older, result("nothing_earned"), e, NOW - timedelta(hours=10))
     set_config(busy, "idle_min = 120\n")
     os.utime(busy / "raw/journal/2026-11-29.md", (ts(NOW - timedelta(minutes=5)),) * 2)  # quiet from +115 min
 
     runs = Runs()
-    report = schedule.run_tick(e, clocked(NOW), runs)
+    report = tick.run_tick(e, clocked(NOW), runs)
     assert runs.roots == [never]
     assert report.ran is not None and report.ran["path"] == str(never) and report.ran["pass_id"] == "pass-1"
     assert report.nothing_to_do == 1
@@ -337,9 +339,9 @@ def test_one_pass_a_tick_on_the_least_recently_attempted_never_gardened_first(tm
 
     for minutes, expected in ((31, [older]), (62, [old]), (93, []), (124, [busy])):
         runs = Runs()
-        schedule.run_tick(e, clocked(NOW + timedelta(minutes=minutes)), runs)
+        tick.run_tick(e, clocked(NOW + timedelta(minutes=minutes)), runs)
         assert runs.roots == expected, minutes
-    report = schedule.run_tick(e, clocked(NOW + timedelta(minutes=155)), Runs())
+    report = tick.run_tick(e, clocked(NOW + timedelta(minutes=155)), Runs())
     assert report.ran is None
     assert {a.name: [h.clock for h in a.holds] for a in report.waiting} == {
         n: ["min_hours_between_passes"] for n in ("c-never", "b-older", "a-old", "d-busy")
@@ -352,9 +354,9 @@ def test_a_malformed_project_config_skips_that_project_and_the_tick_goes_on(tmp_
     set_config(bad, "idle_min = 30\nenabled = yes\n")
     for root in (bad, good):
         age(root, NOW - timedelta(days=1))
-        schedule.register(root, env())
+        registry.register(root, env())
     runs = Runs()
-    report = schedule.run_tick(env(), clocked(NOW), runs)
+    report = tick.run_tick(env(), clocked(NOW), runs)
     assert runs.roots == [good]
     assert [a.root for a in report.skipped] == [bad]
     assert "config.toml" in report.skipped[0].error and "line" in report.skipped[0].error
@@ -364,12 +366,12 @@ def test_a_malformed_project_config_skips_that_project_and_the_tick_goes_on(tmp_
 def test_a_pass_that_cannot_start_counts_as_failed(tmp_path: Path) -> None:
     root = tiny(tmp_path / "p", "one")
     age(root, NOW - timedelta(days=1))
-    schedule.register(root, env())
+    registry.register(root, env())
 
-    def broken(_a: schedule.Assessment) -> Any:
+    def broken(_a: clocks.Assessment) -> Any:
         raise GitgardenError("model endpoint unreachable")
 
-    report = schedule.run_tick(env(), clocked(NOW), broken)
+    report = tick.run_tick(env(), clocked(NOW), broken)
     assert report.ran is not None and report.ran["outcome"] == "failed" and report.exit_code == 15
     assert state_of(root).consecutive_failures == 1
 
@@ -377,14 +379,14 @@ def test_a_pass_that_cannot_start_counts_as_failed(tmp_path: Path) -> None:
 def test_a_second_tick_while_one_runs_is_busy(tmp_path: Path) -> None:
     root = tiny(tmp_path / "p", "one")
     age(root, NOW - timedelta(days=1))
-    schedule.register(root, env())
-    inner: list[schedule.TickReport] = []
+    registry.register(root, env())
+    inner: list[tick.TickReport] = []
 
-    def run_one(a: schedule.Assessment) -> SimpleNamespace:
-        inner.append(schedule.run_tick(env(), clocked(NOW + timedelta(hours=1)), Runs()))
+    def run_one(a: clocks.Assessment) -> SimpleNamespace:
+        inner.append(tick.run_tick(env(), clocked(NOW + timedelta(hours=1)), Runs()))
         return result("nothing_earned")
 
-    schedule.run_tick(env(), clocked(NOW), run_one)
+    tick.run_tick(env(), clocked(NOW), run_one)
     assert inner[0].reason == "busy" and not inner[0].looked
 
 
@@ -402,7 +404,7 @@ def thousand(tmp_path: Path, n: int = 1000) -> list[Path]:
 
 def test_a_thousand_projects_with_nothing_new_need_stat_calls_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     roots = thousand(tmp_path)
-    first = schedule.run_tick(env(), clocked(NOW), Runs())
+    first = tick.run_tick(env(), clocked(NOW), Runs())
     assert (first.registered, first.nothing_to_do, first.ran) == (1000, 1000, None)
 
     with (roots[500] / "raw/journal/2026-11-29.md").open("a") as fh:
@@ -421,7 +423,7 @@ def test_a_thousand_projects_with_nothing_new_need_stat_calls_only(tmp_path: Pat
     monkeypatch.setattr(journal, "all_lines", counting)
     monkeypatch.setattr(subprocess, "Popen", no_process)
     runs = Runs()
-    second = schedule.run_tick(env(), clocked(NOW + timedelta(minutes=30)), runs)
+    second = tick.run_tick(env(), clocked(NOW + timedelta(minutes=30)), runs)
     assert runs.roots == [roots[500]]
     assert second.nothing_to_do == 999
     assert set(parsed) == {roots[500] / "raw/journal"}  # the look, and record_attempt after the pass
@@ -434,7 +436,7 @@ def test_failures_in_a_row_notify_from_the_fourth_with_the_exact_text(tmp_path: 
     root = tiny(tmp_path / "acme-notes", "one")
     said: list[str] = []
     for n in range(1, 6):
-        attempt = schedule.record_attempt(root, result("failed", 15), env(), NOW + timedelta(hours=n), on_message=said.append)
+        attempt = registry.record_attempt(root, result("failed", 15), env(), NOW + timedelta(hours=n), on_message=said.append)
         assert attempt is not None and attempt.consecutive_failures == n
         assert (attempt.notification is not None) == (n >= 4)
     assert said == [
@@ -452,25 +454,25 @@ def test_standing_down_keeps_the_count_and_a_pass_that_works_resets_it(tmp_path:
     # no_model counts as failing here: the journal holds an unread line no pass can read.
     root = tiny(tmp_path / "p", "one")
     for outcome, expected in (("failed", 1), ("failed", 2), ("stood_down", 2), ("stopped", 2), ("failed", 3), ("no_model", 4), ("pages_written", 0)):
-        attempt = schedule.record_attempt(root, result(outcome), env(), NOW, on_message=lambda _m: None)
+        attempt = registry.record_attempt(root, result(outcome), env(), NOW, on_message=lambda _m: None)
         assert attempt is not None and attempt.consecutive_failures == expected, outcome
 
 
 def test_dry_runs_and_refusals_are_not_attempts(tmp_path: Path) -> None:
     root = tiny(tmp_path / "p", "one")
-    assert schedule.record_attempt(root, result("refused", 14), env(), NOW) is None
+    assert registry.record_attempt(root, result("refused", 14), env(), NOW) is None
     dry = result("pages_written")
     dry.dry_run = True
-    assert schedule.record_attempt(root, dry, env(), NOW) is None
+    assert registry.record_attempt(root, dry, env(), NOW) is None
     assert state_of(root).last_attempt is None
 
 
 def test_an_attempt_remembers_the_map_size_and_the_journal(tmp_path: Path) -> None:
     root = tiny(tmp_path / "p", "one", "two", map_text="# Map\n" + "y" * 2500)
-    schedule.record_attempt(root, result("no_model"), env(), NOW)
+    registry.record_attempt(root, result("no_model"), env(), NOW)
     record = state_of(root)
     assert (record.map_chars, record.unread) == (2506, 2)
-    assert record.journal_sig == schedule.scan_journal(root).sig
+    assert record.journal_sig == registry.scan_journal(root).sig
 
 
 def test_notify_command_gets_the_message_as_its_last_argument_without_a_shell(tmp_path: Path) -> None:
@@ -480,7 +482,7 @@ def test_notify_command_gets_the_message_as_its_last_argument_without_a_shell(tm
     root = tiny(tmp_path / "p", "one")
     Path(os.environ["GITGARDEN_CONFIG"]).write_text(f'notify_command = "{script} --urgency=low \'$HOME\'"\n')
     for _ in range(4):
-        schedule.record_attempt(root, result("failed", 15), env(), NOW, on_message=lambda _m: None)
+        registry.record_attempt(root, result("failed", 15), env(), NOW, on_message=lambda _m: None)
     args = json.loads(seen.read_text())
     assert args[:2] == ["--urgency=low", "$HOME"]  # no shell: nothing expanded
     assert args[2].startswith("The gardener has failed 4 passes in a row on 'p'")
@@ -494,11 +496,11 @@ def test_a_notify_command_that_fails_or_hangs_is_reported_not_raised() -> None:
         calls.append({"argv": argv, **kw})
         raise subprocess.TimeoutExpired(argv, kw["timeout"])
 
-    assert schedule.notify("msg", "notify-send -u low", on_message=said.append, runner=hangs) is False
+    assert registry.notify("msg", "notify-send -u low", on_message=said.append, runner=hangs) is False
     assert calls[0]["argv"] == ["notify-send", "-u", "low", "msg"] and calls[0]["timeout"] == registry.NOTIFY_TIMEOUT
     assert "shell" not in calls[0]
-    assert schedule.notify("msg", "/no/such/command", on_message=said.append) is False
-    assert schedule.notify("msg", "false", on_message=said.append) is False
+    assert registry.notify("msg", "/no/such/command", on_message=said.append) is False
+    assert registry.notify("msg", "false", on_message=said.append) is False
     assert said[0] == "msg" and any("exited with status 1" in s for s in said)
 
 
@@ -506,7 +508,7 @@ def test_a_broken_state_file_is_set_aside_and_counting_starts_again(tmp_path: Pa
     path = Path(os.environ["GITGARDEN_STATE"]) / "state.json"
     write(path.parent, path.name, "{not json")
     root = tiny(tmp_path / "p", "one")
-    attempt = schedule.record_attempt(root, result("failed", 15), env(), NOW, on_message=lambda _m: None)
+    attempt = registry.record_attempt(root, result("failed", 15), env(), NOW, on_message=lambda _m: None)
     assert attempt is not None and attempt.consecutive_failures == 1
     assert path.with_name("state.json.broken").read_text() == "{not json"
 
@@ -517,21 +519,21 @@ def test_a_broken_state_file_is_set_aside_and_counting_starts_again(tmp_path: Pa
 def test_project_status_says_which_clock_holds_it_back_and_until_when(tmp_path: Path) -> None:
     root = tiny(tmp_path / "p", "one", "two")
     age(root, NOW - timedelta(minutes=10))
-    schedule.register(root, env())
-    data = schedule.project_status(Project(root), env(), NOW)
+    registry.register(root, env())
+    data = overview.project_status(Project(root), env(), NOW)
     assert data["unread"] == 2 and data["registered"] and not data["eligible"]
     assert [h["clock"] for h in data["held"]] == ["idle_min"]
     assert data["eligible_at"] == (NOW + timedelta(minutes=20)).isoformat()
     assert data["lock"] is None and data["consecutive_failures"] == 0
-    assert schedule.project_status(Project(root), env(), NOW + timedelta(minutes=20))["eligible"]
+    assert overview.project_status(Project(root), env(), NOW + timedelta(minutes=20))["eligible"]
 
 
 def test_list_projects_reports_existence_enabled_and_failures(tmp_path: Path) -> None:
     a, b = tiny(tmp_path / "a"), tiny(tmp_path / "b")
     set_config(b, "enabled = false\n")
     registry._write_registry(env(), [a, b, tmp_path / "gone"])
-    schedule.record_attempt(a, result("failed", 15), env(), NOW, on_message=lambda _m: None)
-    rows = {Path(r["path"]).name: r for r in schedule.list_projects(env())}
+    registry.record_attempt(a, result("failed", 15), env(), NOW, on_message=lambda _m: None)
+    rows = {Path(r["path"]).name: r for r in overview.list_projects(env())}
     assert (rows["a"]["enabled"], rows["a"]["consecutive_failures"], rows["a"]["last_outcome"]) == (True, 1, "failed")
     assert rows["b"]["enabled"] is False
     assert rows["gone"]["exists"] is False

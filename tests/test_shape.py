@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from gitgarden.config import Settings
-from gitgarden.gardener import PassResult, run_pass
-from gitgarden.health import measure
+from gitgarden.gardener.pipeline import PassResult, run_pass
 from gitgarden.project import DiskTree, Project
+from gitgarden.wiki.health import measure
 from tests.conftest import FIXED_NOW, FakeModel, commit_all, page, write
 from tests.guard_checker import lost
 

@@ -37,7 +37,8 @@ def test_a_run_with_nothing_new_never_imports_litellm(project: Project) -> None:
 # What `status` (and a tick that finds nothing) does not need stays unimported: the YAML and
 # page parsers, the tree, the TOML writer, OpenSSL's hashlib, subprocess, rich, the timers, the keys.
 DEFERRED = (
-    "gitgarden.facts", "gitgarden.wiki", "gitgarden.tree", "gitgarden.timers", "gitgarden.keys", "gitgarden.gardener",
+    "gitgarden.wiki.facts", "gitgarden.wiki.pages", "gitgarden.wiki.tree", "gitgarden.schedule.timers", "gitgarden.model.keys",
+    "gitgarden.gardener.pipeline",
     "yaml", "frontmatter", "tomli_w", "hashlib", "_hashlib", "subprocess", "shlex", "shutil", "pickle", "rich",
 )  # fmt: skip
 
@@ -58,6 +59,7 @@ def test_status_defers_what_it_does_not_need(project: Project) -> None:
 
 
 def test_the_registry_knows_where_the_read_position_lives() -> None:
-    from gitgarden import journal, registry
+    from gitgarden.schedule import registry
+    from gitgarden.wiki import journal
 
     assert registry.READ_PATH == journal.READ_PATH

@@ -18,15 +18,17 @@ from typing import Any
 
 import pytest
 
-from gitgarden import llm, ops
 from gitgarden.config import Settings
 from gitgarden.errors import ModelError
-from gitgarden.gardener import PassResult, request_stop, run_pass
-from gitgarden.gitrepo import git_dir
-from gitgarden.llm import Budget, LiteLLMModel
-from gitgarden.outcome import read_attempts
-from gitgarden.progress import Step, token_steps
+from gitgarden.gardener.pipeline import PassResult, request_stop, run_pass
+from gitgarden.gardener.steps import Step, token_steps
+from gitgarden.history.records import read_attempts
+from gitgarden.model import llm
+from gitgarden.model import operations as ops
+from gitgarden.model.llm import Budget
+from gitgarden.model.provider import LiteLLMModel
 from gitgarden.project import Project, init_project
+from gitgarden.repo.gitrepo import git_dir
 from tests.conftest import FIXED_NOW, commit_all, git, write
 from tests.fake_openai import FakeOpenAI
 
@@ -182,7 +184,7 @@ def test_the_callback_hears_growing_counts_at_most_about_ten_times_a_second(serv
 def test_only_a_display_that_shows_tokens_gets_a_token_callback() -> None:
     import io
 
-    from gitgarden.progress import Display
+    from gitgarden.cli.progress import Display
 
     asking = Step("asking", "openai/fake")
     assert token_steps(lambda _s: None, asking) is None  # tick, ci: no display

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gitgarden.textmerge import Overlap, merge
+from gitgarden.repo.textmerge import Overlap, merge
 
 LINES = st.lists(st.sampled_from([b"a\n", b"b\n", b"c\n", b"\n", b"- [[x]]\n", b"d"]), max_size=8).map(b"".join)
 

@@ -3,8 +3,8 @@ page's title or alias becomes a link, longest titles first, never twice and neve
 
 from __future__ import annotations
 
-from gitgarden import tidy
-from gitgarden.tree import file, text_of
+from gitgarden.wiki import tidy
+from gitgarden.wiki.tree import file, text_of
 
 
 def wrapped(body: str, titles: dict[str, tuple[str, list[str]]], name: str = "notes") -> str:

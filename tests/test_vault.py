@@ -9,12 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from gitgarden import guard, split, wiki
 from gitgarden.config import Settings
-from gitgarden.gardener import PassResult, run_pass
-from gitgarden.health import measure
+from gitgarden.gardener.pipeline import PassResult, run_pass
+from gitgarden.guard import rules as guard
 from gitgarden.project import DiskTree, Project, init_project
-from gitgarden.tree import Overlay, file
+from gitgarden.wiki import pages as wiki
+from gitgarden.wiki import split
+from gitgarden.wiki.health import measure
+from gitgarden.wiki.tree import Overlay, file
 from tests.conftest import (
     FIXED_NOW,
     FakeModel,

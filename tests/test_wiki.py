@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gitgarden import wiki
+from gitgarden.wiki import pages as wiki
 
 
 def test_patch_meta_changes_only_the_named_lines() -> None:

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from datetime import date
 
-from gitgarden import health, split, wiki
 from gitgarden.config import Settings
-from gitgarden.gardener import PassResult, run_pass
+from gitgarden.gardener.pipeline import PassResult, run_pass
 from gitgarden.project import DiskTree, Project
-from gitgarden.tree import file
+from gitgarden.wiki import health, split
+from gitgarden.wiki import pages as wiki
+from gitgarden.wiki.tree import file
 from tests.conftest import FIXED_NOW, FakeModel, commit_all, git, page, write
 
 SETTINGS = Settings(model="fake/scripted")

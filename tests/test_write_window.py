@@ -17,11 +17,11 @@ from typing import IO, Any
 
 import pytest
 
-from gitgarden import history
 from gitgarden.config import Settings
-from gitgarden.gardener import PassResult, run_pass
-from gitgarden.gitrepo import git_dir
+from gitgarden.gardener.pipeline import PassResult, run_pass
+from gitgarden.history.undo import UndoRefused, undo
 from gitgarden.project import Project, init_project
+from gitgarden.repo.gitrepo import git_dir
 from tests.conftest import FIXED_LOG, FIXED_NOW, FakeModel, commit_all, git, invoke, page, write
 
 SETTINGS = Settings(model="fake/scripted")
@@ -150,12 +150,12 @@ def test_a_line_typed_before_the_commit_is_not_swept_into_it_and_undo_keeps_it(t
         assert on_disk == committed + PERSON_LINE.encode()  # the commit holds the pass's bytes, not the line
         assert PERSON_LINE.strip() not in git(project.root, "show", result.commit)
         assert git(project.root, "status", "--porcelain", "--", "wiki/pricing.md") == " M wiki/pricing.md\n"
-        with pytest.raises(history.UndoRefused, match="uncommitted changes"):
-            history.undo(project.root, None, now=FIXED_NOW)
+        with pytest.raises(UndoRefused, match="uncommitted changes"):
+            undo(project.root, None, now=FIXED_NOW)
         assert (project.root / "wiki/pricing.md").read_bytes() == on_disk
         # Once the person commits their line, undo takes the pass's text out and keeps theirs.
         git(project.root, "commit", "-qm", "my line", "--", "wiki/pricing.md")
-        history.undo(project.root, result.pass_id, now=FIXED_NOW)
+        undo(project.root, result.pass_id, now=FIXED_NOW)
         after = (project.root / "wiki/pricing.md").read_text()
         assert PERSON_LINE.strip() in after
         assert "Acme wants export before January." not in after

@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 
+from gitgarden.cli.app import App, err, out_json, pass_app
+
 if TYPE_CHECKING:
-    from gitgarden.outcome import PassResult
+    from gitgarden.gardener.outcome import PassResult
 
 __all__ = ["register", "TEMPLATES", "summary_markdown"]
 
@@ -93,38 +95,39 @@ def summary_markdown(result: PassResult, project_name: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+@click.group(invoke_without_command=True)
+@click.option("--json", "as_json", is_flag=True, help="Print the pass record as JSON.")
+@click.pass_context
+def ci(ctx: click.Context, as_json: bool) -> None:
+    """Run one pass as a scheduled CI job: no questions, the exit status cron would get, a summary."""
+    if ctx.invoked_subcommand is not None:
+        return
+    app = ctx.find_object(App) or ctx.ensure_object(App)
+    _run_ci(app, as_json)
+
+
+@ci.command("init")
+@click.argument("kind", type=click.Choice(sorted(TEMPLATES)))
+@pass_app
+def ci_init(app: App, kind: str) -> None:
+    """Print a ready workflow for KIND (github or gitlab) to save in the repository."""
+    click.echo(TEMPLATES[kind], nl=False)
+
+
 def register(cli: click.Group) -> None:
     """Add `ci` to the command group."""
-
-    from gitgarden.cli import App, err, out_json, pass_app
-
-    @cli.group(invoke_without_command=True)
-    @click.option("--json", "as_json", is_flag=True, help="Print the pass record as JSON.")
-    @click.pass_context
-    def ci(ctx: click.Context, as_json: bool) -> None:
-        """Run one pass as a scheduled CI job: no questions, the exit status cron would get, a summary."""
-        if ctx.invoked_subcommand is not None:
-            return
-        app = ctx.find_object(App) or ctx.ensure_object(App)
-        _run_ci(app, as_json, err, out_json)
-
-    @ci.command("init")
-    @click.argument("kind", type=click.Choice(sorted(TEMPLATES)))
-    @pass_app
-    def ci_init(app: App, kind: str) -> None:
-        """Print a ready workflow for KIND (github or gitlab) to save in the repository."""
-        click.echo(TEMPLATES[kind], nl=False)
+    cli.add_command(ci)
 
 
-def _run_ci(app: Any, as_json: bool, err: Any, out_json: Any) -> None:
-    from gitgarden import schedule
-    from gitgarden.gardener import run_pass
+def _run_ci(app: App, as_json: bool) -> None:
+    from gitgarden.gardener.pipeline import run_pass
+    from gitgarden.schedule import registry
 
     project = app.project()
     settings = app.settings(project).settings
     model = app.model_factory(settings, app.env) if settings.model else None
     result = run_pass(project, settings, model=model, now=app.now, on_progress=err, trigger="ci")
-    schedule.record_attempt(project.root, result, app.env, app.now())
+    registry.record_attempt(project.root, result, app.env, app.now())
     summary = summary_markdown(result, project.name)
     if as_json:
         out_json(result.record())

@@ -8,7 +8,6 @@ to bypass the hook once.
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from pathlib import Path
@@ -16,23 +15,17 @@ from typing import Any
 
 import click
 
+from gitgarden.cli.app import err, out_json
+
 __all__ = ["register"]
-
-
-def _err(message: str) -> None:
-    click.echo(message, err=True)
-
-
-def _out_json(data: Any) -> None:
-    click.echo(json.dumps(data, indent=2, sort_keys=True, default=str))
 
 
 def _toplevel(path: Path | None) -> Path:
     """The project's root when `path` (or here) is inside one — a project below the top of its
     repository is judged by its own paths — else the top of the repository."""
-    from gitgarden import gitrepo
     from gitgarden.errors import GitError, GitgardenError, NotAProject
     from gitgarden.project import find_project
+    from gitgarden.repo import gitrepo
 
     start = path or Path.cwd()
     if not start.is_dir():
@@ -56,17 +49,18 @@ def _toplevel(path: Path | None) -> Path:
 def _layout_of(root: Path, hook_mode: bool) -> Any:
     """The project's layout in force while the guard judges (the default outside a project); in
     hook mode a broken settings file never blocks a commit (one warning line, the default layout)."""
-    from gitgarden import layout
     from gitgarden.errors import ConfigError
+    from gitgarden.project import of_root
+    from gitgarden.wiki import layout
 
     if not (root / ".gitgarden").is_dir():
         return layout.active(layout.DEFAULT)
     try:
-        return layout.active(layout.of_root(root))
+        return layout.active(of_root(root))
     except ConfigError as exc:
         if not hook_mode:
             raise
-        _err(f"gitgarden guard: warning: {exc} (the default layout is used)")
+        err(f"gitgarden guard: warning: {exc} (the default layout is used)")
         return layout.active(layout.DEFAULT)
 
 
@@ -81,7 +75,7 @@ def _agent_patterns(root: Path, hook_mode: bool) -> tuple[str, ...]:
     except ConfigError as exc:
         if not hook_mode:
             raise
-        _err(f"gitgarden guard: warning: {exc} (guard_agents not read)")
+        err(f"gitgarden guard: warning: {exc} (guard_agents not read)")
         return ()
     return resolved.settings.guard_agents
 
@@ -100,8 +94,9 @@ def guard(base: str, staged: bool, hook_mode: bool, verbose: bool, as_json: bool
     agent's commit (new pages may have human names, journal appends are capture).
     Exit 0 when every rule holds, 3 when any is broken.
     """
-    from gitgarden import gitrepo, hook
     from gitgarden.errors import EXIT_GUARD
+    from gitgarden.guard import hook
+    from gitgarden.repo import gitrepo
 
     if (staged or hook_mode) and base != "HEAD":
         raise click.UsageError("--staged and --hook compare the index with HEAD; --base is for the work tree")
@@ -113,10 +108,10 @@ def guard(base: str, staged: bool, hook_mode: bool, verbose: bool, as_json: bool
         agent = hook.agent_of(root, env, _agent_patterns(root, True))
         if agent is None:  # a person's commit, or gitgarden's own: not the guard's business
             if as_json:
-                _out_json({"ok": True, "agent": None, "verdicts": [], "skipped": []})
+                out_json({"ok": True, "agent": None, "verdicts": [], "skipped": []})
             sys.exit(0)
         why_agent = agent
-    from gitgarden import guard as rules  # only now: a person's commit never pays for it
+    from gitgarden.guard import rules  # only now: a person's commit never pays for it
 
     if staged or hook_mode:
         before, after = hook.staged_trees(root, env)
@@ -124,9 +119,9 @@ def guard(base: str, staged: bool, hook_mode: bool, verbose: bool, as_json: bool
     else:
         if gitrepo.head(root) is None and base == "HEAD":
             # The first commit: nothing is protected yet, and everything is new.
-            _err("gitgarden guard: no commit yet, nothing to protect")
+            err("gitgarden guard: no commit yet, nothing to protect")
             if as_json:
-                _out_json({"ok": True, "verdicts": [], "skipped": ["every rule: the repository has no commit yet"]})
+                out_json({"ok": True, "verdicts": [], "skipped": ["every rule: the repository has no commit yet"]})
             sys.exit(0)
         before, after = gitrepo.tree_at(root, base), gitrepo.worktree_tree(root)
         verdicts = rules.check(before, after, None)
@@ -135,21 +130,21 @@ def guard(base: str, staged: bool, hook_mode: bool, verbose: bool, as_json: bool
         data: dict[str, Any] = {"ok": not verdicts, "verdicts": [v.to_json() for v in verdicts], "skipped": skipped}
         if hook_mode:
             data["agent"] = why_agent
-        _out_json(data)
+        out_json(data)
         sys.exit(EXIT_GUARD if verdicts else 0)
     for line in hook.verdict_lines(verdicts, before, after):
         click.echo(line)
     if verbose:
         for sentence in skipped:
-            _err(f"skipped: {sentence}")
+            err(f"skipped: {sentence}")
     if hook_mode:
         if verdicts:
-            _err(hook.bypass_line(len(verdicts), why_agent))
+            err(hook.bypass_line(len(verdicts), why_agent))
     elif verdicts:
-        _err(f"gitgarden guard: {len(verdicts)} rule(s) broken")
+        err(f"gitgarden guard: {len(verdicts)} rule(s) broken")
     else:
         hint = "" if verbose else f" ({len(skipped)} checks need a pass's context: --verbose lists them)"
-        _err(f"gitgarden guard: every rule holds{hint}")
+        err(f"gitgarden guard: every rule holds{hint}")
     sys.exit(EXIT_GUARD if verdicts else 0)
 
 
@@ -165,18 +160,18 @@ _PATH_ARG = click.argument("path", required=False, type=click.Path(file_okay=Fal
 @_PATH_ARG
 def hook_install(path: Path | None) -> None:
     """Write the repository's pre-commit hook; a hook already there is kept and run first."""
-    from gitgarden import hook
+    from gitgarden.guard import hook
 
-    _err(hook.install(_toplevel(path)))
+    err(hook.install(_toplevel(path)))
 
 
 @hook_group.command("uninstall")
 @_PATH_ARG
 def hook_uninstall(path: Path | None) -> None:
     """Remove gitgarden's pre-commit hook and put back the hook it chained."""
-    from gitgarden import hook
+    from gitgarden.guard import hook
 
-    _err(hook.uninstall(_toplevel(path)))
+    err(hook.uninstall(_toplevel(path)))
 
 
 @hook_group.command("status")
@@ -184,19 +179,19 @@ def hook_uninstall(path: Path | None) -> None:
 @_PATH_ARG
 def hook_status(as_json: bool, path: Path | None) -> None:
     """Say whether the pre-commit hook is gitgarden's (installed), not installed, or foreign."""
-    from gitgarden import hook
+    from gitgarden.guard import hook
 
     found = hook.status(_toplevel(path))
     if as_json:
-        _out_json(found.to_json())
+        out_json(found.to_json())
         return
     click.echo(f"{found.state}: {found.hook}")
     if found.state == "foreign":
-        _err("  a hook that is not gitgarden's: `gitgarden hook install` keeps it and runs it first")
+        err("  a hook that is not gitgarden's: `gitgarden hook install` keeps it and runs it first")
     if found.chained is not None:
-        _err(f"  chained (runs first): {found.chained}")
+        err(f"  chained (runs first): {found.chained}")
     if found.python is not None and not found.python_ok:
-        _err(f"  its interpreter {found.python} is gone: run `gitgarden hook install` again")
+        err(f"  its interpreter {found.python} is gone: run `gitgarden hook install` again")
 
 
 def register(cli: click.Group) -> None:

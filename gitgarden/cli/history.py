@@ -1,6 +1,6 @@
 """`gitgarden log`, `show`, `undo`, `stop` and `review`: parse, call `gitgarden.history` / `.review`, render.
 
-Imported by `cli.py` for every command, so it stays cheap: git work and rich
+Imported by `cli.main` for every command, so it stays cheap: git work and rich
 are imported inside the commands that use them.
 """
 
@@ -15,30 +15,16 @@ from typing import TYPE_CHECKING, Any
 import click
 
 if TYPE_CHECKING:
-    from gitgarden.history import PassEntry
+    from gitgarden.history.passlog import PassEntry
+
+from gitgarden.cli.app import App, err, out_json, pass_app, render_figures
 
 __all__ = ["register"]
-
-_waiting_groups: list[click.Group] = []
-
-
-def register(group: click.Group) -> None:
-    """Add log, show, undo, stop and review to the `gitgarden` command group."""
-    commands = globals().get("_COMMANDS")
-    if commands is None:  # this module was imported first and is mid-import: added at its end
-        _waiting_groups.append(group)
-        return
-    for command in commands:
-        group.add_command(command)
-
-
-# After `register`: importing this module first imports gitgarden.cli, which calls `register` back.
-from gitgarden.cli import App, err, out_json, pass_app, render_figures  # noqa: E402
 
 
 def _git_policy(app: App, project: Any) -> AbstractContextManager[Any]:
     """The project's git settings (git_timeout, sign_commits) for the commands that commit, as for a pass."""
-    from gitgarden import gitrepo
+    from gitgarden.repo import gitrepo
 
     s = app.settings(project).settings
     return gitrepo.git_policy(gitrepo.GitPolicy(timeout=float(s.git_timeout), sign_commits=s.sign_commits))
@@ -114,7 +100,7 @@ def _complete_passes(ctx: click.Context, _param: click.Parameter, incomplete: st
     from click.shell_completion import CompletionItem
 
     try:
-        from gitgarden import history
+        from gitgarden.history import passlog as history
         from gitgarden.project import find_project
 
         entries = history.passes(find_project().root, 50)
@@ -129,7 +115,7 @@ def _complete_passes(ctx: click.Context, _param: click.Parameter, incomplete: st
 @pass_app
 def log_cmd(app: App, limit: int | None, as_json: bool) -> None:
     """The gardener's passes, newest first, read from the pass commits (and attempts that made none)."""
-    from gitgarden import history
+    from gitgarden.history import passlog as history
 
     project = app.project()
     entries = history.passes(project.root, limit)
@@ -227,7 +213,7 @@ def _job_lines(record: dict[str, Any] | None) -> list[str]:
 @pass_app
 def show_cmd(app: App, pass_ref: str | None, as_json: bool) -> None:
     """One pass (a pass id or a commit; default the latest): its record, then its diff, pages first."""
-    from gitgarden import history
+    from gitgarden.history import passlog as history
 
     project = app.project()
     shown = history.show(project.root, pass_ref)
@@ -279,11 +265,11 @@ def show_cmd(app: App, pass_ref: str | None, as_json: bool) -> None:
 @pass_app
 def undo_cmd(app: App, pass_ref: str | None, reread: bool, as_json: bool) -> None:
     """Take back one pass (default: the latest) with a new commit; history is never rewritten."""
-    from gitgarden import history
+    from gitgarden.history.undo import undo
 
     project = app.project()
     with _git_policy(app, project):
-        result = history.undo(project.root, pass_ref, reread=reread, now=app.now())
+        result = undo(project.root, pass_ref, reread=reread, now=app.now())
     if as_json:
         out_json(result.to_json())
         return
@@ -312,8 +298,8 @@ def _who() -> str:
 @pass_app
 def stop_cmd(app: App) -> None:
     """Ask the running pass to stop now (a model call in flight is abandoned); it keeps what it committed."""
-    from gitgarden import gitrepo, lock
-    from gitgarden.gardener import request_stop
+    from gitgarden.gardener.pipeline import request_stop
+    from gitgarden.repo import gitrepo, lock
 
     project = app.project()
     git_dir = gitrepo.git_dir(project.root)
@@ -335,7 +321,7 @@ def review_group(ctx: click.Context, as_json: bool) -> None:
     """What waits on the branch gitgarden/review (review mode): its passes and their diff, pages first."""
     if ctx.invoked_subcommand is not None:
         return
-    from gitgarden import review
+    from gitgarden.history import review
 
     app = ctx.ensure_object(App)
     project = app.project()
@@ -368,7 +354,7 @@ def review_group(ctx: click.Context, as_json: bool) -> None:
 @pass_app
 def review_accept(app: App, as_json: bool) -> None:
     """Bring what waits in: fast-forward when possible, else a merge commit; refuses on conflicts."""
-    from gitgarden import review
+    from gitgarden.history import review
 
     project = app.project()
     with _git_policy(app, project):
@@ -389,7 +375,7 @@ def review_accept(app: App, as_json: bool) -> None:
 @pass_app
 def review_reject(app: App, reread: bool, as_json: bool) -> None:
     """Drop what waits on gitgarden/review; the lines it read stay read unless --reread."""
-    from gitgarden import review
+    from gitgarden.history import review
 
     project = app.project()
     with _git_policy(app, project):
@@ -408,6 +394,7 @@ def review_reject(app: App, reread: bool, as_json: bool) -> None:
     )
 
 
-_COMMANDS = (log_cmd, show_cmd, undo_cmd, stop_cmd, review_group)
-for _group in _waiting_groups:
-    register(_group)
+def register(group: click.Group) -> None:
+    """Add log, show, undo, stop and review to the `gitgarden` command group."""
+    for command in (log_cmd, show_cmd, undo_cmd, stop_cmd, review_group):
+        group.add_command(command)

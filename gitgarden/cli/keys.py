@@ -11,7 +11,7 @@ from typing import Any
 
 import click
 
-from gitgarden.cli import App, err, out_json, pass_app
+from gitgarden.cli.app import App, err, out_json, pass_app
 from gitgarden.errors import ConfigError
 
 __all__ = ["keys", "register"]
@@ -19,7 +19,7 @@ __all__ = ["keys", "register"]
 
 def _complete_names(ctx: click.Context, _param: click.Parameter, incomplete: str) -> list[Any]:
     """Shell completion: the names of the stored keys (never the keys)."""
-    from gitgarden import keys as store
+    from gitgarden.model import keys as store
 
     try:
         names = sorted(store.stored_keys())
@@ -43,7 +43,7 @@ def keys() -> None:
 @pass_app
 def keys_set(app: App, name: str) -> None:
     """Store a key as NAME: typed at a hidden prompt, or piped on stdin (`… | gitgarden keys set NAME`)."""
-    from gitgarden import keys as store
+    from gitgarden.model import keys as store
 
     store.check_name(name)
     if sys.stdin.isatty():
@@ -59,7 +59,7 @@ def keys_set(app: App, name: str) -> None:
 @pass_app
 def keys_list(app: App, as_json: bool) -> None:
     """The names of the stored keys (never the keys)."""
-    from gitgarden import keys as store
+    from gitgarden.model import keys as store
 
     names = sorted(store.stored_keys(app.env))
     if as_json:
@@ -75,7 +75,7 @@ def keys_list(app: App, as_json: bool) -> None:
 @pass_app
 def keys_path(app: App) -> None:
     """The file the keys are stored in."""
-    from gitgarden import keys as store
+    from gitgarden.model import keys as store
 
     click.echo(str(store.keys_path(app.env)))
 
@@ -85,7 +85,7 @@ def keys_path(app: App) -> None:
 @pass_app
 def keys_unset(app: App, name: str) -> None:
     """Forget the key stored as NAME."""
-    from gitgarden import keys as store
+    from gitgarden.model import keys as store
 
     if not store.unset_key(name, app.env):
         raise ConfigError(f"no key named {name!r} is stored (see `gitgarden keys list`)")

@@ -7,86 +7,33 @@ shows the traceback instead.
 
 from __future__ import annotations
 
-import json
-import os
 import sys
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import click
 
 from gitgarden import __version__
+from gitgarden.cli import ci as _ci
+from gitgarden.cli import guard as _guard
+from gitgarden.cli import history as _history
+from gitgarden.cli import keys as _keys
+from gitgarden.cli import schedule as _schedule
+from gitgarden.cli import split as _split
+from gitgarden.cli.app import (
+    App,
+    err,
+    listing,
+    out_json,
+    pass_app,
+    render_figures,
+    render_set_aside,
+)
 from gitgarden.errors import EXIT_INTERRUPTED, GitgardenError
-from gitgarden.outcome import JOBS
-
-if TYPE_CHECKING:
-    from gitgarden.config import Resolved, Settings
-    from gitgarden.llm import Model
-    from gitgarden.project import Project
+from gitgarden.gardener.outcome import JOBS
 
 __all__ = ["main", "cli", "App"]
-
-
-def _default_model_factory(settings: Settings, env: Mapping[str, str]) -> Model | None:
-    from gitgarden import llm
-
-    return llm.make_model(settings, env)
-
-
-def _now() -> datetime:
-    return datetime.now(UTC)
-
-
-@dataclass
-class App:
-    """What commands are handed: the environment, the clock and how to make a model (tests swap these)."""
-
-    env: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
-    now: Callable[[], datetime] = _now
-    model_factory: Callable[[Settings, Mapping[str, str]], Model | None] = _default_model_factory
-    debug: bool = False
-
-    def project(self, start: Path | None = None) -> Project:
-        """The project the command works on; its layout is in force until the command ends."""
-        from gitgarden.project import find_project
-
-        project = find_project(start)
-        activate(project)
-        return project
-
-    def settings(self, project: Project | None, **flags: Any) -> Resolved:
-        from gitgarden.config import load_settings
-
-        resolved = load_settings(project.root if project else None, env=self.env, flags=flags)
-        for warning in resolved.warnings:
-            err(f"warning: {warning}")
-        return resolved
-
-
-def activate(project: Project) -> None:
-    """Put `project`'s layout (where its wiki and journal are) in force for the running command:
-    the pure cores read it, and it is taken back when the command's context closes."""
-    from gitgarden import layout
-
-    ctx = click.get_current_context(silent=True)
-    if ctx is not None:
-        ctx.with_resource(layout.active(project.layout))
-
-
-def err(message: str) -> None:
-    """A message for the person (stderr)."""
-    click.echo(message, err=True)
-
-
-def out_json(data: Any) -> None:
-    """Plain JSON on stdout and nothing else."""
-    click.echo(json.dumps(data, indent=2, sort_keys=True, default=str))
-
-
-pass_app = click.make_pass_decorator(App, ensure=True)
 
 
 class _Group(click.Group):
@@ -135,9 +82,9 @@ def init(app: App, path: Path | None, register: bool | None) -> None:
         err(f"{report.root} is already a gitgarden project: nothing changed.")
     for note in report.notes:
         err(f"  {note}")
-    lines, days, oldest = report.waiting
+    lines, days, oldest = _waiting(report.root) if report.created else (0, 0, "")
     today = f"{app.now().astimezone():%Y-%m-%d}"
-    if report.created and oldest and oldest < today:
+    if oldest and oldest < today:
         err(
             f"  {lines:,} journal line(s) in {days:,} day file(s), from {oldest} on, wait to be read: passes offer "
             f"them oldest first, a few hundred at a time. To garden only from today on: "
@@ -146,9 +93,22 @@ def init(app: App, path: Path | None, register: bool | None) -> None:
     _maybe_register(app, report.root, register)
 
 
+def _waiting(root: Path) -> tuple[int, int, str]:
+    """The unread journal lines a first pass would find (an adopted vault's daily notes): how
+    many, in how many day files, and the oldest day ('' when none)."""
+    from gitgarden.gardener.setaside import on_disk
+    from gitgarden.project import of_root_or_default
+    from gitgarden.wiki.layout import active
+
+    with active(of_root_or_default(root)):
+        unread, _aside = on_disk(root)
+    days = sorted({ln.day for ln in unread})
+    return len(unread), len(days), days[0] if days else ""
+
+
 def _maybe_register(app: App, root: Path, register: bool | None) -> None:
     try:
-        from gitgarden import schedule
+        from gitgarden.schedule import registry
     except ImportError:  # the scheduler is optional for init
         return
     if register is None:
@@ -156,7 +116,7 @@ def _maybe_register(app: App, root: Path, register: bool | None) -> None:
             return
         register = click.confirm("Register it for periodic passes (gitgarden tick)?", default=True, err=True)
     if register:
-        added = schedule.register(root, app.env)
+        added = registry.register(root, app.env)
         err(f"Registered {root} for gitgarden tick." if added else f"{root} was already registered.")
 
 
@@ -165,7 +125,7 @@ def _maybe_register(app: App, root: Path, register: bool | None) -> None:
 @pass_app
 def capture(app: App, text: tuple[str, ...]) -> None:
     """Append TEXT (or stdin) to today's journal, one line per non-empty line. Never commits."""
-    from gitgarden.journal import capture as do_capture
+    from gitgarden.wiki.journal import capture as do_capture
 
     project = app.project()
     body = " ".join(text) if text else sys.stdin.read()
@@ -194,7 +154,7 @@ def capture(app: App, text: tuple[str, ...]) -> None:
 def run(app: App, dry_run: bool, model_flag: str | None, as_json: bool, retry: bool, jobs: tuple[str, ...]) -> None:
     """Run one gardener pass on the project you stand in."""
     from gitgarden.errors import NotAProject
-    from gitgarden.gardener import run_pass
+    from gitgarden.gardener.pipeline import run_pass
 
     try:
         project = app.project()
@@ -206,8 +166,8 @@ def run(app: App, dry_run: bool, model_flag: str | None, as_json: bool, retry: b
     settings = app.settings(project, model=model_flag).settings
     # The model-free jobs never make a model: its library stays unimported.
     model = app.model_factory(settings, app.env) if settings.model and (not jobs or "promote" in jobs) else None
-    from gitgarden.gitrepo import person_identity
-    from gitgarden.progress import display
+    from gitgarden.cli.progress import display
+    from gitgarden.repo.gitrepo import person_identity
 
     name, email = person_identity(project.root)
     with display(sys.stderr, app.env, enabled=not as_json) as shown:
@@ -223,9 +183,9 @@ def run(app: App, dry_run: bool, model_flag: str | None, as_json: bool, retry: b
             trigger=f"run by {name} <{email}>",
             jobs=jobs or None,
         )
-    from gitgarden import schedule
+    from gitgarden.schedule import registry
 
-    schedule.record_attempt(project.root, result, app.env, app.now())
+    registry.record_attempt(project.root, result, app.env, app.now())
     if as_json:
         data = result.record()
         if dry_run:
@@ -247,7 +207,7 @@ def _render_pass(result: Any) -> None:
     if result.offered:
         err(f"  lines offered: {len(result.offered)}" + (f" ({result.overflow} more wait)" if result.overflow else ""))
     if result.not_cited:
-        err(f"  not cited by the reply, left unread: {_listing(result.not_cited)}")
+        err(f"  not cited by the reply, left unread: {listing(result.not_cited)}")
     for item in result.already_there:
         err(f"  already there: {item}")
     for refusal in result.refusals:
@@ -276,7 +236,7 @@ def _render_pass(result: Any) -> None:
 @cli.command()
 def schema() -> None:
     """Print the JSON Schema of the operations a model returns."""
-    from gitgarden.ops import schema as op_schema
+    from gitgarden.model.operations import schema as op_schema
 
     out_json(op_schema())
 
@@ -286,9 +246,10 @@ def schema() -> None:
 @pass_app
 def health(app: App, as_json: bool) -> None:
     """Deterministic health figures: orphans, broken links, duplicates, oversized pages, the map."""
-    from gitgarden import journal, setaside
-    from gitgarden.health import measure
+    from gitgarden.gardener import setaside
     from gitgarden.project import DiskTree
+    from gitgarden.wiki import journal
+    from gitgarden.wiki.health import measure
 
     project = app.project()
     not_read = journal.not_read_names(project.journal)
@@ -301,14 +262,14 @@ def health(app: App, as_json: bool) -> None:
         return
     rows = [
         ("pages", str(figures.pages)),
-        ("orphans (no other page links to them)", _listing(figures.orphans)),
-        ("unmapped (the map does not reach them)", _listing(figures.unmapped)),
-        ("broken links", _listing([f"{a} -> {b}" for a, b in figures.broken_links])),
-        ("duplicate candidates", _listing([f"{a} ~ {b}" for a, b in figures.duplicates])),
-        ("pages over 6,000 chars", _listing(figures.over_budget)),
+        ("orphans (no other page links to them)", listing(figures.orphans)),
+        ("unmapped (the map does not reach them)", listing(figures.unmapped)),
+        ("broken links", listing([f"{a} -> {b}" for a, b in figures.broken_links])),
+        ("duplicate candidates", listing([f"{a} ~ {b}" for a, b in figures.duplicates])),
+        ("pages over 6,000 chars", listing(figures.over_budget)),
         ("map size", f"{figures.map_chars} / {figures.map_ceiling} chars"),
-        ("stale open pages", _listing(figures.stale)),
-        ("superseded pages", _listing(figures.superseded)),
+        ("stale open pages", listing(figures.stale)),
+        ("superseded pages", listing(figures.superseded)),
         ("unread journal lines", str(figures.unread_lines)),
         ("journal lines set aside", str(len(aside))),
         ("open questions", str(figures.open_questions)),
@@ -319,26 +280,6 @@ def health(app: App, as_json: bool) -> None:
         cut = ", ".join(f"## {h}" for h in advice["cut"]) or "no `##` sections to move"
         click.echo(f"advice: {advice['page']} is {advice['chars']} chars; `gitgarden split` would move {cut}")
     render_set_aside([e for _, e in aside])
-
-
-def render_set_aside(entries: list[Any]) -> None:
-    """The set-aside lines, each with why and what to do (for `status` and `health`)."""
-    for entry in entries:
-        click.echo(f"  set aside {entry.line}: {entry.text}")
-        click.echo(f"    why: {entry.reason}")
-        click.echo(f"    to offer it again: {entry.advice()}")
-
-
-def render_figures(figures: Mapping[str, Any]) -> str:
-    """A job's figures on one line: `pages 2, entries 1`."""
-    return ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in figures.items()) or "nothing"
-
-
-def _listing(items: list[str], limit: int = 5) -> str:
-    if not items:
-        return "0"
-    shown = ", ".join(items[:limit])
-    return f"{len(items)}: {shown}" + (" …" if len(items) > limit else "")
 
 
 @cli.group()
@@ -352,8 +293,8 @@ def llm() -> None:
 @pass_app
 def llm_status(app: App, as_json: bool, no_probe: bool) -> None:
     """Configured model, endpoint, context window, structured-output mode, key sent or withheld, reachable."""
-    from gitgarden import llm as model_layer
     from gitgarden.errors import NotAProject
+    from gitgarden.model import provider
 
     try:
         project = app.project()
@@ -361,7 +302,7 @@ def llm_status(app: App, as_json: bool, no_probe: bool) -> None:
         project = None
     resolved = app.settings(project)
     settings = resolved.settings
-    data = model_layer.status(settings, app.env, probe=not no_probe and bool(settings.model))
+    data = provider.status(settings, app.env, probe=not no_probe and bool(settings.model))
     if as_json:
         out_json(data)
     else:
@@ -408,23 +349,5 @@ def main() -> None:
     cli(obj=App(), complete_var="_GITGARDEN_COMPLETE")  # the same under `python -m gitgarden`
 
 
-from gitgarden import cli_schedule as _cli_schedule  # noqa: E402
-
-_cli_schedule.register(cli)
-
-from gitgarden import cli_history as _cli_history  # noqa: E402
-
-_cli_history.register(cli)
-
-from gitgarden import cli_split as _cli_split  # noqa: E402
-
-_cli_split.register(cli)
-from gitgarden import cli_guard as _cli_guard  # noqa: E402
-
-_cli_guard.register(cli)
-from gitgarden import cli_keys as _cli_keys  # noqa: E402
-
-_cli_keys.register(cli)
-from gitgarden import cli_ci as _cli_ci  # noqa: E402
-
-_cli_ci.register(cli)
+for _part in (_ci, _guard, _history, _keys, _schedule, _split):
+    _part.register(cli)

@@ -17,23 +17,11 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
 from typing import IO, Any
 
-__all__ = ["Step", "Display", "display", "plain_console", "token_steps"]
+from gitgarden.gardener.steps import Step
 
-
-@dataclass(frozen=True)
-class Step:
-    """One step of a pass: `name` (snapshot, reading, asking, applying, committing), a few words, tokens so far."""
-
-    name: str
-    detail: str = ""
-    tokens: int | None = None
-
-    def words(self) -> str:
-        """`asking openai/gpt-4o-mini` — the step as a person reads it."""
-        return f"{self.name} {self.detail}".strip()
+__all__ = ["Display", "display", "plain_console"]
 
 
 class Display:
@@ -104,19 +92,6 @@ class _Live(Display):
             words = words[: max(1, room - 1)] + "…"
         style = None if self.console.no_color else "cyan"
         return Spinner("dots", Text(words + end, no_wrap=True, overflow="ellipsis"), style=style)
-
-
-def token_steps(on_step: Callable[[Step], None], step: Step) -> Callable[[int], None] | None:
-    """What tells `on_step` the tokens received while at `step`, or None when `on_step` would not show them.
-
-    `on_step` is a Display's `step` method: a live line shows the tokens as they
-    come, so the caller streams the model's reply; plain lines, a pipe, `--json` and
-    callers without a display get None, and the model is asked without streaming.
-    """
-    shown = getattr(on_step, "__self__", on_step)
-    if not getattr(shown, "shows_tokens", False):
-        return None
-    return lambda tokens: on_step(replace(step, tokens=tokens))
 
 
 def plain_console(stream: IO[str], env: Mapping[str, str]) -> Any:

@@ -16,12 +16,12 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from gitgarden.cli import App, err, out_json, pass_app, render_set_aside
+from gitgarden.cli.app import App, err, out_json, pass_app, render_set_aside
 from gitgarden.errors import ConfigError, GitgardenError, NotAProject
 
 if TYPE_CHECKING:
-    from gitgarden.schedule import Assessment, TickReport
-    from gitgarden.timers import Crontab
+    from gitgarden.schedule.tick import Assessment, TickReport
+    from gitgarden.schedule.timers import Crontab
 
 __all__ = ["register", "set_setting", "SetReport"]
 
@@ -67,9 +67,9 @@ def tick(app: App, as_json: bool) -> None:
     nothing. Exit status: the pass's when one ran; else 1 when a registered
     project could not be looked at (malformed config, folder gone); else 0.
     """
-    from gitgarden import schedule
+    from gitgarden.schedule.tick import run_tick
 
-    report = schedule.run_tick(app.env, app.now, lambda a: _run_one(app, a), on_message=err)
+    report = run_tick(app.env, app.now, lambda a: _run_one(app, a), on_message=err)
     if report.looked or report.reason == "disabled":
         for warning in report.warnings:
             err(f"warning: {warning}")
@@ -81,7 +81,7 @@ def tick(app: App, as_json: bool) -> None:
 
 
 def _run_one(app: App, a: Assessment) -> Any:
-    from gitgarden.gardener import run_pass
+    from gitgarden.gardener.pipeline import run_pass
     from gitgarden.project import Project
 
     settings = a.settings
@@ -127,11 +127,11 @@ def projects() -> None:
 @pass_app
 def projects_add(app: App, path: Path | None) -> None:
     """Register the project at PATH (default: the one you stand in) for `gitgarden tick`."""
-    from gitgarden import schedule
     from gitgarden.project import find_project
+    from gitgarden.schedule import registry
 
     root = find_project(path).root
-    if schedule.register(root, app.env):
+    if registry.register(root, app.env):
         err(f"Registered {root} for gitgarden tick.")
     else:
         err(f"{root} was already registered.")
@@ -142,15 +142,15 @@ def projects_add(app: App, path: Path | None) -> None:
 @pass_app
 def projects_remove(app: App, path: Path | None) -> None:
     """Stop `gitgarden tick` looking at PATH (default: here); works for a folder that is gone."""
-    from gitgarden import schedule
     from gitgarden.project import find_project
+    from gitgarden.schedule import registry
 
     target = (path or Path.cwd()).expanduser().absolute()
     candidates = [target, target.resolve()]
     with contextlib.suppress(NotAProject):
         candidates.append(find_project(target).root)
     for candidate in candidates:
-        if schedule.unregister(candidate, app.env):
+        if registry.unregister(candidate, app.env):
             err(f"Removed {candidate} from gitgarden tick.")
             return
     raise GitgardenError(f"{target} is not registered (see `gitgarden projects list`)")
@@ -161,9 +161,9 @@ def projects_remove(app: App, path: Path | None) -> None:
 @pass_app
 def projects_list(app: App, as_json: bool) -> None:
     """The registered projects: whether each exists and is enabled, its last attempt and failures."""
-    from gitgarden import schedule
+    from gitgarden.schedule import overview
 
-    rows = schedule.list_projects(app.env)
+    rows = overview.list_projects(app.env)
     if as_json:
         out_json(rows)
         return
@@ -268,7 +268,7 @@ def set_setting(path: Path, key: str, raw: str, *, scope: str, env: Mapping[str,
         raise ConfigError(f"{key} never goes in a project file ({spec.not_in_project}): use `gitgarden config set --user {key} {raw}`")
     value = parse_value(key, raw, where="gitgarden config set")
     if spec.project_only:
-        from gitgarden.layout import check_layout_value
+        from gitgarden.wiki.layout import check_layout_value
 
         value = check_layout_value(key, value, where="gitgarden config set")
     if clamp(key, value)[1] is not None:
@@ -286,7 +286,8 @@ def _check_layout_setting(key: str, raw: str, *, scope: str, path: Path, root: P
     """Refuse (ConfigError, nothing written) a layout setting outside a project, one that names
     a wiki folder that does not exist, or one that leaves the two folders clashing."""
     from gitgarden.config import read_toml
-    from gitgarden.layout import check_layout_value, check_on_disk, from_table
+    from gitgarden.project import check_on_disk
+    from gitgarden.wiki.layout import check_layout_value, from_table
 
     if scope != "project" or root is None:
         raise ConfigError(f"{key} is a project's own setting (a fact of the project, the same on every machine): run `gitgarden config set {key} …` inside the project, without --user")
@@ -355,7 +356,7 @@ def config_set(app: App, key: str, value: str, scope: str | None) -> None:
 def _warn_of_a_persons_map(root: Path) -> None:
     """Say so when the map the layout now names is a note of the person's (gitgarden's own map has
     its `## Pages` and `## Open` sections): a pass adds entries to the map."""
-    from gitgarden.layout import of_root
+    from gitgarden.project import of_root
 
     try:
         map_path = root / of_root(root).map_path()
@@ -431,7 +432,7 @@ def config_list(app: App, as_json: bool, scope: str | None) -> None:
 
 
 def _crontab(env: Mapping[str, str]) -> Crontab:
-    from gitgarden import timers
+    from gitgarden.schedule import timers
 
     return timers.SystemCrontab(env)
 
@@ -460,7 +461,7 @@ def timer() -> None:
 @pass_app
 def timer_print(app: App, kind: str | None) -> None:
     """Write the unit files (or the crontab line) to stdout without installing anything."""
-    from gitgarden import timers
+    from gitgarden.schedule import timers
 
     command = timers.tick_command()
     if _kind(kind) == "cron":
@@ -477,8 +478,8 @@ def timer_print(app: App, kind: str | None) -> None:
 @pass_app
 def timer_install(app: App, kind: str | None) -> None:
     """Install the systemd user units (and print the systemctl steps) or the crontab line."""
-    from gitgarden import timers
     from gitgarden.config import load_settings, state_dir
+    from gitgarden.schedule import timers
 
     command = timers.tick_command()
     interval = load_settings(None, env=app.env).settings.interval_min
@@ -518,7 +519,7 @@ def timer_install(app: App, kind: str | None) -> None:
 @pass_app
 def timer_uninstall(app: App, kind: str | None) -> None:
     """Remove what `timer install` wrote (the units, or the crontab line)."""
-    from gitgarden import timers
+    from gitgarden.schedule import timers
 
     if _kind(kind) == "cron":
         removed = timers.uninstall_cron(_crontab(app.env))
@@ -571,10 +572,11 @@ def _say_no_model(app: App, data: Mapping[str, Any]) -> None:
 def status(app: App, as_json: bool) -> None:
     """The project you stand in: unread lines, whether a tick would garden it now (or what holds it
     back, and until when), the last pass, the lock and the failures in a row."""
-    from gitgarden import schedule, setaside
+    from gitgarden.gardener import setaside
+    from gitgarden.schedule import clocks, overview
 
     project = app.project()
-    data = schedule.project_status(project, app.env, app.now())
+    data = overview.project_status(project, app.env, app.now())
     aside = [e for _, e in setaside.on_disk(project.root)[1]]
     data["set_aside"] = [setaside.summary(e) for e in aside]
     for warning in data["warnings"]:
@@ -588,7 +590,7 @@ def status(app: App, as_json: bool) -> None:
     echo(f"  unread journal lines: {data['unread']}" + (f" ({len(aside)} more set aside)" if aside else ""))
     render_set_aside(aside)
     if data["map_over_ceiling"]:
-        echo(f"  map: {data['map_chars']:,} chars, over its {schedule.MAP_CEILING:,} ceiling")
+        echo(f"  map: {data['map_chars']:,} chars, over its {clocks.MAP_CEILING:,} ceiling")
     if data.get("signal"):
         echo(f"  health: {data['signal']}: a pass is due")
     if not data["work"]:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from gitgarden.cli.app import App, err
 from gitgarden.errors import GitgardenError
 
 if TYPE_CHECKING:
@@ -44,10 +45,14 @@ def request_split(
     project: Project, settings: Settings, page: str, *, apply: bool, now: Callable[[], datetime]
 ) -> SplitRequest:
     """Plan the split of `page`, check it with the guard, and commit it when `apply`."""
-    from gitgarden import gitrepo, guard, journal, layout, passcommit, recovery, split, tidy, wiki
-    from gitgarden.lock import PassLock
+    from gitgarden.gardener import commit as passcommit
+    from gitgarden.guard import rules as guard
     from gitgarden.project import DiskTree
-    from gitgarden.tree import Overlay, changed_paths, file
+    from gitgarden.repo import commits, gitrepo, recovery
+    from gitgarden.repo.lock import PassLock
+    from gitgarden.wiki import journal, layout, split, tidy
+    from gitgarden.wiki import pages as wiki
+    from gitgarden.wiki.tree import Overlay, changed_paths, file
 
     root = project.root
     git_dir = gitrepo.git_dir(root)
@@ -98,7 +103,7 @@ def request_split(
         try:
             for rel, data in writes.items():
                 recovery.atomic_write(recovery.safe_target(root, rel), data)
-            gitrepo.commit_paths(root, sorted(writes), message=message, author=(settings.author_name, settings.author_email))
+            commits.commit_paths(root, sorted(writes), message=message, author=(settings.author_name, settings.author_email))
             committed = True
             result.commit = gitrepo.head(root) or ""
         finally:
@@ -118,8 +123,6 @@ def split_command(ctx: click.Context, page: str, apply: bool) -> None:
     Parts go in PAGE's folder, named as its neighbours are; every heading link into a
     moved section is rewired. Shown as a dry run unless --yes.
     """
-    from gitgarden.cli import App, err
-
     app = ctx.ensure_object(App)
     project = app.project()
     settings = app.settings(project).settings

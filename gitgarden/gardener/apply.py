@@ -14,16 +14,21 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from gitgarden import grounding, guard, journal, setaside, tidy, wiki
 from gitgarden.errors import ModelError
-from gitgarden.ops import Applied, ApplyContext, Op, Refusal, apply_op
-from gitgarden.passstate import Pass, Reading, Work
-from gitgarden.progress import Step
-from gitgarden.repair import Refused
+from gitgarden.gardener import setaside
+from gitgarden.gardener.operations import Applied, ApplyContext, Refusal, apply_op
+from gitgarden.gardener.repair import Refused
+from gitgarden.gardener.state import Pass, Reading, Work
+from gitgarden.gardener.steps import Step
+from gitgarden.guard import grounding
+from gitgarden.guard import rules as guard
+from gitgarden.model.operations import Op
+from gitgarden.wiki import journal, tidy
+from gitgarden.wiki import pages as wiki
 
 if TYPE_CHECKING:
-    from gitgarden.llm import Answer
-    from gitgarden.outcome import PassResult
+    from gitgarden.gardener.outcome import PassResult
+    from gitgarden.model.llm import Answer
 
 __all__ = ["Round", "Ledger", "apply_and_guard", "repair", "guard_whole_diff", "account"]
 
@@ -107,9 +112,9 @@ def apply_and_guard(run: Pass, work: Work, answer: Answer) -> Ledger:
 def repair(run: Pass, work: Work, answer: Answer, ledger: Ledger) -> Ledger:
     """While operations are refused, show the model its refusals in the same conversation and apply
     its corrections (at most `repair_rounds` times, within the budget)."""
-    from gitgarden import llm
-    from gitgarden import repair as follow_up
-    from gitgarden.passask import call_model, no_room_for
+    from gitgarden.gardener import repair as follow_up
+    from gitgarden.gardener.ask import call_model, no_room_for
+    from gitgarden.model import llm
 
     settings, model, budget = run.settings, run.model, run.budget
     assert model is not None and budget is not None, "a repair round follows an ask"
@@ -136,7 +141,7 @@ def repair(run: Pass, work: Work, answer: Answer, ledger: Ledger) -> Ledger:
 
 def _apply_all(run: Pass, work: Work, ops: list[Op], ledger: Ledger, label: str = "") -> Round:
     """Apply one round's operations through the guard; what landed stays in `work.tree`."""
-    from gitgarden.passtidy import split_pushed_over
+    from gitgarden.gardener.tidying import split_pushed_over
 
     result, titles, grounding_min = run.result, work.titles, run.settings.grounding_min
     ctx = ApplyContext(

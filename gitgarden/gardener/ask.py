@@ -14,16 +14,17 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gitgarden import tidy, wiki
 from gitgarden.config import Settings
-from gitgarden.facts import page_facts
-from gitgarden.passstate import Pass, StandDown, Stopped, Work
-from gitgarden.progress import Step, token_steps
+from gitgarden.gardener.state import Pass, StandDown, Stopped, Work
+from gitgarden.gardener.steps import Step, token_steps
 from gitgarden.project import Project
-from gitgarden.tree import Tree
+from gitgarden.wiki import pages as wiki
+from gitgarden.wiki import tidy
+from gitgarden.wiki.facts import page_facts
+from gitgarden.wiki.tree import Tree
 
 if TYPE_CHECKING:
-    from gitgarden.llm import Answer, Budget, Model
+    from gitgarden.model.llm import Answer, Budget, Model
 
 __all__ = ["ask", "call_model", "no_room_for"]
 
@@ -33,7 +34,8 @@ _REPAIR_OUTPUT_MIN = 256  # tokens a repair round must have left for its answer
 def ask(run: Pass, work: Work) -> Answer:
     """Ask the model about the offered lines; returns its answer. The lines the prompt could not
     hold wait for a later pass: `work.offered` (and the result's `offered`) keep only the rest."""
-    from gitgarden import context, llm
+    from gitgarden.gardener import context
+    from gitgarden.model import llm
 
     project, settings, result, now = run.project, run.settings, run.result, run.now
     model = run.model
@@ -84,7 +86,7 @@ def call_model(
 
     With `on_tokens` (a display that shows them) the reply streams: `on_tokens` hears its tokens as
     they come, a stop closes the stream at its next report, and the tokens received are counted too."""
-    from gitgarden import llm
+    from gitgarden.model import llm
 
     check_interrupts = run.interrupts.check
     calls: list[threading.Event] = []
@@ -116,7 +118,7 @@ def call_model(
 
 def no_room_for(convo: list[dict[str, str]], settings: Settings, budget: Budget) -> str:
     """Why the budget cannot take a repair call with this conversation ('' when it can)."""
-    from gitgarden.context import estimate_tokens
+    from gitgarden.gardener.context import estimate_tokens
 
     need = sum(estimate_tokens(m["content"]) + 4 for m in convo) + _REPAIR_OUTPUT_MIN
     if budget.seconds_left() <= 0:
@@ -171,13 +173,13 @@ def _identity_texts(project: Project, settings: Settings) -> list[tuple[str, str
 
 
 def _review_summary(root: Path) -> str:
-    from gitgarden.history import review_summary
+    from gitgarden.history.passlog import review_summary
 
     return review_summary(root)
 
 
 def _page_infos(tree: Tree, titles: Mapping[str, tuple[str, list[str]]]) -> list[Any]:
-    from gitgarden.context import PageInfo
+    from gitgarden.gardener.context import PageInfo
 
     infos = []
     for name, (title, aliases) in sorted(titles.items()):

@@ -11,18 +11,20 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gitgarden import gitrepo, journal, layout, outcome, recovery, tidy
 from gitgarden.errors import GitError, GitgardenError
-from gitgarden.outcome import PassResult
-from gitgarden.progress import Step
-from gitgarden.tree import Tree
+from gitgarden.gardener.outcome import PassResult
+from gitgarden.gardener.steps import Step
+from gitgarden.history import records
+from gitgarden.repo import commits, gitrepo, recovery
+from gitgarden.wiki import journal, layout, tidy
+from gitgarden.wiki.tree import Tree
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
     from datetime import datetime
 
     from gitgarden.config import Settings
-    from gitgarden.passstate import Pass, Work
+    from gitgarden.gardener.state import Pass, Work
     from gitgarden.project import Project
 
 __all__ = [
@@ -38,7 +40,7 @@ def snapshot(run: Pass) -> None:
     run.on_step(Step("snapshot"))
     try:
         result.snapshot = f"pre_gardener/{result.pass_id}"
-        gitrepo.snapshot(
+        commits.snapshot(
             run.project.root,
             result.snapshot,
             message=f"gitgarden snapshot before pass {result.pass_id}",
@@ -76,12 +78,12 @@ def commit(run: Pass, work: Work, writes: dict[str, bytes]) -> None:
 
 def roll_back(root: Path, git_dir: Path, is_committed: Callable[[str], bool]) -> recovery.Recovery | None:
     """Undo what an interrupted pass left: its uncommitted writes (recovery.recover), the index update
-    of a commit that landed just before it died (gitrepo.finish_sync), and its snapshot tag.
+    of a commit that landed just before it died (commits.finish_sync), and its snapshot tag.
 
     The person's index is never touched here: a pass commits from a temporary
     index, so a dead or refused commit left nothing staged.
     """
-    synced = gitrepo.finish_sync(root)
+    synced = commits.finish_sync(root)
     found = recovery.recover(root, git_dir, is_committed)
     if found is not None:
         drop_snapshot(root, found.pass_id)
@@ -125,7 +127,7 @@ def commit_message(result: PassResult, trailers: dict[str, str]) -> str:
 def last_map_chars(project: Project) -> int | None:
     """The map's size when the last pass left it (from the newest record that says: log/ or the attempts)."""
     found: list[tuple[str, int]] = []
-    for record in reversed(outcome.read_attempts(gitrepo.git_dir(project.root))):
+    for record in reversed(records.read_attempts(gitrepo.git_dir(project.root))):
         if record.get("map_chars") is not None:
             found.append((str(record.get("started", "")), int(record["map_chars"])))
             break
@@ -176,7 +178,7 @@ def commit_journal(root: Path, offered: list[journal.JournalLine], pass_id: str,
         return ""  # HEAD holds these bytes already (the common case of a pass after a stood-down one)
     message = f"journal: {', '.join(p.rsplit('/', 1)[-1][:-3] for p in sorted(todo))}\n\nCommitted by gitgarden before pass {pass_id} read these lines.\n"
     try:
-        return gitrepo.commit_blobs(root, todo, message=message, ident=gitrepo.person_identity(root)) or ""
+        return commits.commit_blobs(root, todo, message=message, ident=gitrepo.person_identity(root)) or ""
     except GitError as exc:
         raise GitError(f"the journal commit did not land: {exc}") from None
 
@@ -261,7 +263,7 @@ def write_and_commit(
     expected[log_rel] = recovery.current_bytes(recovery.safe_target(root, log_rel))
     writes[log_rel] = recovery.with_records(root, log_rel, [result.record()], old=expected[log_rel])
     if settings.review:  # to gitgarden/review, built in a temporary index: the person's checkout is untouched
-        from gitgarden import review
+        from gitgarden.history import review
 
         message = commit_message(result, trailers)
         result.commit = review.commit_to_review(root, writes, message, (settings.author_name, settings.author_email))
@@ -279,7 +281,7 @@ def write_and_commit(
         step("before_commit", "")
         message = commit_message(result, trailers)
         ident = (settings.author_name, settings.author_email)
-        result.commit = gitrepo.commit_blobs(root, writes, message=message, ident=ident, allow_empty=True) or ""
+        result.commit = commits.commit_blobs(root, writes, message=message, ident=ident, allow_empty=True) or ""
         committed = True
     finally:
         if not committed:

@@ -21,10 +21,11 @@ from dataclasses import dataclass, field
 from posixpath import normpath
 from typing import Any
 
-from gitgarden import ops, wiki
 from gitgarden.config import Settings
 from gitgarden.errors import ModelError
-from gitgarden.journal import JournalLine
+from gitgarden.model import operations as ops
+from gitgarden.wiki import pages as wiki
+from gitgarden.wiki.journal import JournalLine
 
 __all__ = [
     "PageInfo",

@@ -6,22 +6,14 @@ read one definition.
 
 from __future__ import annotations
 
-import json
 from dataclasses import asdict, dataclass, field
-from datetime import datetime
-from pathlib import Path
 from typing import Any
 
 __all__ = [
     "JOBS",
     "OUTCOMES",
     "NO_MODEL_HINT",
-    "LOG_DIR",
     "PassResult",
-    "log_path",
-    "attempts_path",
-    "append_attempt",
-    "read_attempts",
 ]
 
 # outcome -> (exit status, sentence). Exit 0 is the pass doing its job.
@@ -51,7 +43,6 @@ NO_MODEL_HINT = (
     "No model is configured: set GITGARDEN_MODEL (e.g. openai/gpt-4o-mini, or ollama_chat/llama3.2 "
     "with GITGARDEN_API_BASE) to promote journal lines."
 )
-LOG_DIR = "log"
 
 # The jobs of a pass, in the order a pass runs them (`gitgarden run --job NAME` runs only those named).
 # promote: read unread lines and ask the model (its repair round too); merge: the model's merges,
@@ -146,51 +137,3 @@ class PassResult:
         data["exit_code"] = self.exit_code
         data["message"] = self.sentence
         return data
-
-
-def log_path(now: datetime) -> str:
-    """The month's log file a record goes to, relative to the project root."""
-    return f"{LOG_DIR}/{now:%Y-%m}.jsonl"
-
-
-def attempts_path(git_dir: Path) -> Path:
-    """Where the records of attempts that made no commit go: the git dir, outside the person's work tree.
-
-    They are this machine's history of tries (a stop, a failure), not the
-    wiki's: `gitgarden log` lists them, no pass commits them.
-    """
-    return git_dir / "gitgarden" / "attempts.jsonl"
-
-
-def append_attempt(git_dir: Path, record: dict[str, Any]) -> None:
-    """Add one attempt's record (a line of JSON) to the attempts file."""
-    path = attempts_path(git_dir)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    line = (json.dumps(record, sort_keys=True) + "\n").encode()
-    with path.open("a+b") as fh:
-        if fh.tell() > 0:
-            fh.seek(-1, 2)
-            if fh.read(1) != b"\n":
-                line = b"\n" + line  # a torn last line (a killed writer) must not swallow this one
-        fh.write(line)
-
-
-def read_attempts(git_dir: Path) -> list[dict[str, Any]]:
-    """The attempt records, oldest first (a torn or foreign line is skipped)."""
-    path = attempts_path(git_dir)
-    if not path.is_file() or path.is_symlink():
-        return []
-    return records_in(path.read_text(encoding="utf-8", errors="replace"))
-
-
-def records_in(text: str) -> list[dict[str, Any]]:
-    """The JSON-object lines of a record file, in order (a torn or foreign line is skipped)."""
-    out = []
-    for line in text.splitlines():
-        try:
-            data = json.loads(line)
-        except json.JSONDecodeError:
-            continue
-        if isinstance(data, dict):
-            out.append(data)
-    return out

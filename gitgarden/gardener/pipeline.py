@@ -29,35 +29,30 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gitgarden import (
-    gitrepo,
-    journal,
-    layout,
-    outcome,
-    passapply,
-    passask,
-    passcommit,
-    passread,
-    passremote,
-    passtidy,
-    recovery,
-    tidy,
-    wiki,
-)
 from gitgarden.config import Settings
 from gitgarden.errors import GitError, GitgardenError, LockHeld, ModelError
-from gitgarden.facts import FactsCache
-from gitgarden.lock import LOCK_NAME, PassLock
-from gitgarden.outcome import JOBS, NO_MODEL_HINT, OUTCOMES, PassResult
-from gitgarden.passapply import Ledger
-from gitgarden.passstate import Clock, Pass, StandDown, Stopped, Work, request_stop, stop_path
-from gitgarden.progress import Step
+from gitgarden.gardener import apply as passapply
+from gitgarden.gardener import ask as passask
+from gitgarden.gardener import commit as passcommit
+from gitgarden.gardener import publish as passremote
+from gitgarden.gardener import read as passread
+from gitgarden.gardener import tidying as passtidy
+from gitgarden.gardener.apply import Ledger
+from gitgarden.gardener.outcome import JOBS, NO_MODEL_HINT, OUTCOMES, PassResult
+from gitgarden.gardener.state import Clock, Pass, StandDown, Stopped, Work, request_stop, stop_path
+from gitgarden.gardener.steps import Step
+from gitgarden.history import records
 from gitgarden.project import Project
-from gitgarden.repostate import blocking_state
-from gitgarden.tree import changed_paths
+from gitgarden.repo import gitrepo, recovery
+from gitgarden.repo.lock import LOCK_NAME, PassLock
+from gitgarden.repo.states import blocking_state
+from gitgarden.wiki import journal, layout, tidy
+from gitgarden.wiki import pages as wiki
+from gitgarden.wiki.facts import FactsCache
+from gitgarden.wiki.tree import changed_paths
 
 if TYPE_CHECKING:
-    from gitgarden.llm import Model
+    from gitgarden.model.llm import Model
 
 __all__ = ["JOBS", "OUTCOMES", "PassResult", "run_pass", "select_jobs", "Clock", "utcnow", "stop_path", "request_stop"]
 
@@ -113,7 +108,7 @@ def run_pass(
         pass_id=_new_pass_id(started),
         outcome="failed",
         started=started.isoformat(),
-        record_path=outcome.log_path(started),
+        record_path=records.log_path(started),
         dry_run=dry_run,
         retry=retry,
         trigger=trigger,
@@ -221,8 +216,8 @@ def _finish(project: Project, result: PassResult, now: Clock, *, record: bool) -
         # An attempt without a commit is recorded in the git dir, never in the person's work tree.
         try:
             git_dir = gitrepo.git_dir(project.root)
-            result.record_path = _shown_path(project.root, outcome.attempts_path(git_dir))
-            outcome.append_attempt(git_dir, result.record())
+            result.record_path = _shown_path(project.root, records.attempts_path(git_dir))
+            records.append_attempt(git_dir, result.record())
         except (OSError, GitgardenError):
             pass
     return result

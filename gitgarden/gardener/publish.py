@@ -8,15 +8,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gitgarden import gitrepo, guard, layout
-from gitgarden.passstate import Pass, Work
+from gitgarden.gardener.state import Pass, Work
+from gitgarden.guard import rules as guard
+from gitgarden.repo import gitrepo
+from gitgarden.wiki import layout
 
 __all__ = ["sync", "publish"]
 
 
 def sync(run: Pass) -> bool:
     """Fetch and fast-forward (or merge) before reading; False when the pass must not go on."""
-    from gitgarden import remote
+    from gitgarden.repo import remote
 
     root, settings, result = run.project.root, run.settings, run.result
     try:
@@ -47,12 +49,12 @@ def _reguard(root: Path, base_rev: str, new_rev: str, ctx: guard.PassContext) ->
 
 def publish(run: Pass, work: Work) -> None:
     """Push the pass; a pass that cannot land on the remote is taken back here and ends `failed`."""
-    from gitgarden import remote
+    from gitgarden.repo import remote
 
     project, settings, result, on_progress = run.project, run.settings, run.result, run.on_progress
     root = project.root
     if settings.review:
-        from gitgarden.review import REVIEW_BRANCH
+        from gitgarden.history.review import REVIEW_BRANCH
 
         branch: str | None = REVIEW_BRANCH
         tries = 1  # the review branch is the person's to merge: never replayed, only pushed

@@ -8,11 +8,15 @@ work is due. Nothing here writes.
 
 from __future__ import annotations
 
-from gitgarden import gitrepo, journal, layout, passcommit, setaside, tidy, wiki
-from gitgarden.passstate import Pass, Reading, Work
-from gitgarden.progress import Step
+from gitgarden.gardener import commit as passcommit
+from gitgarden.gardener import setaside
+from gitgarden.gardener.state import Pass, Reading, Work
+from gitgarden.gardener.steps import Step
 from gitgarden.project import DiskTree, Project
-from gitgarden.tree import Overlay, Tree, text_of
+from gitgarden.repo import gitrepo
+from gitgarden.wiki import journal, layout, tidy
+from gitgarden.wiki import pages as wiki
+from gitgarden.wiki.tree import Overlay, Tree, text_of
 
 __all__ = ["read", "survey", "anything_due"]
 
@@ -20,7 +24,7 @@ __all__ = ["read", "survey", "anything_due"]
 def read(run: Pass) -> Reading | None:
     """The journal lines the pass offers, and what it needs to account for them; None when the read
     position cannot be read (the result says how to mend it; nothing was read or written)."""
-    from gitgarden import review
+    from gitgarden.history import review
 
     project, settings, result = run.project, run.settings, run.result
     root = project.root
@@ -77,7 +81,7 @@ def _not_ignored(run: Pass, unread: list[journal.JournalLine]) -> list[journal.J
 
 def survey(run: Pass, reading: Reading) -> Work:
     """The wiki as the pass starts from it (in memory), and the model-free work it needs."""
-    from gitgarden import review
+    from gitgarden.history import review
 
     project, settings, result, jobs = run.project, run.settings, run.result, run.jobs
     root = project.root
@@ -128,7 +132,7 @@ def anything_due(reading: Reading, work: Work) -> bool:
 def _set_aside_text(project: Project) -> str | None:
     """`.gitgarden/set-aside.json` as a pass starts from it: the newest pass waiting for review
     wrote it, else the work tree holds it (never read through a symlink)."""
-    from gitgarden import review
+    from gitgarden.history import review
 
     tip = review.review_waiting(project.root)
     if tip is not None:

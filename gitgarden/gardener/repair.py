@@ -16,8 +16,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from gitgarden.journal import JournalLine
-from gitgarden.ops import INVALID, Op
+from gitgarden.model.operations import INVALID, Op
+from gitgarden.wiki.journal import JournalLine
 
 __all__ = ["Refused", "request", "describe_verdict"]
 

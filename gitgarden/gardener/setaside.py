@@ -24,7 +24,7 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gitgarden.journal import JournalLine
+from gitgarden.wiki.journal import JournalLine
 
 if TYPE_CHECKING:
     from gitgarden.config import Settings
@@ -207,7 +207,7 @@ def line_room(settings: Settings, project_name: str) -> float:
     what the budget leaves after the system message, so a line whose row fits
     here is always offered once it comes first, and one that does not can never be.
     """
-    from gitgarden import context
+    from gitgarden.gardener import context
 
     limit = min(settings.context_window - settings.max_output_tokens, settings.token_budget)
     avail = limit * context.SAFETY - context.estimate_tokens(context.system_message(project_name)) - 60
@@ -216,7 +216,7 @@ def line_room(settings: Settings, project_name: str) -> float:
 
 def row_tokens(line: JournalLine) -> int:
     """The most tokens a line's row can take in the prompt, its note of similar pages included."""
-    from gitgarden import context
+    from gitgarden.gardener import context
 
     note = "  (similar pages: " + ", ".join(["x" * 120] * context.MAX_SIMILAR_SHOWN) + ")"
     return context.estimate_tokens(f"[{line.id}] {line.text}{note}") + 1
@@ -249,7 +249,7 @@ def on_disk(root: Path) -> tuple[list[JournalLine], list[tuple[JournalLine, Entr
     """(the unread lines a pass would offer, the unread lines set aside) of the project at `root`,
     from its files as they stand (what `status`, `health` and the scheduler show). Nothing
     is read through a symlink."""
-    from gitgarden import journal, layout
+    from gitgarden.wiki import journal, layout
 
     def text(rel: str) -> str | None:
         path = root / rel

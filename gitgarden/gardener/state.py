@@ -24,17 +24,20 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gitgarden import guard, journal, layout, recovery, setaside, tidy
-from gitgarden.ops import Applied
-from gitgarden.progress import Step
-from gitgarden.tree import Overlay, Tree
+from gitgarden.gardener import setaside
+from gitgarden.gardener.operations import Applied
+from gitgarden.gardener.steps import Step
+from gitgarden.guard import rules as guard
+from gitgarden.repo import recovery
+from gitgarden.wiki import journal, layout, tidy
+from gitgarden.wiki.tree import Overlay, Tree
 
 if TYPE_CHECKING:
     from gitgarden.config import Settings
-    from gitgarden.facts import FactsCache
-    from gitgarden.llm import Budget, Model
-    from gitgarden.outcome import PassResult
+    from gitgarden.gardener.outcome import PassResult
+    from gitgarden.model.llm import Budget, Model
     from gitgarden.project import Project
+    from gitgarden.wiki.facts import FactsCache
 
 __all__ = [
     "Clock", "Pass", "Reading", "Work", "Due", "Interrupts", "Stopped", "StandDown", "stop_path", "request_stop",

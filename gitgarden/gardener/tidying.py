@@ -7,10 +7,13 @@ and leaves what it came to in the result's job figures.
 
 from __future__ import annotations
 
-from gitgarden import setaside, tidy, wiki
-from gitgarden.ops import Applied, Op
-from gitgarden.passstate import Pass, Reading, Work
-from gitgarden.tree import Tree, changed_paths, file, text_of
+from gitgarden.gardener import setaside
+from gitgarden.gardener.operations import Applied
+from gitgarden.gardener.state import Pass, Reading, Work
+from gitgarden.model.operations import Op
+from gitgarden.wiki import pages as wiki
+from gitgarden.wiki import tidy
+from gitgarden.wiki.tree import Tree, changed_paths, file, text_of
 
 __all__ = ["tidy_pages", "map_last", "health", "nothing_new", "heading_split", "split_pushed_over"]
 
@@ -77,7 +80,7 @@ def nothing_new(run: Pass, reading: Reading, work: Work) -> None:
     result = run.result
     result.outcome = "nothing_new"
     if "health" in run.jobs and not result.all_jobs:  # `run --job health`: the figures, though nothing is written
-        from gitgarden.health import measure
+        from gitgarden.wiki.health import measure
 
         now_figures = measure(work.base, unread_lines=_unread_count(run, len(reading.offered))).summary()
         result.health_before, result.health_after = now_figures, now_figures
@@ -88,7 +91,7 @@ def health(run: Pass, work: Work) -> None:
     """The health figures before and after the pass (the health job)."""
     if "health" not in run.jobs:
         return
-    from gitgarden.health import measure
+    from gitgarden.wiki.health import measure
 
     result = run.result
     unread_before = _unread_count(run, len(work.offered))
@@ -109,7 +112,7 @@ def heading_split(run: Pass, work: Work, path: str, room: int = 0) -> bool:
     """Split a page at its `##` headings until it fits its budget with `room` to spare; True when it landed.
 
     The parts go in the page's folder, named in its style; heading links into moved sections are rewired."""
-    from gitgarden.split import split_in_tree
+    from gitgarden.wiki.split import split_in_tree
 
     result = run.result
     name = wiki.page_name(path)

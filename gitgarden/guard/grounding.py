@@ -45,7 +45,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any
 
-from gitgarden.guard import Verdict
+from gitgarden.guard.rules import Verdict
 
 __all__ = ["RULE", "NAME", "STOP_WORDS", "SentenceScore", "GroundingVerdict", "content_words", "sentences", "score_text", "check"]
 

@@ -19,12 +19,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gitgarden import gitrepo
 from gitgarden.errors import GitgardenError
-from gitgarden.tree import Entry, Overlay, Tree, text_of
+from gitgarden.repo import gitrepo
+from gitgarden.wiki.tree import Entry, Overlay, Tree, text_of
 
 if TYPE_CHECKING:  # a person's commit never needs the guard: the hook stays quick for them
-    from gitgarden.guard import Verdict
+    from gitgarden.guard.rules import Verdict
 
 __all__ = [
     "AGENT_ENV",

@@ -6,8 +6,8 @@ written or with words wrapped as links; which links a range of lines holds,
 outside code. This module answers them and judges nothing; the rules and their
 verdicts stay in `guard`. It is separate so each can be read on its own, and
 because it is the part tuned for speed on large pages (searches in C instead of
-wiki.py's whole-text regexes), which wants its own careful reading. Its names
-keep their underscores: they are the guard's internals, not gitgarden's API.
+wiki.py's whole-text regexes), which wants its own careful reading. Its public names are for the guard's rules
+(`guard.rules`, `guard.diff`), not for the rest of gitgarden.
 
 Lines are compared as they are: split on "\\n" only, so a CRLF file keeps its
 "\\r" on every line.
@@ -25,7 +25,7 @@ from typing import AnyStr, NamedTuple
 _DIFF_LINES = 20_000  # beyond this many changed lines, pairing stays greedy (difflib is slow)
 # These mirror wiki.py's link and code patterns: the guard finds the links of a page's
 # changed lines only, and wiki.find_links reads the whole text (too slow on a 5 MB page).
-_LINK = re.compile(r"\[\[([^\[\]\n]+?)\]\]")
+LINK = re.compile(r"\[\[([^\[\]\n]+?)\]\]")
 _FENCE_MARK = re.compile(r"```|~~~")  # a fence when it opens a line after 0-3 spaces/tabs
 _BREAKS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"  # where str.splitlines breaks
 _BREAK = re.compile(r"\r\n|[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
@@ -116,7 +116,7 @@ def _code_spans(text: str, lo: int, hi: int) -> list[tuple[int, int]]:
     return merged
 
 
-def _find_links(text: str, lo: int = 0, hi: int | None = None) -> list[_Link]:
+def find_links(text: str, lo: int = 0, hi: int | None = None) -> list[_Link]:
     """The wiki links outside code that start in text[lo:hi], as wiki.find_links finds them."""
     hi = len(text) if hi is None else hi
     if text.find("[[", lo, hi + 1) < 0:
@@ -124,7 +124,7 @@ def _find_links(text: str, lo: int = 0, hi: int | None = None) -> list[_Link]:
     spans = _code_spans(text, lo, hi) if "`" in text or "~~~" in text else []
     starts = [s for s, _ in spans]
     links = []
-    for m in _LINK.finditer(text, lo):
+    for m in LINK.finditer(text, lo):
         if m.start() >= hi:
             break
         k = bisect.bisect_right(starts, m.start()) - 1
@@ -136,7 +136,7 @@ def _find_links(text: str, lo: int = 0, hi: int | None = None) -> list[_Link]:
     return links
 
 
-def _common_prefix(a: AnyStr, b: AnyStr) -> int:
+def common_prefix(a: AnyStr, b: AnyStr) -> int:
     """Length of the common prefix of two strings (binary search over C compares)."""
     lo, hi = 0, min(len(a), len(b))
     while lo < hi:
@@ -148,7 +148,7 @@ def _common_prefix(a: AnyStr, b: AnyStr) -> int:
     return lo
 
 
-def _lines(text: str) -> list[str]:
+def split_lines(text: str) -> list[str]:
     """Lines split on "\\n" only, "\\r" kept; a final newline does not make an empty line."""
     parts = text.split("\n")
     if parts[-1] == "":
@@ -177,14 +177,14 @@ def _rewired(old_inner: str, new_inner: str) -> bool:
     return bool(o_anchor) and o_anchor.lower() == n_anchor.lower() and (o_pipe, o_shown) == (n_pipe, n_shown)
 
 
-def _key(line: str) -> str:
+def line_key(line: str) -> str:
     """A line with every link unwrapped and no "\\r": equal keys are needed for a match."""
     if "[[" in line:
-        line = _LINK.sub(lambda m: _seen(m.group(1)), line)
+        line = LINK.sub(lambda m: _seen(m.group(1)), line)
     return line.removesuffix("\r")
 
 
-def _same(old: str, new: str, links: Sequence[_Link] | None, tail_cr: bool) -> bool:
+def same_line(old: str, new: str, links: Sequence[_Link] | None, tail_cr: bool) -> bool:
     """True when `new` is `old` as written, or with some words of it wrapped as links.
 
     `links` are the new line's links; `tail_cr`: `old` was the unterminated last
@@ -205,7 +205,7 @@ def _same(old: str, new: str, links: Sequence[_Link] | None, tail_cr: bool) -> b
             i += len(raw)
         elif old.startswith(lk.shown, i):  # an existing word, now wrapped
             i += len(lk.shown)
-        elif (m := _LINK.match(old, i)) and _rewired(m.group(1), raw[2:-2]):  # a split's heading link
+        elif (m := LINK.match(old, i)) and _rewired(m.group(1), raw[2:-2]):  # a split's heading link
             i = m.end()
         else:
             return False
@@ -214,19 +214,19 @@ def _same(old: str, new: str, links: Sequence[_Link] | None, tail_cr: bool) -> b
     return rest == tail or (tail_cr and rest + "\r" == tail)
 
 
-class _Lines:
+class Lines:
     """A text's lines, and the links (positions relative to their line) of a range of them."""
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self.lines = _lines(text)
+        self.lines = split_lines(text)
         self.links: dict[int, list[_Link]] = {}
         self._keys: dict[int, str] = {}
 
     def key(self, j: int) -> str:
-        """`_key` of line j, computed once."""
+        """`line_key` of line j, computed once."""
         if j not in self._keys:
-            self._keys[j] = _key(self.lines[j])
+            self._keys[j] = line_key(self.lines[j])
         return self._keys[j]
 
     def load_links(self, lo: int = 0, hi: int | None = None) -> None:
@@ -234,7 +234,7 @@ class _Lines:
         hi = len(self.lines) if hi is None else hi
         pos = sum(map(len, self.lines[:lo])) + lo
         end = pos + sum(map(len, self.lines[lo:hi])) + (hi - lo)
-        found = _find_links(self.text, pos, end)
+        found = find_links(self.text, pos, end)
         k = 0
         for i in range(lo, hi):
             nxt = pos + len(self.lines[i]) + 1
@@ -246,15 +246,15 @@ class _Lines:
                 k += 1
             pos = nxt
 
-    def finder(self, positions: Iterable[int] | None = None) -> _Finder:
+    def finder(self, positions: Iterable[int] | None = None) -> Finder:
         """A finder over these lines (all, or only `positions`, in increasing order)."""
-        return _Finder(self, range(len(self.lines)) if positions is None else positions)
+        return Finder(self, range(len(self.lines)) if positions is None else positions)
 
 
-class _Finder:
+class Finder:
     """Finds lines (maybe link-wrapped) among some positions of a text's lines, in order."""
 
-    def __init__(self, lines: _Lines, positions: Iterable[int]) -> None:
+    def __init__(self, lines: Lines, positions: Iterable[int]) -> None:
         self.lines = lines
         self.exact: dict[str, list[int]] = {}  # line as written -> positions
         self.wrapped: dict[str, list[int]] = {}  # key -> positions of lines holding links
@@ -278,20 +278,20 @@ class _Finder:
                     best = cands[k]
         if not self.wrapped:
             return best
-        cands = self.wrapped.get(key or _key(line))
+        cands = self.wrapped.get(key or line_key(line))
         if cands:
             new, links = self.lines.lines, self.lines.links
             for k in range(bisect.bisect_right(cands, after), len(cands)):
                 j = cands[k]
                 if best is not None and j > best:
                     break
-                if j not in taken and _same(line, new[j], links.get(j), tail_cr):
+                if j not in taken and same_line(line, new[j], links.get(j), tail_cr):
                     return j
         return best
 
 
 @dataclass
-class _Alignment:
+class Alignment:
     """How an old text's lines fared in a new one, by line index."""
 
     left: list[int]  # old lines found nowhere in the new text
@@ -300,7 +300,7 @@ class _Alignment:
 
 
 def _greedy(
-    old: list[str], okey: list[str], a0: int, new: _Lines, b0: int, b1: int, tail: int
+    old: list[str], okey: list[str], a0: int, new: Lines, b0: int, b1: int, tail: int
 ) -> dict[int, int]:
     """Old lines a0.. matched, in order, each to the first fitting new line in b0..b1.
 
@@ -318,7 +318,7 @@ def _greedy(
 
 
 def _diff(
-    old: list[str], okey: list[str], a0: int, new: _Lines, b0: int, b1: int, tail: int
+    old: list[str], okey: list[str], a0: int, new: Lines, b0: int, b1: int, tail: int
 ) -> dict[int, int]:
     """Like `_greedy`, but anchored on difflib's matching blocks, so a moved or removed
     block does not throw the pairing of the lines after it off."""
@@ -328,7 +328,7 @@ def _diff(
     for blk in matcher.get_matching_blocks():
         for k in range(blk.size):
             i, j = a0 + blk.a + k, b0 + blk.b + k
-            if _same(old[i], new.lines[j], new.links.get(j), i == tail):
+            if same_line(old[i], new.lines[j], new.links.get(j), i == tail):
                 pairs.append((i, j))
     matched = dict(pairs)
     # difflib skips very common lines (blank ones) in long texts: match them per gap.
@@ -340,7 +340,7 @@ def _diff(
     return matched
 
 
-def _align(old_text: str, old: list[str], new: _Lines, tail: int) -> _Alignment:
+def align(old_text: str, old: list[str], new: Lines, tail: int) -> Alignment:
     """Align an old text's lines with a new text's, allowing link wrapping.
 
     Whole lines in the common head and tail are skipped first (the usual change is
@@ -354,11 +354,11 @@ def _align(old_text: str, old: list[str], new: _Lines, tail: int) -> _Alignment:
         return old[i] == nl[j] or (i == tail and nl[j] == old[i] + "\r")
 
     # Whole lines inside the texts' common head and tail, found by string compares in C.
-    k = _common_prefix(old_text, new.text)
+    k = common_prefix(old_text, new.text)
     p = old_text.count("\n", 0, k)
     while p < len(old) and p < len(nl) and eq(p, p):
         p += 1
-    k = _common_prefix(old_text[::-1], new.text[::-1])
+    k = common_prefix(old_text[::-1], new.text[::-1])
     rest = old_text[len(old_text) - k :]
     rest = rest[rest.find("\n") + 1 :] if "\n" in rest else ""
     s = min(rest.count("\n") + (1 if rest and not rest.endswith("\n") else 0), len(old) - p)
@@ -367,14 +367,14 @@ def _align(old_text: str, old: list[str], new: _Lines, tail: int) -> _Alignment:
         s += 1
     a0, a1, b0, b1 = p, len(old) - s, p, len(nl) - s
     new.load_links(b0, b1)
-    okey = [_key(x) for x in old[a0:a1]]
+    okey = [line_key(x) for x in old[a0:a1]]
     matched = _greedy(old, okey, a0, new, b0, b1, tail)
     if len(matched) < a1 - a0 and a1 - a0 <= _DIFF_LINES and b1 - b0 <= _DIFF_LINES:
         other = _diff(old, okey, a0, new, b0, b1, tail)
         if len(other) > len(matched):
             matched = other
     kept = set(matched.values())
-    return _Alignment(
+    return Alignment(
         left=[i for i in range(a0, a1) if i not in matched],
         inserted=[j for j in range(b0, b1) if j not in kept],
         rewrapped=[(i, j) for i, j in sorted(matched.items()) if old[i] != nl[j]],

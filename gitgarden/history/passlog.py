@@ -13,17 +13,16 @@ refuses whatever it did not make or cannot take back cleanly. Review mode (the b
 from __future__ import annotations
 
 import json
-import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from gitgarden import gitrepo, journal, recovery, textmerge
 from gitgarden.errors import GitgardenError
-from gitgarden.outcome import LOG_DIR, log_path, read_attempts, records_in
-from gitgarden.repostate import blocking_state
+from gitgarden.history.common import diff_pages_first, review_waiting
+from gitgarden.history.records import LOG_DIR, read_attempts, records_in
+from gitgarden.repo import gitrepo
 
 __all__ = [
     "PassEntry",
@@ -33,8 +32,6 @@ __all__ = [
     "find_pass",
     "show",
     "Shown",
-    "undo",
-    "UndoResult",
 ]
 
 _KEYS = ("Pass", "Outcome", "Read", "Tokens", "Cost", "Model", "Created", "Appended", "Split", "Refused", "Snapshot", "Undoes", "Trigger", "Review")
@@ -48,7 +45,7 @@ class NotAPass(GitgardenError):
 
 
 class UndoRefused(GitgardenError):
-    """An undo that cannot be done cleanly; nothing was changed."""
+    """An undo that cannot be done cleanly (or of something that is itself an undo); nothing was changed."""
 
 
 @dataclass
@@ -185,9 +182,6 @@ def _from_record(rec: dict[str, Any]) -> PassEntry:
 
 def _scan(root: Path) -> tuple[list[PassEntry], dict[str, _Undo]]:
     """All passes (newest first) and the undo commits by sha."""
-    # gitgarden.review imports this module at its top, so this import waits until it is needed.
-    from gitgarden.review import review_waiting
-
     head = gitrepo.head(root)
     waiting = review_waiting(root)
     revs = [r for r in (head, waiting) if r]
@@ -284,14 +278,14 @@ def passes(root: Path, limit: int | None = None) -> list[PassEntry]:
     return entries if limit is None else entries[: max(0, limit)]
 
 
-def _resolve_commit(root: Path, ref: str) -> str | None:
+def resolve_commit(root: Path, ref: str) -> str | None:
     if not ref or ref.startswith("-"):
         return None
     out = gitrepo.git(root, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}", check=False)
     return out.decode().strip() or None
 
 
-def _describe_commit(root: Path, sha: str) -> str:
+def describe_commit(root: Path, sha: str) -> str:
     subject = gitrepo.git(root, "log", "-1", "--format=%s", sha, check=False).decode().strip()
     return f'{sha[:10]} ("{subject}")' if subject else sha[:10]
 
@@ -311,17 +305,17 @@ def find_pass(root: Path, ref: str | None, *, committed_only: bool = False) -> P
     for entry in entries:
         if entry.pass_id == ref:
             return entry
-    sha = _resolve_commit(root, ref)
+    sha = resolve_commit(root, ref)
     if sha is not None:
         for entry in entries:
             if entry.commit == sha:
                 return entry
         if sha in undos:
             raise UndoRefused(
-                f"{_describe_commit(root, sha)} is itself an undo (of pass {undos[sha].undoes}): "
+                f"{describe_commit(root, sha)} is itself an undo (of pass {undos[sha].undoes}): "
                 "to have that pass's pages back, run the pass again instead (gitgarden run)"
             )
-        raise NotAPass(f"{_describe_commit(root, sha)} is not a gardener pass (gitgarden log lists them)")
+        raise NotAPass(f"{describe_commit(root, sha)} is not a gardener pass (gitgarden log lists them)")
     prefixed = [e for e in entries if e.pass_id.startswith(ref)]
     if len(prefixed) == 1:
         return prefixed[0]
@@ -348,245 +342,14 @@ class Shown:
         return data
 
 
-def _diff_pages_first(root: Path, a: str, b: str) -> str:
-    """`git diff a b`, the wiki's pages first, then everything else (in the layout in force)."""
-    from gitgarden import layout
-
-    out = gitrepo.git(root, "diff", "--no-color", "--no-ext-diff", a, b, "--", ".")
-    here = layout.current()
-    pages: list[bytes] = []
-    rest: list[bytes] = []
-    for chunk in re.split(rb"(?m)^(?=diff --git )", out):
-        path = _diff_path(chunk)
-        (pages if path is not None and here.in_wiki(path) else rest).append(chunk)
-    return b"".join(pages + rest).decode("utf-8", "replace")
-
-
-def _diff_path(chunk: bytes) -> str | None:
-    """The path a `git diff` section is about, None when it names none (quoted names unquoted)."""
-    lines = chunk.split(b"\n", 8)[:8]
-    for line in lines:
-        if line.startswith((b"+++ ", b"--- ")) and not line.endswith(b"/dev/null"):
-            name = _unquote(line[4:])
-            if name.startswith(("a/", "b/")):
-                return name[2:]
-    head = lines[0].removeprefix(b"diff --git ")
-    if head.startswith(b'"'):
-        return _unquote(head.split(b'" ', 1)[0] + b'"')[2:]
-    half = (len(head) - 1) // 2  # `a/X b/X`: a file without a +++ line (binary, mode change)
-    return head[2:half].decode("utf-8", "surrogateescape") if head[:2] == b"a/" else None
-
-
-def _unquote(raw: bytes) -> str:
-    """A name as git prints it: plain, or in C quotes with octal escapes for other bytes."""
-    if not raw.startswith(b'"'):
-        return raw.rstrip(b"\t").decode("utf-8", "surrogateescape")
-    import codecs
-
-    body = raw[1:].rsplit(b'"', 1)[0]
-    return codecs.escape_decode(body)[0].decode("utf-8", "surrogateescape")
-
-
 def show(root: Path, ref: str | None = None) -> Shown:
     """A pass's record and its diff with pages first (default: the latest pass)."""
     entry = find_pass(root, ref)
     diff = ""
     if entry.commit:
-        parent = _resolve_commit(root, f"{entry.commit}~1")
+        parent = resolve_commit(root, f"{entry.commit}~1")
         if parent:
-            diff = _diff_pages_first(root, parent, entry.commit)
+            diff = diff_pages_first(root, parent, entry.commit)
     return Shown(entry, entry.record, diff)
 
 
-# -- undo ----------------------------------------------------------------------
-
-
-@dataclass
-class UndoResult:
-    """What `undo` did."""
-
-    pass_id: str
-    undone_commit: str
-    commit: str
-    restored: list[str]
-    reread: bool
-    unread: int = 0
-
-    def to_json(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-def _own_state(path: str) -> bool:
-    """Files the pass writes as bookkeeping, which undo handles itself rather than reverting."""
-    return path == journal.READ_PATH or (path.startswith(f"{LOG_DIR}/") and path.endswith(".jsonl"))
-
-
-def _changed_files(root: Path, parent: str, commit: str) -> list[str]:
-    out = gitrepo.git(root, "diff-tree", "-r", "-z", "--no-renames", "--relative", "--name-only", "--no-commit-id", parent, commit)
-    return sorted(p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p)
-
-
-def _blob_at(root: Path, rev: str, path: str) -> bytes | None:
-    entry = gitrepo.tree_at(root, rev, [path]).get(path)
-    return None if entry is None else entry.data
-
-
-def _read_at(root: Path, rev: str) -> dict[str, set[str]]:
-    data = _blob_at(root, rev, journal.READ_PATH)
-    return journal.load_read(None if data is None else data.decode("utf-8", "replace"))
-
-
-
-def _put(root: Path, contents: Mapping[str, bytes | None]) -> None:
-    """Write each path (None: delete it); paths were checked with recovery.safe_target."""
-    for rel, data in contents.items():
-        target = root / rel
-        if data is None:
-            target.unlink(missing_ok=True)
-        else:
-            recovery.atomic_write(target, data)
-
-
-def _write_and_commit_as_person(root: Path, contents: Mapping[str, bytes | None], message: str) -> str:
-    """Write (None: delete) `contents` and commit exactly those bytes as the person; all undone on failure.
-
-    The commit is built from `contents`, not from the work tree, so nothing
-    typed meanwhile goes into it; the person's index follows only where it
-    held HEAD's version (gitrepo.commit_blobs).
-    """
-    originals: dict[str, bytes | None] = {}
-    for rel in contents:
-        target = recovery.safe_target(root, rel)
-        originals[rel] = target.read_bytes() if target.exists() else None
-    try:
-        _put(root, contents)
-        new = gitrepo.commit_blobs(root, contents, message=message, ident=gitrepo.person_identity(root))
-    except BaseException:
-        _put(root, originals)
-        raise
-    return new or gitrepo.head(root) or ""
-
-
-def undo(root: Path, ref: str | None, *, reread: bool = False, now: datetime | None = None) -> UndoResult:
-    """Take back one pass with a new commit by the person (history is never rewritten).
-
-    Takes the pass's changes out of the files as they are now, like `git
-    revert`: a three-way merge per file (base: the file after the pass; ours:
-    now; theirs: before the pass), so what was written since — a later pass's
-    map entry, the person's line on the same page — stays. The lines the pass
-    read stay read unless `reread`; `log/` keeps its records and gains one for
-    the undo. Refuses — changing nothing — when `ref` is not a pass, is an
-    undo, made no commit, waits on the review branch or was undone already;
-    when a change made since overlaps the lines the pass wrote (naming the file
-    and lines); and when the person has uncommitted changes in those files.
-    """
-    now = now or datetime.now(UTC)
-    blocked = blocking_state(root)
-    if blocked:  # an undo is a commit too: it would be lost or mixed in as a pass's would
-        raise UndoRefused(f"undo refused, nothing changed: {blocked}")
-    if ref is None:
-        todo = [e for e in passes(root) if e.commit and not e.review and not e.undone_by]
-        if not todo:
-            raise NotAPass("there is no gardener pass to undo on this branch")
-        entry = todo[0]
-    else:
-        try:
-            entry = find_pass(root, ref)
-        except NotAPass as exc:
-            raise NotAPass(f"{exc}: undo only takes back what gitgarden made") from None
-    if not entry.commit:
-        raise UndoRefused(f"pass {entry.pass_id} ended {entry.outcome} and made no commit: there is nothing to undo")
-    if entry.review == "waiting":
-        from gitgarden.review import REVIEW_BRANCH
-
-        raise UndoRefused(f"pass {entry.pass_id} waits on {REVIEW_BRANCH}: drop it with `gitgarden review reject`")
-    if entry.undone_by:
-        raise UndoRefused(
-            f"pass {entry.pass_id} was already undone by {_describe_commit(root, entry.undone_by)}: "
-            "to have its pages back, run the pass again instead"
-        )
-    commit = entry.commit
-    parent = _resolve_commit(root, f"{commit}~1")
-    if parent is None:
-        raise UndoRefused(f"pass {entry.pass_id}'s commit {commit[:10]} has no parent to go back to")
-    files = _changed_files(root, parent, commit)
-    revert = [p for p in files if not _own_state(p)]
-    guarded = revert + ([journal.READ_PATH] if reread else [])
-    dirty = sorted(gitrepo.dirty_paths(root, guarded))
-    if dirty:
-        raise UndoRefused(
-            f"you have uncommitted changes in {', '.join(dirty)}, which pass {entry.pass_id} wrote: "
-            "commit or stash them, then undo"
-        )
-    contents = _taken_out(root, entry.pass_id, parent, commit, revert)
-    restored = sorted(contents)
-    unread = 0
-    if reread:
-        gained = {
-            day: keys - _read_at(root, parent).get(day, set()) for day, keys in _read_at(root, commit).items()
-        }
-        current = _read_at(root, "HEAD")
-        left = {day: keys - gained.get(day, set()) for day, keys in current.items()}
-        unread = sum(len(current[d]) - len(left[d]) for d in current)
-        if unread:
-            contents[journal.READ_PATH] = journal.render_read(left).encode()
-    person = gitrepo.person_identity(root)
-    log_rel = log_path(now)
-    record = {
-        "kind": "undo",
-        "undoes": entry.pass_id,
-        "undone_commit": commit,
-        "when": now.isoformat(),
-        "by": f"{person[0]} <{person[1]}>",
-        "restored": restored,
-        "reread": reread,
-        "unread": unread,
-    }
-    contents[log_rel] = recovery.with_records(root, log_rel, [record])
-    subject = entry.subject or f"gitgarden pass {entry.pass_id}"
-    lines_note = (
-        f"{unread} line(s) it read are unread again (--reread)."
-        if reread
-        else "The journal lines it read stay read (undo --reread would make them unread)."
-    )
-    message = (
-        f"Undo gitgarden pass {entry.pass_id}\n\n"
-        f'This reverts commit {commit} ("{subject}"):\n'
-        f"The pass's changes taken out of {len(restored)} file(s); what was written since stays. {lines_note}\n\n"
-        f"Gardener-Undoes: {entry.pass_id}\n"
-    )
-    new = _write_and_commit_as_person(root, contents, message)
-    return UndoResult(entry.pass_id, commit, new, restored, reread, unread)
-
-
-def _taken_out(root: Path, pass_id: str, parent: str, commit: str, paths: list[str]) -> dict[str, bytes | None]:
-    """The new contents (None: delete) of each of `paths` with the pass's change merged out of it.
-
-    Files already as they were before the pass are left out. Raises UndoRefused
-    naming every file and its lines where a change made since overlaps the pass's.
-    """
-    if not paths:
-        return {}
-    before, after, now = (gitrepo.tree_at(root, rev, paths) for rev in (parent, commit, "HEAD"))
-    out: dict[str, bytes | None] = {}
-    clashes: list[str] = []
-    for path in paths:
-        was, wrote, is_ = (t[path].data if path in t else None for t in (before, after, now))
-        if is_ == was:
-            continue
-        if is_ == wrote:
-            out[path] = was
-            continue
-        merged = textmerge.merge(wrote or b"", is_ or b"", was or b"")
-        if isinstance(merged, list):
-            clashes.append(f"{path} ({', '.join(o.describe() for o in merged)})")
-        elif merged == b"" and (was is None or is_ is None):
-            out[path] = None  # the pass made it and nothing else is left in it (or it is gone already)
-        elif merged != is_:
-            out[path] = merged
-    if clashes:
-        raise UndoRefused(
-            f"changes made since pass {pass_id} overlap what it wrote: {'; '.join(clashes)}. "
-            "Nothing was changed: take those lines back by hand if you want them gone"
-        )
-    return out

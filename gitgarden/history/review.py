@@ -20,20 +20,27 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from gitgarden import gitrepo, journal, recovery
 from gitgarden.errors import GitError, GitgardenError
-from gitgarden.history import (
-    PassEntry,
-    _blob_at,
-    _changed_files,
-    _diff_pages_first,
-    _own_state,
-    _write_and_commit_as_person,
-    passes,
+from gitgarden.history.common import (
+    REVIEW_BRANCH,
+    REVIEW_REF,
+    ZERO_OID,
+    blob_at,
+    changed_files,
+    diff_pages_first,
+    is_ancestor,
+    own_state,
+    review_tip,
+    review_waiting,
+    write_and_commit_as_person,
 )
-from gitgarden.outcome import LOG_DIR, append_attempt, log_path
-from gitgarden.repostate import blocking_state
-from gitgarden.tree import Entry, Overlay, Tree
+from gitgarden.history.passlog import PassEntry, passes
+from gitgarden.history.records import LOG_DIR, append_attempt, log_path
+from gitgarden.repo import gitrepo, recovery
+from gitgarden.repo.commits import build_commit
+from gitgarden.repo.states import blocking_state
+from gitgarden.wiki import journal
+from gitgarden.wiki.tree import Entry, Overlay, Tree
 
 __all__ = [
     "ReviewRefused",
@@ -51,39 +58,11 @@ __all__ = [
     "RejectResult",
 ]
 
-REVIEW_BRANCH = "gitgarden/review"
-REVIEW_REF = f"refs/heads/{REVIEW_BRANCH}"
-_ZERO = "0" * 40
-
-
 class ReviewRefused(GitgardenError):
     """`review accept` / `reject` cannot go ahead; nothing was changed."""
 
 
 # -- what waits ---------------------------------------------------------------
-
-
-def review_tip(root: Path) -> str | None:
-    """The commit `gitgarden/review` points at, or None when the branch does not exist."""
-    out = gitrepo.git(root, "rev-parse", "--verify", "--quiet", f"{REVIEW_REF}^{{commit}}", check=False)
-    return out.decode().strip() or None
-
-
-def _is_ancestor(root: Path, a: str, b: str) -> bool:
-    """True when commit `a` is `b` or one of its ancestors (nothing in `b..a`)."""
-    out = gitrepo.git(root, "rev-list", "-n", "1", f"{b}..{a}", "--", check=False)
-    return out.strip() == b""
-
-
-def review_waiting(root: Path) -> str | None:
-    """The review branch's tip when it holds commits the current branch does not have, else None."""
-    tip = review_tip(root)
-    if tip is None:
-        return None
-    head = gitrepo.head(root)
-    if head is None or not _is_ancestor(root, tip, head):
-        return tip
-    return None
 
 
 # -- passes on the review branch -----------------------------------------------
@@ -110,7 +89,7 @@ def review_read_text(root: Path, worktree_text: str | None) -> str | None:
     tip = review_waiting(root)
     if tip is None:
         return worktree_text
-    tip_read = _blob_at(root, tip, journal.READ_PATH)
+    tip_read = blob_at(root, tip, journal.READ_PATH)
     if tip_read is None:
         return worktree_text
     return _union_read(None if worktree_text is None else worktree_text.encode(), tip_read).decode()
@@ -119,7 +98,7 @@ def review_read_text(root: Path, worktree_text: str | None) -> str | None:
 def review_base(root: Path, base: Tree, folders: Sequence[str] | None = None) -> Tree:
     """`base` (the work tree) with what the passes waiting for review changed, so a new pass builds on them
     (`folders`: those of the wiki and the journal, by default the layout's)."""
-    from gitgarden import layout
+    from gitgarden.wiki import layout
 
     here = layout.current()
     tip = review_waiting(root)
@@ -129,7 +108,7 @@ def review_base(root: Path, base: Tree, folders: Sequence[str] | None = None) ->
     fork = gitrepo.git(root, "merge-base", head, tip, check=False).decode().strip()
     if not fork:
         return base
-    changed = _changed_files(root, fork, tip)
+    changed = changed_files(root, fork, tip)
     if folders is None:
         changed = [p for p in changed if here.in_wiki(p) or p.startswith(here.journal_prefix)]
     else:
@@ -139,38 +118,6 @@ def review_base(root: Path, base: Tree, folders: Sequence[str] | None = None) ->
     at_tip = gitrepo.tree_at(root, tip, changed)
     changes: dict[str, Entry | None] = {p: at_tip.get(p) for p in changed}
     return Overlay(base, changes)
-
-
-def build_commit(
-    root: Path,
-    parent: str,
-    blobs: Mapping[str, bytes],
-    message: str,
-    ident: tuple[str, str],
-    *,
-    start_tree: str | None = None,
-    parents: Sequence[str] = (),
-) -> str:
-    """A commit of `start_tree` (default: `parent`'s) with `blobs` replaced, built in a temporary index."""
-    gdir = gitrepo.git_dir(root)
-    tmp = gdir / "gitgarden-review.index"
-    env = {"GIT_INDEX_FILE": str(tmp)}
-    try:
-        tmp.unlink(missing_ok=True)
-        gitrepo.git(root, "read-tree", start_tree or parent, env=env)
-        records = []
-        for path, data in sorted(blobs.items()):
-            oid = gitrepo.git(root, "hash-object", "-w", "--stdin", input=data).decode().strip()
-            records.append(f"100644 {oid}\t{path}".encode("utf-8", "surrogateescape") + b"\0")
-        if records:
-            gitrepo.git(root, "update-index", "-z", "--index-info", input=b"".join(records), env=env)
-        tree = gitrepo.git(root, "write-tree", env=env).decode().strip()
-    finally:
-        tmp.unlink(missing_ok=True)
-    args = ["commit-tree", "--no-gpg-sign", tree]
-    for p in parents or (parent,):
-        args += ["-p", p]
-    return gitrepo.git(root, *args, input=message.encode(), env=gitrepo.ident_env(*ident)).decode().strip()
 
 
 def commit_to_review(root: Path, writes: Mapping[str, bytes], message: str, ident: tuple[str, str]) -> str:
@@ -188,11 +135,11 @@ def commit_to_review(root: Path, writes: Mapping[str, bytes], message: str, iden
     blobs = dict(writes)
     for path, data in writes.items():
         if path.startswith(f"{LOG_DIR}/"):
-            there = _blob_at(root, parent, path)
+            there = blob_at(root, parent, path)
             if there is not None:
                 blobs[path] = _union_lines(there, data)
     new = build_commit(root, parent, blobs, message, ident)
-    gitrepo.git(root, "update-ref", "-m", "gitgarden pass (review mode)", REVIEW_REF, new, tip or _ZERO)
+    gitrepo.git(root, "update-ref", "-m", "gitgarden pass (review mode)", REVIEW_REF, new, tip or ZERO_OID)
     return new
 
 
@@ -225,10 +172,10 @@ def review_status(root: Path) -> ReviewStatus:
     fork = gitrepo.git(root, "merge-base", head, tip, check=False).decode().strip() if head else ""
     if not fork:
         return ReviewStatus(tip, waiting, [], "")
-    from gitgarden import layout
+    from gitgarden.wiki import layout
 
-    files = sorted(_changed_files(root, fork, tip), key=lambda p: (not layout.current().in_wiki(p), p))
-    return ReviewStatus(tip, waiting, files, _diff_pages_first(root, fork, tip))
+    files = sorted(changed_files(root, fork, tip), key=lambda p: (not layout.current().in_wiki(p), p))
+    return ReviewStatus(tip, waiting, files, diff_pages_first(root, fork, tip))
 
 
 @dataclass
@@ -261,7 +208,7 @@ def _merge_target(root: Path, head: str, tip: str, ident: tuple[str, str], ids: 
     if not tree or len(tree) < 40:
         raise ReviewRefused(f"git could not merge {REVIEW_BRANCH}: {proc.decode('utf-8', 'replace').strip()[:200]}")
     conflicted = sorted(set(conflicted))
-    hard = [p for p in conflicted if not _own_state(p)]
+    hard = [p for p in conflicted if not own_state(p)]
     if hard:
         raise ReviewRefused(
             f"accepting would conflict in {', '.join(hard)} (changed both here and on {REVIEW_BRANCH}); nothing changed. "
@@ -269,7 +216,7 @@ def _merge_target(root: Path, head: str, tip: str, ident: tuple[str, str], ids: 
         )
     blobs: dict[str, bytes] = {}
     for path in conflicted:
-        ours, theirs = _blob_at(root, head, path), _blob_at(root, tip, path)
+        ours, theirs = blob_at(root, head, path), blob_at(root, tip, path)
         if path == journal.READ_PATH:
             blobs[path] = _union_read(ours, theirs)
         else:
@@ -303,19 +250,19 @@ def accept(root: Path) -> AcceptResult | None:
     _refuse_state(root, "accept")
     ids = [e.pass_id for e in passes(root) if e.review == "waiting"]
     resolved: list[str] = []
-    if _is_ancestor(root, head, tip):
+    if is_ancestor(root, head, tip):
         target, kind = tip, "fast-forward"
     else:
         target, resolved = _merge_target(root, head, tip, gitrepo.person_identity(root), ids)
         kind = "merge"
-    changed = _changed_files(root, head, target)
+    changed = changed_files(root, head, target)
     dirty = gitrepo.dirty_paths(root, changed)
     covered: list[str] = []
     for path in sorted(dirty):
         if not path.startswith(f"{LOG_DIR}/"):
             continue
         mine = (root / path).read_bytes() if (root / path).is_file() else b""
-        theirs = _blob_at(root, target, path) or b""
+        theirs = blob_at(root, target, path) or b""
         if set(mine.splitlines()) <= set(theirs.splitlines()):
             covered.append(path)  # only records the incoming version already holds
     blocking = sorted(dirty - set(covered))
@@ -325,7 +272,7 @@ def accept(root: Path) -> AcceptResult | None:
             "commit or stash them, then accept; nothing changed"
         )
     for path in covered:
-        if _blob_at(root, head, path) is None:
+        if blob_at(root, head, path) is None:
             (root / path).unlink(missing_ok=True)
         else:
             gitrepo.git(root, "checkout", "-q", "HEAD", "--", path)
@@ -383,7 +330,7 @@ def reject(root: Path, *, reread: bool = False, now: datetime | None = None) -> 
         if gitrepo.dirty_paths(root, [journal.READ_PATH]):
             raise ReviewRefused(f"{journal.READ_PATH} has uncommitted changes: commit or restore it, then reject")
         read_now = root / journal.READ_PATH
-        new_read = _union_read(read_now.read_bytes() if read_now.is_file() else None, _blob_at(root, tip, journal.READ_PATH))
+        new_read = _union_read(read_now.read_bytes() if read_now.is_file() else None, blob_at(root, tip, journal.READ_PATH))
         contents: dict[str, bytes | None] = {log_rel: recovery.with_records(root, log_rel, records)}
         if not read_now.is_file() or read_now.read_bytes() != new_read:
             contents[journal.READ_PATH] = new_read
@@ -392,6 +339,6 @@ def reject(root: Path, *, reread: bool = False, now: datetime | None = None) -> 
             f"{REVIEW_BRANCH} was at {tip}.\n\n"
             + "".join(f"Gardener-Rejects: {i}\n" for i in ids)
         )
-        commit = _write_and_commit_as_person(root, contents, message)
+        commit = write_and_commit_as_person(root, contents, message)
     gitrepo.git(root, "update-ref", "-d", REVIEW_REF, tip)
     return RejectResult(ids, tip, commit, reread)

@@ -10,7 +10,6 @@ paths go after `--`, ref names are built by code.
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import signal
 import subprocess
@@ -21,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gitgarden.errors import GitError
-from gitgarden.tree import Entry
+from gitgarden.wiki.tree import Entry
 
 __all__ = [
     "git",
@@ -32,14 +31,9 @@ __all__ = [
     "git_dir",
     "head",
     "person_identity",
-    "commit_paths",
-    "commit_blobs",
-    "sync_index",
-    "finish_sync",
     "index_lock_error",
     "blob_id",
     "blob_ids",
-    "snapshot",
     "dirty_paths",
     "tree_at",
     "worktree_tree",
@@ -170,7 +164,7 @@ SIGNING_HINT = (
 )
 
 
-def _wants_signing(root: Path) -> bool:
+def wants_signing(root: Path) -> bool:
     """True when the person's git signs commits (commit.gpgsign) and gitgarden may (sign_commits)."""
     policy = _POLICY.get() or _DEFAULT_POLICY
     if not policy.sign_commits:
@@ -289,63 +283,6 @@ def person_identity(root: Path) -> tuple[str, str]:
     return user, f"{user}@localhost"
 
 
-def commit_paths(
-    root: Path,
-    paths: Sequence[str],
-    *,
-    message: str,
-    author: tuple[str, str] | None,
-    allow_empty: bool = False,
-) -> bool:
-    """Commit exactly `paths` as they are in the work tree, leaving everything else staged or not.
-
-    `author` None means the person's own identity. Returns False when those
-    paths had nothing to commit. The person's hooks run as for any commit.
-    """
-    if not paths:
-        return False
-    ident = author or person_identity(root)
-    env = {**ident_env(*ident), **own_commit_env()}
-    git(root, "add", "--", *paths)
-    staged = git(root, "diff", "--cached", "--name-only", "-z", "--", *paths).split(b"\0")
-    if not any(staged) and head(root) is not None and not allow_empty:
-        return False
-    git(root, "commit", "--quiet", "--only", "-m", message, "--", *paths, env=env)
-    return True
-
-
-def snapshot(root: Path, tag: str, *, message: str, ident: tuple[str, str]) -> str:
-    """Tag the whole workspace (committed, staged, untracked, not ignored) as `tag`.
-
-    Built in a temporary index that starts as a copy of the person's, so their
-    index and work tree are never touched (and git reuses its stat cache).
-    Returns the snapshot commit id.
-    """
-    gdir = git_dir(root)
-    tmp_index = gdir / "gitgarden-snapshot.index"
-    try:
-        index = gdir / "index"
-        if index.exists():
-            tmp_index.write_bytes(index.read_bytes())
-        elif tmp_index.exists():
-            tmp_index.unlink()
-        env = {"GIT_INDEX_FILE": str(tmp_index)}
-        git(root, "add", "-A", "--", ".", env=env)
-        tree_id = git(root, "write-tree", env=env).decode().strip()
-    finally:
-        if tmp_index.exists():
-            tmp_index.unlink()
-    parent = head(root)
-    args = ["commit-tree", "--no-gpg-sign", tree_id, "-m", message]
-    if parent:
-        args += ["-p", parent]
-    commit = git(root, *args, env=ident_env(*ident)).decode().strip()
-    # A lightweight tag, whatever the person's tag.gpgSign / tag.forceSignAnnotated say: a signed
-    # or annotated tag wants a message, and git would open an editor for it.
-    git(root, "-c", "tag.gpgSign=false", "-c", "tag.forceSignAnnotated=false", "tag", "--no-sign", tag, commit)
-    return commit
-
-
 def dirty_paths(root: Path, paths: Iterable[str]) -> set[str]:
     """Which of `paths` differ from HEAD in the index or the work tree (untracked included)."""
     paths = list(paths)
@@ -431,14 +368,13 @@ def worktree_tree(root: Path, prefixes: Sequence[str] = ()) -> dict[str, Entry]:
 # and the person's index follows only where it still held the old HEAD's
 # version. The person's hooks run as `git commit` would run them.
 
-_SYNC_RECORD = "index-sync.json"
 _LOCK_WAIT = 3.0  # seconds a commit waits for another git command to let go of the index
 
 
 _HOOKS = ("pre-commit", "prepare-commit-msg", "commit-msg", "post-commit")
 
 
-def _hooks(root: Path) -> tuple[str, dict[str, Path]]:
+def person_hooks(root: Path) -> tuple[str, dict[str, Path]]:
     """The top of the work tree and the person's commit hooks that exist and may run (core.hooksPath respected)."""
     args = ["rev-parse", "--show-toplevel"]
     for name in _HOOKS:
@@ -452,7 +388,7 @@ def _hooks(root: Path) -> tuple[str, dict[str, Path]]:
     return top or str(root), found
 
 
-def _run_hook(top: str, hooks: Mapping[str, Path], name: str, args: Sequence[str], env: Mapping[str, str]) -> None:
+def run_hook(top: str, hooks: Mapping[str, Path], name: str, args: Sequence[str], env: Mapping[str, str]) -> None:
     """Run the person's hook as `git commit` would (from the top of the work tree); GitError when it refuses."""
     path = hooks.get(name)
     if path is None:
@@ -473,7 +409,7 @@ def _run_hook(top: str, hooks: Mapping[str, Path], name: str, args: Sequence[str
         raise GitError(f"your {name} hook refused the commit" + (f": {words}" if said else f" (exit status {proc.returncode})"))
 
 
-def _entries(root: Path, args: Sequence[str], env: Mapping[str, str] | None = None) -> dict[str, tuple[str, str]]:
+def entries(root: Path, args: Sequence[str], env: Mapping[str, str] | None = None) -> dict[str, tuple[str, str]]:
     """(mode, object id) by path from `ls-files -s` or `ls-tree` output (-z); unmerged entries kept apart."""
     out: dict[str, tuple[str, str]] = {}
     for rec in git(root, *args, env=env).split(b"\0"):
@@ -490,12 +426,12 @@ def _entries(root: Path, args: Sequence[str], env: Mapping[str, str] | None = No
     return out
 
 
-def _prefix(root: Path) -> str:
+def show_prefix(root: Path) -> str:
     """`root`'s path below the top of its repository ('' at the top, else ending in '/')."""
     return git(root, "rev-parse", "--show-prefix").decode().strip()
 
 
-def _where(root: Path) -> tuple[str, str | None, str | None]:
+def head_ref(root: Path) -> tuple[str, str | None, str | None]:
     """The ref HEAD names ("HEAD" when detached), its commit and tree (None, None on an unborn branch)."""
     out = git(root, "rev-parse", "HEAD", "HEAD^{tree}", "--symbolic-full-name", "HEAD", check=False).decode().split()
     if len(out) == 3:
@@ -534,180 +470,6 @@ def wait_for_index(gdir: Path, seconds: float = _LOCK_WAIT) -> None:
         time.sleep(0.05)
 
 
-def commit_blobs(
-    root: Path,
-    blobs: Mapping[str, bytes | None],
-    *,
-    message: str,
-    ident: tuple[str, str],
-    allow_empty: bool = False,
-) -> str | None:
-    """Commit exactly `blobs` (None: the path is removed) on top of HEAD, the rest of HEAD's tree as it is.
-
-    The work tree is never read and the person's index is not the commit's:
-    the commit is built in a temporary index, the person's pre-commit and
-    commit-msg hooks judge it there (GIT_INDEX_FILE), and the branch moves
-    only if it still points where it did (a commit made meanwhile is never
-    overwritten). Afterwards the person's index takes the new versions of
-    exactly the paths where it held the old HEAD's (see `sync_index`).
-    Returns the new commit, or None when HEAD already holds these bytes.
-    """
-    gdir = git_dir(root)
-    wait_for_index(gdir)  # a commit whose index cannot follow would leave a staged revert behind
-    ref, old, old_tree = _where(root)
-    work = gdir / "gitgarden"
-    work.mkdir(parents=True, exist_ok=True)
-    tmp = work / "commit.index"
-    # Marked as gitgarden's own: the guard's pre-commit hook (`gitgarden hook install`) lets it through.
-    env = {**ident_env(*ident), **own_commit_env(), "GIT_INDEX_FILE": str(tmp), "GIT_EDITOR": ":"}
-    try:
-        tmp.unlink(missing_ok=True)
-        git(root, "read-tree", *([old] if old else ["--empty"]), env=env)
-        known = _entries(root, ["ls-files", "-s", "-z", "--", *blobs], env=env)
-        prefix = _prefix(root)  # --index-info takes paths from the top of the repository
-        records = []
-        for path, data in sorted(blobs.items()):
-            raw_path = (prefix + path).encode("utf-8", "surrogateescape")
-            if data is None:
-                records.append(b"0 " + b"0" * 40 + b"\t" + raw_path + b"\0")
-                continue
-            # --path: the path's clean filters apply (autocrlf, attributes), as `git add` would.
-            oid = git(root, "hash-object", "-w", "--stdin", f"--path={path}", input=data).decode().strip()
-            mode = known.get(path, ("100644", ""))[0]
-            mode = mode if mode in ("100644", "100755") else "100644"
-            records.append(f"{mode} {oid}\t".encode() + raw_path + b"\0")
-        git(root, "update-index", "-z", "--index-info", input=b"".join(records), env=env)
-        tree = git(root, "write-tree", env=env).decode().strip()
-        if old and not allow_empty and tree == old_tree:
-            return None
-        top, hooks = _hooks(root)
-        if "pre-commit" in hooks:
-            _run_hook(top, hooks, "pre-commit", [], env)
-            tree = git(root, "write-tree", env=env).decode().strip()  # what the hook left staged, as git commit would
-        if "prepare-commit-msg" in hooks or "commit-msg" in hooks:
-            msg_file = work / "COMMIT_MSG"
-            msg_file.write_text(message, encoding="utf-8")
-            _run_hook(top, hooks, "prepare-commit-msg", [str(msg_file), "message"], env)
-            _run_hook(top, hooks, "commit-msg", [str(msg_file)], env)
-            message = msg_file.read_text(encoding="utf-8")
-            msg_file.unlink(missing_ok=True)
-        # commit-tree ignores commit.gpgsign (porcelain reads it): sign as `git commit` would, unless
-        # sign_commits is off; a signer that waits for an answer is stopped by the policy's timeout.
-        sign = ["-S"] if _wants_signing(root) else []
-        new = git(root, "commit-tree", *sign, tree, *(["-p", old] if old else []), "-F", "-", input=message.encode(), env=ident_env(*ident))
-        new_id = new.decode().strip()
-    finally:
-        tmp.unlink(missing_ok=True)
-    paths = sorted(blobs)
-    record = work / _SYNC_RECORD
-    record.write_text(json.dumps({"ref": ref, "old": old, "new": new_id, "paths": paths}))
-    subject = message.splitlines()[0] if message else ""
-    try:
-        reflog = f"commit{'' if old else ' (initial)'}: {subject}"
-        git(root, "update-ref", "-m", reflog, ref, new_id, old or "", env=ident_env(*ident))
-    except GitError:
-        record.unlink(missing_ok=True)
-        moved = head(root)
-        raise GitError(f"HEAD moved while the commit was built (now {moved[:10] if moved else 'unborn'}): nothing was committed") from None
-    if sync_index(root, old, new_id, paths):
-        record.unlink(missing_ok=True)
-    with contextlib.suppress(GitError):  # git ignores post-commit's exit status too
-        _run_hook(top, hooks, "post-commit", [], {**ident_env(*ident), **own_commit_env()})
-    return new_id
-
-
-def _read_tree_carry(root: Path, old: str, new: str) -> bool:
-    try:
-        git(root, "read-tree", "-m", "-i", old, new)
-    except GitError:
-        return False
-    return True
-
-
-def sync_index(root: Path, old: str | None, new: str, paths: Sequence[str]) -> bool:
-    """Bring the person's index along after HEAD moved from `old` to `new` (which changed only `paths`).
-
-    A path takes `new`'s version only where the index held `old`'s (or neither
-    had it): what the person staged stays staged, and nothing they did not
-    stage appears staged. Without this the index would still hold the old
-    versions, and their next `git commit` would quietly revert the commit.
-    Returns False when the index stayed locked (the next pass finishes it).
-    """
-    gdir = git_dir(root)
-    try:
-        wait_for_index(gdir)
-        # Two-tree read-tree is git's own carry-forward rule, done atomically under git's lock;
-        # it refuses as a whole when the person staged one of the paths differently.
-        if old and _read_tree_carry(root, old, new):
-            return True
-        wait_for_index(gdir)
-        have = _entries(root, ["ls-files", "-s", "-z", "--", *paths])
-        before = _entries(root, ["ls-tree", "-r", "-z", old, "--", *paths]) if old else {}
-        after = _entries(root, ["ls-tree", "-r", "-z", new, "--", *paths])
-        records = []
-        for path in paths:
-            if have.get(path) != before.get(path) or after.get(path) == have.get(path):
-                continue
-            mode, oid = after.get(path, ("0", "0" * 40))
-            records.append(f"{mode} {oid}\t".encode() + (_prefix(root) + path).encode("utf-8", "surrogateescape") + b"\0")
-        if records:
-            git(root, "update-index", "-z", "--index-info", input=b"".join(records))
-    except GitError:
-        return False
-    return True
-
-
-def _git_running_in(root: Path) -> bool | None:
-    """Whether a git process is working in this repository (Linux /proc); None when that cannot be told."""
-    proc = Path("/proc")
-    if not (proc / "self" / "cwd").exists():
-        return None
-    top = git(root, "rev-parse", "--show-toplevel").decode().strip() or str(root.resolve())
-    for entry in proc.iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            if not (entry / "comm").read_text().strip().startswith("git"):
-                continue
-            cwd = os.readlink(entry / "cwd")
-        except FileNotFoundError:
-            continue  # it ended meanwhile
-        except OSError:
-            return None  # a git process we may not look into: it could be working here
-        if cwd == top or cwd.startswith(top + os.sep):  # git changes into the work tree, even for `git -C`
-            return True
-    return False
-
-
-def finish_sync(root: Path) -> str:
-    """Finish what a commit killed between moving its branch and updating the person's index left undone.
-
-    Its record (written before the branch moved) says which commit it made.
-    A `.git/index.lock` then is the one its own dead git left when no git
-    process is working in this repository: it is removed. Returns what was
-    done, for the pass's record ("" when there was nothing to do).
-    """
-    gdir = git_dir(root)
-    record = gdir / "gitgarden" / _SYNC_RECORD
-    try:
-        data = json.loads(record.read_text())
-    except FileNotFoundError:
-        return ""
-    except (OSError, json.JSONDecodeError):
-        record.unlink(missing_ok=True)
-        return ""
-    done: list[str] = []
-    lock = gdir / "index.lock"
-    if lock.exists() and _git_running_in(root) is False:
-        lock.unlink(missing_ok=True)
-        done.append(f"removed {lock}, left by a git command of an interrupted commit")
-    current = git(root, "rev-parse", "--verify", "--quiet", str(data.get("ref", "HEAD")), check=False).decode().strip()
-    if current and current == data.get("new"):
-        if not sync_index(root, data.get("old"), current, list(data.get("paths", []))):
-            return "; ".join(done)  # still locked: the record stays for the next pass
-        done.append(f"brought the index up to date with commit {current[:10]}")
-    record.unlink(missing_ok=True)
-    return "; ".join(done)
 def staged_changes(root: Path, index_file: str | None) -> dict[str, Entry | None]:
     """What the index holds that HEAD does not (the empty tree before the first commit): path ->
     its staged file, or None when the commit would remove it.

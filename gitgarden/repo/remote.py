@@ -22,8 +22,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from gitgarden import gitrepo, layout
 from gitgarden.errors import GitgardenError
+from gitgarden.repo import gitrepo
+from gitgarden.wiki import layout
 
 __all__ = [
     "RemoteRefused",
@@ -264,8 +265,8 @@ def _merge_file(root: Path, path: str, base: bytes | None, ours: bytes | None, t
         return theirs
     if ours is None or theirs is None:
         return None  # both created the same file, or one side removed it
-    from gitgarden import journal
-    from gitgarden.outcome import LOG_DIR
+    from gitgarden.wiki import journal
+    from gitgarden.wiki.layout import LOG_DIR
 
     if path == journal.READ_PATH:
         merged: dict[str, set[str]] = {}
@@ -294,7 +295,7 @@ def _merge_file(root: Path, path: str, base: bytes | None, ours: bytes | None, t
 def _replay(root: Path, own: list[str], onto: str, journal_dir: str) -> dict[str, str] | None:
     """Replay the pass's own commits onto `onto` in memory (a temporary index; the work tree and the
     person's index are untouched): {old commit: its replay}, None when any file cannot merge."""
-    from gitgarden.review import build_commit
+    from gitgarden.repo.commits import build_commit
 
     parent = onto
     out: dict[str, str] = {}

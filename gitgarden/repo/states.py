@@ -69,7 +69,7 @@ def _git_dir(root: Path) -> Path:
     dot = root / ".git"
     if (dot / "HEAD").is_file() and (dot / "objects").is_dir():
         return dot.resolve()
-    from gitgarden import gitrepo
+    from gitgarden.repo import gitrepo
 
     return gitrepo.git_dir(root)
 
@@ -103,7 +103,7 @@ def _ref_exists(gdir: Path, ref: str) -> bool:
 
 def _unborn_beside_others(root: Path, head: str) -> str | None:
     """A sentence when HEAD's branch has no commit while other branches do (`git checkout --orphan`)."""
-    from gitgarden import gitrepo
+    from gitgarden.repo import gitrepo
 
     if gitrepo.head(root) is not None:
         return None
@@ -121,7 +121,7 @@ def _unborn_beside_others(root: Path, head: str) -> str | None:
 def sparse_left_out(root: Path, folders: tuple[str, ...] | None = None, *, git_dir: Path | None = None) -> list[str]:
     """The project folders a sparse checkout keeps out of the work tree (empty when it is off);
     by default the wiki and journal folders of the layout in force, `.gitgarden` and `log`."""
-    from gitgarden import layout
+    from gitgarden.wiki import layout
 
     here = layout.current()
     if folders is None:
@@ -129,7 +129,7 @@ def sparse_left_out(root: Path, folders: tuple[str, ...] | None = None, *, git_d
     gdir = git_dir or _git_dir(root)
     if not (gdir / "info" / "sparse-checkout").is_file():
         return []  # no patterns, nothing left out: answered without a git process
-    from gitgarden import gitrepo
+    from gitgarden.repo import gitrepo
 
     on = gitrepo.git(root, "config", "--bool", "core.sparseCheckout", check=False).strip()
     if on != b"true":

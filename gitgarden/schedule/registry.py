@@ -31,9 +31,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from gitgarden import layout
 from gitgarden.config import load_settings, state_dir
 from gitgarden.errors import ConfigError, GitgardenError
+from gitgarden.wiki import layout
 
 try:  # blake2b without OpenSSL's start-up cost (hashlib loads _hashlib first): every tick hashes
     from _blake2 import blake2b
@@ -84,19 +84,19 @@ _NOT_ATTEMPTS = frozenset({"refused"})
 # -- time ------------------------------------------------------------------------------
 
 
-def _ts(when: datetime) -> float:
+def ts(when: datetime) -> float:
     return (when if when.tzinfo else when.replace(tzinfo=UTC)).timestamp()
 
 
-def _iso(ts: float) -> str:
+def iso(ts: float) -> str:
     return datetime.fromtimestamp(ts, UTC).isoformat(timespec="seconds")
 
 
-def _from_iso(text: Any) -> float | None:
+def from_iso(text: Any) -> float | None:
     if not isinstance(text, str) or not text:
         return None
     try:
-        return _ts(datetime.fromisoformat(text))
+        return ts(datetime.fromisoformat(text))
     except ValueError:
         return None
 
@@ -104,7 +104,7 @@ def _from_iso(text: Any) -> float | None:
 # -- files under GITGARDEN_STATE --------------------------------------------------------
 
 
-def _atomic_write(path: Path, text: str) -> None:
+def atomic_write(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     tmp.write_text(text, encoding="utf-8")
@@ -112,7 +112,7 @@ def _atomic_write(path: Path, text: str) -> None:
 
 
 @contextlib.contextmanager
-def _flock(path: Path, *, wait: bool = True) -> Iterator[bool]:
+def flock(path: Path, *, wait: bool = True) -> Iterator[bool]:
     """Hold an flock on `path` for the block; yields False (not held) when busy and not waiting."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
@@ -161,7 +161,7 @@ def registered(env: Mapping[str, str]) -> list[Path]:
 
 
 def _write_registry(env: Mapping[str, str], roots: Sequence[Path]) -> None:
-    _atomic_write(_registry_path(env), json.dumps({"projects": [str(r) for r in roots]}, indent=2) + "\n")
+    atomic_write(_registry_path(env), json.dumps({"projects": [str(r) for r in roots]}, indent=2) + "\n")
 
 
 def register(root: Path, env: Mapping[str, str]) -> bool:
@@ -169,7 +169,7 @@ def register(root: Path, env: Mapping[str, str]) -> bool:
     from gitgarden.project import find_project
 
     project_root = find_project(root).root  # NotAProject when it is none
-    with _flock(state_dir(env) / "state.lock"):
+    with flock(state_dir(env) / "state.lock"):
         roots = registered(env)
         if project_root in roots:
             return False
@@ -180,7 +180,7 @@ def register(root: Path, env: Mapping[str, str]) -> bool:
 def unregister(root: Path, env: Mapping[str, str]) -> bool:
     """Remove `root` (a registered path, even one whose folder is gone) and its state; False when absent."""
     target = root.expanduser().absolute()
-    with _flock(state_dir(env) / "state.lock"):
+    with flock(state_dir(env) / "state.lock"):
         roots = registered(env)
         keep = [r for r in roots if r not in (target, target.resolve())]
         if len(keep) == len(roots):
@@ -246,11 +246,11 @@ def load_state(env: Mapping[str, str]) -> dict[str, ProjectState]:
 def _update_state_locked(env: Mapping[str, str], change: Callable[[dict[str, Any]], Any]) -> None:
     records = _load_records(env)
     change(records)
-    _atomic_write(_state_path(env), json.dumps({"projects": records}, indent=1, sort_keys=True) + "\n")
+    atomic_write(_state_path(env), json.dumps({"projects": records}, indent=1, sort_keys=True) + "\n")
 
 
-def _update_state(env: Mapping[str, str], change: Callable[[dict[str, Any]], Any]) -> None:
-    with _flock(state_dir(env) / "state.lock"):
+def update_state(env: Mapping[str, str], change: Callable[[dict[str, Any]], Any]) -> None:
+    with flock(state_dir(env) / "state.lock"):
         _update_state_locked(env, change)
 
 
@@ -298,7 +298,7 @@ def scan_journal(root: Path | str) -> JournalScan:
 def count_unread(root: Path) -> int:
     """Unread journal lines a pass would offer: parsed against `.gitgarden/read.json`, without
     the lines set aside (`.gitgarden/set-aside.json`), which wait for an edit or `run --retry`."""
-    from gitgarden import setaside
+    from gitgarden.gardener import setaside
 
     offerable, _aside = setaside.on_disk(root)
     return len(offerable)
@@ -328,7 +328,7 @@ class Attempt:
     notification: str | None = None
 
 
-def _stderr(message: str) -> None:
+def to_stderr(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
@@ -352,7 +352,7 @@ def record_attempt(
     no-model failure notifies at most once a day. Never raises: the pass is done
     either way.
     """
-    say = on_message or _stderr
+    say = on_message or to_stderr
     if getattr(result, "dry_run", False) or result.outcome in _NOT_ATTEMPTS:
         return None
     root = root.resolve()
@@ -363,7 +363,9 @@ def record_attempt(
             return None
     except GitgardenError:
         pass  # a broken registry: record anyway, the tick will say what is wrong with it
-    with layout.active(layout.of_root_or_default(root)):
+    from gitgarden.project import of_root_or_default
+
+    with layout.active(of_root_or_default(root)):
         scan = scan_journal(root)
         try:
             unread = count_unread(root)
@@ -372,7 +374,7 @@ def record_attempt(
         after_map = map_chars(root)
     failed = result.outcome == "failed" or (result.outcome == "no_model" and bool(unread))
     failures = 0
-    at = _ts(now)
+    at = ts(now)
     quiet = False  # a no-model notice went out less than a day ago
 
     def change(records: dict[str, Any]) -> None:
@@ -383,7 +385,7 @@ def record_attempt(
         elif result.outcome not in _NEUTRAL:
             rec.consecutive_failures = 0
         failures = rec.consecutive_failures
-        rec.last_attempt = _iso(_ts(now))
+        rec.last_attempt = iso(ts(now))
         rec.last_outcome = result.outcome
         rec.last_pass_id = getattr(result, "pass_id", "") or None
         rec.last_sentence = result.sentence
@@ -392,14 +394,14 @@ def record_attempt(
         rec.map_chars = after_map
         rec.journal_sig, rec.unread = (scan.sig, unread) if unread is not None else (None, None)
         if result.outcome == "no_model" and failed and rec.consecutive_failures > NOTIFY_AFTER:
-            last = _from_iso(rec.last_notified)
+            last = from_iso(rec.last_notified)
             quiet = last is not None and 0 <= at - last < NO_MODEL_NOTIFY_EVERY_S
             if not quiet:
-                rec.last_notified = _iso(at)
+                rec.last_notified = iso(at)
         records[str(root)] = asdict(rec)
 
     try:
-        _update_state(env, change)
+        update_state(env, change)
     except (OSError, GitgardenError) as exc:
         say(f"gitgarden: could not record the attempt in {_state_path(env)}: {exc}")
         return None
@@ -434,7 +436,7 @@ def notify(
     import shlex
     import subprocess
 
-    say = on_message or _stderr
+    say = on_message or to_stderr
     say(message)
     if not command.strip():
         return True

@@ -1,11 +1,10 @@
-"""Scheduling: the three clocks, one pass a tick, what `status` and `projects` show.
+"""The tick: what a systemd timer or cron calls every minute, one pass at most.
 
-`gitgarden tick` is what a systemd timer or cron calls every minute. The tick
-itself applies `enabled` and `interval_min`, so changing them takes effect
-without reinstalling anything. When it looks, it collects every registered
-project that has something to do and that the clocks let go, runs one pass on
-the least recently attempted (never-gardened first) and names the others as
-waiting.
+`gitgarden tick` itself applies `enabled` and `interval_min`, so changing them
+takes effect without reinstalling anything. When it looks, it collects every
+registered project that has something to do and that the clocks (`clocks`) let
+go, runs one pass on the least recently attempted (never-gardened first) and
+names the others as waiting.
 
 The common tick finds nothing, so it must cost next to nothing: no model
 library, no git process, no journal parsing — a few stat calls per project,
@@ -22,457 +21,44 @@ Machine-local state, under GITGARDEN_STATE:
     state.lock      held while projects.json or state.json is rewritten
 
 projects.json and state.json (the registry, attempts and failure counts) are
-kept by `gitgarden.registry`. The systemd units and crontab line that call the
-tick are in `gitgarden.timers`.
+kept by `registry`; what `status` shows is `overview`; the systemd units and
+crontab line that call the tick are in `timers`.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from gitgarden import layout
-from gitgarden.config import Settings, load_settings, state_dir
-from gitgarden.errors import ConfigError, GitgardenError
-from gitgarden.lock import holder
-
-# The registry and the per-project state moved to gitgarden.registry; the public
-# names are re-exported here (see __all__) so callers of the schedule keep working.
-from gitgarden.registry import (
-    FAILURE_TEXT,
-    NOTIFY_AFTER,
-    Attempt,
+from gitgarden.config import load_settings, state_dir
+from gitgarden.errors import GitgardenError
+from gitgarden.schedule.clocks import (
+    FAILED_EXIT,
+    INTERVAL_SLACK_S,
+    Assessment,
+    Clock,
+    Hold,
+    assess,
+    order,
+)
+from gitgarden.schedule.registry import (
     ProjectState,
-    _atomic_write,
-    _flock,
-    _from_iso,
-    _iso,
-    _stderr,
-    _ts,
-    _update_state,
-    count_unread,
+    atomic_write,
+    flock,
+    from_iso,
+    iso,
     load_state,
-    map_chars,
-    notify,
     record_attempt,
-    register,
     registered,
-    scan_journal,
-    unregister,
+    to_stderr,
+    ts,
+    update_state,
 )
 
-if TYPE_CHECKING:
-    from gitgarden.project import Project
-
-__all__ = [
-    "FAILURE_TEXT",
-    "NOTIFY_AFTER",
-    "Hold",
-    "Assessment",
-    "ProjectState",
-    "Attempt",
-    "TickReport",
-    "register",
-    "unregister",
-    "registered",
-    "load_state",
-    "assess",
-    "look",
-    "run_tick",
-    "record_attempt",
-    "notify",
-    "project_status",
-    "list_projects",
-]
-
-# The map's ceiling, as wiki.MAP_CEILING (a test keeps them equal): wiki imports
-# YAML and frontmatter, which a tick that finds nothing must not pay for.
-MAP_CEILING = 2000
-FAILED_EXIT = 15  # gardener.OUTCOMES["failed"][0]
-# A tick looks when at least interval_min minus this has passed: timers and cron
-# fire a little early or late, and a look missed by a second waits a whole minute.
-INTERVAL_SLACK_S = 30
-
-Clock = Callable[[], datetime]
-
-
-# -- time ------------------------------------------------------------------------------
-
-
-def _span(seconds: float) -> str:
-    """A duration for people: '40 s', '12 min', '3 h 5 min', '2 d 4 h'."""
-    s = max(0, int(seconds))
-    if s < 60:
-        return f"{s} s"
-    if s < 3600:
-        return f"{s // 60} min"
-    if s < 86_400:
-        h, m = divmod(s // 60, 60)
-        return f"{h} h" + (f" {m} min" if m else "")
-    d, h = divmod(s // 3600, 24)
-    return f"{d} d" + (f" {h} h" if h else "")
-
-
-# -- what a project looks like on disk (stat calls only, until something changed) ---------------
-
-
-def _map_over(root: Path | str, left: int | None) -> int | None:
-    """The map's size when it is over the ceiling and bigger than the last pass left it, else None."""
-    try:
-        size = os.lstat(f"{root}/{layout.current().map_path()}").st_size  # a symlink's target is never the map
-    except OSError:
-        return None
-    if size <= MAP_CEILING:  # bytes >= characters: no need to read it
-        return None
-    chars = map_chars(Path(root)) or 0
-    return chars if chars > MAP_CEILING and (left is None or chars > left) else None
-
-
-def _newest_mtime(folder: Path) -> float:
-    """The newest mtime of `folder`, its files and sub-folders (hidden folders such as .obsidian skipped)."""
-    newest = 0.0
-    todo = [folder]
-    while todo:
-        here = todo.pop()
-        try:
-            newest = max(newest, os.stat(here).st_mtime)
-            with os.scandir(here) as it:
-                for entry in it:
-                    is_dir = entry.is_dir(follow_symlinks=False)
-                    if is_dir and entry.name.startswith("."):
-                        continue
-                    if is_dir:
-                        todo.append(Path(entry.path))
-                        continue
-                    with contextlib.suppress(OSError):
-                        newest = max(newest, entry.stat(follow_symlinks=False).st_mtime)
-        except OSError:
-            continue
-    return newest
-
-
-def _git_dir(root: Path) -> Path | None:
-    """The project's git dir: `.git` itself, or the `gitdir:` of a worktree; git only for odd layouts."""
-    dot = root / ".git"
-    if dot.is_dir():
-        return dot
-    if dot.is_file():
-        with contextlib.suppress(OSError, UnicodeDecodeError):
-            text = dot.read_text(encoding="utf-8").strip()
-            if text.startswith("gitdir:"):
-                found = Path(text[len("gitdir:") :].strip())
-                return found if found.is_absolute() else (root / found).resolve()
-    from gitgarden import gitrepo
-
-    try:
-        return gitrepo.git_dir(root)
-    except GitgardenError:
-        return None
-
-
-# -- eligibility -------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Hold:
-    """Something that holds a project back: a clock (with when it lets go) or a condition."""
-
-    clock: str  # repo_state | enabled | idle_min | min_hours_between_passes | at | remote | turn_in_flight | lock | registered | one_per_tick
-    detail: str
-    until: float | None = None
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"clock": self.clock, "detail": self.detail, "until": None if self.until is None else _iso(self.until)}
-
-    def __str__(self) -> str:
-        when = f" (until {_human_time(self.until)})" if self.until is not None else ""
-        return f"{self.clock}: {self.detail}{when}"
-
-
-def _human_time(ts: float) -> str:
-    return datetime.fromtimestamp(ts, UTC).astimezone().strftime("%Y-%m-%d %H:%M")
-
-
-@dataclass
-class Assessment:
-    """One project as a tick (or `status`) sees it."""
-
-    root: Path
-    record: ProjectState
-    work: str = ""  # "journal" (unread lines) | "map" (over its ceiling and grown) | "health" | "" (nothing to do)
-    signal: str = ""  # with work "health": which figure worsened past its threshold
-    unread: int | None = None
-    holds: list[Hold] = field(default_factory=list)
-    settings: Settings | None = None
-    warnings: list[str] = field(default_factory=list)
-    error: str = ""  # why it could not be looked at (folder gone, malformed config)
-    new_sig: tuple[str, int] | None = None  # (signature, unread) to remember when they changed
-
-    @property
-    def name(self) -> str:
-        return self.root.name
-
-    @property
-    def eligible(self) -> bool:
-        return bool(self.work) and not self.holds and not self.error
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "path": str(self.root),
-            "name": self.name,
-            "work": self.work or None,
-            "signal": self.signal or None,
-            "unread": self.unread,
-            "eligible": self.eligible,
-            "held": [h.as_dict() for h in self.holds],
-            "error": self.error or None,
-            "last_attempt": self.record.last_attempt,
-            "last_outcome": self.record.last_outcome,
-            "consecutive_failures": self.record.consecutive_failures,
-        }
-
-
-def _project_at(root: Path | str) -> Project | None:
-    """The gitgarden project at `root` (its layout read once, for all that follows), or None."""
-    from gitgarden.project import Project, _wiki_exists
-
-    if not os.path.isdir(f"{root}/.gitgarden"):
-        return None
-    project = Project(Path(root))
-    return project if _wiki_exists(project) else None
-
-
-def _wiki_mtime(root: Path) -> float:
-    """The newest mtime in the wiki; a wiki at the root leaves out what is not the person's
-    (log/ and raw/, which a pass writes, and hidden folders)."""
-    here = layout.current()
-    if not here.at_root:
-        return _newest_mtime(root / here.wiki_dir)
-    newest = 0.0
-    try:
-        entries = [e for e in os.scandir(root) if not layout.reserved_at_top(e.name)]
-    except OSError:
-        return newest
-    for entry in entries:
-        with contextlib.suppress(OSError):
-            newest = max(newest, _newest_mtime(Path(entry.path)) if entry.is_dir(follow_symlinks=False) else entry.stat(follow_symlinks=False).st_mtime)
-    return newest
-
-
-def assess(
-    root: Path, record: ProjectState, now: float, env: Mapping[str, str], *, full: bool = False, project: Project | None = None
-) -> Assessment:
-    """What `root` has to do and what holds it back at `now` (epoch seconds).
-
-    Without `full`, a project with nothing to do is left after the stat calls
-    (the common tick); `full` (for `status`) checks every clock regardless. `project`: the
-    project at `root` when the caller has it already (its layout is not read again).
-    """
-    a = Assessment(root, record)
-    project = project or _project_at(root)
-    if project is None:
-        a.error = "the folder is gone or is no longer a gitgarden project (`gitgarden projects remove` it)"
-        return a
-    try:
-        here = project.layout
-    except ConfigError as exc:
-        a.error = str(exc)
-        return a
-    with layout.active(here):
-        return _assess(a, root, record, now, env, full)
-
-
-def _assess(a: Assessment, root: Path, record: ProjectState, now: float, env: Mapping[str, str], full: bool) -> Assessment:
-    where = str(root)
-    scan = scan_journal(where)
-    if scan.sig == record.journal_sig and record.unread is not None:
-        a.unread = record.unread
-    else:
-        a.unread = count_unread(root)
-        a.new_sig = (scan.sig, a.unread)
-    if a.unread:
-        a.work = "journal"
-    elif _map_over(where, record.map_chars) is not None:
-        a.work = "map"
-    last = _from_iso(record.last_attempt)
-    wiki_moved = not a.work and last is not None and _wiki_mtime(root) > last
-    if not a.work and not full and not wiki_moved:
-        return a
-    try:
-        resolved = load_settings(root, env=env)
-    except ConfigError as exc:
-        a.error = str(exc)
-        return a
-    a.settings, a.warnings = resolved.settings, resolved.warnings
-    s = resolved.settings
-    if not a.work and (wiki_moved or full):
-        # The second reason for a pass: the wiki's health worsened since the last one.
-        a.signal = health_signal(root, s)
-        if a.signal:
-            a.work = "health"
-        elif not full:
-            return a
-    if not s.enabled:
-        a.holds.append(Hold("enabled", f"enabled = false (from the {resolved.sources['enabled']} setting)"))
-    if (root / ".gitgarden" / "turn-in-flight").exists():
-        a.holds.append(Hold("turn_in_flight", "a turn is in flight (.gitgarden/turn-in-flight)"))
-    if s.idle_min > 0:
-        newest = max(scan.newest, _newest_mtime(root / "raw" / "chat"), _wiki_mtime(root))
-        until = newest + s.idle_min * 60
-        if now < until:
-            a.holds.append(
-                Hold("idle_min", f"last edit (journal, conversation or wiki) {_span(now - newest)} ago; needs {s.idle_min} min of quiet", until)
-            )
-    if last is not None and s.min_hours_between_passes > 0:
-        until = last + s.min_hours_between_passes * 3600
-        if now < until:
-            a.holds.append(
-                Hold(
-                    "min_hours_between_passes",
-                    f"last attempt {_span(now - last)} ago; {s.min_hours_between_passes:g} h between passes",
-                    until,
-                )
-            )
-    if s.remote:
-        hold = _remote_hold(root, s)
-        if hold is not None:
-            a.holds.append(hold)
-    if s.at:
-        nightly = _parse_at(s.at)
-        if nightly is None:
-            a.warnings.append(f"at = {s.at!r} is not a time like 03:30 (local, 24-hour); ignored")
-        else:
-            hold = _at_hold(s.at, nightly, last, now)
-            if hold is not None:
-                a.holds.append(hold)
-    git_dir = _git_dir(root)
-    info = holder(git_dir) if git_dir is not None else None
-    if info is not None:
-        a.holds.append(
-            Hold("lock", f"pass {info.get('pass_id', '?')} (started {info.get('started', '?')}, pid {info.get('pid', '?')}) holds the lock")
-        )
-    state = _repo_state(root, git_dir)
-    if state:  # first: a merge or rebase in progress is what the person needs to hear before anything else
-        a.holds.insert(0, Hold("repo_state", state))
-    return a
-
-
-def _repo_state(root: Path, git_dir: Path | None) -> str | None:
-    """Why a pass would refuse this repository's state now (repostate), or None."""
-    from gitgarden.repostate import blocking_state
-
-    try:
-        return blocking_state(root, git_dir)
-    except GitgardenError as exc:
-        return str(exc)
-
-
-def _remote_hold(root: Path, s: Settings) -> Hold | None:
-    """A clone that has diverged from its remote (as last fetched) cannot take a pass unless sync = "merge"."""
-    from gitgarden import remote
-
-    branch = remote.current_branch(root)
-    if branch is None or s.sync == "merge":
-        return None
-    pos = remote.position(root, s.remote, branch)
-    if pos.ahead and pos.behind:
-        return Hold("remote", f"{pos.summary()}: merge them yourself, or set sync = \"merge\"")
-    return None
-
-
-def remote_position(root: Path, env: Mapping[str, str]) -> str | None:
-    """How far this clone is ahead of or behind its remote, as last fetched; None without `remote`."""
-    s = load_settings(root, env=env).settings
-    if not s.remote:
-        return None  # and no git module loaded: status stays light
-    from gitgarden import remote
-
-    branch = remote.current_branch(root)
-    return None if branch is None else remote.position(root, s.remote, branch).summary()
-
-
-def _last_health(root: Path) -> dict[str, int]:
-    """The health figures the newest committed pass left (its record's `health_after`)."""
-    folder = root / "log"
-    for path in sorted(folder.glob("*.jsonl"), reverse=True) if folder.is_dir() else []:
-        for line in reversed(path.read_text(encoding="utf-8", errors="replace").splitlines()):
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError:
-                continue
-            if isinstance(record, dict) and isinstance(record.get("health_after"), dict) and record["health_after"]:
-                return {k: int(v) for k, v in record["health_after"].items() if isinstance(v, int | float)}
-    return {}
-
-
-def health_signal(root: Path, s: Settings) -> str:
-    """Which health figure worsened past its threshold since the last pass ('' when none).
-
-    Reads the wiki's pages through the pass's facts cache, so only pages that
-    changed since the last pass are parsed.
-    """
-    from gitgarden import tidy
-    from gitgarden.facts import FactsCache
-    from gitgarden.health import measure
-    from gitgarden.project import DiskTree
-
-    gdir = _git_dir(root)
-    tree = DiskTree(root, layout.current().wiki_folders(), facts_cache=FactsCache(None if gdir is None else gdir / "gitgarden" / "facts.pickle"))
-    now = measure(tree)
-    before = _last_health(root)
-    titles = tidy.page_titles(tree)
-    unmapped = len(set(titles) - tidy.reachable(tree, tidy.link_index(titles)))
-    pages = max(1, now.pages)
-    checks = [
-        (s.health_unmapped, unmapped, f"{unmapped} page(s) the map and its hubs do not reach"),
-        (s.health_over_budget, len(now.over_budget) - before.get("over_budget", 0), f"{len(now.over_budget)} page(s) over the page budget"),
-        (s.health_duplicates, len(now.duplicates) - before.get("duplicates", 0), f"{len(now.duplicates)} duplicate candidate pair(s)"),
-        (s.health_growth, now.pages - before.get("pages", now.pages), f"{now.pages - before.get('pages', now.pages)} page(s) added since the last pass"),
-    ]
-    for threshold, value, what in checks:
-        if threshold > 0 and value >= threshold:
-            return f"{what} (threshold {threshold})"
-    ratio, old_ratio = len(now.orphans) / pages, before.get("orphans", 0) / max(1, before.get("pages", pages))
-    if s.health_orphan_ratio > 0 and ratio >= s.health_orphan_ratio and ratio > old_ratio:
-        return f"{ratio:.0%} of pages are orphans (threshold {s.health_orphan_ratio:.0%})"
-    return ""
-
-
-def _parse_at(text: str) -> tuple[int, int] | None:
-    """`HH:MM` (24-hour) as (hour, minute); None when it is not such a time."""
-    parts = text.strip().split(":")
-    if len(parts) != 2 or not all(p.isdigit() and 1 <= len(p) <= 2 for p in parts):
-        return None
-    hour, minute = int(parts[0]), int(parts[1])
-    return (hour, minute) if hour < 24 and minute < 60 else None
-
-
-def _at_hold(text: str, at: tuple[int, int], last: float | None, now: float) -> Hold | None:
-    """The nightly clock: one pass a day, started by the first tick after `at` (local time)."""
-    local = datetime.fromtimestamp(now).astimezone()
-    today = local.replace(hour=at[0], minute=at[1], second=0, microsecond=0)
-    if now < today.timestamp():
-        return Hold("at", f"the day's pass starts after {text}", today.timestamp())
-    if last is not None and last >= today.timestamp():
-        tomorrow = (local + timedelta(days=1)).replace(hour=at[0], minute=at[1], second=0, microsecond=0)
-        return Hold("at", f"today's pass after {text} has been attempted", tomorrow.timestamp())
-    return None
-
-
-def _order(a: Assessment) -> tuple[bool, float, str]:
-    """Never-gardened first, then the least recently attempted; the path breaks ties."""
-    last = _from_iso(a.record.last_attempt)
-    return (last is not None, last or 0.0, str(a.root))
-
-
-# -- the tick ------------------------------------------------------------------------------------
-
+__all__ = ["TickReport", "look", "last_look", "run_tick"]
 
 @dataclass
 class TickReport:
@@ -519,7 +105,7 @@ def last_look(env: Mapping[str, str]) -> float | None:
         data = json.loads(_tick_path(env).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    return _from_iso(data.get("last_look")) if isinstance(data, dict) else None
+    return from_iso(data.get("last_look")) if isinstance(data, dict) else None
 
 
 def look(env: Mapping[str, str], now: float, report: TickReport) -> list[Assessment]:
@@ -548,8 +134,8 @@ def look(env: Mapping[str, str], now: float, report: TickReport) -> list[Assessm
                 rec = recs.setdefault(key, {})
                 rec["journal_sig"], rec["unread"] = sig, unread
 
-        _update_state(env, change)
-    eligible.sort(key=_order)
+        update_state(env, change)
+    eligible.sort(key=order)
     return eligible
 
 
@@ -567,13 +153,13 @@ def run_tick(
     it is the only way this module reaches the gardener, git or the model.
     A malformed user config file raises ConfigError: it holds the off switch.
     """
-    say = on_message or _stderr
-    now = _ts(clock())
-    report = TickReport(at=_iso(now))
+    say = on_message or to_stderr
+    now = ts(clock())
+    report = TickReport(at=iso(now))
     resolved = load_settings(None, env=env)
     report.warnings.extend(resolved.warnings)
     user = resolved.settings
-    with _flock(state_dir(env) / "tick.lock", wait=False) as held:
+    with flock(state_dir(env) / "tick.lock", wait=False) as held:
         if not held:
             report.reason = "busy"  # another tick is still running its pass
             return report
@@ -581,10 +167,10 @@ def run_tick(
         due_at = None if last is None else last + user.interval_min * 60 - INTERVAL_SLACK_S
         if due_at is not None and last is not None and last <= now < due_at:
             report.reason = "interval"
-            report.next_look = _iso(last + user.interval_min * 60)
+            report.next_look = iso(last + user.interval_min * 60)
             return report
-        _atomic_write(_tick_path(env), json.dumps({"last_look": report.at}) + "\n")
-        report.next_look = _iso(now + user.interval_min * 60)
+        atomic_write(_tick_path(env), json.dumps({"last_look": report.at}) + "\n")
+        report.next_look = iso(now + user.interval_min * 60)
         if not user.enabled:
             report.reason = "disabled"
             return report
@@ -641,111 +227,3 @@ class _Failed:
         return f"failed: {self.detail}"
 
 
-# -- status and listing -------------------------------------------------------------------------------
-
-
-def project_status(project: Project, env: Mapping[str, str], now: datetime) -> dict[str, Any]:
-    """Everything `gitgarden status` shows for one project (no gardener, no model library)."""
-    with layout.active(project.layout):
-        return _project_status(project, env, now)
-
-
-def _project_status(project: Project, env: Mapping[str, str], now: datetime) -> dict[str, Any]:
-    root = project.root
-    tnow = _ts(now)
-    is_registered = root in registered(env)
-    record = load_state(env).get(str(root), ProjectState())
-    load_settings(root, env=env)  # a malformed config file: ConfigError with its path and line
-    a = assess(root, record, tnow, env, full=True, project=project)
-    if a.error:
-        raise GitgardenError(a.error)
-    if not is_registered:
-        first = 1 if a.holds and a.holds[0].clock == "repo_state" else 0  # the repository's state stays first
-        a.holds.insert(first, Hold("registered", "not registered for tick (`gitgarden projects add`)"))
-    user = load_settings(None, env=env).settings
-    last = last_look(env)
-    git_dir = _git_dir(root)
-    lock = holder(git_dir) if git_dir is not None else None
-    size = map_chars(root)
-    return {
-        "no_model": _no_model(a, record),
-        "path": str(root),
-        "name": root.name,
-        "registered": is_registered,
-        "unread": a.unread,
-        "map_chars": size,
-        "map_over_ceiling": size is not None and size > MAP_CEILING,
-        "work": a.work or None,
-        "signal": a.signal or None,
-        "eligible": a.eligible and is_registered,
-        "held": [h.as_dict() for h in a.holds],
-        "eligible_at": _iso(max([tnow] + [h.until for h in a.holds if h.until is not None]))
-        if a.holds and all(h.until is not None for h in a.holds)
-        else None,
-        "remote": remote_position(root, env),
-        "last_attempt": record.last_attempt,
-        "last_outcome": record.last_outcome,
-        "last_pass_id": record.last_pass_id,
-        "last_message": record.last_sentence or None,
-        "consecutive_failures": record.consecutive_failures,
-        "lock": lock,
-        "tick": {
-            "enabled": user.enabled,
-            "interval_min": user.interval_min,
-            "last_look": None if last is None else _iso(last),
-            "next_look": None if last is None else _iso(max(tnow, last + user.interval_min * 60)),
-        },
-        "warnings": a.warnings + _journal_warnings(root) + _map_warnings(root),
-    }
-
-
-def _map_warnings(root: Path) -> list[str]:
-    """A symlink where the map should be: the gardener never writes through one, so the map is not kept."""
-    rel = layout.current().map_path()
-    if not os.path.islink(f"{root}/{rel}"):
-        return []
-    return [f"{rel} is a symlink, and the gardener never writes through one: the map is not kept until it is a file (or map_page names another)"]
-
-
-def _journal_warnings(root: Path) -> list[str]:
-    from gitgarden.journal import not_read_names, not_read_warning
-
-    names = not_read_names(root / layout.current().journal_dir)
-    return [not_read_warning(names)] if names else []
-def _no_model(a: Assessment, record: ProjectState) -> str | None:
-    """Why no pass can read the waiting lines for want of a model (here, or in the last attempt), or None."""
-    if not a.unread:
-        return None
-    if a.settings is not None and not a.settings.model.strip():
-        return "here"  # no model in this environment or any settings file
-    if record.last_outcome == "no_model":
-        return "last_pass"  # this shell has one; the timer that ran the last pass did not
-    return None
-
-
-def list_projects(env: Mapping[str, str]) -> list[dict[str, Any]]:
-    """The registry with what the state remembers of each project."""
-    records = load_state(env)
-    rows = []
-    for root in registered(env):
-        rec = records.get(str(root), ProjectState())
-        exists = _project_at(root) is not None
-        enabled: bool | None = None
-        error = None
-        if exists:
-            try:
-                enabled = load_settings(root, env=env).settings.enabled
-            except ConfigError as exc:
-                error = str(exc)
-        rows.append(
-            {
-                "path": str(root),
-                "exists": exists,
-                "enabled": enabled,
-                "last_attempt": rec.last_attempt,
-                "last_outcome": rec.last_outcome,
-                "consecutive_failures": rec.consecutive_failures,
-                "error": error,
-            }
-        )
-    return rows

@@ -21,7 +21,7 @@ from typing import Protocol
 
 from gitgarden.config import state_dir, timer_env_file, user_config_path
 from gitgarden.errors import GitgardenError
-from gitgarden.registry import _atomic_write
+from gitgarden.schedule.registry import atomic_write
 
 __all__ = [
     "Crontab",
@@ -179,7 +179,7 @@ def install_systemd(env: Mapping[str, str], command: Sequence[str]) -> list[tupl
         plan.append((path, text, old != text))
     for path, text, changed in plan:
         if changed:
-            _atomic_write(path, text)
+            atomic_write(path, text)
     return [(path, changed) for path, _text, changed in plan]
 
 

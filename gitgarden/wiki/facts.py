@@ -18,8 +18,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from gitgarden import wiki
-from gitgarden.tree import Entry, Overlay, Tree, text_of
+from gitgarden.wiki import pages as wiki
+from gitgarden.wiki.tree import Entry, Overlay, Tree, text_of
 
 __all__ = ["PageFacts", "page_facts", "facts_of", "FactsCache"]
 

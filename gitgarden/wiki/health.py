@@ -15,9 +15,10 @@ from datetime import date
 from functools import lru_cache
 from typing import Any
 
-from gitgarden import layout, wiki
-from gitgarden.facts import PageFacts, page_facts
-from gitgarden.tree import Tree, text_of
+from gitgarden.wiki import layout
+from gitgarden.wiki import pages as wiki
+from gitgarden.wiki.facts import PageFacts, page_facts
+from gitgarden.wiki.tree import Tree, text_of
 
 __all__ = ["Health", "measure", "duplicate_pair", "STALE_DAYS"]
 
@@ -66,7 +67,7 @@ class Health:
 
 
 @lru_cache(maxsize=65_536)
-def _norm(text: str) -> str:
+def norm_words(text: str) -> str:
     """A name reduced for duplicate detection: lowercase words, no punctuation, singular-ish."""
     words = re.findall(r"[a-z0-9]+", text.lower())
     return " ".join(w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w for w in words)
@@ -75,7 +76,7 @@ def _norm(text: str) -> str:
 @lru_cache(maxsize=65_536)
 def _dup_keys(label: str) -> tuple[str, ...]:
     """The bucket keys of a label: its reduced words, and the same words sorted (none when empty)."""
-    key = _norm(label)
+    key = norm_words(label)
     return (key, " ".join(sorted(key.split()))) if key else ()
 
 
@@ -98,7 +99,7 @@ def _duplicates(names: Mapping[str, list[str]]) -> list[tuple[str, str]]:
 
 def _advice(tree: Tree, name: str, page: PageFacts) -> dict[str, Any]:
     """A person's over-budget page: its size and the `##` sections a split would move."""
-    from gitgarden.split import heading_plan
+    from gitgarden.wiki.split import heading_plan
 
     text = text_of(tree[wiki.page_path(name)]) or ""
     return {"page": name, "chars": page.chars, "cut": [title for _, title, _ in heading_plan(text)]}

@@ -13,7 +13,7 @@ import os
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import datetime
 from pathlib import Path
 
 try:  # sha1 without OpenSSL's start-up cost (hashlib loads _hashlib first): `status` counts lines
@@ -21,9 +21,10 @@ try:  # sha1 without OpenSSL's start-up cost (hashlib loads _hashlib first): `st
 except ImportError:  # pragma: no cover - an interpreter without the builtin module
     from hashlib import sha1
 
+from gitgarden.wiki.names import is_day
+
 __all__ = [
     "JournalLine",
-    "DAY_RE",
     "READ_PATH",
     "day_path",
     "parse_day",
@@ -39,7 +40,6 @@ __all__ = [
     "not_read_warning",
 ]
 
-DAY_RE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
 READ_PATH = ".gitgarden/read.json"
 _ID_RE = re.compile(r"^(\d{4}-\d{2}-\d{2})#(\d+)$")
 
@@ -58,23 +58,9 @@ class JournalLine:
         return f"{self.day}#{self.lineno}"
 
 
-def is_day(name: str) -> bool:
-    """True when `name` is a real calendar date written YYYY-MM-DD."""
-    if not DAY_RE.match(name):
-        return False
-    try:
-        if name.isascii():
-            date.fromisoformat(name)  # the same check, without strptime's regex machinery
-        else:
-            datetime.strptime(name, "%Y-%m-%d")
-    except ValueError:
-        return False
-    return True
-
-
 def day_path(day: str) -> str:
     """The project-relative path of a day file (in the layout in force)."""
-    from gitgarden import layout
+    from gitgarden.wiki import layout
 
     return layout.current().day_path(day)
 
@@ -142,7 +128,7 @@ def not_read_warning(names: list[str], limit: int = 5) -> str:
 
 
 def _journal_dir() -> str:
-    from gitgarden import layout
+    from gitgarden.wiki import layout
 
     return layout.current().journal_dir
 

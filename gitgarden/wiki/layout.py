@@ -15,36 +15,34 @@ Outside any entry point the default layout applies, as it always did.
 from __future__ import annotations
 
 import contextvars
-import os
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import Any
 
 from gitgarden.errors import ConfigError
+from gitgarden.wiki.names import is_day, is_note_name
 
 __all__ = [
+    "LOG_DIR",
     "Layout",
     "DEFAULT",
     "RESERVED_TOP",
     "current",
     "active",
     "from_table",
-    "of_root",
-    "of_root_or_default",
     "check_dir",
     "check_map_page",
     "check_layout_value",
     "check_journal_from",
-    "check_on_disk",
-    "spelt_on_disk",
     "reserved_at_top",
 ]
 
 # Top-level names of a project that are never pages, whatever the layout: the raw sources,
 # the pass records, and (as any hidden name) gitgarden's state, git, Obsidian's settings and trash.
-RESERVED_TOP = frozenset({"raw", "log", "AGENTS.md"})
+# The folder of the pass records (`log/YYYY-MM.jsonl`), written by code, never a page.
+LOG_DIR = "log"
+RESERVED_TOP = frozenset({"raw", LOG_DIR, "AGENTS.md"})
 
 
 def reserved_at_top(name: str) -> bool:
@@ -227,7 +225,6 @@ def check_journal_from(value: Any, *, where: str) -> str:
     """`value` as the first journal day a pass reads (YYYY-MM-DD, or '' for every day), or ConfigError."""
     from datetime import date
 
-    from gitgarden.journal import is_day  # a day file's own test: the same days, the same spelling
 
     if isinstance(value, date):  # TOML's bare `journal_from = 2026-12-01`
         value = value.isoformat()
@@ -248,7 +245,6 @@ def check_map_page(value: Any, *, where: str) -> str:
     """`value` as the map's page name (a note name at the top of the wiki), or ConfigError saying why not."""
     if value == DEFAULT.map_page:
         return value  # `status` reads the layout and has no use for the page parser behind is_note_name
-    from gitgarden.wiki import is_note_name
 
     text = value.strip().removesuffix(".md") if isinstance(value, str) else ""
     if not text or "/" in text or not is_note_name(text) or reserved_at_top(text) or text in RESERVED_TOP:
@@ -256,63 +252,3 @@ def check_map_page(value: Any, *, where: str) -> str:
             f"{where}: map_page must be a note name at the top of the wiki folder, such as \"Map\" (no folder, no .md), not {value!r}"
         )
     return text
-
-
-def of_root(root: Path | str) -> Layout:
-    """The layout of the project at `root`, read from its `.gitgarden/config.toml`; ConfigError when
-    the file sets it badly or its wiki or journal folder is reached through a symlink."""
-    from gitgarden.config import read_toml
-
-    path = Path(root) / ".gitgarden" / "config.toml"
-    found = from_table(read_toml(path), where=str(path))
-    check_on_disk(found, Path(root), where=str(path))
-    return found
-
-
-def check_on_disk(found: Layout, root: Path, *, where: str) -> None:
-    """ConfigError when the wiki or journal folder of `found` is, or lies inside, a symlink (a pass
-    reads only inside its project and never follows a symlink out, nor writes through one), or is a file."""
-    for key in ("wiki_dir", "journal_dir"):
-        folder = getattr(found, key)
-        parts = [] if folder == "." else folder.split("/")
-        for depth in range(1, len(parts) + 1):
-            here, shown = root.joinpath(*parts[:depth]), "/".join(parts[:depth])
-            disk = spelt_on_disk(here.parent, parts[depth - 1])
-            if disk is None:
-                break  # not made yet: capture or init makes it as the setting spells it
-            if disk.lower() == parts[depth - 1].lower() and disk != parts[depth - 1]:
-                # A case-insensitive disk (macOS, Windows) opens it, but the listing spells it otherwise:
-                # its day files would be taken for pages. On Linux it would be a second folder.
-                fixed = "/".join([*parts[: depth - 1], disk, *parts[depth:]])
-                raise ConfigError(f"{where}: {key} = {folder!r}, but the folder is spelt {disk!r}: set {key} to {fixed!r}")
-            if here.is_symlink():
-                raise ConfigError(
-                    f"{where}: {key} = {folder!r}, but {shown} is a symlink, and gitgarden never reads or writes "
-                    f"through one: make {shown} a real folder, or set {key} to another"
-                )
-            if here.exists() and not here.is_dir():
-                raise ConfigError(f"{where}: {key} = {folder!r}, but {shown} is a file, not a folder: set {key} to another")
-
-
-def spelt_on_disk(parent: Path, name: str) -> str | None:
-    """The entry of `parent` that is `name` up to letter case and Unicode composition (`name` itself
-    when it is there), or None when there is none."""
-    try:
-        names = os.listdir(parent)
-    except OSError:
-        return None
-    if name in names:
-        return name
-    import unicodedata  # only for a name not found as spelt: `status` starts without it
-
-    want = unicodedata.normalize("NFC", name).casefold()
-    return next((n for n in sorted(names) if unicodedata.normalize("NFC", n).casefold() == want), None)
-
-
-def of_root_or_default(root: Path | str) -> Layout:
-    """`of_root`, or the default layout when the settings file cannot say (for bookkeeping that
-    must never fail: the command that reads the settings properly says what is wrong)."""
-    try:
-        return of_root(root)
-    except ConfigError:
-        return DEFAULT

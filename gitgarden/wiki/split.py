@@ -16,8 +16,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 
-from gitgarden import layout, wiki
-from gitgarden.tree import Tree, text_of
+from gitgarden.wiki import layout
+from gitgarden.wiki import pages as wiki
+from gitgarden.wiki.names import is_slug, slugify, unportable_part
+from gitgarden.wiki.tree import Tree, text_of
 
 __all__ = ["sections", "split_page", "heading_plan", "part_names", "split_in_tree", "Plan"]
 
@@ -53,7 +55,7 @@ def heading_plan(text: str, budget: int = wiki.PAGE_BUDGET) -> list[tuple[str, s
     for heading, chunk in sorted(secs, key=lambda s: -len(s[1]))[:keep]:
         if size <= budget:
             break
-        slug = wiki.slugify(heading) or "part"
+        slug = slugify(heading) or "part"
         plan.append((slug, heading, [heading]))
         size -= len(chunk)
     return plan
@@ -128,13 +130,13 @@ def _human_folder(tree: Tree, folder: str) -> bool:
         for p in tree
         if (n := wiki.page_name(p)) is not None and p != wiki.map_path() and (n.rsplit("/", 1)[0] if "/" in n else "") == folder
     ]
-    human = sum(1 for n in names if not wiki.is_slug(n))
+    human = sum(1 for n in names if not is_slug(n))
     return human * 2 > len(names)
 
 
 def _taken_names(tree: Tree) -> set[str]:
     """Every page's file name, title and alias, and every attachment's file name, in lower case."""
-    from gitgarden.facts import page_facts
+    from gitgarden.wiki.facts import page_facts
 
     taken: set[str] = set()
     for p in tree:
@@ -165,10 +167,10 @@ def part_names(tree: Tree, path: str, headings: list[str]) -> list[tuple[str, st
             base = " ".join(_BAD_NAME_CHARS.sub(" ", heading).split()).strip(". ") or "Part"
             tries = [base, f"{own} - {base}", *(f"{own} - {base} {n}" for n in range(2, 100))]
         else:
-            base = wiki.slugify(heading) or "part"
-            tries = [base, f"{wiki.slugify(own) or 'page'}-{base}", *(f"{wiki.slugify(own) or 'page'}-{base}-{n}" for n in range(2, 100))]
+            base = slugify(heading) or "part"
+            tries = [base, f"{slugify(own) or 'page'}-{base}", *(f"{slugify(own) or 'page'}-{base}-{n}" for n in range(2, 100))]
         # `## Con` must not make con.md: a name Windows cannot check out is never picked.
-        pick = next((t for t in tries if t.lower() not in taken and wiki.unportable_part(t) is None and _may_name(folder, t)), None)
+        pick = next((t for t in tries if t.lower() not in taken and unportable_part(t) is None and _may_name(folder, t)), None)
         if pick is None:
             continue
         taken.add(pick.lower())
@@ -253,7 +255,7 @@ def split_in_tree(
     title), as a model proposes them: the part goes in the original's folder, and a name
     or title another page has is refused; None names them in the folder's style.
     """
-    from gitgarden.facts import page_facts
+    from gitgarden.wiki.facts import page_facts
 
     text = text_of(tree[path]) if path in tree else None
     name = wiki.page_name(path)

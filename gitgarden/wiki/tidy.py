@@ -11,9 +11,10 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from gitgarden import journal, wiki
-from gitgarden.facts import page_facts
-from gitgarden.tree import Entry, Tree, file, text_of
+from gitgarden.wiki import journal
+from gitgarden.wiki import pages as wiki
+from gitgarden.wiki.facts import page_facts
+from gitgarden.wiki.tree import Entry, Tree, file, text_of
 
 # The map a pass starts when a vault has none (what `gitgarden init` writes, minus the prose).
 MAP_START = "# Map\n\n## Pages\n\n## Open\n"
@@ -329,17 +330,17 @@ def over_budget(tree: Tree) -> list[str]:
 def candidates(offered: list[journal.JournalLine], titles: Mapping[str, tuple[str, list[str]]]) -> dict[str, list[str]]:
     """line id -> existing pages whose name, title or an alias the line mentions: offered to the
     model as pages to append to instead of creating a near-duplicate."""
-    from gitgarden.health import _norm  # the same reduction health uses for duplicates
+    from gitgarden.wiki.health import norm_words  # the same reduction health uses for duplicates
 
     by_first: dict[str, dict[str, set[str]]] = {}  # first word -> key -> pages: no scan of every title per line
     for name, (title, aliases) in titles.items():
         for label in (name.rsplit("/", 1)[-1].replace("-", " "), title, *aliases):
-            key = _norm(label)
+            key = norm_words(label)
             if len(key) >= 3:
                 by_first.setdefault(key.split()[0], {}).setdefault(key, set()).add(name)
     out: dict[str, list[str]] = {}
     for line in offered:
-        norm = _norm(line.text)
+        norm = norm_words(line.text)
         text = f" {norm} "
         found: set[str] = set()
         for word in set(norm.split()):

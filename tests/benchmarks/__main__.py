@@ -275,11 +275,9 @@ def make_tick_projects(
 ) -> dict[int, Path] | str:
     """State dirs registering 10, 100, 1,000 copies of a small project with nothing new; or why not."""
     try:
-        from gitgarden import schedule
+        from gitgarden.schedule import registry
     except ImportError as exc:
         return f"gitgarden.schedule cannot be imported ({exc})"
-    if not hasattr(schedule, "register") or not hasattr(schedule, "run_tick"):
-        return "gitgarden.schedule has no register/run_tick yet"
     template = generate(work / "tick-template", pages=20, lines=40, unread=0, seed=11)
     git(template.root, "repack", "-adq", env=env)
     git(template.root, "prune-packed", env=env)
@@ -293,7 +291,7 @@ def make_tick_projects(
         state = work / f"state-{count}"
         tick_env = dict(env, GITGARDEN_STATE=str(state))
         for root in copies[:count]:
-            schedule.register(root, tick_env)
+            registry.register(root, tick_env)
         states[count] = state
     return states
 
@@ -549,7 +547,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     work.mkdir(parents=True, exist_ok=True)
     env = isolated_env(work)
     os.environ.clear()
-    os.environ.update(env)  # generate() and schedule.register() run in this process
+    os.environ.update(env)  # generate() and registry.register() run in this process
     report = Report()
     started = time.perf_counter()
     say(f"gitgarden benchmarks ({'quick' if args.quick else 'full'}) in {work}")

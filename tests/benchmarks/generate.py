@@ -27,9 +27,11 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 from pathlib import Path
 
-from gitgarden import journal, wiki
-from gitgarden.layout import Layout
 from gitgarden.project import init_layout
+from gitgarden.wiki import journal
+from gitgarden.wiki import pages as wiki
+from gitgarden.wiki.layout import Layout
+from gitgarden.wiki.names import slugify
 
 __all__ = ["Generated", "generate", "restore", "TODAY", "GIT_IDENTITY", "MAP_TARGET"]
 
@@ -122,7 +124,7 @@ def _titles(count: int, rng: random.Random) -> list[str]:
         title = " ".join(
             w.capitalize() if i == 0 or pool is _NAMES else w for i, w in enumerate(words)
         )
-        slug = wiki.slugify(title)
+        slug = slugify(title)
         if slug in seen or slug.startswith("hub") or len(set(words)) < k:
             continue
         seen.add(slug)
@@ -263,7 +265,7 @@ def generate(
     # Hubs take about one page in HUB_FANOUT: content pages are what is left.
     content = max(1, pages - max(1, -(-pages // (HUB_FANOUT + 1))))
     titles = _titles(content, rng)
-    names = [wiki.slugify(t) for t in titles]
+    names = [slugify(t) for t in titles]
     hubs, top = _hubs(names)
     while content + len(hubs) > pages and content > 1:  # a second hub level can tip it over
         content -= 1

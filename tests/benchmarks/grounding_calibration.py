@@ -19,7 +19,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from gitgarden import grounding, wiki  # noqa: E402
+from gitgarden.guard import grounding  # noqa: E402
+from gitgarden.wiki import pages as wiki  # noqa: E402
 
 SAMPLE = ROOT / "sample-project"
 

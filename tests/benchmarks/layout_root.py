@@ -36,7 +36,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from gitgarden.layout import Layout
+from gitgarden.wiki.layout import Layout
 from tests.benchmarks.__main__ import isolated_env, say
 from tests.benchmarks.generate import GIT_IDENTITY, Generated, generate
 from tests.benchmarks.versus import (

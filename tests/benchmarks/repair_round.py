@@ -30,11 +30,11 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from gitgarden import journal  # noqa: E402
 from gitgarden.config import Settings  # noqa: E402
-from gitgarden.gardener import run_pass  # noqa: E402
-from gitgarden.llm import Reply, Usage  # noqa: E402
+from gitgarden.gardener.pipeline import run_pass  # noqa: E402
+from gitgarden.model.llm import Reply, Usage  # noqa: E402
 from gitgarden.project import Project  # noqa: E402
+from gitgarden.wiki import journal  # noqa: E402
 from tests.benchmarks.grounding_calibration import FAITHFUL, INVENTED, UNCITED_FACT  # noqa: E402
 
 SAMPLE = ROOT / "sample-project"

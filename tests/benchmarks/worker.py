@@ -69,7 +69,7 @@ class InstantModel:
         self.prompts: list[list[dict[str, str]]] = []
 
     def complete(self, messages: list[dict[str, str]], schema: dict[str, Any], budget: Any) -> Any:
-        from gitgarden.llm import Reply, Usage
+        from gitgarden.model.llm import Reply, Usage
 
         self.prompts.append(messages)
         lines = _LINE.findall(messages[-1]["content"])
@@ -123,7 +123,7 @@ class GitCounter:
         return run
 
     def __enter__(self) -> GitCounter:
-        from gitgarden import gitrepo
+        from gitgarden.repo import gitrepo
 
         subprocess.run = self._counted(self._real)
         if hasattr(gitrepo, "_run"):
@@ -132,7 +132,7 @@ class GitCounter:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        from gitgarden import gitrepo
+        from gitgarden.repo import gitrepo
 
         subprocess.run = self._real
         if self._real_gitrepo is not None:
@@ -140,10 +140,10 @@ class GitCounter:
 
 
 def _pass(root: Path, context_window: int | None, profile: str | None, model_free: bool = False) -> dict[str, Any]:
-    from gitgarden import context
     from gitgarden.config import Settings
-    from gitgarden.gardener import run_pass
-    from gitgarden.outcome import JOBS
+    from gitgarden.gardener import context
+    from gitgarden.gardener.outcome import JOBS
+    from gitgarden.gardener.pipeline import run_pass
     from gitgarden.project import Project
 
     reports: list[Any] = []
@@ -186,14 +186,14 @@ def _pass(root: Path, context_window: int | None, profile: str | None, model_fre
 
 def _tick(profile: str | None) -> dict[str, Any]:
     """An in-process tick with the real clock: what `gitgarden tick` does after its imports."""
-    from gitgarden import schedule
+    from gitgarden.schedule import tick
 
     def run_one(_a: Any) -> Any:
         raise AssertionError("an idle tick found work")
 
     with GitCounter() as counter:
         report, seconds, cpu = _measured(
-            lambda: schedule.run_tick(dict(os.environ), lambda: datetime.now(UTC), run_one, on_message=lambda _m: None),
+            lambda: tick.run_tick(dict(os.environ), lambda: datetime.now(UTC), run_one, on_message=lambda _m: None),
             profile,
         )
     return {
@@ -212,9 +212,11 @@ def _tick(profile: str | None) -> dict[str, Any]:
 def _guard(root: Path, touch: int, profile: str | None) -> dict[str, Any]:
     """The guard on a diff appending a linked sentence (and a source day) to `touch` pages of the
     project's wiki, as a pass hands it: a DiskTree base and an overlay of the changes."""
-    from gitgarden import guard, journal, wiki
+    from gitgarden.guard import rules as guard
     from gitgarden.project import DiskTree
-    from gitgarden.tree import Overlay, file, text_of
+    from gitgarden.wiki import journal
+    from gitgarden.wiki import pages as wiki
+    from gitgarden.wiki.tree import Overlay, file, text_of
 
     base = DiskTree(root, ["wiki", "raw/journal"], [journal.READ_PATH])
     pages = [

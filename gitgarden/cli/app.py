@@ -1,0 +1,103 @@
+"""What every command shares: the `App` it is handed, messages, JSON, and a few renderings.
+
+The command modules import this one and nothing imports them but `cli.main`, so
+the imports of the command line run one way.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+if TYPE_CHECKING:
+    from gitgarden.config import Resolved, Settings
+    from gitgarden.model.llm import Model
+    from gitgarden.project import Project
+
+__all__ = ["App", "activate", "err", "out_json", "pass_app", "render_set_aside", "render_figures", "listing"]
+
+
+def _default_model_factory(settings: Settings, env: Mapping[str, str]) -> Model | None:
+    from gitgarden.model import provider
+
+    return provider.make_model(settings, env)
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+@dataclass
+class App:
+    """What commands are handed: the environment, the clock and how to make a model (tests swap these)."""
+
+    env: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
+    now: Callable[[], datetime] = _now
+    model_factory: Callable[[Settings, Mapping[str, str]], Model | None] = _default_model_factory
+    debug: bool = False
+
+    def project(self, start: Path | None = None) -> Project:
+        """The project the command works on; its layout is in force until the command ends."""
+        from gitgarden.project import find_project
+
+        project = find_project(start)
+        activate(project)
+        return project
+
+    def settings(self, project: Project | None, **flags: Any) -> Resolved:
+        from gitgarden.config import load_settings
+
+        resolved = load_settings(project.root if project else None, env=self.env, flags=flags)
+        for warning in resolved.warnings:
+            err(f"warning: {warning}")
+        return resolved
+
+
+def activate(project: Project) -> None:
+    """Put `project`'s layout (where its wiki and journal are) in force for the running command:
+    the pure cores read it, and it is taken back when the command's context closes."""
+    from gitgarden.wiki import layout
+
+    ctx = click.get_current_context(silent=True)
+    if ctx is not None:
+        ctx.with_resource(layout.active(project.layout))
+
+
+def err(message: str) -> None:
+    """A message for the person (stderr)."""
+    click.echo(message, err=True)
+
+
+def out_json(data: Any) -> None:
+    """Plain JSON on stdout and nothing else."""
+    click.echo(json.dumps(data, indent=2, sort_keys=True, default=str))
+
+
+pass_app = click.make_pass_decorator(App, ensure=True)
+
+
+def render_set_aside(entries: list[Any]) -> None:
+    """The set-aside lines, each with why and what to do (for `status` and `health`)."""
+    for entry in entries:
+        click.echo(f"  set aside {entry.line}: {entry.text}")
+        click.echo(f"    why: {entry.reason}")
+        click.echo(f"    to offer it again: {entry.advice()}")
+
+
+def render_figures(figures: Mapping[str, Any]) -> str:
+    """A job's figures on one line: `pages 2, entries 1`."""
+    return ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in figures.items()) or "nothing"
+
+
+def listing(items: list[str], limit: int = 5) -> str:
+    if not items:
+        return "0"
+    shown = ", ".join(items[:limit])
+    return f"{len(items)}: {shown}" + (" …" if len(items) > limit else "")

@@ -1,0 +1,7 @@
+"""One gardener pass (DESIGN §2): the pipeline (`pipeline.run_pass`, where to start reading) over
+its state, and its steps — read, ask, apply and guard, repair, tidy, commit, publish — with the
+set-aside lines, the outcome and the prompt's context.
+
+May import history (the review branch, the records), model, guard, search, project, config,
+repo, wiki and errors. Imported by schedule and the front ends (cli, web, agents).
+"""

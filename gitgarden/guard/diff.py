@@ -1,0 +1,420 @@
+"""The change the guard judges, worked out once: which paths changed and how (new, modified,
+deleted, in the journal), each modified page's old lines and how they fared in the new text,
+where the lines that left a page went, and how a link target resolves in the proposed tree.
+
+The rules (`guard.rules`) read the change only through `Diff`; this module judges nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+from gitgarden.guard.text import Alignment, Finder, Lines, align, find_links, split_lines
+from gitgarden.wiki import layout
+from gitgarden.wiki import pages as wiki
+from gitgarden.wiki.names import is_note_name, is_slug, unportable_part
+from gitgarden.wiki.tree import Entry, Tree, changed_paths, text_of
+
+__all__ = ["PassContext", "Diff", "PageChange", "Moves", "meta_of", "slug_rule"]
+
+
+@dataclass(frozen=True)
+class PassContext:
+    """What a pass knows that the trees do not: its evidence sources and its own paths."""
+
+    conversation: str = ""
+    journal_lines: tuple[str, ...] = ()
+    state_evidence: Mapping[str, str] = field(default_factory=dict)
+    own_paths: frozenset[str] = frozenset()
+    split_parents: Mapping[str, str] = field(default_factory=dict)
+    merges: Mapping[str, str] = field(default_factory=dict)  # merged page -> the page its body moved into
+
+
+# What a vault's human page name may not hold: path and shell trouble on some disk, or a
+# character that ends an Obsidian link ([[name#heading|shown]], ^block).
+_NOT_IN_NAMES = re.compile(r'[\x00-\x1f\x7f\\/:*?"<>|#^\[\]]')
+
+
+def slug_rule(here: layout.Layout) -> str:
+    return f"a new page is named {here.wiki_prefix}<slug>.md (lowercase letters, digits, '-')"
+
+
+# --- small judgements ---------------------------------------------------------------
+
+
+def _unsafe_path(path: str) -> bool:
+    """True for paths that are not plain, relative and inside the project, or that some
+    system cannot check out (a Windows device name like `con`, a name ending in a dot)."""
+    return (
+        not path
+        or path.startswith("/")
+        or "\\" in path
+        or "\0" in path
+        or any(part in ("", ".", "..") for part in path.split("/"))
+        or unportable_part(path) is not None
+    )
+
+
+def _human_name(segment: str) -> bool:
+    """A name a person's vault holds (spaces, capitals): nothing a disk or a link chokes on."""
+    return (
+        bool(segment)
+        and not _NOT_IN_NAMES.search(segment)
+        and segment == segment.strip()
+        and not segment.endswith(".")
+    )
+
+
+def meta_of(text: str) -> dict[str, Any] | None:
+    """The page's frontmatter, or None when it does not parse."""
+    try:
+        return wiki.read_meta(text)
+    except wiki.PageError:
+        return None
+
+
+# --- the change, worked out once ----------------------------------------------------
+
+
+@dataclass
+class PageChange:
+    """A modified wiki text file: its frontmatter before and after, its old body lines and how they fared."""
+
+    path: str
+    new_text: str
+    old_meta: dict[str, Any] | None  # None: the old frontmatter did not parse
+    new_meta: dict[str, Any] | None  # parsed only when the frontmatter block changed
+    front_changed: bool  # the (parsing) frontmatter block of a page changed
+    old: list[str]
+    new: Lines  # the new body
+    tail: int  # index of the unterminated last line of a CRLF text, else -1
+    fate: Alignment
+
+    @property
+    def decided(self) -> bool:
+        return self.old_meta is not None and self.old_meta.get("state") == "decided"
+
+    @property
+    def state_move(self) -> tuple[Any, Any] | None:
+        """(state before, state after) when the frontmatter changed the state."""
+        if not self.front_changed or self.new_meta is None or self.old_meta is None:
+            return None
+        before, after = self.old_meta.get("state"), self.new_meta.get("state")
+        return None if before == after else (before, after)
+
+
+@dataclass
+class Moves:
+    """Where the lines that left a page went (rule 5's facts, also read by rules 4 and 10)."""
+
+    used: dict[str, list[int]]  # new page -> old line indexes found there
+    unplaced: list[int]  # non-blank lines found nowhere
+    blank_removed: list[int]  # blank lines removed when no line moved
+    unlinked: list[str]  # pages lines moved to that the page does not link to
+
+
+class Diff:
+    """The change from `base` to `proposed` as the rules read it; each fact computed once."""
+
+    def __init__(self, base: Tree, proposed: Tree, ctx: PassContext | None, agent: bool) -> None:
+        self.base, self.proposed, self.ctx, self.agent = base, proposed, ctx, agent
+        self.layout = layout.current()  # whose folders are the wiki and the journal
+        self.changed = changed_paths(base, proposed)
+        self.kinds = {p: _kind(self.layout, p, base.get(p), proposed.get(p)) for p in self.changed}
+        self._index: wiki.LinkIndex | None = None
+        self._full_index: wiki.LinkIndex | None = None
+        self._names: list[str] = []
+
+    def paths(self, kind: str) -> list[str]:
+        """The changed paths of one kind (see `_kind`), sorted."""
+        return [p for p in self.changed if self.kinds[p] == kind]
+
+    def texts(self, path: str) -> tuple[str | None, str | None]:
+        old, new = self.base.get(path), self.proposed.get(path)
+        return (text_of(old) if old else None), (text_of(new) if new else None)
+
+    @cached_property
+    def base_lower(self) -> set[str]:
+        """The base tree's paths in lower case."""
+        return {p.lower() for p in self.base}
+
+    @cached_property
+    def base_folders_lower(self) -> dict[str, set[str]]:
+        """Every folder of the base tree (the wiki's and the rest) by its name in lower case: the
+        names it has (more than one in a vault kept on a case-sensitive disk)."""
+        out: dict[str, set[str]] = {}
+        for p in self.base:
+            folder = p.rpartition("/")[0]
+            while folder and folder not in out.get(folder.lower(), ()):
+                out.setdefault(folder.lower(), set()).add(folder)
+                folder = folder.rpartition("/")[0]
+        return out
+
+    @cached_property
+    def base_folders(self) -> set[str]:
+        """The folders of the wiki in the base tree."""
+        return {p.rsplit("/", 1)[0] for p in self.base if "/" in p and self.layout.in_wiki(p)}
+
+    @cached_property
+    def human_named(self) -> list[str]:
+        """New pages (outside an agent's commit) whose file name is not a slug."""
+        if self.agent:
+            return []
+        return [p for p in self.new_pages if not is_slug(p.rsplit("/", 1)[-1].removesuffix(".md"))]
+
+    @cached_property
+    def added(self) -> dict[Entry, str]:
+        """Each added file -> its path (to name where a deleted file went)."""
+        return {self.proposed[p]: p for p in self.changed if p not in self.base}
+
+    @cached_property
+    def new_file_problems(self) -> dict[str, str]:
+        """New files under wiki/ that may not be created -> why (rule 3)."""
+        problems = {}
+        for path in self.paths("new"):
+            why = _new_file_problem(self.layout, path, self.proposed[path], self.agent, self.base_lower, self.base_folders)
+            why = why or _case_twin(self.layout, path, self.base_folders_lower)
+            if why:
+                problems[path] = why
+        return problems
+
+    @cached_property
+    def new_pages(self) -> dict[str, str]:
+        """Created wiki/**.md files that rule 3 lets be -> their text."""
+        return {
+            p: text_of(self.proposed[p]) or ""
+            for p in self.paths("new")
+            if p not in self.new_file_problems
+        }
+
+    @cached_property
+    def pages(self) -> dict[str, PageChange]:
+        """Modified wiki text files (a non-text change is refused by rule 4 instead)."""
+        out = {}
+        for path in self.paths("modified"):
+            old, new = self.texts(path)
+            if old is not None and new is not None:
+                out[path] = _page(path, old, new)
+        return out
+
+    @cached_property
+    def new_bodies(self) -> dict[str, Lines]:
+        """Each created page's body lines, with all their links."""
+        out = {}
+        for path, text in self.new_pages.items():
+            body = Lines(wiki.split_frontmatter(text)[1])
+            body.load_links()
+            out[path] = body
+        return out
+
+    @cached_property
+    def moves(self) -> dict[str, Moves]:
+        """For each modified page, where its removed lines went (see `_Splits`)."""
+        return _Splits(self).run()
+
+    @cached_property
+    def parents(self) -> dict[str, str]:
+        """Split part -> the page its lines came from (from the trees, outside a pass)."""
+        out: dict[str, str] = {}
+        for path, moves in self.moves.items():
+            for part in moves.used:
+                if part in self.new_pages and part not in moves.unlinked:
+                    out.setdefault(part, path)
+        return out
+
+    @cached_property
+    def written_pages(self) -> list[str]:
+        """Every page this change writes (modified or created), sorted."""
+        return sorted(p for p in {*self.pages, *self.new_pages} if p.endswith(".md"))
+
+    def resolve(self, target: str) -> str | None:
+        """The page a link target names in the proposed tree; aliases are parsed only if needed."""
+        if self._index is None:
+            here = self.layout
+            wiki_paths = [p for p in self.proposed if here.in_wiki(p)]
+            # A non-page file (an image) resolves by its name with its extension.
+            self._names = [here.page_name(p) or here.wiki_relative(p) for p in wiki_paths]
+            self._index = wiki.LinkIndex(self._names)
+        hit = self._index.resolve(target)
+        if hit is not None:
+            return hit
+        if self._full_index is None:
+            aliases: dict[str, list[str]] = {}
+            for p, e in self.proposed.items():
+                name = wiki.page_name(p)
+                head = e.data[: e.data.find(b"\n---", 3) + 1] if e.data[:3] == b"---" else b""
+                if name and b"alias" in head and (text := text_of(e)) is not None:
+                    meta = meta_of(text)
+                    if meta:
+                        aliases[name] = wiki.aliases_of(meta)
+            self._full_index = wiki.LinkIndex(self._names, aliases)
+        return self._full_index.resolve(target)
+
+    def state_of(self, tree: Tree, path: str) -> Any:
+        entry = tree.get(path)
+        text = text_of(entry) if entry is not None else None
+        meta = meta_of(text) if text is not None else None
+        return meta.get("state") if meta else None
+
+    def missing_day(self, day: str) -> bool:
+        """True when the proposed tree has no journal file for `day`."""
+        entry = self.proposed.get(self.layout.day_path(day))
+        return entry is None or entry.is_symlink
+
+
+def _kind(here: layout.Layout, path: str, old: Entry | None, new: Entry | None) -> str:
+    """What a changed path is, for the rules: unsafe, deleted, symlink, new, modified (all in the
+    wiki), journal (a day file), or other."""
+    if _unsafe_path(path):
+        return "unsafe"
+    symlink = any(e is not None and e.is_symlink for e in (old, new))
+    if here.in_wiki(path):
+        if new is None:
+            return "deleted"
+        if symlink:
+            return "symlink"
+        if old is not None and wiki.is_attachment(path):
+            return "attachment"  # a file that is not a page: never written (rule 4)
+        return "new" if old is None else "modified"
+    if symlink:
+        return "symlink"
+    if here.is_journal_file(path):
+        return "journal"
+    return "other"
+
+
+def _new_file_problem(
+    here: layout.Layout, path: str, entry: Entry, agent: bool, base_lower: set[str], folders: set[str]
+) -> str | None:
+    """Why a new file in the wiki may not be created (rule 3), or None.
+
+    Outside an agent's commit a new page has a slug name, except a note name in the
+    human style of a vault inside folders the wiki has already: only a split part may
+    take one (checked once the parts are known, `Diff.human_named`).
+    """
+    segments = here.wiki_relative(path).removesuffix(".md").split("/")
+    if any(s.startswith(".") for s in segments):
+        return f"a new file under {here.wiki_shown} is never hidden"
+    if agent:
+        if not path.endswith(".md") or not all(_human_name(s) for s in segments):
+            return f'a new page is named {here.wiki_prefix}<name>.md, without \\ / : * ? " < > | # ^ [ ]'
+    elif not path.endswith(".md") or not (
+        is_note_name(segments[-1])
+        and all(is_slug(s) or here.wiki_prefix + "/".join(segments[: i + 1]) in folders for i, s in enumerate(segments[:-1]))
+    ):
+        return slug_rule(here)
+    if text_of(entry) is None:
+        return "a new page is UTF-8 text without NUL bytes"
+    if path.lower() in base_lower:
+        # On a case-insensitive disk this file would overwrite the person's page.
+        return "a file with this name in other letter case exists already"
+    return None
+
+
+def _case_twin(here: layout.Layout, path: str, folders_lower: Mapping[str, set[str]]) -> str | None:
+    """Why a new wiki file named like a folder or reserved name in other letter case may not be
+    created (rule 3), or None: on a case-insensitive disk (macOS, Windows) `Raw/x.md` lands in
+    raw/, and `daily notes/x.md` in the journal folder, past the rules that guard them."""
+    reserved = here.case_twin(path)
+    twins = [reserved] if reserved else []
+    parts = path.split("/")[:-1]
+    for i in range(1, len(parts) + 1):
+        folder = "/".join(parts[:i])
+        names = folders_lower.get(folder.lower(), set())
+        if names and folder not in names:
+            twins.append(min(names) + "/")
+    if not twins:
+        return None
+    return f"its name differs only in letter case from {twins[0]}, the same name on a case-insensitive disk (macOS, Windows)"
+
+
+def _page(path: str, old_text: str, new_text: str) -> PageChange:
+    """A modified wiki text file, its frontmatter read and its old lines aligned with the new."""
+    is_page = path.endswith(".md")
+    old_meta = meta_of(old_text) if is_page else {}
+    new_meta: dict[str, Any] | None = None
+    front_changed = False
+    if old_meta is None or not is_page:
+        # A malformed frontmatter protects every raw line: the whole texts are compared.
+        old_body, new_body = old_text, new_text
+        if old_meta is None:
+            new_meta = meta_of(new_text)
+    else:
+        old_block, old_body = wiki.split_frontmatter(old_text)
+        new_block, new_body = wiki.split_frontmatter(new_text)
+        if new_block != old_block:
+            front_changed, new_meta = True, meta_of(new_text)
+    old_lines = split_lines(old_body)
+    tail = -1
+    if old_body and not old_body.endswith("\n") and wiki.newline_of(old_text) == "\r\n":
+        tail = len(old_lines) - 1
+    body = Lines(new_body)
+    fate = align(old_body, old_lines, body, tail)
+    return PageChange(path, new_text, old_meta, new_meta, front_changed, old_lines, body, tail, fate)
+
+
+class _Splits:
+    """Follows every line that left a page to a page this change created (or, for the map,
+    to lines another page gained), in order, each destination line used once."""
+
+    def __init__(self, diff: Diff) -> None:
+        self.diff = diff
+        self.taken: dict[str, set[int]] = {}
+
+    @cached_property
+    def dests(self) -> dict[str, Finder]:
+        """The created pages, searched only once some page has lost a line."""
+        self.taken.update((p, set()) for p in self.diff.new_bodies)
+        return {p: body.finder() for p, body in self.diff.new_bodies.items()}
+
+    def destinations(self, path: str) -> dict[str, Finder]:
+        """Where a page's lines may go: new pages; for the map also lines other pages gained; for a
+        page a pass merges (rule 5, like a split), the lines the page it merges into gained."""
+        ctx = self.diff.ctx
+        into = ctx.merges.get(path) if ctx is not None else None
+        if path != wiki.map_path() and into is None:
+            return self.dests
+        dests = self.dests
+        gained = {
+            p: page.new.finder(page.fate.inserted)
+            for p, page in self.diff.pages.items()
+            if p != wiki.map_path() and (into is None or p == into)
+        }
+        for p in gained:
+            self.taken.setdefault(p, set())
+        return {**dests, **gained}
+
+    def run(self) -> dict[str, Moves]:
+        return {path: self.follow(page) for path, page in self.diff.pages.items()}
+
+    def follow(self, page: PageChange) -> Moves:
+        moved = [i for i in page.fate.left if page.old[i].strip()]
+        blank = list(page.fate.left) if page.fate.left and not moved else []
+        dests = self.destinations(page.path) if moved else {}
+        after = dict.fromkeys(dests, -1)
+        used: dict[str, list[int]] = {}
+        unplaced: list[int] = []
+        prev: list[str] = []
+        for i in moved:
+            # Prefer the page the previous line went to: a moved section stays together.
+            for p in prev + sorted(dests):
+                j = dests[p].find(page.old[i], after[p], i == page.tail, self.taken[p])
+                if j is not None:
+                    after[p], prev = j, [p]
+                    self.taken[p].add(j)
+                    used.setdefault(p, []).append(i)
+                    break
+            else:
+                unplaced.append(i)
+        unlinked: list[str] = []
+        if used:
+            # Any link counts, changed line or not: the map lists its pages already.
+            linked = {self.diff.resolve(lk.target) for lk in find_links(page.new.text)}
+            unlinked = [p for p in used if wiki.page_name(p) not in linked]
+        return Moves(used, unplaced, blank, unlinked)
+
+

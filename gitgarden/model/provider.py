@@ -1,0 +1,627 @@
+"""litellm behind the model interface: where requests go and whether the key goes with them, the
+structured-output form each endpoint takes, the streamed and plain completion, one-line errors
+with the key scrubbed, and `status` (reachable or not, the key's source, never the key).
+
+The only module that imports litellm, and only inside functions: the import costs seconds, and
+`--help`, `status`, `tick` and `guard` must not pay it. The rules:
+
+- the API key goes only to the configured `api_base`, or — with no base — to
+  the hosted provider the model string names; anything else withholds it and
+  says why (`key_decision`);
+- the key never appears in an error message or a prompt (`_scrub`);
+- every request carries an explicit timeout, retry count and output bound;
+- litellm's exceptions become one-line `ModelError`s with a `kind`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ipaddress
+import logging
+import math
+import os
+import re
+import time
+from collections.abc import Mapping
+from typing import Any
+from urllib.parse import urlsplit
+
+from gitgarden.config import Settings
+from gitgarden.errors import ModelError
+from gitgarden.model.llm import Budget, Model, Reply, TokenCallback, Usage
+
+__all__ = [
+    "HOSTED_PROVIDERS",
+    "NO_KEY",
+    "LiteLLMModel",
+    "make_model",
+    "key_decision",
+    "key_source",
+    "structured_output_mode",
+    "provider_of",
+    "status",
+]
+
+# Hosted providers a key may go to without an api_base, and the structured-output
+# form each accepts through litellm. Short on purpose: a provider not named here
+# gets no key unless the person names its endpoint.
+HOSTED_PROVIDERS: dict[str, str] = {
+    "openai": "json_schema",
+    "anthropic": "json_schema",
+    "gemini": "json_schema",
+    "xai": "json_schema",
+    "mistral": "json_object",
+    "groq": "json_object",
+    "deepseek": "json_object",
+    "openrouter": "prompt",  # depends on the routed model: rely on the prompt alone
+}
+# litellm turns a json_schema response_format into Ollama's `format` field.
+_OLLAMA = ("ollama_chat", "ollama")
+
+# litellm's openai provider refuses to run without some key, and would otherwise
+# fall back to OPENAI_API_KEY from the environment and send *that* to the
+# endpoint. This placeholder is not a secret.
+NO_KEY = "no-key"
+
+_PROBE_TOKENS = 4
+_PROBE_TIMEOUT = 60
+_TELL_EVERY = 0.1  # seconds between two reports of the tokens a stream has brought (at most ~10 a second)
+_DETAIL_CHARS = 200
+
+
+def provider_of(model: str) -> str:
+    """The litellm provider a model string names (`openai/gemma` -> `openai`); '' when it names none."""
+    head, sep, _ = model.partition("/")
+    return head.strip().lower() if sep else ""
+
+
+def _redirect_vars(provider: str) -> tuple[str, ...]:
+    """Environment variables litellm reads to send a provider's requests to another host."""
+    up = provider.upper()
+    return (f"{up}_API_BASE", f"{up}_BASE_URL")
+
+
+def key_source(settings: Settings, env: Mapping[str, str]) -> tuple[str, str]:
+    """(the configured key or '', where it comes from in words, never the key itself).
+
+    `GITGARDEN_API_KEY`, then the variable `api_key_env` names, then a key stored
+    with `gitgarden keys set`: the one `api_key_name` names, else — only when no
+    api_base is set, so it can go nowhere but its provider — the one named after
+    the model's provider (`openai/…` -> `openai`), as `llm` users expect.
+    """
+    if env.get("GITGARDEN_API_KEY"):
+        return env["GITGARDEN_API_KEY"], "the environment (GITGARDEN_API_KEY)"
+    if env.get(settings.api_key_env):
+        return env[settings.api_key_env], f"the environment ({settings.api_key_env})"
+    from gitgarden.model import keys
+
+    name = settings.api_key_name or ("" if settings.api_base else provider_of(settings.model))
+    stored = keys.stored_key(name, env)
+    return (stored, f"the stored key {name!r} (gitgarden keys)") if stored else ("", "")
+
+
+def key_decision(settings: Settings, env: Mapping[str, str]) -> tuple[str | None, str | None]:
+    """(the key to send or None, a sentence saying why a configured key is withheld, or None).
+
+    The key goes to the configured api_base, or — with no api_base — to a hosted
+    provider named by the model string. A provider's own base-URL variable
+    (OPENAI_BASE_URL and friends) would silently send it elsewhere, so it
+    withholds the key too; litellm reads those from the process environment,
+    hence both `env` and `os.environ` are looked at.
+    """
+    key = key_source(settings, env)[0] or None
+    if key is None:
+        return None, None
+    if not settings.model:
+        return None, "the API key is not used: no model is configured"
+    if settings.api_base and settings.api_base_source == "project":
+        return None, (
+            "the API key is withheld: api_base comes from the project's committed .gitgarden/config.toml; "
+            "set it in your user config or GITGARDEN_API_BASE to send the key there"
+        )
+    if settings.api_base:
+        return key, None
+    provider = provider_of(settings.model)
+    if provider not in HOSTED_PROVIDERS:
+        known = ", ".join(f"{p}/" for p in HOSTED_PROVIDERS)
+        return None, (
+            f"the API key is withheld: model {settings.model!r} names no hosted provider gitgarden sends keys to "
+            f"({known}) and no api_base is set; set api_base (GITGARDEN_API_BASE) to the endpoint that should receive it"
+        )
+    for var in _redirect_vars(provider):
+        if env.get(var) or os.environ.get(var):
+            return None, (
+                f"the API key is withheld: {var} is set and would send {provider}/ requests to another host; "
+                f"set api_base (GITGARDEN_API_BASE) to that endpoint if it should receive the key"
+            )
+    return key, None
+
+
+def structured_output_mode(settings: Settings) -> str:
+    """How the reply's shape is enforced: "json_schema", "json_object" or "prompt" (the prompt alone)."""
+    provider = provider_of(settings.model)
+    if provider == "openai" and settings.api_base:
+        return "json_object"  # llama.cpp-style servers: json_object + schema, enforced by a grammar
+    if provider in _OLLAMA:
+        return "json_schema"
+    return HOSTED_PROVIDERS.get(provider, "prompt")
+
+
+_WIRE_DROP = frozenset({"$schema", "title", "maxLength", "minLength"})
+
+
+def _wire_schema(node: Any, *, names: bool = False) -> Any:
+    """The reply schema as endpoints can take it; the code still validates the full schema.
+
+    llama.cpp turns the schema into a grammar: `maxLength: 20000` there becomes
+    twenty thousand nested rules (the server drops the connection), and `\\d`
+    in a pattern becomes a literal "\\d". So lengths are left to the code's
+    check, `\\d` is spelled `[0-9]`, and meta keys some providers reject go.
+    `names` marks a `properties` table, whose keys are field names, not keywords.
+    """
+    if isinstance(node, list):
+        return [_wire_schema(v) for v in node]
+    if not isinstance(node, dict):
+        return node
+    out: dict[str, Any] = {}
+    for key, value in node.items():
+        if names:
+            out[key] = _wire_schema(value)
+        elif key in _WIRE_DROP:
+            continue
+        elif key == "pattern" and isinstance(value, str):
+            out[key] = value.replace("\\d", "[0-9]")
+        else:
+            out[key] = _wire_schema(value, names=key == "properties")
+    return out
+
+
+def _response_format(settings: Settings, schema: Mapping[str, Any]) -> dict[str, Any] | None:
+    mode = structured_output_mode(settings)
+    if mode == "json_schema":
+        return {"type": "json_schema", "json_schema": {"name": "operations", "schema": _wire_schema(schema)}}
+    if mode == "json_object":
+        if provider_of(settings.model) == "openai" and settings.api_base:
+            return {"type": "json_object", "schema": _wire_schema(schema)}
+        return {"type": "json_object"}
+    return None
+
+
+def _is_local(settings: Settings) -> bool:
+    """True when requests stay on this machine or a private network: cost is then unknown, not priced."""
+    if provider_of(settings.model) in _OLLAMA and not settings.api_base:
+        return True
+    if not settings.api_base:
+        return False
+    host = (urlsplit(settings.api_base).hostname or "").lower()
+    if host in ("localhost", "") or host.endswith(".local") or host.endswith(".localhost"):
+        return True
+    try:
+        addr = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return addr.is_loopback or addr.is_private or addr.is_link_local
+
+
+def _endpoint(settings: Settings) -> str:
+    if settings.api_base:
+        return settings.api_base
+    provider = provider_of(settings.model)
+    if provider in _OLLAMA:
+        return "http://localhost:11434 (litellm's default for Ollama)"
+    if provider:
+        return f"the {provider} API (litellm's default endpoint)"
+    return "litellm's default endpoint for this model"
+
+
+def _litellm() -> Any:
+    """Import litellm quietly: local price map (no download), no debug output, no log chatter."""
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    import litellm
+
+    litellm.suppress_debug_info = True
+    litellm.set_verbose = False  # verbose logging prints request headers, keys included
+    for name in ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy", "litellm"):
+        logging.getLogger(name).setLevel(logging.CRITICAL)
+    return litellm
+
+
+# -- the litellm model -----------------------------------------------------------
+
+
+class LiteLLMModel:
+    """A `Model` that calls `litellm.completion` with the settings' model and endpoint."""
+
+    streams = True  # `complete` takes `on_tokens` (StreamingModel)
+
+    def __init__(self, settings: Settings, env: Mapping[str, str] | None = None) -> None:
+        self.settings = settings
+        self.name = settings.model
+        env = os.environ if env is None else env
+        key, self.key_withheld = key_decision(settings, env)
+        self._key = key
+        self._secrets = tuple(s for s in {key, key_source(settings, env)[0]} if s)
+        self.stream_refused = ""  # why the endpoint cannot stream, once it said so: later calls do not try again
+
+    def __repr__(self) -> str:
+        return f"LiteLLMModel(model={self.name!r}, api_base={self.settings.api_base!r})"
+
+    @property
+    def endpoint(self) -> str:
+        """Where requests go, in words."""
+        return _endpoint(self.settings)
+
+    def _auth(self) -> dict[str, str]:
+        if self._key:
+            return {"api_key": self._key}
+        provider = provider_of(self.name)
+        redirected = any(os.environ.get(v) for v in _redirect_vars(provider))
+        if self.settings.api_base or redirected:
+            # A non-default destination with nothing to send: a placeholder keeps
+            # litellm from reaching for a provider key in the environment.
+            return {"api_key": NO_KEY}
+        return {}
+
+    def _request(self, messages: list[dict[str, str]], **extra: Any) -> Any:
+        try:
+            return self._request_raw(messages, **extra)
+        except Exception as exc:
+            mapped = self._mapped(exc, extra.get("timeout"))
+            if mapped is exc:
+                raise
+            raise mapped from None
+
+    def _mapped(self, exc: Exception, timeout: Any) -> Exception:
+        """The one-line ModelError for a failed request, or `exc` itself when it is no model failure
+        (a programming error must surface as one)."""
+        mapped = _map_error(exc, self.settings, self._secrets, timeout=timeout, key_note=self._key_note())
+        return exc if mapped is None else mapped
+
+    def _key_note(self) -> str:
+        if self._key:
+            return ""
+        return f"; {self.key_withheld}" if self.key_withheld else "; no API key was sent (set GITGARDEN_API_KEY, or store one with `gitgarden keys set NAME`)"
+
+    def _scrub_message(self, message: Mapping[str, str]) -> dict[str, str]:
+        return {k: _scrub(v, self._secrets, pieces=False) if isinstance(v, str) else v for k, v in message.items()}
+
+    def complete(
+        self, messages: list[dict[str, str]], schema: dict[str, Any], budget: Budget, on_tokens: TokenCallback | None = None
+    ) -> Reply:
+        """One completion, bounded by the settings and what is left of `budget`, which it charges.
+
+        With `on_tokens` the reply is streamed and `on_tokens` is told the output tokens so far, at
+        most about ten times a second (whatever it raises ends the request and goes up); the Reply is
+        the one a plain request gives, with the provider's usage when the stream reports it.
+        """
+        s = self.settings
+        extra: dict[str, Any] = {
+            "timeout": max(1, min(s.timeout, math.ceil(budget.seconds_left()))),
+            "num_retries": s.num_retries,
+            "max_tokens": max(1, min(s.max_output_tokens, budget.tokens_left())),
+            "temperature": s.temperature,
+        }
+        response_format = _response_format(s, schema)
+        if response_format is not None:
+            extra["response_format"] = response_format
+        reply = self._streamed(messages, extra, on_tokens, budget) if on_tokens and not self.stream_refused else None
+        if reply is None:
+            reply = self._reply(self._request(messages, **extra))
+        budget.charge(reply.usage)
+        return reply
+
+    def _streamed(
+        self, messages: list[dict[str, str]], extra: dict[str, Any], on_tokens: TokenCallback, budget: Budget
+    ) -> Reply | None:
+        """The reply, streamed; None when the endpoint says it cannot stream (the caller then asks plainly).
+
+        Endpoints that cannot stream, or that refuse `stream_options`, answer the request with an
+        error before the first chunk. One plain request then does the work — rather than a stream
+        without usage, whose tokens would be litellm's count and not the provider's — and the model
+        remembers it, so a repair request does not ask twice.
+        """
+        litellm = _litellm()
+        if self._takes_stream_options(litellm):
+            extra = {**extra, "stream_options": {"include_usage": True}}
+        deadline = time.monotonic() + float(extra["timeout"])
+        budget.receiving = 0
+        try:
+            stream = self._request_raw(messages, stream=True, **extra)
+            chunks = [next(iter(stream))]  # some endpoints refuse only when the first chunk is read
+        except StopIteration:
+            chunks = []
+        except Exception as exc:
+            refusal = _stream_refusal(exc)
+            if refusal is None:
+                mapped = self._mapped(exc, extra["timeout"])
+                if mapped is exc:
+                    raise
+                raise mapped from None
+            self.stream_refused = _scrub(refusal, self._secrets)
+            return None
+        try:
+            chunks += self._read(stream, chunks, on_tokens, budget, deadline, extra["timeout"])
+        finally:
+            _close(stream)  # a stopped pass leaves mid-stream: the connection goes, the server stops
+        response = litellm.stream_chunk_builder(chunks, messages=messages) if chunks else None
+        reply = self._reply(response)
+        on_tokens(reply.usage.completion_tokens or _tokens_in(reply.text))
+        return reply
+
+    def _read(
+        self, stream: Any, first: list[Any], on_tokens: TokenCallback, budget: Budget, deadline: float, timeout: Any
+    ) -> list[Any]:
+        """The rest of the stream's chunks; `budget.receiving` holds the output tokens so far at every
+        chunk, and `on_tokens` hears them at most every _TELL_EVERY seconds."""
+        chunks: list[Any] = []
+        received = "".join(_piece(c) for c in first)
+        told = -math.inf
+        try:
+            for chunk in stream:
+                chunks.append(chunk)
+                received += _piece(chunk)
+                budget.receiving = _reported_tokens(chunk) or _tokens_in(received)
+                now = time.monotonic()
+                if now > deadline:
+                    raise ModelError(
+                        f"model unreachable: {self.endpoint} did not finish its reply within {timeout} s", kind="unreachable"
+                    )
+                if now - told >= _TELL_EVERY:
+                    told = now
+                    on_tokens(budget.receiving)
+        except ModelError:
+            raise
+        except Exception as exc:
+            mapped = self._mapped(exc, timeout)
+            if mapped is exc:
+                raise  # not a model failure (or the caller's own exception: a stopped pass)
+            raise mapped from None
+        return chunks
+
+    def _request_raw(self, messages: list[dict[str, str]], **extra: Any) -> Any:
+        """`litellm.completion` with the model, endpoint and key, its exceptions left as they are."""
+        litellm = _litellm()
+        kwargs: dict[str, Any] = {"model": self.name, "messages": [self._scrub_message(m) for m in messages]}
+        if self.settings.api_base:
+            kwargs["api_base"] = self.settings.api_base
+        kwargs.update(self._auth())
+        kwargs.update(extra)
+        return litellm.completion(**kwargs)
+
+    def _takes_stream_options(self, litellm: Any) -> bool:
+        """Whether litellm passes `stream_options` on for this provider (others reject the parameter)."""
+        provider = provider_of(self.name) or None
+        try:
+            params = litellm.get_supported_openai_params(model=self.name.partition("/")[2] or self.name, custom_llm_provider=provider)
+        except Exception:  # an unknown provider: do not send what it may reject
+            return False
+        return "stream_options" in (params or [])
+
+    def probe(self) -> Reply:
+        """One tiny request (a few output tokens, no retries) to see whether the endpoint answers."""
+        response = self._request(
+            [{"role": "user", "content": "Reply with the single word: ok"}],
+            timeout=min(self.settings.timeout, _PROBE_TIMEOUT),
+            num_retries=0,
+            max_tokens=_PROBE_TOKENS,
+            temperature=0.0,
+        )
+        return self._reply(response)
+
+    def _reply(self, response: Any) -> Reply:
+        choice = response.choices[0] if getattr(response, "choices", None) else None
+        message = getattr(choice, "message", None)
+        text = getattr(message, "content", None) or ""
+        raw_usage = getattr(response, "usage", None)
+        prompt = int(getattr(raw_usage, "prompt_tokens", 0) or 0)
+        completion = int(getattr(raw_usage, "completion_tokens", 0) or 0)
+        cost = None if _is_local(self.settings) else _cost(response)
+        return Reply(
+            text=str(text),
+            usage=Usage(prompt, completion, cost),
+            finish_reason=str(getattr(choice, "finish_reason", "") or ""),
+            model=str(getattr(response, "model", "") or self.name),
+        )
+
+
+# -- streaming -----------------------------------------------------------------------
+
+# An endpoint that cannot stream says so with a client error naming the stream
+# ("stream_options is not supported", "streaming is not supported"); \b keeps
+# "upstream" out.
+_STREAM_WORD = re.compile(r"(?i)\bstream")
+_REFUSAL_STATUS = frozenset({400, 405, 415, 422, 501})
+
+
+def _stream_refusal(exc: Exception) -> str | None:
+    """What the endpoint said when `exc` is its refusal to stream, else None."""
+    import openai
+
+    chain = _chain(exc)
+    status = next((getattr(e, "status_code", None) for e in chain if getattr(e, "status_code", None)), None)
+    client_error = status in _REFUSAL_STATUS or any(isinstance(e, openai.BadRequestError | openai.UnprocessableEntityError) for e in chain)
+    text = " ".join(str(e) for e in chain)
+    if client_error and _STREAM_WORD.search(text):
+        return _detail(exc, ())
+    return None
+
+
+def _piece(chunk: Any) -> str:
+    """The text a stream chunk adds to the reply."""
+    choices = getattr(chunk, "choices", None) or []
+    delta = getattr(choices[0], "delta", None) if choices else None
+    content = getattr(delta, "content", None)
+    return content if isinstance(content, str) else ""
+
+
+def _reported_tokens(chunk: Any) -> int:
+    """The output tokens a chunk's usage reports (the provider's own count), 0 when it has none."""
+    usage = getattr(chunk, "usage", None)
+    return int(getattr(usage, "completion_tokens", 0) or 0)
+
+
+def _tokens_in(text: str) -> int:
+    """An estimate of the tokens in `text`, as gitgarden estimates prompts (about 4 bytes a token)."""
+    return math.ceil(len(text.encode("utf-8")) / 4)
+
+
+def _close(stream: Any) -> None:
+    """Close a stream's connection; a stream that is already gone is fine."""
+    close = getattr(stream, "close", None)
+    if callable(close):
+        with contextlib.suppress(Exception):  # closing is tidying up: never the failure the person sees
+            close()
+
+
+def _cost(response: Any) -> float | None:
+    litellm = _litellm()
+    try:
+        return float(litellm.completion_cost(completion_response=response))
+    except Exception:  # litellm raises for models it has no price for: cost unknown
+        return None
+
+
+def make_model(settings: Settings, env: Mapping[str, str] | None = None) -> Model | None:
+    """The configured model, or None when no model is configured (promotion is then skipped)."""
+    if not settings.model.strip():
+        return None
+    return LiteLLMModel(settings, env)
+
+
+# -- errors ----------------------------------------------------------------------
+
+_PREFIX = re.compile(r"^\s*(?:litellm\.)?[A-Za-z]*(?:Error|Exception|Timeout)\s*[:\-]\s*")
+_CONTEXT_PHRASES = (
+    "context length",
+    "context window",
+    "context size",
+    "context limit",
+    "maximum context",
+    "prompt is too long",
+    "too many tokens",
+    "context_length_exceeded",
+)
+_BEARER = re.compile(r"(?i)bearer\s+\S+")
+
+
+def _scrub(text: str, secrets: tuple[str, ...], *, pieces: bool = True) -> str:
+    """`text` with every secret replaced; with `pieces`, also bearer tokens and any word sharing 8 characters with one."""
+    out = text
+    for secret in secrets:
+        if len(secret) >= (4 if pieces else 8):  # a short "key" in a prompt is more likely a word than a secret
+            out = out.replace(secret, "[redacted]")
+    if not pieces:
+        return out
+    out = _BEARER.sub("Bearer [redacted]", out)
+    long = [s for s in secrets if len(s) >= 8]
+    if long:
+        # Providers echo masked keys ("sk-abc***wxyz"); drop any word holding a piece of the key.
+        chunks = {s[i : i + 8] for s in long for i in range(len(s) - 7)}
+        out = " ".join("[redacted]" if any(c in word for c in chunks) else word for word in out.split(" "))
+    return out
+
+
+def _detail(exc: BaseException, secrets: tuple[str, ...]) -> str:
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    for _ in range(4):
+        stripped = _PREFIX.sub("", text)
+        if stripped == text:
+            break
+        text = stripped
+    text = re.sub(r"^[A-Za-z_]*Exception\s*-\s*", "", text).strip() or type(exc).__name__
+    text = _scrub(text, secrets)
+    return text if len(text) <= _DETAIL_CHARS else text[: _DETAIL_CHARS - 1] + "…"
+
+
+def _chain(exc: BaseException) -> list[BaseException]:
+    seen: list[BaseException] = []
+    cur: BaseException | None = exc
+    while cur is not None and cur not in seen and len(seen) < 10:
+        seen.append(cur)
+        cur = cur.__cause__ or cur.__context__
+    return seen
+
+
+def _map_error(
+    exc: Exception,
+    settings: Settings,
+    secrets: tuple[str, ...],
+    *,
+    timeout: Any = None,
+    key_note: str = "",
+) -> ModelError | None:
+    """A one-line ModelError for a failed request, or None when `exc` is not a model failure."""
+    import httpx
+    import openai
+
+    chain = _chain(exc)
+    if not any(isinstance(e, openai.OpenAIError | httpx.HTTPError) for e in chain):
+        return None
+    litellm = _litellm()
+    ex = litellm.exceptions
+    where = _endpoint(settings)
+    detail = _detail(exc, secrets)
+    model = settings.model
+    if any(isinstance(e, openai.APITimeoutError | httpx.TimeoutException | TimeoutError) for e in chain):
+        return ModelError(f"model unreachable: {where} did not answer within {timeout or settings.timeout} s", kind="unreachable")
+    if any(isinstance(e, openai.APIConnectionError | httpx.ConnectError | ConnectionError) for e in chain):
+        reason = "connection refused" if any(isinstance(e, ConnectionRefusedError) for e in chain) else detail
+        return ModelError(f"model unreachable: {where} ({reason})", kind="unreachable")
+    if isinstance(exc, ex.ContextWindowExceededError) or (
+        isinstance(exc, openai.BadRequestError) and any(p in detail.lower() for p in _CONTEXT_PHRASES)
+    ):
+        return ModelError(
+            f"the prompt is too long for {model}'s context ({detail}); lower context_window "
+            f"(now {settings.context_window:,}) so gitgarden sends less",
+            kind="context_too_long",
+        )
+    # litellm does not map every status to its own class (403 arrives as a plain APIError): look at both.
+    code = getattr(exc, "status_code", None)
+    if isinstance(exc, openai.AuthenticationError | openai.PermissionDeniedError) or code in (401, 403):
+        return ModelError(f"model endpoint refused the API key: {where} ({detail}){key_note}", kind="auth")
+    if isinstance(exc, openai.RateLimitError) or code == 429:
+        return ModelError(f"model endpoint is rate-limiting requests: {where} ({detail}); try again later", kind="rate_limited")
+    if isinstance(exc, openai.NotFoundError) or code == 404:
+        return ModelError(f"model {model!r} not found at {where} ({detail})", kind="error")
+    if isinstance(exc, ex.ServiceUnavailableError | ex.BadGatewayError) or code in (502, 503, 504):
+        return ModelError(f"model endpoint unavailable: {where} ({detail})", kind="unreachable")
+    if isinstance(exc, openai.BadRequestError):
+        return ModelError(f"model endpoint refused the request: {where} ({detail})", kind="error")
+    return ModelError(f"model call failed: {where} ({detail})", kind="error")
+
+
+# -- status ------------------------------------------------------------------------
+
+
+def status(settings: Settings, env: Mapping[str, str], *, probe: bool) -> dict[str, Any]:
+    """What is configured, where requests go, whether a key is sent, and — with `probe` — whether it answers.
+
+    Without `probe` this is free (no litellm import). With it, one tiny request
+    is made; `reachable` is then True or False, and None when not established.
+    """
+    key, withheld = key_decision(settings, env)
+    configured = bool(settings.model.strip())
+    found, source = key_source(settings, env)
+    info: dict[str, Any] = {
+        "configured": configured,
+        "reachable": None,
+        "model": settings.model or None,
+        "endpoint": _endpoint(settings) if configured else None,
+        "context_window": settings.context_window,
+        "structured_output": structured_output_mode(settings),
+        "api_key": "sent" if key else ("withheld" if found else "none"),
+        "api_key_source": source or None,
+        "api_key_withheld": withheld,
+        "error": None,
+        "error_kind": None,
+    }
+    if probe and configured:
+        try:
+            LiteLLMModel(settings, env).probe()
+        except ModelError as exc:
+            info["reachable"] = False
+            info["error"] = str(exc)
+            info["error_kind"] = exc.kind
+        else:
+            info["reachable"] = True
+    return info

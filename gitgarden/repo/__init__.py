@@ -1,0 +1,6 @@
+"""git at the edge: running git (`gitrepo`), the commits gitgarden makes (`commits`), repository
+states (`states`), the shared remote (`remote`), crash recovery and safe writes (`recovery`), the pass
+lock (`lock`) and the three-way text merge (`textmerge`).
+
+May import wiki (trees, the layout, the journal) and errors.
+"""
