@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -21,7 +22,7 @@ if TYPE_CHECKING:
     from gitgarden.model.llm import Model
     from gitgarden.project import Project
 
-__all__ = ["App", "activate", "err", "out_json", "pass_app", "render_set_aside", "render_figures", "listing"]
+__all__ = ["App", "activate", "err", "out_json", "pass_app", "render_set_aside", "render_figures", "listing", "show_value", "table"]
 
 
 def _default_model_factory(settings: Settings, env: Mapping[str, str]) -> Model | None:
@@ -101,3 +102,27 @@ def listing(items: list[str], limit: int = 5) -> str:
         return "0"
     shown = ", ".join(items[:limit])
     return f"{len(items)}: {shown}" + (" …" if len(items) > limit else "")
+
+
+def table(headers: list[str], rows: list[list[str]]) -> None:
+    """A table on stdout (rich); piped, one row a line."""
+    from rich import box
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(*headers, box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, header_style="bold")
+    for row in rows:
+        table.add_row(*row)
+    # Piped output keeps one row a line, however long the paths.
+    Console(file=sys.stdout, width=None if sys.stdout.isatty() else 10_000).print(table)
+
+
+def show_value(value: Any) -> str:
+    """A setting's value as a person writes it: true/false, a list joined by commas, "" for empty."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, tuple | list):
+        return ", ".join(map(str, value)) if value else "[]"
+    if value == "":
+        return '""'
+    return str(value)

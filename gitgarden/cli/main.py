@@ -20,6 +20,7 @@ from gitgarden.cli import guard as _guard
 from gitgarden.cli import history as _history
 from gitgarden.cli import keys as _keys
 from gitgarden.cli import schedule as _schedule
+from gitgarden.cli import settings as _settings
 from gitgarden.cli import split as _split
 from gitgarden.cli.app import (
     App,
@@ -349,5 +350,5 @@ def main() -> None:
     cli(obj=App(), complete_var="_GITGARDEN_COMPLETE")  # the same under `python -m gitgarden`
 
 
-for _part in (_ci, _guard, _history, _keys, _schedule, _split):
+for _part in (_ci, _guard, _history, _keys, _schedule, _settings, _split):
     _part.register(cli)

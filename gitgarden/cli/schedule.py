@@ -1,4 +1,4 @@
-"""Commands for scheduling and settings: `tick`, `projects`, `config`, `timer`, `status`.
+"""Commands for scheduling: `tick`, `projects`, `timer`, `status`.
 
 Every `gitgarden` call imports this module, and the timer calls `gitgarden
 tick` every minute: importing it must stay cheap. The gardener, the model
@@ -10,48 +10,25 @@ from __future__ import annotations
 import contextlib
 import sys
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 
-from gitgarden.cli.app import App, err, out_json, pass_app, render_set_aside
-from gitgarden.errors import ConfigError, GitgardenError, NotAProject
+from gitgarden.cli.app import App, err, out_json, pass_app, render_set_aside, show_value, table
+from gitgarden.errors import GitgardenError, NotAProject
 
 if TYPE_CHECKING:
     from gitgarden.schedule.tick import Assessment, TickReport
     from gitgarden.schedule.timers import Crontab
 
-__all__ = ["register", "set_setting", "SetReport"]
+__all__ = ["register"]
 
 
 def register(group: click.Group) -> None:
     """Add this module's commands to the `gitgarden` group."""
-    for command in (tick, projects, config_group, timer, status):
+    for command in (tick, projects, timer, status):
         group.add_command(command)
-
-
-def _table(headers: list[str], rows: list[list[str]]) -> None:
-    from rich import box
-    from rich.console import Console
-    from rich.table import Table
-
-    table = Table(*headers, box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, header_style="bold")
-    for row in rows:
-        table.add_row(*row)
-    # Piped output keeps one row a line, however long the paths.
-    Console(file=sys.stdout, width=None if sys.stdout.isatty() else 10_000).print(table)
-
-
-def _show(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, tuple | list):
-        return ", ".join(map(str, value)) if value else "[]"
-    if value == "":
-        return '""'
-    return str(value)
 
 
 # -- tick -------------------------------------------------------------------------------
@@ -170,13 +147,13 @@ def projects_list(app: App, as_json: bool) -> None:
     if not rows:
         err("No projects registered: run `gitgarden projects add` in a project.")
         return
-    _table(
+    table(
         ["path", "exists", "enabled", "last attempt", "outcome", "failures in a row"],
         [
             [
                 r["path"],
                 "yes" if r["exists"] else "no",
-                "config error" if r["error"] else ("-" if r["enabled"] is None else _show(r["enabled"])),
+                "config error" if r["error"] else ("-" if r["enabled"] is None else show_value(r["enabled"])),
                 r["last_attempt"] or "never",
                 r["last_outcome"] or "-",
                 str(r["consecutive_failures"]),
@@ -187,245 +164,6 @@ def projects_list(app: App, as_json: bool) -> None:
     for r in rows:
         if r["error"]:
             err(f"warning: {r['error']}")
-
-
-# -- config --------------------------------------------------------------------------------
-
-
-def _complete_keys(_ctx: click.Context, _param: click.Parameter, incomplete: str) -> list[Any]:
-    """Shell completion for KEY: the setting names, each with what it means."""
-    from click.shell_completion import CompletionItem
-
-    from gitgarden.config import SPECS
-
-    return [CompletionItem(s.key, help=s.help) for s in SPECS if s.key.startswith(incomplete)]
-
-
-def _scope_options(func: Callable[..., Any]) -> Callable[..., Any]:
-    func = click.option("--project", "scope", flag_value="project", help="The project's .gitgarden/config.toml.")(func)
-    func = click.option("--user", "scope", flag_value="user", help="The user config file (GITGARDEN_CONFIG).")(func)
-    return func
-
-
-def _where(app: App, scope: str | None) -> tuple[str, Path | None]:
-    """(scope, project root or None): the project when inside one, unless --user."""
-    from gitgarden.project import find_project
-
-    if scope == "user":
-        return "user", None
-    try:
-        return "project", find_project().root
-    except NotAProject:
-        if scope == "project":
-            raise
-        return "user", None
-
-
-def _config_file(app: App, scope: str, root: Path | None) -> Path:
-    from gitgarden.config import user_config_path
-
-    return root / ".gitgarden" / "config.toml" if scope == "project" and root else user_config_path(app.env)
-
-
-def _spec(key: str) -> Any:
-    from gitgarden.config import SPECS, did_you_mean
-
-    for spec in SPECS:
-        if spec.key == key:
-            return spec
-    if key == "api_key":
-        raise ConfigError("unknown setting 'api_key': keys are not settings; store one with `gitgarden keys set NAME`")
-    raise ConfigError(f"unknown setting {key!r}{did_you_mean(key) or ' (see `gitgarden config list`)'}")
-
-
-@dataclass(frozen=True)
-class SetReport:
-    """What `config set` did: the file, whether it was rewritten, the value read back, and what applies here."""
-
-    path: Path
-    changed: bool
-    value: Any
-    effective: Any
-    source: str
-
-
-def set_setting(path: Path, key: str, raw: str, *, scope: str, env: Mapping[str, str], root: Path | None) -> SetReport:
-    """Check and write `key = raw` into `path` (a `scope` file), then read it back.
-
-    Refused (ConfigError, nothing written): an unknown key; a value of the wrong
-    type or out of range (with the range); a key whose environment variable is
-    set (it would never be read); a key that may not live in a project file.
-    """
-    from gitgarden.config import clamp, env_name, load_settings, parse_value, read_toml, write_value
-
-    spec = _spec(key)
-    var = env_name(key)
-    if spec.project_only:
-        _check_layout_setting(key, raw, scope=scope, path=path, root=root)
-    elif env.get(var, "") != "":
-        raise ConfigError(f"{var} is set in the environment and overrides any file: unset it (or change it there) instead")
-    if scope == "project" and not spec.project_ok:
-        raise ConfigError(f"{key} never goes in a project file ({spec.not_in_project}): use `gitgarden config set --user {key} {raw}`")
-    value = parse_value(key, raw, where="gitgarden config set")
-    if spec.project_only:
-        from gitgarden.wiki.layout import check_layout_value
-
-        value = check_layout_value(key, value, where="gitgarden config set")
-    if clamp(key, value)[1] is not None:
-        if spec.choices:
-            raise ConfigError(f"{key} must be one of {', '.join(spec.choices)}; {raw} refused (nothing written)")
-        raise ConfigError(f"{key} must be within {_show(spec.type(spec.lo))}–{_show(spec.type(spec.hi))}; {raw} refused (nothing written)")
-    changed = write_value(path, key, value)
-    table = read_toml(path)
-    back = parse_value(key, table[key], where=str(path))
-    resolved = load_settings(root, env=env)
-    return SetReport(path, changed, back, getattr(resolved.settings, key), resolved.sources[key])
-
-
-def _check_layout_setting(key: str, raw: str, *, scope: str, path: Path, root: Path | None) -> None:
-    """Refuse (ConfigError, nothing written) a layout setting outside a project, one that names
-    a wiki folder that does not exist, or one that leaves the two folders clashing."""
-    from gitgarden.config import read_toml
-    from gitgarden.project import check_on_disk
-    from gitgarden.wiki.layout import check_layout_value, from_table
-
-    if scope != "project" or root is None:
-        raise ConfigError(f"{key} is a project's own setting (a fact of the project, the same on every machine): run `gitgarden config set {key} …` inside the project, without --user")
-    value = check_layout_value(key, raw, where="gitgarden config set")
-    table = {**read_toml(path), key: value}
-    check_on_disk(from_table(table, where="gitgarden config set"), root, where="gitgarden config set")
-    if key == "wiki_dir" and value != "." and not (root / value).is_dir():
-        raise ConfigError(f"wiki_dir {value!r}: there is no such folder in {root}; make it (or move your notes there) first")
-
-
-@click.group("config")
-def config_group() -> None:
-    """Read and change settings: flag > GITGARDEN_* environment > project file > user file > default.
-
-    The scope is the project when you stand in one, else the user file;
-    --user or --project chooses.
-    """
-
-
-@config_group.command("get")
-@click.argument("key", shell_complete=_complete_keys)
-@click.option("--json", "as_json", is_flag=True, help="Print key, value and layer as JSON.")
-@_scope_options
-@pass_app
-def config_get(app: App, key: str, as_json: bool, scope: str | None) -> None:
-    """Print KEY's value here (its layer on stderr)."""
-    _spec(key)
-    where, root = _where(app, scope)
-    resolved = app.settings(_project(root))
-    value, source = getattr(resolved.settings, key), resolved.sources[key]
-    if as_json:
-        out_json({"key": key, "value": value, "source": source, "scope": where})
-        return
-    click.echo(_show(value) if isinstance(value, bool | tuple | list) else value)
-    err(f"({key} from {source})")
-
-
-def _project(root: Path | None) -> Any:
-    from gitgarden.project import Project
-
-    return Project(root) if root else None
-
-
-@config_group.command("set")
-@click.argument("key", shell_complete=_complete_keys)
-@click.argument("value")
-@_scope_options
-@pass_app
-def config_set(app: App, key: str, value: str, scope: str | None) -> None:
-    """Set KEY to VALUE in the project or user file; print the value read back."""
-    where, root = _where(app, scope)
-    path = _config_file(app, where, root)
-    here = root if root is not None else _where(app, None)[1]  # what applies where you stand
-    report = set_setting(path, key, value, scope=where, env=app.env, root=here)
-    if report.changed:
-        err(f"Wrote {key} to {path}.")
-    else:
-        err(f"{key} is already {_show(report.value)} in {path}: the file was not rewritten.")
-    click.echo(f"{key} = {_show(report.value)}")
-    if report.source != where:
-        err(f"note: here the {report.source} layer wins: {key} = {_show(report.effective)}")
-    if key in ("wiki_dir", "map_page") and where == "project" and here is not None:
-        _warn_of_a_persons_map(here)
-
-
-def _warn_of_a_persons_map(root: Path) -> None:
-    """Say so when the map the layout now names is a note of the person's (gitgarden's own map has
-    its `## Pages` and `## Open` sections): a pass adds entries to the map."""
-    from gitgarden.project import of_root
-
-    try:
-        map_path = root / of_root(root).map_path()
-        text = map_path.read_text(encoding="utf-8", errors="replace") if map_path.is_file() and not map_path.is_symlink() else None
-    except (OSError, GitgardenError):
-        return
-    if text is not None and not ("## Pages" in text and "## Open" in text):
-        err(
-            f"note: {map_path.relative_to(root).as_posix()} is now the map, and a pass adds its entries there; "
-            "if it is a note of yours, name another page for the map: gitgarden config set map_page Map"
-        )
-
-
-@config_group.command("unset")
-@click.argument("key", shell_complete=_complete_keys)
-@_scope_options
-@pass_app
-def config_unset(app: App, key: str, scope: str | None) -> None:
-    """Remove KEY from the project or user file; print the value that applies now."""
-    from gitgarden.config import SPECS, read_toml, unset_value
-
-    where, root = _where(app, scope)
-    path = _config_file(app, where, root)
-    if key not in {s.key for s in SPECS} and key not in read_toml(path):
-        _spec(key)
-    if key == "wiki_dir" and where == "project" and root is not None and not (root / "wiki").is_dir() and key in read_toml(path):
-        # Back to the default, the project would have no wiki folder and no longer be found.
-        raise ConfigError(f"without wiki_dir the wiki is wiki/, which {root} does not have: set wiki_dir to the folder of your notes instead")
-    if unset_value(path, key):
-        err(f"Removed {key} from {path}.")
-    else:
-        err(f"{key} was not set in {path}: nothing changed.")
-    if key in {s.key for s in SPECS}:
-        resolved = app.settings(_project(root))
-        click.echo(f"{key} = {_show(getattr(resolved.settings, key))}")
-        err(f"({key} from {resolved.sources[key]})")
-
-
-@config_group.command("list")
-@click.option("--json", "as_json", is_flag=True, help="Print every setting as JSON.")
-@_scope_options
-@pass_app
-def config_list(app: App, as_json: bool, scope: str | None) -> None:
-    """Every setting, its value here and the layer it comes from (flag, env, project, user, default)."""
-    from gitgarden.config import SPECS, env_name
-
-    _where_scope, root = _where(app, scope)
-    resolved = app.settings(_project(root))
-    rows = {
-        s.key: {
-            "value": getattr(resolved.settings, s.key),
-            "source": resolved.sources[s.key],
-            "default": s.default,
-            "range": None if s.lo is None else [s.type(s.lo), s.type(s.hi)],
-            "env": env_name(s.key),
-            "help": s.help,
-        }
-        for s in SPECS
-    }
-    if as_json:
-        out_json(rows)
-        return
-    _table(
-        ["key", "value", "from", "range", "meaning"],
-        [
-            [k, _show(r["value"]), r["source"], "" if r["range"] is None else f"{r['range'][0]}–{r['range'][1]}", r["help"]]
-            for k, r in rows.items()
-        ],
-    )
 
 
 # -- timer -------------------------------------------------------------------------------------

@@ -23,8 +23,7 @@ from gitgarden.gardener.steps import Step
 from gitgarden.guard import grounding
 from gitgarden.guard import rules as guard
 from gitgarden.model.operations import Op
-from gitgarden.wiki import journal, tidy
-from gitgarden.wiki import pages as wiki
+from gitgarden.wiki import journal, pages, tidy
 
 if TYPE_CHECKING:
     from gitgarden.gardener.outcome import PassResult
@@ -182,7 +181,7 @@ def _apply_all(run: Pass, work: Work, ops: list[Op], ledger: Ledger, label: str 
         lowest: float | None = None
         if applied.prose:
             # Rule 11: a sentence the cited lines do not carry drops the whole operation.
-            names = {p: wiki.page_name(p) or "" for p, _ in applied.prose}
+            names = {p: pages.page_name(p) or "" for p, _ in applied.prose}
             prose_titles = {p: titles[n][0] if n in titles else str(op.get("title") or "") for p, n in names.items()}
             prose = list(applied.prose)
             for path, name in names.items():

@@ -18,8 +18,7 @@ from gitgarden.config import Settings
 from gitgarden.gardener.state import Pass, StandDown, Stopped, Work
 from gitgarden.gardener.steps import Step, token_steps
 from gitgarden.project import Project
-from gitgarden.wiki import pages as wiki
-from gitgarden.wiki import tidy
+from gitgarden.wiki import pages, tidy
 from gitgarden.wiki.facts import page_facts
 from gitgarden.wiki.tree import Tree
 
@@ -49,9 +48,9 @@ def ask(run: Pass, work: Work) -> Answer:
         project_name=project.name,
         agents_md=agents.read_text(encoding="utf-8", errors="replace") if agents.is_file() and not agents.is_symlink() else "",
         identity=_identity_texts(project, settings),
-        map_text=tidy.read_text(work.base, wiki.map_path()) or "",
+        map_text=tidy.read_text(work.base, pages.map_path()) or "",
         pages=_page_infos(work.base, titles),
-        read_page=lambda name: tidy.read_text(work.base, wiki.page_path(name)),
+        read_page=lambda name: tidy.read_text(work.base, pages.page_path(name)),
         unread=offered,
         overflow=result.overflow,
         conversation=work.ctx_conversation,
@@ -183,7 +182,7 @@ def _page_infos(tree: Tree, titles: Mapping[str, tuple[str, list[str]]]) -> list
 
     infos = []
     for name, (title, aliases) in sorted(titles.items()):
-        path = wiki.page_path(name)
+        path = pages.page_path(name)
         found = page_facts(tree, path) if path in tree else None
         state = "open" if found is None else "?" if found.meta is None else str(found.meta.get("state", "open"))
         infos.append(PageInfo(name, title, state, 0 if found is None else found.chars, tuple(aliases)))

@@ -24,7 +24,7 @@ from typing import Any
 from gitgarden.config import Settings
 from gitgarden.errors import ModelError
 from gitgarden.model import operations as ops
-from gitgarden.wiki import pages as wiki
+from gitgarden.wiki import pages
 from gitgarden.wiki.journal import JournalLine
 
 __all__ = [
@@ -230,7 +230,7 @@ def _page_terms(page: PageInfo) -> set[str]:
     return _words(" ".join((page.name.replace("-", " ").replace("/", " "), page.title, *page.aliases)))
 
 
-def rank_pages(pages: list[PageInfo], lines: Iterable[JournalLine], candidates: dict[str, list[str]]) -> list[tuple[float, PageInfo]]:
+def rank_pages(infos: list[PageInfo], lines: Iterable[JournalLine], candidates: dict[str, list[str]]) -> list[tuple[float, PageInfo]]:
     """Pages the lines are about, best first: shared rare words, whole titles mentioned, and the caller's candidates.
 
     A word shared by many pages counts little (1/number of pages having it), so
@@ -239,7 +239,7 @@ def rank_pages(pages: list[PageInfo], lines: Iterable[JournalLine], candidates: 
     lines = list(lines)
     line_words = _words(" ".join(ln.text for ln in lines))
     joined = " \n".join(ln.text.lower() for ln in lines)
-    terms = {p.name: _page_terms(p) for p in pages}
+    terms = {p.name: _page_terms(p) for p in infos}
     df: dict[str, int] = {}
     for ts in terms.values():
         for t in ts & line_words:
@@ -251,8 +251,8 @@ def rank_pages(pages: list[PageInfo], lines: Iterable[JournalLine], candidates: 
             for name in names:
                 bonus[name.lower()] = bonus.get(name.lower(), 0.0) + 3.0
     ranked: list[tuple[float, PageInfo]] = []
-    for page in pages:
-        if page.name == wiki.map_name():
+    for page in infos:
+        if page.name == pages.map_name():
             continue  # the map is shown in full above
         shared = terms[page.name] & line_words
         score = sum(1.0 / df[t] for t in shared) + bonus.get(page.name.lower(), 0.0)
@@ -289,7 +289,7 @@ def _clip_tail(text: str, tokens: float) -> str:
 
 def _page_row(page: PageInfo) -> str:
     title = page.title + (f" (also: {', '.join(page.aliases)})" if page.aliases else "")
-    over = " | over budget" if page.size > wiki.PAGE_BUDGET else ""
+    over = " | over budget" if page.size > pages.PAGE_BUDGET else ""
     return f"- {page.name} | {title} | {page.state} | {page.size}{over}"
 
 
@@ -408,7 +408,7 @@ def _render_user(
     parts = [f"Today is {inputs.today}. Project: {inputs.project_name}.\n"]
     parts.append(_block("AGENTS.md — the project's premises", agents))
     parts.extend(_block(f"identity file {name}", text) for name, text in identity)
-    where = wiki.map_path()
+    where = pages.map_path()
     parts.append(_block(f"the map ({where})", map_text) or f"=== the map ({where}) ===\n(no map yet)\n")
     listing = "\n".join(list_rows)
     if omitted:

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gitgarden.model.operations import INVALID, Op
-from gitgarden.wiki import pages as wiki
+from gitgarden.wiki import pages
 from gitgarden.wiki.journal import JournalLine, day_path
 from gitgarden.wiki.names import unportable_part
 from gitgarden.wiki.tree import Entry, Tree, file, text_of
@@ -51,7 +51,7 @@ class ApplyContext:
     offered: Mapping[str, JournalLine]
     today: str
     conversation: str = ""
-    links: wiki.LinkIndex | None = None
+    links: pages.LinkIndex | None = None
     journal_texts: tuple[str, ...] = ()  # every journal line, to refuse recovering what one already says
 
 
@@ -68,11 +68,11 @@ def _resolve(tree: Tree, ctx: ApplyContext, name: str) -> str | None:
     """The path of an existing page named `name` (a page name, file name or alias)."""
     if ctx.links is not None:
         found = ctx.links.resolve(name)
-        if found is not None and wiki.page_path(found) in tree:
-            return wiki.page_path(found)
-    path = wiki.page_path(name)
+        if found is not None and pages.page_path(found) in tree:
+            return pages.page_path(found)
+    path = pages.page_path(name)
     # At the root the tree also lists files that are no pages (an identity file, AGENTS.md).
-    return path if path in tree and wiki.page_name(path) is not None else None
+    return path if path in tree and pages.page_name(path) is not None else None
 
 
 def _with_source(text: str, days: list[str]) -> str:
@@ -81,19 +81,19 @@ def _with_source(text: str, days: list[str]) -> str:
     A page without frontmatter (the person's note as they wrote it) gets none forced
     onto it; on the person's pages `source:` is the only key a pass adds (DESIGN §1).
     """
-    if not wiki.split_frontmatter(text)[0]:
+    if not pages.split_frontmatter(text)[0]:
         return text
     try:
-        meta = wiki.read_meta(text)
-    except wiki.PageError:
+        meta = pages.read_meta(text)
+    except pages.PageError:
         return text  # protected as it is: the guard will refuse a change to its frontmatter
     updates: dict[str, str] = {}
-    have = wiki.source_days(meta)
+    have = pages.source_days(meta)
     if not set(days) <= set(have):
-        updates["source"] = wiki.render_source([*have, *days])
-    if "state" not in meta and wiki.is_gardeners(meta):
+        updates["source"] = pages.render_source([*have, *days])
+    if "state" not in meta and pages.is_gardeners(meta):
         updates["state"] = "open"
-    return wiki.patch_meta(text, updates) if updates else text
+    return pages.patch_meta(text, updates) if updates else text
 
 
 def apply_op(op: Op, tree: Tree, ctx: ApplyContext) -> Applied | Refusal:
@@ -113,9 +113,9 @@ def apply_op(op: Op, tree: Tree, ctx: ApplyContext) -> Applied | Refusal:
 
 def _unsafe_name(name: str) -> str | None:
     """Why a new page may not be called `name` (a file not every system can check out), or None."""
-    path = wiki.page_path(name)
+    path = pages.page_path(name)
     why = unportable_part(path)
-    if why is None and wiki.page_name(path) != name:
+    if why is None and pages.page_name(path) != name:
         # A wiki at the project root: `raw/x`, `AGENTS`, `.obsidian/x` or a day of the journal folder.
         return f"page name {name!r} refused: that path is not a page of this wiki (gitgarden's, Obsidian's or the journal's)"
     return None if why is None else f"page name {name!r} refused: {why}, so the page could not be checked out there"
@@ -126,7 +126,7 @@ def _create_page(op: Op, tree: Tree, ctx: ApplyContext) -> Applied | Refusal:
     existing = _resolve(tree, ctx, name) or _resolve(tree, ctx, op.get("title"))
     if existing is not None:
         # Never an overwrite: the same thing again is more text for the page it already has.
-        as_append = Op("append", {"page": wiki.page_name(existing), "text": op.get("body")}, op.lines, op.index)
+        as_append = Op("append", {"page": pages.page_name(existing), "text": op.get("body")}, op.lines, op.index)
         return _append(as_append, tree, ctx, original=op)
     unsafe = _unsafe_name(name)
     if unsafe:
@@ -134,8 +134,8 @@ def _create_page(op: Op, tree: Tree, ctx: ApplyContext) -> Applied | Refusal:
     made = _made_before(tree, op.get("body"), _cited_days(op, ctx))
     if made is not None:
         return Applied(op, already_in=made)  # the same lines already made this page, under another name
-    path = wiki.page_path(name)
-    text = wiki.new_page(op.get("title"), op.get("body"), source=_cited_days(op, ctx))
+    path = pages.page_path(name)
+    text = pages.new_page(op.get("title"), op.get("body"), source=_cited_days(op, ctx))
     return Applied(op, writes={path: file(text)}, prose=[(path, op.get("body"))], created=[path])
 
 
@@ -149,7 +149,7 @@ def _append(op: Op, tree: Tree, ctx: ApplyContext, original: Op | None = None) -
         return Refusal(owner, f"{path} is not a text page")
     if _stands_in(op.get("text"), old):
         return Applied(owner, already_in=path)  # proposing the same thing twice never writes it twice
-    new = wiki.append_body(_with_source(old, _cited_days(op, ctx)), op.get("text"))
+    new = pages.append_body(_with_source(old, _cited_days(op, ctx)), op.get("text"))
     return Applied(owner, writes={path: file(new)}, prose=[(path, op.get("text"))], appended=[path])
 
 
@@ -159,8 +159,8 @@ def _persons(text: str | None) -> bool:
     if text is None:
         return False
     try:
-        return not wiki.is_gardeners(wiki.read_meta(text))
-    except wiki.PageError:
+        return not pages.is_gardeners(pages.read_meta(text))
+    except pages.PageError:
         return True
 _WIKILINK = re.compile(r"\[\[([^\[\]\n]+?)\]\]")
 _MDLINK = re.compile(r"!?\[([^\[\]\n]*)\]\([^()\s]*\)")
@@ -186,7 +186,7 @@ def _stands_in(text: str, page: str) -> bool:
     wanted = _sentence_keys(text)
     if not wanted:
         return False  # nothing comparable (a bare heading): not "already there"
-    _, body = wiki.split_frontmatter(page)
+    _, body = pages.split_frontmatter(page)
     return set(wanted) <= set(_sentence_keys(body))
 
 
@@ -199,10 +199,10 @@ def _made_before(tree: Tree, body: str, days: list[str]) -> str | None:
     if not days or not _sentence_keys(body):
         return None
     for path in sorted(tree):
-        if wiki.page_name(path) is None or path == wiki.map_path():
+        if pages.page_name(path) is None or path == pages.map_path():
             continue
         facts = page_facts(tree, path)
-        if facts is None or facts.meta is None or not set(days) <= set(wiki.source_days(facts.meta)):
+        if facts is None or facts.meta is None or not set(days) <= set(pages.source_days(facts.meta)):
             continue
         text = _text(tree, path)
         if text is not None and _stands_in(body, text):
@@ -218,7 +218,7 @@ def _link(op: Op, tree: Tree, ctx: ApplyContext) -> Applied | Refusal:
     if _persons(_text(tree, path)):
         return Refusal(op, f"{path} is the person's page: a pass only appends to it")
     old = _text(tree, path)
-    new = None if old is None else wiki.wrap_first_mention(old, op.get("phrase"), wiki.page_name(target) or "")
+    new = None if old is None else pages.wrap_first_mention(old, op.get("phrase"), pages.page_name(target) or "")
     if new is None:
         return Refusal(op, f"no unlinked mention of {op.get('phrase')!r} in {path}")
     return Applied(op, writes={path: file(new)})
@@ -231,23 +231,23 @@ def _set_state(op: Op, tree: Tree, ctx: ApplyContext) -> Applied | Refusal:
         return Refusal(op, f"page {op.get('page')!r} does not exist")
     if _persons(old):
         return Refusal(op, f"{path} is the person's page: its state is theirs to set")
-    new = wiki.patch_meta(old, {"state": op.get("state")})
+    new = pages.patch_meta(old, {"state": op.get("state")})
     return Applied(op, writes={path: file(new)}, state_evidence={path: op.get("evidence")})
 
 
 def _open_question(op: Op, tree: Tree, ctx: ApplyContext) -> Applied | Refusal:
-    old = _text(tree, wiki.map_path()) or ""
+    old = _text(tree, pages.map_path()) or ""
     names = []
     for page in op.get("pages"):
         path = _resolve(tree, ctx, page)
         if path is None:
             return Refusal(op, f"page {page!r} does not exist")
-        names.append(f"[[{wiki.page_name(path)}]]")
+        names.append(f"[[{pages.page_name(path)}]]")
     text = " ".join(op.get("text").split())
     line = f"- {text} ({', '.join(names)})"
-    if line in wiki.open_lines(old):
+    if line in pages.open_lines(old):
         return Applied(op)
-    return Applied(op, writes={wiki.map_path(): file(wiki.add_open_line(old, line))})
+    return Applied(op, writes={pages.map_path(): file(pages.add_open_line(old, line))})
 
 
 def _recover_line(op: Op, tree: Tree, ctx: ApplyContext) -> Applied | Refusal:
@@ -301,7 +301,7 @@ def _split(op: Op, tree: Tree, ctx: ApplyContext) -> Applied | Refusal:
 
 
 def _map(op: Op, tree: Tree, ctx: ApplyContext) -> Applied | Refusal:
-    old = _text(tree, wiki.map_path()) or ""
+    old = _text(tree, pages.map_path()) or ""
     new = old
     writes: dict[str, Entry] = {}
     entries = []
@@ -310,21 +310,21 @@ def _map(op: Op, tree: Tree, ctx: ApplyContext) -> Applied | Refusal:
         if path is None:
             return Refusal(op, f"map entry for missing page {entry['page']!r}")
         summary = " ".join(entry["summary"].split())
-        entries.append(f"- [[{wiki.page_name(path)}]]" + (f" — {summary}" if summary else ""))
-    new = wiki.add_map_entries(new, entries)
+        entries.append(f"- [[{pages.page_name(path)}]]" + (f" — {summary}" if summary else ""))
+    new = pages.add_map_entries(new, entries)
     for move in op.get("moves", []):
         dest = _resolve(tree, ctx, move["to"])
-        if dest is None or dest == wiki.map_path():
+        if dest is None or dest == pages.map_path():
             return Refusal(op, f"cannot move map prose to {move['to']!r}")
         chunk = move["text"].strip("\n")
-        if chunk not in new or any(chunk in ln or ln in chunk for ln in wiki.open_lines(new) if ln.strip()):
+        if chunk not in new or any(chunk in ln or ln in chunk for ln in pages.open_lines(new) if ln.strip()):
             return Refusal(op, "moved prose must be map text, word for word, outside the Open section")
-        name = wiki.page_name(dest)
+        name = pages.page_name(dest)
         new = new.replace(chunk, f"See [[{name}]].", 1)
         dest_text = writes[dest].data.decode() if dest in writes else _text(tree, dest) or ""
-        writes[dest] = file(wiki.append_body(dest_text, chunk))
+        writes[dest] = file(pages.append_body(dest_text, chunk))
     if new != old:
-        writes[wiki.map_path()] = file(new)
+        writes[pages.map_path()] = file(new)
     return Applied(op, writes=writes)
 
 
@@ -333,20 +333,20 @@ def _promote_to_hub(op: Op, tree: Tree, ctx: ApplyContext) -> Applied | Refusal:
 
     name = op.get("page")
     path = _resolve(tree, ctx, name)
-    if path is not None and not tidy.is_hub(tree, wiki.page_name(path) or ""):
+    if path is not None and not tidy.is_hub(tree, pages.page_name(path) or ""):
         return Refusal(op, f"{path} exists and is not a hub; a hub is a new page (or an existing hub)")
     children: list[str] = []
     for child in op.get("children"):
         found = _resolve(tree, ctx, child)
-        if found is None or found == wiki.map_path() or found == path:
+        if found is None or found == pages.map_path() or found == path:
             return Refusal(op, f"child page {child!r} does not exist")
-        if wiki.page_name(found) not in children:
-            children.append(wiki.page_name(found) or "")
-    map_text = _text(tree, wiki.map_path()) or ""
-    open_set = set(wiki.open_lines(map_text))
-    hub_name = wiki.page_name(path) if path is not None else name
+        if pages.page_name(found) not in children:
+            children.append(pages.page_name(found) or "")
+    map_text = _text(tree, pages.map_path()) or ""
+    open_set = set(pages.open_lines(map_text))
+    hub_name = pages.page_name(path) if path is not None else name
     old = _text(tree, path) if path is not None else None
-    held = {lk.target.strip().lower() for lk in wiki.find_links(wiki.split_frontmatter(old)[1])} if old else set()
+    held = {lk.target.strip().lower() for lk in pages.find_links(pages.split_frontmatter(old)[1])} if old else set()
     lines, moved = [], set()
     for child in children:
         if child.lower() in held:
@@ -354,58 +354,58 @@ def _promote_to_hub(op: Op, tree: Tree, ctx: ApplyContext) -> Applied | Refusal:
         # The child's map entry moves into the hub word for word; a child without one gets a new line.
         entry = next(
             (ln for ln in map_text.splitlines() if ln.startswith("- [[") and ln not in open_set
-             and any(ctx.links is not None and ctx.links.resolve(lk.target) == child for lk in wiki.find_links(ln))),
+             and any(ctx.links is not None and ctx.links.resolve(lk.target) == child for lk in pages.find_links(ln))),
             None,
         )
         if entry is not None:
             moved.add(entry)
             lines.append(entry)
         else:
-            title = wiki.read_meta(_text(tree, wiki.page_path(child)) or "").get("title") if _safe_meta(tree, child) else None
+            title = pages.read_meta(_text(tree, pages.page_path(child)) or "").get("title") if _safe_meta(tree, child) else None
             lines.append(f"- [[{child}]]" + (f" — {title}" if title and title != child else ""))
     if not lines:
         return Applied(op)  # every child is already in the hub: already there
-    hub_path = path or wiki.page_path(hub_name or name)
+    hub_path = path or pages.page_path(hub_name or name)
     if old is None:
         writes = {hub_path: file(tidy.hub_page_text(op.get("title"), lines))}
     else:
-        writes = {hub_path: file(wiki.append_body(old, "\n".join(lines)))}
+        writes = {hub_path: file(pages.append_body(old, "\n".join(lines)))}
     kept = "".join(ln for ln in map_text.splitlines(keepends=True) if ln.rstrip("\r\n") not in moved)
-    if not any(ctx.links is not None and ctx.links.resolve(lk.target) == hub_name for lk in wiki.find_links(kept)) and f"[[{hub_name}]]" not in kept:
-        kept = wiki.add_map_entries(kept or tidy.MAP_START, [f"- [[{hub_name}]] — {op.get('title')}"])
+    if not any(ctx.links is not None and ctx.links.resolve(lk.target) == hub_name for lk in pages.find_links(kept)) and f"[[{hub_name}]]" not in kept:
+        kept = pages.add_map_entries(kept or tidy.MAP_START, [f"- [[{hub_name}]] — {op.get('title')}"])
     if kept != map_text:
-        writes[wiki.map_path()] = file(kept)
+        writes[pages.map_path()] = file(kept)
     return Applied(op, writes=writes, created=[hub_path] if old is None else [])
 
 
 def _meta_or_none(text: str) -> dict[str, Any] | None:
     try:
-        return wiki.read_meta(text)
-    except wiki.PageError:
+        return pages.read_meta(text)
+    except pages.PageError:
         return None
 
 
 def _supersede(op: Op, tree: Tree, ctx: ApplyContext) -> Applied | Refusal:
     path, newer = _resolve(tree, ctx, op.get("page")), _resolve(tree, ctx, op.get("by"))
-    if path is None or newer is None or wiki.map_path() in (path, newer) or path == newer:
+    if path is None or newer is None or pages.map_path() in (path, newer) or path == newer:
         return Refusal(op, "the page and the page that supersedes it must be two existing pages")
     old = _text(tree, path)
     meta = None if old is None else _meta_or_none(old)
     if old is None or meta is None:
         return Refusal(op, f"{path} has no frontmatter that parses; it is left as it is")
-    by = wiki.page_name(newer) or ""
+    by = pages.page_name(newer) or ""
     if meta.get("superseded_by"):
         return Applied(op)  # already there
     if meta.get("state") == "decided":
         # A decided page is never edited: the contradiction goes to the map's Open section.
-        map_text = _text(tree, wiki.map_path()) or ""
-        line = f"- [[{wiki.page_name(path)}]] is decided, but [[{by}]] may supersede it"
-        if line in wiki.open_lines(map_text):
+        map_text = _text(tree, pages.map_path()) or ""
+        line = f"- [[{pages.page_name(path)}]] is decided, but [[{by}]] may supersede it"
+        if line in pages.open_lines(map_text):
             return Applied(op)
-        return Applied(op, writes={wiki.map_path(): file(wiki.add_open_line(map_text, line))})
-    nl = wiki.newline_of(old)
-    new = _with_source(wiki.patch_meta(old, {"superseded_by": f'"[[{by}]]"'}), _cited_days(op, ctx))
-    block, body = wiki.split_frontmatter(new)
+        return Applied(op, writes={pages.map_path(): file(pages.add_open_line(map_text, line))})
+    nl = pages.newline_of(old)
+    new = _with_source(pages.patch_meta(old, {"superseded_by": f'"[[{by}]]"'}), _cited_days(op, ctx))
+    block, body = pages.split_frontmatter(new)
     new = block + f"> Superseded by [[{by}]].{nl}" + (nl if body.strip() else "") + body
     return Applied(op, writes={path: file(new)})
 
@@ -414,34 +414,34 @@ def _merge(op: Op, tree: Tree, ctx: ApplyContext) -> Applied | Refusal:
     from gitgarden.wiki.health import duplicate_pair
 
     src, dst = _resolve(tree, ctx, op.get("from")), _resolve(tree, ctx, op.get("into"))
-    if src is None or dst is None or wiki.map_path() in (src, dst) or src == dst:
+    if src is None or dst is None or pages.map_path() in (src, dst) or src == dst:
         return Refusal(op, "merge needs two existing pages")
     src_text, dst_text = _text(tree, src), _text(tree, dst)
     src_meta = None if src_text is None else _meta_or_none(src_text)
     dst_meta = None if dst_text is None else _meta_or_none(dst_text)
     if src_text is None or dst_text is None or src_meta is None or dst_meta is None:
         return Refusal(op, "both pages need frontmatter that parses")
-    src_name, dst_name = wiki.page_name(src) or "", wiki.page_name(dst) or ""
+    src_name, dst_name = pages.page_name(src) or "", pages.page_name(dst) or ""
     if not duplicate_pair((src_name, src_meta), (dst_name, dst_meta)):
         return Refusal(op, f"{src_name} and {dst_name} are not duplicate candidates (`gitgarden health` names those)")
     if "decided" in (src_meta.get("state"), dst_meta.get("state")):
         return Refusal(op, "a decided page is never merged into or out of; the question goes to the Open section")
-    block, body = wiki.split_frontmatter(src_text)
+    block, body = pages.split_frontmatter(src_text)
     if not body.strip() or body.strip() == f"Merged into [[{dst_name}]].":
         return Applied(op)  # already there
-    nl = wiki.newline_of(src_text)
+    nl = pages.newline_of(src_text)
     title = str(src_meta.get("title") or src_name)
-    days = [d for d in wiki.source_days(src_meta) if d not in wiki.source_days(dst_meta)]
+    days = [d for d in pages.source_days(src_meta) if d not in pages.source_days(dst_meta)]
     dst_new = _with_source(dst_text, days) if days else dst_text
-    dst_new = wiki.append_body(dst_new, f"## {title}{nl}{nl}{body.strip(nl)}")
+    dst_new = pages.append_body(dst_new, f"## {title}{nl}{nl}{body.strip(nl)}")
     src_new = block + f"Merged into [[{dst_name}]].{nl}"
     return Applied(op, writes={src: file(src_new), dst: file(dst_new)}, merges={src: dst}, appended=[dst])
 
 
 def _safe_meta(tree: Tree, name: str) -> bool:
     try:
-        wiki.read_meta(_text(tree, wiki.page_path(name)) or "")
-    except wiki.PageError:
+        pages.read_meta(_text(tree, pages.page_path(name)) or "")
+    except pages.PageError:
         return False
     return True
 

@@ -3,17 +3,17 @@
 The pass is handed everything that varies — the project, its settings, the
 model (or None), the clock — so tests drive it with real git and a scripted
 model. `_run_locked` reads as the steps themselves, each a function over the
-pass's state (`passstate.py`) in a module of its own:
+pass's state (`state.py`) in a module of its own:
 
-    read, survey        passread.py     the journal lines offered; the wiki in memory
-    snapshot            passcommit.py   `pre_gardener/<pass-id>`
-    ask                 passask.py      the context and the model call
-    apply and guard,    passapply.py    operations onto an in-memory overlay, each guarded;
-      repair, account                   the refusals shown back once; every line accounted for
-    tidy, map last      passtidy.py     split, hubs, links, then the map; health
-    commit              passcommit.py   exactly the pass's own bytes, one commit
-    publish             passremote.py   the shared remote (and `sync` before reading)
-    record              here            `_finish`: the attempt record of a pass without a commit
+    read, survey        read.py      the journal lines offered; the wiki in memory
+    snapshot            commit.py    `pre_gardener/<pass-id>`
+    ask                 ask.py       the context and the model call
+    apply and guard,    apply.py     operations onto an in-memory overlay, each guarded;
+      repair, account                the refusals shown back once; every line accounted for
+    tidy, map last      tidying.py   split, hubs, links, then the map; health
+    commit              commit.py    exactly the pass's own bytes, one commit
+    publish             publish.py   the shared remote (and `sync` before reading)
+    record              here         `_finish`: the attempt record of a pass without a commit
 
 Only the final, guarded result is written, after a record of what is about
 to change, and committed with exactly the pass's own paths.
@@ -31,12 +31,7 @@ from typing import TYPE_CHECKING
 
 from gitgarden.config import Settings
 from gitgarden.errors import GitError, GitgardenError, LockHeld, ModelError
-from gitgarden.gardener import apply as passapply
-from gitgarden.gardener import ask as passask
-from gitgarden.gardener import commit as passcommit
-from gitgarden.gardener import publish as passremote
-from gitgarden.gardener import read as passread
-from gitgarden.gardener import tidying as passtidy
+from gitgarden.gardener import apply, ask, commit, publish, read, tidying
 from gitgarden.gardener.apply import Ledger
 from gitgarden.gardener.outcome import JOBS, NO_MODEL_HINT, OUTCOMES, PassResult
 from gitgarden.gardener.state import Clock, Pass, StandDown, Stopped, Work, request_stop, stop_path
@@ -46,8 +41,7 @@ from gitgarden.project import Project
 from gitgarden.repo import gitrepo, recovery
 from gitgarden.repo.lock import LOCK_NAME, PassLock
 from gitgarden.repo.states import blocking_state
-from gitgarden.wiki import journal, layout, tidy
-from gitgarden.wiki import pages as wiki
+from gitgarden.wiki import journal, layout, pages, tidy
 from gitgarden.wiki.facts import FactsCache
 from gitgarden.wiki.tree import changed_paths
 
@@ -170,8 +164,8 @@ def _run_pass(
     killed = _killed_pass(git_dir)  # read before the lock is taken: taking it clears what a killed holder left
     try:
         with PassLock(git_dir, {"pass_id": result.pass_id, "started": result.started}):
-            if killed and not dry_run and not passcommit.is_committed(root, killed):
-                passcommit.drop_snapshot(root, killed)  # its snapshot marks a pass that never committed
+            if killed and not dry_run and not commit.is_committed(root, killed):
+                commit.drop_snapshot(root, killed)  # its snapshot marks a pass that never committed
             facts = FactsCache(git_dir / "gitgarden" / "facts.pickle")
             try:
                 _run_locked(Pass(project, settings, model, now, result, git_dir, facts, on_progress, on_step, step))
@@ -184,7 +178,7 @@ def _run_pass(
                     facts.save()  # machine-local, in the git dir: the next pass re-reads only changed pages
                 if result.snapshot and not result.commit and not result.taken_back and not dry_run:
                     # `pre_gardener/<id>` marks passes that committed: a pass without a commit has nothing to undo.
-                    passcommit.drop_snapshot(root, result.pass_id)
+                    commit.drop_snapshot(root, result.pass_id)
                     result.snapshot = ""
     except LockHeld as exc:
         # No record: the pass holding the lock is writing log/ now, and this one said so on stderr.
@@ -237,65 +231,65 @@ def _run_locked(run: Pass) -> None:
     result = run.result
     if not run.dry_run:
         _recover(run)  # a stale stop request cleared; what a killed pass left rolled back
-    if run.settings.remote and not run.dry_run and not passremote.sync(run):
+    if run.settings.remote and not run.dry_run and not publish.sync(run):
         return  # the shared remote refused, or could not be reached (refused / failed)
     run.interrupts.begin()  # from here a change to the person's files means they came back
 
-    reading = passread.read(run)
+    reading = read.read(run)
     if reading is None:
         return  # the read position is broken: nothing read, tagged or written (failed)
-    work = passread.survey(run, reading)
-    if not passread.anything_due(reading, work):
-        passtidy.nothing_new(run, reading, work)
+    work = read.survey(run, reading)
+    if not read.anything_due(reading, work):
+        tidying.nothing_new(run, reading, work)
         return  # nothing to read and nothing to tidy: no snapshot, no record
     if not run.dry_run:
-        passcommit.snapshot(run)
+        commit.snapshot(run)
 
     ledger: Ledger | None = None
     try:
         if work.offered and run.model is not None:
             if not run.dry_run:
-                passcommit.commit_offered(run, work)
-            answer = passask.ask(run, work)
-            ledger = passapply.apply_and_guard(run, work, answer)
-            ledger = passapply.repair(run, work, answer, ledger)
+                commit.commit_offered(run, work)
+            answer = ask.ask(run, work)
+            ledger = apply.apply_and_guard(run, work, answer)
+            ledger = apply.repair(run, work, answer, ledger)
     except (Stopped, StandDown, ModelError) as exc:
         _ended(run, exc)
         return  # stop requested, the person came back, the model failed or the budget ran out
     finally:
         _charge(run)
-    passtidy.tidy_pages(run, work)
-    passtidy.map_last(run, work)
+    tidying.tidy_pages(run, work)
+    tidying.map_last(run, work)
 
-    if not passapply.guard_whole_diff(run, work):
+    if not apply.guard_whole_diff(run, work):
         return  # the guard refused the pass's whole diff (failed): nothing is written
-    accounting = passapply.account(run, reading, work, ledger)
+    accounting = apply.account(run, reading, work, ledger)
     changes = changed_paths(work.base, work.tree)
     _decide(run, work, changes, ledger)
     writes: dict[str, bytes] = {p: work.tree[p].data for p in changes}
     writes.update(accounting)  # the read position and the set-aside lines, in the same commit as the pages
     if not writes:
         return  # nothing to commit
-    result.map_chars = len(tidy.read_text(work.tree, wiki.map_path()) or "")
-    passtidy.health(run, work)
+    result.map_chars = len(tidy.read_text(work.tree, pages.map_path()) or "")
+    tidying.health(run, work)
     if run.dry_run:
-        result.diff = passcommit.diff(work.base, work.tree, changes)
+        result.diff = commit.diff(work.base, work.tree, changes)
         return  # a dry run shows its diff and writes nothing
     try:
         run.interrupts.check()
     except (Stopped, StandDown) as exc:
         _ended(run, exc)
         return  # stop requested, or the person came back, before anything was written
-    passcommit.commit(run, work, writes)
+    commit.commit(run, work, writes)
     if run.settings.remote and result.commit:
-        passremote.publish(run, work)
+        publish.publish(run, work)
 
 
 def _recover(run: Pass) -> None:
     """Clear a stale stop request (it must not stop this new pass) and roll back what a killed pass left."""
     root = run.project.root
     run.interrupts.stop_file.unlink(missing_ok=True)
-    found = passcommit.roll_back(root, run.git_dir, lambda pid: passcommit.is_committed(root, pid))
+    found = commit.roll_back(root, run.git_dir, lambda pid: commit.is_committed(root, pid))
     if found is not None:
         run.result.recovery = found.summary()
         run.on_progress(run.result.recovery)
@@ -328,11 +322,11 @@ def _decide(run: Pass, work: Work, changes: list[str], ledger: Ledger | None) ->
     result = run.result
     result.outcome = _outcome(result, run.model, len(work.offered), changes, ledger)
     if work.due.prune_map:
-        result.map_chars = len(tidy.read_text(work.tree, wiki.map_path()) or "")
-        if result.map_chars > wiki.MAP_CEILING and not changes:
+        result.map_chars = len(tidy.read_text(work.tree, pages.map_path()) or "")
+        if result.map_chars > pages.MAP_CEILING and not changes:
             result.outcome = "finished_without_writing"
             result.detail = (
-                f"the map is {result.map_chars} characters, over its {wiki.MAP_CEILING} ceiling, and holds no "
+                f"the map is {result.map_chars} characters, over its {pages.MAP_CEILING} ceiling, and holds no "
                 "entries to move; not retried until it grows"
             )
 
@@ -346,18 +340,18 @@ def _outcome(result: PassResult, model: Model | None, offered: int, changes: lis
     if model is None or ledger is None:
         result.hints.append(NO_MODEL_HINT)
         return "no_model"
-    read = ledger.ids("read")
+    read_ids = ledger.ids("read")
     tidy_refused = len(result.refusals) > ledger.listed
     if ledger.open_refusals() or tidy_refused:
-        if changes or read:
-            if not read and not ledger.landed:
+        if changes or read_ids:
+            if not read_ids and not ledger.landed:
                 # What the pass commits is its model-free tidying: say so, not "the landed ones".
                 result.detail = result.detail or "every operation of the reply was refused, its lines stay unread; the pass commits only its model-free tidying"
             return "some_refused"
         result.detail = result.detail or "every operation was refused; their lines stay unread"
         return "finished_without_writing"
-    if not read and not ledger.landed:
-        # An empty reply, or one that cites no offered line: nothing is read, nothing is lost.
+    if not read_ids and not ledger.landed:
+        # An empty reply, or one that cites no offered line: nothing is read_ids, nothing is lost.
         result.detail = result.detail or f"the reply cited none of the {offered} line(s) offered; they stay unread"
         return "finished_without_writing"
     return "pages_written" if changes else "nothing_earned"

@@ -8,14 +8,12 @@ work is due. Nothing here writes.
 
 from __future__ import annotations
 
-from gitgarden.gardener import commit as passcommit
-from gitgarden.gardener import setaside
+from gitgarden.gardener import commit, setaside
 from gitgarden.gardener.state import Pass, Reading, Work
 from gitgarden.gardener.steps import Step
 from gitgarden.project import DiskTree, Project
 from gitgarden.repo import gitrepo
-from gitgarden.wiki import journal, layout, tidy
-from gitgarden.wiki import pages as wiki
+from gitgarden.wiki import journal, layout, pages, tidy
 from gitgarden.wiki.tree import Overlay, Tree, text_of
 
 __all__ = ["read", "survey", "anything_due"]
@@ -111,9 +109,9 @@ def survey(run: Pass, reading: Reading) -> Work:
     # Only the gardener's own pages are split on its own; the person's are a health advisory.
     due.over_budget = [p for p in tidy.over_budget(base) if p not in dirty and tidy.is_gardeners(base, p)] if "split" in jobs else []
     if "hubs" in jobs:
-        map_text = tidy.read_text(base, wiki.map_path()) or ""
-        last_map = passcommit.last_map_chars(project)
-        prune_map = len(map_text) > wiki.MAP_CEILING and (last_map is None or len(map_text) > last_map)
+        map_text = tidy.read_text(base, pages.map_path()) or ""
+        last_map = commit.last_map_chars(project)
+        prune_map = len(map_text) > pages.MAP_CEILING and (last_map is None or len(map_text) > last_map)
         # A full map with pages it cannot list: its entries move into hubs to make room for the hubs' lines.
         due.prune_map = prune_map or bool(unplaced and tidy.prune_into_hubs(base, titles, map_text))
     # The link job named without all the others reaches every page of the gardener's; a full pass
@@ -148,5 +146,5 @@ def _set_aside_text(project: Project) -> str | None:
 def _gardeners_pages(tree: Tree, dirty: set[str]) -> list[str]:
     """The gardener's own pages (the map and the person's uncommitted pages left out)."""
     return sorted(
-        p for p in tree if wiki.page_name(p) and p != wiki.map_path() and p not in dirty and tidy.is_gardeners(tree, p)
+        p for p in tree if pages.page_name(p) and p != pages.map_path() and p not in dirty and tidy.is_gardeners(tree, p)
     )

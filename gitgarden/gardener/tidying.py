@@ -11,8 +11,7 @@ from gitgarden.gardener import setaside
 from gitgarden.gardener.operations import Applied
 from gitgarden.gardener.state import Pass, Reading, Work
 from gitgarden.model.operations import Op
-from gitgarden.wiki import pages as wiki
-from gitgarden.wiki import tidy
+from gitgarden.wiki import pages, tidy
 from gitgarden.wiki.tree import Tree, changed_paths, file, text_of
 
 __all__ = ["tidy_pages", "map_last", "health", "nothing_new", "heading_split", "split_pushed_over"]
@@ -29,15 +28,15 @@ def tidy_pages(run: Pass, work: Work) -> None:
     if "split" in jobs:
         figures["split"] = {"pages": 0}
     for path in due.over_budget:
-        if path in work.tree and len(tidy.read_text(work.tree, path) or "") > wiki.PAGE_BUDGET:
+        if path in work.tree and len(tidy.read_text(work.tree, path) or "") > pages.PAGE_BUDGET:
             figures["split"]["pages"] += int(heading_split(run, work, path))
     if "hubs" in jobs:
         figures["hubs"] = {"hubs": len(_prune_map(run, work)) if due.prune_map else 0}
     # Links in the pages this pass writes, and in pages new to the map.
-    written = [p for p in changed_paths(base, work.tree) if wiki.page_name(p)]
+    written = [p for p in changed_paths(base, work.tree) if pages.page_name(p)]
     # Pages new to the map take links only when they are the gardener's (never the person's
     # page the pass does not otherwise write).
-    new_to_map = {wiki.page_path(n) for n in due.mapped if tidy.is_gardeners(base, wiki.page_path(n))}
+    new_to_map = {pages.page_path(n) for n in due.mapped if tidy.is_gardeners(base, pages.page_path(n))}
     link_targets = sorted(set(written) | new_to_map - dirty | set(due.link_pages))
     titles_now = {**titles, **tidy.page_titles({p: work.tree[p] for p in written if p in work.tree})}
     if "link" in jobs:
@@ -58,11 +57,11 @@ def map_last(run: Pass, work: Work) -> None:
     Without the map job, the pages this pass created still get their entries:
     no page a pass makes is left where the map does not reach it."""
     result, jobs, dirty = run.result, run.jobs, work.dirty
-    written = [p for p in changed_paths(work.base, work.tree) if wiki.page_name(p)]
+    written = [p for p in changed_paths(work.base, work.tree) if pages.page_name(p)]
     titles_now = {**work.titles, **tidy.page_titles({p: work.tree[p] for p in written if p in work.tree})}
     skip = dirty if "map" in jobs else _not_created(work.tree, dirty, result.created)
     map_writes, added, _ = tidy.map_entries(work.tree, titles_now, skip)
-    if map_writes and wiki.map_path() not in dirty:
+    if map_writes and pages.map_path() not in dirty:
         errors = work.try_apply(Applied(Op("map", {}, (), -1), writes=map_writes))
         if errors:
             result.refusals.extend(f"map: {e}" for e in errors)
@@ -115,10 +114,10 @@ def heading_split(run: Pass, work: Work, path: str, room: int = 0) -> bool:
     from gitgarden.wiki.split import split_in_tree
 
     result = run.result
-    name = wiki.page_name(path)
-    if path not in work.tree or name is None or path == wiki.map_path() or path in work.dirty:
+    name = pages.page_name(path)
+    if path not in work.tree or name is None or path == pages.map_path() or path in work.dirty:
         return False
-    out = split_in_tree(work.tree, path, budget=wiki.PAGE_BUDGET - room)
+    out = split_in_tree(work.tree, path, budget=pages.PAGE_BUDGET - room)
     if isinstance(out, str):
         return False  # nothing to split at its headings: the guard's budget rule speaks for it
     parts = [p for p in out if p not in work.tree]
@@ -140,9 +139,9 @@ def split_pushed_over(run: Pass, work: Work, applied: Applied) -> bool:
     if applied.op.kind == "split":
         return False  # a split's own result is the model's plan; what stays over is split after
     for path, entry in applied.writes.items():
-        if path in work.tree and path != wiki.map_path() and len(entry.data) > wiki.PAGE_BUDGET and tidy.is_gardeners(work.tree, path):
+        if path in work.tree and path != pages.map_path() and len(entry.data) > pages.PAGE_BUDGET and tidy.is_gardeners(work.tree, path):
             text, old = text_of(entry), tidy.read_text(work.tree, path)
-            if text is not None and old is not None and len(text) > wiki.PAGE_BUDGET:
+            if text is not None and old is not None and len(text) > pages.PAGE_BUDGET:
                 split_any |= heading_split(run, work, path, room=len(text) - len(old))
     return split_any
 
@@ -150,8 +149,8 @@ def split_pushed_over(run: Pass, work: Work, applied: Applied) -> bool:
 def _prune_map(run: Pass, work: Work) -> list[str]:
     """Move the map's entry lines, word for word, into the hubs their pages belong to; the hubs written."""
     result, titles = run.result, work.titles
-    text = tidy.read_text(work.tree, wiki.map_path())
-    if text is None or wiki.map_path() in work.dirty:
+    text = tidy.read_text(work.tree, pages.map_path())
+    if text is None or pages.map_path() in work.dirty:
         return []
     writes = tidy.prune_into_hubs(work.tree, titles, text)
     if not writes or any(p in work.dirty for p in writes):
@@ -160,9 +159,9 @@ def _prune_map(run: Pass, work: Work) -> list[str]:
     if errors:
         result.refusals.extend(f"map prune: {e}" for e in errors)
         return []
-    titles.update(tidy.page_titles({p: work.tree[p] for p in writes if p != wiki.map_path()}))
+    titles.update(tidy.page_titles({p: work.tree[p] for p in writes if p != pages.map_path()}))
     result.tidied.extend(p for p in sorted(writes) if p not in result.tidied)
-    return sorted(p for p in writes if p != wiki.map_path())
+    return sorted(p for p in writes if p != pages.map_path())
 
 
 def _not_created(tree: Tree, dirty: set[str], created: list[str]) -> set[str]:
@@ -171,6 +170,6 @@ def _not_created(tree: Tree, dirty: set[str], created: list[str]) -> set[str]:
     made = set(created)
     others = {
         p for p in tree
-        if (name := wiki.page_name(p)) and p != wiki.map_path() and p not in made and not tidy.is_hub(tree, name)
+        if (name := pages.page_name(p)) and p != pages.map_path() and p not in made and not tidy.is_hub(tree, name)
     }  # fmt: skip
     return set(dirty) | others

@@ -14,8 +14,7 @@ from functools import cached_property
 from typing import Any
 
 from gitgarden.guard.text import Alignment, Finder, Lines, align, find_links, split_lines
-from gitgarden.wiki import layout
-from gitgarden.wiki import pages as wiki
+from gitgarden.wiki import layout, pages
 from gitgarden.wiki.names import is_note_name, is_slug, unportable_part
 from gitgarden.wiki.tree import Entry, Tree, changed_paths, text_of
 
@@ -72,8 +71,8 @@ def _human_name(segment: str) -> bool:
 def meta_of(text: str) -> dict[str, Any] | None:
     """The page's frontmatter, or None when it does not parse."""
     try:
-        return wiki.read_meta(text)
-    except wiki.PageError:
+        return pages.read_meta(text)
+    except pages.PageError:
         return None
 
 
@@ -125,8 +124,8 @@ class Diff:
         self.layout = layout.current()  # whose folders are the wiki and the journal
         self.changed = changed_paths(base, proposed)
         self.kinds = {p: _kind(self.layout, p, base.get(p), proposed.get(p)) for p in self.changed}
-        self._index: wiki.LinkIndex | None = None
-        self._full_index: wiki.LinkIndex | None = None
+        self._index: pages.LinkIndex | None = None
+        self._full_index: pages.LinkIndex | None = None
         self._names: list[str] = []
 
     def paths(self, kind: str) -> list[str]:
@@ -206,7 +205,7 @@ class Diff:
         """Each created page's body lines, with all their links."""
         out = {}
         for path, text in self.new_pages.items():
-            body = Lines(wiki.split_frontmatter(text)[1])
+            body = Lines(pages.split_frontmatter(text)[1])
             body.load_links()
             out[path] = body
         return out
@@ -238,20 +237,20 @@ class Diff:
             wiki_paths = [p for p in self.proposed if here.in_wiki(p)]
             # A non-page file (an image) resolves by its name with its extension.
             self._names = [here.page_name(p) or here.wiki_relative(p) for p in wiki_paths]
-            self._index = wiki.LinkIndex(self._names)
+            self._index = pages.LinkIndex(self._names)
         hit = self._index.resolve(target)
         if hit is not None:
             return hit
         if self._full_index is None:
             aliases: dict[str, list[str]] = {}
             for p, e in self.proposed.items():
-                name = wiki.page_name(p)
+                name = pages.page_name(p)
                 head = e.data[: e.data.find(b"\n---", 3) + 1] if e.data[:3] == b"---" else b""
                 if name and b"alias" in head and (text := text_of(e)) is not None:
                     meta = meta_of(text)
                     if meta:
-                        aliases[name] = wiki.aliases_of(meta)
-            self._full_index = wiki.LinkIndex(self._names, aliases)
+                        aliases[name] = pages.aliases_of(meta)
+            self._full_index = pages.LinkIndex(self._names, aliases)
         return self._full_index.resolve(target)
 
     def state_of(self, tree: Tree, path: str) -> Any:
@@ -277,7 +276,7 @@ def _kind(here: layout.Layout, path: str, old: Entry | None, new: Entry | None) 
             return "deleted"
         if symlink:
             return "symlink"
-        if old is not None and wiki.is_attachment(path):
+        if old is not None and pages.is_attachment(path):
             return "attachment"  # a file that is not a page: never written (rule 4)
         return "new" if old is None else "modified"
     if symlink:
@@ -344,13 +343,13 @@ def _page(path: str, old_text: str, new_text: str) -> PageChange:
         if old_meta is None:
             new_meta = meta_of(new_text)
     else:
-        old_block, old_body = wiki.split_frontmatter(old_text)
-        new_block, new_body = wiki.split_frontmatter(new_text)
+        old_block, old_body = pages.split_frontmatter(old_text)
+        new_block, new_body = pages.split_frontmatter(new_text)
         if new_block != old_block:
             front_changed, new_meta = True, meta_of(new_text)
     old_lines = split_lines(old_body)
     tail = -1
-    if old_body and not old_body.endswith("\n") and wiki.newline_of(old_text) == "\r\n":
+    if old_body and not old_body.endswith("\n") and pages.newline_of(old_text) == "\r\n":
         tail = len(old_lines) - 1
     body = Lines(new_body)
     fate = align(old_body, old_lines, body, tail)
@@ -376,13 +375,13 @@ class _Splits:
         page a pass merges (rule 5, like a split), the lines the page it merges into gained."""
         ctx = self.diff.ctx
         into = ctx.merges.get(path) if ctx is not None else None
-        if path != wiki.map_path() and into is None:
+        if path != pages.map_path() and into is None:
             return self.dests
         dests = self.dests
         gained = {
             p: page.new.finder(page.fate.inserted)
             for p, page in self.diff.pages.items()
-            if p != wiki.map_path() and (into is None or p == into)
+            if p != pages.map_path() and (into is None or p == into)
         }
         for p in gained:
             self.taken.setdefault(p, set())
@@ -414,7 +413,7 @@ class _Splits:
         if used:
             # Any link counts, changed line or not: the map lists its pages already.
             linked = {self.diff.resolve(lk.target) for lk in find_links(page.new.text)}
-            unlinked = [p for p in used if wiki.page_name(p) not in linked]
+            unlinked = [p for p in used if pages.page_name(p) not in linked]
         return Moves(used, unplaced, blank, unlinked)
 
 

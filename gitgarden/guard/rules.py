@@ -15,7 +15,7 @@ worked out once and shared; a rule yields (path, why, offending line) and
 
 Lines are compared as they are: split on "\\n" only, so a CRLF file keeps its
 "\\r" on every line and a conversion to LF is a change of every line. Finding
-links and aligning old lines with new is `guardtext`'s work; this module judges.
+links and aligning old lines with new is `text`'s work, the change itself `diff`'s; this module judges.
 """
 
 from __future__ import annotations
@@ -35,12 +35,12 @@ from gitgarden.guard.text import (
     line_key,
     same_line,
 )
-from gitgarden.wiki import pages as wiki
+from gitgarden.wiki import pages
 from gitgarden.wiki.tree import Entry, Tree, text_of
 
 __all__ = ["RULES", "RULE_NAMES", "Verdict", "PassContext", "Diff", "check", "skipped_checks"]
 
-_KNOWN_STATES = ", ".join(wiki.STATES)
+_KNOWN_STATES = ", ".join(pages.STATES)
 _DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _RECOVERED = re.compile(r'^\[recovered\] (?P<fact>.*\S) \(evidence: "(?P<quote>.*)"\)\s*$')
 SUPERSEDED_KEY = "superseded_by"  # frontmatter a pass may add once: `superseded_by: "[[newer-page]]"`
@@ -138,7 +138,7 @@ def _is_day(name: str) -> bool:
 
 def _rank(state: Any) -> int | None:
     """A state's place in open -> hypothesis -> decided -> done; None when unknown."""
-    return wiki.STATES.index(state) if isinstance(state, str) and state in wiki.STATES else None
+    return pages.STATES.index(state) if isinstance(state, str) and state in pages.STATES else None
 
 
 def _state_move(
@@ -236,7 +236,7 @@ def rule_no_rewording(d: Diff) -> Iterator[Finding]:
             if move and judged and judged[0] == 4:
                 line = f"state: {move[0]}" if move[1] is None else f"state: {move[1]}"
                 yield path, judged[1], line
-            old_days, new_days = set(wiki.source_days(old)), set(wiki.source_days(new))
+            old_days, new_days = set(pages.source_days(old)), set(pages.source_days(new))
             for day in sorted(old_days - new_days):
                 yield path, f"source lost the day {day}; source only grows", f"source: {day}"
             for key in sorted({*old, *new} - {"state", "source"}):
@@ -282,11 +282,11 @@ def _dangling(d: Diff, page: PageChange) -> Iterator[Finding]:
 
     Only a split pays for this: it reads every page's links once.
     """
-    before = wiki.heading_anchors(page.old)
-    gone = before - wiki.heading_anchors(page.new.lines)
+    before = pages.heading_anchors(page.old)
+    gone = before - pages.heading_anchors(page.new.lines)
     if not gone:
         return
-    name = wiki.page_name(page.path)
+    name = pages.page_name(page.path)
     # One C-level search a page finds the few that name a gone anchor at all.
     named = re.compile("#[ \t]*(?:" + "|".join(re.escape(a) for a in sorted(before, key=len, reverse=True)) + ")", re.I)
     for path in d.proposed:
@@ -300,7 +300,7 @@ def _dangling(d: Diff, page: PageChange) -> Iterator[Finding]:
         for m in LINK.finditer(text):
             head = m.group(1).replace("\\|", "|").partition("|")[0]
             target, hash_, anchor = head.partition("#")
-            key = wiki.anchor_key(anchor)
+            key = pages.anchor_key(anchor)
             if not hash_:
                 continue
             if target.strip():
@@ -310,11 +310,11 @@ def _dangling(d: Diff, page: PageChange) -> Iterator[Finding]:
                 if key not in before or (path != page.path and path not in d.new_pages):
                     continue
                 if own is None:
-                    own = wiki.heading_anchors(wiki.split_frontmatter(text)[1].splitlines())
+                    own = pages.heading_anchors(pages.split_frontmatter(text)[1].splitlines())
                 if key in own:
                     continue
             if mask is None:
-                mask = wiki.code_mask(text)
+                mask = pages.code_mask(text)
             if not mask[m.start()]:
                 why = f"a heading link points into a section that left {page.path}; point it at the part"
                 yield path, why, m.group(0)
@@ -375,11 +375,11 @@ def rule_valid_pages(d: Diff) -> Iterator[Finding]:
         judged = _state_move(path, *move, d.ctx) if move else None
         if move and judged and judged[0] == 7:
             yield path, judged[1], f"state: {move[1]}"
-        old_days = set(wiki.source_days(page.old_meta))
-        yield from _missing_days(d, path, sorted(set(wiki.source_days(page.new_meta)) - old_days))
+        old_days = set(pages.source_days(page.old_meta))
+        yield from _missing_days(d, path, sorted(set(pages.source_days(page.new_meta)) - old_days))
     for path, text in d.new_pages.items():
         meta = meta_of(text)
-        if path == wiki.map_path():  # the map needs no frontmatter
+        if path == pages.map_path():  # the map needs no frontmatter
             if meta is None:
                 yield path, "the map's frontmatter does not parse", ""
             continue
@@ -401,7 +401,7 @@ def rule_valid_pages(d: Diff) -> Iterator[Finding]:
         elif state not in allowed:
             why = f"a split part takes the state of {parent}" if parent else "a new page is open"
             yield path, why, f"state: {state}"
-        yield from _missing_days(d, path, wiki.source_days(meta))
+        yield from _missing_days(d, path, pages.source_days(meta))
 
 
 def _missing_days(d: Diff, path: str, days: list[str]) -> Iterator[Finding]:
@@ -441,20 +441,20 @@ def rule_budgets(d: Diff) -> Iterator[Finding]:
         page = d.pages.get(path)
         new_text = page.new_text if page is not None else d.new_pages[path]
         old_text = d.texts(path)[0]
-        limit = wiki.MAP_CEILING if path == wiki.map_path() else wiki.PAGE_BUDGET
+        limit = pages.MAP_CEILING if path == pages.map_path() else pages.PAGE_BUDGET
         old_len = len(old_text) if old_text is not None else 0
         if len(new_text) > limit and not (old_len > limit and len(new_text) <= old_len):
-            what = "the map's ceiling" if path == wiki.map_path() else "the page budget"
+            what = "the map's ceiling" if path == pages.map_path() else "the page budget"
             yield path, f"it ends at {len(new_text)} characters, over {what} of {limit}", ""
-        if path == wiki.map_path() and old_text is not None:
+        if path == pages.map_path() and old_text is not None:
             yield from _open_lines_kept(path, old_text, new_text)
 
 
 def _open_lines_kept(path: str, old_text: str, new_text: str) -> Iterator[Finding]:
     pool: dict[str, list[str]] = {}
-    for line in wiki.open_lines(new_text):
+    for line in pages.open_lines(new_text):
         pool.setdefault(line_key(line), []).append(line)
-    for line in wiki.open_lines(old_text):
+    for line in pages.open_lines(old_text):
         cands = pool.get(line_key(line), [])
         hit = next((c for c in cands if same_line(line, c, find_links(c), False)), None)
         if hit is None:
@@ -473,7 +473,7 @@ def rule_contradictions(d: Diff) -> Iterator[Finding]:
             yield path, judged[1], f"state: {move[1]}"
         if not page.decided:
             continue
-        parts = {wiki.page_name(p) for p in d.moves[path].used}
+        parts = {pages.page_name(p) for p in d.moves[path].used}
         for j in page.fate.inserted:
             line = page.new.lines[j]
             if parts and (

@@ -1,13 +1,11 @@
-"""What the gardener did, read back from git; taking one pass back.
+"""What the gardener did, read back from git: `gitgarden log` and `show`.
 
 There is no database: a pass is a commit with `Gardener-*` trailers, read with
 `git log --format=%(trailers:key=…)`. Attempts that made no commit (failed,
 refused, stopped…) exist only as records in the git dir
 (`gitgarden/attempts.jsonl`, or `log/*.jsonl` from older versions); they are
-listed from there. `undo` makes a new commit that takes the pass's changes out
-of the current files, as `git revert` does — history is never rewritten — and
-refuses whatever it did not make or cannot take back cleanly. Review mode (the branch `gitgarden/review`, `accept`, `reject`) is in
-`gitgarden.review`, which builds on this module.
+listed from there. Taking a pass back is `undo`; review mode (the branch
+`gitgarden/review`, `accept`, `reject`) is `review`; both build on this module.
 """
 
 from __future__ import annotations

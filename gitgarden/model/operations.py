@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from gitgarden.wiki import pages as wiki
+from gitgarden.wiki import pages
 
 __all__ = [
     "OPERATIONS",
@@ -63,7 +63,7 @@ OPERATIONS: dict[str, dict[str, Any]] = {
     ),
     "set_state": _op(
         "set_state",
-        {"page": _PAGE, "state": {"enum": list(wiki.STATES)}, "evidence": _TEXT},
+        {"page": _PAGE, "state": {"enum": list(pages.STATES)}, "evidence": _TEXT},
         ["page", "state", "evidence"],
         "Move a page's state forward (open → hypothesis → decided → done); `evidence` quotes a journal or conversation line word for word.",
     ),

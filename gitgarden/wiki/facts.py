@@ -18,7 +18,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from gitgarden.wiki import pages as wiki
+from gitgarden.wiki import pages
 from gitgarden.wiki.tree import Entry, Overlay, Tree, text_of
 
 __all__ = ["PageFacts", "page_facts", "facts_of", "FactsCache"]
@@ -41,10 +41,10 @@ def facts_of(entry: Entry) -> PageFacts | None:
     if text is None:
         return None
     try:
-        meta: dict[str, Any] | None = wiki.read_meta(text)
-    except wiki.PageError:
+        meta: dict[str, Any] | None = pages.read_meta(text)
+    except pages.PageError:
         meta = None
-    return PageFacts(len(text), meta, tuple(link.target for link in wiki.find_links(text)))
+    return PageFacts(len(text), meta, tuple(link.target for link in pages.find_links(text)))
 
 
 class FactsCache:

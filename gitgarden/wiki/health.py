@@ -15,9 +15,9 @@ from datetime import date
 from functools import lru_cache
 from typing import Any
 
-from gitgarden.wiki import layout
-from gitgarden.wiki import pages as wiki
+from gitgarden.wiki import layout, pages
 from gitgarden.wiki.facts import PageFacts, page_facts
+from gitgarden.wiki.pages import MAP_CEILING
 from gitgarden.wiki.tree import Tree, text_of
 
 __all__ = ["Health", "measure", "duplicate_pair", "STALE_DAYS"]
@@ -36,7 +36,7 @@ class Health:
     duplicates: list[tuple[str, str]] = field(default_factory=list)
     over_budget: list[str] = field(default_factory=list)
     map_chars: int = 0
-    map_ceiling: int = wiki.MAP_CEILING
+    map_ceiling: int = MAP_CEILING
     stale: list[str] = field(default_factory=list)
     unread_lines: int = 0
     open_questions: int = 0
@@ -89,8 +89,8 @@ def _duplicates(names: Mapping[str, list[str]]) -> list[tuple[str, str]]:
             for key in _dup_keys(label):
                 by_key[key].add(page)
     pairs: set[tuple[str, str]] = set()
-    for pages in by_key.values():
-        ordered = sorted(pages)
+    for group in by_key.values():
+        ordered = sorted(group)
         for i, a in enumerate(ordered):
             for b in ordered[i + 1 :]:
                 pairs.add((a, b))
@@ -101,11 +101,11 @@ def _advice(tree: Tree, name: str, page: PageFacts) -> dict[str, Any]:
     """A person's over-budget page: its size and the `##` sections a split would move."""
     from gitgarden.wiki.split import heading_plan
 
-    text = text_of(tree[wiki.page_path(name)]) or ""
+    text = text_of(tree[pages.page_path(name)]) or ""
     return {"page": name, "chars": page.chars, "cut": [title for _, title, _ in heading_plan(text)]}
 def duplicate_pair(a: tuple[str, Mapping[str, Any]], b: tuple[str, Mapping[str, Any]]) -> bool:
     """True when two pages (name, frontmatter) are duplicate candidates as `measure` counts them."""
-    labels = {n: [n.rsplit("/", 1)[-1], str(m.get("title") or ""), *wiki.aliases_of(m)] for n, m in (a, b)}
+    labels = {n: [n.rsplit("/", 1)[-1], str(m.get("title") or ""), *pages.aliases_of(m)] for n, m in (a, b)}
     return bool(_duplicates(labels))
 
 
@@ -114,7 +114,7 @@ def measure(tree: Tree, *, unread_lines: int = 0, today: date | None = None) -> 
     health = Health(unread_lines=unread_lines)
     facts: dict[str, PageFacts] = {}
     for path in tree:
-        name = wiki.page_name(path)
+        name = pages.page_name(path)
         if name is None:
             continue
         found_facts = page_facts(tree, path)
@@ -124,13 +124,13 @@ def measure(tree: Tree, *, unread_lines: int = 0, today: date | None = None) -> 
         if found_facts.meta is None:
             health.malformed.append(name)
     metas = {n: f.meta or {} for n, f in facts.items()}
-    map_name = wiki.map_name()
-    pages = [n for n in facts if n != map_name]
-    health.pages = len(pages)
-    labels = {n: [n.rsplit("/", 1)[-1], str(metas[n].get("title") or ""), *wiki.aliases_of(metas[n])] for n in pages}
+    map_name = pages.map_name()
+    page_names = [n for n in facts if n != map_name]
+    health.pages = len(page_names)
+    labels = {n: [n.rsplit("/", 1)[-1], str(metas[n].get("title") or ""), *pages.aliases_of(metas[n])] for n in page_names}
     here = layout.current()
-    files = [here.wiki_relative(p) for p in tree if wiki.is_attachment(p)]
-    index = wiki.LinkIndex(list(facts), {n: wiki.aliases_of(metas[n]) for n in pages}, attachments=files)
+    files = [here.wiki_relative(p) for p in tree if pages.is_attachment(p)]
+    index = pages.LinkIndex(list(facts), {n: pages.aliases_of(metas[n]) for n in page_names}, attachments=files)
     links: dict[str, list[str]] = {}
     for name, page in facts.items():
         targets = []
@@ -155,22 +155,22 @@ def measure(tree: Tree, *, unread_lines: int = 0, today: date | None = None) -> 
         for path in tree:
             if here.is_journal_file(path) and (day := page_facts(tree, path)) is not None:
                 linked.update(t for t in map(index.resolve, day.targets) if t is not None)
-    health.orphans = sorted(n for n in pages if n not in linked)
-    health.unmapped = sorted(n for n in pages if n not in seen)
+    health.orphans = sorted(n for n in page_names if n not in linked)
+    health.unmapped = sorted(n for n in page_names if n not in seen)
     health.broken_links.sort()
     health.duplicates = _duplicates(labels)
-    health.over_budget = sorted(n for n in pages if facts[n].chars > wiki.PAGE_BUDGET)
-    health.split_advice = [_advice(tree, n, facts[n]) for n in health.over_budget if not wiki.is_gardeners(facts[n].meta)]
-    health.superseded = sorted(n for n in pages if metas[n].get("superseded_by"))
-    map_text = (text_of(tree[wiki.map_path()]) or "") if map_name in facts else ""
+    health.over_budget = sorted(n for n in page_names if facts[n].chars > pages.PAGE_BUDGET)
+    health.split_advice = [_advice(tree, n, facts[n]) for n in health.over_budget if not pages.is_gardeners(facts[n].meta)]
+    health.superseded = sorted(n for n in page_names if metas[n].get("superseded_by"))
+    map_text = (text_of(tree[pages.map_path()]) or "") if map_name in facts else ""
     health.map_chars = len(map_text)
-    health.open_questions = len(wiki.open_lines(map_text))
+    health.open_questions = len(pages.open_lines(map_text))
     if today is not None:
-        for name in pages:
+        for name in page_names:
             meta = metas[name]
             if str(meta.get("state", "open")) != "open" or meta.get("superseded_by"):
                 continue
-            days = sorted(wiki.source_days(meta))
+            days = sorted(pages.source_days(meta))
             try:
                 last = date.fromisoformat(days[-1]) if days else None
             except ValueError:

@@ -8,7 +8,7 @@ and the configured identity files are not pages, and a pass never writes them.
 
 The layout in force is a context variable: an entry point that works on a project
 activates the project's layout (`with layout.active(project.layout): ...`) and the
-pure cores (`wiki.page_name`, `journal.day_path`, the guard) read `current()`.
+pure cores (`pages.page_name`, `journal.day_path`, the guard) read `current()`.
 Outside any entry point the default layout applies, as it always did.
 """
 

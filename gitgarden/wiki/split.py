@@ -16,8 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 
-from gitgarden.wiki import layout
-from gitgarden.wiki import pages as wiki
+from gitgarden.wiki import layout, pages
 from gitgarden.wiki.names import is_slug, slugify, unportable_part
 from gitgarden.wiki.tree import Tree, text_of
 
@@ -43,9 +42,9 @@ def sections(body: str) -> list[tuple[str | None, list[str]]]:
     return out
 
 
-def heading_plan(text: str, budget: int = wiki.PAGE_BUDGET) -> list[tuple[str, str, list[str]]]:
+def heading_plan(text: str, budget: int = pages.PAGE_BUDGET) -> list[tuple[str, str, list[str]]]:
     """A model-free plan: move `##` sections, largest first, until the page fits its budget."""
-    _, body = wiki.split_frontmatter(text)
+    _, body = pages.split_frontmatter(text)
     secs = [(h, "".join(lines)) for h, lines in sections(body) if h is not None]
     if len(secs) < 2 and not (secs and sections(body)[0][1] and "".join(sections(body)[0][1]).strip()):
         return []
@@ -74,11 +73,11 @@ def split_page(
     by default the name itself.
     """
     try:
-        meta = wiki.read_meta(text)
-    except wiki.PageError as exc:
+        meta = pages.read_meta(text)
+    except pages.PageError as exc:
         return f"{path} cannot be split: {exc}"
-    block, body = wiki.split_frontmatter(text)
-    nl = wiki.newline_of(text)
+    block, body = pages.split_frontmatter(text)
+    nl = pages.newline_of(text)
     secs = sections(body)
     taken: dict[int, str] = {}
     for name, _, headings in plan:
@@ -94,8 +93,8 @@ def split_page(
     if not kept:
         return f"{path} would keep no part of its own"
     state = str(meta.get("state", "open"))
-    source = wiki.source_days(meta)
-    owner = wiki.is_gardeners(meta)
+    source = pages.source_days(meta)
+    owner = pages.is_gardeners(meta)
     out: dict[str, str] = {}
     for name, title, _ in plan:
         moved = "".join(
@@ -103,10 +102,10 @@ def split_page(
         )
         head = ""  # the person's note without frontmatter: its parts get none either
         if block:
-            head = wiki.new_page(title, "", state=state, source=source, gardener=owner).replace("\n", nl)
+            head = pages.new_page(title, "", state=state, source=source, gardener=owner).replace("\n", nl)
         if moved and not moved.endswith("\n"):
             moved += nl
-        out[wiki.page_path(name)] = head + moved
+        out[pages.page_path(name)] = head + moved
     # Earlier splits' "Split into" lines stay with the original, whichever section they ended in.
     rest = "".join(line for i, (_, lines) in enumerate(secs) for line in lines if i not in taken or _is_nav(line))
     if rest and not rest.endswith("\n"):
@@ -128,7 +127,7 @@ def _human_folder(tree: Tree, folder: str) -> bool:
     names = [
         n.rsplit("/", 1)[-1]
         for p in tree
-        if (n := wiki.page_name(p)) is not None and p != wiki.map_path() and (n.rsplit("/", 1)[0] if "/" in n else "") == folder
+        if (n := pages.page_name(p)) is not None and p != pages.map_path() and (n.rsplit("/", 1)[0] if "/" in n else "") == folder
     ]
     human = sum(1 for n in names if not is_slug(n))
     return human * 2 > len(names)
@@ -140,15 +139,15 @@ def _taken_names(tree: Tree) -> set[str]:
 
     taken: set[str] = set()
     for p in tree:
-        name = wiki.page_name(p)
+        name = pages.page_name(p)
         if name is None:
-            if wiki.is_attachment(p):
+            if pages.is_attachment(p):
                 taken.add(p.rsplit("/", 1)[-1].lower())
             continue
         taken.add(name.rsplit("/", 1)[-1].lower())
         found = page_facts(tree, p)
         meta = (found.meta if found is not None else None) or {}
-        for label in (meta.get("title"), *wiki.aliases_of(meta)):
+        for label in (meta.get("title"), *pages.aliases_of(meta)):
             if label:
                 taken.add(str(label).strip().lower())
     return taken
@@ -157,7 +156,7 @@ def _taken_names(tree: Tree) -> set[str]:
 def part_names(tree: Tree, path: str, headings: list[str]) -> list[tuple[str, str]]:
     """(page name, title) for a part made of each heading: in the original's folder, named in
     the folder's style, and taking no name or title another page (or an earlier part) has."""
-    name = wiki.page_name(path) or ""
+    name = pages.page_name(path) or ""
     folder, _, own = name.rpartition("/")
     human = _human_folder(tree, folder)
     taken = _taken_names(tree)
@@ -181,7 +180,7 @@ def part_names(tree: Tree, path: str, headings: list[str]) -> list[tuple[str, st
 def _may_name(folder: str, name: str) -> bool:
     """True when `name` in `folder` names a page the layout allows: at the root of a vault a part
     made of `## AGENTS` (or `## Agents`) must not become AGENTS.md, which is never a page."""
-    path = wiki.page_path((f"{folder}/" if folder else "") + name)
+    path = pages.page_path((f"{folder}/" if folder else "") + name)
     here = layout.current()
     return here.page_name(path) is not None and here.case_twin(path) is None
 
@@ -214,10 +213,10 @@ def _rewire_text(
     out: list[str] = []
     pos = 0
     original = links.get("", "")
-    for lk in wiki.find_links(text):
+    for lk in pages.find_links(text):
         if not lk.anchor or resolve(lk.target) != original:
             continue
-        home = homes.get(wiki.anchor_key(lk.anchor))
+        home = homes.get(pages.anchor_key(lk.anchor))
         if home is None or home == original:
             continue
         out.append(text[pos : lk.start] + "[[" + _relink(text[lk.start + 2 : lk.end - 2], links[home]) + "]]")
@@ -226,13 +225,13 @@ def _rewire_text(
     # `[[#Heading]]` links within the page itself: point them at the page the heading now stands in.
     if "[[#" not in text:
         return text
-    spans = wiki.code_mask(text) if "`" in text or "~~~" in text else None
+    spans = pages.code_mask(text) if "`" in text or "~~~" in text else None
     out, pos = [], 0
     for m in _SAME_PAGE_LINK.finditer(text):
         if spans is not None and spans[m.start()]:
             continue
         inner = m.group(1)
-        home = homes.get(wiki.anchor_key(inner.replace("\\|", "|").partition("|")[0]), original)
+        home = homes.get(pages.anchor_key(inner.replace("\\|", "|").partition("|")[0]), original)
         if home == own:
             continue
         out.append(text[pos : m.start()] + "[[" + _relink("#" + inner, links[home]) + "]]")
@@ -244,7 +243,7 @@ def split_in_tree(
     tree: Tree,
     path: str,
     headings: list[list[str]] | None = None,
-    budget: int = wiki.PAGE_BUDGET,
+    budget: int = pages.PAGE_BUDGET,
     names: list[tuple[str, str]] | None = None,
 ) -> dict[str, str] | str:
     """Split page `path` of `tree` as it should land: the new texts by path (original, parts,
@@ -258,7 +257,7 @@ def split_in_tree(
     from gitgarden.wiki.facts import page_facts
 
     text = text_of(tree[path]) if path in tree else None
-    name = wiki.page_name(path)
+    name = pages.page_name(path)
     if text is None or name is None:
         return f"{path} is not a text page"
     groups = headings if headings is not None else [h for _, _, h in heading_plan(text, budget)]
@@ -277,30 +276,30 @@ def split_in_tree(
     if len(names) < len(groups):
         return f"no free name for a part of {name}"
     plan: Plan = [(n, title, g) for (n, title), g in zip(names, groups, strict=True)]
-    all_names = [n for p in tree if (n := wiki.page_name(p)) is not None] + [n for n, _, _ in plan]
+    all_names = [n for p in tree if (n := pages.page_name(p)) is not None] + [n for n, _, _ in plan]
     link_of = {n: _link_text(all_names, n) for n in [name, *(n for n, _, _ in plan)]}
     out = split_page(path, text, plan, links=link_of)
     if isinstance(out, str):
         return out
-    part_paths = {wiki.page_path(n): n for n, _, _ in plan}
+    part_paths = {pages.page_path(n): n for n, _, _ in plan}
     # Where each of the original's anchors stands after the split.
-    _, body = wiki.split_frontmatter(text)
-    homes: dict[str, str] = {a: name for a in wiki.heading_anchors(body.splitlines())}
+    _, body = pages.split_frontmatter(text)
+    homes: dict[str, str] = {a: name for a in pages.heading_anchors(body.splitlines())}
     for p, n in part_paths.items():
-        for a in wiki.heading_anchors(wiki.split_frontmatter(out[p])[1].splitlines()):
+        for a in pages.heading_anchors(pages.split_frontmatter(out[p])[1].splitlines()):
             homes[a] = n
     links = {**link_of, "": name}
     aliases: dict[str, list[str]] = {}
     for p in tree:
-        n = wiki.page_name(p)
+        n = pages.page_name(p)
         found = page_facts(tree, p) if n is not None else None
         if n is not None and found is not None and found.meta:
-            aliases[n] = wiki.aliases_of(found.meta)
-    index = wiki.LinkIndex([n for p in tree if (n := wiki.page_name(p)) is not None], aliases)
+            aliases[n] = pages.aliases_of(found.meta)
+    index = pages.LinkIndex([n for p in tree if (n := pages.page_name(p)) is not None], aliases)
     for p, t in list(out.items()):
-        out[p] = _rewire_text(t, wiki.page_name(p) or "", homes, index.resolve, links)
+        out[p] = _rewire_text(t, pages.page_name(p) or "", homes, index.resolve, links)
     for p in tree:
-        n = wiki.page_name(p)
+        n = pages.page_name(p)
         if n is None or p in out:
             continue
         found = page_facts(tree, p)

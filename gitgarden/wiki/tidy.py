@@ -11,14 +11,13 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from gitgarden.wiki import journal
-from gitgarden.wiki import pages as wiki
+from gitgarden.wiki import journal, pages
 from gitgarden.wiki.facts import page_facts
 from gitgarden.wiki.tree import Entry, Tree, file, text_of
 
 # The map a pass starts when a vault has none (what `gitgarden init` writes, minus the prose).
 MAP_START = "# Map\n\n## Pages\n\n## Open\n"
-# A word as a whole-word mention bounds it (wiki._word_at: letters, digits, `_`; re's \w is the same set).
+# A word as a whole-word mention bounds it (pages._word_at: letters, digits, `_`; re's \w is the same set).
 _WORD = re.compile(r"\w+")
 
 __all__ = [
@@ -55,8 +54,8 @@ def page_titles(tree: Tree) -> dict[str, tuple[str, list[str]]]:
     """page name -> (title, aliases) for every page (the map excluded)."""
     out: dict[str, tuple[str, list[str]]] = {}
     for path in tree:
-        name = wiki.page_name(path)
-        if name is None or path == wiki.map_path():
+        name = pages.page_name(path)
+        if name is None or path == pages.map_path():
             continue
         found = page_facts(tree, path)
         if found is None and tree[path].kind == "symlink":
@@ -65,20 +64,20 @@ def page_titles(tree: Tree) -> dict[str, tuple[str, list[str]]]:
         if found is not None:
             meta = found.meta or {}
             title = str(meta.get("title") or title)
-            aliases = wiki.aliases_of(meta)
+            aliases = pages.aliases_of(meta)
         out[name] = (title, aliases)
     return out
 
 
-def link_index(titles: Mapping[str, tuple[str, list[str]]]) -> wiki.LinkIndex:
+def link_index(titles: Mapping[str, tuple[str, list[str]]]) -> pages.LinkIndex:
     """Resolves links to the pages of `titles` (and the map), by name, title or alias."""
-    return wiki.LinkIndex(list(titles) + [wiki.map_name()], {n: [t, *a] for n, (t, a) in titles.items()})
+    return pages.LinkIndex(list(titles) + [pages.map_name()], {n: [t, *a] for n, (t, a) in titles.items()})
 
 
-def reachable(tree: Tree, index: wiki.LinkIndex) -> set[str]:
+def reachable(tree: Tree, index: pages.LinkIndex) -> set[str]:
     """Pages reachable from the map through links (directly or through hub pages)."""
-    seen = {wiki.map_name()}
-    todo = [wiki.map_path()]
+    seen = {pages.map_name()}
+    todo = [pages.map_path()]
     while todo:
         path = todo.pop()
         found = page_facts(tree, path) if path in tree else None
@@ -88,7 +87,7 @@ def reachable(tree: Tree, index: wiki.LinkIndex) -> set[str]:
             name = index.resolve(target)
             if name and name not in seen:
                 seen.add(name)
-                todo.append(wiki.page_path(name))
+                todo.append(pages.page_path(name))
     return seen
 
 
@@ -114,12 +113,12 @@ def wrap_mentions(tree: Tree, paths: list[str], titles: Mapping[str, tuple[str, 
                 always.append(i)
     for path in paths:
         text = read_text(tree, path)
-        if text is None or path == wiki.map_path():
+        if text is None or path == pages.map_path():
             continue
-        me = wiki.page_name(path)
+        me = pages.page_name(path)
         new = text
-        _, body = wiki.split_frontmatter(text)
-        linked = {lk.target.strip().lower() for lk in wiki.find_links(body)}
+        _, body = pages.split_frontmatter(text)
+        linked = {lk.target.strip().lower() for lk in pages.find_links(body)}
         # A wrap adds only link syntax around a mention already there: the body's words stand for it.
         tokens = set(_WORD.findall(body))
         tried = sorted({i for w in tokens & by_first.keys() for i, last in by_first[w] if last in tokens}.union(always))
@@ -129,10 +128,10 @@ def wrap_mentions(tree: Tree, paths: list[str], titles: Mapping[str, tuple[str, 
             for phrase in (title, *aliases):
                 if len(phrase) < 3 or phrase not in body:
                     continue
-                wrapped = wiki.wrap_first_mention(new, phrase, name)
+                wrapped = pages.wrap_first_mention(new, phrase, name)
                 if wrapped is not None:
                     new = wrapped
-                    body = wiki.split_frontmatter(new)[1]
+                    body = pages.split_frontmatter(new)[1]
                     linked.add(name.lower())
                     break
         if new != text:
@@ -158,30 +157,30 @@ def map_entries(
     room; past the ceiling, reachable is enough. A name finds no place when
     the map has no room even for its hub's line (a prune makes room).
     """
-    old = read_text(tree, wiki.map_path())
+    old = read_text(tree, pages.map_path())
     if old is None:
-        if wiki.map_path() in tree or not titles:
+        if pages.map_path() in tree or not titles:
             return {}, [], []  # a map that is not text is the person's to mend; no pages, no map
         old = ""  # an existing vault without a map: the pass starts one
     index = link_index(titles)
-    listed = {index.resolve(lk.target) for lk in wiki.find_links(old)}
-    unlisted = [n for n in titles if n not in listed and wiki.page_path(n) not in skip]
+    listed = {index.resolve(lk.target) for lk in pages.find_links(old)}
+    unlisted = [n for n in titles if n not in listed and pages.page_path(n) not in skip]
     if not unlisted:
         return {}, [], []
     holders = hub_pages(tree, titles)
-    held = {page for pages in holders.values() for page in pages}
+    held = {page for listed in holders.values() for page in listed}
     unlisted = [n for n in unlisted if n not in held]
     if not unlisted:
         return {}, [], []
     reached = reachable(tree, index)
     new, added, left = old or MAP_START, [], []
-    everything = wiki.add_map_entries(new, [_entry_line(n, titles) for n in unlisted if n not in reached])
+    everything = pages.add_map_entries(new, [_entry_line(n, titles) for n in unlisted if n not in reached])
     for name in sorted(unlisted, key=lambda n: (n in reached, n)):
-        candidate = wiki.add_map_entries(new, [_entry_line(name, titles)])
-        if len(everything) > wiki.MAP_CEILING and name not in reached:
+        candidate = pages.add_map_entries(new, [_entry_line(name, titles)])
+        if len(everything) > pages.MAP_CEILING and name not in reached:
             left.append(name)  # not all fit: the map keeps its room for hubs' lines
             continue
-        if len(candidate) > wiki.MAP_CEILING and len(candidate) > len(old):
+        if len(candidate) > pages.MAP_CEILING and len(candidate) > len(old):
             continue  # past the ceiling, reachable is enough
         new = candidate
         added.append(name)
@@ -189,31 +188,31 @@ def map_entries(
     by_hub: dict[str, tuple[str, list[str]]] = {}
     for name in left:
         hub, title = _group_hub(name)
-        if hub == name or (wiki.page_path(hub) in tree and not is_hub(tree, hub)) or wiki.page_path(hub) in skip:
+        if hub == name or (pages.page_path(hub) in tree and not is_hub(tree, hub)) or pages.page_path(hub) in skip:
             continue
         by_hub.setdefault(hub, (title, []))[1].append(name)
     unplaced = [n for n in left if all(n not in names for _, names in by_hub.values())]
     for hub, (title, names) in sorted(by_hub.items()):
         lines = [_entry_line(n, titles) for n in names]
-        path = wiki.page_path(hub)
+        path = pages.page_path(hub)
         hub_text = read_text(tree, path)
         if hub not in listed:
-            candidate = wiki.add_map_entries(new, [f"- [[{hub}]] — {titles.get(hub, (title, []))[0]}"])
-            if len(candidate) > wiki.MAP_CEILING and len(candidate) > len(old):
+            candidate = pages.add_map_entries(new, [f"- [[{hub}]] — {titles.get(hub, (title, []))[0]}"])
+            if len(candidate) > pages.MAP_CEILING and len(candidate) > len(old):
                 unplaced.extend(names)
                 continue
             new = candidate
-        writes[path] = file(hub_page_text(title, lines) if hub_text is None else wiki.append_body(hub_text, "\n".join(lines)))
+        writes[path] = file(hub_page_text(title, lines) if hub_text is None else pages.append_body(hub_text, "\n".join(lines)))
     if new != old:
-        writes[wiki.map_path()] = file(new)
+        writes[pages.map_path()] = file(new)
     return writes, added, unplaced
 
 
 def is_hub(tree: Tree, name: str) -> bool:
     """True for a page marked `hub: true` (and the legacy `map-pages`)."""
     if name == LEGACY_HUB:
-        return wiki.page_path(name) in tree
-    found = page_facts(tree, wiki.page_path(name)) if wiki.page_path(name) in tree else None
+        return pages.page_path(name) in tree
+    found = page_facts(tree, pages.page_path(name)) if pages.page_path(name) in tree else None
     return found is not None and found.meta is not None and found.meta.get(HUB_KEY) is True
 
 
@@ -223,7 +222,7 @@ def hub_pages(tree: Tree, titles: Mapping[str, tuple[str, list[str]]]) -> dict[s
     out: dict[str, set[str]] = {}
     for name in titles:
         if is_hub(tree, name):
-            found = page_facts(tree, wiki.page_path(name))
+            found = page_facts(tree, pages.page_path(name))
             targets = found.targets if found is not None else []
             out[name] = {n for n in (index.resolve(t) for t in targets) if n and n != name}
     return out
@@ -231,8 +230,8 @@ def hub_pages(tree: Tree, titles: Mapping[str, tuple[str, list[str]]]) -> dict[s
 
 def hub_page_text(title: str, lines: list[str]) -> str:
     """A new hub page: code-written frontmatter (`hub: true`), an overview line, its list of links."""
-    text = wiki.new_page(title, f"{title}: the pages this hub gathers.\n\n" + "\n".join(lines) + "\n")
-    return wiki.patch_meta(text, {HUB_KEY: "true"})
+    text = pages.new_page(title, f"{title}: the pages this hub gathers.\n\n" + "\n".join(lines) + "\n")
+    return pages.patch_meta(text, {HUB_KEY: "true"})
 
 
 def _group_hub(name: str) -> tuple[str, str]:
@@ -256,14 +255,14 @@ def prune_into_hubs(tree: Tree, titles: Mapping[str, tuple[str, list[str]]], map
     """
     index = link_index(titles)
     holders = hub_pages(tree, titles)
-    held_by = {page: hub for hub, pages in sorted(holders.items()) for page in pages}
-    open_set = set(wiki.open_lines(map_text))
+    held_by = {page: hub for hub, listed in sorted(holders.items()) for page in listed}
+    open_set = set(pages.open_lines(map_text))
     moves: dict[str, list[str]] = {}
     new_titles: dict[str, str] = {}
     for line in map_text.splitlines():
         if not line.startswith("- [[") or line in open_set:
             continue
-        links = wiki.find_links(line)
+        links = pages.find_links(line)
         target = index.resolve(links[0].target) if links else None
         if target is None or target in holders:
             continue  # a hub's own entry stays: the map lists hubs
@@ -278,41 +277,41 @@ def prune_into_hubs(tree: Tree, titles: Mapping[str, tuple[str, list[str]]], map
         return {}
     writes: dict[str, Entry] = {}
     moved = {ln for lines in moves.values() for ln in lines}
-    nl = wiki.newline_of(map_text)
+    nl = pages.newline_of(map_text)
     kept = "".join(ln for ln in map_text.splitlines(keepends=True) if ln.rstrip("\r\n") not in moved)
-    listed = {index.resolve(lk.target) for lk in wiki.find_links(kept)}
+    listed = {index.resolve(lk.target) for lk in pages.find_links(kept)}
     hub_lines = []
     for hub, lines in sorted(moves.items()):
-        path = wiki.page_path(hub)
+        path = pages.page_path(hub)
         old = read_text(tree, path)
         if old is None:
             title = new_titles.get(hub) or hub
             writes[path] = file(hub_page_text(title, lines))
         else:
             title = titles.get(hub, (hub, []))[0]
-            writes[path] = file(wiki.append_body(old, "\n".join(lines)))
+            writes[path] = file(pages.append_body(old, "\n".join(lines)))
         if hub not in listed:
             hub_lines.append(f"- [[{hub}]] — {title}")
-    new_map = wiki.add_map_entries(kept, hub_lines)
+    new_map = pages.add_map_entries(kept, hub_lines)
     if nl == "\r\n" and "\r\n" not in new_map:
         new_map = new_map.replace("\n", nl)
-    writes[wiki.map_path()] = file(new_map)
+    writes[pages.map_path()] = file(new_map)
     return writes
 
 
 def is_gardeners(tree: Tree, path: str) -> bool:
-    """True when the page at `path` is the gardener's own (a pass created it; see wiki.GARDENER_KEY)."""
+    """True when the page at `path` is the gardener's own (a pass created it; see pages.GARDENER_KEY)."""
     if path not in tree:
         return False
     found = page_facts(tree, path)
-    return found is not None and wiki.is_gardeners(found.meta)
+    return found is not None and pages.is_gardeners(found.meta)
 
 
 def person_pages(base: Tree, paths: list[str] | set[str]) -> set[str]:
     """Which of `paths` are the person's pages in `base`: existing pages (not the map) no pass created."""
     return {
         p for p in paths
-        if p in base and p != wiki.map_path() and wiki.page_name(p) is not None and not is_gardeners(base, p)
+        if p in base and p != pages.map_path() and pages.page_name(p) is not None and not is_gardeners(base, p)
     }
 
 
@@ -320,9 +319,9 @@ def over_budget(tree: Tree) -> list[str]:
     """Pages (the map excluded) longer than the page budget."""
     out = []
     for path in tree:
-        if wiki.page_name(path) and path != wiki.map_path():
+        if pages.page_name(path) and path != pages.map_path():
             found = page_facts(tree, path)
-            if found is not None and found.chars > wiki.PAGE_BUDGET:
+            if found is not None and found.chars > pages.PAGE_BUDGET:
                 out.append(path)
     return out
 
