@@ -9,6 +9,7 @@ import pytest
 
 from gitgarden.guard import text as guardtext
 from gitgarden.guard.rules import PassContext, Verdict, check, skipped_checks
+from gitgarden.wiki import linking
 from gitgarden.wiki import pages as wiki
 from gitgarden.wiki.tree import Entry, file, symlink
 
@@ -839,7 +840,7 @@ def test_link_finder_agrees_with_wiki_find_links() -> None:
     for _ in range(20000):
         t = "".join(rnd.choice(alpha) for _ in range(rnd.randint(0, 30)))
         ours = [(lk.start, lk.end, lk.target) for lk in guardtext.find_links(t)]
-        theirs = [(lk.start, lk.end, lk.target) for lk in wiki.find_links(t)]
+        theirs = [(lk.start, lk.end, lk.target) for lk in linking.find_links(t)]
         assert ours == theirs, t
         lo, hi = sorted(rnd.randint(0, len(t)) for _ in range(2))  # a region: links starting in it
         assert guardtext.find_links(t, lo, hi) == [
@@ -852,7 +853,7 @@ def test_fenced_code_hides_links() -> None:
         t = f"a\n{fence}\n[[x]]\n{fence.strip()}\n[[y]]\n"
         assert (
             [lk.target for lk in guardtext.find_links(t)]
-            == [lk.target for lk in wiki.find_links(t)]
+            == [lk.target for lk in linking.find_links(t)]
             == ["y"]
         )
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from gitgarden.config import Settings
 from gitgarden.gardener.pipeline import PassResult, run_pass
 from gitgarden.project import DiskTree, Project
+from gitgarden.wiki import linking
 from gitgarden.wiki import pages as wiki
 from gitgarden.wiki.tidy import link_index, page_titles, reachable
 from tests.conftest import FIXED_NOW, FakeModel, commit_all, git, page, write
@@ -22,13 +23,13 @@ def every_page_within_one_hub(project: Project) -> None:
     titles = page_titles(tree)
     index = link_index(titles)
     map_text = (project.root / "wiki/index.md").read_text()
-    direct = {index.resolve(lk.target) for lk in wiki.find_links(map_text)}
+    direct = {index.resolve(lk.target) for lk in linking.find_links(map_text)}
     via_hub = set()
     for name in direct:
         if name and name in titles:
             text = (project.root / f"wiki/{name}.md").read_text()
             if "\nhub: true\n" in text or name == "map-pages":
-                via_hub |= {index.resolve(lk.target) for lk in wiki.find_links(text)}
+                via_hub |= {index.resolve(lk.target) for lk in linking.find_links(text)}
     missing = set(titles) - direct - via_hub
     assert not missing, sorted(missing)[:10]
     assert set(titles) <= reachable(tree, index)

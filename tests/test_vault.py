@@ -13,8 +13,8 @@ from gitgarden.config import Settings
 from gitgarden.gardener.pipeline import PassResult, run_pass
 from gitgarden.guard import rules as guard
 from gitgarden.project import DiskTree, Project, init_project
+from gitgarden.wiki import linking, split
 from gitgarden.wiki import pages as wiki
-from gitgarden.wiki import split
 from gitgarden.wiki.health import measure
 from gitgarden.wiki.tree import Overlay, file
 from tests.conftest import (
@@ -115,7 +115,7 @@ def test_health_json_has_orphans_unmapped_and_split_advice(vault: Project) -> No
 
 
 def test_attachments_resolve_by_file_name_in_any_folder_and_case() -> None:
-    index = wiki.LinkIndex(["a"], attachments=["Attachments/Lucide-Cog.svg", "x/diagram.png"])
+    index = linking.LinkIndex(["a"], attachments=["Attachments/Lucide-Cog.svg", "x/diagram.png"])
     assert index.attachment("lucide-cog.svg") == "Attachments/Lucide-Cog.svg"
     assert index.attachment("Attachments/lucide-cog.svg") == "Attachments/Lucide-Cog.svg"
     assert index.attachment("diagram") is None and index.resolve("diagram.png") is None  # pages and files apart

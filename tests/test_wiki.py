@@ -5,6 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
+from gitgarden.wiki import linking
 from gitgarden.wiki import pages as wiki
 
 
@@ -35,9 +36,9 @@ def test_malformed_frontmatter_is_an_error_not_a_crash() -> None:
 
 def test_links_resolve_by_file_name_alias_and_skip_code() -> None:
     text = "See [[Acme Corp#History|the history]] and `[[not-a-link]]`.\n```\n[[nor-this]]\n```\n| [[dana\\|Dana]] |\n"
-    links = wiki.find_links(text)
+    links = linking.find_links(text)
     assert [(lk.target, lk.anchor, lk.shown) for lk in links] == [("Acme Corp", "History", "the history"), ("dana", "", "Dana")]
-    index = wiki.LinkIndex(["people/Acme Corp", "dana"], {"dana": ["Dana Reyes"]})
+    index = linking.LinkIndex(["people/Acme Corp", "dana"], {"dana": ["Dana Reyes"]})
     assert index.resolve("acme corp") == "people/Acme Corp"
     assert index.resolve("Dana Reyes") == "dana"
     assert index.resolve("nobody") is None
@@ -45,7 +46,7 @@ def test_links_resolve_by_file_name_alias_and_skip_code() -> None:
 
 def test_wrap_first_mention_skips_headings_code_links_and_frontmatter() -> None:
     text = "---\ntitle: Dana\n---\n# Dana\n`Dana` and [[x|Dana]] then Danae, then Dana again, and Dana.\n"
-    out = wiki.wrap_first_mention(text, "Dana", "dana")
+    out = linking.wrap_first_mention(text, "Dana", "dana")
     assert out == "---\ntitle: Dana\n---\n# Dana\n`Dana` and [[x|Dana]] then Danae, then [[dana|Dana]] again, and Dana.\n"
 
 

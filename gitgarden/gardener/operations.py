@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gitgarden.model.operations import INVALID, Op
-from gitgarden.wiki import pages
+from gitgarden.wiki import linking, pages
 from gitgarden.wiki.journal import JournalLine, day_path
 from gitgarden.wiki.names import unportable_part
 from gitgarden.wiki.tree import Entry, Tree, file, text_of
@@ -51,7 +51,7 @@ class ApplyContext:
     offered: Mapping[str, JournalLine]
     today: str
     conversation: str = ""
-    links: pages.LinkIndex | None = None
+    links: linking.LinkIndex | None = None
     journal_texts: tuple[str, ...] = ()  # every journal line, to refuse recovering what one already says
 
 
@@ -218,7 +218,7 @@ def _link(op: Op, tree: Tree, ctx: ApplyContext) -> Applied | Refusal:
     if _persons(_text(tree, path)):
         return Refusal(op, f"{path} is the person's page: a pass only appends to it")
     old = _text(tree, path)
-    new = None if old is None else pages.wrap_first_mention(old, op.get("phrase"), pages.page_name(target) or "")
+    new = None if old is None else linking.wrap_first_mention(old, op.get("phrase"), pages.page_name(target) or "")
     if new is None:
         return Refusal(op, f"no unlinked mention of {op.get('phrase')!r} in {path}")
     return Applied(op, writes={path: file(new)})
@@ -346,7 +346,7 @@ def _promote_to_hub(op: Op, tree: Tree, ctx: ApplyContext) -> Applied | Refusal:
     open_set = set(pages.open_lines(map_text))
     hub_name = pages.page_name(path) if path is not None else name
     old = _text(tree, path) if path is not None else None
-    held = {lk.target.strip().lower() for lk in pages.find_links(pages.split_frontmatter(old)[1])} if old else set()
+    held = {lk.target.strip().lower() for lk in linking.find_links(pages.split_frontmatter(old)[1])} if old else set()
     lines, moved = [], set()
     for child in children:
         if child.lower() in held:
@@ -354,7 +354,7 @@ def _promote_to_hub(op: Op, tree: Tree, ctx: ApplyContext) -> Applied | Refusal:
         # The child's map entry moves into the hub word for word; a child without one gets a new line.
         entry = next(
             (ln for ln in map_text.splitlines() if ln.startswith("- [[") and ln not in open_set
-             and any(ctx.links is not None and ctx.links.resolve(lk.target) == child for lk in pages.find_links(ln))),
+             and any(ctx.links is not None and ctx.links.resolve(lk.target) == child for lk in linking.find_links(ln))),
             None,
         )
         if entry is not None:
@@ -371,7 +371,7 @@ def _promote_to_hub(op: Op, tree: Tree, ctx: ApplyContext) -> Applied | Refusal:
     else:
         writes = {hub_path: file(pages.append_body(old, "\n".join(lines)))}
     kept = "".join(ln for ln in map_text.splitlines(keepends=True) if ln.rstrip("\r\n") not in moved)
-    if not any(ctx.links is not None and ctx.links.resolve(lk.target) == hub_name for lk in pages.find_links(kept)) and f"[[{hub_name}]]" not in kept:
+    if not any(ctx.links is not None and ctx.links.resolve(lk.target) == hub_name for lk in linking.find_links(kept)) and f"[[{hub_name}]]" not in kept:
         kept = pages.add_map_entries(kept or tidy.MAP_START, [f"- [[{hub_name}]] — {op.get('title')}"])
     if kept != map_text:
         writes[pages.map_path()] = file(kept)

@@ -14,7 +14,7 @@ from functools import cached_property
 from typing import Any
 
 from gitgarden.guard.text import Alignment, Finder, Lines, align, find_links, split_lines
-from gitgarden.wiki import layout, pages
+from gitgarden.wiki import layout, linking, pages
 from gitgarden.wiki.names import is_note_name, is_slug, unportable_part
 from gitgarden.wiki.tree import Entry, Tree, changed_paths, text_of
 
@@ -124,8 +124,8 @@ class Diff:
         self.layout = layout.current()  # whose folders are the wiki and the journal
         self.changed = changed_paths(base, proposed)
         self.kinds = {p: _kind(self.layout, p, base.get(p), proposed.get(p)) for p in self.changed}
-        self._index: pages.LinkIndex | None = None
-        self._full_index: pages.LinkIndex | None = None
+        self._index: linking.LinkIndex | None = None
+        self._full_index: linking.LinkIndex | None = None
         self._names: list[str] = []
 
     def paths(self, kind: str) -> list[str]:
@@ -237,7 +237,7 @@ class Diff:
             wiki_paths = [p for p in self.proposed if here.in_wiki(p)]
             # A non-page file (an image) resolves by its name with its extension.
             self._names = [here.page_name(p) or here.wiki_relative(p) for p in wiki_paths]
-            self._index = pages.LinkIndex(self._names)
+            self._index = linking.LinkIndex(self._names)
         hit = self._index.resolve(target)
         if hit is not None:
             return hit
@@ -250,7 +250,7 @@ class Diff:
                     meta = meta_of(text)
                     if meta:
                         aliases[name] = pages.aliases_of(meta)
-            self._full_index = pages.LinkIndex(self._names, aliases)
+            self._full_index = linking.LinkIndex(self._names, aliases)
         return self._full_index.resolve(target)
 
     def state_of(self, tree: Tree, path: str) -> Any:

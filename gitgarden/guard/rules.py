@@ -35,7 +35,7 @@ from gitgarden.guard.text import (
     line_key,
     same_line,
 )
-from gitgarden.wiki import pages
+from gitgarden.wiki import linking, pages
 from gitgarden.wiki.tree import Entry, Tree, text_of
 
 __all__ = ["RULES", "RULE_NAMES", "Verdict", "PassContext", "Diff", "check", "skipped_checks"]
@@ -282,8 +282,8 @@ def _dangling(d: Diff, page: PageChange) -> Iterator[Finding]:
 
     Only a split pays for this: it reads every page's links once.
     """
-    before = pages.heading_anchors(page.old)
-    gone = before - pages.heading_anchors(page.new.lines)
+    before = linking.heading_anchors(page.old)
+    gone = before - linking.heading_anchors(page.new.lines)
     if not gone:
         return
     name = pages.page_name(page.path)
@@ -300,7 +300,7 @@ def _dangling(d: Diff, page: PageChange) -> Iterator[Finding]:
         for m in LINK.finditer(text):
             head = m.group(1).replace("\\|", "|").partition("|")[0]
             target, hash_, anchor = head.partition("#")
-            key = pages.anchor_key(anchor)
+            key = linking.anchor_key(anchor)
             if not hash_:
                 continue
             if target.strip():
@@ -310,11 +310,11 @@ def _dangling(d: Diff, page: PageChange) -> Iterator[Finding]:
                 if key not in before or (path != page.path and path not in d.new_pages):
                     continue
                 if own is None:
-                    own = pages.heading_anchors(pages.split_frontmatter(text)[1].splitlines())
+                    own = linking.heading_anchors(pages.split_frontmatter(text)[1].splitlines())
                 if key in own:
                     continue
             if mask is None:
-                mask = pages.code_mask(text)
+                mask = linking.code_mask(text)
             if not mask[m.start()]:
                 why = f"a heading link points into a section that left {page.path}; point it at the part"
                 yield path, why, m.group(0)

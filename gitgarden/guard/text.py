@@ -6,7 +6,7 @@ written or with words wrapped as links; which links a range of lines holds,
 outside code. This module answers them and judges nothing; the rules and their
 verdicts stay in `guard`. It is separate so each can be read on its own, and
 because it is the part tuned for speed on large pages (searches in C instead of
-wiki/pages.py's whole-text regexes), which wants its own careful reading. Its public names are for the guard's rules
+wiki/linking.py's whole-text regexes), which wants its own careful reading. Its public names are for the guard's rules
 (`guard.rules`, `guard.diff`), not for the rest of gitgarden.
 
 Lines are compared as they are: split on "\\n" only, so a CRLF file keeps its
@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from typing import AnyStr, NamedTuple
 
 _DIFF_LINES = 20_000  # beyond this many changed lines, pairing stays greedy (difflib is slow)
-# These mirror wiki/pages.py's link and code patterns: the guard finds the links of a page's
-# changed lines only, and pages.find_links reads the whole text (too slow on a 5 MB page).
+# These mirror wiki/linking.py's link and code patterns: the guard finds the links of a page's
+# changed lines only, and linking.find_links reads the whole text (too slow on a 5 MB page).
 LINK = re.compile(r"\[\[([^\[\]\n]+?)\]\]")
 _FENCE_MARK = re.compile(r"```|~~~")  # a fence when it opens a line after 0-3 spaces/tabs
 _BREAKS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"  # where str.splitlines breaks
@@ -45,7 +45,7 @@ def _display(inner: str) -> tuple[str, str]:
 
 
 def _fences(text: str) -> Iterator[tuple[int, str]]:
-    """(start of line, marker) for every line that pages.code_mask takes for a fence."""
+    """(start of line, marker) for every line that linking.code_mask takes for a fence."""
     for m in _FENCE_MARK.finditer(text):
         k = m.start()
         while k > 0 and text[k - 1] in " \t" and m.start() - k < 4:
@@ -77,7 +77,7 @@ def _inline_end(text: str, pos: int) -> int | None:
 def _code_spans(text: str, lo: int, hi: int) -> list[tuple[int, int]]:
     """Merged ranges of code (fenced blocks, inline spans) meeting text[lo:hi].
 
-    They are the ranges pages.code_mask marks, found from the start of the text
+    They are the ranges linking.code_mask marks, found from the start of the text
     (either kind may open before `lo`) by searches that skip ahead in C.
     """
     spans: list[tuple[int, int]] = []
@@ -96,7 +96,7 @@ def _code_spans(text: str, lo: int, hi: int) -> list[tuple[int, int]]:
     starts = [s for s, _ in fenced]
     # Where wiki's regex finds inline code scanning the text, tried only at backticks.
     # A span that opens inside a fence counts for nothing but still consumes its text,
-    # exactly as in pages.code_mask.
+    # exactly as in linking.code_mask.
     pos = text.find("`")
     while 0 <= pos < hi:
         e = _inline_end(text, pos)
@@ -117,7 +117,7 @@ def _code_spans(text: str, lo: int, hi: int) -> list[tuple[int, int]]:
 
 
 def find_links(text: str, lo: int = 0, hi: int | None = None) -> list[_Link]:
-    """The wiki links outside code that start in text[lo:hi], as pages.find_links finds them."""
+    """The wiki links outside code that start in text[lo:hi], as linking.find_links finds them."""
     hi = len(text) if hi is None else hi
     if text.find("[[", lo, hi + 1) < 0:
         return []

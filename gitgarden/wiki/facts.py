@@ -18,7 +18,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from gitgarden.wiki import pages
+from gitgarden.wiki import linking, pages
 from gitgarden.wiki.tree import Entry, Overlay, Tree, text_of
 
 __all__ = ["PageFacts", "page_facts", "facts_of", "FactsCache"]
@@ -44,7 +44,7 @@ def facts_of(entry: Entry) -> PageFacts | None:
         meta: dict[str, Any] | None = pages.read_meta(text)
     except pages.PageError:
         meta = None
-    return PageFacts(len(text), meta, tuple(link.target for link in pages.find_links(text)))
+    return PageFacts(len(text), meta, tuple(link.target for link in linking.find_links(text)))
 
 
 class FactsCache:

@@ -15,7 +15,7 @@ from datetime import date
 from functools import lru_cache
 from typing import Any
 
-from gitgarden.wiki import layout, pages
+from gitgarden.wiki import layout, linking, pages
 from gitgarden.wiki.facts import PageFacts, page_facts
 from gitgarden.wiki.pages import MAP_CEILING
 from gitgarden.wiki.tree import Tree, text_of
@@ -130,7 +130,7 @@ def measure(tree: Tree, *, unread_lines: int = 0, today: date | None = None) -> 
     labels = {n: [n.rsplit("/", 1)[-1], str(metas[n].get("title") or ""), *pages.aliases_of(metas[n])] for n in page_names}
     here = layout.current()
     files = [here.wiki_relative(p) for p in tree if pages.is_attachment(p)]
-    index = pages.LinkIndex(list(facts), {n: pages.aliases_of(metas[n]) for n in page_names}, attachments=files)
+    index = linking.LinkIndex(list(facts), {n: pages.aliases_of(metas[n]) for n in page_names}, attachments=files)
     links: dict[str, list[str]] = {}
     for name, page in facts.items():
         targets = []

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 
-from gitgarden.wiki import layout, pages
+from gitgarden.wiki import layout, linking, pages
 from gitgarden.wiki.names import is_slug, slugify, unportable_part
 from gitgarden.wiki.tree import Tree, text_of
 
@@ -213,10 +213,10 @@ def _rewire_text(
     out: list[str] = []
     pos = 0
     original = links.get("", "")
-    for lk in pages.find_links(text):
+    for lk in linking.find_links(text):
         if not lk.anchor or resolve(lk.target) != original:
             continue
-        home = homes.get(pages.anchor_key(lk.anchor))
+        home = homes.get(linking.anchor_key(lk.anchor))
         if home is None or home == original:
             continue
         out.append(text[pos : lk.start] + "[[" + _relink(text[lk.start + 2 : lk.end - 2], links[home]) + "]]")
@@ -225,13 +225,13 @@ def _rewire_text(
     # `[[#Heading]]` links within the page itself: point them at the page the heading now stands in.
     if "[[#" not in text:
         return text
-    spans = pages.code_mask(text) if "`" in text or "~~~" in text else None
+    spans = linking.code_mask(text) if "`" in text or "~~~" in text else None
     out, pos = [], 0
     for m in _SAME_PAGE_LINK.finditer(text):
         if spans is not None and spans[m.start()]:
             continue
         inner = m.group(1)
-        home = homes.get(pages.anchor_key(inner.replace("\\|", "|").partition("|")[0]), original)
+        home = homes.get(linking.anchor_key(inner.replace("\\|", "|").partition("|")[0]), original)
         if home == own:
             continue
         out.append(text[pos : m.start()] + "[[" + _relink("#" + inner, links[home]) + "]]")
@@ -284,9 +284,9 @@ def split_in_tree(
     part_paths = {pages.page_path(n): n for n, _, _ in plan}
     # Where each of the original's anchors stands after the split.
     _, body = pages.split_frontmatter(text)
-    homes: dict[str, str] = {a: name for a in pages.heading_anchors(body.splitlines())}
+    homes: dict[str, str] = {a: name for a in linking.heading_anchors(body.splitlines())}
     for p, n in part_paths.items():
-        for a in pages.heading_anchors(pages.split_frontmatter(out[p])[1].splitlines()):
+        for a in linking.heading_anchors(pages.split_frontmatter(out[p])[1].splitlines()):
             homes[a] = n
     links = {**link_of, "": name}
     aliases: dict[str, list[str]] = {}
@@ -295,7 +295,7 @@ def split_in_tree(
         found = page_facts(tree, p) if n is not None else None
         if n is not None and found is not None and found.meta:
             aliases[n] = pages.aliases_of(found.meta)
-    index = pages.LinkIndex([n for p in tree if (n := pages.page_name(p)) is not None], aliases)
+    index = linking.LinkIndex([n for p in tree if (n := pages.page_name(p)) is not None], aliases)
     for p, t in list(out.items()):
         out[p] = _rewire_text(t, pages.page_name(p) or "", homes, index.resolve, links)
     for p in tree:

@@ -11,13 +11,13 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from gitgarden.wiki import journal, pages
+from gitgarden.wiki import journal, linking, pages
 from gitgarden.wiki.facts import page_facts
 from gitgarden.wiki.tree import Entry, Tree, file, text_of
 
 # The map a pass starts when a vault has none (what `gitgarden init` writes, minus the prose).
 MAP_START = "# Map\n\n## Pages\n\n## Open\n"
-# A word as a whole-word mention bounds it (pages._word_at: letters, digits, `_`; re's \w is the same set).
+# A word as a whole-word mention bounds it (linking._word_at: letters, digits, `_`; re's \w is the same set).
 _WORD = re.compile(r"\w+")
 
 __all__ = [
@@ -69,12 +69,12 @@ def page_titles(tree: Tree) -> dict[str, tuple[str, list[str]]]:
     return out
 
 
-def link_index(titles: Mapping[str, tuple[str, list[str]]]) -> pages.LinkIndex:
+def link_index(titles: Mapping[str, tuple[str, list[str]]]) -> linking.LinkIndex:
     """Resolves links to the pages of `titles` (and the map), by name, title or alias."""
-    return pages.LinkIndex(list(titles) + [pages.map_name()], {n: [t, *a] for n, (t, a) in titles.items()})
+    return linking.LinkIndex(list(titles) + [pages.map_name()], {n: [t, *a] for n, (t, a) in titles.items()})
 
 
-def reachable(tree: Tree, index: pages.LinkIndex) -> set[str]:
+def reachable(tree: Tree, index: linking.LinkIndex) -> set[str]:
     """Pages reachable from the map through links (directly or through hub pages)."""
     seen = {pages.map_name()}
     todo = [pages.map_path()]
@@ -118,7 +118,7 @@ def wrap_mentions(tree: Tree, paths: list[str], titles: Mapping[str, tuple[str, 
         me = pages.page_name(path)
         new = text
         _, body = pages.split_frontmatter(text)
-        linked = {lk.target.strip().lower() for lk in pages.find_links(body)}
+        linked = {lk.target.strip().lower() for lk in linking.find_links(body)}
         # A wrap adds only link syntax around a mention already there: the body's words stand for it.
         tokens = set(_WORD.findall(body))
         tried = sorted({i for w in tokens & by_first.keys() for i, last in by_first[w] if last in tokens}.union(always))
@@ -128,7 +128,7 @@ def wrap_mentions(tree: Tree, paths: list[str], titles: Mapping[str, tuple[str, 
             for phrase in (title, *aliases):
                 if len(phrase) < 3 or phrase not in body:
                     continue
-                wrapped = pages.wrap_first_mention(new, phrase, name)
+                wrapped = linking.wrap_first_mention(new, phrase, name)
                 if wrapped is not None:
                     new = wrapped
                     body = pages.split_frontmatter(new)[1]
@@ -163,7 +163,7 @@ def map_entries(
             return {}, [], []  # a map that is not text is the person's to mend; no pages, no map
         old = ""  # an existing vault without a map: the pass starts one
     index = link_index(titles)
-    listed = {index.resolve(lk.target) for lk in pages.find_links(old)}
+    listed = {index.resolve(lk.target) for lk in linking.find_links(old)}
     unlisted = [n for n in titles if n not in listed and pages.page_path(n) not in skip]
     if not unlisted:
         return {}, [], []
@@ -262,7 +262,7 @@ def prune_into_hubs(tree: Tree, titles: Mapping[str, tuple[str, list[str]]], map
     for line in map_text.splitlines():
         if not line.startswith("- [[") or line in open_set:
             continue
-        links = pages.find_links(line)
+        links = linking.find_links(line)
         target = index.resolve(links[0].target) if links else None
         if target is None or target in holders:
             continue  # a hub's own entry stays: the map lists hubs
@@ -279,7 +279,7 @@ def prune_into_hubs(tree: Tree, titles: Mapping[str, tuple[str, list[str]]], map
     moved = {ln for lines in moves.values() for ln in lines}
     nl = pages.newline_of(map_text)
     kept = "".join(ln for ln in map_text.splitlines(keepends=True) if ln.rstrip("\r\n") not in moved)
-    listed = {index.resolve(lk.target) for lk in pages.find_links(kept)}
+    listed = {index.resolve(lk.target) for lk in linking.find_links(kept)}
     hub_lines = []
     for hub, lines in sorted(moves.items()):
         path = pages.page_path(hub)
