@@ -204,11 +204,22 @@ def _apply_all(run: Pass, work: Work, ops: list[Op], ledger: Ledger, label: str 
             old = result.grounding_min_score
             result.grounding_min_score = lowest if old is None else min(old, lowest)
         titles.update(tidy.page_titles({p: work.tree[p] for p in applied.writes if p in work.tree}))
+        result.provenance.extend(_provenance(op, applied, work))
         result.created.extend(applied.created)
         result.appended.extend(p for p in applied.appended if p not in result.appended)
         if op.kind == "split":
             result.split.append(op.get("page"))
     return rnd
+
+
+def _provenance(op: Op, applied: Applied, work: Work) -> list[dict[str, Any]]:
+    """What a landed operation wrote (its prose, by page) and the offered lines it cites, word for word."""
+    lines = [{"id": i, "text": work.offered[i].text} for i in op.lines if i in work.offered]
+    return [
+        {"page": pages.page_name(path) or path, "op": op.kind, "text": text, "lines": lines}
+        for path, text in applied.prose
+        if text.strip()
+    ]
 
 
 def guard_whole_diff(run: Pass, work: Work) -> bool:

@@ -67,6 +67,9 @@ class PassResult:
     marked_read: int = 0
     not_cited: list[str] = field(default_factory=list)  # offered lines no landed operation or skip cites: unread
     already_there: list[str] = field(default_factory=list)  # operations whose text already stood: landed, nothing written
+    # What each landed operation wrote, traced to the lines it cites (`history.provenance` reads it):
+    # {"page": name, "op": kind, "text": the text written, "lines": [{"id": …, "text": the line word for word}]}.
+    provenance: list[dict[str, Any]] = field(default_factory=list)
     rounds: list[dict[str, Any]] = field(default_factory=list)  # per model round: refused, landed (and why no repair)
     set_aside: list[str] = field(default_factory=list)  # lines this pass set aside, with why
     retry: bool = False  # `run --retry`: the set-aside lines were offered again
