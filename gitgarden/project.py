@@ -30,6 +30,7 @@ __all__ = [
     "of_root_or_default",
     "check_on_disk",
     "spelt_on_disk",
+    "file_text",
 ]
 
 AGENTS_TEMPLATE = """\
@@ -71,6 +72,18 @@ GITIGNORE_TEMPLATE = """\
 # gitgarden: present while your chat tool is mid-turn; never committed
 .gitgarden/turn-in-flight
 """
+
+
+def file_text(root: Path, rel: str) -> str | None:
+    """A project file's text (bad bytes replaced); None when it is missing, not a file, or a symlink,
+    which is never read through."""
+    path = root / rel
+    if path.is_symlink() or not path.is_file():
+        return None
+    try:
+        return path.read_bytes().decode("utf-8", "replace")
+    except OSError:
+        return None
 
 
 # -- the layout on disk ----------------------------------------------------------------------

@@ -9,7 +9,8 @@ token), and `NO_COLOR` gets no colour and no bold. rich is imported only when a
 display is really made.
 
 Only a redrawn line shows tokens as they come, so only then is the model's reply
-streamed (`token_steps`); everywhere else the model is asked exactly as before.
+streamed (`gardener.steps.token_steps` asks the display); everywhere else the model is
+asked exactly as before.
 """
 
 from __future__ import annotations

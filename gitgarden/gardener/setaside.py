@@ -249,20 +249,13 @@ def on_disk(root: Path) -> tuple[list[JournalLine], list[tuple[JournalLine, Entr
     """(the unread lines a pass would offer, the unread lines set aside) of the project at `root`,
     from its files as they stand (what `status`, `health` and the scheduler show). Nothing
     is read through a symlink."""
+    from gitgarden.project import file_text
     from gitgarden.wiki import journal, layout
 
-    def text(rel: str) -> str | None:
-        path = root / rel
-        if path.is_symlink() or not path.is_file():
-            return None
-        try:
-            return path.read_bytes().decode("utf-8", "replace")
-        except OSError:
-            return None
-
     here = layout.current()
-    unread = journal.unread_lines(journal.all_lines(root / here.journal_dir), journal.load_read(text(journal.READ_PATH)), here.journal_from)
-    state = load(text(SET_ASIDE_PATH))
+    read = journal.load_read(file_text(root, journal.READ_PATH))
+    unread = journal.unread_lines(journal.all_lines(root / here.journal_dir), read, here.journal_from)
+    state = load(file_text(root, SET_ASIDE_PATH))
     aside = listed(state, unread)
     held = {id(ln) for ln, _ in aside}
     return [ln for ln in unread if id(ln) not in held], aside

@@ -189,17 +189,6 @@ class LineView:
         return {"id": self.id, "day": self.day, "lineno": self.lineno, "text": self.text, "state": self.state, "reason": self.reason}
 
 
-def _project_text(project: Project, rel: str) -> str | None:
-    """A file of the project as text; None when missing, not a file, or a symlink (never read through)."""
-    path = project.root / rel
-    if path.is_symlink() or not path.is_file():
-        return None
-    try:
-        return path.read_bytes().decode("utf-8", "replace")
-    except OSError:
-        return None
-
-
 def journal_days(project: Project) -> list[str]:
     """The project's day files (days, `YYYY-MM-DD`), newest first; symlinks and misnamed files left out."""
     from gitgarden.wiki.names import is_day
@@ -215,13 +204,14 @@ def journal_day(project: Project, day: str) -> list[LineView]:
     """One day's journal lines, each with its id and whether a pass read it, will read it, set it
     aside, or never reads it (before `journal_from`, or a day file git ignores)."""
     from gitgarden.gardener import setaside
+    from gitgarden.project import file_text
     from gitgarden.wiki import journal
     from gitgarden.wiki.names import is_day
 
     if not is_day(day):
         raise NotFound(f"{day!r} is not a day: journal days are written YYYY-MM-DD")
     here = project.layout
-    text = _project_text(project, here.day_path(day))
+    text = file_text(project.root, here.day_path(day))
     if text is None:
         raise NotFound(f"there is no day file for {day} in {here.journal_dir}/")
     lines = journal.parse_day(day, text)
@@ -229,9 +219,9 @@ def journal_day(project: Project, day: str) -> list[LineView]:
         return [LineView(ln.id, day, ln.lineno, ln.text, "before journal_from") for ln in lines]
     if _ignored(project, here.day_path(day)):
         return [LineView(ln.id, day, ln.lineno, ln.text, "ignored") for ln in lines]
-    read = journal.load_read(_project_text(project, journal.READ_PATH))
+    read = journal.load_read(file_text(project.root, journal.READ_PATH))
     unread = journal.unread_lines(lines, read)
-    state = setaside.load(_project_text(project, setaside.SET_ASIDE_PATH))
+    state = setaside.load(file_text(project.root, setaside.SET_ASIDE_PATH))
     aside = {ln.id: entry for ln, entry in setaside.listed(state, unread)}
     waiting = {ln.id for ln in unread}
     out = []
@@ -349,7 +339,8 @@ def _links_to(tree: Any, path: str, name: str, index: Any) -> bool:
 
 def map_view(project: Project) -> tuple[str, list[str]]:
     """The map's text and its Open questions (an empty map when it is missing or a symlink)."""
+    from gitgarden.project import file_text
     from gitgarden.wiki import pages
 
-    text = _project_text(project, project.layout.map_path()) or ""
+    text = file_text(project.root, project.layout.map_path()) or ""
     return text, pages.open_lines(text)

@@ -244,8 +244,7 @@ def check_layout_value(key: str, value: Any, *, where: str) -> str:
 def check_map_page(value: Any, *, where: str) -> str:
     """`value` as the map's page name (a note name at the top of the wiki), or ConfigError saying why not."""
     if value == DEFAULT.map_page:
-        return value  # `status` reads the layout and has no use for the page parser behind is_note_name
-
+        return value
     text = value.strip().removesuffix(".md") if isinstance(value, str) else ""
     if not text or "/" in text or not is_note_name(text) or reserved_at_top(text) or text in RESERVED_TOP:
         raise ConfigError(
