@@ -3,19 +3,22 @@
 A sentence's score is the share of its distinct content words (names, numbers,
 nouns, verbs: what is left after dropping stop words) that occur in the cited
 journal lines or in the title of the page it is written under. Words are
-compared after a small, explicit normalisation: case, plural/singular and
--ed/-ing/-ly endings, digits and number words ("five" = "5", "2,400" = "2400",
-"8.90" = "8.9", "1st" = "first" = "1"), hyphenation ("5-year" -> "5", "year"),
-a few unit spellings ("kilo" = "kg", "%" = "percent"), and link syntax
-(`[[target|shown]]` reads as its shown text). Pure: no I/O.
+compared after the normalisation of `guard/words.py` (case, endings, number
+words, spellings), with hyphenation ("5-year" -> "5", "year") and link syntax
+(`[[target|shown]]` reads as its shown text) undone here. Pure: no I/O.
 
 Numbers and names are never invented: whatever its score, a sentence is
 refused when one of its numbers (amounts, dates, counts; not the loose "one"
 and "first") or names (a capitalised word that does not open the sentence or a
 clause after a colon, outside headings and table rows; a `[[link]]`, which
 stands when a word of its target or all of its shown words occur) is not in the
-cited lines, the page title or the lines' journal days (a line of 2026-11-25
-grounds "25 November" and "Wednesday"; "yesterday"/"tomorrow" the days around it).
+cited lines or the page title. The lines' journal days ground dates only
+(`guard/dates.py`): a line of 2026-11-25 grounds "25 November" and "Wednesday"
+("yesterday"/"tomorrow" the days around it), never "25 years" or "EUR 25".
+
+A refused sentence's verdict names the other offered lines that hold its
+missing words (`lines_holding`), so the repair round can cite them; a line
+named there grounds nothing until an operation cites it.
 
 Calibration (tests/benchmarks/grounding_calibration.py, on sample-project/):
   should pass   30 hand paraphrases of one line      min 0.67, median 1.00
@@ -41,65 +44,33 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from datetime import date, timedelta
+from dataclasses import dataclass, field
 from typing import Any
 
+from gitgarden.guard import dates
 from gitgarden.guard.rules import Verdict
+from gitgarden.guard.words import (
+    LOOSE_NUMBERS,
+    MULTIPLIERS,
+    NUMBER_WORDS,
+    ORDINALS,
+    SCALES,
+    STOP_WORDS,
+    UNITS,
+    normal,
+    number,
+)
 
-__all__ = ["RULE", "NAME", "STOP_WORDS", "SentenceScore", "GroundingVerdict", "content_words", "sentences", "score_text", "check"]
+__all__ = [
+    "RULE", "NAME", "STOP_WORDS", "SentenceScore", "GroundingVerdict", "content_words", "sentences", "score_text",
+    "lines_holding", "check",
+]  # fmt: skip
 
 RULE = 11
 NAME = "grounded"
 _SENTENCE_CAP = 300  # characters of a sentence kept in a verdict, as the guard caps its lines
 _CITED_CAP = 200  # characters of each cited line quoted in a verdict
-
-# An explicit list (not a library's), so what counts as a content word is visible and stable.
-STOP_WORDS = frozenset(
-    """
-    a about above after again against all am an and any are aren arent as at be because been
-    before being below between both but by can cannot cant could couldn couldnt did didn didnt
-    do does doesn doesnt doing don dont down during each either else etc ever every few for from
-    further had hadn hadnt has hasn hasnt have haven havent having he hed hell her here hers
-    herself hes him himself his how however i id if ill im in into is isn isnt it its itself
-    ive just least let lets ll may me might more most much must mustn mustnt my myself neither
-    no nor not now o of off on once only or other ought our ours ourselves out over own per
-    quite rather re really s same shall shan shant she shed shell shes should shouldn shouldnt
-    so some such t than that thats the their theirs them themselves then there theres these
-    they theyd theyll theyre theyve this those though through thus to too under until up upon
-    us ve very via was wasn wasnt we wed well were weren werent weve what whats when where which
-    while who whom whos why will with won wont would wouldn wouldnt yet you youd youll your
-    youre yours yourself yourselves youve also already still even again see within without
-    across along around among amongst toward towards onto beside besides despite unless whether
-    since anything something nothing everything anyone someone everyone nobody
-    """.split()  # noqa: SIM905 -- a paragraph of words reads better than 200 quoted ones
-)
-
-_UNITS = {"ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15,
-          "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19, "zero": 0, "one": 1,
-          "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
-          "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70,
-          "eighty": 80, "ninety": 90}  # fmt: skip
-_ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6,
-             "seventh": 7, "eighth": 8, "ninth": 9, "tenth": 10, "eleventh": 11, "twelfth": 12}  # fmt: skip
-_MULTIPLIERS = {"hundred": 100, "dozen": 12}  # "two hundred" = 200, "two dozen" = 24
-_SCALES = {"thousand": 1000, "million": 1_000_000}  # "two thousand four hundred" = 2400
-_NUMBER_WORDS = {**_UNITS, **_MULTIPLIERS, **_SCALES}
-# Spellings of one thing that a faithful paraphrase swaps freely.
-_SYNONYMS = {
-    "kilo": "kg", "kilos": "kg", "kilogram": "kg", "kilograms": "kg", "kgs": "kg",
-    "liter": "litre", "liters": "litre", "litres": "litre", "l": "litre",
-    "euro": "eur", "euros": "eur", "€": "eur", "%": "percent", "pct": "percent",
-    "dollar": "usd", "dollars": "usd", "$": "usd", "£": "gbp",
-    "km": "kilometre", "kilometer": "kilometre", "kilometers": "kilometre", "kilometres": "kilometre",
-    "mins": "minute", "hr": "hour", "hrs": "hour",
-    "mon": "monday", "tue": "tuesday", "tues": "tuesday", "wed": "wednesday", "thu": "thursday",
-    "thur": "thursday", "thurs": "thursday", "fri": "friday", "sat": "saturday", "sun": "sunday",
-    "jan": "january", "feb": "february", "mar": "march", "apr": "april", "jun": "june",
-    "jul": "july", "aug": "august", "sep": "september", "sept": "september", "oct": "october",
-    "nov": "november", "dec": "december",
-}  # fmt: skip
-_KEEP_S = ("ss", "us", "is", "ous")  # endings that are not plurals: "business", "bus", "analysis"
+_HOLDING_CAP = 3  # other offered lines a verdict names as holding a sentence's missing words
 
 _WIKILINK = re.compile(r"\[\[([^\[\]\n]+?)\]\]")
 _MDLINK = re.compile(r"!?\[([^\[\]\n]*)\]\([^()\s]*\)")
@@ -109,12 +80,7 @@ _THOUSANDS = re.compile(r"\b\d{1,3}(?:,\d{3})+(?:\.\d+)?\b")
 _ORDINAL_DIGITS = re.compile(r"\b(\d+)(?:st|nd|rd|th)\b", re.I)
 _TOKEN = re.compile(r"\d+(?:\.\d+)?|[^\W\d_]+|[%€$£]|[^\w\s%€$£'’-]")  # the last: punctuation, a break
 _HYPHENATED = re.compile(r"[^\W_]+(?:-[^\W_]+)+")
-_ISO_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
 _TRIM = ".,;:!?()[]{}\"'“”‘’*_<>"  # punctuation around a word quoted in a verdict
-_MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"]
-_WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
-# Number words that are more often grammar than a count: "a new one", "at first".
-_LOOSE_NUMBERS = frozenset({"one", "first"})
 
 _BLOCK_START = re.compile(r"^\s{0,3}(?:#{1,6}\s|>|\||```|~~~)|^\s*(?:[-*+]|\d{1,9}[.)])\s+")
 _MARKER = re.compile(r"^\s*(?:#{1,6}\s+|>\s*|(?:[-*+]|\d{1,9}[.)])\s+(?:\[[ xX]\]\s+)?)")
@@ -142,21 +108,24 @@ class SentenceScore:
 
 @dataclass(frozen=True)
 class GroundingVerdict(Verdict):
-    """A rule-11 verdict that also carries what a correction needs: the score and the words not found."""
+    """A rule-11 verdict that also carries what a correction needs: the score, the words not found,
+    and the other offered lines that hold them (`lines_holding`: (line id, its words) pairs)."""
 
     score: float = 0.0
     threshold: float = 0.0
     missing: tuple[str, ...] = ()  # content words not in the cited lines or the title
     unfounded: tuple[str, ...] = ()  # the numbers and names among them, as written
+    lines_holding: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     def to_json(self) -> dict[str, Any]:
-        """The verdict as a plain JSON object, with its score and missing words."""
+        """The verdict as a plain JSON object, with its score, missing words and the lines holding them."""
         return {
             **super().to_json(),
             "score": round(self.score, 2),
             "threshold": self.threshold,
             "missing": list(self.missing),
             "unfounded": list(self.unfounded),
+            "lines_holding": {line_id: list(held) for line_id, held in self.lines_holding},
         }
 
 
@@ -168,10 +137,23 @@ class _Word:
     number: bool = False  # digits, a run of number words, an ordinal
     name: bool = False  # capitalised where a sentence does not start (see `_words`)
     shown: str = ""  # the word as written, with its hyphenated parts ("3-year"), for messages
+    date: bool = False  # part of a date expression ("9 June", "on the 9th"): a journal day may ground it
 
     def found_in(self, vocab: set[str]) -> bool:
         # A run matches by its value, or when every one of its words does.
         return self.norm in vocab or (bool(self.parts) and all(p in vocab for p in self.parts))
+
+
+@dataclass
+class _Reference:
+    """What a sentence may draw on: the words of the cited lines and title, and the spellings of the
+    dates they speak of, which ground only the words of a date expression."""
+
+    words: set[str] = field(default_factory=set)
+    dates: set[str] = field(default_factory=set)
+
+    def holds(self, w: _Word) -> bool:
+        return w.found_in(self.words) or (w.date and w.found_in(self.dates))
 
 
 def _strip_markup(text: str) -> str:
@@ -180,6 +162,7 @@ def _strip_markup(text: str) -> str:
     text = _POSSESSIVE.sub("", text)
     text = _APOSTROPHE.sub("", text)
     text = _THOUSANDS.sub(lambda m: m.group(0).replace(",", ""), text)
+    text = dates.undot(text)
     return _ORDINAL_DIGITS.sub(r"\1", text)
 
 
@@ -190,51 +173,22 @@ def _link_text(inner: str) -> str:
     return inner.replace("#", " ").replace("/", " ")
 
 
-def _stem(word: str) -> str:
-    """A deliberately small stemmer: plural -s/-es/-ies, -ed, -ing, -ly and a final -e."""
-    if word.isdigit() or len(word) <= 3:
-        return word
-    if word.endswith("ies") and len(word) > 4:
-        word = word[:-3] + "y"
-    elif word.endswith("lves"):
-        word = word[:-3] + "f"  # halves, shelves
-    elif re.search(r"(?:ss|sh|ch|x|z)es$", word):
-        word = word[:-2]
-    elif word.endswith("s") and not word.endswith(_KEEP_S):
-        word = word[:-1]
-    for suffix in ("ing", "ed"):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3 and not word.endswith("eed"):
-            word = word[: -len(suffix)]
-            if word.endswith("i"):
-                word = word[:-1] + "y"  # carried -> carry
-            elif len(word) > 3 and word[-1] == word[-2] and word[-1] not in "lsz":
-                word = word[:-1]  # planned -> plan
-            break
-    if word.endswith("ily") and len(word) > 4:
-        word = word[:-3] + "y"  # daily -> day
-    elif word.endswith("ly") and len(word) >= 6:
-        word = word[:-2]  # monthly -> month
-    if word.endswith("e") and len(word) > 4:
-        word = word[:-1]
-    return word
-
-
-def _number(token: str) -> str:
-    """Decimals compared by value: "8.90" and "8.9" are the same price."""
-    if "." in token:
-        token = token.rstrip("0").rstrip(".")
-    return token.lstrip("0") or "0"
-
-
 def _words(text: str) -> list[_Word]:
     """Every word of `text`, normalised, stop words included; runs of number words read as one number.
 
     A capitalised word is a name unless it starts the text or follows a colon
-    ("Flour prices: Type 550 …"): there capitals are grammar, not names.
+    ("Flour prices: Type 550 …"): there capitals are grammar, not names. A word
+    inside a date expression (`dates.spans`) is marked `date`.
     """
     stripped = _strip_markup(text)
     found = list(_TOKEN.finditer(stripped))
     raw = [m.group(0).lower() for m in found]
+    in_date = dates.spans(stripped)
+
+    def dated(i: int) -> bool:
+        at = found[i].start()
+        return raw[i] in dates.DATE_WORDS or any(a <= at < b for a, b in in_date)
+
     out: list[_Word] = []
     starts = True  # the next word opens the sentence or a clause after a colon
     i = 0
@@ -244,39 +198,57 @@ def _words(text: str) -> list[_Word]:
             starts = starts or tok == ":"
             i += 1
             continue
-        if tok in _NUMBER_WORDS:
-            total, current, j = 0, 0, i
-            while j < len(raw):
-                t = raw[j]
-                if t in _UNITS:
-                    current += _UNITS[t]
-                elif t in _MULTIPLIERS:
-                    current = max(current, 1) * _MULTIPLIERS[t]
-                elif t in _SCALES:
-                    total += max(current, 1) * _SCALES[t]
-                    current = 0
-                elif t == "and" and j > i and raw[j - 1] in _NUMBER_WORDS and j + 1 < len(raw) and raw[j + 1] in _UNITS:
-                    pass  # "two hundred and fifty"
-                else:
-                    break
-                j += 1
+        if tok in NUMBER_WORDS:
+            j = _number_run(raw, i)
             run = [t for t in raw[i:j] if t != "and"]
-            parts = tuple(str(_NUMBER_WORDS[t]) for t in run) if len(run) > 1 else ()
+            total = _run_value(run)
+            parts = tuple(str(NUMBER_WORDS.get(t, ORDINALS.get(t))) for t in run) if len(run) > 1 else ()
             shown = _shown(stripped, found[i].start(), found[j - 1].end())
-            out.append(_Word(" ".join(raw[i:j]), str(total + current), parts, number=True, shown=shown))
+            out.append(_Word(" ".join(raw[i:j]), str(total), parts, number=True, shown=shown, date=dated(i)))
             i, starts = j, False
             continue
         shown = _shown(stripped, found[i].start(), found[i].end())
-        if tok in _ORDINALS:
-            out.append(_Word(tok, str(_ORDINALS[tok]), number=True, shown=shown))
+        if tok in ORDINALS:
+            out.append(_Word(tok, str(ORDINALS[tok]), number=True, shown=shown, date=dated(i)))
         elif tok[0].isdigit():
-            out.append(_Word(tok, _number(tok), number=True, shown=shown))
+            out.append(_Word(tok, number(tok), number=True, shown=shown, date=dated(i)))
         else:
             name = found[i].group(0)[0].isupper() and not starts and tok not in STOP_WORDS
-            out.append(_Word(tok, _SYNONYMS.get(tok) or _stem(tok), name=name, shown=shown))
+            out.append(_Word(tok, normal(tok), name=name, shown=shown, date=dated(i)))
         starts = False
         i += 1
     return out
+
+
+def _number_run(raw: list[str], i: int) -> int:
+    """Where the run of number words starting at `i` ends: "two hundred and fifty", "twenty-first"."""
+    j = i
+    while j < len(raw):
+        t = raw[j]
+        if t in NUMBER_WORDS:
+            j += 1
+        elif t == "and" and j > i and raw[j - 1] in NUMBER_WORDS and j + 1 < len(raw) and raw[j + 1] in UNITS:
+            j += 1  # "two hundred and fifty"
+        elif t in ORDINALS and ORDINALS[t] < 10 and raw[j - 1] in ("twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"):
+            return j + 1  # "twenty-first": the ordinal ends the run
+        else:
+            break
+    return j
+
+
+def _run_value(run: list[str]) -> int:
+    total, current = 0, 0
+    for t in run:
+        if t in UNITS:
+            current += UNITS[t]
+        elif t in ORDINALS:
+            current += ORDINALS[t]
+        elif t in MULTIPLIERS:
+            current = max(current, 1) * MULTIPLIERS[t]
+        elif t in SCALES:
+            total += max(current, 1) * SCALES[t]
+            current = 0
+    return total + current
 
 
 def _shown(text: str, start: int, end: int) -> str:
@@ -301,40 +273,20 @@ def _content(text: str) -> list[_Word]:
     return [w for w in _words(text) if w.surface not in STOP_WORDS]
 
 
-def _vocabulary(texts: Sequence[str], days: Sequence[str] = ()) -> set[str]:
-    """Every normalised word of the reference texts, with hyphenated compounds also joined.
-
-    A date grounds its spellings: the cited lines' journal days ("today" in a
-    line of 2026-11-25 may be written "25 November"; "yesterday" and "tomorrow"
-    name the days either side) and ISO dates in the texts give their day,
-    month and year numbers, month name and weekday.
-    """
-    vocab: set[str] = set()
+def _reference(texts: Sequence[str], days: Sequence[str] = ()) -> _Reference:
+    """Every normalised word of the reference texts, with hyphenated compounds also joined, and the
+    spellings of the dates they speak of (`dates.days_named`: the lines' journal days, the days
+    around them for "yesterday"/"tomorrow", ISO dates written in them)."""
+    ref = _Reference()
     for text in texts:
         for w in _words(text):
-            vocab.add(w.norm)
-            vocab.update(w.parts)
+            ref.words.add(w.norm)
+            ref.words.update(w.parts)
         for compound in _HYPHENATED.findall(_strip_markup(text)):
-            vocab.update(w.norm for w in _words(compound.replace("-", "")))
-    joined = " ".join(texts).lower()
-    dates = {d for d in map(_date, days) if d is not None}
-    for d in list(dates):
-        if "yesterday" in joined:
-            dates.add(d - timedelta(days=1))
-        if "tomorrow" in joined:
-            dates.add(d + timedelta(days=1))
-    dates.update(d for d in map(_date, _ISO_DATE.findall(joined)) if d is not None)
-    for d in dates:
-        # Names spelled out, not `%B`/`%A`: those follow the process locale.
-        vocab.update(w.norm for w in _words(f"{d.day} {_MONTHS[d.month - 1]} {d.year} {_WEEKDAYS[d.weekday()]} {d.month}"))
-    return vocab
-
-
-def _date(text: str) -> date | None:
-    try:
-        return date.fromisoformat(text)
-    except ValueError:
-        return None
+            ref.words.update(w.norm for w in _words(compound.replace("-", "")))
+    for d in dates.days_named(texts, days):
+        ref.dates.update(w.norm for w in _words(dates.spellings(d)))
+    return ref
 
 
 def sentences(text: str) -> list[str]:
@@ -406,48 +358,48 @@ def _split_block(block: str) -> list[str]:
     return [p for p in parts if p]
 
 
-def _score(sentence: str, vocab: set[str], *, label: bool = False) -> SentenceScore:
-    words: dict[str, _Word] = {}
+def _score(sentence: str, ref: _Reference, *, label: bool = False) -> SentenceScore:
+    words: dict[tuple[str, bool], _Word] = {}
     for w in _content(sentence):
-        words.setdefault(w.norm, w)
-    unfounded = _unfounded(sentence, vocab, label=label)
+        words.setdefault((w.norm, w.date), w)  # "9 June" and "9 times" are two words
+    unfounded = tuple(dict.fromkeys(shown for shown, _ in _unfounded(sentence, ref, label=label)))
     if not words:
         return SentenceScore(sentence, 1.0, (), unfounded)
-    missing = tuple(w.surface for w in words.values() if not w.found_in(vocab))
-    return SentenceScore(sentence, (len(words) - len(missing)) / len(words), missing, unfounded)
+    missing = tuple(dict.fromkeys(w.surface for w in words.values() if not ref.holds(w)))
+    held = sum(ref.holds(w) for w in words.values())
+    return SentenceScore(sentence, held / len(words), missing, unfounded)
 
 
-def _unfounded(sentence: str, vocab: set[str], *, label: bool) -> tuple[str, ...]:
-    """The numbers and names of `sentence` that the vocabulary lacks, as written.
+def _unfounded(sentence: str, ref: _Reference, *, label: bool) -> list[tuple[str, _Word | str]]:
+    """The numbers and names of `sentence` that the reference lacks: (as written, the word or the
+    link's inside), so a caller can look for them elsewhere.
 
     A link is one name: it stands when a word of its target ("kessler-mill") or
     every word it shows occurs, so a link to a page the cited line names
     differently ("[[marta-okafor|the landlord]]") is no invention. In a label
     (a heading or a table row) capitals are style, so only numbers and links count there.
     """
-    missing: list[str] = []
+    missing: list[tuple[str, _Word | str]] = []
 
     def link(m: re.Match[str]) -> str:
-        if not _link_found(m.group(1), vocab):
-            missing.append(m.group(0))
+        if not _link_found(m.group(1), ref):
+            missing.append((m.group(0), m.group(1)))
         return " linked "  # a neutral word: the link was judged whole
 
     for w in _words(_WIKILINK.sub(link, sentence)):
-        if w.found_in(vocab):
+        if ref.holds(w):
             continue
-        if (w.number and w.surface not in _LOOSE_NUMBERS) or (w.name and not label):
-            missing.append(w.shown or w.surface)
-    return tuple(dict.fromkeys(missing))
+        if (w.number and w.surface not in LOOSE_NUMBERS) or (w.name and not label):
+            missing.append((w.shown or w.surface, w))
+    return missing
 
 
-def _link_found(inner: str, vocab: set[str]) -> bool:
+def _link_found(inner: str, ref: _Reference) -> bool:
     target, _, shown = inner.replace("\\|", "|").partition("|")
     target_words, shown_words = _content(target), _content(shown)
     if not target_words and not shown_words:
         return True
-    return any(w.found_in(vocab) for w in target_words) or (
-        bool(shown_words) and all(w.found_in(vocab) for w in shown_words)
-    )
+    return any(ref.holds(w) for w in target_words) or (bool(shown_words) and all(ref.holds(w) for w in shown_words))
 
 
 def score_text(text: str, cited_lines: Sequence[str], title: str = "", days: Sequence[str] = ()) -> list[SentenceScore]:
@@ -455,8 +407,37 @@ def score_text(text: str, cited_lines: Sequence[str], title: str = "", days: Seq
 
     A sentence with no content words ("See also.") scores 1.0.
     """
-    vocab = _vocabulary([*cited_lines, title], days)
-    return [_score(s, vocab, label=label) for s, label in _sentences(text)]
+    ref = _reference([*cited_lines, title], days)
+    return [_score(s, ref, label=label) for s, label in _sentences(text)]
+
+
+def lines_holding(
+    sentence: str, cited_lines: Sequence[str], elsewhere: Mapping[str, tuple[str, str]], title: str = "", days: Sequence[str] = ()
+) -> dict[str, tuple[str, ...]]:
+    """Which of the `elsewhere` lines (id -> (text, journal day)) hold the words of `sentence` that
+    the cited lines, the title and their days lack, and which words each holds.
+
+    At most `_HOLDING_CAP` lines, those holding the most words first (then in id order). Only a
+    suggestion for the repair round: a line named here grounds nothing until an operation cites it.
+    """
+    return _holding(sentence, _reference([*cited_lines, title], days), elsewhere, label=False, title=title)
+
+
+def _holding(
+    sentence: str, ref: _Reference, elsewhere: Mapping[str, tuple[str, str]], *, label: bool, title: str = ""
+) -> dict[str, tuple[str, ...]]:
+    lacking: list[tuple[str, _Word | str]] = [(w.surface, w) for w in _content(sentence) if not ref.holds(w)]
+    lacking += [item for item in _unfounded(sentence, ref, label=label) if isinstance(item[1], str)]  # links
+    if not lacking or not elsewhere:
+        return {}
+    found: dict[str, tuple[str, ...]] = {}
+    for line_id, (text, day) in elsewhere.items():
+        other = _reference([text, title], [day] if day else [])
+        held = [shown for shown, item in lacking if (_link_found(item, other) if isinstance(item, str) else other.holds(item))]
+        if held:
+            found[line_id] = tuple(dict.fromkeys(held))
+    best = sorted(found, key=lambda i: (-len(found[i]), i))[:_HOLDING_CAP]
+    return {i: found[i] for i in sorted(best)}
 
 
 def check(
@@ -466,6 +447,7 @@ def check(
     threshold: float,
     *,
     days: Sequence[str] = (),
+    elsewhere: Mapping[str, tuple[str, str]] | None = None,
 ) -> tuple[list[GroundingVerdict], float | None]:
     """Rule 11 over an operation's new prose: (page path, text written there) pairs.
 
@@ -473,28 +455,39 @@ def check(
     `threshold` or naming a number or name the cited lines, their journal
     `days` and the page title do not carry — none when the threshold is 0: the
     rule is off — and the lowest score seen (None when no sentence was scored).
+    `elsewhere` are the other lines offered in the pass (id -> (text, journal
+    day)): a verdict names those that hold the sentence's missing words, so the
+    model can cite them too; they ground nothing here.
     """
     verdicts: list[GroundingVerdict] = []
     lowest: float | None = None
     cited = "; ".join(repr(_cap(line.strip(), _CITED_CAP)) for line in cited_lines) or "none"
     for path, text in prose:
-        for s in score_text(text, cited_lines, titles.get(path, ""), days):
+        title = titles.get(path, "")
+        ref = _reference([*cited_lines, title], days)
+        for sentence, label in _sentences(text):
+            s = _score(sentence, ref, label=label)
             lowest = s.score if lowest is None else min(lowest, s.score)
             if threshold > 0 and (s.score < threshold or s.unfounded):
-                verdicts.append(_verdict(path, s, threshold, cited))
+                holding = _holding(sentence, ref, elsewhere or {}, label=label, title=title)
+                verdicts.append(_verdict(path, s, threshold, cited, holding))
     return verdicts, lowest
 
 
-def _verdict(path: str, s: SentenceScore, threshold: float, cited: str) -> GroundingVerdict:
+def _verdict(path: str, s: SentenceScore, threshold: float, cited: str, holding: Mapping[str, tuple[str, ...]]) -> GroundingVerdict:
     parts = [f"sentence grounded {s.score:.2f}" + (f" < {threshold:.2f}" if s.score < threshold else "")]
     if s.unfounded:
         parts.append(f"numbers and names must come from the cited lines or the title — missing: {', '.join(s.unfounded)}")
     if s.missing:
         parts.append(f"not in the cited lines or the title: {', '.join(s.missing)}")
+    if holding:
+        where = "; ".join(f"{', '.join(repr(w) for w in held)} {'is' if len(held) == 1 else 'are'} in {line_id}" for line_id, held in holding.items())
+        parts.append(f"{where}: cite {'it' if len(holding) == 1 else 'them'} too, or leave those words out")
     parts.append(f"cited: {cited}")
     return GroundingVerdict(
         RULE, NAME, path, _cap(s.sentence, _SENTENCE_CAP), "; ".join(parts),
         score=s.score, threshold=threshold, missing=s.missing, unfounded=s.unfounded,
+        lines_holding=tuple(holding.items()),
     )  # fmt: skip
 
 
