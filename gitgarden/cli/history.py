@@ -6,6 +6,7 @@ are imported inside the commands that use them.
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from collections.abc import Sequence
@@ -207,6 +208,33 @@ def _job_lines(record: dict[str, Any] | None) -> list[str]:
     return out
 
 
+def _grounding_lines(record: dict[str, Any] | None) -> list[str]:
+    """Why rule 11 refused each sentence, at a glance: its score, the words its cited lines lack and
+    the other offered lines that hold them (records older than this have none)."""
+    entries = (record or {}).get("grounding")
+    out: list[str] = []
+    for e in entries if isinstance(entries, list) else []:
+        if not isinstance(e, dict):
+            continue
+        score, threshold = e.get("score"), e.get("threshold")
+        figure = f"{score:.2f}" if isinstance(score, int | float) else "?"
+        if isinstance(threshold, int | float) and isinstance(score, int | float) and score < threshold:
+            figure += f" < {threshold:.2f}"
+        where = f" (round {e['round']})" if e.get("round", 1) != 1 else ""
+        out.append(f"grounding: {e.get('op', '?')}{where}, {e.get('page', '?')}: {json.dumps(str(e.get('sentence', '')), ensure_ascii=False)}")
+        unfounded = [str(w) for w in e.get("unfounded") or []]
+        missing = [str(w) for w in e.get("missing") or []]
+        out.append(f"  scored {figure}; cited {', '.join(map(str, e.get('cited') or [])) or 'nothing'}")
+        if unfounded:
+            out.append(f"  numbers and names not in the cited lines: {', '.join(unfounded)}")
+        if missing:
+            out.append(f"  words not in the cited lines: {', '.join(missing)}")
+        holding = e.get("lines_holding")
+        for line_id, held in (holding.items() if isinstance(holding, dict) else []):
+            out.append(f"  in {line_id}, not cited: {', '.join(map(str, held))}")
+    return out
+
+
 @click.command("show")
 @click.argument("pass_ref", metavar="[PASS]", required=False, shell_complete=_complete_passes)
 @click.option("--json", "as_json", is_flag=True, help="The record and the diff as JSON.")
@@ -240,6 +268,7 @@ def show_cmd(app: App, pass_ref: str | None, as_json: bool) -> None:
             lines.append(f"{label}: {', '.join(items)}")
     for refusal in _list(rec, "refusals"):
         lines.append(f"refused: {refusal}")
+    lines.extend(_grounding_lines(rec))
     if rec and rec.get("recovery"):
         lines.append(f"recovery: {rec['recovery']}")
     if rec and rec.get("stop"):

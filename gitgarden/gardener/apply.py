@@ -150,6 +150,7 @@ def _apply_all(run: Pass, work: Work, ops: list[Op], ledger: Ledger, label: str 
         journal_texts=work.journal_texts,
     )
     rnd = Round()
+    round_no = len(ledger.rounds) + 1
 
     def refuse(op: Op, verdicts: list[Any]) -> None:
         item = Refused(op, verdicts)
@@ -157,6 +158,7 @@ def _apply_all(run: Pass, work: Work, ops: list[Op], ledger: Ledger, label: str 
         reasons = [f"{label}{op.describe()}: {r}" for r in item.reasons()]
         result.refusals.extend(reasons)
         ledger.listed += len(reasons)
+        result.grounding.extend(_grounding_record(round_no, op, verdicts, result.grounding))
 
     for op in ops:
         cited = {i for i in op.lines if i in work.offered}
@@ -190,7 +192,10 @@ def _apply_all(run: Pass, work: Work, ops: list[Op], ledger: Ledger, label: str 
                     prose.append((f"{path} (title)", prose_titles[path]))
             cited_texts = [work.offered[i].text for i in op.lines]
             days = [work.offered[i].day for i in op.lines]
-            verdicts, lowest = grounding.check(prose, cited_texts, prose_titles, grounding_min, days=days)
+            # The other offered lines: a verdict names those holding a refused sentence's missing
+            # words, for the repair round to cite. They ground nothing unless the operation cites them.
+            elsewhere = {i: (ln.text, ln.day) for i, ln in work.offered.items() if i not in op.lines}
+            verdicts, lowest = grounding.check(prose, cited_texts, prose_titles, grounding_min, days=days, elsewhere=elsewhere)
             if verdicts:
                 refuse(op, list(verdicts))
                 continue
@@ -220,6 +225,32 @@ def _provenance(op: Op, applied: Applied, work: Work) -> list[dict[str, Any]]:
         for path, text in applied.prose
         if text.strip()
     ]
+
+
+def _grounding_record(round_no: int, op: Op, verdicts: list[Any], seen: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Rule 11's refused sentences as the record keeps them: why each was refused, at a glance.
+
+    One entry a sentence (a body that repeats a sentence repeats its verdict): the round, the
+    operation, the page, the sentence, its score and threshold, the words the cited lines lack (the
+    numbers and names among them `unfounded`), the lines cited, and the other offered lines that
+    hold the missing words (`lines_holding`: line id -> words).
+    """
+    out: list[dict[str, Any]] = []
+    known = {(e["round"], e["op"], e["page"], e["sentence"]) for e in seen}
+    for v in verdicts:
+        if not isinstance(v, grounding.GroundingVerdict):
+            continue
+        key = (round_no, op.describe(), v.path, v.line)
+        if key in known:
+            continue
+        known.add(key)
+        data = v.to_json()
+        out.append({
+            "round": round_no, "op": op.describe(), "page": v.path, "sentence": v.line,
+            "score": data["score"], "threshold": v.threshold, "missing": data["missing"],
+            "unfounded": data["unfounded"], "cited": list(op.lines), "lines_holding": data["lines_holding"],
+        })  # fmt: skip
+    return out
 
 
 def guard_whole_diff(run: Pass, work: Work) -> bool:

@@ -81,6 +81,9 @@ class PassResult:
     # name only writes that landed in a commit.
     not_written: dict[str, list[str]] = field(default_factory=dict)
     refusals: list[str] = field(default_factory=list)
+    # Rule 11's refused sentences, one object each: {"round", "op", "page", "sentence", "score",
+    # "threshold", "missing", "unfounded", "cited", "lines_holding": {line id: [words]}}.
+    grounding: list[dict[str, Any]] = field(default_factory=list)
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost: float | None = None

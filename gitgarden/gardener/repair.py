@@ -4,8 +4,9 @@ When operations are refused, the pass continues the same conversation with
 one more user message: each refused operation as the model sent it, the lines
 it cites, and every verdict against it (the rule, the offending sentence, and
 whatever the verdict carries — a grounding score, the words not found in the
-cited lines). The model answers with corrections or skips, which go through
-the same apply and guard. Pure: builds text, calls nothing.
+cited lines, the other offered lines that hold them, quoted). The model
+answers with corrections or skips, which go through the same apply and guard.
+Pure: builds text, calls nothing.
 """
 
 from __future__ import annotations
@@ -29,7 +30,10 @@ _ASK = (
     "Some of your operations were refused, so nothing of them was written. The operations that "
     "were not listed below landed and stand: do not send them again.\n"
     "For each refused operation, answer with a corrected operation that says only what its cited "
-    "journal lines say (their words, their numbers, their names), or with a skip of its lines.\n"
+    "journal lines say (their words, their numbers, their names), or with a skip of its lines. "
+    "A sentence is judged only against the lines its own operation cites: where a verdict says "
+    "that missing words are in another offered line, add that line's id to the operation's "
+    '"lines" if the sentence really comes from it too, or leave those words out.\n'
     'Reply with exactly one JSON object and nothing else, of the form {"operations": [...]}, '
     "holding only the corrections and skips."
 )
@@ -66,9 +70,28 @@ def describe_verdict(verdict: Any) -> list[str]:
         for f in dataclasses.fields(verdict):
             value = getattr(verdict, f.name)
             if f.name not in _STANDARD and value not in (None, "", (), []):
-                shown = ", ".join(map(str, value)) if isinstance(value, list | tuple) else str(value)
+                shown = _shown(value)
                 out.append(f"{f.name.replace('_', ' ')}: {shown}")
     return out
+
+
+def _holding_ids(verdicts: Sequence[Any]) -> list[str]:
+    """The line ids rule-11 verdicts name as holding missing words, in order, each once."""
+    ids: list[str] = []
+    for v in verdicts:
+        for line_id, _words in getattr(v, "lines_holding", ()) or ():
+            if line_id not in ids:
+                ids.append(line_id)
+    return ids
+
+
+def _shown(value: Any) -> str:
+    """A verdict field for the model: a list as "a, b"; pairs ((id, words), …) as "id: a, b; id2: c"."""
+    if isinstance(value, list | tuple):
+        if value and all(isinstance(v, tuple) and len(v) == 2 and isinstance(v[1], list | tuple) for v in value):
+            return "; ".join(f"{k}: {', '.join(map(str, words))}" for k, words in value)
+        return ", ".join(map(str, value))
+    return str(value)
 
 
 def _echo(op: Op) -> str:
@@ -88,6 +111,13 @@ def request(refused: Sequence[Refused], offered: Mapping[str, JournalLine]) -> s
         if cited:
             block.append("  cited lines:")
             for line_id in cited:
+                text = offered[line_id].text
+                text = text if len(text) <= _LINE_CHARS else text[: _LINE_CHARS - 1] + "…"
+                block.append(f"    [{line_id}] {text}")
+        holding = [i for i in _holding_ids(item.verdicts) if i in offered and i not in cited]
+        if holding:
+            block.append("  other offered lines that hold words it lacks (not cited, so they ground nothing yet):")
+            for line_id in holding:
                 text = offered[line_id].text
                 text = text if len(text) <= _LINE_CHARS else text[: _LINE_CHARS - 1] + "…"
                 block.append(f"    [{line_id}] {text}")

@@ -426,8 +426,9 @@ def lines_holding(
 def _holding(
     sentence: str, ref: _Reference, elsewhere: Mapping[str, tuple[str, str]], *, label: bool, title: str = ""
 ) -> dict[str, tuple[str, ...]]:
-    lacking: list[tuple[str, _Word | str]] = [(w.surface, w) for w in _content(sentence) if not ref.holds(w)]
-    lacking += [item for item in _unfounded(sentence, ref, label=label) if isinstance(item[1], str)]  # links
+    # Links are looked for whole (as `_unfounded` judges them), the other words one by one.
+    lacking: list[tuple[str, _Word | str]] = [(w.surface, w) for w in _content(_WIKILINK.sub(" ", sentence)) if not ref.holds(w)]
+    lacking += [item for item in _unfounded(sentence, ref, label=label) if isinstance(item[1], str)]
     if not lacking or not elsewhere:
         return {}
     found: dict[str, tuple[str, ...]] = {}
