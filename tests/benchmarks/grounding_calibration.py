@@ -1,26 +1,41 @@
-"""Calibrate `grounding_min` (rule 11) on sample-project/: a script, not a test.
+"""Calibrate `grounding_min` (rule 11): a script, not a test.
 
-    python3 tests/benchmarks/grounding_calibration.py
+    python3 tests/benchmarks/grounding_calibration.py [--code PATH] [--show-refused]
 
-Scores sentences that should pass (hand-written faithful paraphrases of single
-journal lines; every sentence of the sample wiki's pages against all lines of
-the days in their `source:`; the test fixtures' bodies) and sentences that
-should not (a fact from a line the operation did not cite; a cited fact mixed
-with an uncited one; pure inventions), prints each group's distribution, and
-the thresholds that separate them.
+Two sets. On sample-project/, sentences that should pass (hand-written
+faithful paraphrases of single journal lines; every sentence of the sample
+wiki's pages against all lines of the days in their `source:`; the test
+fixtures' bodies) and sentences that should not (a fact from a line the
+operation did not cite; a cited fact mixed with an uncited one; pure
+inventions). And on text nobody here wrote (`grounding_cases.py`: the sample
+chat transcript and public-domain prose), 100+ plain paraphrases and 100+
+alterations of one fact each (issue 26). It prints each group's distribution,
+how many rule 11 refuses, and the thresholds that separate them.
+
+`--code PATH` scores with the gitgarden package of another checkout (a
+worktree of an older commit), to compare before and after a change to rule 11
+on the same sentences.
 """
 
 from __future__ import annotations
 
+import argparse
+import collections
 import statistics
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT))
+_ARGS = argparse.ArgumentParser(description="Calibrate grounding_min (rule 11).")
+_ARGS.add_argument("--code", type=Path, default=ROOT, help="the checkout whose gitgarden package scores (default: this one)")
+_ARGS.add_argument("--show-refused", action="store_true", help="list every refused paraphrase and landed alteration")
+OPTIONS = _ARGS.parse_args()
+sys.path.insert(0, str(OPTIONS.code.resolve()))
+sys.path.insert(1, str(ROOT))
 
 from gitgarden.guard import grounding  # noqa: E402
 from gitgarden.wiki import pages as wiki  # noqa: E402
+from tests.benchmarks import grounding_cases  # noqa: E402
 
 SAMPLE = ROOT / "sample-project"
 
@@ -113,6 +128,36 @@ FIXTURES = [
     (["Marta now says a 3-year lease would be fine after all"], "Lease", "Marta now says a 3-year lease would be fine."),
     (["Landlord is Marta Okafor; she wants a 5-year lease minimum"], "Marta Okafor", "Marta Okafor, the landlord, wants a lease of at least 5 years."),
 ]
+
+
+def cases_not_written_here() -> None:
+    """Issue 26: plain paraphrases of lines nobody here wrote must land; altered facts must not."""
+    lines = {i: text for i, (_day, text) in grounding_cases.sources().items()}
+    t = 0.6
+
+    def worst(ids: list[str], title: str, sentence: str) -> tuple[float, str, tuple[str, ...], tuple[str, ...]]:
+        # A case is refused when any of its sentences is: the one refused (or lowest) speaks for it.
+        scored = score_cases([(ids, title, sentence)], lines)
+        return min(scored, key=lambda x: (not x[3], x[0]))
+
+    para = [(ids, worst(ids, title, s)) for ids, title, s in grounding_cases.PARAPHRASES]
+    alt = [(kind, worst(ids, title, s)) for ids, title, s, kind in grounding_cases.ALTERATIONS]
+    para_refused = [(ids, x) for ids, x in para if x[0] < t or x[3]]
+    alt_landed = [(kind, x) for kind, x in alt if not (x[0] < t or x[3])]
+    print(f"\ntext not written here ({len(grounding_cases.sources())} lines: the sample chat transcript, Dickens, Conan Doyle), at {t}:")
+    print(f"  plain paraphrases refused:   {len(para_refused):3}/{len(para)}  (by score {sum(x[0] < t for _, x in para)}, "
+          f"by a number or name {sum(bool(x[3]) for _, x in para)})")
+    print(f"  alterations landed:          {len(alt_landed):3}/{len(alt)}")
+    by_kind = collections.Counter(kind for kind, _ in alt)
+    landed_kind = collections.Counter(kind for kind, _ in alt_landed)
+    print("  alterations by kind (landed/all): " + ", ".join(f"{k} {landed_kind[k]}/{n}" for k, n in sorted(by_kind.items())))
+    scores = sorted(x[0] for _, x in para)
+    print(f"  paraphrase scores: min {scores[0]:.2f}  p10 {statistics.quantiles(scores, n=10)[0]:.2f}  median {statistics.median(scores):.2f}")
+    if OPTIONS.show_refused:
+        for ids, (score, sentence, missing, unfounded) in para_refused:
+            print(f"    refused {score:.2f} {sentence!r} ({', '.join(ids)}) missing: {', '.join(missing)}" + (f" | {', '.join(unfounded)}" if unfounded else ""))
+        for kind, (score, sentence, _missing, _unfounded) in alt_landed:
+            print(f"    LANDS   {score:.2f} {sentence!r} ({kind})")
 
 
 def journal_lines() -> dict[str, str]:
@@ -220,6 +265,7 @@ def main() -> None:
             f"          {refused(page_scored, t):3}/{len(page_scored)}"
             f"          {len(bad_scored) - refused(bad_scored, t):3}/{len(bad_scored)}"
         )
+    cases_not_written_here()
     print("\npages' sentences under 0.70 (all lines of their source days cited):")
     for score, sentence, missing, _ in sorted(good["sample pages vs their source days"]):
         if score < 0.7:
