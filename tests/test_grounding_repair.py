@@ -61,11 +61,26 @@ def test_numbers_names_and_links_are_found_in_other_lines_and_dates_by_their_day
     assert dict(v.lines_holding) == {"2026-05-07#1": ("[[Dana]]",), "2026-05-08#2": ("meets", "12", "times", "year"), "2026-05-09#1": ("9",)}
 
 
-def test_at_most_three_lines_are_named_those_holding_most_first() -> None:
-    elsewhere = {f"2026-05-08#{n}": (w, "2026-05-08") for n, w in enumerate(["members", "members stories", "members stories inspiring", "stories", "inspiring"], 2)}
-    v = verdict_for(elsewhere)
-    assert [i for i, _ in v.lines_holding] == ["2026-05-08#2", "2026-05-08#3", "2026-05-08#4"]  # 1, 2, 3 words; ties by id
-    assert dict(v.lines_holding)["2026-05-08#4"] == ("members", "stories", "inspiring")
+def test_lines_are_named_for_what_no_better_line_holds_and_never_for_one_common_word() -> None:
+    elsewhere = {f"2026-05-08#{n}": (w, "2026-05-08") for n, w in enumerate(["members", "members stories", "members stories inspiring", "stories"], 2)}
+    assert verdict_for(elsewhere).lines_holding == (("2026-05-08#4", ("members", "stories", "inspiring")),)
+    split = {"2026-05-08#2": ("the members' stories", "2026-05-08"), "2026-05-08#3": ("so inspiring, we found it", "2026-05-08")}
+    assert verdict_for(split).lines_holding == (("2026-05-08#2", ("members", "stories")), ("2026-05-08#3", ("found", "inspiring")))
+    assert verdict_for({"2026-05-08#2": ("the stories of the week", "2026-05-08")}).lines_holding == ()  # one word: noise
+
+
+def test_at_most_three_lines_are_named_and_a_cited_day_goes_first() -> None:
+    text = "Ana went to the support group with Ben, Cleo, Dora and Emil."
+    elsewhere = {
+        "2026-05-01#1": ("Ben and Cleo came too", "2026-05-01"),
+        "2026-05-08#7": ("Ben and Cleo were there", "2026-05-08"),
+        "2026-05-08#8": ("Dora drove", "2026-05-08"),
+        "2026-05-09#1": ("Emil stayed home", "2026-05-09"),
+        "2026-05-09#2": ("Ana is new", "2026-05-09"),
+    }
+    v = verdict_for(elsewhere, text)
+    assert len(v.lines_holding) == 3
+    assert dict(v.lines_holding)["2026-05-08#7"] == ("ben", "cleo")  # the cited day's line, not 05-01's
 
 
 # -- through a pass: the repair round, the record, `show` ---------------------------------------------

@@ -425,28 +425,50 @@ def lines_holding(
     """Which of the `elsewhere` lines (id -> (text, journal day)) hold the words of `sentence` that
     the cited lines, the title and their days lack, and which words each holds.
 
-    At most `_HOLDING_CAP` lines, those holding the most words first (then in id order). Only a
-    suggestion for the repair round: a line named here grounds nothing until an operation cites it.
+    Lines are chosen greedily: the one holding most of what is still lacking (a line of a cited
+    day first, then the earlier id), each for words no line named before holds, and only for a
+    number or a name or at least two words; at most `_HOLDING_CAP` lines. Only a suggestion for
+    the repair round: a line named here grounds nothing until an operation cites it.
     """
-    return _holding(sentence, _reference([*cited_lines, title], days), elsewhere, label=False, title=title)
+    return _holding(sentence, _reference([*cited_lines, title], days), elsewhere, label=False, title=title, days=days)
 
 
 def _holding(
-    sentence: str, ref: _Reference, elsewhere: Mapping[str, tuple[str, str]], *, label: bool, title: str = ""
+    sentence: str, ref: _Reference, elsewhere: Mapping[str, tuple[str, str]], *, label: bool, title: str = "", days: Sequence[str] = ()
 ) -> dict[str, tuple[str, ...]]:
     # Links are looked for whole (as `_unfounded` judges them), the other words one by one.
     lacking: list[tuple[str, _Word | str]] = [(w.surface, w) for w in _content(_WIKILINK.sub(" ", sentence)) if not ref.holds(w)]
     lacking += [item for item in _unfounded(sentence, ref, label=label) if isinstance(item[1], str)]
     if not lacking or not elsewhere:
         return {}
-    found: dict[str, tuple[str, ...]] = {}
+    vital = {shown for shown, item in lacking if isinstance(item, str) or item.number or item.name}
+    found: dict[str, list[str]] = {}
     for line_id, (text, day) in elsewhere.items():
         other = _reference([text, title], [day] if day else [])
         held = [shown for shown, item in lacking if (_link_found(item, other) if isinstance(item, str) else other.holds(item))]
         if held:
-            found[line_id] = tuple(dict.fromkeys(held))
-    best = sorted(found, key=lambda i: (-len(found[i]), i))[:_HOLDING_CAP]
-    return {i: found[i] for i in sorted(best)}
+            found[line_id] = list(dict.fromkeys(held))
+    # Greedy: the line holding most of what is still lacking (a line of a cited day first), then the
+    # next; a line is named only for a number or name, or two words, no named line already holds.
+    chosen: dict[str, tuple[str, ...]] = {}
+    covered: set[str] = set()
+    while found and len(chosen) < _HOLDING_CAP:
+        def gain(i: str) -> tuple[int, int, bool, str]:
+            new = [w for w in found[i] if w not in covered]
+            return (len(new), sum(w in vital for w in new), i.split("#")[0] in days, i)
+
+        best = max(found, key=lambda i: gain(i)[:3] + (_negate(i),))
+        new = [w for w in found.pop(best) if w not in covered]
+        if not (len(new) >= 2 or any(w in vital for w in new)):
+            break
+        chosen[best] = tuple(new)
+        covered.update(new)
+    return {i: chosen[i] for i in sorted(chosen)}
+
+
+def _negate(line_id: str) -> tuple[int, ...]:
+    """A sort key that puts earlier line ids first under `max`."""
+    return tuple(-ord(c) for c in line_id)
 
 
 def check(
@@ -478,7 +500,7 @@ def check(
             s = _score(sentence, ref, label=label)
             lowest = s.score if lowest is None else min(lowest, s.score)
             if threshold > 0 and (s.score < threshold or s.unfounded):
-                holding = _holding(sentence, ref, elsewhere or {}, label=label, title=title)
+                holding = _holding(sentence, ref, elsewhere or {}, label=label, title=title, days=days)
                 verdicts.append(_verdict(path, s, threshold, cited, holding))
     return verdicts, lowest
 
