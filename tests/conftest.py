@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -22,7 +23,8 @@ FIXED_LOG = f"log/{FIXED_NOW:%Y-%m}.jsonl"
 @pytest.fixture(autouse=True)
 def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> Iterator[None]:
     """Every config and state path points into tmp_path; git sees only a test identity; the
-    model settings from the developer's shell are gone; an un-faked model call fails."""
+    model settings from the developer's shell are gone; an un-faked model call fails; the local
+    timezone is UTC, whatever the machine's."""
     home = tmp_path / "home"
     home.mkdir()
     gitconfig = home / ".gitconfig"
@@ -37,6 +39,10 @@ def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.Fi
     monkeypatch.setenv("GITGARDEN_STATE", str(home / "gitgarden-state"))
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(gitconfig))
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    # "Today" is the person's local day (capture, a recovered line, the nightly clock): pinned, so
+    # FIXED_NOW falls on the same day on every machine. Tests of other zones set TZ themselves.
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
     if "litellm" not in request.keywords and "realmodel" not in request.keywords:
         from gitgarden.model import provider
 
@@ -45,6 +51,8 @@ def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.Fi
 
         monkeypatch.setattr(provider.LiteLLMModel, "complete", refuse)
     yield
+    monkeypatch.undo()  # the machine's zone back (and everything else), then made current
+    time.tzset()
 
 
 def git(root: Path, *args: str) -> str:

@@ -4,28 +4,15 @@ from __future__ import annotations
 
 import json
 import os
-import time
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import git as gitpython
-import pytest
 
 from gitgarden.project import Project
 from tests.conftest import FakeModel, commit_all, invoke, write
 from tests.test_cli_schedule import Clock, age, garden, make_app, tick_json
 from tests.test_cli_schedule import invoke as invoke_app
-
-
-@pytest.fixture(autouse=True)
-def utc_local_time(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """The nightly clock is in local time: pin the zone so no test depends on the machine's."""
-    monkeypatch.setenv("TZ", "UTC")
-    time.tzset()
-    yield
-    monkeypatch.undo()
-    time.tzset()
 
 
 def skip_reply(*ids: str) -> dict[str, object]:
