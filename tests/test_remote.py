@@ -21,7 +21,7 @@ from gitgarden.config import Settings
 from gitgarden.gardener.pipeline import PassResult, run_pass
 from gitgarden.project import Project, init_project
 from gitgarden.wiki.layout import Layout
-from tests.conftest import FIXED_NOW, FakeModel, capture, commit_all, git, page, write
+from tests.conftest import FIXED_LOG, FIXED_NOW, FakeModel, capture, commit_all, git, page, write
 
 SETTINGS = Settings(model="fake/scripted", remote="origin")
 
@@ -193,6 +193,11 @@ def test_both_passes_in_flight_the_second_replays_onto_the_first_and_both_land(s
     assert git(b.root, "status", "--porcelain", "wiki", "raw", ".gitgarden") == ""
     index = (b.root / "wiki/index.md").read_text()
     assert "[[acme]]" in index and "[[dana]]" in index
+    # Merged, never duplicated: each map entry stands once, and each pass's record once.
+    assert index == git(remote, "show", "main:wiki/index.md")
+    assert [index.count(f"[[{name}]]") for name in ("pricing", "acme", "dana")] == [1, 1, 1], index
+    records = [json.loads(line) for line in git(remote, "show", f"main:{FIXED_LOG}").splitlines()]
+    assert sorted(r["pass_id"] for r in records) == sorted([a_result[0].pass_id, result.pass_id])
     no_force_push(remote)
 
 
@@ -351,5 +356,5 @@ def test_both_sides_map_entries_merge_in_either_layout_where_a_page_would_confli
         merged = remote._merge_file(project.root, map_path, base, ours, theirs, layout_in_force.journal_dir)
         page_path = layout_in_force.page_path("notes")
         clash = remote._merge_file(project.root, page_path, base, ours, theirs, layout_in_force.journal_dir)
-    assert merged is not None and b"[[acme]]" in merged and b"[[dana]]" in merged
+    assert merged == b"# Map\n\n## Pages\n\n- [[pricing]]\n- [[acme]]\n- [[dana]]\n\n## Open\n"  # each line once
     assert clash is None
