@@ -19,7 +19,7 @@ from gitgarden.gardener.pipeline import PassResult, run_pass
 from gitgarden.model import operations as ops
 from gitgarden.project import Project
 from gitgarden.repo import recovery
-from tests.conftest import FIXED_NOW, FakeModel, invoke, workspace
+from tests.conftest import FIXED_NOW, FakeModel, commit_all, invoke, page, workspace, write
 
 SETTINGS = Settings(model="fake/scripted")
 LINE = "Acme signed the pilot contract"
@@ -113,28 +113,52 @@ def test_a_full_disk_when_the_lock_file_cannot_even_be_made(project: Project, mo
     assert "Traceback" not in result.output
 
 
-@pytest.mark.parametrize("where", [".jsonl", "pending.json", ".md"])
+@pytest.mark.parametrize(
+    "where",
+    [
+        ".jsonl",  # the record: the last write, after every page
+        "pending.json",  # the recovery record: before any write
+        ".md",  # the new page: the first write
+        "wiki/pricing.md",  # the person's page: written after a new page and the map, which stood before
+    ],
+)
 def test_a_full_disk_at_a_write_fails_the_pass_and_leaves_the_persons_files(
     project: Project, monkeypatch: pytest.MonkeyPatch, where: str
 ) -> None:
     """The disk fills at the record write, at the recovery record, or at a page: every page
-    write is undone, and the journal keeps the person's line."""
+    write is undone (new files removed, the ones that stood before put back byte for byte),
+    and the journal keeps the person's line."""
+    write(project.root, "wiki/pricing.md", page("Pricing", "Pilot price is 400 EUR a month.\n", source="[2026-11-28]"))
+    write(project.root, "wiki/index.md", "# Map\n\n## Pages\n\n- [[pricing]] — Pricing\n\n## Open\n")
+    commit_all(project.root)
     day = capture(project)
+    before = workspace(project.root)
     real, real_checked = recovery.atomic_write, recovery.replace_checked
+    written: list[str] = []
+
+    def fails(path: Path) -> bool:
+        if where == "wiki/pricing.md":
+            return str(path).endswith(where)
+        return path.name.endswith(where) and "wiki/index" not in str(path)
 
     def atomic_write(path: Path, data: bytes) -> None:
-        if path.name.endswith(where) and "wiki/index" not in str(path):
+        if fails(path):
             no_space()
         real(path, data)
 
     def replace_checked(path: Path, data: bytes, expected: bytes | None, **kw: Any) -> None:
-        if path.name.endswith(where) and "wiki/index" not in str(path):
+        if fails(path):
             no_space()
         real_checked(path, data, expected, **kw)
+        written.append(str(path.relative_to(project.root)))
 
     monkeypatch.setattr(recovery, "atomic_write", atomic_write)
     monkeypatch.setattr(recovery, "replace_checked", replace_checked)  # the pass's page and record writes
-    result = garden(project, FakeModel().enqueue(promote()))
+    reply = {"operations": [
+        {"op": "create_page", "page": "acme", "title": "Acme", "body": "Acme signed the pilot contract.\n", "lines": ["2026-11-29#1"]},
+        {"op": "append", "page": "pricing", "text": "Acme signed the pilot contract.\n", "lines": ["2026-11-29#1"]},
+    ]}
+    result = garden(project, FakeModel().enqueue(reply))
 
     assert result.outcome == "failed" and result.exit_code == 15
     assert "No space left on device" in result.detail and "\n" not in result.sentence
@@ -142,6 +166,10 @@ def test_a_full_disk_at_a_write_fails_the_pass_and_leaves_the_persons_files(
     assert day.read_text() == LINE + "\n"
     assert not (project.root / "wiki/acme.md").exists()
     assert not (project.root / ".git/gitgarden/pending.json").exists() or where == "pending.json"
+    if where == "wiki/pricing.md":  # the rollback had work to do: a new page and a page that stood before
+        assert {"wiki/acme.md", "wiki/index.md"} <= set(written), written
+    after = workspace(project.root)
+    assert after == before, sorted(k for k in {*before, *after} if before.get(k) != after.get(k))
 
 
 @pytest.mark.litellm
