@@ -316,11 +316,16 @@ def test_a_page_with_broken_frontmatter_is_appended_to_and_left_as_it_was(acme: 
     broken = "---\ntitle: [Pricing\nstate: open\n---\nPilot price is 400 EUR a month.\n"
     write(acme.root, "wiki/pricing.md", broken)
     commit_all(acme.root, "a typo in the frontmatter")
-    result = garden(acme, fake_model.enqueue(promote_reply()))
-    assert result.outcome in ("pages_written", "some_refused"), result.refusals
+    # A repair round is answered (with nothing) so that a refused append would show as a refusal.
+    result = garden(acme, fake_model.enqueue(promote_reply()).enqueue(NO_CORRECTION))
+    assert result.outcome == "pages_written" and result.refusals == [], result.refusals
+    assert result.appended == ["wiki/pricing.md"]
     text = (acme.root / "wiki/pricing.md").read_text()
     assert text.startswith(broken)  # every byte the person wrote is still there
+    # The append landed after them; the frontmatter that cannot be read is left as it was (no source added).
+    assert text == broken + "\n[[acme|Acme]] wants export before January.\n"
     assert (acme.root / "wiki/acme.md").exists()
+    assert len(fake_model.history) == 1  # nothing was refused: no repair round
 
 
 def test_a_corrupt_read_position_fails_instead_of_rereading_everything(acme: Project, fake_model: FakeModel) -> None:

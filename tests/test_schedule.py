@@ -594,10 +594,16 @@ def test_a_broken_env_file_is_reported_in_the_ticks_log(tmp_path: Path) -> None:
     out = tmp_path / "state"
     out.mkdir()
     where = {"HOME": str(tmp_path), "GITGARDEN_STATE": str(out)}
-    write(tmp_path, ".config/gitgarden/env", "GITGARDEN_MODEL='unclosed\n")
-    command = timers.cron_line(["/bin/true", "tick"], where, which=lambda _n: None).split(" ", 5)[5]
-    done = subprocess.run(["/bin/sh", "-c", command], env={}, check=False)
+    envf = write(tmp_path, ".config/gitgarden/env", "GITGARDEN_MODEL='unclosed\n")
+    exe = write(tmp_path, "bin/gitgarden", "#!/bin/sh\necho \"ran $1\"\n")
+    exe.chmod(0o755)
+    command = timers.cron_line([str(exe), "tick"], where, which=lambda _n: None).split(" ", 5)[5]
+    done = subprocess.run(["/bin/sh", "-c", command], env={}, check=False, capture_output=True, text=True)
     assert done.returncode != 0 and (out / "tick.log").read_text().strip()
+    log = (out / "tick.log").read_text()
+    assert str(envf) in log, log  # the shell's complaint names the file, in the log the person reads
+    assert "ran tick" not in log  # no tick without the settings the person wrote
+    assert done.stdout == done.stderr == ""  # nothing for cron to mail: it all went to the log
 
 
 def test_the_units_show_the_systemctl_commands_with_user() -> None:

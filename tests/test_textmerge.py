@@ -28,3 +28,5 @@ def test_a_line_both_sides_changed_is_an_overlap_in_ours_lines() -> None:
 
 def test_two_insertions_at_one_place_are_an_overlap() -> None:
     assert isinstance(merge(b"", b"mine\n", b"theirs\n"), list)
+    assert merge(b"", b"mine\n", b"theirs\n") == [Overlap(1, 1)]  # which goes first is not ours to guess
+    assert merge(b"map\n", b"map\nA\nB\n", b"map\nC\n") == [Overlap(2, 3)]  # named in ours' lines

@@ -482,6 +482,8 @@ def bench_guard(
 ) -> None:
     restore(gen)
     times: dict[int, list[float]] = {k: [] for k in touches}
+    big: dict[str, list[float]] = {"append": [], "link": []}
+    chars = 0
     for r in range(runs):
         say(f"  guard round {r + 1}/{runs}")
         for k in touches:
@@ -489,7 +491,14 @@ def bench_guard(
             if out["verdicts"]:
                 raise RuntimeError(f"the guard refused the benchmark's diff: {out['verdicts']}")
             times[k].append(out["seconds"])
+        out = worker(["guard-page", "--chars", "5000000"], env)
+        if (out["append"]["rules"], out["link"]["rules"]) != ([9], [4, 9]):
+            raise RuntimeError(f"the guard's verdicts on the big page changed: {out}")
+        chars = out["chars"]
+        for edit in big:
+            big[edit].append(out[edit]["seconds"])
     report.raw["guard"] = times
+    report.raw["guard_page"] = big
     small = touches[0]
     base = median(times[small])
     for k in touches:
@@ -500,6 +509,9 @@ def bench_guard(
             fmt_s(m),
             f"{m / base:.1f}× {small} pages ({m / k * 1000:.2f} ms a page)",
         )
+    for edit, what in (("append", "a sentence appended"), ("link", "a link typed in its middle")):
+        m = median(big[edit])
+        report.add("guard", f"one {chars / 1e6:.1f} MB page, {what}", fmt_s(m), f"{m / base:.1f}× {small} pages")
 
 
 # -- main ------------------------------------------------------------------------------------------

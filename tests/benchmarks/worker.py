@@ -3,6 +3,7 @@
     python -m tests.benchmarks.worker pass ROOT [--context-window N] [--model-free] [--profile FILE]
     python -m tests.benchmarks.worker tick [--profile FILE]
     python -m tests.benchmarks.worker guard ROOT --touch K [--profile FILE]
+    python -m tests.benchmarks.worker guard-page [--chars N]
 
 Prints one JSON object on stdout (with `maxrss_kb`, the process's peak resident
 memory). The runner (`python -m tests.benchmarks`) calls it; it is also the
@@ -17,6 +18,7 @@ from __future__ import annotations
 import argparse
 import cProfile
 import dataclasses
+import functools
 import json
 import os
 import re
@@ -258,12 +260,44 @@ def _guard(root: Path, touch: int, profile: str | None) -> dict[str, Any]:
     }
 
 
+def _guard_page(chars: int) -> dict[str, Any]:
+    """The guard on one page of about `chars` characters (a line of links and code, then a blank
+    line, over and over), changed two ways: a sentence appended (rule 9 says it is over budget)
+    and a link typed into a line in its middle (rule 4 lines up every line to find it)."""
+    from gitgarden.guard import rules as guard
+    from gitgarden.wiki.tree import file
+
+    line = "Line {} about [[dana|Dana]] and `code` here.\n\n"
+    n = chars // len(line.format(50_000))
+    head = "---\ntitle: Huge\nstate: open\nsource: [2026-11-28]\n---\n"
+    body = "".join(line.format(i) for i in range(n))
+    small = "---\ntitle: {}\nstate: open\nsource: [2026-11-28]\n---\n{}.\n"
+    base = {
+        "raw/journal/2026-11-28.md": file("Dana runs ops.\n"),
+        "wiki/index.md": file("# Map\n\n## Pages\n\n- [[acme]]\n- [[dana]]\n- [[huge]]\n\n## Open\n"),
+        "wiki/acme.md": file(small.format("Acme", "Acme")),
+        "wiki/dana.md": file(small.format("Dana", "Dana")),
+        "wiki/huge.md": file(head + body),
+    }
+    edits = {
+        "append": head + body + "Appended.\n",
+        "link": head + body.replace(f"Line {n // 2} ", f"Line {n // 2} [[acme]] ", 1),
+    }
+    out: dict[str, Any] = {"chars": len(head + body)}
+    for name, text in edits.items():
+        proposed = {**base, "wiki/huge.md": file(text)}
+        verdicts, seconds, cpu = _measured(functools.partial(guard.check, base, proposed, None), None)
+        out[name] = {"seconds": seconds, "cpu": cpu, "rules": sorted({v.rule for v in verdicts})}
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("job", choices=["pass", "tick", "guard"])
+    parser.add_argument("job", choices=["pass", "tick", "guard", "guard-page"])
     parser.add_argument("root", type=Path, nargs="?")
     parser.add_argument("--context-window", type=int)
     parser.add_argument("--touch", type=int, default=10)
+    parser.add_argument("--chars", type=int, default=5_000_000, help="guard-page: the page's size")
     parser.add_argument("--model-free", action="store_true", help="a pass without the promote job (no model)")
     parser.add_argument("--profile")
     args = parser.parse_args()
@@ -271,6 +305,8 @@ def main() -> None:
         out = _pass(args.root, args.context_window, args.profile, args.model_free)
     elif args.job == "guard":
         out = _guard(args.root, args.touch, args.profile)
+    elif args.job == "guard-page":
+        out = _guard_page(args.chars)
     else:
         out = _tick(args.profile)
     import gitgarden
