@@ -27,7 +27,7 @@ def test_every_forbidden_attempt_is_refused_and_the_good_operation_lands(project
         {"op": "append", "page": "../AGENTS", "text": "Dana Reyes runs operations.\n", "lines": [LINE]},   # AGENTS.md
         {"op": "create_page", "page": "../outside", "title": "Out", "body": "Dana Reyes.\n", "lines": [LINE]},  # outside
         {"op": "create_page", "page": "Dana Reyes", "title": "Dana Reyes", "body": "Dana Reyes runs operations.\n", "lines": [LINE]},  # non-slug
-        {"op": "create_page", "page": "ops", "title": "Operations", "body": "Dana Reyes runs [[nowhere]] operations.\n", "lines": [LINE]},  # dangling link
+        {"op": "create_page", "page": "ops", "title": "Operations", "body": "Dana Reyes runs the bakery's [[operations]].\n", "lines": [LINE]},  # dangling link
         {"op": "append", "page": "plain", "text": "Dana Reyes runs the bakery's operations. " * 200, "lines": [LINE]},  # over budget
         {"op": "create_page", "page": "dana-reyes", "title": "Dana Reyes", "body": "Dana Reyes runs the bakery's operations.\n", "lines": [LINE]},  # the good one
         {"op": "set_state", "page": "dana-reyes", "state": "decided", "evidence": "Dana Reyes runs the bakery's operations", "lines": [LINE]},  # new page decided
@@ -38,6 +38,24 @@ def test_every_forbidden_attempt_is_refused_and_the_good_operation_lands(project
     assert result.outcome == "some_refused", result.refusals
     assert result.created == ["wiki/dana-reyes.md"]
     assert len(result.refusals) >= 9
+    # Each attempt is refused for its own reason: six by the reply's check before any file is
+    # written (no such operation, no such page, not a page name), four by the guard's rules.
+    expected = [
+        "operations[0] (delete_page): unknown operation 'delete_page'",
+        "operations[1] (replace): unknown operation 'replace'",
+        # never an overwrite: the page exists, so its body is judged as an append, and it is not grounded
+        "create_page acme: rule 11 (grounded) wiki/acme.md: sentence grounded 0.33 < 0.60; not in the cited lines or the title: never, signed",
+        "operations[3] (rename): unknown operation 'rename'",
+        "append ../AGENTS: page '../AGENTS' does not exist",
+        "operations[5] (create_page): operations[5].page '../outside' does not match",
+        "operations[6] (create_page): operations[6].page 'Dana Reyes' does not match",
+        "create_page ops: rule 8 (links-resolve) wiki/ops.md: the link [[operations]] points to no page",
+        "append plain: rule 9 (budgets) wiki/plain.md: it ends at 8293 characters, over the page budget of 6000",
+        "set_state dana-reyes: rule 7 (valid-page) wiki/dana-reyes.md: a new page is open: 'state: decided'",
+    ]
+    assert len(result.refusals) == len(expected), result.refusals
+    for reason in expected:
+        assert sum(r.startswith(reason) for r in result.refusals) == 1, (reason, result.refusals)
     dana = (project.root / "wiki/dana-reyes.md").read_text()
     assert "state: open" in dana  # a new page starts open; "decided" was refused
     text = (project.root / "wiki/acme.md").read_text()
