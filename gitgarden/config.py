@@ -88,7 +88,7 @@ SPECS: tuple[Spec, ...] = (
     Spec("author", str, "gitgarden <gitgarden@localhost>", "the pass commits' author and committer"),
     Spec("identity_files", list, [], "extra files (inside the project, or named by the person) shown to the model"),
     Spec("review", bool, False, "commit passes to the branch gitgarden/review instead of the current branch"),
-    Spec("notify_command", str, "", "command run with the message after the third failed pass in a row", project_ok=False, not_in_project=_COMMAND_ONLY),
+    Spec("notify_command", str, "", "command run with the message from the fourth failed pass in a row, at every failure after it", project_ok=False, not_in_project=_COMMAND_ONLY),
     Spec("git_timeout", int, 300, "seconds one git command may take before the pass stops it", 1, 86_400),
     Spec(
         "sign_commits",

@@ -450,6 +450,23 @@ def test_failures_in_a_row_notify_from_the_fourth_with_the_exact_text(tmp_path: 
     assert record.last_attempt == (NOW + timedelta(hours=5)).isoformat()
 
 
+def test_every_place_that_says_when_notifications_start_names_the_failure_that_notifies() -> None:
+    """One truth: the README and the setting's help name the same failure in a row as the first to
+    notify as the code does (the test above: the fourth), never "after the third" beside it."""
+    import re
+
+    from gitgarden.config import SPECS
+
+    ordinal = ["first", "second", "third", "fourth", "fifth", "sixth"][registry.NOTIFY_AFTER]
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    [help_text] = [s.help for s in SPECS if s.key == "notify_command"]
+    text = f"{readme}\n{help_text}".lower()
+    said = re.findall(r"\b(from|after|past) the (\w+)(?: failed pass(?:es)?)? in a row", text)
+    assert len(said) >= 5, said  # the tick, the no-model case, its departure, the setting (README and help)
+    assert set(said) == {("from", ordinal)}, said
+    assert not re.search(r"\bpast (three|3) in a row", readme)
+
+
 def test_standing_down_keeps_the_count_and_a_pass_that_works_resets_it(tmp_path: Path) -> None:
     # no_model counts as failing here: the journal holds an unread line no pass can read.
     root = tiny(tmp_path / "p", "one")
