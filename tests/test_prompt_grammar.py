@@ -59,7 +59,7 @@ def prompt_texts() -> dict[str, str]:
     return {"system message": system, "repair request": repair}
 
 
-def test_the_prompts_show_examples(grammar: Grammar) -> None:
+def test_the_prompts_show_examples() -> None:
     found = {name: examples(text) for name, text in prompt_texts().items()}
     assert len(found["system message"]) == 1 and len(found["repair request"]) == 1, found
     [main] = found["system message"]
@@ -68,7 +68,9 @@ def test_the_prompts_show_examples(grammar: Grammar) -> None:
 
 @pytest.mark.parametrize("where", ["system message", "repair request"])
 def test_every_example_in_the_prompts_is_one_line_the_grammar_accepts(grammar: Grammar, where: str) -> None:
-    for example in examples(prompt_texts()[where]):
+    found = examples(prompt_texts()[where])
+    assert found, f"the {where} shows no example"
+    for example in found:
         assert "\n" not in example and "  " not in example, example  # the grammar's space rule: ` `?
         assert grammar.accepts(example), example
         assert ops.parse_reply(example)  # and gitgarden's own check takes it too
@@ -82,7 +84,8 @@ def test_examples_list_fields_in_the_order_the_grammar_fixes() -> None:
         props = list(sch["properties"])
         required = sch.get("required", [])
         order[sch["properties"]["op"]["const"]] = [p for p in props if p in required] + [p for p in props if p not in required]
-    for text in prompt_texts().values():
+    for where, text in prompt_texts().items():
+        assert examples(text), f"the {where} shows no example"
         for example in examples(text):
             for op in json.loads(example)["operations"]:
                 fixed = [k for k in order[op["op"]] if k in op]
@@ -126,7 +129,8 @@ def test_the_recogniser_refuses_what_the_grammar_forbids(grammar: Grammar) -> No
 
 def test_every_value_in_the_examples_is_a_placeholder() -> None:
     """Nothing in an example reads like a fact or a real line: a copy cites nothing and says nothing."""
-    for text in prompt_texts().values():
+    for where, text in prompt_texts().items():
+        assert examples(text), f"the {where} shows no example"
         for example in examples(text):
             for op in json.loads(example)["operations"]:
                 assert all(i.startswith("0000-00-00#") for i in op["lines"]), op
