@@ -18,7 +18,6 @@ import pytest
 
 from gitgarden.config import Settings
 from gitgarden.errors import ConfigError
-from gitgarden.gardener.pipeline import PassResult, run_pass
 from gitgarden.guard import rules as guard
 from gitgarden.project import DiskTree, Project, find_project, init_project, of_root
 from gitgarden.wiki import layout
@@ -31,6 +30,7 @@ from tests.conftest import (
     FakeModel,
     capture,
     commit_all,
+    garden,
     git,
     invoke,
     page,
@@ -39,7 +39,6 @@ from tests.conftest import (
 )
 from tests.vault import DAILY, HISTORY, OBSIDIAN_VIEW, ORPHAN, START, SYNC, VAULT, build_vault
 
-SETTINGS = Settings(model="fake/scripted")
 DAY = "2026-11-29"
 LAYOUTS = {"wiki": Layout("wiki", "wiki/Daily notes"), "root": Layout(".", "Daily notes")}
 # What the gardener keeps for itself: never a note of the person's.
@@ -73,10 +72,6 @@ def root_vault(tmp_path: Path) -> Project:
 def at(project: Project, rel: str) -> str:
     """A path of the vault (as tests/vault.py names it) inside the project."""
     return project.layout.wiki_prefix + rel
-
-
-def garden(project: Project, model: FakeModel | None, settings: Settings = SETTINGS) -> PassResult:
-    return run_pass(project, settings, model=model, now=lambda: FIXED_NOW)
 
 
 def files(project: Project) -> dict[str, bytes]:
@@ -195,13 +190,13 @@ def test_find_project_from_inside_the_vault(tmp_path: Path, kind: str) -> None:
 # --- init of an Obsidian vault -----------------------------------------------------------
 
 
-def test_init_adopts_an_obsidian_vault_in_place_and_moves_nothing(tmp_path: Path) -> None:
+def test_init_adopts_an_obsidian_vault_in_place_and_moves_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     root = tmp_path / "vault"
     build_vault(root, ".")
     write(root, ".obsidian/daily-notes.json", json.dumps({"folder": "Daily notes", "format": "YYYY-MM-DD"}))
     write(root, ".gitignore", ".obsidian/workspace.json")
     before = workspace(root)
-    os.chdir(tmp_path)
+    monkeypatch.chdir(tmp_path)
     done = subprocess.run([sys.executable, "-m", "gitgarden", "init", "--no-register", str(root)], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert "adopted the Obsidian vault in place: wiki_dir = ., journal_dir = Daily notes" in done.stderr

@@ -17,21 +17,15 @@ import pytest
 
 from gitgarden.config import Settings
 from gitgarden.errors import ConfigError
-from gitgarden.gardener.pipeline import PassResult, run_pass
 from gitgarden.guard import rules as guard
 from gitgarden.project import Project, init_project, of_root
 from gitgarden.wiki import layout
 from gitgarden.wiki.layout import Layout
 from gitgarden.wiki.tree import Overlay, file
-from tests.conftest import FIXED_NOW, FakeModel, commit_all, git, invoke, workspace, write
+from tests.conftest import FIXED_NOW, FakeModel, commit_all, garden, git, invoke, workspace, write
 
-SETTINGS = Settings(model="fake/scripted")
 DAY = "2026-11-29"
 SECRET = "- a line from outside the project"
-
-
-def garden(project: Project, model: FakeModel | None, settings: Settings = SETTINGS) -> PassResult:
-    return run_pass(project, settings, model=model, now=lambda: FIXED_NOW)
 
 
 def vault(root: Path, daily: str = "Daily notes", notes: dict[str, str] | None = None) -> Path:
@@ -93,12 +87,12 @@ def test_a_wiki_folder_or_a_journal_parent_that_is_a_symlink_is_refused(tmp_path
     assert result.outcome == "failed" and "raw is a symlink" in result.detail and fake_model.history == []
 
 
-def test_init_refuses_a_vault_whose_daily_notes_folder_is_a_symlink_and_makes_nothing(tmp_path: Path) -> None:
+def test_init_refuses_a_vault_whose_daily_notes_folder_is_a_symlink_and_makes_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     away = outside(tmp_path)
     root = vault(tmp_path / "vault")
     (root / "Daily notes").symlink_to(away, target_is_directory=True)
     before = workspace(root)
-    os.chdir(tmp_path)
+    monkeypatch.chdir(tmp_path)
     done = subprocess.run([sys.executable, "-m", "gitgarden", "init", "--no-register", str(root)], capture_output=True, text=True)
     assert done.returncode == 1 and "Daily notes is a symlink" in done.stderr and done.stderr.count("\n") == 1
     assert workspace(root) == before and not (root / ".git").exists()
@@ -353,11 +347,11 @@ def test_the_journal_may_not_be_the_conversations_folder(folder: str) -> None:
     assert "holds the conversation" in str(exc.value) and "\n" not in str(exc.value)
 
 
-def test_a_layout_folder_that_is_a_file_is_one_clear_line_not_a_traceback(tmp_path: Path) -> None:
+def test_a_layout_folder_that_is_a_file_is_one_clear_line_not_a_traceback(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     root = vault(tmp_path / "vault")
     write(root, "Daily notes", "A note without .md, named like the daily-notes folder.\n")
     before = workspace(root)
-    os.chdir(tmp_path)
+    monkeypatch.chdir(tmp_path)
     done = subprocess.run([sys.executable, "-m", "gitgarden", "init", "--no-register", str(root)], capture_output=True, text=True)
     assert done.returncode == 1 and "Daily notes is a file, not a folder" in done.stderr and done.stderr.count("\n") == 1, done.stderr
     assert workspace(root) == before and not (root / ".git").exists()
