@@ -9,15 +9,21 @@ import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from gitgarden.config import Settings
 from gitgarden.project import Project, init_project
+
+if TYPE_CHECKING:
+    from gitgarden.gardener.pipeline import PassResult
 
 FIXED_NOW = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
 # The month's record file of a pass run on FIXED_NOW (a pass on another clock writes another).
 FIXED_LOG = f"log/{FIXED_NOW:%Y-%m}.jsonl"
+SETTINGS = Settings(model="fake/scripted")  # the scripted model; every other setting its default
+LINE = "Acme signed the pilot contract"  # the one journal line of capture_line, on 2026-11-29
 
 
 @pytest.fixture(autouse=True)
@@ -122,6 +128,13 @@ def fake_model() -> FakeModel:
     return FakeModel()
 
 
+def garden(project: Project, model: FakeModel | None, settings: Settings = SETTINGS, **kw: Any) -> PassResult:
+    """One pass on `project` with the scripted `model` (None: no model) on the fixed clock;
+    `kw` goes to run_pass (`step`, `jobs`, …)."""
+    from gitgarden.gardener.pipeline import run_pass
+
+    return run_pass(project, settings, model=model, now=lambda: FIXED_NOW, **kw)
+
 
 def capture(project: Project, day: str, *lines: str) -> str:
     """Append `lines` to the journal's day file `day` as a person types them (no gitgarden code);
@@ -131,6 +144,28 @@ def capture(project: Project, day: str, *lines: str) -> str:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(old + "".join(line + "\n" for line in lines))
     return str(path.relative_to(project.root))
+
+
+def capture_line(project: Project) -> Path:
+    """LINE captured (appended) on 2026-11-29, the line `promote()` makes a page of; its day file."""
+    return project.root / capture(project, "2026-11-29", LINE)
+
+
+def promote() -> dict[str, Any]:
+    """A reply that makes capture_line's line the page `acme`."""
+    return {"operations": [{"op": "create_page", "page": "acme", "title": "Acme", "body": "Acme signed the pilot contract.\n", "lines": ["2026-11-29#1"]}]}
+
+
+def promote_reply(*older: str) -> dict[str, Any]:
+    """A reply over three lines of 2026-11-29 (Acme signed; export before January; chatter): a
+    new page `acme`, an append to `pricing`, the third line skipped with the `older` line ids."""
+    return {
+        "operations": [
+            {"op": "create_page", "page": "acme", "title": "Acme", "body": "Acme signed the pilot contract.\n", "lines": ["2026-11-29#1"]},
+            {"op": "append", "page": "pricing", "text": "Acme wants export before January.\n", "lines": ["2026-11-29#2"]},
+            {"op": "skip", "lines": [*older, "2026-11-29#3"]},
+        ]
+    }
 
 def invoke(project: Project, *args: str, model: FakeModel | None = None) -> Any:
     """Run a `gitgarden` command inside `project` with the scripted model and the fixed clock."""

@@ -10,16 +10,11 @@ import pytest
 
 from gitgarden.config import Settings
 from gitgarden.gardener import setaside
-from gitgarden.gardener.pipeline import PassResult, run_pass
+from gitgarden.gardener.pipeline import PassResult
 from gitgarden.project import Project
-from tests.conftest import FIXED_NOW, FakeModel, commit_all, git, invoke, page, write
+from tests.conftest import FakeModel, commit_all, garden, git, invoke, page, write
 
-SETTINGS = Settings(model="fake/scripted")
 NOTHING = {"operations": []}
-
-
-def garden(project: Project, model: FakeModel | None, settings: Settings = SETTINGS, **kw: Any) -> PassResult:
-    return run_pass(project, settings, model=model, now=lambda: FIXED_NOW, **kw)  # type: ignore[arg-type]
 
 
 @pytest.fixture

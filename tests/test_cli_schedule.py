@@ -64,7 +64,7 @@ def age(root: Path, when: datetime) -> None:
             os.utime(dirpath, (t, t))
 
 
-def garden(tmp_path: Path, name: str, *lines: str, register: bool = True) -> Project:
+def waiting_project(tmp_path: Path, name: str, *lines: str, register: bool = True) -> Project:
     """A real initialised project with unread journal lines, quiet for two hours, registered."""
     project = Project(init_project(tmp_path / name).root)
     if lines:
@@ -292,7 +292,7 @@ def skip(*ids: str) -> dict[str, Any]:
 
 
 def test_tick_runs_one_pass_a_tick_least_recently_attempted_first(tmp_path: Path) -> None:
-    projects = [garden(tmp_path, name, "Acme signed the pilot") for name in ("a-one", "b-two", "c-three")]
+    projects = [waiting_project(tmp_path, name, "Acme signed the pilot") for name in ("a-one", "b-two", "c-three")]
     model = FakeModel()
     for _ in range(3):
         model.enqueue(skip("2026-11-29#1"))
@@ -341,7 +341,7 @@ def test_tick_runs_one_pass_a_tick_least_recently_attempted_first(tmp_path: Path
 
 
 def test_a_project_without_a_model_is_attempted_and_waits_its_distance(tmp_path: Path) -> None:
-    p = garden(tmp_path, "p", "Acme signed the pilot")
+    p = waiting_project(tmp_path, "p", "Acme signed the pilot")
     clock = Clock()
     app = make_app(clock)
     res = invoke(app, "tick")
@@ -353,7 +353,7 @@ def test_a_project_without_a_model_is_attempted_and_waits_its_distance(tmp_path:
 
 
 def test_a_tick_sooner_than_the_interval_prints_only_its_record(tmp_path: Path) -> None:
-    garden(tmp_path, "p", "a line")
+    waiting_project(tmp_path, "p", "a line")
     clock = Clock()
     app = make_app(clock)
     tick_json(app)
@@ -367,7 +367,7 @@ def test_a_tick_sooner_than_the_interval_prints_only_its_record(tmp_path: Path) 
 
 
 def test_tick_gardens_with_the_model_and_then_finds_nothing(tmp_path: Path) -> None:
-    p = garden(tmp_path, "p", "Acme signed the pilot", "bought coffee")
+    p = waiting_project(tmp_path, "p", "Acme signed the pilot", "bought coffee")
     model = FakeModel().enqueue({"operations": [{"op": "skip", "lines": ["2026-11-29#1", "2026-11-29#2"]}]})
     clock = Clock()
     app = make_app(clock, model, GITGARDEN_MODEL="fake/scripted")
@@ -382,8 +382,8 @@ def test_tick_gardens_with_the_model_and_then_finds_nothing(tmp_path: Path) -> N
 
 
 def test_tick_names_the_waiting_projects_and_their_clocks(tmp_path: Path) -> None:
-    garden(tmp_path, "a-ready", "a line")
-    busy = garden(tmp_path, "b-busy", "a line")
+    waiting_project(tmp_path, "a-ready", "a line")
+    busy = waiting_project(tmp_path, "b-busy", "a line")
     os.utime(busy.journal / "2026-11-29.md", (NOW.timestamp() - 600,) * 2)
     res = invoke(make_app(), "tick")
     assert "a-ready: no model configured" in res.stderr
@@ -391,8 +391,8 @@ def test_tick_names_the_waiting_projects_and_their_clocks(tmp_path: Path) -> Non
 
 
 def test_tick_skips_a_project_with_a_malformed_config_and_runs_the_others(tmp_path: Path) -> None:
-    bad = garden(tmp_path, "a-bad", "a line")
-    garden(tmp_path, "b-good", "a line")
+    bad = waiting_project(tmp_path, "a-bad", "a line")
+    waiting_project(tmp_path, "b-good", "a line")
     project_config(bad).write_text("idle_min = 10\nidle_min = 20\n")
     res = invoke(make_app(), "tick")
     assert res.exit_code == 0
@@ -405,7 +405,7 @@ def test_a_failing_model_notifies_on_the_fourth_failure_in_a_row(tmp_path: Path)
     script = write(tmp_path, "bin/notify", f"#!/bin/sh\nprintf '%s\\n' \"$@\" >> '{seen}'\n")
     script.chmod(0o755)
     user_config().write_text(f'notify_command = "{script} --app=gitgarden"\n')
-    p = garden(tmp_path, "flaky", "Acme signed the pilot")
+    p = waiting_project(tmp_path, "flaky", "Acme signed the pilot")
     model = FakeModel()
     for _ in range(8):
         model.enqueue("I think Acme deserves a page!")  # not JSON, twice a pass: "failed"
@@ -425,7 +425,7 @@ def test_a_failing_model_notifies_on_the_fourth_failure_in_a_row(tmp_path: Path)
 
 
 def test_a_turn_starting_mid_pass_makes_the_tick_stand_down_with_the_journal_unread(tmp_path: Path) -> None:
-    p = garden(tmp_path, "p", "Acme signed the pilot")
+    p = waiting_project(tmp_path, "p", "Acme signed the pilot")
 
     class PersonComesBack(FakeModel):
         def complete(self, messages, schema, budget):  # type: ignore[no-untyped-def]
@@ -487,7 +487,7 @@ def imported_by(args: list[str], cwd: Path) -> list[str]:
 
 
 def test_a_tick_that_finds_nothing_imports_no_model_library(tmp_path: Path) -> None:
-    garden(tmp_path, "quiet")  # registered, nothing in its journal
+    waiting_project(tmp_path, "quiet")  # registered, nothing in its journal
     proc = run_gitgarden("tick", cwd=tmp_path, python_args=("-X", "importtime"))
     assert proc.returncode == 0, proc.stderr
     imported = [line.rsplit("|", 1)[-1].strip() for line in proc.stderr.splitlines() if line.startswith("import time:")]
@@ -499,14 +499,14 @@ def test_a_tick_that_finds_nothing_imports_no_model_library(tmp_path: Path) -> N
 
 
 def test_status_imports_neither_the_gardener_nor_the_model_library(tmp_path: Path) -> None:
-    p = garden(tmp_path, "p", "a line")
+    p = waiting_project(tmp_path, "p", "a line")
     modules = imported_by(["status"], p.root)
     assert "gitgarden.schedule" in modules
     assert not {"litellm", "gitgarden.gardener.pipeline", "gitgarden.model.llm"} & set(modules)
 
 
 def test_a_second_run_is_refused_at_once_with_the_holders_pass_id(tmp_path: Path) -> None:
-    p = garden(tmp_path, "p", "a line")
+    p = waiting_project(tmp_path, "p", "a line")
     with PassLock(git_dir(p.root), {"pass_id": "20261130T085900Z-beef", "started": "2026-11-30T08:59:00+00:00"}):
         proc = run_gitgarden("run", cwd=p.root)
     assert proc.returncode == 14, proc.stderr
@@ -518,7 +518,7 @@ def test_a_second_run_is_refused_at_once_with_the_holders_pass_id(tmp_path: Path
 
 
 def test_status_shows_the_clock_that_holds_back_the_lock_and_the_failures(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    p = garden(tmp_path, "p", "one", "two")
+    p = waiting_project(tmp_path, "p", "one", "two")
     age(p.root, NOW - timedelta(minutes=10))
     monkeypatch.chdir(p.root / "wiki")
     registry.record_attempt(
@@ -602,7 +602,7 @@ def test_a_tick_with_unread_lines_and_no_model_fails_for_the_notification_rule_o
     script = write(tmp_path, "bin/notify", f"#!/bin/sh\nprintf '%s\\n' \"$@\" >> '{seen}'\n")
     script.chmod(0o755)
     user_config().write_text(f'notify_command = "{script}"\n')
-    p = garden(tmp_path, "quiet", "Acme signed the pilot")
+    p = waiting_project(tmp_path, "quiet", "Acme signed the pilot")
     clock = Clock()
     app = make_app(clock)  # no model anywhere: what a cron line without the env file sees
     notices = []
@@ -629,7 +629,7 @@ def test_a_tick_with_unread_lines_and_no_model_fails_for_the_notification_rule_o
 
 
 def test_no_model_and_nothing_unread_is_no_failure(tmp_path: Path) -> None:
-    p = garden(tmp_path, "empty")
+    p = waiting_project(tmp_path, "empty")
     write(p.root, "wiki/index.md", "# Map\n" + "x" * 3000)  # over the ceiling: work, but no lines
     registry.record_attempt(
         p.root,

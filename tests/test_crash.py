@@ -33,7 +33,7 @@ from gitgarden.cli.main import App, cli
 from gitgarden.project import Project
 from gitgarden.repo.gitrepo import git_dir
 from gitgarden.repo.lock import holder
-from tests.conftest import commit_all, git, page, write
+from tests.conftest import commit_all, git, page, promote_reply, write
 from tests.fake_openai import FakeOpenAI
 
 pytestmark = [pytest.mark.litellm, pytest.mark.slow]
@@ -79,16 +79,9 @@ exit 0
 """
 
 
-def promote_reply() -> str:
-    return json.dumps(
-        {
-            "operations": [
-                {"op": "create_page", "page": "acme", "title": "Acme", "body": "Acme signed the pilot contract.\n", "lines": ["2026-11-29#1"]},
-                {"op": "append", "page": "pricing", "text": "Acme wants export before January.\n", "lines": ["2026-11-29#2"]},
-                {"op": "skip", "lines": ["2026-11-29#3"]},
-            ]
-        }
-    )
+def promote_reply_text() -> str:
+    """The shared promote_reply() as the text the fake server sends."""
+    return json.dumps(promote_reply())
 
 
 def dana_reply(*skip: str) -> str:
@@ -288,7 +281,7 @@ def test_killed_after_the_snapshot(acme: Project, server: FakeOpenAI, tmp_path: 
     assert pending(acme) is None
     assert server.requests == []
 
-    both = json.loads(promote_reply())["operations"] + json.loads(dana_reply())["operations"]
+    both = promote_reply()["operations"] + json.loads(dana_reply())["operations"]
     data = add_line_and_finish(acme, server, json.dumps({"operations": both}), before)
     assert data["recovery"] == "" and "wiki/acme.md" in data["created"]
 
@@ -296,7 +289,7 @@ def test_killed_after_the_snapshot(acme: Project, server: FakeOpenAI, tmp_path: 
 def test_killed_mid_model_call(acme: Project, server: FakeOpenAI) -> None:
     """Killed while the model thinks: after the journal commit, before the pass commit."""
     before = person_state(acme)
-    server.enqueue(promote_reply(), delay=60)
+    server.enqueue(promote_reply_text(), delay=60)
     proc = start_run(acme, server)
     wait_for("the model call", lambda: len(server.requests) > 0, proc)
     kill(proc)
@@ -322,7 +315,7 @@ def test_killed_after_writing_before_committing(acme: Project, server: FakeOpenA
     markers = tmp_path / "markers"
     install_hook(acme, markers, GARDENER)
     before = person_state(acme)
-    server.enqueue(promote_reply())
+    server.enqueue(promote_reply_text())
     proc = start_run(acme, server)
     wait_for("the pass commit", (markers / "entered").exists, proc)
     kill(proc)
@@ -355,7 +348,7 @@ def test_killed_after_the_commit_landed(acme: Project, server: FakeOpenAI, tmp_p
     markers = tmp_path / "markers"
     install_hook(acme, markers, GARDENER, "reference-transaction", REF_HOOK)
     before = person_state(acme)
-    server.enqueue(promote_reply())
+    server.enqueue(promote_reply_text())
     proc = start_run(acme, server)
     wait_for("the branch update", (markers / "entered").exists, proc)
     kill(proc)
@@ -377,7 +370,7 @@ def test_killed_with_its_git_inside_the_pass_commit(acme: Project, server: FakeO
     markers = tmp_path / "markers"
     install_hook(acme, markers, GARDENER)
     before = person_state(acme)
-    server.enqueue(promote_reply())
+    server.enqueue(promote_reply_text())
     proc = start_run(acme, server)
     wait_for("the pass commit", (markers / "entered").exists, proc)
     kill_group(proc)
@@ -401,7 +394,7 @@ def test_killed_while_its_git_holds_the_index_lock(acme: Project, server: FakeOp
     markers = tmp_path / "markers"
     install_hook(acme, markers, GARDENER, "reference-transaction", REF_HOOK)
     before = person_state(acme)
-    server.enqueue(promote_reply())
+    server.enqueue(promote_reply_text())
     proc = start_run(acme, server)
     wait_for("the branch update", (markers / "entered").exists, proc)
     lock = stale_lock_of_a_killed_git(acme.root)  # the index update's git, killed with its lock held

@@ -15,29 +15,23 @@ from typing import Any
 import pytest
 
 from gitgarden.config import Settings
-from gitgarden.gardener.pipeline import PassResult, run_pass
+from gitgarden.gardener.pipeline import PassResult
 from gitgarden.model import operations as ops
 from gitgarden.project import Project
 from gitgarden.repo import recovery
-from tests.conftest import FIXED_NOW, FakeModel, commit_all, invoke, page, workspace, write
+from tests.conftest import (
+    LINE,
+    FakeModel,
+    capture_line,
+    commit_all,
+    garden,
+    invoke,
+    page,
+    workspace,
+    write,
+)
 
-SETTINGS = Settings(model="fake/scripted")
-LINE = "Acme signed the pilot contract"
 DEEP = "[" * 5000  # 5 KB: well under the reply cap
-
-
-def garden(project: Project, model: FakeModel | None) -> PassResult:
-    return run_pass(project, SETTINGS, model=model, now=lambda: FIXED_NOW)
-
-
-def capture(project: Project) -> Path:
-    path = project.journal / "2026-11-29.md"
-    path.write_text(LINE + "\n")
-    return path
-
-
-def promote() -> dict[str, object]:
-    return {"operations": [{"op": "create_page", "page": "acme", "title": "Acme", "body": "Acme signed the pilot contract.\n", "lines": ["2026-11-29#1"]}]}
 
 
 def records(project: Project, result: PassResult) -> list[dict[str, Any]]:
@@ -57,7 +51,7 @@ def test_a_deeply_nested_reply_is_bad_output_not_a_recursion_error(reply: str) -
 
 
 def test_a_pass_given_a_deeply_nested_reply_twice_fails_with_a_record(project: Project) -> None:
-    day = capture(project)
+    day = capture_line(project)
 
     result = garden(project, FakeModel().enqueue(DEEP).enqueue(DEEP))
 
@@ -69,7 +63,7 @@ def test_a_pass_given_a_deeply_nested_reply_twice_fails_with_a_record(project: P
 
 
 def test_the_cli_ends_a_deeply_nested_reply_in_one_line(project: Project) -> None:
-    capture(project)
+    capture_line(project)
 
     result = invoke(project, "run", model=FakeModel().enqueue(DEEP).enqueue(DEEP))
 
@@ -80,7 +74,7 @@ def test_the_cli_ends_a_deeply_nested_reply_in_one_line(project: Project) -> Non
 
 
 def test_a_full_disk_at_the_lock_fails_the_pass_in_one_line_and_changes_nothing(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
-    capture(project)
+    capture_line(project)
     before = workspace(project.root)
     monkeypatch.setattr(os, "pwrite", no_space)  # only the lock writes with pwrite
 
@@ -95,7 +89,7 @@ def test_a_full_disk_at_the_lock_fails_the_pass_in_one_line_and_changes_nothing(
 
 
 def test_a_full_disk_when_the_lock_file_cannot_even_be_made(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
-    capture(project)
+    capture_line(project)
     real_open = os.open
 
     def open_(path: Any, *args: Any, **kwargs: Any) -> int:
@@ -131,7 +125,7 @@ def test_a_full_disk_at_a_write_fails_the_pass_and_leaves_the_persons_files(
     write(project.root, "wiki/pricing.md", page("Pricing", "Pilot price is 400 EUR a month.\n", source="[2026-11-28]"))
     write(project.root, "wiki/index.md", "# Map\n\n## Pages\n\n- [[pricing]] — Pricing\n\n## Open\n")
     commit_all(project.root)
-    day = capture(project)
+    day = capture_line(project)
     before = workspace(project.root)
     real, real_checked = recovery.atomic_write, recovery.replace_checked
     written: list[str] = []

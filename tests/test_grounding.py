@@ -14,6 +14,7 @@ from gitgarden.gardener.pipeline import PassResult, run_pass
 from gitgarden.guard import grounding
 from gitgarden.guard.rules import Verdict
 from gitgarden.project import Project
+from tests import conftest
 from tests.conftest import FIXED_LOG, FIXED_NOW, FakeModel, commit_all, page, write
 
 LANDLORD = "The landlord is Marta Okafor; she owns the whole building and lives in the flat above the shop."
@@ -320,7 +321,8 @@ NO_CORRECTION = {"operations": []}  # the answer to a repair round that corrects
 
 
 def garden(project: Project, model: FakeModel, s: Settings = STRICT) -> PassResult:
-    return run_pass(project, s, model=model, now=lambda: FIXED_NOW)
+    """conftest's garden with the grounding threshold pinned (STRICT), whatever the default becomes."""
+    return conftest.garden(project, model, s)
 
 
 @pytest.fixture
@@ -425,8 +427,7 @@ def test_a_short_heading_labels_and_is_not_scored_but_a_long_or_numbered_one_is(
 
 def test_an_invented_title_cannot_ground_its_own_body(project, fake_model) -> None:  # type: ignore[no-untyped-def]
     from gitgarden.config import Settings
-    from gitgarden.gardener.pipeline import run_pass
-    from tests.conftest import FIXED_NOW, write
+    from tests.conftest import write
 
     write(project.root, "raw/journal/2026-11-29.md", "Met the new supplier today\n")
     fake_model.enqueue({"operations": [

@@ -10,7 +10,6 @@ from typing import Any
 import git as gitpython
 import pytest
 
-from gitgarden.config import Settings
 from gitgarden.gardener.pipeline import PassResult, run_pass, stop_path
 from gitgarden.history import passlog as history
 from gitgarden.history.records import read_attempts
@@ -20,32 +19,26 @@ from gitgarden.repo.gitrepo import git_dir
 from tests.conftest import (
     FIXED_LOG,
     FIXED_NOW,
+    SETTINGS,
     FakeModel,
     capture,
     commit_all,
     git,
     invoke,
     page,
+    promote_reply,
     workspace,
     write,
 )
 
-SETTINGS = Settings(model="fake/scripted")
-
 
 def garden(project: Project, model: FakeModel | None, *, minutes: int = 0, **kw: Any) -> PassResult:
+    """conftest's garden on a clock `minutes` after FIXED_NOW (passes in a row get distinct ids)."""
     when = FIXED_NOW + timedelta(minutes=minutes)
     return run_pass(project, SETTINGS, model=model, now=lambda: when, **kw)
 
 
-def promote_reply() -> dict[str, Any]:
-    return {
-        "operations": [
-            {"op": "create_page", "page": "acme", "title": "Acme", "body": "Acme signed the pilot contract.\n", "lines": ["2026-11-29#1"]},
-            {"op": "append", "page": "pricing", "text": "Acme wants export before January.\n", "lines": ["2026-11-29#2"]},
-            {"op": "skip", "lines": ["2026-11-28#1", "2026-11-29#3"]},  # every offered line accounted for
-        ]
-    }
+OLDER = "2026-11-28#1"  # the fixture's older unread line: promote_reply(OLDER) accounts for every offered line
 
 
 @pytest.fixture
@@ -69,7 +62,7 @@ def records(project: Project) -> list[dict[str, Any]]:
 
 
 def first_pass(acme: Project, fake_model: FakeModel) -> PassResult:
-    result = garden(acme, fake_model.enqueue(promote_reply()))
+    result = garden(acme, fake_model.enqueue(promote_reply(OLDER)))
     assert result.outcome == "pages_written", result.refusals
     return result
 
@@ -306,7 +299,7 @@ def test_undo_reread_makes_the_lines_unread_again(acme: Project, fake_model: Fak
     assert "4 journal line(s) are unread again" in result.stderr
     assert json.loads((acme.root / ".gitgarden/read.json").read_text()) == {}
     assert ".gitgarden/read.json" in git(acme.root, "show", "--name-only", "--format=", "HEAD")
-    again = garden(acme, fake_model.enqueue(promote_reply()))
+    again = garden(acme, fake_model.enqueue(promote_reply(OLDER)))
     assert again.outcome == "pages_written"
     assert again.offered == ["2026-11-28#1", "2026-11-29#1", "2026-11-29#2", "2026-11-29#3"]
 
@@ -351,7 +344,7 @@ def test_stop_ends_a_running_pass_and_records_who_asked(acme: Project) -> None:
             assert stopped.exit_code == 0 and "to stop" in stopped.stderr
             return super().complete(messages, schema, budget)
 
-    model = StoppedMidCall().enqueue("not JSON: a repair call would follow").enqueue(promote_reply())
+    model = StoppedMidCall().enqueue("not JSON: a repair call would follow").enqueue(promote_reply(OLDER))
     journal_before = head(acme)
     result = garden(acme, model)
     assert result.outcome == "stopped" and result.exit_code == 13
@@ -374,7 +367,7 @@ def test_stop_before_writing(acme: Project) -> None:
             invoke(acme, "stop")
             return reply
 
-    result = garden(acme, StopsAfterAnswering().enqueue(promote_reply()))
+    result = garden(acme, StopsAfterAnswering().enqueue(promote_reply(OLDER)))
     assert result.outcome == "stopped"
     assert not (acme.root / "wiki/acme.md").exists()
     assert "Gardener-Pass" not in git(acme.root, "log", "-1", "--format=%B")
@@ -403,7 +396,7 @@ def test_dry_run_changes_nothing(acme: Project, fake_model: FakeModel) -> None:
     write(acme.root, "AGENTS.md", "# staged\n")
     git(acme.root, "add", "AGENTS.md")
     files, state = workspace(acme.root), _git_state(acme.root)
-    fake_model.enqueue(promote_reply())
+    fake_model.enqueue(promote_reply(OLDER))
 
     result = invoke(acme, "run", "--dry-run", "--json", model=fake_model)
 

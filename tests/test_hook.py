@@ -15,11 +15,18 @@ from pathlib import Path
 
 import pytest
 
-from gitgarden.config import Settings
-from gitgarden.gardener.pipeline import run_pass
 from gitgarden.guard import hook
 from gitgarden.project import Project
-from tests.conftest import FIXED_NOW, FakeModel, commit_all, git, page, write
+from tests.conftest import (
+    FakeModel,
+    capture_line,
+    commit_all,
+    garden,
+    git,
+    page,
+    promote,
+    write,
+)
 
 ACME = page("Acme", "Acme signed the pilot.\nThey pay monthly.\n", source="[2026-11-29]")
 
@@ -324,16 +331,10 @@ def test_verbose_and_json_list_the_skipped_checks(vault: Path) -> None:
 # -- gitgarden's own commits under the hook ---------------------------------------------------
 
 
-def promote(project: Project, model: FakeModel) -> None:
-    write(project.root, "raw/journal/2026-11-29.md", "Acme signed the pilot contract\n")
-    model.enqueue(
-        {
-            "operations": [
-                {"op": "create_page", "page": "acme", "title": "Acme", "body": "Acme signed the pilot contract.\n", "lines": ["2026-11-29#1"]}
-            ]
-        }
-    )
-    result = run_pass(project, Settings(model="fake/scripted"), model=model, now=lambda: FIXED_NOW)
+def pass_creates_acme(project: Project, model: FakeModel) -> None:
+    """One pass that makes capture_line's line the page `acme` (conftest's promote), committed."""
+    capture_line(project)
+    result = garden(project, model.enqueue(promote()))
     assert result.created == ["wiki/acme.md"] and result.commit, (result.outcome, result.detail)
 
 
@@ -342,7 +343,7 @@ def test_a_pass_and_undo_run_by_an_agent_commit_under_the_hook(
 ) -> None:
     assert gitgarden(project.root, "hook", "install").returncode == 0
     monkeypatch.setenv("GITGARDEN_AGENT", "claude-code")  # the agent's harness runs gitgarden
-    promote(project, fake_model)
+    pass_creates_acme(project, fake_model)
     assert (project.root / "wiki/acme.md").exists()
     # Undo removes the page the pass created: an agent's deletion, but gitgarden's own commit.
     done = gitgarden(project.root, "undo")
@@ -352,7 +353,7 @@ def test_a_pass_and_undo_run_by_an_agent_commit_under_the_hook(
 
 
 def test_a_persons_hook_refusing_undo_is_quoted_in_the_error(project: Project, fake_model: FakeModel) -> None:
-    promote(project, fake_model)
+    pass_creates_acme(project, fake_model)
     mine = project.root / ".git/hooks/pre-commit"
     mine.write_text("#!/bin/sh\necho 'lint: wiki/index.md is not sorted'\necho 'run make lint'\nexit 1\n")
     mine.chmod(0o755)

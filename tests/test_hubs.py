@@ -2,19 +2,11 @@
 
 from __future__ import annotations
 
-from gitgarden.config import Settings
-from gitgarden.gardener.pipeline import PassResult, run_pass
 from gitgarden.project import DiskTree, Project
 from gitgarden.wiki import linking
 from gitgarden.wiki import pages as wiki
 from gitgarden.wiki.tidy import link_index, page_titles, reachable
-from tests.conftest import FIXED_NOW, FakeModel, commit_all, git, page, write
-
-SETTINGS = Settings(model="fake/scripted")
-
-
-def garden(project: Project, model: FakeModel | None) -> PassResult:
-    return run_pass(project, SETTINGS, model=model, now=lambda: FIXED_NOW)
+from tests.conftest import FakeModel, commit_all, garden, git, page, write
 
 
 def every_page_within_one_hub(project: Project) -> None:

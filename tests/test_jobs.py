@@ -10,13 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from gitgarden.config import Settings
-from gitgarden.gardener.pipeline import JOBS, PassResult, run_pass
+from gitgarden.gardener.pipeline import JOBS, PassResult
 from gitgarden.gardener.setaside import on_disk
 from gitgarden.project import Project
+from tests import conftest
 from tests.conftest import (
     FIXED_LOG,
-    FIXED_NOW,
     FakeModel,
     commit_all,
     git,
@@ -26,13 +25,13 @@ from tests.conftest import (
     write,
 )
 
-SETTINGS = Settings(model="fake/scripted")
 REPO = Path(__file__).resolve().parents[1]
 LINES = ("Acme signed the pilot contract at our Pricing", "bought coffee")
 
 
 def garden(project: Project, model: FakeModel | None, jobs: list[str] | None) -> PassResult:
-    return run_pass(project, SETTINGS, model=model, now=lambda: FIXED_NOW, jobs=jobs)
+    """conftest's garden running only `jobs` (None: every job), named by position."""
+    return conftest.garden(project, model, jobs=jobs)
 
 
 @pytest.fixture

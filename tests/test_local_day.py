@@ -73,7 +73,7 @@ def test_a_recovered_line_goes_to_the_persons_local_day(project: Project, in_zon
         {"op": "skip", "lines": ["2026-11-28#1"]},
     ]})
 
-    result = run_pass(project, Settings(model="fake/scripted"), model=model, now=lambda: instant)  # type: ignore[arg-type]
+    result = run_pass(project, Settings(model="fake/scripted"), model=model, now=lambda: instant)
 
     assert result.outcome == "pages_written", (result.detail, result.refusals)
     assert f"Today is {day}." in model.prompt  # the model is told the same day

@@ -11,32 +11,32 @@ from __future__ import annotations
 import json
 import os
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from gitgarden.config import Settings
 from gitgarden.errors import GitError
-from gitgarden.gardener.pipeline import PassResult, run_pass
+from gitgarden.gardener.pipeline import PassResult
 from gitgarden.project import Project
 from gitgarden.repo import gitrepo
-from tests.conftest import FIXED_NOW, FakeModel, git, invoke
-
-LINE = "Acme signed the pilot contract"
-
-
-def garden(project: Project, model: FakeModel | None, **settings: object) -> PassResult:
-    return run_pass(project, Settings(model="fake/scripted", **settings), model=model, now=lambda: FIXED_NOW)  # type: ignore[arg-type]
-
-
-def capture(project: Project) -> Path:
-    path = project.journal / "2026-11-29.md"
-    path.write_text(LINE + "\n")
-    return path
+from tests.conftest import (
+    FIXED_NOW,
+    LINE,
+    SETTINGS,
+    FakeModel,
+    capture_line,
+    garden,
+    git,
+    invoke,
+    promote,
+)
 
 
-def promote() -> dict[str, object]:
-    return {"operations": [{"op": "create_page", "page": "acme", "title": "Acme", "body": "Acme signed the pilot contract.\n", "lines": ["2026-11-29#1"]}]}
+def garden_with(project: Project, model: FakeModel | None, **settings: object) -> PassResult:
+    """A pass with the named settings changed (git_timeout, sign_commits, …): the rest as `garden`'s."""
+    return garden(project, model, replace(SETTINGS, **settings))  # type: ignore[arg-type]
+
 
 
 def signer(tmp_path: Path, body: str) -> Path:
@@ -56,10 +56,10 @@ def test_tag_gpgsign_does_not_make_the_snapshot_tag_wait_for_an_editor_or_a_key(
     git(project.root, "config", "tag.gpgSign", "true")
     git(project.root, "config", "tag.forceSignAnnotated", "true")
     git(project.root, "config", "gpg.program", str(hang))
-    capture(project)
+    capture_line(project)
 
     began = time.monotonic()
-    result = garden(project, FakeModel().enqueue(promote()), git_timeout=20)
+    result = garden_with(project, FakeModel().enqueue(promote()), git_timeout=20)
 
     assert time.monotonic() - began < 15
     assert result.outcome == "pages_written", result.detail
@@ -72,7 +72,7 @@ def test_commit_gpgsign_with_a_failing_signer_says_signing_failed_and_how_to_tur
     fail = signer(tmp_path, "echo 'gpg: no default secret key' >&2\nexit 2\n")
     git(project.root, "config", "commit.gpgSign", "true")
     git(project.root, "config", "gpg.program", str(fail))
-    day = capture(project)
+    day = capture_line(project)
 
     result = garden(project, FakeModel().enqueue(promote()))
 
@@ -90,9 +90,9 @@ def test_sign_commits_false_lets_the_pass_commit_unsigned_and_says_so(project: P
     fail = signer(tmp_path, "exit 2\n")
     git(project.root, "config", "commit.gpgSign", "true")
     git(project.root, "config", "gpg.program", str(fail))
-    capture(project)
+    capture_line(project)
 
-    result = garden(project, FakeModel().enqueue(promote()), sign_commits=False)
+    result = garden_with(project, FakeModel().enqueue(promote()), sign_commits=False)
 
     assert result.outcome == "pages_written", result.detail
     assert git(project.root, "log", "-1", "--format=%G?").strip() == "N"
@@ -104,10 +104,10 @@ def test_a_signer_that_hangs_is_stopped_at_the_timeout_with_every_child_process(
     hang = signer(tmp_path, f"echo $$ > {pidfile}\nexec sleep 120\n")
     git(project.root, "config", "commit.gpgSign", "true")
     git(project.root, "config", "gpg.program", str(hang))
-    day = capture(project)
+    day = capture_line(project)
 
     began = time.monotonic()
-    result = garden(project, FakeModel().enqueue(promote()), git_timeout=2)
+    result = garden_with(project, FakeModel().enqueue(promote()), git_timeout=2)
     took = time.monotonic() - began
 
     assert took < 30, f"the pass took {took:.0f} s"
@@ -149,7 +149,7 @@ def test_the_cli_run_with_a_failing_signer_ends_in_one_line_and_exit_15(project:
     fail = signer(tmp_path, "exit 2\n")
     git(project.root, "config", "commit.gpgSign", "true")
     git(project.root, "config", "gpg.program", str(fail))
-    capture(project)
+    capture_line(project)
 
     result = invoke(project, "run", model=FakeModel().enqueue(promote()))
 
@@ -164,7 +164,7 @@ def test_undo_follows_sign_commits_too(project: Project, tmp_path: Path) -> None
 
     from gitgarden.cli.main import App, cli
 
-    capture(project)
+    capture_line(project)
     assert garden(project, FakeModel().enqueue(promote())).outcome == "pages_written"
     git(project.root, "config", "commit.gpgSign", "true")
     git(project.root, "config", "gpg.program", str(signer(tmp_path, "exit 2\n")))

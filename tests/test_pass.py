@@ -10,19 +10,25 @@ import pytest
 from click.testing import CliRunner
 
 from gitgarden.cli.main import App, cli
-from gitgarden.config import Settings
-from gitgarden.gardener.pipeline import OUTCOMES, PassResult, request_stop, run_pass
+from gitgarden.gardener.pipeline import OUTCOMES, request_stop, run_pass
 from gitgarden.history.records import read_attempts
 from gitgarden.project import Project
 from gitgarden.repo.gitrepo import git_dir
-from tests.conftest import FIXED_LOG, FIXED_NOW, FakeModel, capture, commit_all, git, page, write
+from tests.conftest import (
+    FIXED_LOG,
+    FIXED_NOW,
+    SETTINGS,
+    FakeModel,
+    capture,
+    commit_all,
+    garden,
+    git,
+    page,
+    promote_reply,
+    write,
+)
 
-SETTINGS = Settings(model="fake/scripted")
 NO_CORRECTION = {"operations": []}  # the answer to a repair round that corrects nothing
-
-
-def garden(project: Project, model: FakeModel | None, **kw: object) -> PassResult:
-    return run_pass(project, SETTINGS, model=model, now=lambda: FIXED_NOW, **kw)  # type: ignore[arg-type]
 
 
 @pytest.fixture
@@ -34,16 +40,6 @@ def acme(project: Project) -> Project:
     commit_all(project.root)
     capture(project, "2026-11-29", "Acme signed the pilot contract", "Acme wants export before January", "bought coffee")
     return project
-
-
-def promote_reply() -> dict[str, object]:
-    return {
-        "operations": [
-            {"op": "create_page", "page": "acme", "title": "Acme", "body": "Acme signed the pilot contract.\n", "lines": ["2026-11-29#1"]},
-            {"op": "append", "page": "pricing", "text": "Acme wants export before January.\n", "lines": ["2026-11-29#2"]},
-            {"op": "skip", "lines": ["2026-11-29#3"]},
-        ]
-    }
 
 
 def test_pass_creates_and_appends_in_one_commit_after_a_journal_commit(acme: Project, fake_model: FakeModel) -> None:

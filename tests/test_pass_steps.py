@@ -26,9 +26,8 @@ from gitgarden.project import Project
 from gitgarden.repo.gitrepo import git_dir
 from gitgarden.wiki import journal, tidy
 from gitgarden.wiki.tree import Overlay, file, text_of
-from tests.conftest import FIXED_NOW, FakeModel, commit_all, page, write
+from tests.conftest import FIXED_NOW, SETTINGS, FakeModel, commit_all, page, write
 
-SETTINGS = Settings(model="fake/scripted")
 DAY = "2026-11-29"
 LINES = "Acme signed the pilot contract\nAcme wants export before January\nbought coffee\nthe van needs new tyres\n"
 

@@ -18,16 +18,18 @@ from typing import Any
 import pytest
 
 from gitgarden.config import Settings
-from gitgarden.gardener.pipeline import PassResult, run_pass
+from gitgarden.gardener.pipeline import PassResult
 from gitgarden.project import Project, init_project
 from gitgarden.wiki.layout import Layout
-from tests.conftest import FIXED_LOG, FIXED_NOW, FakeModel, capture, commit_all, git, page, write
+from tests import conftest
+from tests.conftest import FIXED_LOG, FakeModel, capture, commit_all, git, page, write
 
 SETTINGS = Settings(model="fake/scripted", remote="origin")
 
 
 def garden(project: Project, model: FakeModel | None, settings: Settings = SETTINGS) -> PassResult:
-    return run_pass(project, settings, model=model, now=lambda: FIXED_NOW)
+    """conftest's garden with the remote set (this file's SETTINGS)."""
+    return conftest.garden(project, model, settings)
 
 
 def create(page_name: str, title: str, body: str, line: str) -> dict[str, Any]:

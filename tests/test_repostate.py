@@ -12,29 +12,24 @@ from pathlib import Path
 import pytest
 
 from gitgarden.config import Settings
-from gitgarden.gardener.pipeline import PassResult, run_pass
 from gitgarden.history import review
 from gitgarden.history.undo import UndoRefused, undo
 from gitgarden.project import Project, find_project
 from gitgarden.repo.states import blocking_state
-from tests.conftest import FIXED_NOW, FakeModel, commit_all, git, invoke, page, workspace, write
-
-SETTINGS = Settings(model="fake/scripted")
-LINE = "Acme signed the pilot contract"
-
-
-def garden(project: Project, model: FakeModel, settings: Settings = SETTINGS) -> PassResult:
-    return run_pass(project, settings, model=model, now=lambda: FIXED_NOW)
-
-
-def capture(project: Project) -> Path:
-    path = project.journal / "2026-11-29.md"
-    path.write_text(LINE + "\n")
-    return path
-
-
-def promote() -> dict[str, object]:
-    return {"operations": [{"op": "create_page", "page": "acme", "title": "Acme", "body": "Acme signed the pilot contract.\n", "lines": ["2026-11-29#1"]}]}
+from tests.conftest import (
+    FIXED_NOW,
+    LINE,
+    FakeModel,
+    capture_line,
+    commit_all,
+    garden,
+    git,
+    invoke,
+    page,
+    promote,
+    workspace,
+    write,
+)
 
 
 def diverged(project: Project) -> None:
@@ -112,7 +107,7 @@ STATES: dict[str, tuple[Callable[[Project], None], str, str]] = {
 def test_a_pass_refuses_before_any_write_in_a_state_where_its_commit_would_be_lost(project: Project, state: str) -> None:
     make, says, marker = STATES[state]
     make(project)
-    day = capture(project)
+    day = capture_line(project)
     head_before = git(project.root, "rev-parse", "-q", "--verify", "HEAD").strip() if state != "orphan branch" else ""
     index_before = git(project.root, "status", "--porcelain=v1")
     files_before = workspace(project.root)
@@ -135,7 +130,7 @@ def test_a_pass_refuses_before_any_write_in_a_state_where_its_commit_would_be_lo
 
 def test_after_the_rebase_is_aborted_the_journal_line_is_there_and_the_next_pass_gardens_it(project: Project) -> None:
     start_rebase(project)
-    day = capture(project)
+    day = capture_line(project)
     assert garden(project, FakeModel()).outcome == "refused"
 
     git(project.root, "rebase", "--abort")
@@ -150,7 +145,7 @@ def test_after_the_rebase_is_aborted_the_journal_line_is_there_and_the_next_pass
 
 def test_the_detached_head_case_of_the_issue_keeps_the_days_file_after_switching_back(project: Project) -> None:
     detach(project)
-    day = capture(project)
+    day = capture_line(project)
     assert garden(project, FakeModel()).outcome == "refused"
     git(project.root, "checkout", "-q", "main")
     assert day.read_text() == LINE + "\n"  # never committed on the detached HEAD, so still here
@@ -172,7 +167,7 @@ def test_the_merge_is_named_before_anything_else(project: Project) -> None:
 
 def test_run_on_the_command_line_refuses_with_exit_14_and_one_line(project: Project) -> None:
     start_merge(project)
-    capture(project)
+    capture_line(project)
 
     result = invoke(project, "run", model=FakeModel())
 
@@ -184,7 +179,7 @@ def test_run_on_the_command_line_refuses_with_exit_14_and_one_line(project: Proj
 
 def test_status_shows_the_same_reason_first(project: Project) -> None:
     start_rebase(project)
-    capture(project)
+    capture_line(project)
 
     result = invoke(project, "status")
 
@@ -194,7 +189,7 @@ def test_status_shows_the_same_reason_first(project: Project) -> None:
 
 
 def test_undo_refuses_in_a_merge_and_changes_nothing(project: Project) -> None:
-    capture(project)
+    capture_line(project)
     done = garden(project, FakeModel().enqueue(promote()))
     assert done.outcome == "pages_written"
     start_merge(project)
@@ -208,7 +203,7 @@ def test_undo_refuses_in_a_merge_and_changes_nothing(project: Project) -> None:
 
 
 def test_review_accept_refuses_on_a_detached_head(project: Project) -> None:
-    capture(project)
+    capture_line(project)
     done = garden(project, FakeModel().enqueue(promote()), Settings(model="fake/scripted", review=True))
     assert done.commit and review.review_waiting(project.root) == done.commit
     detach(project)

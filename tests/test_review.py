@@ -10,19 +10,22 @@ import pytest
 
 from gitgarden.history import review
 from gitgarden.project import Project
-from tests.conftest import FIXED_LOG, FakeModel, commit_all, git, invoke, page, workspace, write
+from tests.conftest import (
+    FIXED_LOG,
+    FakeModel,
+    commit_all,
+    git,
+    invoke,
+    page,
+    promote_reply,
+    workspace,
+    write,
+)
 
 REVIEW = "gitgarden/review"
 
 
-def promote_reply() -> dict[str, Any]:
-    return {
-        "operations": [
-            {"op": "create_page", "page": "acme", "title": "Acme", "body": "Acme signed the pilot contract.\n", "lines": ["2026-11-29#1"]},
-            {"op": "append", "page": "pricing", "text": "Acme wants export before January.\n", "lines": ["2026-11-29#2"]},
-            {"op": "skip", "lines": ["2026-11-28#1", "2026-11-29#3"]},  # every offered line accounted for
-        ]
-    }
+OLDER = "2026-11-28#1"  # the fixture's older unread line: promote_reply(OLDER) accounts for every offered line
 
 
 def dana_reply() -> dict[str, Any]:
@@ -59,7 +62,7 @@ def test_a_review_pass_leaves_the_branch_and_the_work_tree_alone(acme: Project, 
     head, files = rev(acme, "HEAD"), workspace(acme.root)
     status = git(acme.root, "status", "--porcelain")
 
-    data = review_pass(acme, fake_model, promote_reply())
+    data = review_pass(acme, fake_model, promote_reply(OLDER))
 
     assert rev(acme, "HEAD") == head
     assert workspace(acme.root) == files
@@ -89,7 +92,7 @@ def test_a_review_pass_leaves_the_branch_and_the_work_tree_alone(acme: Project, 
 def test_the_journal_commit_is_the_only_change_to_the_current_branch(acme: Project, fake_model: FakeModel) -> None:
     write(acme.root, "raw/journal/2026-11-30.md", "Dana joined Acme as ops lead\n")
     head = rev(acme, "HEAD")
-    fake_model.enqueue({"operations": promote_reply()["operations"] + dana_reply()["operations"]})
+    fake_model.enqueue({"operations": promote_reply(OLDER)["operations"] + dana_reply()["operations"]})
     result = invoke(acme, "run", "--json", model=fake_model)
     assert result.exit_code == 0, result.output
     # The person's lines were committed (journal only, their identity) so the pages' sources exist.
@@ -102,7 +105,7 @@ def test_the_journal_commit_is_the_only_change_to_the_current_branch(acme: Proje
 
 
 def test_a_second_review_pass_stacks_on_the_first_and_reads_only_new_lines(acme: Project, fake_model: FakeModel) -> None:
-    first = review_pass(acme, fake_model, promote_reply())
+    first = review_pass(acme, fake_model, promote_reply(OLDER))
     write(acme.root, "raw/journal/2026-11-30.md", "Dana joined Acme as ops lead\n")
     commit_all(acme.root, "journal")
     second = review_pass(acme, fake_model, dana_reply())
@@ -119,7 +122,7 @@ def test_a_second_review_pass_stacks_on_the_first_and_reads_only_new_lines(acme:
 
 
 def test_accept_fast_forwards(acme: Project, fake_model: FakeModel) -> None:
-    data = review_pass(acme, fake_model, promote_reply())
+    data = review_pass(acme, fake_model, promote_reply(OLDER))
     write(acme.root, "AGENTS.md", "# staged by the person\n")
     git(acme.root, "add", "AGENTS.md")
     result = invoke(acme, "review", "accept")
@@ -139,7 +142,7 @@ def test_accept_fast_forwards(acme: Project, fake_model: FakeModel) -> None:
 
 
 def test_accept_makes_a_merge_commit_when_the_branch_moved(acme: Project, fake_model: FakeModel) -> None:
-    data = review_pass(acme, fake_model, promote_reply())
+    data = review_pass(acme, fake_model, promote_reply(OLDER))
     write(acme.root, "notes/todo.md", "the person's later work\n")
     commit_all(acme.root, "later work")
     moved = rev(acme, "HEAD")
@@ -162,7 +165,7 @@ def test_accept_makes_a_merge_commit_when_the_branch_moved(acme: Project, fake_m
 
 
 def test_accept_merges_read_positions_and_log_records_by_union(acme: Project, fake_model: FakeModel) -> None:
-    data = review_pass(acme, fake_model, promote_reply())
+    data = review_pass(acme, fake_model, promote_reply(OLDER))
     # Review mode off; a normal pass lands on main meanwhile, writing read.json and the log too.
     write(acme.root, ".gitgarden/config.toml", "review = false\n")
     write(acme.root, "raw/journal/2026-11-30.md", "Dana joined Acme as ops lead\n")
@@ -183,7 +186,7 @@ def test_accept_merges_read_positions_and_log_records_by_union(acme: Project, fa
 
 
 def test_accept_refuses_on_conflicts_and_changes_nothing(acme: Project, fake_model: FakeModel) -> None:
-    review_pass(acme, fake_model, promote_reply())
+    review_pass(acme, fake_model, promote_reply(OLDER))
     path = acme.root / "wiki/pricing.md"
     path.write_text(path.read_text() + "\nThe person appended this here too.\n")
     commit_all(acme.root, "person edits pricing")
@@ -200,7 +203,7 @@ def test_accept_refuses_on_conflicts_and_changes_nothing(acme: Project, fake_mod
 
 
 def test_accept_refuses_when_the_person_has_uncommitted_changes_in_its_files(acme: Project, fake_model: FakeModel) -> None:
-    review_pass(acme, fake_model, promote_reply())
+    review_pass(acme, fake_model, promote_reply(OLDER))
     path = acme.root / "wiki/pricing.md"
     path.write_text(path.read_text() + "typing…\n")
     head = rev(acme, "HEAD")
@@ -210,7 +213,7 @@ def test_accept_refuses_when_the_person_has_uncommitted_changes_in_its_files(acm
 
 
 def test_reject_drops_the_branch_and_the_lines_stay_read(acme: Project, fake_model: FakeModel) -> None:
-    data = review_pass(acme, fake_model, promote_reply())
+    data = review_pass(acme, fake_model, promote_reply(OLDER))
     head = rev(acme, "HEAD")
     result = invoke(acme, "review", "reject")
     assert result.exit_code == 0, result.output
@@ -231,7 +234,7 @@ def test_reject_drops_the_branch_and_the_lines_stay_read(acme: Project, fake_mod
 
 
 def test_reject_reread_makes_the_lines_unread_again(acme: Project, fake_model: FakeModel) -> None:
-    review_pass(acme, fake_model, promote_reply())
+    review_pass(acme, fake_model, promote_reply(OLDER))
     head = rev(acme, "HEAD")
     result = invoke(acme, "review", "reject", "--reread")
     assert result.exit_code == 0, result.output
@@ -241,7 +244,7 @@ def test_reject_reread_makes_the_lines_unread_again(acme: Project, fake_model: F
     assert git(acme.root, "status", "--porcelain") == ""  # the records went to the git dir
     entry = json.loads(invoke(acme, "log", "--json").stdout)[0]
     assert entry["review"] == "rejected"
-    again = review_pass(acme, fake_model, promote_reply())
+    again = review_pass(acme, fake_model, promote_reply(OLDER))
     assert again["offered"] == ["2026-11-28#1", "2026-11-29#1", "2026-11-29#2", "2026-11-29#3"]
 
 

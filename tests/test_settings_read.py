@@ -17,7 +17,7 @@ import pytest
 
 from gitgarden.config import SPECS
 from gitgarden.project import Project
-from tests.test_cli_schedule import NOW, Clock, garden, invoke, make_app, user_config
+from tests.test_cli_schedule import NOW, Clock, invoke, make_app, user_config, waiting_project
 
 
 def project_file(project: Project, text: str) -> None:
@@ -33,7 +33,7 @@ def status(app: object, project: Project, monkeypatch: pytest.MonkeyPatch) -> tu
 
 
 def test_interval_min_is_the_ticks_and_config_says_so_in_a_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    p = garden(tmp_path, "notes", "- a line")
+    p = waiting_project(tmp_path, "notes", "- a line")
     monkeypatch.chdir(p.root)
     app = make_app()
     refused = invoke(app, "config", "set", "interval_min", "5")
@@ -49,7 +49,7 @@ def test_interval_min_is_the_ticks_and_config_says_so_in_a_project(tmp_path: Pat
 
 
 def test_a_project_file_naming_interval_min_is_warned_about_not_silently_ignored(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    p = garden(tmp_path, "notes", "- a line")
+    p = waiting_project(tmp_path, "notes", "- a line")
     project_file(p, "interval_min = 5\n")
     user_config().write_text("interval_min = 45\n")
     data, human, stderr = status(make_app(), p, monkeypatch)
@@ -60,7 +60,7 @@ def test_a_project_file_naming_interval_min_is_warned_about_not_silently_ignored
 
 
 def test_the_clocks_of_one_project_are_read_from_its_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    p = garden(tmp_path, "notes", "- a line")  # quiet for two hours
+    p = waiting_project(tmp_path, "notes", "- a line")  # quiet for two hours
     user_config().write_text("idle_min = 10\n")
     project_file(p, "idle_min = 180\n")
     data, human, _ = status(make_app(), p, monkeypatch)
@@ -71,7 +71,7 @@ def test_the_clocks_of_one_project_are_read_from_its_file(tmp_path: Path, monkey
 
 
 def test_the_switch_is_read_from_the_project_and_from_the_user(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    p = garden(tmp_path, "notes", "- a line")
+    p = waiting_project(tmp_path, "notes", "- a line")
     project_file(p, "enabled = false\n")
     data, _, _ = status(make_app(), p, monkeypatch)
     assert data["held"][0]["clock"] == "enabled" and "project" in data["held"][0]["detail"]
@@ -84,7 +84,7 @@ def test_the_switch_is_read_from_the_project_and_from_the_user(tmp_path: Path, m
 
 
 def test_the_model_settings_are_read_from_the_project_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    p = garden(tmp_path, "notes")
+    p = waiting_project(tmp_path, "notes")
     user_config().write_text('model = "openai/from-user"\ncontext_window = 4096\n')
     project_file(p, 'model = "ollama_chat/from-project"\ncontext_window = 16384\n')
     monkeypatch.chdir(p.root)
@@ -94,7 +94,7 @@ def test_the_model_settings_are_read_from_the_project_file(tmp_path: Path, monke
 
 @pytest.mark.parametrize("key", ["api_key_env", "api_key_name", "notify_command", "interval_min"])
 def test_what_a_committed_file_may_not_choose_is_ignored_with_a_warning(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, key: str) -> None:
-    p = garden(tmp_path, "notes")
+    p = waiting_project(tmp_path, "notes")
     value = "5" if key == "interval_min" else '"chosen-by-the-project"'
     project_file(p, f"{key} = {value}\n")
     monkeypatch.chdir(p.root)
@@ -104,7 +104,7 @@ def test_what_a_committed_file_may_not_choose_is_ignored_with_a_warning(tmp_path
 
 
 def test_every_setting_a_project_may_hold_is_read_from_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    p = garden(tmp_path, "notes")
+    p = waiting_project(tmp_path, "notes")
     monkeypatch.chdir(p.root)
     for spec in SPECS:
         res = invoke(make_app(), "config", "set", spec.key, _other_value(spec))
@@ -133,7 +133,7 @@ def _other_value(spec: object) -> str:
 
 @pytest.mark.parametrize("command", [["get", "reveiw"], ["set", "reveiw", "true"], ["unset", "reveiw"], ["get", "idel_min"]])
 def test_a_misspelt_key_gets_a_suggestion(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: list[str]) -> None:
-    p = garden(tmp_path, "notes")
+    p = waiting_project(tmp_path, "notes")
     monkeypatch.chdir(p.root)
     res = invoke(make_app(), "config", *command)
     want = "review" if "reveiw" in command else "idle_min"

@@ -2,19 +2,12 @@
 
 from __future__ import annotations
 
-from gitgarden.config import Settings
-from gitgarden.gardener.pipeline import PassResult, run_pass
 from gitgarden.project import DiskTree, Project
 from gitgarden.wiki.health import measure
-from tests.conftest import FIXED_NOW, FakeModel, commit_all, page, write
+from tests.conftest import FakeModel, commit_all, garden, page, write
 from tests.guard_checker import lost
 
-SETTINGS = Settings(model="fake/scripted")
 OLD_LEASE = page("Old lease", "The bakery rents the shop on a 3-year lease.\nRent is 900 EUR a month.\n", source="[2026-11-01]")
-
-
-def garden(project: Project, model: FakeModel) -> PassResult:
-    return run_pass(project, SETTINGS, model=model, now=lambda: FIXED_NOW)
 
 
 def trees(project: Project) -> DiskTree:

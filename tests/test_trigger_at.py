@@ -11,7 +11,7 @@ import git as gitpython
 
 from gitgarden.project import Project
 from tests.conftest import FakeModel, commit_all, invoke, write
-from tests.test_cli_schedule import Clock, age, garden, make_app, tick_json
+from tests.test_cli_schedule import Clock, age, make_app, tick_json, waiting_project
 from tests.test_cli_schedule import invoke as invoke_app
 
 
@@ -34,7 +34,7 @@ def test_run_records_the_person_who_asked_and_log_shows_it(project: Project) -> 
 
 
 def test_tick_records_tick_as_the_trigger(tmp_path: Path) -> None:
-    p = garden(tmp_path, "bakery", "Acme signed the pilot")
+    p = waiting_project(tmp_path, "bakery", "Acme signed the pilot")
     app = make_app(Clock(), FakeModel().enqueue(skip_reply("2026-11-29#1")), GITGARDEN_MODEL="fake/scripted")
     data, res = tick_json(app)
     assert res.exit_code == 0, res.stderr
@@ -47,7 +47,7 @@ def test_tick_records_tick_as_the_trigger(tmp_path: Path) -> None:
 
 def test_the_nightly_clock_starts_one_pass_a_day_after_its_time(tmp_path: Path) -> None:
     night = datetime(2026, 11, 30, 2, 0, tzinfo=UTC)
-    p = garden(tmp_path, "bakery", "Acme signed the pilot", "Dana runs ops")
+    p = waiting_project(tmp_path, "bakery", "Acme signed the pilot", "Dana runs ops")
     age(p.root, night - timedelta(hours=5))
     (p.root / ".gitgarden" / "config.toml").write_text('at = "03:30"\nmin_hours_between_passes = 0\n')
     model = FakeModel().enqueue(skip_reply("2026-11-29#1")).enqueue(skip_reply("2026-11-29#2"))
@@ -74,7 +74,7 @@ def test_the_nightly_clock_starts_one_pass_a_day_after_its_time(tmp_path: Path) 
 
 
 def test_an_unparsable_nightly_clock_is_warned_about_and_ignored(tmp_path: Path) -> None:
-    p = garden(tmp_path, "bakery", "Acme signed the pilot")
+    p = waiting_project(tmp_path, "bakery", "Acme signed the pilot")
     (p.root / ".gitgarden" / "config.toml").write_text('at = "half past three"\n')
     app = make_app(Clock(), FakeModel().enqueue(skip_reply("2026-11-29#1")), GITGARDEN_MODEL="fake/scripted")
     cwd = os.getcwd()
@@ -90,7 +90,7 @@ def test_an_unparsable_nightly_clock_is_warned_about_and_ignored(tmp_path: Path)
 
 
 def test_a_wiki_whose_health_worsened_starts_a_pass_and_status_names_the_signal(tmp_path: Path) -> None:
-    p = garden(tmp_path, "bakery", "Acme signed the pilot")
+    p = waiting_project(tmp_path, "bakery", "Acme signed the pilot")
     clock = Clock()
     app = make_app(clock, FakeModel().enqueue(skip_reply("2026-11-29#1")), GITGARDEN_MODEL="fake/scripted")
     assert tick_json(app)[0]["ran"]["outcome"] == "nothing_earned"

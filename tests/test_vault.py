@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 
 from gitgarden.config import Settings
-from gitgarden.gardener.pipeline import PassResult, run_pass
 from gitgarden.guard import rules as guard
 from gitgarden.project import DiskTree, Project, init_project
 from gitgarden.wiki import linking, split
@@ -18,10 +17,10 @@ from gitgarden.wiki import pages as wiki
 from gitgarden.wiki.health import measure
 from gitgarden.wiki.tree import Overlay, file
 from tests.conftest import (
-    FIXED_NOW,
     FakeModel,
     capture,
     commit_all,
+    garden,
     git,
     invoke,
     page,
@@ -41,12 +40,6 @@ from tests.vault import (
     VAULT,
     build_vault,
 )
-
-SETTINGS = Settings(model="fake/scripted")
-
-
-def garden(project: Project, model: FakeModel | None, settings: Settings = SETTINGS) -> PassResult:
-    return run_pass(project, settings, model=model, now=lambda: FIXED_NOW)
 
 
 @pytest.fixture

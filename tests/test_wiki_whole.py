@@ -4,20 +4,13 @@ from __future__ import annotations
 
 from datetime import date
 
-from gitgarden.config import Settings
-from gitgarden.gardener.pipeline import PassResult, run_pass
 from gitgarden.project import DiskTree, Project
 from gitgarden.wiki import health, split
 from gitgarden.wiki import pages as wiki
 from gitgarden.wiki.tree import file
-from tests.conftest import FIXED_NOW, FakeModel, commit_all, git, page, write
+from tests.conftest import FakeModel, commit_all, garden, git, page, write
 
-SETTINGS = Settings(model="fake/scripted")
 NO_CORRECTION = {"operations": []}  # the answer to a repair round that corrects nothing
-
-
-def garden(project: Project, model: FakeModel | None) -> PassResult:
-    return run_pass(project, SETTINGS, model=model, now=lambda: FIXED_NOW)  # type: ignore[arg-type]
 
 
 def big_page(title: str = "Suppliers", parts: int = 6) -> str:

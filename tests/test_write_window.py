@@ -17,14 +17,24 @@ from typing import IO, Any
 
 import pytest
 
-from gitgarden.config import Settings
 from gitgarden.gardener.pipeline import PassResult, run_pass
 from gitgarden.history.undo import UndoRefused, undo
 from gitgarden.project import Project, init_project
 from gitgarden.repo.gitrepo import git_dir
-from tests.conftest import FIXED_LOG, FIXED_NOW, FakeModel, commit_all, git, invoke, page, write
+from tests import conftest
+from tests.conftest import (
+    FIXED_LOG,
+    FIXED_NOW,
+    SETTINGS,
+    FakeModel,
+    commit_all,
+    git,
+    invoke,
+    page,
+    promote_reply,
+    write,
+)
 
-SETTINGS = Settings(model="fake/scripted")
 LOOPS = 10
 PERSON_LINE = "- a line the person typed in that very moment\n"
 
@@ -43,20 +53,11 @@ def make_acme(root: Path) -> Project:
     return project
 
 
-def promote_reply() -> dict[str, Any]:
-    return {
-        "operations": [
-            {"op": "create_page", "page": "acme", "title": "Acme", "body": "Acme signed the pilot contract.\n", "lines": ["2026-11-29#1"]},
-            {"op": "append", "page": "pricing", "text": "Acme wants export before January.\n", "lines": ["2026-11-29#2"]},
-            {"op": "skip", "lines": ["2026-11-29#3"]},
-        ]
-    }
-
-
 def garden(project: Project, step: Any = None) -> PassResult:
+    """conftest's garden with promote_reply() as the model's answer, paused at `step`'s points."""
     model = FakeModel().enqueue(promote_reply())
     kw = {"step": step} if step is not None else {}
-    return run_pass(project, SETTINGS, model=model, now=lambda: FIXED_NOW, **kw)
+    return conftest.garden(project, model, **kw)
 
 
 def leftovers(project: Project) -> list[str]:
