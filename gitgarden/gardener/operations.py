@@ -162,6 +162,8 @@ def _persons(text: str | None) -> bool:
         return not pages.is_gardeners(pages.read_meta(text))
     except pages.PageError:
         return True
+
+
 _WIKILINK = re.compile(r"\[\[([^\[\]\n]+?)\]\]")
 _MDLINK = re.compile(r"!?\[([^\[\]\n]*)\]\([^()\s]*\)")
 
