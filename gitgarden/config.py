@@ -272,9 +272,7 @@ def parse_value(key: str, value: Any, *, where: str) -> Any:
                 return False
             raise ValueError
         if spec.type is list:
-            if isinstance(value, list):
-                return tuple(str(v) for v in value)
-            return tuple(p for p in (s.strip() for s in str(value).split(",")) if p)
+            return _as_list(key, value, where)
         if spec.type is int:
             if isinstance(value, bool) or (isinstance(value, float) and not value.is_integer()):
                 raise ValueError
@@ -293,6 +291,39 @@ def parse_value(key: str, value: Any, *, where: str) -> Any:
             spec.type, "text"
         )
         raise ConfigError(f"{where}: {key} must be {kind}, not {value!r}") from None
+
+
+def _as_list(key: str, value: Any, where: str) -> tuple[str, ...]:
+    """A list setting's value: a TOML list, a TOML or JSON list written as text (what `config set`
+    and the environment hand in), or plain text (one item, or items separated by commas).
+
+    Text that opens like a list but does not parse as one is refused: taken as one pattern it
+    would match nothing, and `guard_agents = '["* (aider)"]'` then let an agent's commit through.
+    """
+    if isinstance(value, list | tuple):
+        if not all(isinstance(v, str | int | float) and not isinstance(v, bool) for v in value):
+            raise ValueError
+        return tuple(str(v) for v in value)
+    if not isinstance(value, str):
+        raise ValueError
+    text = value.strip()
+    if text.startswith("[") or text.endswith("]"):
+        parsed: Any = None
+        try:
+            parsed = tomllib.loads(f"v = {text}")["v"]
+        except tomllib.TOMLDecodeError:
+            import contextlib
+            import json
+
+            with contextlib.suppress(ValueError):
+                parsed = json.loads(text)
+        if not isinstance(parsed, list) or not all(isinstance(v, str) for v in parsed):
+            raise ConfigError(
+                f"{where}: {key} = {value!r} looks like a list but is not one: write it as a TOML or JSON "
+                f"list of quoted strings, such as '[\"* (aider)\"]', or as plain text without brackets"
+            )
+        return tuple(v.strip() for v in parsed if v.strip())
+    return tuple(p for p in (s.strip() for s in text.split(",")) if p)
 
 
 def clamp(key: str, value: Any) -> tuple[Any, str | None]:
@@ -408,7 +439,14 @@ def write_value(path: Path, key: str, value: Any) -> bool:
     table = read_toml(path)
     if key in table and parse_value(key, table[key], where=str(path)) == value:
         return False
-    rendered = tomli_w.dumps({key: list(value) if isinstance(value, tuple) else value}).strip()
+    if isinstance(value, tuple | list):
+        import json
+
+        # One line, as a person writes it (tomli_w spreads a list of two over four lines); a JSON
+        # string is a TOML basic string.
+        rendered = f"{key} = [{', '.join(json.dumps(str(v), ensure_ascii=False) for v in value)}]"
+    else:
+        rendered = tomli_w.dumps({key: value}).strip()
     text = path.read_text(encoding="utf-8") if path.exists() else ""
     lines = text.splitlines(keepends=True)
     at = _key_line(lines, key)

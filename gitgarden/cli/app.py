@@ -118,11 +118,12 @@ def table(headers: list[str], rows: list[list[str]]) -> None:
 
 
 def show_value(value: Any) -> str:
-    """A setting's value as a person writes it: true/false, a list joined by commas, "" for empty."""
+    """A setting's value as a person writes it: true/false, a list as a TOML list (`["* (aider)"]`,
+    which `config set` takes back as it is), "" for empty."""
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, tuple | list):
-        return ", ".join(map(str, value)) if value else "[]"
+        return json.dumps([str(v) for v in value], ensure_ascii=False)
     if value == "":
         return '""'
     return str(value)
