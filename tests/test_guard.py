@@ -202,9 +202,16 @@ def test_new_file_with_a_non_slug_name_is_refused(path: str) -> None:
     assert rules(run({path: page("x\n")})) == {3}
 
 
-@pytest.mark.parametrize("path", ["wiki/.x.md", "wiki/.obsidian/x.md"])
+@pytest.mark.parametrize("path", ["wiki/.x.md", "wiki/.drafts/x.md"])
 def test_new_hidden_file_is_refused(path: str) -> None:
     assert rules(run({path: page("x\n")})) == {3}
+
+
+@pytest.mark.parametrize("path", ["wiki/.obsidian/workspace.json", ".obsidian/app.json", "wiki/.obsidian/x.md"])
+def test_obsidians_own_files_are_outside_the_guard_but_never_a_passs(path: str) -> None:
+    # Obsidian rewrites its workspace whenever a note is opened: the person's agent is not to blame.
+    assert run({path: '{"active": "x"}\n'}) == []
+    assert rules(run({path: '{"active": "x"}\n'}, PassContext(own_paths=frozenset({path})))) == {1}
 
 
 def test_hidden_file_at_root_is_refused() -> None:

@@ -253,7 +253,7 @@ def test_a_vaults_own_index_stays_the_persons_and_the_map_gets_a_page_of_its_own
     with layout.active(project.layout):
         figures = measure(tree_of(project))
     assert figures.map_chars == len((root / "Gardener map.md").read_text())
-    assert figures.pages == 7  # the vault's five notes, and the person's index and Map: pages like any
+    assert figures.pages == 10  # the vault's eight notes, and the person's index and Map: pages like any
     assert "[[index]]" in (root / "Gardener map.md").read_text() and not figures.unmapped
 
 
@@ -452,7 +452,7 @@ def test_undo_of_a_pass_at_the_root(root_vault: Project, fake_model: FakeModel) 
 
 @pytest.mark.parametrize(
     "path",
-    [".obsidian/app.json", "AGENTS.md", "raw/notes.md", ".gitgarden/config.toml", ".trash/x.md"],
+    ["AGENTS.md", "raw/notes.md", ".gitgarden/config.toml", ".trash/x.md"],
 )
 def test_the_guard_refuses_writes_outside_the_wiki_at_the_root(root_vault: Project, path: str) -> None:
     base = tree_of(root_vault)
@@ -487,7 +487,7 @@ def test_health_is_the_same_in_both_layouts_and_as_obsidian_sees_the_notes(tmp_p
         assert shown["pages"] == figures[kind].pages and shown["orphans"] == figures[kind].orphans
     one, other = figures["wiki"], figures["root"]
     assert (one.pages, one.broken_links, one.orphans, one.unmapped) == (other.pages, other.broken_links, other.orphans, other.unmapped)
-    assert one.pages == 5  # the daily note is the journal, not a page
+    assert one.pages == 8  # the daily note is the journal, not a page
     assert one.broken_links == OBSIDIAN_VIEW["broken_links"]
     assert one.orphans == [o for o in OBSIDIAN_VIEW["orphans"] if o != DAILY.removesuffix(".md")]
 
@@ -546,12 +546,15 @@ def test_the_hook_at_the_root_lets_the_person_through_and_judges_an_agent_by_the
         fh.write("- synced\n")
     ok = _commit(root, agent=True)
     assert ok.returncode == 0, ok.stdout + ok.stderr
-    # ...but not write Obsidian's settings or reword the person's note.
+    # ...and change what Obsidian itself writes as it runs (issue 25: not the agent's doing)...
     write(root, ".obsidian/app.json", '{"theme": "light"}\n')
+    assert _commit(root, agent=True).returncode == 0
+    # ...but not reword the person's note.
+    write(root, ".obsidian/workspace.json", '{"active": "Orphan note.md"}\n')
     write(root, HISTORY, "Nothing is kept.\n")
     refused = _commit(root, agent=True)
     assert refused.returncode != 0
-    assert ".obsidian/app.json: rule 1" in refused.stderr and f"{HISTORY}:1: rule 4" in refused.stderr
+    assert f"{HISTORY}:1: rule 4" in refused.stderr and ".obsidian" not in refused.stderr
 
 
 def test_the_scheduler_looks_at_the_journal_and_wiki_of_the_layout(root_vault: Project) -> None:

@@ -1,5 +1,7 @@
 """A small Obsidian vault built by hand, as people keep them: folders, human names, attachments,
-heading links, embeds, a daily-notes folder and notes over the 6,000-character page budget.
+heading links, embeds, Markdown links (relative, from the vault's top, in angle brackets,
+URL-encoded, with headings, a broken one and a URL), Obsidian's own `.obsidian/` files, a
+daily-notes folder and notes over the 6,000-character page budget.
 
 `build_vault(root, "wiki")` writes it under `root/wiki`; `OBSIDIAN_VIEW` is what Obsidian
 itself says of it (broken links, orphans), which gitgarden's health must match.
@@ -25,6 +27,12 @@ ORPHAN = "Orphan note.md"
 DAILY = "Daily notes/2026-11-27.md"
 PNG = "Attachments/diagram.png"
 SVG = "Attachments/Lucide-Cog.svg"
+# Notes Obsidian links with "Use [[Wikilinks]]" off: reached only through Markdown links.
+BUDGET = "Projects/Budget.md"
+VENUE = "Projects/Venue list.md"
+PLAN_B = "Projects/Plan B.md"
+APP_JSON = ".obsidian/app.json"
+WORKSPACE = ".obsidian/workspace.json"
 
 VAULT: dict[str, str | bytes] = {
     SYNC: (
@@ -42,6 +50,7 @@ VAULT: dict[str, str | bytes] = {
         "| topic | page |\n| --- | --- |\n| history | [[Version history\\|history]] |\n\n"
         "Read the [[Long reference]] when you need it; the [[Missing note]] is not written yet.\n"
         "A tip: [[Sync your notes across devices#^icloud-tip]].\n"
+        "Plans: [the budget](../Projects/Budget.md).\n"
     ),
     HISTORY: "Every change is kept for a year. See [[Sync your notes across devices#Git|how Git fits]].\n",
     REFERENCE: (
@@ -53,13 +62,22 @@ VAULT: dict[str, str | bytes] = {
     ),
     ORPHAN: "Nobody links here; it links to [[Start here]].\n",
     DAILY: "- Looked at [[Start here]] today.\n",
+    BUDGET: (
+        "The budget for the [venue](<Venue list.md>) and the [backup plan](Plan%20B.md#Costs).\n\n"
+        "See the ![diagram](../Attachments/diagram.png) and [Obsidian's site](https://obsidian.md).\n"
+        "The [old sheet](Old%20sheet.md) is gone.\n"
+    ),
+    VENUE: "Three venues, one a [quarter](../Getting%20started/Start%20here.md#Welcome).\n",
+    PLAN_B: "## Costs\n\nHalf of [the budget](Projects/Budget.md), as [[Start here]] says.\n",
+    APP_JSON: '{"useMarkdownLinks": true, "newLinkFormat": "relative"}\n',
+    WORKSPACE: '{"active": "Getting started/Start here.md"}\n',
     PNG: b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR fake image bytes",
     SVG: '<svg xmlns="http://www.w3.org/2000/svg"><g id="icon"/></svg>\n',
 }
 
 # What Obsidian says of the vault (pages named by their path without .md; the map excluded).
 OBSIDIAN_VIEW = {
-    "broken_links": [("Getting started/Start here", "Missing note")],
+    "broken_links": [("Getting started/Start here", "Missing note"), ("Projects/Budget", "Old sheet.md")],
     "orphans": ["Daily notes/2026-11-27", "Orphan note"],
 }
 

@@ -13,7 +13,15 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from gitgarden.guard.text import Alignment, Finder, Lines, align, find_links, split_lines
+from gitgarden.guard.text import (
+    Alignment,
+    Finder,
+    Lines,
+    align,
+    find_links,
+    find_md_links,
+    split_lines,
+)
 from gitgarden.wiki import layout, linking, pages
 from gitgarden.wiki.names import is_note_name, is_slug, unportable_part
 from gitgarden.wiki.tree import Entry, Tree, changed_paths, text_of
@@ -232,13 +240,7 @@ class Diff:
 
     def resolve(self, target: str) -> str | None:
         """The page a link target names in the proposed tree; aliases are parsed only if needed."""
-        if self._index is None:
-            here = self.layout
-            wiki_paths = [p for p in self.proposed if here.in_wiki(p)]
-            # A non-page file (an image) resolves by its name with its extension.
-            self._names = [here.page_name(p) or here.wiki_relative(p) for p in wiki_paths]
-            self._index = linking.LinkIndex(self._names)
-        hit = self._index.resolve(target)
+        hit = self._names_index().resolve(target)
         if hit is not None:
             return hit
         if self._full_index is None:
@@ -253,6 +255,21 @@ class Diff:
             self._full_index = linking.LinkIndex(self._names, aliases)
         return self._full_index.resolve(target)
 
+    def resolve_md(self, path: str, page: str) -> str | None:
+        """The page or file a Markdown link's decoded `path` names from the page at project path
+        `page`, in the proposed tree (relative to its folder, from the wiki's top, or by file name)."""
+        return self._names_index().resolve_md(path, linking.folder_of(self.layout.wiki_relative(page)))
+
+    def _names_index(self) -> linking.LinkIndex:
+        """The proposed tree's page and file names, indexed once (aliases apart: `resolve`)."""
+        if self._index is None:
+            here = self.layout
+            wiki_paths = [p for p in self.proposed if here.in_wiki(p)]
+            # A non-page file (an image) resolves by its name with its extension.
+            self._names = [here.page_name(p) or here.wiki_relative(p) for p in wiki_paths]
+            self._index = linking.LinkIndex(self._names)
+        return self._index
+
     def state_of(self, tree: Tree, path: str) -> Any:
         entry = tree.get(path)
         text = text_of(entry) if entry is not None else None
@@ -265,11 +282,23 @@ class Diff:
         return entry is None or entry.is_symlink
 
 
+OBSIDIAN_DIR = ".obsidian/"  # the vault's settings, workspace and plugins: Obsidian writes them as it runs
+
+
+def _is_obsidians(here: layout.Layout, path: str) -> bool:
+    """True for a file of Obsidian's own settings folder, at the vault's top (the project root or
+    the wiki folder): outside the guard's subject for the person and their agents, since Obsidian
+    rewrites `workspace.json` whenever a note is opened; a pass still never writes one."""
+    return path.startswith(OBSIDIAN_DIR) or (bool(here.wiki_prefix) and path.startswith(here.wiki_prefix + OBSIDIAN_DIR))
+
+
 def _kind(here: layout.Layout, path: str, old: Entry | None, new: Entry | None) -> str:
-    """What a changed path is, for the rules: unsafe, deleted, symlink, new, modified (all in the
-    wiki), journal (a day file), or other."""
+    """What a changed path is, for the rules: unsafe, obsidian (its settings folder), deleted,
+    symlink, new, modified (all in the wiki), journal (a day file), or other."""
     if _unsafe_path(path):
         return "unsafe"
+    if _is_obsidians(here, path):
+        return "obsidian"
     symlink = any(e is not None and e.is_symlink for e in (old, new))
     if here.in_wiki(path):
         if new is None:
@@ -413,6 +442,7 @@ class _Splits:
         if used:
             # Any link counts, changed line or not: the map lists its pages already.
             linked = {self.diff.resolve(lk.target) for lk in find_links(page.new.text)}
+            linked |= {self.diff.resolve_md(md.path, page.path) for md in find_md_links(page.new.text)}
             unlinked = [p for p in used if pages.page_name(p) not in linked]
         return Moves(used, unplaced, blank, unlinked)
 

@@ -32,6 +32,7 @@ from gitgarden.guard.text import (
     LINK,
     common_prefix,
     find_links,
+    find_md_links,
     line_key,
     same_line,
 )
@@ -178,6 +179,8 @@ def rule_writable_surface(d: Diff) -> Iterator[Finding]:
         kind = d.kinds[path]
         if kind == "unsafe":
             yield path, "the path is not a plain relative path inside the project", ""
+        elif kind == "obsidian" and d.ctx is not None:
+            yield path, "a pass never writes Obsidian's own files (.obsidian/)", ""
         elif kind != "other":
             continue
         elif d.ctx is not None:
@@ -293,6 +296,8 @@ def _dangling(d: Diff, page: PageChange) -> Iterator[Finding]:
         if not path.endswith(".md") or not d.layout.in_wiki(path):
             continue
         text = text_of(d.proposed[path])
+        if text is not None and "](" in text:
+            yield from _dangling_md(d, page, path, text, gone, before)
         if text is None or "[[" not in text or not named.search(text):
             continue
         mask: list[bool] | None = None
@@ -318,6 +323,38 @@ def _dangling(d: Diff, page: PageChange) -> Iterator[Finding]:
             if not mask[m.start()]:
                 why = f"a heading link points into a section that left {page.path}; point it at the part"
                 yield path, why, m.group(0)
+
+
+def _dangling_md(d: Diff, page: PageChange, path: str, text: str, gone: set[str], before: set[str]) -> Iterator[Finding]:
+    """Rule 5 for Markdown links: `[x](Page.md#Heading)` naming a heading that left the split page,
+    and the page's (or a part's) own `[x](#Heading)` naming one it no longer holds."""
+    from urllib.parse import unquote
+
+    name = pages.page_name(page.path)
+    own: set[str] | None = None
+    mask: list[bool] | None = None
+    for m in linking.MD_LINK.finditer(text):
+        dest = m.group(3)
+        inner = dest[1:-1] if dest.startswith("<") and dest.endswith(">") else dest
+        raw_path, hash_, anchor = inner.partition("#")
+        key = linking.anchor_key(unquote(anchor))
+        if not hash_ or not key:
+            continue
+        if raw_path.strip():
+            found = linking.md_destination(dest)
+            if key not in gone or found is None or d.resolve_md(found[0], path) != name:
+                continue
+        else:
+            if key not in before or (path != page.path and path not in d.new_pages):
+                continue
+            if own is None:
+                own = linking.heading_anchors(pages.split_frontmatter(text)[1].splitlines())
+            if key in own:
+                continue
+        if mask is None:
+            mask = linking.code_mask(text)
+        if not mask[m.start()] and not any(lk.start <= m.start() < lk.end for lk in linking.find_links(text)):
+            yield path, f"a heading link points into a section that left {page.path}; point it at the part", m.group(0)
 
 
 def rule_journal(d: Diff) -> Iterator[Finding]:
@@ -417,14 +454,16 @@ def rule_links_resolve(d: Diff) -> Iterator[Finding]:
         page = d.pages.get(path)
         if page is None:  # a new page: every link in it is added
             body = d.new_bodies[path]
-            added: list[tuple[int, Counter[str]]] = [(j, Counter()) for j in body.links]
+            added: list[tuple[int, Counter[str]]] = [(j, Counter()) for j in {*body.links, *body.md_links}]
         else:  # only lines the change touched can hold added links
             body = page.new
-            added = [(j, Counter()) for j in page.fate.inserted if j in body.links]
+            added = [(j, Counter()) for j in page.fate.inserted if j in body.links or j in body.md_links]
             for i, j in page.fate.rewrapped:
                 old = page.old[i]
-                added.append((j, Counter(old[lk.start : lk.end] for lk in find_links(old))))
-        for j, before in added:
+                was = [old[lk.start : lk.end] for lk in find_links(old)]
+                was += [old[md.start : md.end] for md in find_md_links(old)]
+                added.append((j, Counter(was)))
+        for j, before in sorted(added):
             line = body.lines[j]
             for lk in body.links.get(j, []):
                 raw = line[lk.start : lk.end]
@@ -432,6 +471,12 @@ def rule_links_resolve(d: Diff) -> Iterator[Finding]:
                     before[raw] -= 1
                 elif d.resolve(lk.target) is None:
                     yield path, f"the link {raw} points to no page", line
+            for md in body.md_links.get(j, []):  # a Markdown link, from the page's folder
+                raw = line[md.start : md.end]
+                if before[raw] > 0:
+                    before[raw] -= 1
+                elif d.resolve_md(md.path, path) is None:
+                    yield path, f"the link {raw} points to no page or file", line
 
 
 def rule_budgets(d: Diff) -> Iterator[Finding]:
@@ -443,7 +488,11 @@ def rule_budgets(d: Diff) -> Iterator[Finding]:
         old_text = d.texts(path)[0]
         limit = pages.MAP_CEILING if path == pages.map_path() else pages.PAGE_BUDGET
         old_len = len(old_text) if old_text is not None else 0
-        if len(new_text) > limit and not (old_len > limit and len(new_text) <= old_len):
+        # A page whose only change is links around its own words (a split's rewired heading link,
+        # a wrapped mention) gains no text: a split is judged on the pages it writes, not on an
+        # over-budget page that merely links into a section it moved.
+        relinked = page is not None and not page.front_changed and not page.fate.inserted and not page.fate.left
+        if len(new_text) > limit and not (old_len > limit and (len(new_text) <= old_len or relinked)):
             what = "the map's ceiling" if path == pages.map_path() else "the page budget"
             yield path, f"it ends at {len(new_text)} characters, over {what} of {limit}", ""
         if path == pages.map_path() and old_text is not None:

@@ -22,6 +22,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import AnyStr, NamedTuple
 
+from gitgarden.wiki.linking import MD_LINK, md_destination
+
 _DIFF_LINES = 20_000  # beyond this many changed lines, pairing stays greedy (difflib is slow)
 # These mirror wiki/linking.py's link and code patterns: the guard finds the links of a page's
 # changed lines only, and linking.find_links reads the whole text (too slow on a 5 MB page).
@@ -36,6 +38,13 @@ class _Link(NamedTuple):
     end: int
     target: str
     shown: str  # the text a reader sees; what the link unwraps to
+
+
+class _MdLink(NamedTuple):
+    start: int
+    end: int
+    path: str  # decoded, without its anchor (linking.MdLink.path)
+    anchor: str
 
 
 def _display(inner: str) -> tuple[str, str]:
@@ -136,6 +145,48 @@ def find_links(text: str, lo: int = 0, hi: int | None = None) -> list[_Link]:
     return links
 
 
+def find_md_links(text: str, lo: int = 0, hi: int | None = None) -> list[_MdLink]:
+    """The Markdown links to the vault's files outside code and wiki links that start in
+    text[lo:hi], as linking.find_md_links finds them."""
+    hi = len(text) if hi is None else hi
+    if text.find("](", lo) < 0:
+        return []
+    # A link stays on its line: code or a wiki link anywhere on the lines of text[lo:hi] may hold
+    # one that starts in the region (a wiki link opening before `lo`, code after `hi`).
+    start, stop = text.rfind("\n", 0, lo) + 1, text.find("\n", hi)
+    stop = len(text) if stop < 0 else stop
+    code = _code_spans(text, start, stop) if "`" in text or "~~~" in text else []
+    wiki = [(lk.start, lk.end) for lk in find_links(text, start, stop)]
+    spans = sorted(code + wiki)
+    starts = [s for s, _ in spans]
+    links = []
+    for m in MD_LINK.finditer(text, start):  # from the line's start, as a scan of the whole text meets it
+        if m.start() >= hi:
+            break
+        if m.start() < lo:
+            continue
+        k = bisect.bisect_right(starts, m.end() - 1) - 1
+        if k >= 0 and spans[k][1] > m.start():
+            continue
+        dest = md_destination(m.group(3))
+        if dest is not None:
+            links.append(_MdLink(m.start(), m.end(), dest[0], dest[1]))
+    return links
+
+
+def _md_anchor_key(m: re.Match[str]) -> str:
+    """A Markdown link as a line's key reads it: a heading link without its path (`[x](Page.md#H)`
+    and `[x](#H)` read `[x](#H)`), so a split's rewired link pairs with the line it was."""
+    dest = m.group(3)
+    inner = dest[1:-1] if dest.startswith("<") and dest.endswith(">") else dest
+    anchor = inner.partition("#")[2]
+    return f"{m.group(1)}[{m.group(2)}](#{anchor})" if anchor.strip() else m.group(0)
+
+
+def _md_key(line: str) -> str:
+    return MD_LINK.sub(_md_anchor_key, line) if "](" in line else line
+
+
 def common_prefix(a: AnyStr, b: AnyStr) -> int:
     """Length of the common prefix of two strings (binary search over C compares)."""
     lo, hi = 0, min(len(a), len(b))
@@ -181,17 +232,27 @@ def line_key(line: str) -> str:
     """A line with every link unwrapped and no "\\r": equal keys are needed for a match."""
     if "[[" in line:
         line = LINK.sub(lambda m: _seen(m.group(1)), line)
-    return line.removesuffix("\r")
+    return _md_key(line).removesuffix("\r")
 
 
 def same_line(old: str, new: str, links: Sequence[_Link] | None, tail_cr: bool) -> bool:
-    """True when `new` is `old` as written, or with some words of it wrapped as links.
+    """True when `new` is `old` as written, or with some words of it wrapped as links (or a
+    heading link, wiki or Markdown, pointed at the page its section moved to).
 
     `links` are the new line's links; `tail_cr`: `old` was the unterminated last
     line of a CRLF text, so it may now end in the "\\r" of its new line ending.
     """
     if new == old or (tail_cr and new == old + "\r"):
         return True
+    if "](" in new and "](" in old:
+        o, n = _md_key(old), _md_key(new)
+        if (o, n) != (old, new):
+            return o == n or (tail_cr and n == o + "\r") or _same_wrapped(o, n, find_links(n) if "[[" in n else None, tail_cr)
+    return _same_wrapped(old, new, links, tail_cr)
+
+
+def _same_wrapped(old: str, new: str, links: Sequence[_Link] | None, tail_cr: bool) -> bool:
+    """same_line's wiki-link half: `new` is `old` with some words wrapped as wiki links."""
     if not links:
         return False
     i = pos = 0
@@ -221,6 +282,7 @@ class Lines:
         self.text = text
         self.lines = split_lines(text)
         self.links: dict[int, list[_Link]] = {}
+        self.md_links: dict[int, list[_MdLink]] = {}  # Markdown links of the loaded lines (rule 8)
         self._keys: dict[int, str] = {}
 
     def key(self, j: int) -> str:
@@ -234,6 +296,7 @@ class Lines:
         hi = len(self.lines) if hi is None else hi
         pos = sum(map(len, self.lines[:lo])) + lo
         end = pos + sum(map(len, self.lines[lo:hi])) + (hi - lo)
+        start = pos
         found = find_links(self.text, pos, end)
         k = 0
         for i in range(lo, hi):
@@ -245,6 +308,16 @@ class Lines:
                 )
                 k += 1
             pos = nxt
+        if self.text.find("](", start, end) >= 0:
+            pos, k = start, 0
+            found_md = find_md_links(self.text, start, end)
+            for i in range(lo, hi):
+                nxt = pos + len(self.lines[i]) + 1
+                while k < len(found_md) and found_md[k].start < nxt:
+                    md = found_md[k]
+                    self.md_links.setdefault(i, []).append(_MdLink(md.start - pos, md.end - pos, md.path, md.anchor))
+                    k += 1
+                pos = nxt
 
     def finder(self, positions: Iterable[int] | None = None) -> Finder:
         """A finder over these lines (all, or only `positions`, in increasing order)."""
@@ -260,7 +333,7 @@ class Finder:
         self.wrapped: dict[str, list[int]] = {}  # key -> positions of lines holding links
         for j in positions:
             self.exact.setdefault(lines.lines[j], []).append(j)
-            if j in lines.links:
+            if j in lines.links or "](" in lines.lines[j]:
                 self.wrapped.setdefault(lines.key(j), []).append(j)
 
     def find(

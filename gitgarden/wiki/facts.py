@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import pickle
+from collections.abc import Iterator
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -21,9 +22,9 @@ from typing import Any, NamedTuple
 from gitgarden.wiki import linking, pages
 from gitgarden.wiki.tree import Entry, Overlay, Tree, text_of
 
-__all__ = ["PageFacts", "page_facts", "facts_of", "FactsCache"]
+__all__ = ["PageFacts", "page_facts", "facts_of", "resolved_targets", "FactsCache"]
 
-_VERSION = 1
+_VERSION = 2  # 2: Markdown links' destinations (md_targets)
 
 
 class PageFacts(NamedTuple):
@@ -31,7 +32,11 @@ class PageFacts(NamedTuple):
 
     chars: int
     meta: dict[str, Any] | None  # None: the frontmatter does not parse
-    targets: tuple[str, ...]  # link targets, in order
+    targets: tuple[str, ...]  # wiki link targets, in order
+    # Markdown links' decoded paths (`[x](../Bases/Views.md#H)` -> `../Bases/Views.md`), in order: they
+    # resolve from the linking page's folder (`resolved_targets`). Added last, with a default, so
+    # code that builds or reads the first three fields is unchanged.
+    md_targets: tuple[str, ...] = ()
 
 
 @lru_cache(maxsize=32_768)
@@ -44,7 +49,20 @@ def facts_of(entry: Entry) -> PageFacts | None:
         meta: dict[str, Any] | None = pages.read_meta(text)
     except pages.PageError:
         meta = None
-    return PageFacts(len(text), meta, tuple(link.target for link in linking.find_links(text)))
+    md = tuple(link.path for link in linking.find_md_links(text))
+    return PageFacts(len(text), meta, tuple(link.target for link in linking.find_links(text)), md)
+
+
+def resolved_targets(index: linking.LinkIndex, facts: PageFacts, name: str) -> Iterator[tuple[str, str | None]]:
+    """(target as written, the page it names or None) for each link of page (or day file) `name`
+    (a path under the wiki, without `.md`): wiki links by name, Markdown links by their path
+    from the page's folder, as Obsidian resolves both."""
+    for target in facts.targets:
+        yield target, index.resolve(target)
+    if facts.md_targets:
+        folder = linking.folder_of(name)
+        for path in facts.md_targets:
+            yield path, index.resolve_md(path, folder)
 
 
 class FactsCache:

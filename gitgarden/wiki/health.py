@@ -16,7 +16,7 @@ from functools import lru_cache
 from typing import Any
 
 from gitgarden.wiki import layout, linking, pages
-from gitgarden.wiki.facts import PageFacts, page_facts
+from gitgarden.wiki.facts import PageFacts, page_facts, resolved_targets
 from gitgarden.wiki.pages import MAP_CEILING
 from gitgarden.wiki.tree import Tree, text_of
 
@@ -140,6 +140,14 @@ def measure(tree: Tree, *, unread_lines: int = 0, today: date | None = None) -> 
                 targets.append(found)
             elif index.attachment(target) is None:  # an embed of an image resolves by its file name
                 health.broken_links.append((name, target))
+        if page.md_targets:  # Markdown links, from the page's folder (Obsidian counts them alike)
+            folder = linking.folder_of(name)
+            for path in page.md_targets:
+                found = index.resolve_md(path, folder)
+                if found is not None:
+                    targets.append(found)
+                elif index.attachment_md(path, folder) is None:
+                    health.broken_links.append((name, path))
         links[name] = targets
     seen = {map_name}
     todo = [map_name]
@@ -154,7 +162,8 @@ def measure(tree: Tree, *, unread_lines: int = 0, today: date | None = None) -> 
         # (Obsidian counts their links like any note's).
         for path in tree:
             if here.is_journal_file(path) and (day := page_facts(tree, path)) is not None:
-                linked.update(t for t in map(index.resolve, day.targets) if t is not None)
+                day_name = here.wiki_relative(path).removesuffix(".md")
+                linked.update(t for _, t in resolved_targets(index, day, day_name) if t is not None)
     health.orphans = sorted(n for n in page_names if n not in linked)
     health.unmapped = sorted(n for n in page_names if n not in seen)
     health.broken_links.sort()

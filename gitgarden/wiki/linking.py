@@ -1,12 +1,14 @@
-"""Links as Obsidian reads them: `[[target#heading|shown]]` outside code spans and fenced blocks,
-resolved by file name anywhere in the wiki (case-insensitively, aliases and attachments too),
-heading anchors, and the first unlinked mention of a title wrapped as a link. Pure: text in,
-answers out.
+"""Links as Obsidian reads them: `[[target#heading|shown]]` and Markdown links `[shown](Note%20name.md#Heading)`
+outside code spans and fenced blocks, resolved by file name anywhere in the wiki (case-insensitively,
+aliases and attachments too) or, for a Markdown link, by its path (relative to the note, or from the
+vault's top); heading anchors, and the first unlinked mention of a title wrapped as a link. Pure:
+text in, answers out.
 """
 
 from __future__ import annotations
 
 import bisect
+import posixpath
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
@@ -14,9 +16,31 @@ from functools import lru_cache
 
 from gitgarden.wiki.pages import split_frontmatter
 
-__all__ = ["code_mask", "Link", "find_links", "LinkIndex", "wrap_first_mention", "heading_anchors", "anchor_key"]
+__all__ = [
+    "code_mask",
+    "Link",
+    "find_links",
+    "MdLink",
+    "MD_LINK",
+    "find_md_links",
+    "md_destination",
+    "folder_of",
+    "LinkIndex",
+    "wrap_first_mention",
+    "heading_anchors",
+    "anchor_key",
+]
 
 _LINK = re.compile(r"\[\[([^\[\]\n]+?)\]\]")
+# A Markdown link or embed, `[shown](dest "title")` / `![alt](<dest with spaces>)`, on one line: the
+# destination in angle brackets, or without spaces (parentheses balanced one level deep), as
+# CommonMark and Obsidian read it. The guard's line finder (guard/text.py) uses this same pattern.
+MD_LINK = re.compile(
+    r"(!?)\[((?:[^\[\]\n\\]|\\.)*)\]\("
+    r"[ \t]*(<[^<>\n]*>|(?:[^\s()<>\\]|\\.|\((?:[^\s()\\]|\\.)*\))+)"
+    r"(?:[ \t]+(?:\"[^\"\n]*\"|'[^'\n]*'|\([^()\n]*\)))?[ \t]*\)"
+)
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:|^//")  # https:, mailto:, obsidian:, //host: not a note
 _FENCE = re.compile(r"^[ \t]{0,3}(```|~~~)")
 _INLINE_CODE = re.compile(r"(`+)(?:(?!\1).)+?\1", re.S)
 
@@ -133,6 +157,85 @@ def _find_links(text: str) -> tuple[Link, ...]:
     return tuple(links)
 
 
+@dataclass(frozen=True, slots=True)
+class MdLink:
+    """A Markdown link to a note or file of the vault, `[shown](dest#anchor)`, and where it stands.
+
+    `path` is the destination decoded (no angle brackets, `%20` read as a space) without its
+    anchor: a path relative to the linking note, or from the vault's top when that names nothing
+    (or it opens with `/`), or a bare file name found anywhere. `raw_path` is how it is written.
+    """
+
+    path: str
+    anchor: str
+    shown: str
+    start: int
+    end: int
+    embed: bool = False
+    raw_path: str = ""
+    angle: bool = False
+
+
+def md_destination(raw: str) -> tuple[str, str, str, bool] | None:
+    """(decoded path, decoded anchor, raw path, in angle brackets) of a Markdown link's destination,
+    or None when it names no file of the vault (a URL, `mailto:`, an anchor of the page itself)."""
+    from urllib.parse import unquote
+
+    angle = raw.startswith("<") and raw.endswith(">")
+    inner = raw[1:-1] if angle else raw
+    if not inner or _SCHEME.match(inner):
+        return None
+    raw_path, _, anchor = inner.partition("#")
+    path = unquote(raw_path.replace("\\", "")).strip()
+    if not path:
+        return None  # `[x](#Heading)`: a heading of the page itself, like `[[#Heading]]`
+    return path, unquote(anchor).strip(), raw_path, angle
+
+
+def find_md_links(text: str) -> list[MdLink]:
+    """Every Markdown link (or embed) to a file of the vault outside code, in order: URLs and the
+    page's own `#anchor` links left out, as is anything inside a wiki link."""
+    if "](" not in text:
+        return []
+    return list(_find_md_links(text))
+
+
+@lru_cache(maxsize=16_384)
+def _find_md_links(text: str) -> tuple[MdLink, ...]:
+    spans = _code_spans(text)
+    wiki = [(lk.start, lk.end) for lk in _find_links(text)] if "[[" in text else []
+    if wiki:
+        spans = sorted(spans + wiki)
+    starts = [s for s, _ in spans]
+    out = []
+    for m in MD_LINK.finditer(text):
+        if spans and _in_spans(spans, starts, m.start(), m.end()):
+            continue
+        dest = md_destination(m.group(3))
+        if dest is None:
+            continue
+        path, anchor, raw_path, angle = dest
+        out.append(MdLink(path, anchor, m.group(2), m.start(), m.end(), m.group(1) == "!", raw_path, angle))
+    return tuple(out)
+
+
+def folder_of(name: str) -> str:
+    """The folder of a page name or wiki-relative path (`Bases/Views` -> `Bases`; '' at the top)."""
+    return name.rpartition("/")[0]
+
+
+def _md_candidates(path: str, folder: str) -> list[str]:
+    """The vault paths (lower case) a Markdown link's path may name, in Obsidian's order: relative
+    to the linking note's folder, then from the vault's top. None that leaves the vault."""
+    out = []
+    tries = [path[1:]] if path.startswith("/") else [posixpath.join(folder, path), path]
+    for t in tries:
+        norm = posixpath.normpath(t) if t else ""
+        if norm and norm != "." and not norm.startswith("../") and norm != "..":
+            out.append(norm.lower())
+    return out
+
+
 class LinkIndex:
     """Resolves link targets the way Obsidian does: by file name, case-insensitively, or alias.
 
@@ -150,6 +253,7 @@ class LinkIndex:
         self._full: dict[str, str] = {}
         self._base: dict[str, str] = {}
         self._files: dict[str, str] = {}
+        self._file_names: dict[str, str] | None = None  # file name -> page, without aliases (Markdown links)
         for name in sorted(names):
             self._full.setdefault(name.lower(), name)
             self._base.setdefault(name.rsplit("/", 1)[-1].lower(), name)
@@ -170,6 +274,31 @@ class LinkIndex:
         if "/" in key:
             return self._full.get(key)
         return self._base.get(key) or self._full.get(key)
+
+    def resolve_md(self, path: str, folder: str) -> str | None:
+        """The page a Markdown link's decoded `path` names from a note in `folder`, as Obsidian
+        resolves it: relative to that folder, else from the vault's top, else (a bare file name)
+        the note of that name anywhere. Aliases are no file names: a Markdown link never takes one."""
+        for cand in _md_candidates(path, folder):
+            hit = self._full.get(cand.removesuffix(".md"))
+            if hit is not None:
+                return hit
+        if "/" in path.strip("/"):
+            return None
+        if self._file_names is None:
+            self._file_names = {}
+            for name in sorted(self._full.values()):
+                self._file_names.setdefault(name.rsplit("/", 1)[-1].lower(), name)
+        return self._file_names.get(path.strip("/").lower().removesuffix(".md"))
+
+    def attachment_md(self, path: str, folder: str) -> str | None:
+        """The attachment a Markdown link's decoded `path` names from a note in `folder`, or None."""
+        if not self._files:
+            return None
+        for cand in _md_candidates(path, folder):
+            if cand in self._files:
+                return self._files[cand]
+        return None if "/" in path.strip("/") else self._files.get(path.strip("/").lower())
 
 
 def _word_at(text: str, start: int, end: int) -> bool:
@@ -192,6 +321,8 @@ def wrap_first_mention(text: str, phrase: str, target: str) -> str | None:
     spans = _code_spans(body)
     starts = [s for s, _ in spans]
     taken = [(lk.start, lk.end) for lk in find_links(body)]
+    if "](" in body:  # nor inside a Markdown link, to a note or a URL
+        taken += [(m.start(), m.end()) for m in MD_LINK.finditer(body)]
     line_start = 0
     for line in body.splitlines(keepends=True):
         if not line.lstrip().startswith("#"):

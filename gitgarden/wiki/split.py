@@ -201,14 +201,71 @@ def _relink(raw_inner: str, target: str) -> str:
     return f"{target}#{anchor}" + (f"{bar}{shown}" if pipe else "")
 
 
+def _md_path(raw_path: str, angle: bool, part: str) -> str:
+    """A Markdown link's written path pointed at `part` (a page in the original's folder): the
+    last segment replaced by the part's file name, written as the link wrote its own (in angle
+    brackets as it is, else URL-encoded; with `.md` when it had one)."""
+    from urllib.parse import quote
+
+    head, slash, last = raw_path.rpartition("/")
+    file_name = part.rsplit("/", 1)[-1] + (".md" if last.lower().endswith(".md") or not last else "")
+    return head + slash + (file_name if angle else quote(file_name, safe="()!$&'*+,;=@-._~"))
+
+
+def _rewire_md(
+    text: str, own: str, homes: Mapping[str, str], resolve_md: Callable[[str, str], str | None], original: str, split_page: bool
+) -> str:
+    """`text` (page `own`) with Markdown heading links into moved sections pointed at their part:
+    `[x](Page.md#Heading)` to `[x](Part.md#Heading)`, and the page's own `[x](#Heading)` to the
+    page the heading now stands in. The shown text, the anchor and the link's style stay."""
+    from urllib.parse import unquote
+
+    spans = linking.code_mask(text) if "`" in text or "~~~" in text else None
+    wiki = [(lk.start, lk.end) for lk in linking.find_links(text)]
+    out: list[str] = []
+    pos = 0
+    for m in linking.MD_LINK.finditer(text):
+        if (spans is not None and spans[m.start()]) or any(a <= m.start() < b for a, b in wiki):
+            continue
+        dest = m.group(3)
+        angle = dest.startswith("<") and dest.endswith(">")
+        inner = dest[1:-1] if angle else dest
+        raw_path, hash_, raw_anchor = inner.partition("#")
+        if not hash_ or not raw_anchor.strip():
+            continue
+        home = homes.get(linking.anchor_key(unquote(raw_anchor)))
+        if not raw_path.strip():  # the page's own heading (another page's `#Heading` is its own)
+            if not split_page:
+                continue
+            home = home or original
+            if home == own:
+                continue
+            new_path = _md_path("", angle, home)
+        else:
+            found = linking.md_destination(dest)
+            if found is None or home is None or home == original or resolve_md(found[0], linking.folder_of(own)) != original:
+                continue
+            new_path = _md_path(raw_path, angle, home)
+        new_dest = f"<{new_path}#{raw_anchor}>" if angle else f"{new_path}#{raw_anchor}"
+        out.append(text[pos : m.start(3)] + new_dest)
+        pos = m.end(3)
+    return "".join(out) + text[pos:]
+
+
 def _rewire_text(
-    text: str, own: str, homes: Mapping[str, str], resolve: Callable[[str], str | None], links: Mapping[str, str]
+    text: str,
+    own: str,
+    homes: Mapping[str, str],
+    resolve: Callable[[str], str | None],
+    links: Mapping[str, str],
+    resolve_md: Callable[[str, str], str | None] = lambda _p, _f: None,
 ) -> str:
     """`text` (page `own`) with heading links whose section now lives elsewhere pointed there.
 
     `homes`: anchor -> the page holding it after the split, for the anchors of the
     original page; `resolve(target)` names the page a link target resolves to
-    (the original's name when it pointed there); `links`: page -> its link text.
+    (the original's name when it pointed there), `resolve_md(path, folder)` the page a
+    Markdown link's path names from a folder; `links`: page -> its link text.
     """
     out: list[str] = []
     pos = 0
@@ -222,8 +279,11 @@ def _rewire_text(
         out.append(text[pos : lk.start] + "[[" + _relink(text[lk.start + 2 : lk.end - 2], links[home]) + "]]")
         pos = lk.end
     text = "".join(out) + text[pos:]
+    if "](" in text:
+        text = _rewire_md(text, own, homes, resolve_md, original, own in links)
     # `[[#Heading]]` links within the page itself: point them at the page the heading now stands in.
-    if "[[#" not in text:
+    # Only in the original and its parts: another page's `[[#Heading]]` names a heading of its own.
+    if "[[#" not in text or own not in links:
         return text
     spans = linking.code_mask(text) if "`" in text or "~~~" in text else None
     out, pos = [], 0
@@ -254,7 +314,7 @@ def split_in_tree(
     title), as a model proposes them: the part goes in the original's folder, and a name
     or title another page has is refused; None names them in the folder's style.
     """
-    from gitgarden.wiki.facts import page_facts
+    from gitgarden.wiki.facts import page_facts, resolved_targets
 
     text = text_of(tree[path]) if path in tree else None
     name = pages.page_name(path)
@@ -297,16 +357,16 @@ def split_in_tree(
             aliases[n] = pages.aliases_of(found.meta)
     index = linking.LinkIndex([n for p in tree if (n := pages.page_name(p)) is not None], aliases)
     for p, t in list(out.items()):
-        out[p] = _rewire_text(t, pages.page_name(p) or "", homes, index.resolve, links)
+        out[p] = _rewire_text(t, pages.page_name(p) or "", homes, index.resolve, links, index.resolve_md)
     for p in tree:
         n = pages.page_name(p)
         if n is None or p in out:
             continue
         found = page_facts(tree, p)
-        if found is None or not any(index.resolve(t) == name for t in found.targets):
+        if found is None or not any(t == name for _, t in resolved_targets(index, found, n)):
             continue
         old = text_of(tree[p]) or ""
-        new = _rewire_text(old, n, homes, index.resolve, links)
+        new = _rewire_text(old, n, homes, index.resolve, links, index.resolve_md)
         if new != old:
             out[p] = new
     return out

@@ -8,11 +8,12 @@ No I/O: the pass hands in its trees.
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections.abc import Mapping
 
 from gitgarden.wiki import journal, linking, pages
-from gitgarden.wiki.facts import page_facts
+from gitgarden.wiki.facts import page_facts, resolved_targets
 from gitgarden.wiki.tree import Entry, Tree, file, text_of
 
 # The map a pass starts when a vault has none (what `gitgarden init` writes, minus the prose).
@@ -83,8 +84,7 @@ def reachable(tree: Tree, index: linking.LinkIndex) -> set[str]:
         found = page_facts(tree, path) if path in tree else None
         if found is None:
             continue
-        for target in found.targets:
-            name = index.resolve(target)
+        for _, name in resolved_targets(index, found, pages.page_name(path) or ""):
             if name and name not in seen:
                 seen.add(name)
                 todo.append(pages.page_path(name))
@@ -119,6 +119,9 @@ def wrap_mentions(tree: Tree, paths: list[str], titles: Mapping[str, tuple[str, 
         new = text
         _, body = pages.split_frontmatter(text)
         linked = {lk.target.strip().lower() for lk in linking.find_links(body)}
+        for md in linking.find_md_links(body):  # a page linked by a Markdown link is linked already
+            where = posixpath.normpath(posixpath.join(linking.folder_of(me or ""), md.path.lstrip("/")))
+            linked |= {where.removesuffix(".md").lower(), md.path.rsplit("/", 1)[-1].removesuffix(".md").lower()}
         # A wrap adds only link syntax around a mention already there: the body's words stand for it.
         tokens = set(_WORD.findall(body))
         tried = sorted({i for w in tokens & by_first.keys() for i, last in by_first[w] if last in tokens}.union(always))
@@ -164,6 +167,7 @@ def map_entries(
         old = ""  # an existing vault without a map: the pass starts one
     index = link_index(titles)
     listed = {index.resolve(lk.target) for lk in linking.find_links(old)}
+    listed |= {index.resolve_md(md.path, "") for md in linking.find_md_links(old)}
     unlisted = [n for n in titles if n not in listed and pages.page_path(n) not in skip]
     if not unlisted:
         return {}, [], []
@@ -223,8 +227,8 @@ def hub_pages(tree: Tree, titles: Mapping[str, tuple[str, list[str]]]) -> dict[s
     for name in titles:
         if is_hub(tree, name):
             found = page_facts(tree, pages.page_path(name))
-            targets = found.targets if found is not None else []
-            out[name] = {n for n in (index.resolve(t) for t in targets) if n and n != name}
+            targets = resolved_targets(index, found, name) if found is not None else iter(())
+            out[name] = {n for _, n in targets if n and n != name}
     return out
 
 

@@ -1,0 +1,256 @@
+"""A vault stays the person's (issue 25), on the hand-made vault of tests/vault.py adopted in place:
+Markdown links counted as Obsidian counts them, list settings that mean what they say, Obsidian's
+own files outside the guard, a split judged on the pages it writes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gitgarden.config import parse_value
+from gitgarden.errors import ConfigError
+from gitgarden.guard import rules as guard
+from gitgarden.guard import text as guardtext
+from gitgarden.project import DiskTree, Project, init_project
+from gitgarden.wiki import layout, linking, split, tidy
+from gitgarden.wiki.health import Health, measure
+from gitgarden.wiki.tree import Overlay, file
+from tests.conftest import commit_all, git, invoke, write
+from tests.vault import BUDGET, HISTORY, OBSIDIAN_VIEW, SYNC, WORKSPACE, build_vault
+
+
+@pytest.fixture
+def vault(tmp_path: Path) -> Project:
+    """The vault at the top of its folder (it holds `.obsidian/`), adopted by `gitgarden init`."""
+    root = tmp_path / "vault"
+    build_vault(root, ".")
+    project = Project(init_project(root).root)
+    assert project.layout.wiki_dir == "." and project.layout.journal_dir == "Daily notes"
+    return project
+
+
+def tree_of(project: Project) -> DiskTree:
+    return DiskTree(project.root, project.layout.tree_folders())
+
+
+def check(project: Project, edits: dict[str, str], *, agent: bool = True) -> list[guard.Verdict]:
+    base = tree_of(project)
+    with layout.active(project.layout):
+        return guard.check(base, Overlay(base, {p: file(t) for p, t in edits.items()}), agent=agent)
+
+
+def read(project: Project, rel: str) -> str:
+    return (project.root / rel).read_text(encoding="utf-8")
+
+
+def gitgarden(root: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "gitgarden", *args], cwd=root, capture_output=True, text=True, env=env)
+
+
+def agent_commit(root: Path, *, author: str | None = None, agent: bool = True) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ)
+    if agent and author is None:
+        env["GITGARDEN_AGENT"] = "an agent"
+    git(root, "add", "-A")
+    extra = ["--author", author] if author else []
+    return subprocess.run(["git", "-C", str(root), "commit", "-qm", "change", *extra], capture_output=True, text=True, env=env)
+
+
+# --- 2. Markdown links count as Obsidian counts them ------------------------------------------
+
+
+def test_resolve_md_follows_obsidians_order_relative_then_from_the_top_then_by_file_name() -> None:
+    index = linking.LinkIndex(
+        ["Budget", "Projects/Budget", "Projects/Venue list", "Notes/Plan B"], attachments=["Attachments/a b.png"]
+    )
+    assert index.resolve_md("Budget.md", "Projects") == "Projects/Budget"  # its own folder first
+    assert index.resolve_md("Budget.md", "Notes") == "Budget"  # then from the top
+    assert index.resolve_md("../Budget.md", "Projects") == "Budget"
+    assert index.resolve_md("Projects/Venue list.md", "Notes") == "Projects/Venue list"  # vault-absolute
+    assert index.resolve_md("/Projects/Venue list.md", "Notes") == "Projects/Venue list"
+    assert index.resolve_md("Plan B.md", "Projects") == "Notes/Plan B"  # a bare file name, anywhere
+    assert index.resolve_md("Other/Plan B.md", "") is None  # a path names that path only
+    assert index.resolve_md("../../Budget.md", "Projects") is None  # never out of the vault
+    assert index.attachment_md("../Attachments/a b.png", "Projects") == "Attachments/a b.png"
+    assert index.resolve_md("a b.png", "") is None  # a file is no page
+
+
+def test_markdown_links_are_found_decoded_outside_code_urls_and_wiki_links() -> None:
+    text = (
+        "[a](Budget.md) [b](<Venue list.md>) [c](Plan%20B.md#Two%20words) ![d](x.png \"title\")\n"
+        "[web](https://obsidian.md) [self](#Heading) `[code](Code.md)` [[Note]](not-a-link.md)\n"
+        "```\n[fenced](Fenced.md)\n```\n[p](Note%20(draft).md)\n"
+    )
+    found = [(lk.path, lk.anchor, lk.embed) for lk in linking.find_md_links(text)]
+    assert found == [
+        ("Budget.md", "", False),
+        ("Venue list.md", "", False),
+        ("Plan B.md", "Two words", False),
+        ("x.png", "", True),
+        ("Note (draft).md", "", False),
+    ]
+
+
+def test_the_guards_markdown_link_finder_agrees_with_the_wikis() -> None:
+    import random
+
+    rnd = random.Random(25)
+    alpha = ["`", "```", "~~~", " ", "\n", "\r\n", "a", "[[x]]", "[[", "]]", "#", "[a](b.md)", "[c](<d e.md>)",
+             "](", "(", ")", "[", "]", "!", "%20", "<", ">", "http://q", "[x](#h)", "[t](f.md#H)", '"t"', "\\"]  # fmt: skip
+    for _ in range(20000):
+        t = "".join(rnd.choice(alpha) for _ in range(rnd.randint(0, 30)))
+        ours = [(lk.start, lk.end, lk.path, lk.anchor) for lk in guardtext.find_md_links(t)]
+        assert ours == [(lk.start, lk.end, lk.path, lk.anchor) for lk in linking.find_md_links(t)], t
+        lo, hi = sorted(rnd.randint(0, len(t)) for _ in range(2))
+        assert guardtext.find_md_links(t, lo, hi) == [lk for lk in guardtext.find_md_links(t) if lo <= lk.start < hi], t
+
+
+def health(project: Project) -> Health:
+    with layout.active(project.layout):
+        return measure(tree_of(project))
+
+
+def test_health_counts_markdown_links_as_obsidian_does(vault: Project) -> None:
+    figures = health(vault)
+    assert figures.broken_links == OBSIDIAN_VIEW["broken_links"]  # the one broken Markdown link, no URL, no image
+    # Pages reached only through Markdown links are linked (the daily note is the journal here, no page).
+    assert figures.orphans == [o for o in OBSIDIAN_VIEW["orphans"] if not o.startswith("Daily notes/")]
+    data = json.loads(invoke(vault, "health", "--json").output)
+    assert ["Projects/Budget", "Old sheet.md"] in data["broken_links"]
+    for name in ("Projects/Budget", "Projects/Venue list", "Projects/Plan B"):
+        assert name not in data["orphans"]
+
+
+def test_a_page_the_map_reaches_only_through_markdown_links_is_mapped(vault: Project) -> None:
+    write(vault.root, vault.layout.map_path(), "# Map\n\n## Pages\n\n- [[Start here]]\n\n## Open\n")
+    unmapped = health(vault).unmapped
+    assert not {"Projects/Budget", "Projects/Venue list", "Projects/Plan B"} & set(unmapped)
+    assert "Orphan note" in unmapped
+
+
+def test_the_guard_checks_the_markdown_links_an_agent_adds(vault: Project) -> None:
+    old = read(vault, HISTORY)
+    good = old + "See [the venues](../Projects/Venue%20list.md#Heading) and [plan](<../Projects/Plan B.md>), ![d](../Attachments/diagram.png), [web](https://x.org).\n"
+    assert check(vault, {HISTORY: good}) == []
+    bad = check(vault, {HISTORY: old + "See [the sheet](../Projects/Old%20sheet.md).\n"})
+    assert [(v.rule, v.path) for v in bad] == [(8, HISTORY)] and "points to no page or file" in bad[0].message
+    # A link that was there before is no added link, even when it is broken.
+    budget = read(vault, BUDGET)
+    assert check(vault, {BUDGET: budget + "More money.\n"}) == []
+
+
+def test_a_split_rewires_markdown_heading_links_and_the_guard_agrees(vault: Project) -> None:
+    write(vault.root, "Other.md", (
+        "## Own\n\nSee [mine](#Own), [[#Own]], [cloud](<Obsidian Sync/Sync your notes across devices.md#iCloud>),\n"
+        "[box](Obsidian%20Sync/Sync%20your%20notes%20across%20devices.md#Dropbox) and [setup](Sync%20your%20notes%20across%20devices#Setup).\n"
+    ))  # fmt: skip
+    commit_all(vault.root)
+    base = tree_of(vault)
+    with layout.active(vault.layout):
+        out = split.split_in_tree(base, SYNC)
+        assert isinstance(out, dict)
+        assert out["Other.md"] == (
+            "## Own\n\nSee [mine](#Own), [[#Own]], [cloud](<Obsidian Sync/iCloud.md#iCloud>),\n"
+            "[box](Obsidian%20Sync/Sync%20your%20notes%20across%20devices.md#Dropbox) and [setup](iCloud#Setup).\n"
+        )  # the moved sections' links point at the part; the rest, and the page's own heading, stay
+        proposed = Overlay(base, {p: file(t) for p, t in out.items()})
+        assert guard.check(base, proposed) == []
+        assert measure(proposed).broken_links == measure(base).broken_links
+        # A Markdown link left pointing into the moved section dangles: rule 5 says so.
+        left = Overlay(base, {p: file(t) for p, t in out.items() if p != "Other.md"})
+        assert any(v.rule == 5 and v.path == "Other.md" for v in guard.check(base, left))
+
+
+def test_links_are_never_wrapped_inside_a_markdown_link(vault: Project) -> None:
+    text = "Read [Start here](https://example.org/start) and [the plan](Projects/Plan%20B.md), then Start here.\n"
+    assert linking.wrap_first_mention(text, "Start here", "Start here") == (
+        "Read [Start here](https://example.org/start) and [the plan](Projects/Plan%20B.md), then [[Start here]].\n"
+    )
+    titles = {"Projects/Plan B": ("Plan B", []), "Projects/Budget": ("Budget", [])}
+    tree = {"Projects/Budget.md": file("A [plan](Plan%20B.md) costs money; Plan B is cheaper.\n")}
+    assert tidy.wrap_mentions(tree, ["Projects/Budget.md"], titles) == {}  # linked already, by a Markdown link
+
+
+# --- 3. a list setting takes a list ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("raw", "value"),
+    [
+        ('["* (aider)"]', ("* (aider)",)),
+        ("['* (aider)', '*@bots.example.com']", ("* (aider)", "*@bots.example.com")),
+        ("* (aider)", ("* (aider)",)),
+        ("* (aider), codex", ("* (aider)", "codex")),
+        (["* (aider)"], ("* (aider)",)),
+        ("[]", ()),
+    ],
+)
+def test_a_list_setting_takes_a_toml_or_json_list_and_plain_text(raw: object, value: tuple[str, ...]) -> None:
+    assert parse_value("guard_agents", raw, where="test") == value
+
+
+@pytest.mark.parametrize("raw", ["[* (aider)]", '["* (aider)"', "[1, 2]", '"* (aider)"]'])
+def test_text_that_looks_like_a_list_but_is_not_one_is_refused(raw: str) -> None:
+    with pytest.raises(ConfigError, match="looks like a list but is not one"):
+        parse_value("guard_agents", raw, where="test")
+
+
+def test_guard_agents_set_as_a_list_is_shown_as_one_and_matches_an_agents_commit(vault: Project) -> None:
+    done = invoke(vault, "config", "set", "guard_agents", '["* (aider)"]')
+    assert done.exit_code == 0, done.output
+    assert 'guard_agents = ["* (aider)"]' in done.output
+    assert invoke(vault, "config", "get", "guard_agents").output.splitlines()[0] == '["* (aider)"]'
+    assert json.loads(invoke(vault, "config", "get", "guard_agents", "--json").output)["value"] == ["* (aider)"]
+    refused = invoke(vault, "config", "set", "guard_agents", "[* (aider)]")
+    assert refused.exit_code == 1 and "looks like a list" in refused.output
+    assert read(vault, ".gitgarden/config.toml").count("guard_agents") == 1
+    commit_all(vault.root, "settings")
+    assert gitgarden(vault.root, "hook", "install").returncode == 0
+    head = git(vault.root, "rev-parse", "HEAD")
+    (vault.root / HISTORY).unlink()
+    refused_commit = agent_commit(vault.root, author="Pat (aider) <pat@example.com>")
+    assert refused_commit.returncode != 0 and "rule 2 (no-deletion)" in refused_commit.stdout + refused_commit.stderr
+    assert git(vault.root, "rev-parse", "HEAD") == head
+
+
+# --- 4. Obsidian's own files are outside the guard --------------------------------------------
+
+
+def test_plain_guard_and_the_hook_are_silent_about_obsidians_files(vault: Project) -> None:
+    git(vault.root, "add", ".obsidian")
+    commit_all(vault.root, "Obsidian's settings")  # init leaves .obsidian/ as the person keeps it
+    write(vault.root, WORKSPACE, '{"active": "Projects/Budget.md"}\n')
+    write(vault.root, ".obsidian/plugins/x/data.json", "{}\n")
+    done = gitgarden(vault.root, "guard")
+    assert done.returncode == 0 and done.stdout == "", done.stdout + done.stderr
+    assert gitgarden(vault.root, "hook", "install").returncode == 0
+    head = git(vault.root, "rev-parse", "HEAD")
+    committed = agent_commit(vault.root)
+    assert committed.returncode == 0, committed.stdout + committed.stderr
+    assert committed.stdout + committed.stderr == "" and git(vault.root, "rev-parse", "HEAD") != head
+
+
+# --- 5. a split is judged on the pages it writes -----------------------------------------------
+
+
+def test_a_split_is_not_refused_for_an_over_budget_page_that_links_into_it(vault: Project) -> None:
+    # A page of the person's over the budget links into a section the split moves: the link is
+    # rewired (it grows by the part's longer name), and that page is not what the split is judged on.
+    filler = "Words of a long note that nobody has split yet. " * 130
+    write(vault.root, "Getting started/Long reference.md", read(vault, "Getting started/Long reference.md").replace("## Hotkeys", "## Hotkeys and keyboard shortcuts"))
+    write(vault.root, "Getting started/Functions.md", f"See [[Long reference#Hotkeys and keyboard shortcuts]].\n\n{filler}\n")
+    commit_all(vault.root)
+    done = invoke(vault, "split", "Long reference", "--yes")
+    assert done.exit_code == 0, done.output
+    assert read(vault, "Getting started/Functions.md").startswith("See [[Hotkeys and keyboard shortcuts#Hotkeys and keyboard shortcuts]].")
+    # The budget still holds for a page whose text grows.
+    functions = read(vault, "Getting started/Functions.md")
+    grown = check(vault, {"Getting started/Functions.md": functions + "One more line.\n"}, agent=False)
+    assert [v.rule for v in grown] == [9]
+
