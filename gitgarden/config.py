@@ -113,6 +113,8 @@ SPECS: tuple[Spec, ...] = (
     Spec("journal_dir", str, "raw/journal", "the journal's folder of YYYY-MM-DD.md day files (e.g. 'Daily notes')", project_only=True),
     Spec("journal_from", str, "", "the first journal day a pass reads (YYYY-MM-DD): older daily notes stay as they are, never offered; empty: every day", project_only=True),
     Spec("map_page", str, "index", "the map's page name at the top of the wiki (init picks another when a vault's own index.md is the person's)", project_only=True),
+    Spec("gardener_dir", str, "", "the folder of the gardener's own pages (hubs, and new pages in a vault of folders), relative to the wiki; empty: Gardener for a vault at the project root, the wiki itself otherwise ('.')", project_only=True),
+    Spec("auto_hubs", bool, True, "code gathers pages the map has no room for into hub pages (in gardener_dir); false: never (health names the pages the map does not reach)"),
     Spec("at", str, "", "a nightly clock: local time (24-hour, e.g. 03:30) after which a tick starts the day's pass; empty: off"),
 )
 _BY_KEY = {s.key: s for s in SPECS}
@@ -163,6 +165,8 @@ class Settings:
     journal_dir: str = "raw/journal"
     map_page: str = "index"
     journal_from: str = ""
+    gardener_dir: str = ""
+    auto_hubs: bool = True
     at: str = ""
     # Where api_base came from: a key is never sent to an endpoint named only by a committed
     # project file (a shared project must not be able to redirect the person's key).

@@ -390,10 +390,13 @@ def test_a_created_page_lands_in_the_wiki_and_the_map_beside_it(vault: Project, 
         {"op": "skip", "lines": ["2026-11-27#1"]},
     ]})
     result = garden(vault, fake_model)
-    page_path = at(vault, "lunch-spots.md")
+    # A vault of human names in folders: the page gets its title's name, in the gardener's own folder
+    # (Gardener/ at the root, the wiki folder itself when the vault is kept in wiki/).
+    name = "Gardener/Lunch spots" if vault.layout.at_root else "Lunch spots"
+    page_path = at(vault, f"{name}.md")
     assert result.created == [page_path], (result.outcome, result.refusals, result.detail)
     assert (vault.root / page_path).read_text().startswith("---\ntitle: Lunch spots\n")
-    assert "[[lunch-spots]]" in (vault.root / at(vault, "index.md")).read_text()
+    assert f"[[{name}]]" in (vault.root / at(vault, "index.md")).read_text()
     assert not (vault.root / "wiki").exists() or not vault.layout.at_root
 
 
@@ -438,12 +441,12 @@ def test_undo_of_a_pass_at_the_root(root_vault: Project, fake_model: FakeModel) 
         {"op": "create_page", "page": "lunch-spots", "title": "Lunch spots", "body": "Lunch spots near the office: the noodle bar.\n", "lines": [f"{DAY}#1"]},
         {"op": "skip", "lines": ["2026-11-27#1"]},
     ]})
-    assert garden(root_vault, fake_model).created == ["lunch-spots.md"]
+    assert garden(root_vault, fake_model).created == ["Gardener/Lunch spots.md"]
     shown = invoke(root_vault, "show")
-    assert shown.output.index("+++ b/lunch-spots.md") < shown.output.index("+++ b/log/")  # pages first
+    assert shown.output.index("+++ b/Gardener/Lunch spots.md") < shown.output.index("+++ b/log/")  # pages first
     undone = invoke(root_vault, "undo")
     assert undone.exit_code == 0, undone.output
-    assert not (root_vault.root / "lunch-spots.md").exists()
+    assert not (root_vault.root / "Gardener/Lunch spots.md").exists()
     assert {p: d for p, d in files(root_vault).items() if p != "index.md"} == {p: d for p, d in before.items() if p != "index.md"}
 
 
@@ -588,10 +591,11 @@ def test_review_mode_at_the_root_shows_pages_first_and_accept_brings_the_page_in
         {"op": "skip", "lines": ["2026-11-27#1"]},
     ]})
     result = garden(root_vault, fake_model, Settings(model="fake/scripted", review=True))
-    assert result.created == ["lunch-spots.md"] and not (root_vault.root / "lunch-spots.md").exists()
+    made = "Gardener/Lunch spots.md"
+    assert result.created == [made] and not (root_vault.root / made).exists()
     shown = json.loads(invoke(root_vault, "review", "--json").output)
-    assert shown["files"][0] == "index.md" and "lunch-spots.md" in shown["files"]  # the wiki's files first
-    assert shown["files"].index("lunch-spots.md") < shown["files"].index(".gitgarden/read.json")
+    assert made in shown["files"] and shown["files"].index(made) < shown["files"].index(".gitgarden/read.json")  # the wiki's files first
+    assert shown["files"].index("index.md") < shown["files"].index(".gitgarden/read.json")
     accepted = invoke(root_vault, "review", "accept")
     assert accepted.exit_code == 0, accepted.output
-    assert (root_vault.root / "lunch-spots.md").read_text().startswith("---\ntitle: Lunch spots\n")
+    assert (root_vault.root / made).read_text().startswith("---\ntitle: Lunch spots\n")

@@ -126,7 +126,8 @@ def test_a_journal_in_a_hidden_folder_of_a_root_vault_is_read_captured_and_garde
         {"op": "create_page", "page": "lunch-spots", "title": "Lunch spots", "body": "Lunch spots near the office: the noodle bar.\n", "lines": [f"{day}#1"]},
     ]})
     result = garden(project, fake_model)
-    assert result.outcome == "pages_written" and result.created == ["lunch-spots.md"], (result.outcome, result.detail, result.refusals)
+    # A vault of human names kept without folders: the page takes its title's name, at the top.
+    assert result.outcome == "pages_written" and result.created == ["Lunch spots.md"], (result.outcome, result.detail, result.refusals)
     assert json.loads(invoke(project, "status", "--json").output)["unread"] == 0
     with layout.active(project.layout):
         assert not project.layout.in_wiki(f".journal/{day}.md")

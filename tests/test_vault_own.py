@@ -13,16 +13,26 @@ from pathlib import Path
 
 import pytest
 
-from gitgarden.config import parse_value
+from gitgarden.config import Settings, load_settings, parse_value
 from gitgarden.errors import ConfigError
+from gitgarden.gardener.pipeline import PassResult, run_pass
 from gitgarden.guard import rules as guard
 from gitgarden.guard import text as guardtext
 from gitgarden.project import DiskTree, Project, init_project
-from gitgarden.wiki import layout, linking, split, tidy
+from gitgarden.wiki import hubs, layout, linking, split, tidy
 from gitgarden.wiki.health import Health, measure
-from gitgarden.wiki.tree import Overlay, file
-from tests.conftest import commit_all, git, invoke, write
-from tests.vault import BUDGET, HISTORY, OBSIDIAN_VIEW, SYNC, WORKSPACE, build_vault
+from gitgarden.wiki.pages import MAP_CEILING, PAGE_BUDGET
+from gitgarden.wiki.tree import Entry, Overlay, file
+from tests.conftest import FIXED_NOW, FakeModel, capture, commit_all, git, invoke, workspace, write
+from tests.vault import (
+    BUDGET,
+    HISTORY,
+    OBSIDIAN_VIEW,
+    SYNC,
+    WORKSPACE,
+    build_help_vault,
+    build_vault,
+)
 
 
 @pytest.fixture
@@ -33,6 +43,10 @@ def vault(tmp_path: Path) -> Project:
     project = Project(init_project(root).root)
     assert project.layout.wiki_dir == "." and project.layout.journal_dir == "Daily notes"
     return project
+
+
+def garden(project: Project, model: FakeModel | None, settings: Settings | None = None) -> PassResult:
+    return run_pass(project, settings or Settings(model="fake/scripted"), model=model, now=lambda: FIXED_NOW)
 
 
 def tree_of(project: Project) -> DiskTree:
@@ -254,3 +268,149 @@ def test_a_split_is_not_refused_for_an_over_budget_page_that_links_into_it(vault
     grown = check(vault, {"Getting started/Functions.md": functions + "One more line.\n"}, agent=False)
     assert [v.rule for v in grown] == [9]
 
+
+
+# --- 1. the gardener's own pages in one folder of its own -------------------------------------
+
+
+def files_outside_bookkeeping(before: dict[str, bytes], after: dict[str, bytes]) -> set[str]:
+    """The paths a pass added or changed, but for its records and read position."""
+    return {p for p in after if before.get(p) != after[p] and not p.startswith(("log/", ".gitgarden/"))}
+
+
+def test_the_first_model_free_pass_writes_only_the_map(vault: Project) -> None:
+    before = workspace(vault.root)
+    result = garden(vault, None, Settings())
+    assert result.outcome == "no_model", (result.detail, result.refusals)  # the daily note waits for a model
+    assert files_outside_bookkeeping(before, workspace(vault.root)) == {vault.layout.map_path()}
+    assert health(vault).unmapped == []
+
+
+def test_a_help_vault_of_173_notes_fits_its_map_without_a_hub(tmp_path: Path) -> None:
+    root = tmp_path / "help"
+    names = build_help_vault(root)
+    project = Project(init_project(root).root)
+    before = workspace(root)
+    result = garden(project, None, Settings())
+    assert result.outcome == "tidied", (result.detail, result.refusals)
+    assert files_outside_bookkeeping(before, workspace(root)) == {"index.md"}  # no hub at the root or anywhere
+    figures = health(project)
+    assert figures.pages == len(names) and figures.unmapped == [] and figures.map_chars <= MAP_CEILING
+    map_text = read(project, "index.md")
+    for orphan in (n for n in names if "Unlinked note" in n):
+        assert f"[[{orphan}]]" in map_text  # what nothing links to is listed; the rest is reached through it
+    assert result.job_figures["hubs"] == {"hubs": 0} and result.job_figures["map"]["entries"] > 8
+    assert garden(project, None, Settings()).outcome == "nothing_new"
+
+
+def test_a_large_vaults_hubs_go_in_the_gardeners_folder_never_for_one_or_two_pages(tmp_path: Path) -> None:
+    root = tmp_path / "big"
+    names = build_help_vault(root, notes=500, orphans=200)
+    project = Project(init_project(root).root)
+    before = workspace(root)
+    result = garden(project, None, Settings())
+    assert result.outcome == "tidied", (result.detail, result.refusals)
+    made = files_outside_bookkeeping(before, workspace(root)) - {"index.md"}
+    assert made and all(p.startswith("Gardener/") for p in made)  # nothing new among the person's folders
+    for path in made:
+        text = read(project, path)
+        assert "\nhub: true\n" in text and len(text) <= PAGE_BUDGET
+        assert text.count("\n- [[") >= 3, path  # never a hub for one or two pages
+    assert result.job_figures["hubs"] == {"hubs": len(made)}
+    figures = health(project)
+    assert figures.pages == len(names) + len(made) and figures.unmapped == [] and figures.map_chars <= MAP_CEILING
+    shown = invoke(project, "show").output
+    assert f"hubs: hubs {len(made)}" in shown and "map: entries 0" not in shown
+    assert garden(project, None, Settings()).outcome == "nothing_new"
+
+
+def test_with_auto_hubs_off_no_hub_is_made_and_health_names_what_the_map_cannot_reach(tmp_path: Path) -> None:
+    root = tmp_path / "big"
+    build_help_vault(root, notes=300, orphans=120)
+    project = Project(init_project(root).root)
+    assert invoke(project, "config", "set", "auto_hubs", "false").exit_code == 0
+    commit_all(root, "no hubs")
+    before = workspace(root)
+    result = garden(project, None, load_settings(root).settings)
+    assert files_outside_bookkeeping(before, workspace(root)) == {"index.md"}
+    figures = health(project)
+    assert figures.map_chars <= MAP_CEILING and figures.unmapped  # the map lists what fits; health says the rest
+    assert result.job_figures["hubs"] == {"hubs": 0}
+
+
+def test_two_pages_the_full_map_has_no_room_for_get_no_hub() -> None:
+    prose = "The person's own words about this vault, kept as written. " * 31
+    tree: dict[str, Entry] = {"index.md": file(f"# Map\n\n{prose}\n\n## Pages\n\n## Open\n")}
+    room = MAP_CEILING - len(tree["index.md"].data)
+    new = [f"Notes/A new note with a rather long name, number {n}" for n in ("one", "two", "three")]
+    assert 60 < room < 2 * len(f"- [[{new[0]}]] — {new[0][6:]}\n")  # a hub's line fits, two entries do not
+    with layout.active(layout.Layout(".", "Daily notes")):
+        for name in new[:2]:
+            tree[f"{name}.md"] = file("A new note.\n")
+        writes, added, unplaced = hubs.map_entries(tree, tidy.page_titles(tree), set())
+        assert list(writes) == ["index.md"] and len(added) == 1 and len(unplaced) == 1  # what fits; health names the other
+        tree[f"{new[2]}.md"] = file("A third.\n")
+        writes, added, unplaced = hubs.map_entries(tree, tidy.page_titles(tree), set())
+        assert sorted(writes) == ["Gardener/Pages in Notes.md", "index.md"] and sorted(added) == sorted(new) and not unplaced
+        assert len(writes["index.md"].data) <= MAP_CEILING
+
+
+def test_a_full_maps_prune_moves_its_entries_into_the_gardeners_folder(vault: Project) -> None:
+    entries = "".join(f"- [[Start here]] — the start, as the person described it, line {i}\n" for i in range(3))
+    names = [f"Projects/Idea {i}" for i in range(40)]
+    for name in names:
+        write(vault.root, f"{name}.md", f"{name} in a few words.\n")
+    lines = entries + "".join(f"- [[{n}]] — {n.rsplit('/', 1)[-1]}, an idea of the person's\n" for n in names)
+    write(vault.root, "index.md", f"# Map\n\nMy own words about the vault.\n\n## Pages\n\n{lines}\n## Open\n")
+    commit_all(vault.root)
+    before = workspace(vault.root)
+    result = garden(vault, None, Settings())
+    assert result.outcome == "no_model", (result.detail, result.refusals)
+    made = files_outside_bookkeeping(before, workspace(vault.root)) - {"index.md"}
+    assert made == {"Gardener/More pages.md"}  # one hub holds them all
+    hub = read(vault, "Gardener/More pages.md")
+    assert all(f"- [[{n}]] — {n.rsplit('/', 1)[-1]}, an idea of the person's" in hub for n in names)  # word for word
+    assert "My own words about the vault." in read(vault, "index.md") and len(read(vault, "index.md")) <= MAP_CEILING
+
+
+def test_a_new_page_in_a_vault_of_human_names_gets_its_titles_name_in_the_gardeners_folder(vault: Project, fake_model: FakeModel) -> None:
+    capture(vault, "2026-11-29", "Ridge Roofing quoted the new roof", "Ridge Roofing starts in March, see the budget")
+    commit_all(vault.root, "my day")
+    fake_model.enqueue({"operations": [
+        {"op": "create_page", "page": "ridge-roofing", "title": "Ridge Roofing", "body": "Ridge Roofing quoted the new roof.\n", "lines": ["2026-11-29#1"]},
+        {"op": "append", "page": "ridge-roofing", "text": "Ridge Roofing starts in March.\n", "lines": ["2026-11-29#2"]},
+    ]})  # fmt: skip
+    result = garden(vault, fake_model)
+    assert result.outcome == "pages_written", (result.refusals, result.detail)
+    assert result.created == ["Gardener/Ridge Roofing.md"]  # the slug stays the operation's key
+    text = read(vault, "Gardener/Ridge Roofing.md")
+    assert "quoted the new roof" in text and "starts in March" in text
+    assert "[[Gardener/Ridge Roofing]]" in read(vault, "index.md")
+    assert not (vault.root / "ridge-roofing.md").exists()
+
+
+def test_rule_3_lets_through_exactly_the_gardeners_human_names(vault: Project) -> None:
+    base = tree_of(vault)
+
+    def verdicts(path: str, title: str) -> list[int]:
+        made = Overlay(base, {path: file(f"---\ntitle: {title}\nstate: open\nsource: []\ngardener: true\n---\nText.\n")})
+        with layout.active(vault.layout):
+            return [v.rule for v in guard.check(base, made, guard.PassContext())]
+
+    assert verdicts("Gardener/Ridge Roofing.md", "Ridge Roofing") == []
+    assert verdicts("Gardener/ridge-roofing.md", "Ridge Roofing") == []  # a slug, as ever
+    assert verdicts("Ridge Roofing.md", "Ridge Roofing") == [3]  # a vault of folders: not among the person's notes
+    assert verdicts("Projects/Ridge Roofing.md", "Ridge Roofing") == [3]
+    assert verdicts("Gardener/Roofers.md", "Ridge Roofing") == [3]  # not its title's name
+    assert verdicts("Gardener/Sub/Ridge Roofing.md", "Ridge Roofing") == [3]
+
+
+def test_gardener_dir_is_a_setting_checked_where_it_is_set(vault: Project) -> None:
+    for bad in ("../out", ".hidden", "/abs", "Daily notes", "log"):
+        done = invoke(vault, "config", "set", "gardener_dir", bad)
+        assert done.exit_code == 1 and "gardener_dir" in done.output, (bad, done.output)
+    assert invoke(vault, "config", "set", "gardener_dir", "Tended/By gitgarden").exit_code == 0
+    with layout.active(Project(vault.root).layout) as here:
+        assert here.gardener_folder == "Tended/By gitgarden"
+    assert invoke(vault, "config", "set", "gardener_dir", ".").exit_code == 0
+    assert Project(vault.root).layout.gardener_folder == ""

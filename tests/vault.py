@@ -92,3 +92,48 @@ def build_vault(root: Path, folder: str = "wiki") -> dict[str, bytes]:
         path.write_bytes(data)
         out[str(path.relative_to(root))] = data
     return out
+
+
+# A vault the size of Obsidian's help vault (173 notes in 11 folders, 8 orphans): a home note links
+# each folder's overview note, which links every note of its folder; a few notes link across.
+HELP_FOLDERS = (
+    "Bases", "Editing and formatting", "Files and folders", "Getting started", "Linking notes and files",
+    "Plugins", "Obsidian Sync", "Obsidian Publish", "User interface", "Teams", "Extending Obsidian",
+)  # fmt: skip
+_TOPICS = ("Views", "Functions", "Filters", "Formulas", "Properties", "Callouts", "Tables", "Embeds", "Aliases",
+           "Tags", "Hotkeys", "Themes", "Snippets", "Layouts", "Search")  # fmt: skip
+
+
+def build_help_vault(root: Path, notes: int = 173, orphans: int = 8) -> list[str]:
+    """Write a vault like Obsidian's help vault at `root` (`.obsidian/` included); returns the note
+    names (paths without .md). Every note is reached from `Home` except the `orphans` last ones."""
+    names: list[str] = ["Home"]
+    per_folder = (notes - 1 - orphans) // len(HELP_FOLDERS)
+    folders: dict[str, list[str]] = {}
+    for f in HELP_FOLDERS:
+        members = [f"{f}/{f} overview"] + [f"{f}/{_TOPICS[i % len(_TOPICS)]} in {f.lower()} {i}" for i in range(per_folder - 1)]
+        folders[f] = members
+        names.extend(members)
+    while len(names) < notes - orphans:  # the remainder in the last folder
+        extra = f"{HELP_FOLDERS[-1]}/More about extending {len(names)}"
+        folders[HELP_FOLDERS[-1]].append(extra)
+        names.append(extra)
+    lone = [f"{HELP_FOLDERS[i % len(HELP_FOLDERS)]}/Unlinked note {i}" for i in range(orphans)]
+    texts: dict[str, str] = {"Home": "Welcome. " + ", ".join(f"[[{f} overview]]" for f in HELP_FOLDERS) + ".\n"}
+    for f, members in folders.items():
+        overview, rest = members[0], members[1:]
+        texts[overview] = f"About {f.lower()}: " + ", ".join(f"[[{m.rsplit('/', 1)[-1]}]]" for m in rest) + ".\n"
+        for i, m in enumerate(rest):
+            across = f" See also [[{rest[(i + 3) % len(rest)].rsplit('/', 1)[-1]}]]." if i % 4 == 0 else ""
+            texts[m] = f"A help page about {m.rsplit('/', 1)[-1].lower()}, back to [[{f} overview]].{across}\n"
+    for m in lone:
+        texts[m] = f"Nothing links to {m.rsplit('/', 1)[-1].lower()}; it links to [[Home]].\n"
+    for name, text in texts.items():
+        path = root / f"{name}.md"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    (root / ".obsidian").mkdir(parents=True, exist_ok=True)
+    (root / ".obsidian" / "app.json").write_text("{}\n", encoding="utf-8")
+    (root / "Attachments").mkdir(exist_ok=True)
+    (root / "Attachments" / "logo.png").write_bytes(b"\x89PNG fake")
+    return [*names, *lone]

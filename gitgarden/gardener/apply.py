@@ -148,6 +148,8 @@ def _apply_all(run: Pass, work: Work, ops: list[Op], ledger: Ledger, label: str 
         today=f"{run.now().astimezone():%Y-%m-%d}",  # the person's day, as capture writes it
         conversation=work.ctx_conversation,
         journal_texts=work.journal_texts,
+        place=work.place,
+        keys=work.keys,
     )
     rnd = Round()
     round_no = len(ledger.rounds) + 1
@@ -203,6 +205,10 @@ def _apply_all(run: Pass, work: Work, ops: list[Op], ledger: Ledger, label: str 
         if errors:
             refuse(op, errors)
             continue
+        if op.kind == "create_page" and applied.created:
+            name = pages.page_name(applied.created[0]) or ""
+            if name.lower() != str(op.get("page")).strip().lower():
+                work.keys[str(op.get("page")).strip().lower()] = name  # later operations name it by its key
         rnd.landed += 1
         rnd.read |= cited
         if lowest is not None:

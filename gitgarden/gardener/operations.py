@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from gitgarden.model.operations import INVALID, Op
 from gitgarden.wiki import linking, pages
 from gitgarden.wiki.journal import JournalLine, day_path
 from gitgarden.wiki.names import unportable_part
+from gitgarden.wiki.placement import Placement
 from gitgarden.wiki.tree import Entry, Tree, file, text_of
 
 __all__ = ["Applied", "Refusal", "ApplyContext", "apply_op"]
@@ -53,6 +54,10 @@ class ApplyContext:
     conversation: str = ""
     links: linking.LinkIndex | None = None
     journal_texts: tuple[str, ...] = ()  # every journal line, to refuse recovering what one already says
+    place: Placement | None = None  # where the gardener's new pages go, and their names' style
+    # The model's slug of each page this pass created -> the page's name (a human name in the
+    # gardener's folder): the slug stays the operation's key for later operations and links.
+    keys: dict[str, str] = field(default_factory=dict)
 
 
 def _text(tree: Tree, path: str) -> str | None:
@@ -65,7 +70,11 @@ def _cited_days(op: Op, ctx: ApplyContext) -> list[str]:
 
 
 def _resolve(tree: Tree, ctx: ApplyContext, name: str) -> str | None:
-    """The path of an existing page named `name` (a page name, file name or alias)."""
+    """The path of an existing page named `name` (a page name, file name or alias, or the key
+    a page this pass created was proposed under)."""
+    keyed = ctx.keys.get(name.strip().lower())
+    if keyed is not None and pages.page_path(keyed) in tree:
+        return pages.page_path(keyed)
     if ctx.links is not None:
         found = ctx.links.resolve(name)
         if found is not None and pages.page_path(found) in tree:
@@ -134,9 +143,34 @@ def _create_page(op: Op, tree: Tree, ctx: ApplyContext) -> Applied | Refusal:
     made = _made_before(tree, op.get("body"), _cited_days(op, ctx))
     if made is not None:
         return Applied(op, already_in=made)  # the same lines already made this page, under another name
-    path = pages.page_path(name)
-    text = pages.new_page(op.get("title"), op.get("body"), source=_cited_days(op, ctx))
-    return Applied(op, writes={path: file(text)}, prose=[(path, op.get("body"))], created=[path])
+    placed = ctx.place.new_page(name, op.get("title")) if ctx.place is not None else name
+    if placed != name:
+        if _unsafe_name(placed) or pages.page_path(placed) in tree or _resolve(tree, ctx, placed.rsplit("/", 1)[-1]):
+            placed = name  # no human name free for it: the slug, where the model put it
+        else:
+            ctx = replace(ctx, keys={**ctx.keys, name.strip().lower(): placed})
+    path = pages.page_path(placed)
+    body = _rekey(op.get("body"), ctx)
+    text = pages.new_page(op.get("title"), body, source=_cited_days(op, ctx))
+    return Applied(op, writes={path: file(text)}, prose=[(path, body)], created=[path])
+
+
+def _rekey(text: str, ctx: ApplyContext) -> str:
+    """`text` with wiki links to a page this pass created under another name than its key pointed
+    at that name (`[[ridge-roofing|roofers]]` -> `[[Ridge Roofing|roofers]]`)."""
+    if not ctx.keys or "[[" not in text:
+        return text
+    out, pos = [], 0
+    for lk in linking.find_links(text):
+        name = ctx.keys.get(lk.target.strip().lower())
+        if name is None or name == lk.target:
+            continue
+        base = name.rsplit("/", 1)[-1]
+        shown = base if ctx.links is None or ctx.links.resolve(base) in (None, name) else name
+        anchor = f"#{lk.anchor}" if lk.anchor else ""
+        out.append(text[pos : lk.start] + f"[[{shown}{anchor}{'|' + lk.shown if lk.shown else ''}]]")
+        pos = lk.end
+    return "".join(out) + text[pos:]
 
 
 def _append(op: Op, tree: Tree, ctx: ApplyContext, original: Op | None = None) -> Applied | Refusal:
@@ -149,8 +183,9 @@ def _append(op: Op, tree: Tree, ctx: ApplyContext, original: Op | None = None) -
         return Refusal(owner, f"{path} is not a text page")
     if _stands_in(op.get("text"), old):
         return Applied(owner, already_in=path)  # proposing the same thing twice never writes it twice
-    new = pages.append_body(_with_source(old, _cited_days(op, ctx)), op.get("text"))
-    return Applied(owner, writes={path: file(new)}, prose=[(path, op.get("text"))], appended=[path])
+    text = _rekey(op.get("text"), ctx)
+    new = pages.append_body(_with_source(old, _cited_days(op, ctx)), text)
+    return Applied(owner, writes={path: file(new)}, prose=[(path, text)], appended=[path])
 
 
 def _persons(text: str | None) -> bool:
@@ -331,11 +366,15 @@ def _map(op: Op, tree: Tree, ctx: ApplyContext) -> Applied | Refusal:
 
 
 def _promote_to_hub(op: Op, tree: Tree, ctx: ApplyContext) -> Applied | Refusal:
-    from gitgarden.wiki import tidy  # hubs are the map's business; tidy knows them
+    from gitgarden.wiki import hubs, tidy  # hubs are the map's business
 
     name = op.get("page")
     path = _resolve(tree, ctx, name)
-    if path is not None and not tidy.is_hub(tree, pages.page_name(path) or ""):
+    if path is None and ctx.place is not None:
+        placed = ctx.place.own_page(name, op.get("title")) if "/" not in name else name
+        if not _unsafe_name(placed) and pages.page_path(placed) not in tree:
+            name = placed  # a new hub goes in the gardener's own folder
+    if path is not None and not hubs.is_hub(tree, pages.page_name(path) or ""):
         return Refusal(op, f"{path} exists and is not a hub; a hub is a new page (or an existing hub)")
     children: list[str] = []
     for child in op.get("children"):
@@ -369,7 +408,7 @@ def _promote_to_hub(op: Op, tree: Tree, ctx: ApplyContext) -> Applied | Refusal:
         return Applied(op)  # every child is already in the hub: already there
     hub_path = path or pages.page_path(hub_name or name)
     if old is None:
-        writes = {hub_path: file(tidy.hub_page_text(op.get("title"), lines))}
+        writes = {hub_path: file(hubs.hub_page_text(op.get("title"), lines))}
     else:
         writes = {hub_path: file(pages.append_body(old, "\n".join(lines)))}
     kept = "".join(ln for ln in map_text.splitlines(keepends=True) if ln.rstrip("\r\n") not in moved)

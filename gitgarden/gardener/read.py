@@ -13,7 +13,7 @@ from gitgarden.gardener.state import Pass, Reading, Work
 from gitgarden.gardener.steps import Step
 from gitgarden.project import DiskTree, Project
 from gitgarden.repo import gitrepo
-from gitgarden.wiki import journal, layout, pages, tidy
+from gitgarden.wiki import hubs, journal, layout, pages, placement, tidy
 from gitgarden.wiki.tree import Overlay, Tree, text_of
 
 __all__ = ["read", "survey", "anything_due"]
@@ -100,9 +100,10 @@ def survey(run: Pass, reading: Reading) -> Work:
         titles=titles,
         own=frozenset({journal.READ_PATH, setaside.SET_ASIDE_PATH, result.record_path}),
     )
+    work.place = placement.of_tree(base, auto_hubs=settings.auto_hubs)
     due = work.due
     # What needs no model: map entries for pages the map does not reach, links in those pages.
-    map_writes, mapped, unplaced = tidy.map_entries(base, titles, dirty)
+    map_writes, mapped, unplaced = hubs.map_entries(base, titles, dirty, work.place)
     if "map" not in jobs:
         map_writes, mapped = {}, []
     due.map_entries, due.mapped = bool(map_writes), mapped
@@ -113,7 +114,7 @@ def survey(run: Pass, reading: Reading) -> Work:
         last_map = commit.last_map_chars(project)
         prune_map = len(map_text) > pages.MAP_CEILING and (last_map is None or len(map_text) > last_map)
         # A full map with pages it cannot list: its entries move into hubs to make room for the hubs' lines.
-        due.prune_map = prune_map or bool(unplaced and tidy.prune_into_hubs(base, titles, map_text))
+        due.prune_map = prune_map or bool(unplaced and hubs.prune_into_hubs(base, titles, map_text, work.place))
     # The link job named without all the others reaches every page of the gardener's; a full pass
     # links only the pages it writes and the pages new to the map.
     due.link_pages = _gardeners_pages(base, dirty) if "link" in jobs and not result.all_jobs else []

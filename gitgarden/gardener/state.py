@@ -30,6 +30,7 @@ from gitgarden.gardener.steps import Step
 from gitgarden.guard import rules as guard
 from gitgarden.repo import recovery
 from gitgarden.wiki import journal, layout, tidy
+from gitgarden.wiki.placement import Placement
 from gitgarden.wiki.tree import Overlay, Tree
 
 if TYPE_CHECKING:
@@ -215,6 +216,8 @@ class Work:
     titles: dict[str, tuple[str, list[str]]] = field(default_factory=dict)  # page name -> title, aliases
     own: frozenset[str] = frozenset()  # the paths the pass writes besides pages (read position, record)
     due: Due = field(default_factory=Due)
+    place: Placement = field(default_factory=Placement)  # where the gardener's own pages go, and their names
+    keys: dict[str, str] = field(default_factory=dict)  # the model's key of each page created -> its name
 
     def guard_ctx(self) -> guard.PassContext:
         return guard.PassContext(

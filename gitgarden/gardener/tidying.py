@@ -11,7 +11,7 @@ from gitgarden.gardener import setaside
 from gitgarden.gardener.operations import Applied
 from gitgarden.gardener.state import Pass, Reading, Work
 from gitgarden.model.operations import Op
-from gitgarden.wiki import pages, tidy
+from gitgarden.wiki import hubs, pages, tidy
 from gitgarden.wiki.tree import Tree, changed_paths, file, text_of
 
 __all__ = ["tidy_pages", "map_last", "health", "nothing_new", "heading_split", "split_pushed_over"]
@@ -60,18 +60,21 @@ def map_last(run: Pass, work: Work) -> None:
     written = [p for p in changed_paths(work.base, work.tree) if pages.page_name(p)]
     titles_now = {**work.titles, **tidy.page_titles({p: work.tree[p] for p in written if p in work.tree})}
     skip = dirty if "map" in jobs else _not_created(work.tree, dirty, result.created)
-    map_writes, added, _ = tidy.map_entries(work.tree, titles_now, skip)
+    map_writes, added, _ = hubs.map_entries(work.tree, titles_now, skip, work.place)
+    hub_writes = [p for p in map_writes if p != pages.map_path()]
     if map_writes and pages.map_path() not in dirty:
         errors = work.try_apply(Applied(Op("map", {}, (), -1), writes=map_writes))
         if errors:
             result.refusals.extend(f"map: {e}" for e in errors)
-            added = []
+            added, hub_writes = [], []
         else:
             result.tidied.extend(p for p in sorted(map_writes) if p not in result.tidied)
     else:
-        added = []
+        added, hub_writes = [], []
     if "map" in jobs:
-        result.job_figures["map"] = {"entries": len(added)}
+        result.job_figures["map"] = {"entries": len(added)}  # entries in the map and in its hubs
+    if "hubs" in jobs and hub_writes:  # hubs the map's entries needed, besides a prune's
+        result.job_figures.setdefault("hubs", {"hubs": 0})["hubs"] += len(hub_writes)
 
 
 def nothing_new(run: Pass, reading: Reading, work: Work) -> None:
@@ -152,7 +155,7 @@ def _prune_map(run: Pass, work: Work) -> list[str]:
     text = tidy.read_text(work.tree, pages.map_path())
     if text is None or pages.map_path() in work.dirty:
         return []
-    writes = tidy.prune_into_hubs(work.tree, titles, text)
+    writes = hubs.prune_into_hubs(work.tree, titles, text, work.place)
     if not writes or any(p in work.dirty for p in writes):
         return []
     errors = work.try_apply(Applied(Op("map", {}, (), -1), writes=writes))
@@ -170,6 +173,6 @@ def _not_created(tree: Tree, dirty: set[str], created: list[str]) -> set[str]:
     made = set(created)
     others = {
         p for p in tree
-        if (name := pages.page_name(p)) and p != pages.map_path() and p not in made and not tidy.is_hub(tree, name)
+        if (name := pages.page_name(p)) and p != pages.map_path() and p not in made and not hubs.is_hub(tree, name)
     }  # fmt: skip
     return set(dirty) | others

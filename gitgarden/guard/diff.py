@@ -22,7 +22,7 @@ from gitgarden.guard.text import (
     find_md_links,
     split_lines,
 )
-from gitgarden.wiki import layout, linking, pages
+from gitgarden.wiki import layout, linking, pages, placement
 from gitgarden.wiki.names import is_note_name, is_slug, unportable_part
 from gitgarden.wiki.tree import Entry, Tree, changed_paths, text_of
 
@@ -168,10 +168,20 @@ class Diff:
 
     @cached_property
     def human_named(self) -> list[str]:
-        """New pages (outside an agent's commit) whose file name is not a slug."""
+        """New pages (outside an agent's commit) whose file name is not a slug, nor the human name
+        the gardener gives its own pages (its title's, in its own folder: `placement.own_name`)."""
         if self.agent:
             return []
-        return [p for p in self.new_pages if not is_slug(p.rsplit("/", 1)[-1].removesuffix(".md"))]
+        out = []
+        place: placement.Placement | None = None
+        for p, text in self.new_pages.items():
+            if is_slug(p.rsplit("/", 1)[-1].removesuffix(".md")):
+                continue
+            place = place or placement.of_tree(self.base)
+            title = (meta_of(text) or {}).get("title")
+            if not (isinstance(title, str) and placement.own_name(p, title, place)):
+                out.append(p)
+        return out
 
     @cached_property
     def added(self) -> dict[Entry, str]:
@@ -332,7 +342,10 @@ def _new_file_problem(
             return f'a new page is named {here.wiki_prefix}<name>.md, without \\ / : * ? " < > | # ^ [ ]'
     elif not path.endswith(".md") or not (
         is_note_name(segments[-1])
-        and all(is_slug(s) or here.wiki_prefix + "/".join(segments[: i + 1]) in folders for i, s in enumerate(segments[:-1]))
+        and all(
+            is_slug(s) or here.wiki_prefix + "/".join(segments[: i + 1]) in folders or _gardeners_folder(here, segments[: i + 1])
+            for i, s in enumerate(segments[:-1])
+        )
     ):
         return slug_rule(here)
     if text_of(entry) is None:
@@ -341,6 +354,13 @@ def _new_file_problem(
         # On a case-insensitive disk this file would overwrite the person's page.
         return "a file with this name in other letter case exists already"
     return None
+
+
+def _gardeners_folder(here: layout.Layout, segments: list[str]) -> bool:
+    """True when `segments` are the gardener's own folder (`Gardener/`) or a folder above it: it
+    may be made by the pass that writes its first page there."""
+    own = here.gardener_folder.split("/") if here.gardener_folder else []
+    return bool(segments) and own[: len(segments)] == segments
 
 
 def _case_twin(here: layout.Layout, path: str, folders_lower: Mapping[str, set[str]]) -> str | None:

@@ -35,6 +35,8 @@ __all__ = [
     "check_map_page",
     "check_layout_value",
     "check_journal_from",
+    "check_gardener_dir",
+    "DEFAULT_GARDENER_DIR",
     "reserved_at_top",
 ]
 
@@ -60,6 +62,9 @@ class Layout:
     identity: tuple[str, ...] = ()  # identity files: shown to the model, never pages
     map_page: str = "index"  # the map's page name: another when an adopted vault's index.md is the person's
     journal_from: str = ""  # YYYY-MM-DD: day files before it are history, never offered ('' = every day)
+    # The folder of the gardener's own pages (hubs; new pages in a vault of folders), relative to the
+    # wiki: None is the default, `Gardener` for a vault at the project root, the wiki itself otherwise.
+    gardener_dir: str | None = None
     # Worked out once: `page_name` runs for every path of every listing, several times a pass.
     at_root: bool = field(init=False, repr=False, compare=False)
     wiki_prefix: str = field(init=False, repr=False, compare=False)  # `wiki/`, or '' at the root
@@ -69,6 +74,13 @@ class Layout:
         object.__setattr__(self, "at_root", self.wiki_dir == ".")
         object.__setattr__(self, "wiki_prefix", "" if self.wiki_dir == "." else self.wiki_dir + "/")
         object.__setattr__(self, "journal_prefix", self.journal_dir + "/")
+
+    @property
+    def gardener_folder(self) -> str:
+        """The gardener's own folder, relative to the wiki ('' is the wiki's top)."""
+        if self.gardener_dir is None:
+            return DEFAULT_GARDENER_DIR if self.at_root else ""
+        return "" if self.gardener_dir == "." else self.gardener_dir
 
     @property
     def wiki_shown(self) -> str:
@@ -155,6 +167,7 @@ class Layout:
 
 
 DEFAULT = Layout()
+DEFAULT_GARDENER_DIR = "Gardener"  # the gardener's own folder in a vault adopted at the project root
 
 _CURRENT: contextvars.ContextVar[Layout] = contextvars.ContextVar("gitgarden_layout", default=DEFAULT)
 
@@ -209,9 +222,18 @@ def from_table(table: Mapping[str, Any], *, where: str) -> Layout:
         raise ConfigError(f"{where}: wiki_dir {wiki_dir!r} lies inside journal_dir {journal_dir!r}")
     map_page = check_map_page(table.get("map_page", DEFAULT.map_page), where=where)
     journal_from = check_journal_from(table.get("journal_from", DEFAULT.journal_from), where=where)
+    raw_gardener = table.get("gardener_dir", "")
+    gardener_dir = check_gardener_dir(raw_gardener, where=where) if raw_gardener != "" else None
     identity = table.get("identity_files", [])
     files = [str(f) for f in identity] if isinstance(identity, list) else []
-    found = Layout(wiki_dir, journal_dir, map_page=map_page, journal_from=journal_from).with_identity(["AGENTS.md", *files])
+    found = Layout(wiki_dir, journal_dir, map_page=map_page, journal_from=journal_from, gardener_dir=gardener_dir)
+    found = found.with_identity(["AGENTS.md", *files])
+    own = found.page_path(f"{found.gardener_folder}/x" if found.gardener_folder else "x")
+    if found.gardener_folder and (found.page_name(own) is None or found.case_twin(own)):
+        raise ConfigError(
+            f"{where}: gardener_dir = {gardener_dir!r} puts the gardener's pages where no page may be "
+            f"({own.rsplit('/', 1)[0]}/: the journal, raw/, log/ or a hidden folder): choose another folder, such as \"Gardener\""
+        )
     if found.page_name(found.map_path()) is None or found.case_twin(found.map_path()):
         # The map would be a file no pass may write (AGENTS.md, an identity file): every map refused.
         raise ConfigError(
@@ -234,10 +256,34 @@ def check_journal_from(value: Any, *, where: str) -> str:
     return text or ""
 
 
+def check_gardener_dir(value: Any, *, where: str) -> str:
+    """`value` as the gardener's own folder, relative to the wiki (`.` is the wiki itself), or
+    ConfigError: a plain folder of note names inside the wiki, never hidden."""
+    text = value.strip() if isinstance(value, str) else None
+    if not text:
+        raise ConfigError(f"{where}: gardener_dir must be a folder inside the wiki, such as \"Gardener\" (\".\" is the wiki itself), not {value!r}")
+    if text in (".", "./"):
+        return "."
+    parts = [p for p in text.strip("/").split("/") if p not in ("", ".")]
+    if (
+        text.startswith(("/", "~"))
+        or "\\" in text
+        or not parts
+        or any(p == ".." or p.startswith(".") or not is_note_name(p) for p in parts)
+    ):
+        raise ConfigError(
+            f"{where}: gardener_dir = {value!r} must be a plain folder inside the wiki (relative to it, no .., "
+            "nothing hidden), such as \"Gardener\""
+        )
+    return "/".join(parts)
+
+
 def check_layout_value(key: str, value: Any, *, where: str) -> str:
     """A layout setting's value checked (`map_page` a note name, the others folders), or ConfigError."""
     if key == "journal_from":
         return check_journal_from(value, where=where)
+    if key == "gardener_dir":
+        return "" if value == "" else check_gardener_dir(value, where=where)
     return check_map_page(value, where=where) if key == "map_page" else check_dir(key, value, where=where)
 
 

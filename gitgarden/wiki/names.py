@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from datetime import date, datetime
 
-__all__ = ["DAY_RE", "is_day", "is_slug", "unportable_part", "is_note_name", "slugify"]
+__all__ = ["DAY_RE", "is_day", "is_slug", "unportable_part", "is_note_name", "slugify", "note_name"]
 
 DAY_RE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
 _SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
@@ -77,3 +77,14 @@ def slugify(text: str) -> str:
     """A slug made from free text (`Acme Corp.` -> `acme-corp`)."""
     slug = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
     return slug[:80].rstrip("-")
+
+
+def note_name(title: str) -> str | None:
+    """A human note name made from a title, as a person names a note in Obsidian (`Ridge Roofing`,
+    `Pages: A` -> `Pages - A`): the characters links and disks reserve become spaces (`:` a dash),
+    runs of spaces one; None when nothing safe is left."""
+    text = re.sub(r"\s*:\s*", " - ", title)
+    text = " ".join(_NOT_IN_NAMES.sub(" ", text).split()).strip(" .")[:120].rstrip(" .")
+    if not text or not is_note_name(text) or unportable_part(text) is not None:
+        return None
+    return text

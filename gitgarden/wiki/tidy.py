@@ -1,8 +1,8 @@
 """The work a pass does without a model, as pure functions over trees.
 
-Page titles and aliases, what the map reaches, map entries within its
-ceiling, first-mention link wrapping, pages over budget, and the existing
-pages a journal line mentions (offered to the model as duplicate candidates).
+Page titles and aliases, what the map reaches, first-mention link wrapping,
+pages over budget, and the existing pages a journal line mentions (offered to
+the model as duplicate candidates). The map's entries and its hubs are `hubs`.
 No I/O: the pass hands in its trees.
 """
 
@@ -22,27 +22,17 @@ MAP_START = "# Map\n\n## Pages\n\n## Open\n"
 _WORD = re.compile(r"\w+")
 
 __all__ = [
-    "HUB_KEY",
-    "LEGACY_HUB",
-    "is_hub",
-    "hub_pages",
-    "hub_page_text",
-    "prune_into_hubs",
+    "MAP_START",
     "read_text",
     "page_titles",
     "link_index",
     "reachable",
     "wrap_mentions",
-    "map_entries",
     "over_budget",
     "candidates",
     "is_gardeners",
     "person_pages",
 ]
-
-
-HUB_KEY = "hub"  # frontmatter `hub: true`: a page that gathers others (an overview line and a list of links)
-LEGACY_HUB = "map-pages"  # the single hub earlier passes pruned the map into
 
 
 def read_text(tree: Tree, path: str) -> str | None:
@@ -139,167 +129,6 @@ def wrap_mentions(tree: Tree, paths: list[str], titles: Mapping[str, tuple[str, 
                     break
         if new != text:
             writes[path] = file(new)
-    return writes
-
-
-def _entry_line(name: str, titles: Mapping[str, tuple[str, list[str]]]) -> str:
-    title = titles[name][0] if name in titles else name
-    return f"- [[{name}]]" + (f" — {title}" if title and title != name else "")
-
-
-def map_entries(
-    tree: Tree, titles: Mapping[str, tuple[str, list[str]]], skip: set[str]
-) -> tuple[dict[str, Entry], list[str], list[str]]:
-    """Entries for pages the map and its hubs do not list, orphans first: (writes, names added to
-    the map itself, names that found no place).
-
-    Entries go to the map while it has room under its ceiling; the rest go to
-    the hub of their folder (or initial), made when missing, and the map lists
-    that hub — so every page is reached through at most one hub. A page the
-    map reaches only through other pages still gets an entry while there is
-    room; past the ceiling, reachable is enough. A name finds no place when
-    the map has no room even for its hub's line (a prune makes room).
-    """
-    old = read_text(tree, pages.map_path())
-    if old is None:
-        if pages.map_path() in tree or not titles:
-            return {}, [], []  # a map that is not text is the person's to mend; no pages, no map
-        old = ""  # an existing vault without a map: the pass starts one
-    index = link_index(titles)
-    listed = {index.resolve(lk.target) for lk in linking.find_links(old)}
-    listed |= {index.resolve_md(md.path, "") for md in linking.find_md_links(old)}
-    unlisted = [n for n in titles if n not in listed and pages.page_path(n) not in skip]
-    if not unlisted:
-        return {}, [], []
-    holders = hub_pages(tree, titles)
-    held = {page for listed in holders.values() for page in listed}
-    unlisted = [n for n in unlisted if n not in held]
-    if not unlisted:
-        return {}, [], []
-    reached = reachable(tree, index)
-    new, added, left = old or MAP_START, [], []
-    everything = pages.add_map_entries(new, [_entry_line(n, titles) for n in unlisted if n not in reached])
-    for name in sorted(unlisted, key=lambda n: (n in reached, n)):
-        candidate = pages.add_map_entries(new, [_entry_line(name, titles)])
-        if len(everything) > pages.MAP_CEILING and name not in reached:
-            left.append(name)  # not all fit: the map keeps its room for hubs' lines
-            continue
-        if len(candidate) > pages.MAP_CEILING and len(candidate) > len(old):
-            continue  # past the ceiling, reachable is enough
-        new = candidate
-        added.append(name)
-    writes: dict[str, Entry] = {}
-    by_hub: dict[str, tuple[str, list[str]]] = {}
-    for name in left:
-        hub, title = _group_hub(name)
-        if hub == name or (pages.page_path(hub) in tree and not is_hub(tree, hub)) or pages.page_path(hub) in skip:
-            continue
-        by_hub.setdefault(hub, (title, []))[1].append(name)
-    unplaced = [n for n in left if all(n not in names for _, names in by_hub.values())]
-    for hub, (title, names) in sorted(by_hub.items()):
-        lines = [_entry_line(n, titles) for n in names]
-        path = pages.page_path(hub)
-        hub_text = read_text(tree, path)
-        if hub not in listed:
-            candidate = pages.add_map_entries(new, [f"- [[{hub}]] — {titles.get(hub, (title, []))[0]}"])
-            if len(candidate) > pages.MAP_CEILING and len(candidate) > len(old):
-                unplaced.extend(names)
-                continue
-            new = candidate
-        writes[path] = file(hub_page_text(title, lines) if hub_text is None else pages.append_body(hub_text, "\n".join(lines)))
-    if new != old:
-        writes[pages.map_path()] = file(new)
-    return writes, added, unplaced
-
-
-def is_hub(tree: Tree, name: str) -> bool:
-    """True for a page marked `hub: true` (and the legacy `map-pages`)."""
-    if name == LEGACY_HUB:
-        return pages.page_path(name) in tree
-    found = page_facts(tree, pages.page_path(name)) if pages.page_path(name) in tree else None
-    return found is not None and found.meta is not None and found.meta.get(HUB_KEY) is True
-
-
-def hub_pages(tree: Tree, titles: Mapping[str, tuple[str, list[str]]]) -> dict[str, set[str]]:
-    """hub name -> the pages it links to (resolved)."""
-    index = link_index(titles)
-    out: dict[str, set[str]] = {}
-    for name in titles:
-        if is_hub(tree, name):
-            found = page_facts(tree, pages.page_path(name))
-            targets = resolved_targets(index, found, name) if found is not None else iter(())
-            out[name] = {n for _, n in targets if n and n != name}
-    return out
-
-
-def hub_page_text(title: str, lines: list[str]) -> str:
-    """A new hub page: code-written frontmatter (`hub: true`), an overview line, its list of links."""
-    text = pages.new_page(title, f"{title}: the pages this hub gathers.\n\n" + "\n".join(lines) + "\n")
-    return pages.patch_meta(text, {HUB_KEY: "true"})
-
-
-def _group_hub(name: str) -> tuple[str, str]:
-    """The hub a page's map entry goes to when no hub holds it yet: its folder's, else its initial's."""
-    if "/" in name:
-        folder = name.rsplit("/", 1)[0]
-        key = "-".join(part for part in "".join(c if c.isalnum() else "-" for c in folder.lower()).split("-") if part)
-        return f"map-{key or 'folder'}", f"Pages in {folder}"
-    first = name[:1].lower()
-    key = first if "a" <= first <= "z" else "other"
-    return f"map-{key}", "Pages: other" if key == "other" else f"Pages: {key.upper()}"
-
-
-def prune_into_hubs(tree: Tree, titles: Mapping[str, tuple[str, list[str]]], map_text: str) -> dict[str, Entry]:
-    """Move the map's entry lines, word for word, into the hub each page belongs to.
-
-    A page's hub is the hub that already links to it, else the hub of its folder
-    (or, at the top, of its initial), made when missing. The map keeps its prose,
-    its Open section and one line per hub, so every page stays reachable through
-    at most one hub.
-    """
-    index = link_index(titles)
-    holders = hub_pages(tree, titles)
-    held_by = {page: hub for hub, listed in sorted(holders.items()) for page in listed}
-    open_set = set(pages.open_lines(map_text))
-    moves: dict[str, list[str]] = {}
-    new_titles: dict[str, str] = {}
-    for line in map_text.splitlines():
-        if not line.startswith("- [[") or line in open_set:
-            continue
-        links = linking.find_links(line)
-        target = index.resolve(links[0].target) if links else None
-        if target is None or target in holders:
-            continue  # a hub's own entry stays: the map lists hubs
-        hub = held_by.get(target)
-        if hub is None:
-            hub, title = _group_hub(target)
-            if hub == target:
-                continue
-            new_titles.setdefault(hub, title)
-        moves.setdefault(hub, []).append(line)
-    if not moves:
-        return {}
-    writes: dict[str, Entry] = {}
-    moved = {ln for lines in moves.values() for ln in lines}
-    nl = pages.newline_of(map_text)
-    kept = "".join(ln for ln in map_text.splitlines(keepends=True) if ln.rstrip("\r\n") not in moved)
-    listed = {index.resolve(lk.target) for lk in linking.find_links(kept)}
-    hub_lines = []
-    for hub, lines in sorted(moves.items()):
-        path = pages.page_path(hub)
-        old = read_text(tree, path)
-        if old is None:
-            title = new_titles.get(hub) or hub
-            writes[path] = file(hub_page_text(title, lines))
-        else:
-            title = titles.get(hub, (hub, []))[0]
-            writes[path] = file(pages.append_body(old, "\n".join(lines)))
-        if hub not in listed:
-            hub_lines.append(f"- [[{hub}]] — {title}")
-    new_map = pages.add_map_entries(kept, hub_lines)
-    if nl == "\r\n" and "\r\n" not in new_map:
-        new_map = new_map.replace("\n", nl)
-    writes[pages.map_path()] = file(new_map)
     return writes
 
 
