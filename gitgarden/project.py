@@ -259,6 +259,7 @@ class InitReport:
     git_initialised: bool
     committed: bool
     notes: list[str] = field(default_factory=list)
+    adopted: list[str] = field(default_factory=list)  # the person's files git did not track, committed as theirs
 
 
 def init_layout(root: Path, layout: Layout | None = None) -> list[str]:
@@ -450,12 +451,15 @@ def init_project(root: Path) -> InitReport:
         root, "ls-files", "-z", "--others", "--exclude-standard", "--", *dict.fromkeys(["AGENTS.md", *layout.tree_folders()])
     ).decode("utf-8", "surrogateescape").split("\0")
     adopted = [p for p in untracked if p and (p == "AGENTS.md" or owned.in_wiki(p) or p.startswith(layout.journal_prefix))]
-    files = sorted({m for m in made if not m.endswith("/")} | set(adopted))
-    if files:
-        committed = commits.commit_paths(
-            root, files, message="gitgarden init: project layout", author=None
+    ours = sorted(m for m in made if not m.endswith("/"))
+    theirs = sorted(set(adopted) - set(ours))
+    if ours or theirs:
+        # The commit says what it holds: run again, init commits only the notes git did not track yet.
+        what = " and ".join(
+            part for part in ("project layout" if ours else "", f"{len(theirs)} of your files git did not track yet" if theirs else "") if part
         )
-    return InitReport(root, made, git_initialised, committed, notes)
+        committed = commits.commit_paths(root, sorted({*ours, *theirs}), message=f"gitgarden init: {what}", author=None)
+    return InitReport(root, made, git_initialised, committed, notes, adopted=theirs if committed else [])
 
 
 class DiskTree(Mapping[str, "Entry"]):

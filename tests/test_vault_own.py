@@ -9,7 +9,9 @@ import json
 import os
 import subprocess
 import sys
+from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -414,3 +416,66 @@ def test_gardener_dir_is_a_setting_checked_where_it_is_set(vault: Project) -> No
         assert here.gardener_folder == "Tended/By gitgarden"
     assert invoke(vault, "config", "set", "gardener_dir", ".").exit_code == 0
     assert Project(vault.root).layout.gardener_folder == ""
+
+
+# --- 6. every report says what happened ---------------------------------------------------------
+
+
+def cli(root: Path, *args: str, clock: datetime | None = None) -> Any:
+    from click.testing import CliRunner
+
+    from gitgarden.cli.main import App
+    from gitgarden.cli.main import cli as group
+
+    cwd = os.getcwd()
+    os.chdir(root)
+    try:
+        app = App(env=dict(os.environ), now=lambda: clock or FIXED_NOW, model_factory=lambda _s, _e: None)
+        return CliRunner().invoke(group, list(args), obj=app)
+    finally:
+        os.chdir(cwd)
+
+
+def test_status_counts_from_journal_from_even_after_a_tick_remembered_the_count(vault: Project) -> None:
+    from gitgarden.schedule import registry
+
+    capture(vault, "2026-10-01", "an old line", "another old line")
+    capture(vault, "2026-11-29", "a new line")
+    commit_all(vault.root, "my days")
+    registry.register(vault.root, dict(os.environ))
+    assert json.loads(cli(vault.root, "tick", "--json").output)["looked"] is True  # it remembers the count
+    unread = json.loads(cli(vault.root, "status", "--json").output)["unread"]
+    assert cli(vault.root, "config", "set", "journal_from", "2026-11-01").exit_code == 0
+    now = json.loads(cli(vault.root, "status", "--json").output)["unread"]
+    assert now == unread - 2  # the two lines of October go; the daily note of 27 November and today's stay
+    health = json.loads(cli(vault.root, "health", "--json").output)
+    assert health["unread_lines"] == now
+
+
+def test_tick_says_how_many_projects_are_registered_when_it_does_not_look(vault: Project) -> None:
+    from gitgarden.schedule import registry
+
+    registry.register(vault.root, dict(os.environ))
+    first = json.loads(cli(vault.root, "tick", "--json").output)
+    again = json.loads(cli(vault.root, "tick", "--json").output)
+    assert first["looked"] is True and first["registered"] == 1
+    assert again["looked"] is False and again["reason"] == "interval" and again["registered"] == 1
+
+
+def test_status_names_the_last_pass_from_the_records_when_this_machine_has_none(vault: Project) -> None:
+    result = garden(vault, None, Settings())
+    assert result.commit
+    data = json.loads(cli(vault.root, "status", "--json").output)  # an unregistered project: no state kept
+    assert data["last_pass_id"] == result.pass_id and data["last_outcome"] == result.outcome
+    assert f"[{result.pass_id}]" in cli(vault.root, "status").output
+
+
+def test_init_run_again_commits_only_the_notes_git_did_not_track_and_says_so(vault: Project) -> None:
+    write(vault.root, "Projects/New idea.md", "An idea of mine.\n")
+    again = cli(vault.root, "init", "--no-register")
+    assert again.exit_code == 0 and "nothing changed" not in again.output
+    assert "committed 1 of your files git did not track yet" in again.output and "Projects/New idea.md" in again.output
+    assert git(vault.root, "log", "-1", "--format=%s%n%an").splitlines() == [
+        "gitgarden init: 1 of your files git did not track yet", "Pat Person",
+    ]  # fmt: skip
+    assert "nothing changed" in cli(vault.root, "init", "--no-register").output

@@ -73,12 +73,16 @@ def init(app: App, path: Path | None, register: bool | None) -> None:
     from gitgarden.project import init_project
 
     report = init_project(path or Path.cwd())
+    theirs = f"{len(report.adopted)} of your files git did not track yet" if report.adopted else ""
+    shown = ", ".join(report.adopted[:3]) + (f" and {len(report.adopted) - 3} more" if len(report.adopted) > 3 else "")
     if report.created:
         err(f"Made a gitgarden project in {report.root}: {', '.join(report.created)}")
         if report.git_initialised:
             err("  git init: a new repository")
         if report.committed:
-            err("  committed the layout")
+            err("  committed the layout" + (f" and {theirs} (under your name, so a pass protects them): {shown}" if theirs else ""))
+    elif report.adopted:
+        err(f"{report.root} is already a gitgarden project: committed {theirs} (under your name, so a pass protects them): {shown}")
     else:
         err(f"{report.root} is already a gitgarden project: nothing changed.")
     for note in report.notes:

@@ -78,6 +78,14 @@ def _holds(a: Assessment) -> str:
 def _render_tick(report: TickReport) -> None:
     if report.reason == "disabled":
         err("The periodic pass is disabled (enabled = false); `gitgarden run` still works in a project.")
+    if report.reason == "busy":
+        err("Another tick is still running its pass: this one did nothing.")
+    if report.reason == "interval" and sys.stderr.isatty():
+        # Under a timer this is every minute but one: tick.log keeps only ticks that looked.
+        err(
+            f"Not looking yet: the last look was under interval_min ago; the next look is at "
+            f"{_when(report.next_look)} ({report.registered} registered project(s); `gitgarden status` in one says what it waits for)."
+        )
     if not report.looked:
         return
     for a in report.skipped:
@@ -347,7 +355,7 @@ def status(app: App, as_json: bool) -> None:
         pass_id = f" [{data['last_pass_id']}]" if data["last_pass_id"] else ""
         echo(f"  last pass: {_when(data['last_attempt'])}: {data['last_message'] or data['last_outcome']}{pass_id}")
     else:
-        echo("  last pass: never (on this machine)")
+        echo("  last pass: never (no pass record in log/ or on this machine)")
     echo(f"  failed passes in a row: {data['consecutive_failures']}")
     lock = data["lock"]
     if lock is None:

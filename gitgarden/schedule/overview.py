@@ -94,10 +94,7 @@ def _project_status(project: Project, env: Mapping[str, str], now: datetime) -> 
         if a.holds and all(h.until is not None for h in a.holds)
         else None,
         "remote": remote_position(root, env),
-        "last_attempt": record.last_attempt,
-        "last_outcome": record.last_outcome,
-        "last_pass_id": record.last_pass_id,
-        "last_message": record.last_sentence or None,
+        **_last_pass(root, git_dir, record),
         "consecutive_failures": record.consecutive_failures,
         "lock": lock,
         "tick": {
@@ -108,6 +105,59 @@ def _project_status(project: Project, env: Mapping[str, str], now: datetime) -> 
         },
         "warnings": a.warnings + _journal_warnings(root) + _map_warnings(root),
     }
+
+
+def _last_pass(root: Path, git_dir: Path | None, record: ProjectState) -> dict[str, Any]:
+    """The last pass: from this machine's state (a registered project's attempts), else from the
+    project's own records — the newest committed pass in `log/` or attempt in the git dir — so
+    passes run with `gitgarden run` (or on another clone) are never reported as none."""
+    found: dict[str, Any] = {
+        "last_attempt": record.last_attempt,
+        "last_outcome": record.last_outcome,
+        "last_pass_id": record.last_pass_id,
+        "last_message": record.last_sentence or None,
+        "last_from": "state" if record.last_attempt else None,
+    }
+    newest = _newest_record(root, git_dir)
+    if newest is None:
+        return found
+    when = str(newest.get("finished") or newest.get("started") or "")
+    if record.last_attempt and when <= str(record.last_attempt):
+        return found
+    return {
+        "last_attempt": when or None,
+        "last_outcome": newest.get("outcome"),
+        "last_pass_id": newest.get("pass_id") or None,
+        "last_message": newest.get("message") or None,
+        "last_from": "records",
+    }
+
+
+def _newest_record(root: Path, git_dir: Path | None) -> dict[str, Any] | None:
+    """The newest pass record of the project: the last line of the newest `log/YYYY-MM.jsonl`, or
+    the newest attempt in the git dir, whichever finished last (None when there is neither)."""
+    from gitgarden.history.records import LOG_DIR, read_attempts, records_in
+
+    found: list[dict[str, Any]] = []
+    folder = root / LOG_DIR
+    try:
+        months = sorted(n for n in os.listdir(folder) if n.endswith(".jsonl"))
+    except OSError:
+        months = []
+    for name in reversed(months):
+        path = folder / name
+        if path.is_symlink() or not path.is_file():
+            continue
+        records = records_in(path.read_text(encoding="utf-8", errors="replace"))
+        if records:
+            found.append(records[-1])
+            break
+    if git_dir is not None:
+        attempts = read_attempts(git_dir)
+        if attempts:
+            found.append(attempts[-1])
+    found = [r for r in found if r.get("finished") or r.get("started")]
+    return max(found, key=lambda r: str(r.get("finished") or r.get("started")), default=None)
 
 
 def _map_warnings(root: Path) -> list[str]:

@@ -285,6 +285,8 @@ def scan_journal(root: Path | str) -> JournalScan:
                 newest = max(newest, st.st_mtime)
     except OSError:
         pass
+    # Where the journal starts is part of what is unread: a new `journal_from` counts again.
+    entries.append(("\0from", 0, int(layout.current().journal_from.replace("-", "") or 0)))
     for tag, rel in (("\0read", READ_PATH), ("\0aside", ".gitgarden/set-aside.json")):
         try:
             st = os.stat(f"{root}/{rel}")

@@ -159,6 +159,7 @@ def run_tick(
     resolved = load_settings(None, env=env)
     report.warnings.extend(resolved.warnings)
     user = resolved.settings
+    report.registered = len(registered(env))  # said whether or not this tick looks
     with flock(state_dir(env) / "tick.lock", wait=False) as held:
         if not held:
             report.reason = "busy"  # another tick is still running its pass
