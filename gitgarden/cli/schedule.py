@@ -80,7 +80,7 @@ def _render_tick(report: TickReport) -> None:
         err("The periodic pass is disabled (enabled = false); `gitgarden run` still works in a project.")
     if report.reason == "busy":
         err("Another tick is still running its pass: this one did nothing.")
-    if report.reason == "interval" and sys.stderr.isatty():
+    if report.reason == "interval" and report.next_look and sys.stderr.isatty():
         # Under a timer this is every minute but one: tick.log keeps only ticks that looked.
         err(
             f"Not looking yet: the last look was under interval_min ago; the next look is at "
