@@ -479,3 +479,44 @@ def test_init_run_again_commits_only_the_notes_git_did_not_track_and_says_so(vau
         "gitgarden init: 1 of your files git did not track yet", "Pat Person",
     ]  # fmt: skip
     assert "nothing changed" in cli(vault.root, "init", "--no-register").output
+
+
+# --- 7. release references that exist ----------------------------------------------------------
+
+
+def test_the_source_of_gitgarden_is_its_clones_remote_and_commit_not_a_tag(tmp_path: Path) -> None:
+    from gitgarden.cli.ci import source_of
+
+    clone = tmp_path / "gitgarden-clone"
+    clone.mkdir()
+    git(clone, "init", "-q")
+    write(clone, "README.md", "gitgarden\n")
+    commit_all(clone, "a commit")
+    head = git(clone, "rev-parse", "HEAD").strip()
+    local = source_of(json.dumps({"url": clone.as_uri(), "dir_info": {"editable": True}}))
+    assert (local.url, local.clone, local.rev) == ("", clone, head)  # no remote: no URL a CI could clone
+    git(clone, "remote", "add", "origin", "https://example.org/me/gitgarden.git")
+    remote = source_of(json.dumps({"url": clone.as_uri(), "dir_info": {}}))
+    assert (remote.url, remote.rev) == ("https://example.org/me/gitgarden.git", head)
+    vcs = source_of(json.dumps({"url": "https://example.org/x.git", "vcs_info": {"vcs": "git", "commit_id": "abc123"}}))
+    assert (vcs.url, vcs.rev) == ("https://example.org/x.git", "abc123")
+    assert source_of(None).rev == "" and source_of("not json").url == ""
+
+
+def test_ci_init_fills_in_this_clone_and_names_no_tag_or_remote_that_is_not_there(vault: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+    from gitgarden.cli import ci
+
+    monkeypatch.setattr(ci, "_installed_source", lambda: ci.Source("https://example.org/me/gitgarden.git", None, "abc1234def"))
+    github = cli(vault.root, "ci", "init", "github")
+    assert github.exit_code == 0
+    assert 'pip install "gitgarden @ git+https://example.org/me/gitgarden.git@abc1234def"' in github.stdout
+    assert "v0.2.0" not in github.stdout and "sets remote" not in github.stdout  # the project has none
+    assert "gitgarden config set remote origin" in github.stdout
+    assert cli(vault.root, "config", "set", "remote", "origin").exit_code == 0
+    gitlab = cli(vault.root, "ci", "init", "gitlab")
+    assert 'sets remote = "origin"' in gitlab.stdout and "git+https://example.org/me/gitgarden.git@abc1234def" in gitlab.stdout
+    hooks = cli(vault.root, "ci", "init", "pre-commit")
+    assert "repo: https://example.org/me/gitgarden.git" in hooks.stdout and "rev: abc1234def" in hooks.stdout
+    monkeypatch.setattr(ci, "_installed_source", lambda: ci.Source("", None, ""))
+    unknown = cli(vault.root, "ci", "init", "github")
+    assert ci.URL_HOLE in unknown.stdout and ci.REV_HOLE in unknown.stdout and "No git URL is known" in unknown.stderr

@@ -10,6 +10,7 @@ ready workflow.
 from __future__ import annotations
 
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -20,21 +21,22 @@ from gitgarden.cli.app import App, err, out_json, pass_app
 if TYPE_CHECKING:
     from gitgarden.gardener.outcome import PassResult
 
-__all__ = ["register", "TEMPLATES", "summary_markdown"]
+__all__ = ["register", "TEMPLATES", "summary_markdown", "Source", "source_of"]
 
 # One run per branch at a time (the remote is the lock between machines anyway; this saves
 # the second job from doing the work only to have its push replayed or taken back).
+# `{url}`, `{rev}` and `{remote}` are filled in for this clone by `ci init` (`_source`, `_remote_note`).
 GITHUB = """\
 # .github/workflows/gitgarden.yml: one gardener pass every few hours on this wiki.
 # Repository settings: a variable GITGARDEN_MODEL (e.g. openai/gpt-4o-mini) and a secret
-# GITGARDEN_API_KEY. The project's .gitgarden/config.toml sets remote = "origin".
+# GITGARDEN_API_KEY. {remote}
 name: gitgarden
 on:
   schedule:
     - cron: "17 */3 * * *"
   workflow_dispatch:
 concurrency:
-  group: gitgarden-${{ github.ref }}
+  group: gitgarden-${{{{ github.ref }}}}
   cancel-in-progress: false
 permissions:
   contents: write
@@ -49,18 +51,18 @@ jobs:
       - uses: actions/setup-python@v5
         with:
           python-version: "3.12"
-      - run: pip install "gitgarden @ git+<URL of your gitgarden clone>@v0.2.0"
+      - run: pip install "gitgarden @ git+{url}@{rev}"
       - run: gitgarden ci
         env:
-          GITGARDEN_MODEL: ${{ vars.GITGARDEN_MODEL }}
-          GITGARDEN_API_KEY: ${{ secrets.GITGARDEN_API_KEY }}
+          GITGARDEN_MODEL: ${{{{ vars.GITGARDEN_MODEL }}}}
+          GITGARDEN_API_KEY: ${{{{ secrets.GITGARDEN_API_KEY }}}}
 """
 
 GITLAB = """\
 # .gitlab-ci.yml (or include it): one gardener pass per scheduled pipeline.
 # CI/CD settings: a variable GITGARDEN_MODEL, a masked variable GITGARDEN_API_KEY, and a
 # project access token with write_repository as GITGARDEN_PUSH_TOKEN; a pipeline schedule.
-# The project's .gitgarden/config.toml sets remote = "origin".
+# {remote}
 gitgarden:
   image: python:3.12
   rules:
@@ -69,13 +71,23 @@ gitgarden:
   variables:
     GIT_DEPTH: "0"
   script:
-    - pip install "gitgarden @ git+<URL of your gitgarden clone>@v0.2.0"
+    - pip install "gitgarden @ git+{url}@{rev}"
     - git checkout -B "$CI_COMMIT_REF_NAME" "origin/$CI_COMMIT_REF_NAME"
-    - git remote set-url origin "https://oauth2:${GITGARDEN_PUSH_TOKEN}@${CI_SERVER_HOST}/${CI_PROJECT_PATH}.git"
+    - git remote set-url origin "https://oauth2:${{GITGARDEN_PUSH_TOKEN}}@${{CI_SERVER_HOST}}/${{CI_PROJECT_PATH}}.git"
     - gitgarden ci
 """
 
-TEMPLATES = {"github": GITHUB, "gitlab": GITLAB}
+# The pre-commit framework's config: the guard in front of agents (README "The guard, in front of agents").
+PRE_COMMIT = """\
+# .pre-commit-config.yaml: gitgarden's guard in front of agents' commits.
+repos:
+  - repo: {hook_repo}
+    rev: {rev}
+    hooks:
+      - id: gitgarden-guard
+"""
+
+TEMPLATES = {"github": GITHUB, "gitlab": GITLAB, "pre-commit": PRE_COMMIT}
 
 
 def summary_markdown(result: PassResult, project_name: str) -> str:
@@ -106,12 +118,102 @@ def ci(ctx: click.Context, as_json: bool) -> None:
     _run_ci(app, as_json)
 
 
+@dataclass(frozen=True)
+class Source:
+    """Where this gitgarden can be installed from: a git URL (or '' when none is known), a local
+    clone (or None), and the commit (or '')."""
+
+    url: str
+    clone: Path | None
+    rev: str
+
+
+URL_HOLE = "<a git URL your CI can clone gitgarden from>"
+REV_HOLE = "<a commit id: git rev-parse HEAD in your gitgarden clone>"
+
+
+def source_of(direct_url: str | None) -> Source:
+    """Where the installed gitgarden came from, read from pip's `direct_url.json` (PEP 610): a git
+    URL and its commit, or a clone on this disk, whose `origin` remote and HEAD commit are asked
+    of git. A release tag is not carried with a push of a branch, so the commit is what names it."""
+    import json
+    from urllib.parse import unquote, urlparse
+
+    from gitgarden.errors import GitError
+    from gitgarden.repo import gitrepo
+
+    try:
+        data = json.loads(direct_url or "{}")
+    except ValueError:
+        data = {}
+    url = str(data.get("url") or "") if isinstance(data, dict) else ""
+    vcs = data.get("vcs_info") if isinstance(data, dict) else None
+    if isinstance(vcs, dict) and vcs.get("vcs") == "git":
+        return Source(url, None, str(vcs.get("commit_id") or ""))
+    parsed = urlparse(url)
+    if parsed.scheme != "file":
+        return Source("", None, "")
+    clone = Path(unquote(parsed.path))
+
+    def ask(*args: str) -> str:
+        try:
+            return gitrepo.git(clone, *args, check=False).decode("utf-8", "replace").strip()
+        except (GitError, OSError):
+            return ""
+
+    if not clone.is_dir() or not ask("rev-parse", "--show-toplevel"):
+        return Source("", None, "")
+    remote = ask("config", "--get", "remote.origin.url") or next(
+        (ask("config", "--get", f"remote.{r}.url") for r in ask("remote").split()), ""
+    )
+    local = not remote or "://" not in remote and "@" not in remote  # a path: no CI can clone it
+    return Source("" if local else remote, clone, ask("rev-parse", "HEAD"))
+
+
+def _installed_source() -> Source:
+    from importlib import metadata
+
+    try:
+        return source_of(metadata.distribution("gitgarden").read_text("direct_url.json"))
+    except metadata.PackageNotFoundError:
+        return Source("", None, "")
+
+
+def _remote_note(remote: str | None) -> str:
+    """What the template says of the project's `remote` setting (None: not run in a project)."""
+    if remote == "origin":
+        return 'The project\'s .gitgarden/config.toml sets remote = "origin" (commit it).'
+    if remote:
+        return f'WARNING: the project\'s remote is "{remote}", but the CI checkout names its remote origin: gitgarden config set remote origin'
+    return 'Set the project\'s remote first: gitgarden config set remote origin (and commit .gitgarden/config.toml).'
+
+
 @ci.command("init")
 @click.argument("kind", type=click.Choice(sorted(TEMPLATES)))
 @pass_app
 def ci_init(app: App, kind: str) -> None:
-    """Print a ready workflow for KIND (github or gitlab) to save in the repository."""
-    click.echo(TEMPLATES[kind], nl=False)
+    """Print a ready workflow for KIND (github, gitlab) or the pre-commit framework's config, filled
+    in for this clone: the gitgarden commit and URL to install, the project's remote."""
+    from gitgarden.errors import GitgardenError
+
+    source = _installed_source()
+    try:
+        project = app.project()
+        remote: str | None = app.settings(project).settings.remote
+    except GitgardenError:
+        remote = None
+    hook_repo = source.url or (str(source.clone) if source.clone else "<the URL or path of your gitgarden clone>")
+    click.echo(
+        TEMPLATES[kind].format(url=source.url or URL_HOLE, rev=source.rev or REV_HOLE, remote=_remote_note(remote), hook_repo=hook_repo),
+        nl=False,
+    )
+    if source.rev:
+        where = f"the clone at {source.clone}" if source.clone else source.url
+        err(f"gitgarden {source.rev[:10]} from {where}: the commit, since a release tag is not pushed with a branch.")
+    if not source.url and kind != "pre-commit":
+        err("No git URL is known for this gitgarden (installed from a folder without a remote): fill in the URL a CI job can clone.")
+    if kind != "pre-commit" and remote != "origin":
+        err(f"note: {_remote_note(remote)}")
 
 
 def register(cli: click.Group) -> None:
