@@ -639,3 +639,12 @@ def test_no_model_and_nothing_unread_is_no_failure(tmp_path: Path) -> None:
         on_message=lambda _m: None,
     )
     assert state(p.root).consecutive_failures == 0
+
+
+def test_timer_install_cron_without_crontab_is_refused_before_it_writes_anything(tmp_path: Path) -> None:
+    empty = tmp_path / "no-crontab-here"
+    empty.mkdir()
+    app = make_app(PATH=str(empty))
+    res = invoke(app, "timer", "install", "--cron")
+    assert res.exit_code == 1 and "crontab is not installed" in res.stderr
+    assert not (Path(os.environ["XDG_CONFIG_HOME"]) / "gitgarden" / "env").exists()  # no env file left behind

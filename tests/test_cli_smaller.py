@@ -157,3 +157,30 @@ def test_completion_of_pass_ids_setting_keys_and_key_names(passed: Project) -> N
 def test_completion_is_documented_with_the_variable_click_reads() -> None:
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
     assert "_GITGARDEN_COMPLETE=bash_source gitgarden" in readme and "_GITGARDEN_COMPLETE=zsh_source gitgarden" in readme
+
+
+def test_the_live_lines_spinner_moves_as_time_passes() -> None:
+    import io
+
+    from rich.console import Console
+
+    from gitgarden.cli.progress import _Live
+    from gitgarden.gardener.steps import Step
+
+    now = [100.0]
+    stream = io.StringIO()
+    console = Console(file=stream, force_terminal=True, color_system=None, width=80, get_time=lambda: now[0])
+    shown = _Live(stream, console, lambda: now[0])
+    shown.step(Step("asking the model"))
+
+    def drawn() -> str:
+        with console.capture() as seen:
+            console.print(shown.render())
+        return seen.get()
+
+    frames = []
+    for _ in range(4):
+        frames.append(drawn()[:1])  # the spinner's frame opens the line
+        now[0] += 0.1
+    assert len(set(frames)) > 1, frames  # a redraw a few times a second shows the next frame
+    assert "asking the model" in drawn()

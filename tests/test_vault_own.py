@@ -520,3 +520,40 @@ def test_ci_init_fills_in_this_clone_and_names_no_tag_or_remote_that_is_not_ther
     monkeypatch.setattr(ci, "_installed_source", lambda: ci.Source("", None, ""))
     unknown = cli(vault.root, "ci", "init", "github")
     assert ci.URL_HOLE in unknown.stdout and ci.REV_HOLE in unknown.stdout and "No git URL is known" in unknown.stderr
+
+
+# --- 8. smaller ----------------------------------------------------------------------------------
+
+
+def test_split_completes_page_names_the_pages_over_budget_first(vault: Project) -> None:
+    env = {**os.environ, "_GITGARDEN_COMPLETE": "bash_complete", "COMP_WORDS": "gitgarden split ", "COMP_CWORD": "2"}
+    done = subprocess.run([sys.executable, "-m", "gitgarden"], cwd=vault.root, env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    names = [line.split(",", 1)[1] for line in done.stdout.splitlines() if "," in line]
+    over = {"Getting started/Long reference", "Obsidian Sync/Sync your notes across devices"}
+    assert set(names[:2]) == over and "Projects/Venue list" in names and "index" not in names
+    env["COMP_WORDS"] = "gitgarden split long"
+    done = subprocess.run([sys.executable, "-m", "gitgarden"], cwd=vault.root, env=env, capture_output=True, text=True, timeout=60)
+    assert [line.split(",", 1)[1] for line in done.stdout.splitlines() if "," in line] == ["Getting started/Long reference"]
+
+
+def test_a_split_part_of_the_persons_note_gets_only_frontmatter_the_original_had(vault: Project) -> None:
+    assert read(vault, "Getting started/Long reference.md").startswith("---\ntags: [reference]\n---\n")
+    done = invoke(vault, "split", "Long reference", "--yes")
+    assert done.exit_code == 0, done.output
+    part = read(vault, "Getting started/Hotkeys.md")
+    assert part.startswith("## Hotkeys") and "state:" not in part and "source:" not in part  # nothing the person never wrote
+    write(vault.root, "Notes/Kept.md", "---\ntitle: Kept\nstate: decided\nsource: [2026-11-27]\n---\n" + read(vault, "Getting started/Long reference.md").split("---\n", 2)[2] * 2)
+    commit_all(vault.root)
+    assert invoke(vault, "split", "Kept", "--yes").exit_code == 0
+    made = [p for p in git(vault.root, "show", "--name-only", "--format=", "HEAD").split() if p.startswith("Notes/") and "Kept" not in p]
+    assert made and all(read(vault, p).startswith("---\ntitle: ") and "\nstate: decided\nsource: [2026-11-27]\n---\n" in read(vault, p) for p in made)
+    assert all("gardener:" not in read(vault, p) for p in made)
+
+
+def test_health_advice_for_a_long_note_without_sections_says_so_plainly(vault: Project) -> None:
+    write(vault.root, "Notes/One long paragraph.md", "Words without any heading at all. " * 200 + "\n")
+    commit_all(vault.root)
+    out = invoke(vault, "health").output
+    assert "Notes/One long paragraph is 6801 chars and has no `##` sections a split could move" in out
+    assert "would move no" not in out

@@ -282,8 +282,14 @@ def health(app: App, as_json: bool) -> None:
     for label, value in rows:
         click.echo(f"{label:40} {value}")
     for advice in figures.split_advice:  # the person's pages: a pass never splits them on its own
-        cut = ", ".join(f"## {h}" for h in advice["cut"]) or "no `##` sections to move"
-        click.echo(f"advice: {advice['page']} is {advice['chars']} chars; `gitgarden split` would move {cut}")
+        if advice["cut"]:
+            cut = ", ".join(f"## {h}" for h in advice["cut"])
+            click.echo(f"advice: {advice['page']} is {advice['chars']} chars; `gitgarden split` would move {cut}")
+        else:
+            click.echo(
+                f"advice: {advice['page']} is {advice['chars']} chars and has no `##` sections a split could move: "
+                "give it `##` headings, or split it by hand"
+            )
     render_set_aside([e for _, e in aside])
 
 

@@ -65,6 +65,7 @@ class _Live(Display):
         self.started = self.step_started = clock()
         self.current = Step("starting")
         self.tokens: int | None = None
+        self.spinner: Any = None  # one Spinner for the whole pass: its frame moves with the time since its first draw
 
     def step(self, step: Step) -> None:
         if step.name != self.current.name:
@@ -91,8 +92,13 @@ class _Live(Display):
         words, room = self.current.words(), self.console.width - 2 - len(end)  # 2: the spinner and a space
         if len(words) > room:
             words = words[: max(1, room - 1)] + "…"
-        style = None if self.console.no_color else "cyan"
-        return Spinner("dots", Text(words + end, no_wrap=True, overflow="ellipsis"), style=style)
+        text = Text(words + end, no_wrap=True, overflow="ellipsis")
+        if self.spinner is None:
+            self.spinner = Spinner("dots", text, style=None if self.console.no_color else "cyan")
+        else:
+            # A new Spinner every redraw starts at its first frame again: the line's spinner never moved.
+            self.spinner.update(text=text)
+        return self.spinner
 
 
 def plain_console(stream: IO[str], env: Mapping[str, str]) -> Any:

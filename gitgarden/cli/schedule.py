@@ -230,12 +230,15 @@ def timer_install(app: App, kind: str | None) -> None:
     command = timers.tick_command()
     interval = load_settings(None, env=app.env).settings.interval_min
     envf = timers.env_file(app.env)
+    crontab = _crontab(app.env) if _kind(kind) == "cron" else None
+    if crontab is not None:
+        crontab.read()  # no crontab program (or one that fails): refused before anything is written
     if timers.ensure_env_file(app.env):
         err(f"Wrote {envf} (mode 0600, every line commented out): the timer's environment.")
-    if _kind(kind) == "cron":
+    if crontab is not None:
         line = timers.cron_line(command, app.env)
         state_dir(app.env).mkdir(parents=True, exist_ok=True)  # the log's folder must exist for `>>`
-        done = timers.install_cron(line, _crontab(app.env))
+        done = timers.install_cron(line, crontab)
         err(f"crontab: gitgarden line {done}:\n  {line}")
         err(f"It runs every minute; the tick looks every interval_min ({interval}) minutes. Output goes to {state_dir(app.env) / 'tick.log'}.")
         err(

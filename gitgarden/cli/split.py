@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 import click
 
@@ -11,8 +12,34 @@ from gitgarden.cli.app import App, err
 __all__ = ["register"]
 
 
+def _complete_pages(_ctx: click.Context, _param: click.Parameter, incomplete: str) -> list[Any]:
+    """Shell completion for PAGE: the page names of the project you stand in (by name or file
+    name, any case), the pages over the budget first, each with its size."""
+    from click.shell_completion import CompletionItem
+
+    try:
+        from gitgarden.project import DiskTree, find_project
+        from gitgarden.wiki import layout, pages
+
+        project = find_project()
+        with layout.active(project.layout) as here:
+            tree = DiskTree(project.root, [here.wiki_dir])
+            want = incomplete.lower()
+            found = []
+            for path in tree:
+                name = here.page_name(path)
+                if name is None or path == here.map_path():
+                    continue
+                if name.lower().startswith(want) or name.rsplit("/", 1)[-1].lower().startswith(want):
+                    size = (project.root / path).stat().st_size
+                    found.append((size <= pages.PAGE_BUDGET, name, size))
+    except Exception:  # completion must never print a traceback into the person's shell
+        return []
+    return [CompletionItem(name, help=f"{size:,} bytes" + (" (over the budget)" if not within else "")) for within, name, size in sorted(found)[:200]]
+
+
 @click.command("split")
-@click.argument("page")
+@click.argument("page", shell_complete=_complete_pages)
 @click.option("--yes", "--apply", "apply", is_flag=True, help="Commit the split (without it: a dry run that changes nothing).")
 @click.pass_context
 def split_command(ctx: click.Context, page: str, apply: bool) -> None:

@@ -32,6 +32,7 @@ __all__ = [
     "patch_meta",
     "render_source",
     "new_page",
+    "yaml_scalar",
     "append_body",
     "newline_of",
     "open_lines",
@@ -222,7 +223,8 @@ def _plain_title(value: str) -> bool:
     return bool(_PLAIN_TITLE.match(value)) and value.lower() not in _YAML_WORDS and " #" not in value and ": " not in value
 
 
-def _yaml_scalar(value: str) -> str:
+def yaml_scalar(value: str) -> str:
+    """`value` as a YAML scalar on one line (plain when it can be, quoted otherwise)."""
     if _plain_title(value):
         return value  # what safe_dump writes for it, without importing YAML
     import yaml
@@ -240,7 +242,7 @@ def new_page(title: str, body: str, *, state: str = "open", source: Iterable[str
     body = body.strip("\n") + "\n" if body.strip() else ""
     mark = f"{GARDENER_KEY}: true\n" if gardener else ""
     return (
-        f"---\ntitle: {_yaml_scalar(title)}\nstate: {state}\nsource: {render_source(source)}\n{mark}---\n"
+        f"---\ntitle: {yaml_scalar(title)}\nstate: {state}\nsource: {render_source(source)}\n{mark}---\n"
         + body
     )
 

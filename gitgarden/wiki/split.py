@@ -101,8 +101,10 @@ def split_page(
             line for i, (_, lines) in enumerate(secs) if taken.get(i) == name for line in lines if not _is_nav(line)
         )
         head = ""  # the person's note without frontmatter: its parts get none either
-        if block:
+        if block and owner:
             head = pages.new_page(title, "", state=state, source=source, gardener=owner).replace("\n", nl)
+        elif block:
+            head = _persons_head(meta, title, nl)
         if moved and not moved.endswith("\n"):
             moved += nl
         out[pages.page_path(name)] = head + moved
@@ -115,6 +117,20 @@ def split_page(
     sep = "" if rest.endswith(nl + nl) or not rest.strip() else nl
     out[path] = block + rest + sep + f"Split into {links_}." + nl
     return out
+
+
+def _persons_head(meta: Mapping[str, object], title: str, nl: str) -> str:
+    """The frontmatter of a part of the person's note: only the keys code knows that the original
+    had (`title` as the part's, `state` and `source` as the original's), none when it had none of
+    them — never a `state: open` or `source: []` the person did not write."""
+    lines = []
+    if "title" in meta:
+        lines.append(f"title: {pages.yaml_scalar(title)}")
+    if "state" in meta:
+        lines.append(f"state: {meta['state']}")
+    if "source" in meta:
+        lines.append(f"source: {pages.render_source(pages.source_days(meta))}")
+    return nl.join(["---", *lines, "---", ""]) if lines else ""
 
 
 # Characters Obsidian (or a common file system) does not allow in a note's name.
