@@ -378,15 +378,20 @@ def test_a_full_maps_prune_moves_its_entries_into_the_gardeners_folder(vault: Pr
 def test_a_new_page_in_a_vault_of_human_names_gets_its_titles_name_in_the_gardeners_folder(vault: Project, fake_model: FakeModel) -> None:
     capture(vault, "2026-11-29", "Ridge Roofing quoted the new roof", "Ridge Roofing starts in March, see the budget")
     commit_all(vault.root, "my day")
+    capture(vault, "2026-11-29", "The new roof costs 9000 EUR, Ridge Roofing says")
+    commit_all(vault.root, "more")
     fake_model.enqueue({"operations": [
         {"op": "create_page", "page": "ridge-roofing", "title": "Ridge Roofing", "body": "Ridge Roofing quoted the new roof.\n", "lines": ["2026-11-29#1"]},
         {"op": "append", "page": "ridge-roofing", "text": "Ridge Roofing starts in March.\n", "lines": ["2026-11-29#2"]},
+        {"op": "create_page", "page": "new-roof", "title": "New roof", "body": "The new roof costs 9000 EUR, [[ridge-roofing|Ridge Roofing]] says.\n", "lines": ["2026-11-29#3"]},
     ]})  # fmt: skip
     result = garden(vault, fake_model)
     assert result.outcome == "pages_written", (result.refusals, result.detail)
-    assert result.created == ["Gardener/Ridge Roofing.md"]  # the slug stays the operation's key
+    # The slug stays the operation's key: the append and the link reach the page by it.
+    assert result.created == ["Gardener/Ridge Roofing.md", "Gardener/New roof.md"]
     text = read(vault, "Gardener/Ridge Roofing.md")
     assert "quoted the new roof" in text and "starts in March" in text
+    assert "[[Ridge Roofing|Ridge Roofing]] says" in read(vault, "Gardener/New roof.md")
     assert "[[Gardener/Ridge Roofing]]" in read(vault, "index.md")
     assert not (vault.root / "ridge-roofing.md").exists()
 

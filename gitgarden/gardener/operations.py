@@ -146,7 +146,10 @@ def _create_page(op: Op, tree: Tree, ctx: ApplyContext) -> Applied | Refusal:
     placed = ctx.place.new_page(name, op.get("title")) if ctx.place is not None else name
     if placed != name:
         if _unsafe_name(placed) or pages.page_path(placed) in tree or _resolve(tree, ctx, placed.rsplit("/", 1)[-1]):
-            placed = name  # no human name free for it: the slug, where the model put it
+            folder = placed.rpartition("/")[0]
+            placed = f"{folder}/{name}" if folder else name  # its human name is taken: the slug, in the same folder
+        if placed == name or _unsafe_name(placed) or pages.page_path(placed) in tree:
+            placed = name
         else:
             ctx = replace(ctx, keys={**ctx.keys, name.strip().lower(): placed})
     path = pages.page_path(placed)
