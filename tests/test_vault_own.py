@@ -252,6 +252,24 @@ def test_plain_guard_and_the_hook_are_silent_about_obsidians_files(vault: Projec
     assert committed.stdout + committed.stderr == "" and git(vault.root, "rev-parse", "HEAD") != head
 
 
+def test_an_agent_may_not_bring_in_code_obsidian_runs(vault: Project) -> None:
+    git(vault.root, "add", ".obsidian")
+    commit_all(vault.root, "Obsidian's settings")
+    assert gitgarden(vault.root, "hook", "install").returncode == 0
+    for code in (".obsidian/plugins/x/main.js", ".obsidian/snippets/wide.css", ".obsidian/themes/Dark/theme.css"):
+        write(vault.root, code, "/* runs in Obsidian */\n")
+        head = git(vault.root, "rev-parse", "HEAD")
+        refused = agent_commit(vault.root)
+        assert refused.returncode != 0 and code in refused.stdout + refused.stderr, refused.stdout + refused.stderr
+        assert git(vault.root, "rev-parse", "HEAD") == head
+        git(vault.root, "reset", "-q")
+        (vault.root / code).unlink()
+    # The person installs one: their commit passes, and plain `gitgarden guard` says nothing of it.
+    write(vault.root, ".obsidian/plugins/x/main.js", "/* the person's plugin */\n")
+    assert agent_commit(vault.root, agent=False).returncode == 0
+    assert gitgarden(vault.root, "guard").returncode == 0
+
+
 # --- 5. a split is judged on the pages it writes -----------------------------------------------
 
 

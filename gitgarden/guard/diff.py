@@ -26,7 +26,7 @@ from gitgarden.wiki import layout, linking, pages, placement
 from gitgarden.wiki.names import is_note_name, is_slug, unportable_part
 from gitgarden.wiki.tree import Entry, Tree, changed_paths, text_of
 
-__all__ = ["PassContext", "Diff", "PageChange", "Moves", "meta_of", "slug_rule"]
+__all__ = ["PassContext", "Diff", "PageChange", "Moves", "meta_of", "slug_rule", "obsidian_settings"]
 
 
 @dataclass(frozen=True)
@@ -300,6 +300,17 @@ def _is_obsidians(here: layout.Layout, path: str) -> bool:
     the wiki folder): outside the guard's subject for the person and their agents, since Obsidian
     rewrites `workspace.json` whenever a note is opened; a pass still never writes one."""
     return path.startswith(OBSIDIAN_DIR) or (bool(here.wiki_prefix) and path.startswith(here.wiki_prefix + OBSIDIAN_DIR))
+
+
+def obsidian_settings(here: layout.Layout, path: str) -> bool:
+    """True for the part of Obsidian's folder it rewrites as it runs: the JSON settings at its top
+    (`workspace.json`, `app.json`, …) and a plugin's `data.json`. The rest — plugins' code,
+    CSS snippets, themes — is code Obsidian runs, which an agent's commit may not bring in."""
+    rel = path[len(here.wiki_prefix) :] if here.wiki_prefix and path.startswith(here.wiki_prefix) else path
+    parts = rel[len(OBSIDIAN_DIR) :].split("/")
+    return (len(parts) == 1 and parts[0].endswith(".json")) or (
+        len(parts) == 3 and parts[0] == "plugins" and parts[2] == "data.json"
+    )
 
 
 def _kind(here: layout.Layout, path: str, old: Entry | None, new: Entry | None) -> str:

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gitgarden.guard.anchors import dangling
-from gitgarden.guard.diff import Diff, PassContext, meta_of, slug_rule
+from gitgarden.guard.diff import Diff, PassContext, meta_of, obsidian_settings, slug_rule
 from gitgarden.guard.text import (
     common_prefix,
     find_links,
@@ -181,6 +181,8 @@ def rule_writable_surface(d: Diff) -> Iterator[Finding]:
             yield path, "the path is not a plain relative path inside the project", ""
         elif kind == "obsidian" and d.ctx is not None:
             yield path, "a pass never writes Obsidian's own files (.obsidian/)", ""
+        elif kind == "obsidian" and d.agent and not obsidian_settings(d.layout, path):
+            yield path, "an agent's commit may not change Obsidian's plugins, snippets or themes (code Obsidian runs): the person installs those", ""
         elif kind != "other":
             continue
         elif d.ctx is not None:
