@@ -15,6 +15,7 @@ from typing import Any
 import click
 
 from gitgarden import __version__
+from gitgarden.cli import agents as _agents
 from gitgarden.cli import ci as _ci
 from gitgarden.cli import guard as _guard
 from gitgarden.cli import history as _history
@@ -135,12 +136,10 @@ def capture(app: App, text: tuple[str, ...]) -> None:
     project = app.project()
     body = " ".join(text) if text else sys.stdin.read()
     try:
-        path, lines = do_capture(project.journal, body, app.now().astimezone())
+        done = do_capture(project.journal, body, app.now().astimezone())
     except OSError as exc:
         raise GitgardenError(f"capture failed: {exc}") from None
-    if not lines:
-        raise GitgardenError("nothing to capture: give text or pipe it on stdin")
-    err(f"Captured {len(lines)} line(s) in {path.relative_to(project.root)}")
+    err(f"Captured {len(done.lines)} line(s) in {done.path.relative_to(project.root)}")
 
 
 @cli.command()
@@ -360,5 +359,5 @@ def main() -> None:
     cli(obj=App(), complete_var="_GITGARDEN_COMPLETE")  # the same under `python -m gitgarden`
 
 
-for _part in (_ci, _guard, _history, _keys, _schedule, _settings, _split):
+for _part in (_agents, _ci, _guard, _history, _keys, _schedule, _settings, _split):
     _part.register(cli)

@@ -23,7 +23,7 @@ from gitgarden.gardener.steps import Step
 from gitgarden.guard import grounding
 from gitgarden.guard import rules as guard
 from gitgarden.model.operations import Op
-from gitgarden.wiki import journal, pages, tidy
+from gitgarden.wiki import captured, journal, pages, tidy
 
 if TYPE_CHECKING:
     from gitgarden.gardener.outcome import PassResult
@@ -280,6 +280,9 @@ def account(run: Pass, reading: Reading, work: Work, ledger: Ledger | None) -> d
         return {}
     result = run.result
     writes = _account(result, reading, work.offered_lines(), ledger)
+    if ledger is not None:
+        read_lines = [ln for ln in work.offered_lines() if ledger.status.get(ln.id) == "read"]
+        result.captured_by = captured.who(captured.load(captured.log_path(run.git_dir)), read_lines)
     result.job_figures["promote"] = {"offered": len(result.offered), "read": result.marked_read, **_promoted(ledger)}
     return writes
 

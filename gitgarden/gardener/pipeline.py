@@ -37,11 +37,11 @@ from gitgarden.gardener.outcome import JOBS, NO_MODEL_HINT, OUTCOMES, PassResult
 from gitgarden.gardener.state import Clock, Pass, StandDown, Stopped, Work, request_stop, stop_path
 from gitgarden.gardener.steps import Step
 from gitgarden.history import records
-from gitgarden.project import Project
+from gitgarden.project import Project, file_text
 from gitgarden.repo import gitrepo, recovery
 from gitgarden.repo.lock import LOCK_NAME, PassLock
 from gitgarden.repo.states import blocking_state
-from gitgarden.wiki import journal, layout, pages, tidy
+from gitgarden.wiki import captured, journal, layout, pages, tidy
 from gitgarden.wiki.facts import FactsCache
 from gitgarden.wiki.tree import changed_paths
 
@@ -176,6 +176,8 @@ def _run_pass(
             finally:
                 if not dry_run:
                     facts.save()  # machine-local, in the git dir: the next pass re-reads only changed pages
+                if result.commit and not dry_run:
+                    _after_commit(project, settings, git_dir)
                 if result.snapshot and not result.commit and not result.taken_back and not dry_run:
                     # `pre_gardener/<id>` marks passes that committed: a pass without a commit has nothing to undo.
                     commit.drop_snapshot(root, result.pass_id)
@@ -188,6 +190,23 @@ def _run_pass(
     # later: a map that could not get under its ceiling); a quiet "nothing new" leaves no trace.
     worth = result.outcome in _RECORD_WITHOUT_COMMIT or result.map_chars is not None
     return _finish(project, result, now, record=not dry_run and worth and not result.commit)
+
+
+def _after_commit(project: Project, settings: Settings, git_dir: Path) -> None:
+    """The machine-local caches a committed pass leaves current: the capture log loses the lines now
+    read (the record says who captured them), and a search index, where there is one, takes the
+    pages the pass wrote. Neither may fail the pass: both are rebuilt or ignored when broken."""
+    try:
+        read = journal.load_read(file_text(project.root, journal.READ_PATH))
+        captured.prune(captured.log_path(git_dir), read)
+    except Exception:  # a convenience: the pass has committed, whatever happens here
+        pass
+    try:
+        from gitgarden.search.index import refresh
+
+        refresh(project, identity=tuple(settings.identity_files), only_if_present=True)
+    except Exception:  # the next search brings the index up to date itself
+        pass
 
 
 def _killed_pass(git_dir: Path) -> str:

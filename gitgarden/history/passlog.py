@@ -70,6 +70,7 @@ class PassEntry:
     reviewed: bool = False  # made in review mode (accepted, rejected or still waiting)
     subject: str = ""
     message: str = ""
+    captured_by: dict[str, list[str]] = field(default_factory=dict)  # agent -> the line ids it captured that the pass read
     record: dict[str, Any] | None = field(default=None, repr=False)
 
     def to_json(self) -> dict[str, Any]:
@@ -142,6 +143,14 @@ def _records(root: Path, extra_rev: str | None) -> list[dict[str, Any]]:
     return records
 
 
+def _captured_by(rec: dict[str, Any] | None) -> dict[str, list[str]]:
+    """Who captured the lines a pass read, from its record (agents only; records before it: none)."""
+    value = (rec or {}).get("captured_by")
+    if not isinstance(value, dict):
+        return {}
+    return {str(k): [str(i) for i in v] for k, v in value.items() if isinstance(v, list) and v}
+
+
 def _from_record(rec: dict[str, Any]) -> PassEntry:
     # Records of older versions listed unlanded writes as written; a rejected review pass's writes
     # did land, on the review branch (`rejected_commit`), before the person dropped them.
@@ -174,6 +183,7 @@ def _from_record(rec: dict[str, Any]) -> PassEntry:
         trigger=str(rec.get("trigger") or ""),
         reviewed=bool(rec.get("review")),
         message=str(rec.get("message") or ""),
+        captured_by=_captured_by(rec),
         record=rec,
     )
 
@@ -228,6 +238,7 @@ def _scan(root: Path) -> tuple[list[PassEntry], dict[str, _Undo]]:
             reviewed="Review" in t,
             subject=subject,
             message=str(known.get("message", "")) if known else "",
+            captured_by=_captured_by(known),
             record=known,
         )
         entries.append((entry, order.get(pid, len(records) + n - i)))

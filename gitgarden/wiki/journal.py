@@ -8,6 +8,8 @@ lives in `.gitgarden/read.json` and advances only inside a pass commit.
 
 from __future__ import annotations
 
+import errno
+import fcntl
 import json
 import os
 import re
@@ -21,6 +23,8 @@ try:  # sha1 without OpenSSL's start-up cost (hashlib loads _hashlib first): `st
 except ImportError:  # pragma: no cover - an interpreter without the builtin module
     from hashlib import sha1
 
+from gitgarden.errors import GitgardenError
+from gitgarden.wiki import captured
 from gitgarden.wiki.names import is_day
 
 __all__ = [
@@ -35,12 +39,18 @@ __all__ = [
     "render_read",
     "mark_read",
     "capture",
+    "Captured",
+    "CaptureError",
+    "CAPTURE_LIMIT",
     "split_capture",
     "not_read_names",
     "not_read_warning",
 ]
 
 READ_PATH = ".gitgarden/read.json"
+# One capture's text at most (UTF-8 bytes): a day's notes fit many times over; a pasted file
+# does not belong in the journal, and no prompt could offer its lines whole.
+CAPTURE_LIMIT = 100_000
 _ID_RE = re.compile(r"^(\d{4}-\d{2}-\d{2})#(\d+)$")
 
 
@@ -133,6 +143,10 @@ def _journal_dir() -> str:
     return layout.current().journal_dir
 
 
+class CaptureError(GitgardenError):
+    """A capture refused (empty, or over CAPTURE_LIMIT): nothing was written."""
+
+
 class ReadPositionError(ValueError):
     """`.gitgarden/read.json` exists but cannot be read as a read position."""
 
@@ -191,23 +205,66 @@ def split_capture(text: str) -> list[str]:
     return [ln.strip() for ln in text.splitlines() if ln.strip()]
 
 
-def capture(journal_dir: Path, text: str, now: datetime) -> tuple[Path, list[str]]:
-    """Append `text` to today's day file (one line per non-empty line); never commits."""
+@dataclass(frozen=True)
+class Captured:
+    """What one capture wrote: the day file, the lines as written, and their ids."""
+
+    path: Path
+    lines: list[str]
+    ids: list[str]
+
+
+def capture(journal_dir: Path, text: str, now: datetime, *, by: str = "", log: Path | None = None) -> Captured:
+    """Append `text` to today's day file (one line per non-empty line); never commits.
+
+    Refused with CaptureError, writing nothing, when `text` holds no line or is over
+    CAPTURE_LIMIT bytes. Captures running at once (the CLI, `gitgarden mcp`, the web app) each
+    write their lines together under an flock of the day file: none is lost or interleaved,
+    and each knows the ids its lines got. `by` (an agent's name) goes to the capture log `log`
+    (`captured.log_path`), never into the journal: the line stays the words captured.
+    """
+    size = len(text.encode("utf-8", "surrogatepass"))
+    if size > CAPTURE_LIMIT:
+        raise CaptureError(
+            f"nothing captured: the text is {size:,} bytes, over the {CAPTURE_LIMIT:,}-byte limit of one capture; "
+            "capture it in smaller parts"
+        )
     lines = split_capture(text)
-    path = journal_dir / f"{now:%Y-%m-%d}.md"
     if not lines:
-        return path, []
-    if path.is_symlink():
-        raise OSError(f"{path} is a symlink; capture does not follow it")
+        raise CaptureError("nothing to capture: give text with at least one non-blank line")
+    day = f"{now:%Y-%m-%d}"
+    path = journal_dir / f"{day}.md"
     journal_dir.mkdir(parents=True, exist_ok=True)
-    prefix = b""
-    if path.exists():
-        with path.open("rb") as fh:
-            fh.seek(0, 2)
-            if fh.tell() > 0:
-                fh.seek(-1, 2)
-                if fh.read(1) != b"\n":
-                    prefix = b"\n"
-    with path.open("ab") as fh:
-        fh.write(prefix + "".join(ln + "\n" for ln in lines).encode("utf-8"))
-    return path, lines
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), 0o644)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise OSError(f"{path} is a symlink; capture does not follow it") from None
+        raise
+    with open(fd, "r+b", buffering=0) as fh:
+        fcntl.flock(fh.fileno(), fcntl.LOCK_EX)  # released when the file closes
+        old = _read_all(fh.fileno())
+        prefix = b"\n" if old and not old.endswith(b"\n") else b""
+        data = prefix + "".join(ln + "\n" for ln in lines).encode("utf-8", "surrogatepass")
+        _write_all(fh.fileno(), data)
+        whole = (old + data).decode("utf-8", "replace")
+        first = len(whole.splitlines()) - len(lines) + 1  # numbered as parse_day numbers them
+        keys = {ln.lineno: ln.key for ln in parse_day(day, whole) if ln.lineno >= first}
+        if by and log is not None:
+            captured.append(log, [(day, n, keys[n]) for n in range(first, first + len(lines)) if n in keys], by, now)
+    return Captured(path, lines, [f"{day}#{n}" for n in range(first, first + len(lines))])
+
+
+def _read_all(fd: int) -> bytes:
+    chunks, offset = [], 0
+    while chunk := os.pread(fd, 1 << 16, offset):
+        chunks.append(chunk)
+        offset += len(chunk)
+    return b"".join(chunks)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    """One write when the kernel takes it whole (it does for a regular file), the rest after."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]

@@ -1,0 +1,132 @@
+"""What the agents' door does, as plain functions over one project: each returns plain JSON.
+
+The MCP server (`server.py`) hands these to agents as tools; nothing here knows
+MCP. One writes: `capture`, which appends to today's journal exactly as
+`gitgarden capture` does (the same function, limits and messages) and never
+commits. The rest read, through the same library functions the CLI and the web
+app use. No function here writes, moves or deletes a page, runs a pass or
+changes a setting — and none is to be added: the gardener is the only writer
+of pages.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from datetime import datetime
+from typing import Any
+
+from gitgarden.errors import GitgardenError
+from gitgarden.project import Project
+from gitgarden.wiki import layout
+
+__all__ = ["Door", "TOOLS"]
+
+# The tools, in the order an agent is shown them. A test holds the server's list to exactly these.
+TOOLS = ("capture", "search", "read_page", "read_map", "journal", "status", "page_sources")
+SEARCH_LIMIT_MAX = 100
+
+
+class Door:
+    """One project's door for agents: the environment and clock it reads with (tests pass a fixed one)."""
+
+    def __init__(self, project: Project, env: Mapping[str, str], now: Callable[[], datetime]) -> None:
+        self.project = project
+        self.env = env
+        self.now = now
+
+    def _settings(self) -> Any:
+        from gitgarden.config import load_settings
+
+        return load_settings(self.project.root, env=self.env).settings
+
+    def capture(self, text: str, client: str = "") -> dict[str, Any]:
+        """Append `text` to today's journal, one line per non-empty line; `client` (the agent's
+        name) goes to the capture log, never into the line. Never commits."""
+        from gitgarden.repo import gitrepo
+        from gitgarden.wiki import captured, journal
+
+        project = self.project
+        try:
+            log = captured.log_path(gitrepo.git_dir(project.root))
+        except GitgardenError:
+            log = None  # who captured is a convenience: the line is captured all the same
+        try:
+            done = journal.capture(project.journal, text, self.now().astimezone(), by=client, log=log)
+        except OSError as exc:
+            raise GitgardenError(f"capture failed: {exc}") from None
+        return {
+            "ids": done.ids,
+            "file": done.path.relative_to(project.root).as_posix(),
+            "message": f"Captured {len(done.ids)} line(s); the gardener reads them at its next pass (nothing is committed now).",
+        }
+
+    def search(self, query: str, limit: int = 10) -> dict[str, Any]:
+        """Ranked pages and journal lines matching `query` (as `gitgarden search`)."""
+        from gitgarden.search.index import search
+
+        if not 1 <= limit <= SEARCH_LIMIT_MAX:
+            raise GitgardenError(f"limit must be between 1 and {SEARCH_LIMIT_MAX}")
+        identity = tuple(self._settings().identity_files)
+        return search(self.project, query, limit=limit, identity=identity).to_json()
+
+    def read_page(self, name: str) -> dict[str, Any]:
+        """A page's text, state, `source:` days and backlinks; `name` resolved as Obsidian resolves it."""
+        from gitgarden.schedule.overview import find_page
+
+        return find_page(self.project, name).to_json()
+
+    def read_map(self) -> dict[str, Any]:
+        """The map's text and its Open questions."""
+        from gitgarden.schedule.overview import map_view
+
+        text, open_lines = map_view(self.project)
+        return {"path": self.project.layout.map_path(), "text": text, "open": open_lines}
+
+    def journal(self, day: str = "") -> dict[str, Any]:
+        """One day's journal lines (default today) with their ids and read/unread state, and the
+        days there are."""
+        from gitgarden.schedule.overview import journal_day, journal_days
+
+        day = day.strip() or f"{self.now().astimezone():%Y-%m-%d}"
+        days = journal_days(self.project)
+        if day not in days and day == f"{self.now().astimezone():%Y-%m-%d}":
+            return {"day": day, "lines": [], "days": days[:30]}  # nothing captured today yet: no error
+        lines = journal_day(self.project, day)
+        return {"day": day, "lines": [ln.to_json() for ln in lines], "days": days[:30]}
+
+    def status(self) -> dict[str, Any]:
+        """Lines waiting, the last pass, review waiting, the lines set aside (as `gitgarden status`)."""
+        from gitgarden.gardener import setaside
+        from gitgarden.history import passlog
+        from gitgarden.schedule.overview import project_status
+
+        project = self.project
+        data = project_status(project, self.env, self.now())
+        with layout.active(project.layout):
+            aside = [setaside.summary(e) for _, e in setaside.on_disk(project.root)[1]]
+            entries = passlog.passes(project.root)
+        last = next((e for e in entries if e.review != "waiting"), None)
+        waiting = [e.pass_id for e in entries if e.review == "waiting"]
+        return {
+            "unread": data["unread"],
+            "set_aside": aside,
+            "last_pass": None if last is None else {
+                "pass_id": last.pass_id, "when": last.when, "outcome": last.outcome, "message": last.message,
+                "commit": last.commit, "read": last.read, "created": last.created, "appended": last.appended,
+            },
+            "review_waiting": waiting,
+            "eligible": data["eligible"],
+            "held": data["held"],
+            "no_model": data["no_model"],
+            "warnings": data["warnings"],
+        }  # fmt: skip
+
+    def page_sources(self, name: str) -> dict[str, Any]:
+        """The paragraphs of a page that passes wrote, each with the journal lines it came from."""
+        from gitgarden.history.provenance import page_sources
+        from gitgarden.schedule.overview import find_page
+
+        page = find_page(self.project, name)
+        with layout.active(self.project.layout):
+            sources = page_sources(self.project.root, page.name, page.text)
+        return {"name": page.name, "path": page.path, "sources": [s.to_json() for s in sources]}
