@@ -435,3 +435,16 @@ def test_a_capture_waits_while_another_holds_the_day_file_and_reports_where_its_
         os.close(fd)
     assert day.read_text() == "typed by the other capture, no newline\nAcme signed\nDana runs ops\n"
     assert got["ids"] == [f"{DAY}#2", f"{DAY}#3"]
+
+
+def test_without_the_sdk_the_command_says_how_to_install_it(project: Project, tmp_path: Path) -> None:
+    shadow = tmp_path / "no-sdk"
+    (shadow / "mcp").mkdir(parents=True)
+    (shadow / "mcp" / "__init__.py").write_text("raise ImportError('No module named mcp', name='mcp')\n")  # as if not installed
+    env = _env()
+    env["PYTHONPATH"] = os.pathsep.join([str(REPO), str(shadow)])
+    done = subprocess.run(
+        [sys.executable, "-m", "gitgarden", "mcp"], cwd=project.root, env=env, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL
+    )
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr.count("\n") == 1 and "pip install 'gitgarden[agents]'" in done.stderr

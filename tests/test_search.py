@@ -228,3 +228,21 @@ def test_a_project_nobody_searched_gets_no_index_from_a_pass(project: Project, f
     result = run_pass(project, Settings(model="fake/scripted"), model=fake_model.enqueue(reply), now=lambda: FIXED_NOW)
     assert result.outcome == "pages_written"
     assert not cache_path(project).exists()
+
+
+def test_a_search_with_nothing_changed_writes_nothing(tmp_path: Path) -> None:
+    vault = tmp_path / "Notes"
+    write(vault, ".obsidian/app.json", "{}")
+    write(vault, "Ridge Roofing.md", "Quote for the roof.\n")
+    write(vault, "AGENTS.md", "The roof project.\n")  # at the root: no page, but a .md file the walk meets
+    write(vault, "Daily notes/2026-11-29.md", "Called about the roof\n")
+    write(vault, "Daily notes/notes.md", "not a day\n")
+    git(vault, "init", "-q")
+    commit_all(vault, "my vault")
+    project = Project(init_project(vault).root)
+    for path in vault.rglob("*.md"):  # written long ago: no file is "just modified" for the index
+        os.utime(path, ns=(1_700_000_000_000_000_000, 1_700_000_000_000_000_000))
+    assert pages_found(project, "roof") == ["Ridge Roofing"]
+    before = cache_path(project).read_bytes()
+    assert pages_found(project, "roof") == ["Ridge Roofing"]
+    assert cache_path(project).read_bytes() == before

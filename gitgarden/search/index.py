@@ -41,7 +41,7 @@ T = TypeVar("T")
 
 CACHE_NAME = "search.sqlite"
 FTS_MODULE = "fts5"
-_VERSION = "1"
+_VERSION = "2"
 _WEIGHTS = "10.0, 8.0, 3.0, 1.0"  # names, title, headings, body
 _RACY_NS = 2_000_000_000
 _BUSY_S = 30.0
@@ -51,7 +51,7 @@ _CORRUPT = {"SQLITE_CORRUPT", "SQLITE_NOTADB", "SQLITE_CORRUPT_VTAB", "SQLITE_CO
 
 _SCHEMA = f"""
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE files(path TEXT PRIMARY KEY, kind TEXT NOT NULL, size INTEGER NOT NULL, mtime INTEGER NOT NULL, hash TEXT NOT NULL);
+CREATE TABLE files(path TEXT PRIMARY KEY, kind TEXT NOT NULL, sig INTEGER NOT NULL, hash TEXT NOT NULL);
 CREATE TABLE entries(id INTEGER PRIMARY KEY, path TEXT NOT NULL, kind TEXT NOT NULL, ref TEXT NOT NULL,
                      title TEXT NOT NULL, state TEXT, source TEXT NOT NULL);
 CREATE INDEX entries_path ON entries(path);
@@ -80,7 +80,7 @@ class Hit:
 
     def to_json(self) -> dict[str, Any]:
         """The hit as plain JSON (`gitgarden search --json`, the MCP tool)."""
-        data: dict[str, Any] = {"kind": self.kind, "path": self.path, "snippet": self.snippet, "score": round(self.score, 4)}
+        data: dict[str, Any] = {"kind": self.kind, "path": self.path, "snippet": self.snippet, "score": float(f"{self.score:.4g}")}
         if self.kind == "page":
             data.update(name=self.ref, title=self.title, state=self.state, source=list(self.source))
         else:
@@ -260,54 +260,71 @@ def _unwritable(exc: BaseException) -> bool:
 # -- bringing it up to date ------------------------------------------------------------------
 
 
-def _listing(project: Project, identity: tuple[str, ...]) -> dict[str, tuple[str, int, int]]:
-    """Every page and day file: project-relative path -> (kind, size, mtime in ns). Symlinks and
-    what is no page (the reserved folders, hidden names, attachments) are left out."""
-    layout: Layout = project.layout.with_identity(identity)
+def _listing(project: Project, layout: Layout) -> dict[str, int]:
+    """Every `.md` file that may be a page, and every day file: project-relative path -> its stat
+    signature. Symlinks, hidden folders and, at the root, the reserved names are never walked; which
+    of the rest are pages is decided (`layout.page_name`) only for the files that changed."""
     root = str(project.root)
-    out: dict[str, tuple[str, int, int]] = {}
+    out: dict[str, int] = {}
     for folder in layout.wiki_folders():
-        start = root if folder == "." else os.path.join(root, folder)
-        todo = [(start, "" if folder == "." else folder)]
+        at_root = folder == "."
+        todo = [(root if at_root else os.path.join(root, folder), "" if at_root else folder + "/")]
         while todo:
-            here, rel = todo.pop()
+            here, prefix = todo.pop()
             try:
-                entries = list(os.scandir(here))
+                entries = os.scandir(here)
             except OSError:
                 continue
-            for entry in entries:
-                if not rel and folder == "." and reserved_at_top(entry.name):
-                    continue
-                child = f"{rel}/{entry.name}" if rel else entry.name
-                if entry.is_dir(follow_symlinks=False):
-                    if not entry.name.startswith("."):
-                        todo.append((entry.path, child))
-                elif entry.name.endswith(".md") and entry.is_file(follow_symlinks=False) and layout.page_name(child):
-                    with suppress(OSError):
-                        st = entry.stat(follow_symlinks=False)
-                        out[child] = ("page", st.st_size, st.st_mtime_ns)
-    journal = os.path.join(root, layout.journal_dir)
-    with suppress(OSError):
-        for entry in os.scandir(journal):
+            with entries:
+                for entry in entries:
+                    name = entry.name
+                    if name[0] == "." or (at_root and not prefix and reserved_at_top(name)):
+                        continue
+                    if name.endswith(".md"):
+                        if entry.is_file(follow_symlinks=False):
+                            with suppress(OSError):
+                                st = entry.stat(follow_symlinks=False)
+                                out[prefix + name] = _signature(st.st_size, st.st_mtime_ns)
+                    elif entry.is_dir(follow_symlinks=False):
+                        todo.append((entry.path, prefix + name + "/"))
+    with suppress(OSError), os.scandir(os.path.join(root, layout.journal_dir)) as days:
+        for entry in days:
             if entry.name.endswith(".md") and is_day(entry.name[:-3]) and entry.is_file(follow_symlinks=False):
                 with suppress(OSError):
                     st = entry.stat(follow_symlinks=False)
-                    out[f"{layout.journal_prefix}{entry.name}"] = ("day", st.st_size, st.st_mtime_ns)
+                    out[layout.journal_prefix + entry.name] = _signature(st.st_size, st.st_mtime_ns)
     return out
+
+
+def _signature(size: int, mtime_ns: int) -> int:
+    """One integer for a file's size and modification time (0 is kept for "hash it again")."""
+    return hash((size, mtime_ns)) or 1
+
+
+def _kind(layout: Layout, path: str) -> str | None:
+    """"day" for a day file, "page" for a page, None for a file that is neither."""
+    if layout.is_journal_file(path):
+        return "day" if is_day(path[len(layout.journal_prefix) : -3]) else None
+    return "page" if layout.page_name(path) else None
 
 
 def _update(conn: sqlite3.Connection, project: Project, identity: tuple[str, ...]) -> None:
     """Index what changed on disk since the index last looked; nothing is written when nothing did."""
-    listing = _listing(project, identity)
-    stored = {row[0]: row[1:] for row in conn.execute("SELECT path, kind, size, mtime, hash FROM files")}
-    changed = [p for p, (kind, size, mtime) in listing.items() if stored.get(p, ())[:3] != (kind, size, mtime)]
+    layout = project.layout.with_identity(identity)
+    listing = _listing(project, layout)
+    stored: dict[str, int] = dict(conn.execute("SELECT path, sig FROM files").fetchall())
+    changed = [p for p, sig in listing.items() if stored.get(p) != sig]
     gone = [p for p in stored if p not in listing]
+    shape = repr((layout.wiki_dir, layout.journal_dir, layout.identity))
+    if conn.execute("SELECT value FROM meta WHERE key = 'layout'").fetchone() != (shape,):
+        gone, changed = list(stored), list(listing)  # another layout: what is a page may have changed
     if not changed and not gone:
         return
-    layout = project.layout
     racy = time.time_ns() - _RACY_NS
     conn.execute("BEGIN IMMEDIATE")
     try:
+        conn.execute("INSERT OR REPLACE INTO meta VALUES ('layout', ?)", (shape,))
+        hashes = dict(conn.execute("SELECT path, hash FROM files").fetchall())
         for path in gone:
             _drop(conn, path)
             conn.execute("DELETE FROM files WHERE path = ?", (path,))
@@ -315,16 +332,23 @@ def _update(conn: sqlite3.Connection, project: Project, identity: tuple[str, ...
         entries: list[tuple[Any, ...]] = []
         docs: list[tuple[Any, ...]] = []
         for path in sorted(changed):
-            kind, size, mtime = listing[path]
-            data = _read(project.root / path)
+            kind = _kind(layout, path)
+            if kind is None:  # AGENTS.md or an identity file at the root, a misnamed day file: remembered, not read
+                conn.execute("INSERT OR REPLACE INTO files VALUES (?, 'none', ?, '')", (path, listing[path]))
+                continue
+            target = project.root / path
+            try:
+                st = os.lstat(target)
+            except OSError:
+                continue
+            data = _read(target)
             if data is None:
                 continue  # gone or made a symlink since the listing: the next search sees it
             digest = hashlib.sha1(data).hexdigest()
-            if mtime > racy:
-                mtime = -1  # written just now: hash it again next time
-            before = stored.get(path)
-            conn.execute("INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?)", (path, kind, size, mtime, digest))
-            if before is not None and before[3] == digest:
+            # Written just now: a second write in the same tick would keep size and mtime, so hash it again next time.
+            sig = 0 if st.st_mtime_ns > racy else _signature(st.st_size, st.st_mtime_ns)
+            conn.execute("INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?)", (path, kind, sig, digest))
+            if hashes.get(path) == digest:
                 continue  # touched, not changed
             _drop(conn, path)
             text = data.decode("utf-8", "replace")
