@@ -97,6 +97,7 @@ class Found:
     notes: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
+        """The search as plain JSON: the query, its results best first, the notes."""
         return {"query": self.query, "results": [h.to_json() for h in self.hits], "notes": self.notes}
 
 
