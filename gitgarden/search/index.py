@@ -26,6 +26,7 @@ from collections.abc import Callable
 from contextlib import closing, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
+from stat import S_ISREG
 from typing import Any, TypeVar
 
 from gitgarden.errors import GitgardenError
@@ -277,15 +278,18 @@ def _listing(project: Project, layout: Layout) -> dict[str, int]:
             except OSError:
                 continue
             with entries:
+                # The hot loop of every search (one turn a file): no call it can do without.
                 for entry in entries:
                     name = entry.name
                     if name[0] == "." or (at_root and not prefix and reserved_at_top(name)):
                         continue
                     if name.endswith(".md"):
-                        if entry.is_file(follow_symlinks=False):
-                            with suppress(OSError):
-                                st = entry.stat(follow_symlinks=False)
-                                out[prefix + name] = _signature(st.st_size, st.st_mtime_ns)
+                        try:
+                            st = entry.stat(follow_symlinks=False)
+                        except OSError:
+                            continue
+                        if S_ISREG(st.st_mode):  # a symlink (or a folder named x.md) is no page
+                            out[prefix + name] = hash((st.st_size, st.st_mtime_ns)) or 1
                     elif entry.is_dir(follow_symlinks=False):
                         todo.append((entry.path, prefix + name + "/"))
     with suppress(OSError), os.scandir(os.path.join(root, layout.journal_dir)) as days:
@@ -298,7 +302,8 @@ def _listing(project: Project, layout: Layout) -> dict[str, int]:
 
 
 def _signature(size: int, mtime_ns: int) -> int:
-    """One integer for a file's size and modification time (0 is kept for "hash it again")."""
+    """One integer for a file's size and modification time (0 is kept for "hash it again");
+    `_listing` computes the same inline."""
     return hash((size, mtime_ns)) or 1
 
 
@@ -314,8 +319,8 @@ def _update(conn: sqlite3.Connection, project: Project, identity: tuple[str, ...
     layout = project.layout.with_identity(identity)
     listing = _listing(project, layout)
     stored: dict[str, int] = dict(conn.execute("SELECT path, sig FROM files").fetchall())
-    changed = [p for p, sig in listing.items() if stored.get(p) != sig]
-    gone = [p for p in stored if p not in listing]
+    changed = [p for p, _ in listing.items() - stored.items()]  # set operations in C: 5,000 paths a search
+    gone = list(stored.keys() - listing.keys())
     shape = repr((layout.wiki_dir, layout.journal_dir, layout.identity))
     if conn.execute("SELECT value FROM meta WHERE key = 'layout'").fetchone() != (shape,):
         gone, changed = list(stored), list(listing)  # another layout: what is a page may have changed
