@@ -448,3 +448,13 @@ def test_without_the_sdk_the_command_says_how_to_install_it(project: Project, tm
     )
     assert done.returncode == 1 and done.stdout == ""
     assert done.stderr.count("\n") == 1 and "pip install 'gitgarden[agents]'" in done.stderr
+
+
+def test_a_capture_that_is_not_utf8_is_refused_in_one_line_and_writes_nothing(project: Project) -> None:
+    before = workspace(project.root)
+    done = subprocess.run(
+        [sys.executable.encode(), b"-m", b"gitgarden", b"capture", b"caf\xe9 in Latin-1"], cwd=project.root, env=_env(), capture_output=True, timeout=60
+    )
+    assert done.returncode == 1
+    assert done.stderr.decode().count("\n") == 1 and "is not UTF-8" in done.stderr.decode()
+    assert workspace(project.root) == before

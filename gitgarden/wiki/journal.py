@@ -14,6 +14,7 @@ import json
 import os
 import re
 from collections.abc import Iterable, Mapping
+from contextlib import suppress
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -223,7 +224,10 @@ def capture(journal_dir: Path, text: str, now: datetime, *, by: str = "", log: P
     and each knows the ids its lines got. `by` (an agent's name) goes to the capture log `log`
     (`captured.log_path`), never into the journal: the line stays the words captured.
     """
-    size = len(text.encode("utf-8", "surrogatepass"))
+    try:
+        size = len(text.encode("utf-8"))
+    except UnicodeEncodeError as exc:  # an argument or stdin that was not UTF-8 (surrogate-escaped)
+        raise CaptureError(f"nothing captured: the text is not UTF-8 (at character {exc.start + 1}); capture it as UTF-8") from None
     if size > CAPTURE_LIMIT:
         raise CaptureError(
             f"nothing captured: the text is {size:,} bytes, over the {CAPTURE_LIMIT:,}-byte limit of one capture; "
@@ -245,13 +249,14 @@ def capture(journal_dir: Path, text: str, now: datetime, *, by: str = "", log: P
         fcntl.flock(fh.fileno(), fcntl.LOCK_EX)  # released when the file closes
         old = _read_all(fh.fileno())
         prefix = b"\n" if old and not old.endswith(b"\n") else b""
-        data = prefix + "".join(ln + "\n" for ln in lines).encode("utf-8", "surrogatepass")
+        data = prefix + "".join(ln + "\n" for ln in lines).encode("utf-8")
         _write_all(fh.fileno(), data)
         whole = (old + data).decode("utf-8", "replace")
         first = len(whole.splitlines()) - len(lines) + 1  # numbered as parse_day numbers them
         keys = {ln.lineno: ln.key for ln in parse_day(day, whole) if ln.lineno >= first}
         if by and log is not None:
-            captured.append(log, [(day, n, keys[n]) for n in range(first, first + len(lines)) if n in keys], by, now)
+            with suppress(OSError):  # who captured is a convenience: the lines are captured all the same
+                captured.append(log, [(day, n, keys[n]) for n in range(first, first + len(lines)) if n in keys], by, now)
     return Captured(path, lines, [f"{day}#{n}" for n in range(first, first + len(lines))])
 
 
