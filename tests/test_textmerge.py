@@ -30,3 +30,14 @@ def test_two_insertions_at_one_place_are_an_overlap() -> None:
     assert isinstance(merge(b"", b"mine\n", b"theirs\n"), list)
     assert merge(b"", b"mine\n", b"theirs\n") == [Overlap(1, 1)]  # which goes first is not ours to guess
     assert merge(b"map\n", b"map\nA\nB\n", b"map\nC\n") == [Overlap(2, 3)]  # named in ours' lines
+
+
+def test_in_a_list_two_insertions_at_one_place_both_stand_ours_first() -> None:
+    # The map: two passes each added an entry at the end of the list.
+    base = b"## Pages\n\n- [[pricing]]\n\n## Open\n"
+    ours = b"## Pages\n\n- [[pricing]]\n- [[dana]]\n\n## Open\n"
+    theirs = b"## Pages\n\n- [[pricing]]\n- [[acme]]\n\n## Open\n"
+    assert isinstance(merge(base, ours, theirs), list)
+    assert merge(base, ours, theirs, union=True) == b"## Pages\n\n- [[pricing]]\n- [[dana]]\n- [[acme]]\n\n## Open\n"
+    # A line both sides changed still collides in a list.
+    assert isinstance(merge(b"x\nA\n", b"x\nA1\n", b"x\nA2\n", union=True), list)

@@ -379,47 +379,55 @@ def review_group(ctx: click.Context, as_json: bool) -> None:
         click.echo(diff, nl=False)
     if left_out:
         err(f"(not shown: {', '.join(left_out)}: the read position and the passes' records)")
-    err("Accept with `gitgarden review accept`, drop with `gitgarden review reject`.")
+    err("Accept with `gitgarden review accept [PASS]`, drop with `gitgarden review reject [PASS]` (PASS: one of them, else all).")
 
 
 @review_group.command("accept")
+@click.argument("pass_ref", metavar="[PASS]", required=False, shell_complete=_complete_passes)
 @click.option("--json", "as_json", is_flag=True, help="What was done, as JSON.")
 @pass_app
-def review_accept(app: App, as_json: bool) -> None:
-    """Bring what waits in: fast-forward when possible, else a merge commit; refuses on conflicts."""
+def review_accept(app: App, pass_ref: str | None, as_json: bool) -> None:
+    """Bring what waits in (or only PASS): fast-forward when possible, else a commit; refuses on conflicts."""
     from gitgarden.history import review
 
     project = app.project()
     with _git_policy(app, project):
-        result = review.accept(project.root)
+        result = review.accept(project.root, pass_ref)
     if as_json:
         out_json(None if result is None else result.to_json())
         return
     if result is None:
         err("Nothing waits for review.")
         return
-    how = "fast-forward" if result.kind == "fast-forward" else f"merge commit {_short(result.commit)}"
-    err(f"Accepted {len(result.passes)} pass(es) ({how}).")
+    how = {"fast-forward": "fast-forward", "merge": f"merge commit {_short(result.commit)}"}.get(result.kind, f"commit {_short(result.commit)}")
+    if pass_ref is None:
+        err(f"Accepted {len(result.passes)} pass(es) ({how}).")
+    else:
+        err(f"Accepted pass {result.passes[0]} ({how}); {len(result.waiting)} pass(es) still wait.")
 
 
 @review_group.command("reject")
+@click.argument("pass_ref", metavar="[PASS]", required=False, shell_complete=_complete_passes)
 @click.option("--reread", is_flag=True, help="Make the lines those passes read unread again.")
 @click.option("--json", "as_json", is_flag=True, help="What was done, as JSON.")
 @pass_app
-def review_reject(app: App, reread: bool, as_json: bool) -> None:
-    """Drop what waits on gitgarden/review; the lines it read stay read unless --reread."""
+def review_reject(app: App, pass_ref: str | None, reread: bool, as_json: bool) -> None:
+    """Drop what waits on gitgarden/review (or only PASS); the lines it read stay read unless --reread."""
     from gitgarden.history import review
 
     project = app.project()
     with _git_policy(app, project):
-        result = review.reject(project.root, reread=reread, now=app.now())
+        result = review.reject(project.root, reread=reread, now=app.now(), pass_ref=pass_ref)
     if as_json:
         out_json(None if result is None else result.to_json())
         return
     if result is None:
         err("Nothing waits for review.")
         return
-    err(f"Dropped {len(result.passes)} pass(es) (the branch was at {_short(result.dropped_tip)}).")
+    if pass_ref is None:
+        err(f"Dropped {len(result.passes)} pass(es) (the branch was at {_short(result.dropped_tip)}).")
+    else:
+        err(f"Dropped pass {result.passes[0]}; {len(result.waiting)} pass(es) still wait.")
     err(
         "  Their journal lines are unread again."
         if reread

@@ -45,9 +45,11 @@ def _hunks(base: list[bytes], side: list[bytes]) -> list[_Hunk]:
     ]
 
 
-def _overlap(a: _Hunk, b: _Hunk) -> bool:
+def _overlap(a: _Hunk, b: _Hunk, union: bool = False) -> bool:
     if a.start == a.end and b.start == b.end:
-        return a.start == b.start  # two insertions at one place: which goes first is not ours to guess
+        # Two insertions at one place: which goes first is not ours to guess, except in a list
+        # whose order does not matter (the map's entries), where ours go first.
+        return a.start == b.start and not union
     if a.start == a.end:
         return b.start < a.start < b.end
     if b.start == b.end:
@@ -55,14 +57,17 @@ def _overlap(a: _Hunk, b: _Hunk) -> bool:
     return max(a.start, b.start) < min(a.end, b.end)
 
 
-def merge(base: bytes, ours: bytes, theirs: bytes) -> bytes | list[Overlap]:
-    """`ours` with the change base -> theirs applied; the overlaps (in `ours`' lines) when they collide."""
+def merge(base: bytes, ours: bytes, theirs: bytes, *, union: bool = False) -> bytes | list[Overlap]:
+    """`ours` with the change base -> theirs applied; the overlaps (in `ours`' lines) when they collide.
+
+    `union`: two insertions at the same place both stand, ours first (as `git merge-file --union`
+    keeps both sides' map entries)."""
     b, o, t = (x.splitlines(keepends=True) for x in (base, ours, theirs))
     mine, other = _hunks(b, o), _hunks(b, t)
     overlaps = [
         Overlap(h.at, h.at + max(h.size, 1) - 1)
         for h in mine
-        if any(_overlap(h, g) and (h.start, h.end, h.lines) != (g.start, g.end, g.lines) for g in other)
+        if any(_overlap(h, g, union) and (h.start, h.end, h.lines) != (g.start, g.end, g.lines) for g in other)
     ]
     if overlaps:
         return overlaps
