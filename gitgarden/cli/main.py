@@ -21,6 +21,7 @@ from gitgarden.cli import guard as _guard
 from gitgarden.cli import history as _history
 from gitgarden.cli import keys as _keys
 from gitgarden.cli import schedule as _schedule
+from gitgarden.cli import serve as _serve
 from gitgarden.cli import settings as _settings
 from gitgarden.cli import split as _split
 from gitgarden.cli.app import (
@@ -359,5 +360,5 @@ def main() -> None:
     cli(obj=App(), complete_var="_GITGARDEN_COMPLETE")  # the same under `python -m gitgarden`
 
 
-for _part in (_agents, _ci, _guard, _history, _keys, _schedule, _settings, _split):
+for _part in (_agents, _ci, _guard, _history, _keys, _schedule, _serve, _settings, _split):
     _part.register(cli)

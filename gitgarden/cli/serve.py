@@ -1,0 +1,44 @@
+"""`gitgarden serve`: parse, check the web extra is installed, call `gitgarden.web.server.serve`."""
+
+from __future__ import annotations
+
+import click
+
+from gitgarden.cli.app import App, err, pass_app
+from gitgarden.errors import GitgardenError
+
+__all__ = ["register"]
+
+WEB_EXTRA = "gitgarden serve needs the web extra: pip install 'gitgarden[web]' (pipx: pipx install '.[web]' --force)"
+
+
+@click.command("serve")
+@click.option("--port", type=click.IntRange(0, 65535), default=0, show_default="a free port", help="The port to serve on.")
+@click.option("--host", default="127.0.0.1", show_default=True, help="The address to bind; another than loopback prints a warning.")
+@click.option("--open", "open_browser", is_flag=True, help="Open the address in your browser.")
+@pass_app
+def serve_cmd(app: App, port: int, host: str, open_browser: bool) -> None:
+    """Serve the garden in your browser (passes, pages and where they came from, journal, review, run)
+    until Ctrl-C. The printed address carries a token: only a browser given it gets in."""
+    project = app.project()
+    try:
+        from gitgarden.web.server import serve
+    except ImportError:
+        raise GitgardenError(WEB_EXTRA) from None
+    app.settings(project)  # a malformed config file: its one line now, not on the first page
+    serve(
+        project.root,
+        host=host,
+        port=port,
+        open_browser=open_browser,
+        env=app.env,
+        now=app.now,
+        model_factory=app.model_factory,
+        say=err,
+        show_url=click.echo,
+    )
+
+
+def register(group: click.Group) -> None:
+    """Add `serve` to the `gitgarden` command group."""
+    group.add_command(serve_cmd)

@@ -1,0 +1,67 @@
+"""The garden at a glance (home) and its health: what `gitgarden status` and `gitgarden health`
+show, read through the same functions, with the health figures of the last passes as a chart."""
+
+from __future__ import annotations
+
+from markupsafe import Markup
+from starlette.requests import Request
+from starlette.responses import Response
+
+from gitgarden.project import Project
+from gitgarden.web.render import Links, render_line
+from gitgarden.web.shown import chart
+from gitgarden.web.site import Site, view
+
+__all__ = ["ROUTES"]
+
+CHARTED = (("pages", "pages"), ("broken links", "broken_links"), ("orphans", "orphans"), ("unmapped", "unmapped"), ("map size", "map_chars"))
+CHART_PASSES = 30  # the newest passes with health figures the chart draws
+
+
+def _health(site: Site, project: Project):  # type: ignore[no-untyped-def]
+    """The wiki's health as `gitgarden health` measures it, and the lines set aside."""
+    from gitgarden.gardener import setaside
+    from gitgarden.project import DiskTree
+    from gitgarden.wiki.health import measure
+
+    offerable, aside = setaside.on_disk(project.root)
+    figures = measure(DiskTree(project.root, project.layout.wiki_folders()), unread_lines=len(offerable), today=site.now().date())
+    return figures, [e for _, e in aside]
+
+
+def home(site: Site, project: Project, request: Request) -> Response:
+    """Lines waiting, the last pass, what holds the next one back, set-aside lines, Open questions,
+    review waiting, and health with its recent course."""
+    from gitgarden.gardener import setaside
+    from gitgarden.history.passlog import passes
+    from gitgarden.schedule.overview import map_view, project_status
+
+    status = project_status(project, site.env, site.now())
+    aside = [e for _, e in setaside.on_disk(project.root)[1]]
+    entries = passes(project.root)
+    last = next((e for e in entries if not (e.record or {}).get("dry_run")), None)
+    _map_text, open_questions = map_view(project)
+    figured = [e.record["health_after"] for e in entries if e.record and isinstance(e.record.get("health_after"), dict) and e.record["health_after"]]
+    figured = list(reversed(figured[:CHART_PASSES]))
+    series = [(label, [int(f.get(key, 0) or 0) for f in figured]) for label, key in CHARTED]
+    return site.page(
+        request,
+        "garden.html",
+        st=status,
+        aside=aside,
+        last=last,
+        open_questions=[Markup(render_line(q, Links(None))) for q in open_questions],
+        waiting_passes=[e for e in entries if e.review == "waiting"],
+        latest=figured[-1] if figured else None,
+        chart=chart(series),
+        charted=len(figured),
+    )
+
+
+def health(site: Site, project: Project, request: Request) -> Response:
+    """Every figure of `gitgarden health`, each item a link to its page."""
+    figures, aside = _health(site, project)
+    return site.page(request, "health.html", h=figures, aside=aside)
+
+
+ROUTES = [("/", view(home), "GET"), ("/health", view(health), "GET")]

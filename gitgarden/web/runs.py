@@ -1,0 +1,160 @@
+"""Passes started from the browser: each runs `run_pass` in a thread of the server, exactly as
+`gitgarden run` runs it (the same settings, model, lock and record), and reports its `Step`s to a
+`Run` the run panel reads — the same steps and token count the terminal's live line shows.
+
+The lock is the pass's own: a second pass, from another tab, the command line or the timer, is
+refused with the holder named, and nothing runs twice. Stop is `gitgarden stop`'s request.
+"""
+
+from __future__ import annotations
+
+import secrets
+import threading
+import time
+import traceback
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from gitgarden.errors import GitgardenError
+from gitgarden.gardener.steps import Step
+
+if TYPE_CHECKING:
+    from gitgarden.config import Settings
+    from gitgarden.model.llm import Model
+
+__all__ = ["Run", "RunBoard"]
+
+KEPT = 20  # finished runs the panel remembers (the passes themselves are in the log)
+
+
+@dataclass
+class Run:
+    """One pass started from the browser, as the panel shows it while it runs and after."""
+
+    id: str
+    dry_run: bool
+    retry: bool
+    jobs: list[str]
+    started: float
+    step: str = "starting"
+    tokens: int = 0
+    steps: list[tuple[float, str]] = field(default_factory=list)
+    messages: list[str] = field(default_factory=list)
+    result: dict[str, Any] | None = None
+    error: str = ""
+    finished: float | None = None
+    # The terminal streams the model's reply only to a display that redraws tokens as they come;
+    # the panel does, so a pass started here streams too (gardener.steps.token_steps reads this).
+    shows_tokens = True
+
+    def __post_init__(self) -> None:
+        self._lock = threading.Lock()
+
+    def step_to(self, step: Step) -> None:
+        """What `run_pass` calls with each step (and with the tokens as the reply streams in)."""
+        with self._lock:
+            if step.words() != self.step:
+                self.steps.append((time.monotonic() - self.started, step.words()))
+            self.step = step.words()
+            if step.tokens is not None:
+                self.tokens = step.tokens
+
+    def message(self, text: str) -> None:
+        """A line the pass has for the person."""
+        with self._lock:
+            self.messages.append(text)
+
+    @property
+    def done(self) -> bool:
+        return self.finished is not None
+
+    def to_json(self) -> dict[str, Any]:
+        """What the panel's script polls: the step, the seconds, the tokens, and the outcome when done."""
+        with self._lock:
+            now = self.finished if self.finished is not None else time.monotonic()
+            return {
+                "id": self.id,
+                "done": self.done,
+                "step": self.step,
+                "tokens": self.tokens,
+                "seconds": round(now - self.started, 1),
+                "steps": [{"at": round(t, 1), "words": w} for t, w in self.steps],
+                "messages": list(self.messages),
+                "outcome": None if self.result is None else self.result.get("outcome"),
+                "sentence": None if self.result is None else self.result.get("message"),
+                "error": self.error,
+            }
+
+
+@dataclass
+class RunBoard:
+    """The passes this server started: at most one at a time is ours to run (the lock says the rest)."""
+
+    root: Path
+    env: Mapping[str, str]
+    now: Callable[[], datetime]
+    model_factory: Callable[[Settings, Mapping[str, str]], Model | None]
+    runs: dict[str, Run] = field(default_factory=dict)
+    threads: dict[str, threading.Thread] = field(default_factory=dict)
+
+    def start(self, *, dry_run: bool, retry: bool, jobs: list[str], who: tuple[str, str]) -> Run:
+        """Start a pass in a thread of its own and return its `Run` at once."""
+        run = Run(secrets.token_hex(4), dry_run, retry, jobs, time.monotonic())
+        self.runs[run.id] = run
+        for old in [r for r in self.runs.values() if r.done][:-KEPT]:
+            self.runs.pop(old.id, None)
+            self.threads.pop(old.id, None)
+        thread = threading.Thread(target=self._work, args=(run, who), name=f"gitgarden-pass-{run.id}", daemon=True)
+        self.threads[run.id] = thread
+        thread.start()
+        return run
+
+    def _work(self, run: Run, who: tuple[str, str]) -> None:
+        """`gitgarden run`, as its command does it, reporting to `run`."""
+        from gitgarden.config import load_settings
+        from gitgarden.gardener.pipeline import run_pass
+        from gitgarden.project import Project
+        from gitgarden.schedule import registry
+
+        try:
+            project = Project(self.root)
+            settings = load_settings(project.root, env=self.env).settings
+            promote = not run.jobs or "promote" in run.jobs
+            model = self.model_factory(settings, self.env) if settings.model and promote else None
+            result = run_pass(
+                project,
+                settings,
+                model=model,
+                now=self.now,
+                dry_run=run.dry_run,
+                on_progress=run.message,
+                on_step=run.step_to,
+                retry=run.retry,
+                trigger=f"run by {who[0]} <{who[1]}>",
+                jobs=run.jobs or None,
+            )
+            registry.record_attempt(project.root, result, self.env, self.now())
+            data = result.record()
+            if run.dry_run:
+                data["diff"] = result.diff
+            run.result = data
+        except GitgardenError as exc:  # e.g. a malformed config file: one line, as the command says it
+            run.error = str(exc)
+        except Exception as exc:  # a bug: the panel must not wait forever, and the traceback goes to the terminal
+            traceback.print_exc()
+            run.error = f"{type(exc).__name__}: {exc}"
+        finally:
+            run.finished = time.monotonic()
+
+    def running(self) -> list[Run]:
+        """The runs still going."""
+        return [r for r in self.runs.values() if not r.done]
+
+    def wait(self, timeout: float) -> None:
+        """Wait for the running passes to end (after a stop request), at most `timeout` seconds in all."""
+        deadline = time.monotonic() + timeout
+        for thread in list(self.threads.values()):
+            thread.join(max(0.0, deadline - time.monotonic()))

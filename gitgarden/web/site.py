@@ -1,0 +1,199 @@
+"""What every page of the app shares: the `Site` (the project's root, the environment, the clock,
+how to make a model, the token, the templates, the runs), and the two ways a route is served —
+`view` for a GET (reads only) and `action` for a POST (the CSRF check first, then a change).
+
+Each request reads the project afresh (its layout and settings may have changed since the last)
+and runs in a worker thread with that layout in force, as a command does; a GitgardenError ends
+as a page with its one line, never a traceback.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import jinja2
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, RedirectResponse, Response
+
+from gitgarden.errors import GitgardenError
+from gitgarden.project import Project
+from gitgarden.web.runs import RunBoard
+from gitgarden.web.safety import Refused, allowed_hosts, csrf_value, read_post
+from gitgarden.wiki import layout
+
+if TYPE_CHECKING:
+    from gitgarden.config import Resolved, Settings
+    from gitgarden.model.llm import Model
+
+__all__ = ["Site", "view", "action", "View", "Action"]
+
+View = Callable[["Site", Project, Request], Response]
+Action = Callable[["Site", Project, Request, dict[str, str]], Response]
+NOTES_KEPT = 50
+
+
+def _templates() -> jinja2.Environment:
+    from gitgarden.web import shown
+
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("gitgarden.web", "templates"),
+        autoescape=True,  # every value is escaped unless a template says it is HTML we made
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters.update(shown.FILTERS)
+    return env
+
+
+@dataclass
+class Site:
+    """The app's state for one start of `gitgarden serve`."""
+
+    root: Path
+    env: Mapping[str, str]
+    now: Callable[[], datetime]
+    model_factory: Callable[[Settings, Mapping[str, str]], Model | None]
+    token: str
+    host: str
+    port: int
+    templates: jinja2.Environment = field(default_factory=_templates)
+    notes: OrderedDict[str, str] = field(default_factory=OrderedDict)
+
+    def __post_init__(self) -> None:
+        self.runs = RunBoard(self.root, self.env, self.now, self.model_factory)
+
+    @property
+    def csrf(self) -> str:
+        """The value every form of the app carries."""
+        return csrf_value(self.token)
+
+    @property
+    def hosts(self) -> set[str]:
+        """The `Host` values the app answers to."""
+        return allowed_hosts(self.host, self.port)
+
+    def settings(self, project: Project) -> Resolved:
+        """The settings in force for the project, with the layer each comes from (as `config list`)."""
+        from gitgarden.config import load_settings
+
+        return load_settings(project.root, env=self.env)
+
+    @contextmanager
+    def exclusive(self, project: Project, what: str) -> Iterator[None]:
+        """Hold the project's pass lock (and its git settings, as a command does) while changing it:
+        no pass, other tab or command writes meanwhile. LockHeld, naming the holder, when one does."""
+        from gitgarden.errors import LockHeld
+        from gitgarden.repo import gitrepo
+        from gitgarden.repo.lock import PassLock
+
+        s = self.settings(project).settings
+        policy = gitrepo.GitPolicy(timeout=float(s.git_timeout), sign_commits=s.sign_commits)
+        try:
+            with PassLock(gitrepo.git_dir(project.root), {"pass_id": what, "started": self.now().isoformat()}), gitrepo.git_policy(policy):
+                yield
+        except LockHeld as exc:
+            raise LockHeld(f"{exc}: try again when it has finished; nothing changed") from None
+
+    def note(self, text: str) -> str:
+        """Keep a one-line message for the page a POST redirects to; its key for the URL."""
+        key = secrets.token_hex(4)
+        self.notes[key] = text
+        while len(self.notes) > NOTES_KEPT:
+            self.notes.popitem(last=False)
+        return key
+
+    def page(self, request: Request, template: str, *, status: int = 200, **context: Any) -> HTMLResponse:
+        """A page of the app rendered from `template` (every value escaped)."""
+        key = request.query_params.get("note", "")
+        base = {
+            "csrf": self.csrf,
+            "project_name": self.root.name,
+            "path": request.url.path,
+            "note": self.notes.get(key, ""),
+            "waiting": _waiting_count(self.root),
+        }
+        html = self.templates.get_template(template).render(**base, **context)
+        return HTMLResponse(html, status_code=status)
+
+    def back(self, url: str, note: str = "") -> RedirectResponse:
+        """After a POST: to `url` (a GET), with a message when there is one."""
+        if note:
+            url += ("&" if "?" in url else "?") + f"note={self.note(note)}"
+        return RedirectResponse(url, status_code=303)
+
+    def call(self, fn: Callable[..., Response], request: Request, *args: Any) -> Response:
+        """Serve `fn` with the project read afresh and its layout in force; errors as one line."""
+        from gitgarden.errors import NotAProject
+        from gitgarden.history.passlog import NotAPass
+        from gitgarden.schedule.overview import NotFound
+
+        try:
+            project = Project(self.root)
+            with layout.active(project.layout):
+                return fn(self, project, request, *args)
+        except Refused as exc:
+            return self.failure(request, str(exc), 403)
+        except (NotFound, NotAPass, NotAProject) as exc:
+            return self.failure(request, str(exc), 404)
+        except GitgardenError as exc:
+            return self.failure(request, str(exc), 409)
+
+    def failure(self, request: Request, message: str, status: int) -> HTMLResponse:
+        """The page that says, in one line, why nothing was shown or changed."""
+        try:
+            heading = {403: "Refused", 404: "Not found"}.get(status, "Nothing was changed")
+            return self.page(request, "failure.html", status=status, message=message, heading=heading)
+        except GitgardenError:  # the project itself cannot be read: the line alone
+            return HTMLResponse(f"<p>{jinja2.utils.markupsafe.escape(message)}</p>", status_code=status)
+
+
+def _waiting_count(root: Path) -> int:
+    """How many passes wait for review (for the menu), 0 when that cannot be read."""
+    from gitgarden.history.common import review_waiting
+
+    try:
+        tip = review_waiting(root)
+        if tip is None:
+            return 0
+        from gitgarden.repo import gitrepo
+
+        head = gitrepo.head(root)
+        out = gitrepo.git(root, "rev-list", "--count", tip, *([f"^{head}"] if head else []), check=False)
+        return int(out.decode().strip() or 0)
+    except (GitgardenError, ValueError):
+        return 0
+
+
+def view(fn: View) -> Callable[[Request], Awaitable[Response]]:
+    """A GET route: reads, never changes anything."""
+
+    async def endpoint(request: Request) -> Response:
+        site: Site = request.app.state.site
+        return await run_in_threadpool(site.call, fn, request)
+
+    endpoint.__name__ = fn.__name__
+    return endpoint
+
+
+def action(fn: Action) -> Callable[[Request], Awaitable[Response]]:
+    """A POST route: the form must come from the app's own page (CSRF value, origin), then `fn` changes things."""
+
+    async def endpoint(request: Request) -> Response:
+        site: Site = request.app.state.site
+        try:
+            form = await read_post(request, csrf=site.csrf, hosts=site.hosts)
+        except Refused as exc:
+            return HTMLResponse(f"<p>{jinja2.utils.markupsafe.escape(str(exc))}</p>", status_code=403)
+        return await run_in_threadpool(site.call, fn, request, form)
+
+    endpoint.__name__ = fn.__name__
+    return endpoint

@@ -1,0 +1,69 @@
+"""The web app of `gitgarden serve` in a test: a client through Starlette's test client, with the
+token's cookie, the scripted model and the fixed clock; and the projects its tests open."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+from starlette.testclient import TestClient
+
+from gitgarden.project import Project, init_project
+from gitgarden.web.app import make_app
+from gitgarden.web.safety import cookie_name, csrf_value
+from gitgarden.web.site import Site
+from tests.conftest import FIXED_NOW, FakeModel, commit_all, git, write
+from tests.vault import build_vault
+
+TOKEN = "the-token-of-this-start"
+PORT = 8765
+BASE = f"http://127.0.0.1:{PORT}"
+SAMPLE = Path(__file__).resolve().parents[1] / "sample-project"
+# Every page of the app a GET reaches (a pass's, a page's and a day's added where a test has them).
+PAGES = ("/", "/passes", "/pages", "/map", "/journal", "/review", "/run", "/health", "/settings")
+
+
+def client(project: Project, model: FakeModel | None = None, *, env: dict[str, str] | None = None, token: bool = True) -> TestClient:
+    """A browser of the app for `project`, holding the token's cookie unless `token` is False."""
+    site = Site(
+        project.root,
+        {**os.environ, "GITGARDEN_MODEL": "fake/scripted", **(env or {})},
+        lambda: FIXED_NOW,
+        lambda _settings, _env: model,
+        TOKEN,
+        "127.0.0.1",
+        PORT,
+    )
+    c = TestClient(make_app(site), base_url=BASE)
+    if token:
+        c.cookies.set(cookie_name(PORT), TOKEN)
+    return c
+
+
+def form(**fields: str) -> dict[str, str]:
+    """A form as the app's own page sends it: with its CSRF value."""
+    return {"csrf": csrf_value(TOKEN), **fields}
+
+
+def sample(tmp: Path) -> Project:
+    """The repository's sample project, as a person would have it: committed, then `gitgarden init`."""
+    root = tmp / "sample"
+    shutil.copytree(SAMPLE, root)
+    git(root, "init", "-q")
+    commit_all(root, "A week of notes")
+    return Project(init_project(root).root)
+
+
+def root_vault(tmp: Path) -> Project:
+    """An Obsidian vault kept at the project's root (folders, human names, attachments, daily notes)."""
+    root = tmp / "vault"
+    build_vault(root, ".")
+    write(root, ".obsidian/daily-notes.json", json.dumps({"folder": "Daily notes", "format": "YYYY-MM-DD"}))
+    return Project(init_project(root).root)
+
+
+def created(op_page: str, title: str, body: str, line: str) -> dict[str, Any]:
+    return {"op": "create_page", "page": op_page, "title": title, "body": body, "lines": [line]}
