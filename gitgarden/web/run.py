@@ -42,11 +42,19 @@ def _run(site: Site, request: Request):  # type: ignore[no-untyped-def]
 def run_page(site: Site, project: Project, request: Request) -> Response:
     """One run: its steps as they come, then its outcome and what it wrote."""
     from gitgarden.web.passes import diff_files
+    from gitgarden.wiki import layout
 
     run = _run(site, request)
     result = run.result or {}
     files = diff_files(str(result.get("diff") or "")) if run.dry_run else []
-    return site.page(request, "run_one.html", run=run, state=run.to_json(), result=result, holder=_holder(project), files=files)
+    here = layout.current()
+    # What it wrote, each path with the page it is (a link, once it stands in the wiki).
+    wrote = [
+        (label, [(path, None if run.dry_run else here.page_name(path)) for path in result.get(label) or []])
+        for label in ("created", "appended", "split", "tidied")
+        if result.get(label)
+    ]
+    return site.page(request, "run_one.html", run=run, state=run.to_json(), result=result, holder=_holder(project), files=files, wrote=wrote)
 
 
 def run_status(site: Site, project: Project, request: Request) -> Response:

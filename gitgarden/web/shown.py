@@ -118,16 +118,29 @@ class DiffFile:
 
 
 def split_diff(diff: str, page_of: Any) -> list[DiffFile]:
-    """git's diff as files, in its order (pages first, as `show` orders it); `page_of(path)` names
-    the page a path is (None: not a page)."""
+    """A diff as files, in its order (pages first, as `show` orders it): git's (`diff --git`
+    headers) or a dry run's (`---`/`+++` headers only); `page_of(path)` names the page a path is
+    (None: not a page)."""
     files: list[DiffFile] = []
     current: DiffFile | None = None
+    headed = False  # a `diff --git` line started the current file: its `+++` line starts none
+    was_new = False
     for line in diff.splitlines():
         if line.startswith("diff --git "):
             path = line.rsplit(" b/", 1)[-1]
-            page = page_of(path)
-            current = DiffFile(path, page is not None, page)
+            current = DiffFile(path, page_of(path) is not None, page_of(path))
             files.append(current)
+            headed = True
+            continue
+        if line.startswith("--- "):
+            was_new = line == "--- /dev/null"
+            continue
+        if line.startswith("+++ "):
+            if not headed:
+                path = line[4:].removeprefix("b/")
+                current = DiffFile(path, page_of(path) is not None, page_of(path), new=was_new)
+                files.append(current)
+            headed = False
             continue
         if current is None:
             continue
@@ -136,10 +149,8 @@ def split_diff(diff: str, page_of: Any) -> list[DiffFile]:
         elif line.startswith("@@"):
             m = re.match(r"@@ -\d+(?:,\d+)? \+(\d+)", line)
             current.lines.append(("@", f"line {m.group(1)}" if m else ""))
-        elif line.startswith(("+++ ", "--- ", "index ", "deleted file", "similarity", "rename ", "old mode", "new mode")):
+        elif line.startswith(("index ", "deleted file", "similarity", "rename ", "old mode", "new mode", "\\")):
             continue
-        elif line.startswith("\\"):
-            continue  # "\ No newline at end of file"
         elif line[:1] in ("+", "-", " "):
             current.lines.append((line[0], line[1:]))
     return files
