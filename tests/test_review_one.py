@@ -29,7 +29,7 @@ def three(project: Project, fake_model: FakeModel) -> tuple[Project, list[str]]:
     write(root, "wiki/pricing.md", page("Pricing", "Pilot price is 400 EUR a month.\n", source="[2026-11-28]"))
     write(root, "wiki/index.md", "# Map\n\n## Pages\n\n- [[pricing]] — Pricing\n\n## Open\n")
     write(root, "raw/journal/2026-11-28.md", "Acme signed the pilot contract\nbought coffee\n")
-    write(root, "raw/journal/2026-11-29.md", "Dana joined Acme as ops lead\n")
+    write(root, "raw/journal/2026-11-29.md", "Dana joined as ops lead\n")
     write(root, "raw/journal/2026-11-30.md", "Acme pays by invoice\n")
     commit_all(root)
     # Each pass cites only its own lines: the others stay unread for the next one, and the branch
@@ -37,7 +37,7 @@ def three(project: Project, fake_model: FakeModel) -> tuple[Project, list[str]]:
     ids = [
         run(project, fake_model, [op_create("acme", "Acme", "Acme signed the pilot contract.\n", "2026-11-28#1"), {"op": "skip", "lines": ["2026-11-28#2"]}])
     ]
-    ids.append(run(project, fake_model, [op_create("dana", "Dana", "Dana joined Acme as ops lead.\n", "2026-11-29#1")]))
+    ids.append(run(project, fake_model, [op_create("dana", "Dana", "Dana joined as ops lead.\n", "2026-11-29#1")]))
     ids.append(run(project, fake_model, [{"op": "append", "page": "acme", "text": "Acme pays by invoice.\n", "lines": ["2026-11-30#1"]}]))
     return project, ids
 
@@ -208,3 +208,24 @@ def test_accepting_one_pass_after_the_branch_moved_makes_a_commit_on_top(three: 
     assert gitpython.Repo(project.root).commit("HEAD").parents[0].hexsha == moved
     assert (project.root / "notes/todo.md").exists() and (project.root / "wiki/acme.md").exists()
     assert chain(project) == [b, c]
+
+
+def test_a_pass_linking_to_a_page_only_a_waiting_pass_made_is_refused(three: tuple[Project, list[str]], fake_model: FakeModel) -> None:
+    project, (a, b, _c) = three
+    with (project.journal / "2026-11-30.md").open("a") as fh:
+        fh.write("Dana met the Acme team\n")
+    commit_all(project.root, "journal")
+    e = run(project, fake_model, [{"op": "append", "page": "dana", "text": "Dana met the team at [[acme]].\n", "lines": ["2026-11-30#2"]}])
+    assert invoke(project, "review", "accept", b).exit_code == 0  # dana is on the branch now; acme still waits
+    head, tip, files = rev(project, "HEAD"), rev(project, REVIEW), workspace(project.root)
+
+    result = invoke(project, "review", "accept", e)
+
+    assert result.exit_code == 1
+    assert f"pass {e} links to pages your branch does not have: dana -> [[acme]]" in result.stderr
+    assert f"pass {a}" in result.stderr  # the one still waiting that makes it
+    assert (rev(project, "HEAD"), rev(project, REVIEW)) == (head, tip) and workspace(project.root) == files
+    # Rejecting the pass that makes the page is refused too: the later one would link to nothing.
+    result = invoke(project, "review", "reject", a)
+    assert result.exit_code == 1 and "would leave pass" in result.stderr
+    assert (rev(project, "HEAD"), rev(project, REVIEW)) == (head, tip)

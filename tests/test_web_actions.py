@@ -83,12 +83,12 @@ def test_an_undo_waits_for_no_pass_it_is_refused_while_one_holds_the_lock(projec
 
 def test_review_accepts_one_pass_and_rejects_another(project: Project) -> None:
     write(project.root, ".gitgarden/config.toml", "review = true\n")
-    capture(project, "2026-11-28", "Acme is the pilot customer", "Dana joined Acme as ops lead")
+    capture(project, "2026-11-28", "Acme is the pilot customer", "Dana joined as ops lead")
     git(project.root, "add", "-A")
     git(project.root, "commit", "-qm", "journal")
     review = Settings(model="fake/scripted", review=True)
     acme = garden(project, created("acme", "Acme", "Acme is the pilot customer.\n", "2026-11-28#1"), settings=review)
-    dana = garden(project, created("dana", "Dana", "Dana joined Acme as ops lead.\n", "2026-11-28#2"), settings=review)
+    dana = garden(project, created("dana", "Dana", "Dana joined as ops lead.\n", "2026-11-28#2"), settings=review)
     c = client(project)
     page = c.get("/review").text
     assert page.index(acme) < page.index(dana)  # oldest first: the order they stack in

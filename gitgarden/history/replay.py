@@ -20,7 +20,7 @@ from gitgarden.repo import gitrepo, textmerge
 from gitgarden.repo.commits import build_commit
 from gitgarden.wiki import journal, layout
 
-__all__ = ["Waiting", "waiting_commits", "replay", "Clash"]
+__all__ = ["Waiting", "waiting_commits", "replay", "Clash", "dangling"]
 
 
 @dataclass(frozen=True)
@@ -134,3 +134,28 @@ def replay(root: Path, commit: str, parent: str, onto: str) -> str | list[Clash]
         return clashes
     message = gitrepo.git(root, "log", "-1", "--format=%B", commit).decode("utf-8", "replace")
     return build_commit(root, onto, blobs, message.rstrip("\n") + "\n", _author(root, commit))
+
+
+def dangling(root: Path, commit: str, parent: str, onto: str) -> list[str]:
+    """The links the change `parent` -> `commit` added to pages that name no page or attachment in
+    `onto`'s tree (rule 8 of the guard, for a pass put on another base): `page -> target` each."""
+    from gitgarden.wiki import linking, pages
+
+    here = layout.current()
+    paths = [p for p in changed_files(root, parent, commit) if here.page_name(p) is not None]
+    if not paths:
+        return []
+    names = gitrepo.git(root, "ls-tree", "-r", "-z", "--name-only", onto, "--").decode("utf-8", "surrogateescape").split("\0")
+    page_names = [n for p in names if p and (n := here.page_name(p)) is not None]
+    files = [here.wiki_relative(p) for p in names if p and here.in_wiki(p) and here.page_name(p) is None]
+    before, there = gitrepo.tree_at(root, parent, paths), gitrepo.tree_at(root, onto, paths)
+    index = linking.LinkIndex(page_names, attachments=files)
+    out: list[str] = []
+    for path in paths:
+        new = there[path].data.decode("utf-8", "replace") if path in there else ""
+        old = before[path].data.decode("utf-8", "replace") if path in before else ""
+        had = {lk.target for lk in linking.find_links(pages.split_frontmatter(old)[1])}
+        for link in linking.find_links(pages.split_frontmatter(new)[1]):
+            if link.target not in had and index.resolve(link.target) is None and index.attachment(link.target) is None:
+                out.append(f"{here.page_name(path)} -> [[{link.target}]]")
+    return sorted(set(out))

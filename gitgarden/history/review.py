@@ -38,7 +38,7 @@ from gitgarden.history.common import (
 )
 from gitgarden.history.passlog import NotAPass, PassEntry, find_pass, passes
 from gitgarden.history.records import LOG_DIR, append_attempt, log_path
-from gitgarden.history.replay import Waiting, replay, waiting_commits
+from gitgarden.history.replay import Waiting, dangling, replay, waiting_commits
 from gitgarden.repo import gitrepo, recovery
 from gitgarden.repo.commits import build_commit
 from gitgarden.repo.states import blocking_state
@@ -343,6 +343,12 @@ def _restack(root: Path, rest: list[Waiting], onto: str, why: str) -> tuple[str,
                 f"{why} would leave pass {w.pass_id} with nothing to build on: it changed "
                 f"{'; '.join(c.describe() for c in moved)}. Nothing changed: decide on pass {w.pass_id} first"
             )
+        loose = dangling(root, w.commit, w.parent, moved) if moved != w.commit else []
+        if loose:
+            raise ReviewRefused(
+                f"{why} would leave pass {w.pass_id} with links to pages that would not exist: {', '.join(loose)}. "
+                f"Nothing changed: decide on pass {w.pass_id} first"
+            )
         tip = moved
     return tip, [w.pass_id for w in rest]
 
@@ -376,6 +382,14 @@ def accept_one(root: Path, pass_ref: str) -> AcceptResult:
             f"pass {mine.pass_id} builds on {needs}: its change does not fit "
             f"{'; '.join(c.describe() for c in target)}. Nothing changed: accept "
             + ("those first, or all of them (gitgarden review accept)" if earlier else "all (gitgarden review accept) or merge by hand")
+        )
+    loose = dangling(root, mine.commit, mine.parent, target) if target != mine.commit else []
+    if loose:
+        earlier = chain.before()
+        raise ReviewRefused(
+            f"pass {mine.pass_id} links to pages your branch does not have: {', '.join(loose)}"
+            + (f" (pass {', '.join(earlier)}, still waiting before it, may make them)" if earlier else "")
+            + ". Nothing changed: accept " + ("those first, or all of them (gitgarden review accept)" if earlier else "all (gitgarden review accept)")
         )
     rest = [w for i, w in enumerate(chain.commits) if i != chain.at]
     new_tip, still = _restack(root, rest, target, f"accepting pass {mine.pass_id}")

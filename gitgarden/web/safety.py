@@ -53,7 +53,7 @@ HEADERS: tuple[tuple[bytes, bytes], ...] = (
     ),
     (b"x-content-type-options", b"nosniff"),
     (b"x-frame-options", b"DENY"),
-    (b"referrer-policy", b"no-referrer"),
+    (b"referrer-policy", b"same-origin"),  # no-referrer would make the browser send `Origin: null` on our own forms
     (b"cache-control", b"no-store"),
 )
 POST_LIMIT = 1_000_000  # bytes of a form: a capture of a long note fits, a flood does not

@@ -105,11 +105,13 @@ def serve(
             "(its token) can read this garden and change it"
         )
     say(f"Serving the garden of {root.name} at http://{shown}:{bound}/ (Ctrl-C ends it). Open:")
-    show_url(url)
-    if open_browser:
-        webbrowser.open(url)
     try:
+        show_url(url)
+        if open_browser:
+            webbrowser.open(url)
         server.run(sockets=[sock])
+    except KeyboardInterrupt:
+        pass  # Ctrl-C before uvicorn took the signal over: it ends serving all the same
     finally:
         sock.close()
         if site.runs.running():

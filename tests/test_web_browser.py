@@ -1,0 +1,239 @@
+"""`gitgarden serve` in a real browser: headless Chromium (Debian's `chromium`, driven by Playwright)
+against a real `gitgarden serve` process on loopback, a person's clicks and what they change on disk.
+The model is a scripted OpenAI-compatible server on loopback (tests/fake_openai.py).
+
+A screenshot of every page goes to `screenshots/` under the test's temporary folder.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gitgarden.config import Settings
+from gitgarden.gardener.pipeline import run_pass
+from gitgarden.history.passlog import passes
+from gitgarden.project import Project
+from tests.conftest import FIXED_NOW, FakeModel, capture, commit_all, git, page, workspace, write
+from tests.fake_openai import FakeOpenAI
+
+CHROMIUM = os.environ.get("GITGARDEN_CHROMIUM", "/usr/bin/chromium")
+try:
+    from playwright.sync_api import Browser, Page, expect, sync_playwright
+except ImportError:  # pragma: no cover - the skip below says why
+    sync_playwright = None  # type: ignore[assignment]
+
+pytestmark = [
+    pytest.mark.skipif(
+        sync_playwright is None or not Path(CHROMIUM).exists(),
+        reason=f"no browser: the browser tests need Playwright's Python package and Chromium at {CHROMIUM} "
+        "(apt-get install chromium; .ci/run installs both)",
+    ),
+    pytest.mark.litellm,  # passes started in the browser reach the scripted model through litellm
+    pytest.mark.slow,
+]
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"]
+WAIT = 60_000  # ms a step of a test waits for the page (litellm's first import alone takes seconds)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    assert sync_playwright is not None
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def shots(tmp_path: Path) -> Path:
+    folder = tmp_path / "screenshots"
+    folder.mkdir()
+    return folder
+
+
+@contextmanager
+def served(project: Project, env: dict[str, str] | None = None) -> Iterator[tuple[str, str]]:
+    """`gitgarden serve` in the project: (the printed address with its token, the bare address). On
+    leaving, Ctrl-C ends it, cleanly."""
+    full_env = {**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "gitgarden", "serve"], cwd=project.root, env=full_env,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert proc.stdout is not None
+        url = proc.stdout.readline().strip()
+        assert re.fullmatch(r"http://127\.0\.0\.1:\d+/\?token=[\w-]{40,}", url), (url, proc.stderr.read() if proc.poll() is not None else "")
+        yield url, url.split("/?", 1)[0]
+    finally:
+        proc.send_signal(signal.SIGINT)  # Ctrl-C
+        out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    assert err.rstrip().endswith("Stopped serving."), err
+    assert "Traceback" not in err, err
+
+
+def snap(pg: Page, shots: Path, name: str) -> None:
+    pg.screenshot(path=str(shots / f"{name}.png"), full_page=True)
+
+
+def open_page(browser: Browser, url: str) -> Page:
+    pg = browser.new_context(viewport={"width": 1280, "height": 860}).new_page()
+    pg.set_default_timeout(WAIT)
+    pg.goto(url)
+    return pg
+
+
+def model_env(server: FakeOpenAI) -> dict[str, str]:
+    return {
+        "GITGARDEN_MODEL": "openai/fake",
+        "GITGARDEN_API_BASE": server.base_url,
+        "GITGARDEN_API_KEY": "sk-test-key-never-shown",
+        "GITGARDEN_NUM_RETRIES": "0",
+        "GITGARDEN_IDLE_MIN": "0",
+    }
+
+
+def garden(project: Project, *ops: dict[str, Any], settings: Settings | None = None) -> str:
+    result = run_pass(project, settings or Settings(model="fake/scripted"), model=FakeModel().enqueue({"operations": list(ops)}), now=lambda: FIXED_NOW)
+    assert result.outcome == "pages_written", (result.refusals, result.detail)
+    return result.pass_id
+
+
+def acme_op(line: str = "2026-11-28#1") -> dict[str, Any]:
+    return {"op": "create_page", "page": "acme", "title": "Acme", "body": "Acme is the pilot customer.\n", "lines": [line]}
+
+
+def test_the_garden_a_pass_and_its_undo(browser: Browser, project: Project, shots: Path) -> None:
+    capture(project, "2026-11-28", "Acme is the pilot customer", "lunch was good")
+    garden(project, acme_op(), {"op": "skip", "lines": ["2026-11-28#2"]})
+    capture(project, "2026-11-29", "Acme wants export before January", "<script>alert('x')</script> is how the old site did it")
+    second = garden(project, {"op": "append", "page": "acme", "text": "Acme wants export before January.\n", "lines": ["2026-11-29#1"]}, {"op": "skip", "lines": ["2026-11-29#2"]})
+    with served(project) as (url, base):
+        pg = open_page(browser, url)
+        assert pg.url == base + "/"  # the token left the address bar for a cookie
+        pg.get_by_role("link", name=re.compile("Lines waiting")).wait_for()
+        snap(pg, shots, "01-garden")
+        pg.get_by_role("link", name="Passes", exact=True).click()
+        pg.wait_for_url(base + "/passes")
+        snap(pg, shots, "02-passes")
+        pg.locator(f'a[href="/pass/{second}"]').click()
+        pg.locator(".diff .add").filter(has_text="Acme wants export before January.").first.wait_for()
+        snap(pg, shots, "03-pass")
+        pg.get_by_role("link", name="Undo this pass…").click()
+        snap(pg, shots, "04-undo-confirm")
+        pg.get_by_role("button", name="Undo the pass").click()
+        pg.locator(".note").wait_for()
+        assert pg.locator(".note").inner_text().startswith(f"Undid pass {second}")
+        assert "export before January" not in (project.root / "wiki/acme.md").read_text()  # on disk
+        assert passes(project.root)[0].undone_by
+        snap(pg, shots, "05-undone")
+        pg.goto(base + "/page/acme")
+        pg.locator("details.trace summary").first.click()
+        cited = pg.locator(".trace-box").first.inner_text()
+        assert "2026-11-28#1" in cited and "Acme is the pilot customer" in cited
+        snap(pg, shots, "06-page-provenance")
+        pg.goto(base + "/journal/2026-11-29")
+        assert pg.get_by_text("<script>alert('x')</script> is how the old site did it").count() == 1  # text, not a script
+        snap(pg, shots, "07-journal-day")
+        for path, name in (("/pages", "08-pages"), ("/map", "09-map"), ("/health", "10-health"), ("/settings", "11-settings"), ("/journal", "12-journal")):
+            pg.goto(base + path)
+            snap(pg, shots, name)
+
+
+def test_capture_then_a_rehearsal_watched_to_its_end(browser: Browser, project: Project, shots: Path) -> None:
+    with FakeOpenAI() as server, served(project, model_env(server)) as (url, base):
+        pg = open_page(browser, url)
+        pg.get_by_role("link", name="Journal", exact=True).click()
+        pg.get_by_label(re.compile("One fact a line")).fill("Acme is the pilot customer")
+        pg.get_by_role("button", name="Capture").click()
+        note = pg.locator(".note").inner_text()
+        day_file = re.search(r"in (\S+\.md)", note)
+        assert note.startswith("Captured 1 line(s)") and day_file, note
+        assert (project.root / day_file.group(1)).read_text() == "Acme is the pilot customer\n"
+        snap(pg, shots, "13-captured")
+        day = Path(day_file.group(1)).stem
+        server.enqueue(json.dumps({"operations": [acme_op(f"{day}#1")]}), chunk_delay=0.05)
+        before, head = workspace(project.root), git(project.root, "rev-parse", "HEAD")
+        pg.get_by_role("link", name="Run", exact=True).click()
+        snap(pg, shots, "14-run-panel")
+        pg.get_by_label(re.compile("Rehearse only")).check()
+        pg.get_by_role("button", name="Start the pass").click()
+        pg.get_by_text("[rehearsal] pages would be written", exact=False).wait_for()
+        snap(pg, shots, "15-rehearsal-done")
+        assert pg.locator(".diff .add").filter(has_text="Acme is the pilot customer.").count() == 1
+        assert workspace(project.root) == before and git(project.root, "rev-parse", "HEAD") == head
+
+
+def test_stop_a_pass_waiting_on_a_slow_model(browser: Browser, project: Project, shots: Path) -> None:
+    capture(project, "2026-11-28", "Acme is the pilot customer")
+    commit_all(project.root, "journal")
+    gate = threading.Event()
+    with FakeOpenAI() as server, served(project, model_env(server)) as (url, base):
+        reply = json.dumps({"operations": [acme_op()]})
+        server.enqueue(reply, gate=gate, gate_after=2, chunk_chars=4)
+        try:
+            pg = open_page(browser, url)
+            pg.goto(base + "/run")
+            pg.get_by_role("button", name="Start the pass").click()
+            expect(pg.locator("#tokens")).not_to_have_text("0", timeout=WAIT)  # the reply's tokens, as they stream in
+            assert pg.locator("#step").inner_text().startswith("asking openai/fake")
+            snap(pg, shots, "16-run-live")
+            head = git(project.root, "rev-parse", "HEAD")
+            pg.get_by_role("button", name="Stop").click()
+            pg.get_by_text("stopped on request", exact=False).wait_for()
+            snap(pg, shots, "17-run-stopped")
+            assert git(project.root, "rev-parse", "HEAD") == head and not (project.root / "wiki/acme.md").exists()
+        finally:
+            gate.set()
+
+
+def test_accept_one_review_pass_and_reject_another(browser: Browser, project: Project, shots: Path) -> None:
+    write(project.root, ".gitgarden/config.toml", "review = true\n")
+    capture(project, "2026-11-28", "Acme is the pilot customer", "Dana joined as ops lead")
+    write(project.root, "wiki/pricing.md", page("Pricing", "Pilot price is 400 EUR a month.\n"))
+    commit_all(project.root, "journal")
+    review = Settings(model="fake/scripted", review=True)
+    acme = garden(project, acme_op(), settings=review)
+    dana = garden(project, {"op": "create_page", "page": "dana", "title": "Dana", "body": "Dana joined as ops lead.\n", "lines": ["2026-11-28#2"]}, settings=review)
+    with served(project) as (url, base):
+        pg = open_page(browser, url)
+        pg.locator("header nav").get_by_role("link", name=re.compile("^Review")).click()
+        snap(pg, shots, "18-review")
+        pg.locator(f"#p-{dana}").get_by_role("button", name="Accept this pass").click()
+        assert pg.locator(".note").inner_text() == f"Accepted pass {dana} (commit); 1 pass(es) still wait."
+        pg.locator(f"#p-{acme}").get_by_role("button", name="Reject this pass").click()
+        assert pg.locator(".note").inner_text().startswith(f"Dropped pass {acme}; 0 pass(es) still wait.")
+        snap(pg, shots, "19-review-decided")
+    assert (project.root / "wiki/dana.md").exists() and not (project.root / "wiki/acme.md").exists()
+    assert {e.pass_id: e.review for e in passes(project.root)} == {acme: "rejected", dana: ""}
+
+
+def test_serve_refuses_a_taken_port_in_one_line_and_warns_off_loopback(project: Project) -> None:
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        r = subprocess.run([sys.executable, "-m", "gitgarden", "serve", "--port", str(port)], cwd=project.root, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 1 and r.stdout == ""
+    assert r.stderr.strip() == f"gitgarden: cannot serve on 127.0.0.1:{port}: it is in use; pick another with --port (or leave it out for a free one)"
+    proc = subprocess.Popen([sys.executable, "-m", "gitgarden", "serve", "--host", "0.0.0.0"], cwd=project.root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stdout is not None and proc.stdout.readline().startswith("http://0.0.0.0:")
+    proc.send_signal(signal.SIGINT)
+    _out, err = proc.communicate(timeout=60)
+    assert err.startswith("warning: serving on 0.0.0.0, which other machines may reach")
+    assert proc.returncode == 0
