@@ -118,7 +118,11 @@ def test_a_refusal_shows_its_rule_and_words(project: Project) -> None:
     assert result.refusals and result.commit, result
     shown = client(project).get(f"/pass/{result.pass_id}").text
     assert '<span class="rule">rule 11 (grounded)</span>' in shown
-    assert "Acme paid 9,000 EUR in March." in text_of(shown)
+    words = text_of(shown)
+    assert "Acme paid 9,000 EUR in March." in words
+    entry = result.grounding[0]  # what the record keeps of the refused sentence, shown as it is
+    assert f"scored {entry['score']:.2f} (needs {entry['threshold']:.2f})" in " ".join(words.split())
+    assert entry["unfounded"] and f"numbers and names not in the cited lines: {', '.join(entry['unfounded'])}" in words
 
 
 def test_a_page_traces_each_paragraph_a_pass_wrote_and_not_the_persons(acme: tuple[Project, str]) -> None:

@@ -54,6 +54,7 @@ def pass_page(site: Site, project: Project, request: Request) -> Response:
         not_cited=_lines(record, "not_cited"),
         set_aside=_lines(record, "set_aside"),
         skipped=_skipped(record),
+        grounding=[g for g in record.get("grounding") or [] if isinstance(g, dict)],
         hints=_lines(record, "hints"),
     )
 
