@@ -265,3 +265,18 @@ def test_settings_show_each_layer_and_never_the_key(project: Project) -> None:
     assert re.search(r"idle_min\s+5\s+project", words) and re.search(r"timeout\s+60\s+env", words)
     assert re.search(r"API key\s+sent \(from the environment \(GITGARDEN_API_KEY\)\)", words)
     assert "openai/gpt-4o-mini" in words
+
+
+def test_the_garden_shows_what_status_shows_and_the_last_passes(acme: tuple[Project, str]) -> None:
+    project, pass_id = acme
+    capture(project, "2026-11-29", "Acme wants export before January", "Dana starts Monday")
+    with (project.root / "wiki/index.md").open("a") as fh:
+        fh.write("- Does [[acme]] want export before January?\n")
+    status = json.loads(invoke(project, "status", "--json").stdout)
+    html = client(project).get("/").text
+    words = " ".join(text_of(html).split())
+    assert status["unread"] == 2 and "LINES WAITING 2".lower() in words.lower()
+    assert f'href="/pass/{pass_id}"' in html and "pages written" in words
+    assert 'Does <a class="wl" href="/page/acme" title="acme">acme</a> want export before January?' in html
+    assert "pages 1 (0–1)" not in words and "pages 1 (1–1)" in words  # the chart: one pass, one page
+    assert "not registered for tick" in words  # the clock that holds it back, as status says

@@ -3,6 +3,8 @@ show, read through the same functions, with the health figures of the last passe
 
 from __future__ import annotations
 
+from typing import Any
+
 from markupsafe import Markup
 from starlette.requests import Request
 from starlette.responses import Response
@@ -29,29 +31,42 @@ def _health(site: Site, project: Project):  # type: ignore[no-untyped-def]
     return figures, [e for _, e in aside]
 
 
+def _recent(project: Project) -> list[dict[str, Any]]:
+    """The newest passes' records, oldest first, from the record files (the newest months of
+    `log/`, and this machine's attempts) — what the garden shows of them, without walking git."""
+    from gitgarden.history.records import LOG_DIR, read_attempts, records_in
+    from gitgarden.project import file_text
+    from gitgarden.repo import gitrepo
+
+    folder = project.root / LOG_DIR
+    names = sorted(p.name for p in folder.glob("*.jsonl")) if folder.is_dir() and not folder.is_symlink() else []
+    found: list[dict[str, Any]] = []
+    for name in names[-2:]:  # a month's file holds a month of passes: the chart needs the last 30
+        found.extend(records_in(file_text(project.root, f"{LOG_DIR}/{name}") or ""))
+    found.extend(read_attempts(gitrepo.git_dir(project.root)))
+    passes = [r for r in found if isinstance(r.get("pass_id"), str) and r.get("kind") is None and not r.get("dry_run")]
+    return sorted(passes, key=lambda r: str(r.get("started") or ""))
+
+
 def home(site: Site, project: Project, request: Request) -> Response:
     """Lines waiting, the last pass, what holds the next one back, set-aside lines, Open questions,
     review waiting, and health with its recent course."""
     from gitgarden.gardener import setaside
-    from gitgarden.history.passlog import passes
     from gitgarden.schedule.overview import map_view, project_status
 
     status = project_status(project, site.env, site.now())
     aside = [e for _, e in setaside.on_disk(project.root)[1]]
-    entries = passes(project.root)
-    last = next((e for e in entries if not (e.record or {}).get("dry_run")), None)
+    recent = _recent(project)
     _map_text, open_questions = map_view(project)
-    figured = [e.record["health_after"] for e in entries if e.record and isinstance(e.record.get("health_after"), dict) and e.record["health_after"]]
-    figured = list(reversed(figured[:CHART_PASSES]))
+    figured = [r["health_after"] for r in recent if isinstance(r.get("health_after"), dict) and r["health_after"]][-CHART_PASSES:]
     series = [(label, [int(f.get(key, 0) or 0) for f in figured]) for label, key in CHARTED]
     return site.page(
         request,
         "garden.html",
         st=status,
         aside=aside,
-        last=last,
+        last=recent[-1] if recent else None,
         open_questions=[Markup(render_line(q, Links(None))) for q in open_questions],
-        waiting_passes=[e for e in entries if e.review == "waiting"],
         latest=figured[-1] if figured else None,
         chart=chart(series),
         charted=len(figured),

@@ -25,13 +25,15 @@ def review_page(site: Site, project: Project, request: Request) -> Response:
         one = show(project.root, entry.pass_id)
         files = diff_files(one.diff)
         shown.append((entry, [f for f in files if getattr(f, "is_page", False)], one.record or {}))
+    on = site.settings(project).settings.review
     return site.page(
         request,
         "review.html",
         shown=shown,
         branch=REVIEW_BRANCH,
-        on=site.settings(project).settings.review,
-        decisions=review_decisions(project.root),
+        on=on,
+        # The figures read every pass: only where review is in use (on, or passes still wait).
+        decisions=review_decisions(project.root) if on or shown else {},
     )
 
 
