@@ -10,6 +10,7 @@ as a page with its one line, never a traceback.
 from __future__ import annotations
 
 import secrets
+import threading
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from contextlib import contextmanager
@@ -32,6 +33,7 @@ from gitgarden.wiki import layout
 if TYPE_CHECKING:
     from gitgarden.config import Resolved, Settings
     from gitgarden.model.llm import Model
+    from gitgarden.wiki.facts import FactsCache
 
 __all__ = ["Site", "view", "action", "View", "Action"]
 
@@ -70,6 +72,21 @@ class Site:
 
     def __post_init__(self) -> None:
         self.runs = RunBoard(self.root, self.env, self.now, self.model_factory)
+        self._facts: FactsCache | None = None
+        self._facts_lock = threading.Lock()
+
+    @contextmanager
+    def facts(self) -> Iterator[FactsCache]:
+        """The facts of the wiki's pages, kept between requests (one request at a time uses them):
+        loaded once from the cache passes keep, checked against each file's stat, never written."""
+        from gitgarden.repo import gitrepo
+        from gitgarden.wiki.facts import FactsCache
+
+        with self._facts_lock:
+            if self._facts is None:
+                self._facts = FactsCache(gitrepo.git_dir(self.root) / "gitgarden" / "facts.pickle")
+                self._facts.path = None  # read, never written: the passes keep the file
+            yield self._facts
 
     @property
     def csrf(self) -> str:

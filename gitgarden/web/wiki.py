@@ -35,24 +35,19 @@ class PageRow:
     chars: int
 
 
-def _tree(project: Project) -> Any:
-    """The wiki's files, with the facts cache passes keep (pages re-read only when they changed)."""
-    from gitgarden.project import DiskTree
-    from gitgarden.repo import gitrepo
-    from gitgarden.wiki.facts import FactsCache
-
-    cache = FactsCache(gitrepo.git_dir(project.root) / "gitgarden" / "facts.pickle")
-    return DiskTree(project.root, project.layout.wiki_folders(), facts_cache=cache)
-
-
-def _survey(project: Project) -> tuple[list[PageRow], Any]:
+def _survey(site: Site, project: Project) -> tuple[list[PageRow], Any]:
     """Every page with its figures, and the link index of the wiki (names, aliases, attachments),
-    from one listing of the wiki."""
+    from one listing of the wiki; a page is re-read only when it changed since the server last
+    read it, or since a pass did (the facts cache passes keep, loaded once, never written here)."""
+    from gitgarden.project import DiskTree
     from gitgarden.wiki import layout, linking, pages
     from gitgarden.wiki.facts import page_facts
 
-    here = layout.current()
-    tree = _tree(project)
+    with site.facts() as cache:
+        return _listed(DiskTree(project.root, project.layout.wiki_folders(), facts_cache=cache), layout.current(), linking, pages, page_facts)
+
+
+def _listed(tree: Any, here: Any, linking: Any, pages: Any, page_facts: Any) -> tuple[list[PageRow], Any]:
     rows: list[PageRow] = []
     aliases: dict[str, list[str]] = {}
     files: list[str] = []
@@ -69,7 +64,6 @@ def _survey(project: Project) -> tuple[list[PageRow], Any]:
         aliases[name] = pages.aliases_of(meta)
         state = meta.get("state")
         rows.append(PageRow(name, str(meta.get("title") or name.rsplit("/", 1)[-1]), state if isinstance(state, str) else "", pages.is_gardeners(meta), facts.chars))
-    tree.facts_cache.save()
     return sorted(rows, key=lambda r: r.name.lower()), linking.LinkIndex([r.name for r in rows], aliases, attachments=files)
 
 
@@ -77,7 +71,7 @@ def page_list(site: Site, project: Project, request: Request) -> Response:
     """Every page: name, title, state, whose, size."""
     from gitgarden.wiki import pages
 
-    rows, _ = _survey(project)
+    rows, _ = _survey(site, project)
     return site.page(request, "pages.html", rows=rows, map_name=pages.map_name(), budget=pages.PAGE_BUDGET)
 
 
@@ -91,7 +85,7 @@ def page_view(site: Site, project: Project, request: Request) -> Response:
     found = find_page(project, asked)
     if found.name != asked:  # a human name, an alias, another letter case: the page's own address
         return RedirectResponse(page_url(found.name), status_code=307)
-    _rows, index = _survey(project)
+    _rows, index = _survey(site, project)
     here = layout.current()
     folder = found.name.rsplit("/", 1)[0] if "/" in found.name else ""
     links = Links(index, folder=folder, wiki_prefix=here.wiki_prefix)

@@ -7,8 +7,8 @@ A synthetic project (`generate.py`) of N pages gets P pass commits (with their t
 paragraph each). Each page of the app is timed in the server's own process through the
 framework's test client (the time a request takes on the server, no browser), and beside it the
 command that reads the same data, `--json`, timed in-process through click's runner (imports
-warm, as in the server): the ratio says what the page adds to the reading. Medians of `--runs`,
-after one warm-up each. Prints figures; asserts nothing.
+warm, as in the server), in turns with the page: the ratio says what the page adds to the
+reading. Medians of `--runs`, after one warm-up each. Prints figures; asserts nothing.
 """
 
 from __future__ import annotations
@@ -75,14 +75,18 @@ def add_passes(root: Path, count: int, names: list[str]) -> list[str]:
     return ids
 
 
-def median_time(fn: Callable[[], object], runs: int) -> float:
-    fn()  # warm: imports, caches, the facts cache
-    times = []
-    for _ in range(runs):
-        started = time.perf_counter()
+def median_times(fns: list[Callable[[], object]], runs: int) -> list[float]:
+    """The median time of each of `fns`, run in turns (so both sides of a ratio see the same load
+    on a shared machine), after one warm-up each: imports, caches, the facts cache."""
+    for fn in fns:
         fn()
-        times.append(time.perf_counter() - started)
-    return statistics.median(times)
+    times: list[list[float]] = [[] for _ in fns]
+    for _ in range(runs):
+        for i, fn in enumerate(fns):
+            started = time.perf_counter()
+            fn()
+            times[i].append(time.perf_counter() - started)
+    return [statistics.median(t) for t in times]
 
 
 def main() -> None:
@@ -146,11 +150,11 @@ def main() -> None:
     ]
     print(f"{'page':34} {'server':>9}  {'command (--json, in-process)':32} {'command':>9} {'ratio':>7}")
     for path, argv in pairs:
-        t_page = median_time(page(path), args.runs)
         if argv is None:
+            (t_page,) = median_times([page(path)], args.runs)
             print(f"{path[:34]:34} {t_page:8.3f}s  {'—':32} {'':>9} {'':>7}")
             continue
-        t_cmd = median_time(command(*argv), args.runs)
+        t_page, t_cmd = median_times([page(path), command(*argv)], args.runs)
         print(f"{path[:34]:34} {t_page:8.3f}s  {' '.join(argv)[:32]:32} {t_cmd:8.3f}s {t_page / t_cmd:6.2f}×")
     if not args.keep and not args.workdir:
         import shutil
