@@ -88,6 +88,12 @@ def test_every_page_renders_on_a_vault_at_the_root(tmp_path: Path) -> None:
     assert '<img class="embed" src="/file/Attachments/diagram.png" alt="diagram.png" width="400">' in start
     assert 'class="wl broken"' in start and "Missing note" in start
     assert 'href="/page/Obsidian%20Sync/Version%20history"' in start  # inside a table, `\|` and all
+    # Markdown links, as Obsidian writes them with wikilinks off: relative, URL-encoded, in angle brackets.
+    with (project.root / "Orphan note.md").open("a") as fh:
+        fh.write("See [Start](Getting%20started/Start%20here.md) and [history](<../Obsidian Sync/Version history.md#Every>).\n")
+    orphan = c.get("/page/Orphan note").text
+    assert '<a href="/page/Getting%20started/Start%20here">Start</a>' in orphan
+    assert '<a href="#" class="broken"' in orphan  # `../` leaves the vault: no such note
     pages = c.get("/pages").text
     assert "Start here" in pages and "Daily notes" not in pages  # the daily notes are the journal
     # A human name and another letter case lead to the page's own address.

@@ -113,7 +113,7 @@ def _render_wikilink(links: Links) -> Callable[..., str]:
     def render(_self: Any, tokens: Sequence[Token], idx: int, _options: Any, _env: Any) -> str:
         meta = tokens[idx].meta
         target, anchor, shown, embed = meta["target"], meta["anchor"], meta["shown"], meta["embed"]
-        label = shown or (f"{target}#{anchor}" if target and anchor else target or anchor)
+        label = shown or (f"{target} › {anchor}" if target and anchor else target or anchor)  # as Obsidian shows it
         if not target:  # [[#Heading]]: a heading of this page
             return f'<a class="wl" href="#{escapeHtml(anchor_id(anchor))}">{escapeHtml(label)}</a>'
         name = links.page(target)
