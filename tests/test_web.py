@@ -21,7 +21,7 @@ from tests.web_client import PAGES, TOKEN, client, created, form, root_vault, sa
 SETTINGS = Settings(model="fake/scripted")
 
 
-def garden(project: Project, *ops: dict[str, object]) -> str:
+def pass_with(project: Project, *ops: dict[str, object]) -> str:
     """One pass with the scripted model; its id."""
     result = run_pass(project, SETTINGS, model=FakeModel().enqueue({"operations": list(ops)}), now=lambda: FIXED_NOW)
     assert result.outcome == "pages_written", (result.refusals, result.detail)
@@ -32,7 +32,7 @@ def garden(project: Project, *ops: dict[str, object]) -> str:
 def acme(project: Project) -> tuple[Project, str]:
     """Two journal days and a pass that made a page from one line and skipped the other."""
     capture(project, "2026-11-28", "Acme is the pilot customer", "lunch was good")
-    pass_id = garden(
+    pass_id = pass_with(
         project,
         created("acme", "Acme", "Acme is the pilot customer.\n", "2026-11-28#1"),
         {"op": "skip", "lines": ["2026-11-28#2"]},
@@ -61,7 +61,7 @@ def test_every_page_renders_on_the_sample_project_after_passes(tmp_path: Path) -
     project = sample(tmp_path)
     assert invoke(project, "run", "--json").exit_code == 0  # no model: the model-free work, one commit
     line = "Dana and I are aiming to open Crumb & Co on Saturday 16 January 2027."
-    pass_id = garden(project, created("crumb-and-co", "Crumb & Co", line + "\n", "2026-11-23#7"))
+    pass_id = pass_with(project, created("crumb-and-co", "Crumb & Co", line + "\n", "2026-11-23#7"))
     c = client(project)
     for path in (*PAGES, f"/pass/{pass_id}", "/page/crumb-and-co", "/page/kessler-mill", "/journal/2026-11-23", f"/pass/{pass_id}/undo"):
         r = c.get(path)

@@ -18,7 +18,7 @@ from tests.web_client import client, created, form
 SETTINGS = Settings(model="fake/scripted")
 
 
-def garden(project: Project, *ops: dict[str, object], settings: Settings = SETTINGS) -> str:
+def pass_with(project: Project, *ops: dict[str, object], settings: Settings = SETTINGS) -> str:
     result = run_pass(project, settings, model=FakeModel().enqueue({"operations": list(ops)}), now=lambda: FIXED_NOW)
     assert result.outcome == "pages_written", (result.refusals, result.detail)
     return result.pass_id
@@ -48,9 +48,9 @@ def test_capture_appends_to_todays_journal_as_the_command_does(project: Project)
 
 def test_undo_does_what_gitgarden_undo_does_and_refuses_on_overlap(project: Project) -> None:
     capture(project, "2026-11-28", "Acme is the pilot customer")
-    first = garden(project, created("acme", "Acme", "Acme is the pilot customer.\n", "2026-11-28#1"))
+    first = pass_with(project, created("acme", "Acme", "Acme is the pilot customer.\n", "2026-11-28#1"))
     capture(project, "2026-11-29", "Acme wants export before January")
-    second = garden(project, {"op": "append", "page": "acme", "text": "Acme wants export before January.\n", "lines": ["2026-11-29#1"]})
+    second = pass_with(project, {"op": "append", "page": "acme", "text": "Acme wants export before January.\n", "lines": ["2026-11-29#1"]})
     c = client(project)
     # The page's own text was reworded since the first pass wrote it: undo refuses, nothing changes.
     path = project.root / "wiki/acme.md"
@@ -73,7 +73,7 @@ def test_undo_does_what_gitgarden_undo_does_and_refuses_on_overlap(project: Proj
 
 def test_an_undo_waits_for_no_pass_it_is_refused_while_one_holds_the_lock(project: Project) -> None:
     capture(project, "2026-11-28", "Acme is the pilot customer")
-    pass_id = garden(project, created("acme", "Acme", "Acme is the pilot customer.\n", "2026-11-28#1"))
+    pass_id = pass_with(project, created("acme", "Acme", "Acme is the pilot customer.\n", "2026-11-28#1"))
     before = workspace(project.root)
     with PassLock(project.root / ".git", {"pass_id": "20261130T090000Z-busy", "started": "now"}):
         r = client(project).post(f"/pass/{pass_id}/undo", data=form())
@@ -87,8 +87,8 @@ def test_review_accepts_one_pass_and_rejects_another(project: Project) -> None:
     git(project.root, "add", "-A")
     git(project.root, "commit", "-qm", "journal")
     review = Settings(model="fake/scripted", review=True)
-    acme = garden(project, created("acme", "Acme", "Acme is the pilot customer.\n", "2026-11-28#1"), settings=review)
-    dana = garden(project, created("dana", "Dana", "Dana joined as ops lead.\n", "2026-11-28#2"), settings=review)
+    acme = pass_with(project, created("acme", "Acme", "Acme is the pilot customer.\n", "2026-11-28#1"), settings=review)
+    dana = pass_with(project, created("dana", "Dana", "Dana joined as ops lead.\n", "2026-11-28#2"), settings=review)
     c = client(project)
     page = c.get("/review").text
     assert page.index(acme) < page.index(dana)  # oldest first: the order they stack in

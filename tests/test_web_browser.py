@@ -106,7 +106,7 @@ def model_env(server: FakeOpenAI) -> dict[str, str]:
     }
 
 
-def garden(project: Project, *ops: dict[str, Any], settings: Settings | None = None) -> str:
+def pass_with(project: Project, *ops: dict[str, Any], settings: Settings | None = None) -> str:
     result = run_pass(project, settings or Settings(model="fake/scripted"), model=FakeModel().enqueue({"operations": list(ops)}), now=lambda: FIXED_NOW)
     assert result.outcome == "pages_written", (result.refusals, result.detail)
     return result.pass_id
@@ -118,9 +118,9 @@ def acme_op(line: str = "2026-11-28#1") -> dict[str, Any]:
 
 def test_the_garden_a_pass_and_its_undo(browser: Browser, project: Project, shots: Path) -> None:
     capture(project, "2026-11-28", "Acme is the pilot customer", "lunch was good")
-    garden(project, acme_op(), {"op": "skip", "lines": ["2026-11-28#2"]})
+    pass_with(project, acme_op(), {"op": "skip", "lines": ["2026-11-28#2"]})
     capture(project, "2026-11-29", "Acme wants export before January", "<script>alert('x')</script> is how the old site did it")
-    second = garden(project, {"op": "append", "page": "acme", "text": "Acme wants export before January.\n", "lines": ["2026-11-29#1"]}, {"op": "skip", "lines": ["2026-11-29#2"]})
+    second = pass_with(project, {"op": "append", "page": "acme", "text": "Acme wants export before January.\n", "lines": ["2026-11-29#1"]}, {"op": "skip", "lines": ["2026-11-29#2"]})
     with served(project) as (url, base):
         pg = open_page(browser, url)
         assert pg.url == base + "/"  # the token left the address bar for a cookie
@@ -206,8 +206,8 @@ def test_accept_one_review_pass_and_reject_another(browser: Browser, project: Pr
     write(project.root, "wiki/pricing.md", page("Pricing", "Pilot price is 400 EUR a month.\n"))
     commit_all(project.root, "journal")
     review = Settings(model="fake/scripted", review=True)
-    acme = garden(project, acme_op(), settings=review)
-    dana = garden(project, {"op": "create_page", "page": "dana", "title": "Dana", "body": "Dana joined as ops lead.\n", "lines": ["2026-11-28#2"]}, settings=review)
+    acme = pass_with(project, acme_op(), settings=review)
+    dana = pass_with(project, {"op": "create_page", "page": "dana", "title": "Dana", "body": "Dana joined as ops lead.\n", "lines": ["2026-11-28#2"]}, settings=review)
     with served(project) as (url, base):
         pg = open_page(browser, url)
         pg.locator("header nav").get_by_role("link", name=re.compile("^Review")).click()
