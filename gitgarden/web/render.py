@@ -7,12 +7,11 @@ carry its provenance beside it.
 
 from __future__ import annotations
 
-import posixpath
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import quote, unquote, urlsplit
+from urllib.parse import quote, unquote
 
 from markdown_it import MarkdownIt
 from markdown_it.common.utils import escapeHtml
@@ -64,25 +63,24 @@ class Links:
         return None if found is None else self.wiki_prefix + found
 
     def markdown_target(self, href: str) -> str | None:
-        """Where a Markdown link's address goes in the app: a note or attachment of the wiki
-        (relative to the page, or to the wiki), an outside address as it is, None when it names
-        nothing here."""
+        """Where a Markdown link's address goes in the app: a note or attachment of the wiki, resolved
+        by gitgarden's resolver as Obsidian resolves it (relative to the page, then from the wiki's
+        top, then a bare file name anywhere), an outside address as it is; None when it names nothing."""
         if _SCHEME.match(href):
             return href if href.lower().startswith(("http:", "https:", "mailto:")) else None
         if href.startswith("#"):
             return "#" + anchor_id(unquote(href[1:]))
-        parts = urlsplit(href)
-        path, anchor = unquote(parts.path), unquote(parts.fragment)
-        for candidate in (posixpath.normpath(posixpath.join(self.folder, path)), path.lstrip("/")):
-            if candidate.startswith("../"):
-                continue
-            if candidate.lower().endswith(".md") or "." not in candidate.rsplit("/", 1)[-1]:
-                name = self.page(candidate)
-                if name is not None:
-                    return page_url(name, anchor)
-            found = self.attachment(candidate)
+        dest = linking.md_destination(href)
+        if dest is not None:
+            path, anchor, _raw, _angle = dest
+            if self.index is None:
+                return page_url(path.removesuffix(".md"), anchor)
+            name = self.index.resolve_md(path, self.folder)
+            if name is not None:
+                return page_url(name, anchor)
+            found = self.index.attachment_md(path, self.folder)
             if found is not None:
-                return file_url(found)
+                return file_url(self.wiki_prefix + found)
         self.broken.append(href)
         return None
 
