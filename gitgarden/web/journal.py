@@ -54,13 +54,11 @@ def capture_post(site: Site, project: Project, request: Request, form: dict[str,
     from gitgarden.wiki.journal import capture
 
     try:
-        path, lines = capture(project.journal, form.get("text", ""), site.now().astimezone())
+        done = capture(project.journal, form.get("text", ""), site.now().astimezone())
     except OSError as exc:
         raise GitgardenError(f"capture failed: {exc}") from None
-    if not lines:
-        raise GitgardenError("nothing to capture: write a line first")
-    rel = path.relative_to(project.root).as_posix()
-    return site.back(f"/journal/{url_part(path.stem)}", f"Captured {len(lines)} line(s) in {rel} (not committed: the next pass reads them).")
+    rel = done.path.relative_to(project.root).as_posix()
+    return site.back(f"/journal/{url_part(done.path.stem)}", f"Captured {len(done.lines)} line(s) in {rel} (not committed: the next pass reads them).")
 
 
 ROUTES = [
