@@ -301,7 +301,7 @@ def _run_locked(run: Pass) -> None:
         return  # stop requested, or the person came back, before anything was written
     commit.commit(run, work, writes)
     if run.settings.remote and result.commit:
-        publish.publish(run, work)
+        publish.publish(run, work, writes)
 
 
 def _recover(run: Pass) -> None:

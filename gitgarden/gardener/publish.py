@@ -6,6 +6,7 @@ A pass that cannot land on the remote is taken back in this clone and ends
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 
 from gitgarden.gardener.state import Pass, Work
@@ -47,8 +48,11 @@ def _reguard(root: Path, base_rev: str, new_rev: str, ctx: guard.PassContext) ->
     return [str(v) for v in guard.check(base, new, ctx)]
 
 
-def publish(run: Pass, work: Work) -> None:
-    """Push the pass; a pass that cannot land on the remote is taken back here and ends `failed`."""
+def publish(run: Pass, work: Work, writes: Mapping[str, bytes]) -> None:
+    """Push the pass; a pass that cannot land on the remote is taken back here and ends `failed`.
+
+    `writes` are the bytes the pass committed: the take-back puts back what the pass
+    read only where a file still holds them (the person's edits since are kept)."""
     from gitgarden.repo import remote
 
     project, settings, result, on_progress = run.project, run.settings, run.result, run.on_progress
@@ -74,6 +78,11 @@ def publish(run: Pass, work: Work) -> None:
             journal_dir=project.journal.relative_to(root).as_posix(),
             tags=tags,
             take_back_on_failure=not settings.review,
+            # What the pass read of each file it wrote (its record file's month log: as committed before).
+            files={
+                p: (work.base[p].data if p in work.base else None, data) for p, data in writes.items() if p != result.record_path
+            },
+            step=run.step,
         )
     except remote.RemoteFailed as exc:
         result.detail = str(exc)

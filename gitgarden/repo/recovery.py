@@ -10,6 +10,7 @@ changed since, and says so in its own record.
 from __future__ import annotations
 
 import base64
+import contextlib
 import errno
 import json
 import os
@@ -28,6 +29,7 @@ __all__ = [
     "Recovery",
     "atomic_write",
     "replace_checked",
+    "remove_checked",
     "ChangedUnderfoot",
     "Step",
     "no_step",
@@ -167,6 +169,37 @@ def replace_checked(path: Path, data: bytes, expected: bytes | None, *, rel: str
             raise ChangedUnderfoot(rel)
     finally:
         tmp.unlink(missing_ok=True)
+        keep.unlink(missing_ok=True)
+
+
+def remove_checked(path: Path, expected: bytes, *, rel: str = "", step: Step = no_step) -> None:
+    """Remove `path` only while it still holds `expected`, and prove it after (as `replace_checked`).
+
+    The file is hard-linked aside before it is removed and compared again once it
+    is gone: a write that landed in the last moment (through a file the person had
+    open) puts the person's file back and raises ChangedUnderfoot. A file already
+    gone is left gone (the person removed it: their version wins).
+    """
+    rel = rel or path.name
+    keep = _keep_name(path)
+    keep.unlink(missing_ok=True)
+    try:
+        try:
+            os.link(path, keep, follow_symlinks=False)
+        except FileNotFoundError:
+            return
+        if path.is_symlink() or keep.read_bytes() != expected:
+            raise ChangedUnderfoot(rel)
+        step("before_remove", rel)
+        if os.stat(path, follow_symlinks=False).st_ino != os.stat(keep).st_ino:
+            raise ChangedUnderfoot(rel)  # replaced by another file since the link (an editor's save)
+        os.unlink(path)
+        step("after_remove", rel)
+        if keep.read_bytes() != expected:
+            with contextlib.suppress(FileExistsError):  # a file made there meanwhile is theirs too
+                os.link(keep, path)
+            raise ChangedUnderfoot(rel)
+    finally:
         keep.unlink(missing_ok=True)
 
 

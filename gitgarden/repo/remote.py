@@ -18,12 +18,12 @@ from __future__ import annotations
 
 import re
 import subprocess
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from gitgarden.errors import GitgardenError
-from gitgarden.repo import gitrepo
+from gitgarden.errors import GitError, GitgardenError
+from gitgarden.repo import commits, gitrepo, recovery
 from gitgarden.wiki import layout
 
 __all__ = [
@@ -295,8 +295,6 @@ def _merge_file(root: Path, path: str, base: bytes | None, ours: bytes | None, t
 def _replay(root: Path, own: list[str], onto: str, journal_dir: str) -> dict[str, str] | None:
     """Replay the pass's own commits onto `onto` in memory (a temporary index; the work tree and the
     person's index are untouched): {old commit: its replay}, None when any file cannot merge."""
-    from gitgarden.repo.commits import build_commit
-
     parent = onto
     out: dict[str, str] = {}
     for commit in own:
@@ -312,7 +310,7 @@ def _replay(root: Path, own: list[str], onto: str, journal_dir: str) -> dict[str
             blobs[path] = merged
         name, email = gitrepo.git(root, "log", "-1", "--format=%an%x00%ae", commit).decode().rstrip("\n").split("\0")
         message = gitrepo.git(root, "log", "-1", "--format=%B", commit).decode("utf-8", "replace")
-        parent = out[commit] = build_commit(root, parent, blobs, message, (name, email))
+        parent = out[commit] = commits.build_commit(root, parent, blobs, message, (name, email))
     return out
 
 
@@ -335,21 +333,57 @@ def _move_branch(root: Path, branch: str, old: str, new: str) -> bool:
     return True
 
 
-def take_back(root: Path, branch: str, base: str, tip: str, journal_dir: str) -> None:
-    """Undo the pass's commits in this clone: the branch back to `base`, the pass's files as they
-    were there; journal files keep their lines in the work tree (uncommitted again, unread)."""
+def take_back(
+    root: Path,
+    branch: str,
+    base: str,
+    tip: str,
+    journal_dir: str,
+    files: Mapping[str, tuple[bytes | None, bytes]] | None = None,
+    step: recovery.Step = recovery.no_step,
+) -> list[str]:
+    """Undo the pass's commits in this clone: the branch back to `base`, each file the pass wrote
+    back to what it was, the person's index back to what it held; returns the files left as the
+    person has them.
+
+    Every file goes through the pass's compare-before-write (`replace_checked`,
+    `remove_checked`): one the person changed since the pass wrote it is not
+    touched — their version wins, the pass's text stays in it — and named in
+    the result. `files` holds, by path, what the pass read (None: absent) and
+    what it wrote; a path it lacks is taken from the commits. Journal files keep
+    their lines on disk (uncommitted again, unread). The index takes `base`'s
+    version only where it held the pass's (git's carry-forward rule), so what
+    the person staged meanwhile stays staged and nothing of the pass does.
+    RemoteFailed, with nothing changed, when the branch moved past the pass (a
+    commit of the person's on top): then the pass stays committed here.
+    """
+    files = files or {}
     changed = gitrepo.git(root, "diff", "--name-only", "-z", base, tip).decode("utf-8", "surrogateescape").split("\0")
     changed = [p for p in changed if p]
-    gitrepo.git(root, "update-ref", "-m", "gitgarden: pass taken back (push refused)", f"refs/heads/{branch}", base, tip)
+    try:
+        gitrepo.git(root, "update-ref", "-m", "gitgarden: pass taken back (push refused)", f"refs/heads/{branch}", base, tip)
+    except GitError:
+        raise RemoteFailed(
+            f"{branch} moved past the pass (a commit of yours on top?): the pass stays committed in this clone, "
+            f"not pushed; run `git pull --no-rebase` and push when you are ready"
+        ) from None
+    kept: list[str] = []
     for path in changed:
         if path.startswith(journal_dir.rstrip("/") + "/"):
-            gitrepo.git(root, "reset", "-q", base, "--", path, check=False)  # index only: the lines stay on disk
-            continue
-        if _exists(root, base, path):
-            gitrepo.git(root, "checkout", base, "--", path)
-        else:
-            gitrepo.git(root, "rm", "-q", "--cached", "--ignore-unmatch", "--", path)
-            (root / path).unlink(missing_ok=True)
+            continue  # the lines stay on disk, unread; only the index forgets them (below)
+        before, wrote = files.get(path, (_blob(root, base, path), _blob(root, tip, path) or b""))
+        try:
+            target = recovery.safe_target(root, path)
+            if before is None:
+                recovery.remove_checked(target, wrote, rel=path, step=step)
+            else:
+                recovery.replace_checked(target, before, wrote, rel=path, step=step)
+        except recovery.ChangedUnderfoot:
+            kept.append(path)
+        except GitgardenError:
+            kept.append(path)  # a symlink stands there now: never written through
+    commits.sync_index(root, tip, base, changed)
+    return kept
 
 
 def _exists(root: Path, rev: str, path: str) -> bool:
@@ -382,12 +416,15 @@ def publish(
     journal_dir: str,
     tags: Sequence[str] = (),
     take_back_on_failure: bool = True,
+    files: Mapping[str, tuple[bytes | None, bytes]] | None = None,
+    step: recovery.Step = recovery.no_step,
 ) -> Published:
     """Push the pass; when the remote moved, replay the pass's own commits onto it and try again.
 
     RemoteFailed when the pass cannot land on the remote: by then it has been
     taken back in this clone (unless it was refused by a protected branch, when it
-    stays committed here).
+    stays committed here). `files` (what the pass read and wrote, by path) and
+    `step` are for the take-back (see `take_back`).
     """
     branch = branch or current_branch(root)
     if branch is None:
@@ -398,6 +435,7 @@ def publish(
     tip, new_journal = pass_commit, journal_commit
     why = ""
     for attempt in range(1, max(1, tries) + 1):
+        step("pushing", "")
         landed, why = _push(root, remote, tip, branch, timeout)
         if landed:
             note = f"pushed to {remote}/{branch}"
@@ -433,8 +471,14 @@ def publish(
             break
     if not take_back_on_failure:
         raise RemoteFailed(f"the pass could not be pushed ({why}); it stays committed in this clone")
-    take_back(root, branch, base, pass_commit, journal_dir)
-    failed = RemoteFailed(f"the pass could not be pushed ({why}); it was taken back in this clone and its lines stay unread")
+    kept = take_back(root, branch, base, pass_commit, journal_dir, files, lambda s, r: step(f"take_back:{s}", r))
+    words = f"the pass could not be pushed ({why}); it was taken back in this clone and its lines stay unread"
+    if kept:
+        words += (
+            f"; you changed {', '.join(kept)} meanwhile: your version is kept as it is (it still holds the pass's "
+            "text, uncommitted)"
+        )
+    failed = RemoteFailed(words)
     failed.taken_back = True
     raise failed
 
