@@ -348,15 +348,24 @@ def test_both_sides_map_entries_merge_in_either_layout_where_a_page_would_confli
 ) -> None:
     """Replaying onto a moved remote: two clones' new map entries at the same place are both kept
     (the map is merged as a union, wherever the layout puts it); the same clash in a page is no merge."""
-    from gitgarden.repo import remote
+    from gitgarden.repo import meaning
     from gitgarden.wiki import layout
 
     base = b"# Map\n\n## Pages\n\n- [[pricing]]\n\n## Open\n"
     ours = base.replace(b"- [[pricing]]\n", b"- [[pricing]]\n- [[acme]]\n")
     theirs = base.replace(b"- [[pricing]]\n", b"- [[pricing]]\n- [[dana]]\n")
     with layout.active(layout_in_force):
-        merged = remote._merge_file(project.root, map_path, base, ours, theirs, layout_in_force.journal_dir)
+        merged = meaning.merge_file(project.root, map_path, base, ours, theirs, layout_in_force.journal_dir)
         page_path = layout_in_force.page_path("notes")
-        clash = remote._merge_file(project.root, page_path, base, ours, theirs, layout_in_force.journal_dir)
-    assert merged == b"# Map\n\n## Pages\n\n- [[pricing]]\n- [[acme]]\n- [[dana]]\n\n## Open\n"  # each line once
+        clash = meaning.merge_file(project.root, page_path, base, ours, theirs, layout_in_force.journal_dir)
+    assert merged == b"# Map
+
+## Pages
+
+- [[pricing]]
+- [[acme]]
+- [[dana]]
+
+## Open
+"  # each line once
     assert clash is None

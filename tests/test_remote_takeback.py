@@ -13,12 +13,21 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
+
 import pytest
 
 from gitgarden.gardener.pipeline import PassResult, run_pass
 from gitgarden.project import Project
 from tests.conftest import FIXED_NOW, FakeModel, capture, git, write
-from tests.test_remote import SETTINGS, _OtherMachineFirst, append, create, garden, no_force_push, shared  # noqa: F401
+from tests.test_remote import (  # noqa: F401
+    SETTINGS,
+    _OtherMachineFirst,
+    append,
+    create,
+    garden,
+    no_force_push,
+    shared,
+)
 
 PERSON_LINE = b"- a line the person typed while the push was in flight\n"
 ONE_TRY = replace(SETTINGS, push_tries=1)

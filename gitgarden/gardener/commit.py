@@ -15,7 +15,7 @@ from gitgarden.errors import GitError, GitgardenError
 from gitgarden.gardener.outcome import PassResult
 from gitgarden.gardener.steps import Step
 from gitgarden.history import records
-from gitgarden.repo import commits, gitrepo, recovery
+from gitgarden.repo import commits, gitrepo, recovery, sync
 from gitgarden.wiki import journal, layout, tidy
 from gitgarden.wiki.tree import Tree
 
@@ -176,7 +176,7 @@ def commit_journal(root: Path, offered: list[journal.JournalLine], pass_id: str,
     todo = {p: d for p, d in blobs.items() if committed.get(p) != gitrepo.blob_id(d)}
     if not todo:
         return ""  # HEAD holds these bytes already (the common case of a pass after a stood-down one)
-    message = f"journal: {', '.join(p.rsplit('/', 1)[-1][:-3] for p in sorted(todo))}\n\nCommitted by gitgarden before pass {pass_id} read these lines.\n"
+    message = sync.journal_message(list(todo), f"before pass {pass_id} read these lines", pass_id)
     try:
         return commits.commit_blobs(root, todo, message=message, ident=gitrepo.person_identity(root)) or ""
     except GitError as exc:

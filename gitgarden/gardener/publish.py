@@ -19,16 +19,17 @@ __all__ = ["sync", "publish"]
 
 def sync(run: Pass) -> bool:
     """Fetch and fast-forward (or merge) before reading; False when the pass must not go on."""
-    from gitgarden.repo import remote
+    from gitgarden.repo import remote, sync
 
     root, settings, result = run.project.root, run.settings, run.result
     try:
-        result.remote = remote.sync_before(
+        result.remote = sync.sync_before(
             root,
             settings.remote,
             merge=settings.sync == "merge",
             timeout=settings.remote_timeout,
             ident=(settings.author_name, settings.author_email),
+            journal_dir=run.project.journal.relative_to(root).as_posix(),
         )
     except remote.RemoteRefused as exc:
         result.outcome, result.detail = "refused", str(exc)

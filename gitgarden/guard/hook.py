@@ -206,9 +206,10 @@ def _matches(pattern: str, author: str) -> bool:
 def agent_of(root: Path, env: Mapping[str, str], patterns: Sequence[str]) -> str | None:
     """Why this commit is an agent's (for the refusal's last line), or None for a person's.
 
-    gitgarden's own commits (a pass, undo) are nobody's agent: they carry OWN_COMMIT.
+    gitgarden's own commits (a pass, undo) are nobody's agent: they carry its one-time token
+    (`gitrepo.own_commit`), which no variable an agent exports can stand in for.
     """
-    if env.get(gitrepo.OWN_COMMIT):
+    if gitrepo.is_own_commit(root, env):
         return None
     name = env.get(AGENT_ENV, "").strip()
     if name:

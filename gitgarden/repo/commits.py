@@ -35,12 +35,12 @@ def commit_paths(
     if not paths:
         return False
     ident = author or gitrepo.person_identity(root)
-    env = {**gitrepo.ident_env(*ident), **gitrepo.own_commit_env()}
     gitrepo.git(root, "add", "--", *paths)
     staged = gitrepo.git(root, "diff", "--cached", "--name-only", "-z", "--", *paths).split(b"\0")
     if not any(staged) and gitrepo.head(root) is not None and not allow_empty:
         return False
-    gitrepo.git(root, "commit", "--quiet", "--only", "-m", message, "--", *paths, env=env)
+    with gitrepo.own_commit(root) as own:
+        gitrepo.git(root, "commit", "--quiet", "--only", "-m", message, "--", *paths, env={**gitrepo.ident_env(*ident), **own})
     return True
 
 
@@ -94,14 +94,21 @@ def commit_blobs(
     exactly the paths where it held the old HEAD's (see `sync_index`).
     Returns the new commit, or None when HEAD already holds these bytes.
     """
+    # Marked as gitgarden's own: the guard's hooks (`gitgarden hook install`) let it through.
+    with gitrepo.own_commit(root) as own:
+        return _commit_blobs(root, blobs, message, ident, allow_empty, own)
+
+
+def _commit_blobs(
+    root: Path, blobs: Mapping[str, bytes | None], message: str, ident: tuple[str, str], allow_empty: bool, own: dict[str, str]
+) -> str | None:
     gdir = gitrepo.git_dir(root)
     gitrepo.wait_for_index(gdir)  # a commit whose index cannot follow would leave a staged revert behind
     ref, old, old_tree = gitrepo.head_ref(root)
     work = gdir / "gitgarden"
     work.mkdir(parents=True, exist_ok=True)
     tmp = work / "commit.index"
-    # Marked as gitgarden's own: the guard's pre-commit hook (`gitgarden hook install`) lets it through.
-    env = {**gitrepo.ident_env(*ident), **gitrepo.own_commit_env(), "GIT_INDEX_FILE": str(tmp), "GIT_EDITOR": ":"}
+    env = {**gitrepo.ident_env(*ident), **own, "GIT_INDEX_FILE": str(tmp), "GIT_EDITOR": ":"}
     try:
         tmp.unlink(missing_ok=True)
         gitrepo.git(root, "read-tree", *([old] if old else ["--empty"]), env=env)
@@ -154,7 +161,7 @@ def commit_blobs(
     if sync_index(root, old, new_id, paths):
         record.unlink(missing_ok=True)
     with contextlib.suppress(GitError):  # git ignores post-commit's exit status too
-        gitrepo.run_hook(top, hooks, "post-commit", [], {**gitrepo.ident_env(*ident), **gitrepo.own_commit_env()})
+        gitrepo.run_hook(top, hooks, "post-commit", [], {**gitrepo.ident_env(*ident), **own})
     return new_id
 
 

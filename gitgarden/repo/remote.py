@@ -23,8 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gitgarden.errors import GitError, GitgardenError
-from gitgarden.repo import commits, gitrepo, recovery
-from gitgarden.wiki import layout
+from gitgarden.repo import commits, gitrepo, meaning, recovery
 
 __all__ = [
     "RemoteRefused",
@@ -32,8 +31,16 @@ __all__ = [
     "Position",
     "current_branch",
     "position",
-    "sync_before",
+    "fetch",
     "publish",
+    "take_back",
+    "run_net",
+    "git_words",
+    "tracking_ref",
+    "rev",
+    "replay",
+    "move_branch",
+    "EXIT_REFUSED",
 ]
 
 EXIT_REFUSED = 14
@@ -85,7 +92,7 @@ class Position:
         return f"up to date with {self.remote}/{self.branch}"
 
 
-def _net(root: Path, args: Sequence[str], timeout: float) -> subprocess.CompletedProcess[str]:
+def run_net(root: Path, args: Sequence[str], timeout: float) -> subprocess.CompletedProcess[str]:
     """A git command that talks to the remote: non-interactive (no password or host-key prompt), bounded."""
     env = gitrepo.ident_env("gitgarden", "gitgarden@localhost")
     env.update(GIT_SSH_COMMAND="ssh -o BatchMode=yes -o ConnectTimeout=10", GIT_ASKPASS="true", SSH_ASKPASS="true")
@@ -103,7 +110,7 @@ def _net(root: Path, args: Sequence[str], timeout: float) -> subprocess.Complete
         raise RemoteFailed(f"remote unreachable: git {args[0]} gave no answer within {timeout:.0f} s") from None
 
 
-def _words(proc: subprocess.CompletedProcess[str]) -> str:
+def git_words(proc: subprocess.CompletedProcess[str]) -> str:
     """git's reason in one line: its message, with the files it names (not only a closing "Aborting")."""
     lines = [ln.strip() for ln in (proc.stderr or proc.stdout or "").splitlines() if ln.strip()]
     lines = [ln for ln in lines if ln not in ("Aborting", "Please move or remove them before you merge.")]
@@ -118,11 +125,11 @@ def current_branch(root: Path) -> str | None:
     return out or None
 
 
-def _tracking_ref(remote: str, branch: str) -> str:
+def tracking_ref(remote: str, branch: str) -> str:
     return f"refs/remotes/{remote}/{branch}"
 
 
-def _rev(root: Path, ref: str) -> str | None:
+def rev(root: Path, ref: str) -> str | None:
     out = gitrepo.git(root, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}", check=False).decode().strip()
     return out or None
 
@@ -138,10 +145,10 @@ def _check_remote(root: Path, remote: str) -> None:
 def fetch(root: Path, remote: str, branch: str, timeout: float) -> bool:
     """Fetch `branch` into its remote-tracking ref; False when the remote has no such branch yet."""
     _check_remote(root, remote)
-    proc = _net(root, ["fetch", "--quiet", "--no-tags", remote, f"+refs/heads/{branch}:{_tracking_ref(remote, branch)}"], timeout)
+    proc = run_net(root, ["fetch", "--quiet", "--no-tags", remote, f"+refs/heads/{branch}:{tracking_ref(remote, branch)}"], timeout)
     if proc.returncode == 0:
         return True
-    words = _words(proc)
+    words = git_words(proc)
     if "couldn't find remote ref" in words.lower():
         return False
     raise RemoteFailed(_failure("fetch from", remote, words))
@@ -157,54 +164,11 @@ def _failure(what: str, remote: str, words: str) -> str:
 
 def position(root: Path, remote: str, branch: str) -> Position:
     """Ahead/behind against the remote-tracking ref as last fetched (no network)."""
-    tracking = _rev(root, _tracking_ref(remote, branch))
+    tracking = rev(root, tracking_ref(remote, branch))
     if tracking is None or gitrepo.head(root) is None:
         return Position(remote, branch, 0, 0, tracking is not None)
     out = gitrepo.git(root, "rev-list", "--left-right", "--count", f"HEAD...{tracking}").decode().split()
     return Position(remote, branch, int(out[0]), int(out[1]), True)
-
-
-def sync_before(root: Path, remote: str, *, merge: bool, timeout: float, ident: tuple[str, str]) -> str:
-    """Bring the branch level with the remote before a pass reads; a one-line summary of what happened.
-
-    Behind only: fast-forward. Diverged: refuse, unless `merge` (then a merge
-    commit by the gardener; the person's commits stay as they are). A fast-forward
-    or merge that would overwrite the person's uncommitted changes is refused by
-    git itself, and so by the pass.
-    """
-    branch = current_branch(root)
-    if branch is None:
-        raise RemoteRefused("HEAD is detached: check out a branch before a pass shares it through a remote")
-    if not fetch(root, remote, branch, timeout):
-        return f"{remote} has no branch {branch} yet; the pass will create it"
-    pos = position(root, remote, branch)
-    tracking = _tracking_ref(remote, branch)
-    if pos.behind == 0:
-        return pos.summary()
-    if pos.ahead == 0:
-        proc = _net(root, ["merge", "--ff-only", "--quiet", tracking], timeout)
-        if proc.returncode != 0:
-            raise RemoteRefused(f"cannot fast-forward {branch} to {remote}/{branch}: {_words(proc)}")
-        return f"fast-forwarded {pos.behind} commit(s) from {remote}/{branch}"
-    if not merge:
-        raise RemoteRefused(
-            f"{branch} has diverged from {remote}/{branch} ({pos.ahead} local, {pos.behind} remote commits): "
-            f"merge them yourself (`git pull --no-rebase {remote} {branch}`), or set sync = \"merge\""
-        )
-    message = f"Merge {remote}/{branch} before a gitgarden pass\n"
-    proc = subprocess.run(
-        ["git", "-C", str(root), "merge", "--no-ff", "--no-edit", "--no-gpg-sign", "-m", message, tracking],
-        capture_output=True,
-        text=True,
-        env={**gitrepo.clean_env(), **gitrepo.ident_env(*ident), "GIT_EDITOR": "true"},
-        stdin=subprocess.DEVNULL,
-        timeout=timeout,
-        check=False,
-    )
-    if proc.returncode != 0:
-        gitrepo.git(root, "merge", "--abort", check=False)
-        raise RemoteRefused(f"merging {remote}/{branch} did not go cleanly ({_words(proc)}); merge it yourself first")
-    return f"merged {pos.behind} commit(s) from {remote}/{branch}"
 
 
 Reguard = Callable[[str, str], list[str]]  # (base commit, proposed commit) -> verdicts
@@ -212,7 +176,7 @@ Reguard = Callable[[str, str], list[str]]  # (base commit, proposed commit) -> v
 
 def _push(root: Path, remote: str, commit: str, branch: str, timeout: float) -> tuple[bool, str]:
     """Push `commit` as `branch` (never forced): (landed, git's words)."""
-    proc = _net(root, ["push", "--porcelain", "--no-verify", remote, f"{commit}:refs/heads/{branch}"], timeout)
+    proc = run_net(root, ["push", "--porcelain", "--no-verify", remote, f"{commit}:refs/heads/{branch}"], timeout)
     words = (proc.stdout or "") + (proc.stderr or "")
     if proc.returncode == 0:
         return True, ""
@@ -223,7 +187,7 @@ def _push(root: Path, remote: str, commit: str, branch: str, timeout: float) -> 
         )
     if _STALE.search(words):
         return False, "the remote moved"
-    raise RemoteFailed(_failure("push to", remote, _words(proc)))
+    raise RemoteFailed(_failure("push to", remote, git_words(proc)))
 
 
 def _own_commits(root: Path, base: str, tip: str) -> list[str]:
@@ -243,56 +207,7 @@ def _blob(root: Path, rev: str, path: str) -> bytes | None:
     return proc.stdout if proc.returncode == 0 else None
 
 
-def _appended(base: bytes, one: bytes, other: bytes) -> bytes | None:
-    """Both sides only appended to `base` (a journal, a log): `one` then what `other` appended."""
-    if not (one.startswith(base) and other.startswith(base)):
-        return None
-    tail = other[len(base) :]
-    return one + (b"" if not one or one.endswith(b"\n") or not tail else b"\n") + tail
-
-
-def _merge_file(root: Path, path: str, base: bytes | None, ours: bytes | None, theirs: bytes | None, journal_dir: str) -> bytes | None:
-    """Our change to `path` on top of theirs; None when the two cannot both stand.
-
-    Bookkeeping files merge by their meaning (the read position is a union of
-    read lines; journals and log records only grow; the map takes both sides'
-    entry lines). A page both sides changed merges only when git's three-way
-    merge is clean.
-    """
-    if theirs in (base, ours):
-        return ours
-    if ours == base:
-        return theirs
-    if ours is None or theirs is None:
-        return None  # both created the same file, or one side removed it
-    from gitgarden.wiki import journal
-    from gitgarden.wiki.layout import LOG_DIR
-
-    if path == journal.READ_PATH:
-        merged: dict[str, set[str]] = {}
-        for data in (base, ours, theirs):
-            for day, keys in journal.load_read(None if data is None else data.decode("utf-8", "replace")).items():
-                merged.setdefault(day, set()).update(keys)
-        return journal.render_read(merged).encode()
-    if path.startswith((f"{LOG_DIR}/", journal_dir.rstrip("/") + "/")):
-        return _appended(base or b"", theirs, ours)
-    import tempfile
-
-    with tempfile.TemporaryDirectory(prefix="gitgarden-merge-", dir=gitrepo.git_dir(root)) as tmp:
-        names = []
-        for label, data in (("ours", ours), ("base", base or b""), ("theirs", theirs)):
-            f = Path(tmp) / label
-            f.write_bytes(data)
-            names.append(str(f))
-        # The map: both sides' new entries kept (the layout in force is the pass's own).
-        union = ["--union"] if path == layout.current().map_path() else []
-        proc = subprocess.run(
-            ["git", "merge-file", "-p", "-q", *union, *names], capture_output=True, env=gitrepo.clean_env(), check=False
-        )
-    return proc.stdout if proc.returncode == 0 else None
-
-
-def _replay(root: Path, own: list[str], onto: str, journal_dir: str) -> dict[str, str] | None:
+def replay(root: Path, own: list[str], onto: str, journal_dir: str) -> dict[str, str] | None:
     """Replay the pass's own commits onto `onto` in memory (a temporary index; the work tree and the
     person's index are untouched): {old commit: its replay}, None when any file cannot merge."""
     parent = onto
@@ -302,7 +217,7 @@ def _replay(root: Path, own: list[str], onto: str, journal_dir: str) -> dict[str
         changed = gitrepo.git(root, "diff", "--name-only", "-z", old_parent, commit).decode("utf-8", "surrogateescape")
         blobs: dict[str, bytes] = {}
         for path in filter(None, changed.split("\0")):
-            merged = _merge_file(
+            merged = meaning.merge_file(
                 root, path, _blob(root, old_parent, path), _blob(root, commit, path), _blob(root, parent, path), journal_dir
             )
             if merged is None:
@@ -314,7 +229,7 @@ def _replay(root: Path, own: list[str], onto: str, journal_dir: str) -> dict[str
     return out
 
 
-def _move_branch(root: Path, branch: str, old: str, new: str) -> bool:
+def move_branch(root: Path, branch: str, old: str, new: str) -> bool:
     """Move the checked-out branch from `old` to `new` as a checkout would: the person's other
     changes, staged or not, stay; False (nothing moved) when a file they changed would be overwritten."""
     # The pass's own writes replaced files after the index learnt their contents: refresh the stat
@@ -441,13 +356,13 @@ def publish(
             note = f"pushed to {remote}/{branch}"
             if tip != pass_commit:
                 note += f" after replaying the pass onto the remote's new tip (try {attempt})"
-                if not _move_branch(root, branch, pass_commit, tip):
+                if not move_branch(root, branch, pass_commit, tip):
                     note += (
                         f"; this clone could not follow without overwriting your changes: "
                         f"run `git reset --keep {remote}/{branch}` when they are saved"
                     )
             for tag in tags:
-                _net(root, ["push", "--quiet", "--no-verify", remote, f"refs/tags/{tag}:refs/tags/{tag}"], timeout)
+                run_net(root, ["push", "--quiet", "--no-verify", remote, f"refs/tags/{tag}:refs/tags/{tag}"], timeout)
             return Published(note, tip, new_journal, attempt)
         if attempt == max(1, tries):
             why += f" {attempt} times"
@@ -455,17 +370,17 @@ def publish(
         if not fetch(root, remote, branch, timeout):
             why = f"{remote}/{branch} disappeared"
             break
-        onto = _rev(root, _tracking_ref(remote, branch))
+        onto = rev(root, tracking_ref(remote, branch))
         if onto is None or not _is_ancestor(root, base, onto):
             why = f"{remote}/{branch} no longer contains the commit the pass started from; the person's commits are never replayed"
             break
-        replayed = _replay(root, own, onto, journal_dir)
+        replayed = replay(root, own, onto, journal_dir)
         if replayed is None:
             why = f"the pass's changes conflict with what {remote}/{branch} received meanwhile"
             break
         tip = replayed[pass_commit]
         new_journal = replayed.get(journal_commit, "") if journal_commit else ""
-        verdicts = reguard(_rev(root, f"{tip}^") or onto, tip)
+        verdicts = reguard(rev(root, f"{tip}^") or onto, tip)
         if verdicts:
             why = "the guard refused the pass replayed onto the remote's new tip: " + "; ".join(verdicts[:3])
             break

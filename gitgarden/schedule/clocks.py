@@ -328,14 +328,18 @@ def _repo_state(root: Path, git_dir: Path | None) -> str | None:
 
 
 def _remote_hold(root: Path, s: Settings) -> Hold | None:
-    """A clone that has diverged from its remote (as last fetched) cannot take a pass unless sync = "merge"."""
-    from gitgarden.repo import remote
+    """A clone that has diverged from its remote (as last fetched) by the person's commits cannot take a
+    pass unless sync = "merge" (gitgarden's own journal commits are replayed onto the remote's tip)."""
+    from gitgarden.repo import gitrepo, remote, sync
 
     branch = remote.current_branch(root)
     if branch is None or s.sync == "merge":
         return None
     pos = remote.position(root, s.remote, branch)
     if pos.ahead and pos.behind:
+        local = gitrepo.git(root, "rev-list", "--reverse", f"{remote.tracking_ref(s.remote, branch)}..HEAD").decode().split()
+        if sync.only_own_journal(root, local, layout.current().journal_dir):
+            return None
         return Hold("remote", f"{pos.summary()}: merge them yourself, or set sync = \"merge\"")
     return None
 
