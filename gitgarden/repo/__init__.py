@@ -1,5 +1,6 @@
 """git at the edge: running git (`gitrepo`), the commits gitgarden makes (`commits`), repository
-states (`states`), the shared remote (`remote`), crash recovery and safe writes (`recovery`), the pass
+states (`states`), the shared remote (`remote`, the sync before a pass `sync`, and merging two
+clones' files by their meaning `meaning`), crash recovery and safe writes (`recovery`), the pass
 lock (`lock`) and the three-way text merge (`textmerge`).
 
 May import wiki (trees, the layout, the journal) and errors.
