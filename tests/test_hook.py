@@ -55,10 +55,11 @@ def head(root: Path) -> str:
 
 @pytest.fixture
 def vault(tmp_path: Path) -> Path:
-    """A person's plain git repository (not a gitgarden project) with the hook installed."""
+    """A person's git repository, a gitgarden project (settings only, no init), with the hooks installed."""
     root = tmp_path / "vault"
     root.mkdir()
     git(root, "init", "-q")
+    write(root, ".gitgarden/config.toml", "")
     write(root, "AGENTS.md", "# How agents work here\n")
     write(root, "wiki/acme.md", ACME)
     write(root, "wiki/pricing.md", page("Pricing", "400 EUR a month.\n", source="[2026-11-29]"))
@@ -240,13 +241,14 @@ def test_an_author_matching_guard_agents_is_an_agent(vault: Path) -> None:
     ],
 )
 def test_guard_agents_patterns(pattern: str, author: str, hit: bool) -> None:
-    assert hook._matches(pattern, author) is hit
+    assert hook.matches_author(pattern, author) is hit
 
 
 def test_an_existing_hook_is_chained_its_refusal_respected_and_restored(tmp_path: Path) -> None:
     root = tmp_path / "vault"
     root.mkdir()
     git(root, "init", "-q")
+    write(root, ".gitgarden/config.toml", "")
     write(root, "wiki/acme.md", ACME)
     commit_all(root)
     mine = root / ".git/hooks/pre-commit"
@@ -294,6 +296,7 @@ def test_install_respects_core_hooks_path_and_worktrees(tmp_path: Path) -> None:
     root = tmp_path / "vault"
     root.mkdir()
     git(root, "init", "-q")
+    write(root, ".gitgarden/config.toml", "")
     write(root, "wiki/acme.md", ACME)
     commit_all(root)
     git(root, "worktree", "add", "-q", str(tmp_path / "second"))
@@ -309,6 +312,8 @@ def test_install_respects_core_hooks_path_and_worktrees(tmp_path: Path) -> None:
 
 def test_a_first_commit_by_an_agent_is_judged_against_the_empty_tree(tmp_path: Path) -> None:
     git(tmp_path, "init", "-q")
+    write(tmp_path, ".gitgarden/config.toml", "")
+    (tmp_path / "wiki").mkdir()
     assert gitgarden(tmp_path, "hook", "install").returncode == 0
     write(tmp_path, "wiki/start.md", page("Start", "First page.\n"))
     write(tmp_path, "AGENTS.md", "# rules\n")

@@ -1,10 +1,11 @@
-"""`gitgarden ci`: a scheduled CI job as the gardener of a shared wiki.
+"""`gitgarden ci`: a scheduled CI job as the gardener of a shared wiki, and the guard on pushes.
 
 The job checks the wiki out, runs one pass (which fetches, commits and pushes
 through the project's `remote` setting) and ends with the exit status cron
 would get. Nothing asks a question; the summary goes to the job's log and, on
 GitHub, to the step summary. `gitgarden ci init github|gitlab` prints a
-ready workflow.
+ready workflow, which also runs `gitgarden guard --range` on every push and
+pull request: the check no local setting can skip.
 """
 
 from __future__ import annotations
@@ -27,21 +28,47 @@ __all__ = ["register", "TEMPLATES", "summary_markdown", "Source", "source_of"]
 # the second job from doing the work only to have its push replayed or taken back).
 # `{url}`, `{rev}` and `{remote}` are filled in for this clone by `ci init` (`_source`, `_remote_note`).
 GITHUB = """\
-# .github/workflows/gitgarden.yml: one gardener pass every few hours on this wiki.
-# Repository settings: a variable GITGARDEN_MODEL (e.g. openai/gpt-4o-mini) and a secret
-# GITGARDEN_API_KEY. {remote}
+# .github/workflows/gitgarden.yml: one gardener pass every few hours on this wiki, and the guard
+# on every push and pull request (an agent's commit that breaks a rule fails the check, whatever
+# its machine's hooks let through). Repository settings: a variable GITGARDEN_MODEL (e.g.
+# openai/gpt-4o-mini) and a secret GITGARDEN_API_KEY. {remote}
 name: gitgarden
 on:
   schedule:
     - cron: "17 */3 * * *"
   workflow_dispatch:
-concurrency:
-  group: gitgarden-${{{{ github.ref }}}}
-  cancel-in-progress: false
+  push:
+  pull_request:
 permissions:
-  contents: write
+  contents: read
 jobs:
+  guard:
+    if: github.event_name == 'push' || github.event_name == 'pull_request'
+    runs-on: ubuntu-latest
+    steps:
+      - uses: actions/checkout@v4
+        with:
+          fetch-depth: 0
+      - uses: actions/setup-python@v5
+        with:
+          python-version: "3.12"
+      - run: pip install "gitgarden @ git+{url}@{rev}"
+      - name: gitgarden guard --range (every agent commit pushed)
+        env:
+          BASE: ${{{{ github.event.pull_request.base.sha || github.event.before }}}}
+          TIP: ${{{{ github.event.pull_request.head.sha || github.sha }}}}
+        run: |
+          if [ -z "$BASE" ] || [ "$BASE" = 0000000000000000000000000000000000000000 ]; then
+            BASE=$(git merge-base "origin/${{{{ github.event.repository.default_branch }}}}" "$TIP")
+          fi
+          gitgarden guard --range "$BASE..$TIP"
   garden:
+    if: github.event_name == 'schedule' || github.event_name == 'workflow_dispatch'
+    concurrency:
+      group: gitgarden-${{{{ github.ref }}}}
+      cancel-in-progress: false
+    permissions:
+      contents: write
     runs-on: ubuntu-latest
     timeout-minutes: 30
     steps:
@@ -59,10 +86,25 @@ jobs:
 """
 
 GITLAB = """\
-# .gitlab-ci.yml (or include it): one gardener pass per scheduled pipeline.
+# .gitlab-ci.yml (or include it): one gardener pass per scheduled pipeline, and the guard on every
+# push and merge request (an agent's commit that breaks a rule fails the pipeline, whatever its
+# machine's hooks let through).
 # CI/CD settings: a variable GITGARDEN_MODEL, a masked variable GITGARDEN_API_KEY, and a
 # project access token with write_repository as GITGARDEN_PUSH_TOKEN; a pipeline schedule.
 # {remote}
+gitgarden-guard:
+  image: python:3.12
+  rules:
+    - if: $CI_PIPELINE_SOURCE == "merge_request_event"
+    - if: $CI_PIPELINE_SOURCE == "push"
+  variables:
+    GIT_DEPTH: "0"
+  script:
+    - pip install "gitgarden @ git+{url}@{rev}"
+    - BASE="${{CI_MERGE_REQUEST_DIFF_BASE_SHA:-$CI_COMMIT_BEFORE_SHA}}"
+    - if [ "$BASE" = 0000000000000000000000000000000000000000 ]; then BASE=$(git merge-base "origin/$CI_DEFAULT_BRANCH" "$CI_COMMIT_SHA"); fi
+    - gitgarden guard --range "$BASE..$CI_COMMIT_SHA"
+
 gitgarden:
   image: python:3.12
   rules:

@@ -83,27 +83,50 @@ def _agent_patterns(root: Path, hook_mode: bool) -> tuple[str, ...]:
 @click.command()
 @click.option("--base", default="HEAD", show_default=True, help="The revision to compare the work tree with.")
 @click.option("--staged", is_flag=True, help="Check what the next commit holds (the index against HEAD), as the hook does.")
+@click.option("--range", "range_spec", metavar="BASE..TIP", help="Judge every agent commit of a pushed range (CI: pushes and pull requests).")
+@click.option("--pre-receive", "pre_receive", is_flag=True, help="Judge what a push brings, as the remote's pre-receive hook (OLD NEW REF lines on stdin).")
 @click.option("--hook", "hook_mode", is_flag=True, help="Hook mode: --staged, only for an agent's commit, silent when every rule holds.")
+@click.option("--hook-name", default="pre-commit", hidden=True, help="Which hook runs the guard (the hooks `hook install` writes say).")
+@click.option("--message-file", type=click.Path(path_type=Path), hidden=True, help="prepare-commit-msg's message file.")
 @click.option("--verbose", "-v", is_flag=True, help="Also list the checks that need a pass's context and were skipped.")
 @click.option("--json", "as_json", is_flag=True, help="Print the verdicts (and the skipped checks) as JSON.")
 @click.argument("path", required=False, type=click.Path(file_okay=False, path_type=Path))
-def guard(base: str, staged: bool, hook_mode: bool, verbose: bool, as_json: bool, path: Path | None) -> None:
+def guard(
+    base: str,
+    staged: bool,
+    range_spec: str | None,
+    pre_receive: bool,
+    hook_mode: bool,
+    hook_name: str,
+    message_file: Path | None,
+    verbose: bool,
+    as_json: bool,
+    path: Path | None,
+) -> None:
     """Check the work tree (tracked and untracked) against BASE with the pass's safety rules.
 
     With --staged, check the index instead: what the next commit holds, judged as an
     agent's commit (new pages may have human names, journal appends are capture).
+    With --range BASE..TIP, judge every agent commit of the range (its author matches
+    guard_agents, or it carries the Gardener-Agent trailer); --pre-receive does the same
+    for a push, in the remote's own hook (PATH: the project's folder in the repository).
     Exit 0 when every rule holds, 3 when any is broken.
     """
     from gitgarden.errors import EXIT_GUARD
     from gitgarden.guard import hook
     from gitgarden.repo import gitrepo
 
-    if (staged or hook_mode) and base != "HEAD":
-        raise click.UsageError("--staged and --hook compare the index with HEAD; --base is for the work tree")
+    modes = sum(bool(m) for m in (staged or hook_mode, range_spec, pre_receive))
+    if modes > 1 or ((staged or hook_mode or range_spec or pre_receive) and base != "HEAD"):
+        raise click.UsageError("choose one of --base, --staged (or --hook), --range and --pre-receive")
+    if range_spec or pre_receive:
+        _judge_pushed(range_spec, path, as_json)
+        return
     root = _toplevel(path)
     click.get_current_context().with_resource(_layout_of(root, hook_mode))
     env = dict(os.environ)
     why_agent = "checked by hand"
+    command = "commit"
     if hook_mode:
         agent = hook.agent_of(root, env, _agent_patterns(root, True))
         if agent is None:  # a person's commit, or gitgarden's own: not the guard's business
@@ -111,6 +134,16 @@ def guard(base: str, staged: bool, hook_mode: bool, verbose: bool, as_json: bool
                 out_json({"ok": True, "agent": None, "verdicts": [], "skipped": []})
             sys.exit(0)
         why_agent = agent
+        if hook_name == "prepare-commit-msg":
+            if message_file is not None:
+                hook.mark_agent_commit(root, message_file, env)
+            command = hook.committing_command()
+            if command not in hook.JUDGED_BY_PREPARE:
+                sys.exit(0)  # `git commit` and `git merge` are judged by pre-commit and pre-merge-commit
+        elif hook_name == "pre-merge-commit":
+            command = "merge"
+        elif hook_name == "pre-applypatch":
+            command = "am"
     from gitgarden.guard import rules  # only now: a person's commit never pays for it
 
     if staged or hook_mode:
@@ -139,7 +172,7 @@ def guard(base: str, staged: bool, hook_mode: bool, verbose: bool, as_json: bool
             err(f"skipped: {sentence}")
     if hook_mode:
         if verdicts:
-            err(hook.bypass_line(len(verdicts), why_agent))
+            err(hook.bypass_line(len(verdicts), why_agent, hook_name, command))
     elif verdicts:
         err(f"gitgarden guard: {len(verdicts)} rule(s) broken")
     else:
@@ -148,27 +181,96 @@ def guard(base: str, staged: bool, hook_mode: bool, verbose: bool, as_json: bool
     sys.exit(EXIT_GUARD if verdicts else 0)
 
 
+def _judge_pushed(range_spec: str | None, path: Path | None, as_json: bool) -> None:
+    """`guard --range` (in a clone: the project around PATH or here) and `guard --pre-receive` (in a
+    bare repository: PATH is the project's folder in it, the top by default)."""
+    from gitgarden.errors import EXIT_GUARD, GitError, GitgardenError
+    from gitgarden.guard import hook, pushed
+
+    here = Path.cwd()
+    try:
+        if range_spec:
+            project = _toplevel(path)
+            top = Path(_top(project))
+            prefix = project.resolve().relative_to(top.resolve()).as_posix()
+            judged = pushed.judge_range(top, range_spec, "" if prefix == "." else prefix + "/")
+        else:
+            prefix = (path.as_posix().strip("/") + "/") if path and path.as_posix().strip("/.") else ""
+            judged = pushed.judge_pushes(here, sys.stdin.read().splitlines(), prefix)
+    except GitError as exc:
+        raise GitgardenError(str(exc)) from None
+    broken = [j for j in judged if j.verdicts]
+    if as_json:
+        out_json(
+            {
+                "ok": not broken,
+                "commits": [
+                    {"commit": j.commit, "subject": j.subject, "agent": j.why_agent, "verdicts": [v.to_json() for v in j.verdicts]}
+                    for j in judged
+                ],
+            }
+        )
+        sys.exit(EXIT_GUARD if broken else 0)
+    for j in broken:
+        for line in hook.verdict_lines(j.verdicts, j.base, j.proposed):
+            click.echo(f"{j.commit[:10]} {line}")
+    if broken:
+        count = sum(len(j.verdicts) for j in broken)
+        err(
+            f"gitgarden guard: {len(broken)} agent commit(s) of {len(judged)} break the rules ({count} verdict(s)): "
+            f"{broken[0].commit[:10]} {broken[0].subject!r} ({broken[0].why_agent}) first"
+        )
+        sys.exit(EXIT_GUARD)
+    err(f"gitgarden guard: {len(judged)} agent commit(s) judged, every rule holds")
+    sys.exit(0)
+
+
+def _top(path: Path) -> str:
+    """The top of the work tree that holds `path`."""
+    from gitgarden.repo import gitrepo
+
+    return gitrepo.git(path, "rev-parse", "--show-toplevel").decode().strip()
+
+
 @click.group("hook")
 def hook_group() -> None:
-    """The pre-commit hook that puts the guard in front of agents (not of you)."""
+    """The hooks that put the guard in front of agents' commits (not of yours)."""
 
 
 _PATH_ARG = click.argument("path", required=False, type=click.Path(file_okay=False, path_type=Path))
 
 
+def _project_root(path: Path | None) -> Path:
+    """The gitgarden project around `path` (or here); a one-line refusal outside one."""
+    from gitgarden.errors import GitgardenError, NotAProject
+    from gitgarden.project import find_project
+
+    try:
+        return find_project(path or Path.cwd()).root
+    except NotAProject:
+        raise GitgardenError(
+            f"{(path or Path.cwd()).absolute()} is not inside a gitgarden project: the hooks guard a project's "
+            "wiki (run `gitgarden init` first, or install from inside the project)"
+        ) from None
+
+
 @hook_group.command("install")
+@click.option("--global-hooks-path", "shared_ok", is_flag=True, help="Install even where core.hooksPath is a folder other repositories use too.")
 @_PATH_ARG
-def hook_install(path: Path | None) -> None:
-    """Write the repository's pre-commit hook; a hook already there is kept and run first."""
+def hook_install(shared_ok: bool, path: Path | None) -> None:
+    """Write the repository's hooks for this project; hooks already there are kept and run first."""
     from gitgarden.guard import hook
 
-    err(hook.install(_toplevel(path)))
+    root = _project_root(path)
+    top = Path(_top(root))
+    project = root.resolve().relative_to(top.resolve()).as_posix()
+    err(hook.install(root, project, shared_ok=shared_ok))
 
 
 @hook_group.command("uninstall")
 @_PATH_ARG
 def hook_uninstall(path: Path | None) -> None:
-    """Remove gitgarden's pre-commit hook and put back the hook it chained."""
+    """Remove gitgarden's hooks and put back the hooks they chained."""
     from gitgarden.guard import hook
 
     err(hook.uninstall(_toplevel(path)))
@@ -178,20 +280,28 @@ def hook_uninstall(path: Path | None) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the status as JSON.")
 @_PATH_ARG
 def hook_status(as_json: bool, path: Path | None) -> None:
-    """Say whether the pre-commit hook is gitgarden's (installed), not installed, or foreign."""
+    """Say whether gitgarden's hooks are installed, which commands they cover, and which they cannot."""
     from gitgarden.guard import hook
 
     found = hook.status(_toplevel(path))
     if as_json:
         out_json(found.to_json())
         return
-    click.echo(f"{found.state}: {found.hook}")
+    click.echo(f"{found.state}: {found.hook.parent}")
+    for f in found.files:
+        click.echo(f"  {f.name}: {f.state} — {hook.HOOKS[f.name]}")
+        if f.chained is not None:
+            err(f"    chained (runs first): {f.chained}")
     if found.state == "foreign":
-        err("  a hook that is not gitgarden's: `gitgarden hook install` keeps it and runs it first")
-    if found.chained is not None:
-        err(f"  chained (runs first): {found.chained}")
+        err("  a pre-commit hook that is not gitgarden's: `gitgarden hook install` keeps it and runs it first")
+    elif found.state in ("outdated", "partly installed"):
+        err("  run `gitgarden hook install` again to cover every command listed")
     if found.python is not None and not found.python_ok:
         err(f"  its interpreter {found.python} is gone: run `gitgarden hook install` again")
+    click.echo("  not covered (no client hook sees them):")
+    for line in hook.NOT_COVERED:
+        click.echo(f"    - {line}")
+    click.echo(f"  the wall: {hook.WALL}")
 
 
 def register(cli: click.Group) -> None:

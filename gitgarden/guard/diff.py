@@ -44,6 +44,9 @@ class PassContext:
 # What a vault's human page name may not hold: path and shell trouble on some disk, or a
 # character that ends an Obsidian link ([[name#heading|shown]], ^block).
 _NOT_IN_NAMES = re.compile(r'[\x00-\x1f\x7f\\/:*?"<>|#^\[\]]')
+# What text never holds but binary content does: control characters other than tab, the line
+# endings, form feed and escape (terminal output pasted into a note keeps its colours).
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1a\x1c-\x1f\x7f]")
 
 
 def slug_rule(here: layout.Layout) -> str:
@@ -359,8 +362,9 @@ def _new_file_problem(
         )
     ):
         return slug_rule(here)
-    if text_of(entry) is None:
-        return "a new page is UTF-8 text without NUL bytes"
+    text = text_of(entry)
+    if text is None or _CONTROL.search(text):
+        return "a new page is UTF-8 text without NUL bytes or other control characters (binary content)"
     if path.lower() in base_lower:
         # On a case-insensitive disk this file would overwrite the person's page.
         return "a file with this name in other letter case exists already"

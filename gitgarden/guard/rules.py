@@ -90,7 +90,8 @@ def skipped_checks(ctx: PassContext | None) -> list[str]:
         "rule 7: split parts were recognised from the trees (a new page holding lines "
         "that left a page which now links to it), not from a pass's record.",
         "rule 1: log/ and .gitgarden/ changes were allowed without a pass's list of its "
-        "own paths (log/ may still only grow; .gitgarden/config.toml stays refused).",
+        "own paths (log/ may still only grow; .gitgarden/config.toml stays refused); an "
+        "agent's commit may not touch either.",
         "rule 11 (grounded): written sentences were not traced to cited journal lines "
         "(only a pass knows which lines an operation cites).",
     ]
@@ -189,6 +190,9 @@ def rule_writable_surface(d: Diff) -> Iterator[Finding]:
             if path not in d.ctx.own_paths or not path.startswith(("log/", ".gitgarden/")):
                 why = f"a pass writes {d.layout.wiki_shown}, the journal and its own log/ and .gitgarden/ files only"
                 yield path, why, ""
+        elif d.agent and path.startswith(("log/", ".gitgarden/")):
+            # An agent's read.json marks the person's lines read; its log record forges history.
+            yield path, "gitgarden's own state (.gitgarden/, log/) is written by gitgarden only, never by an agent", ""
         elif path.startswith("log/"):
             old, new = d.base.get(path), d.proposed.get(path)
             if new is None or (old is not None and not new.data.startswith(old.data)):

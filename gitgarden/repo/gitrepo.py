@@ -26,6 +26,7 @@ __all__ = [
     "git",
     "GitPolicy",
     "git_policy",
+    "QUARANTINE_ENV",
     "DEFAULT_TIMEOUT",
     "ensure_repo",
     "git_dir",
@@ -80,6 +81,7 @@ _NON_INTERACTIVE = {
 }
 
 DEFAULT_TIMEOUT = 300.0  # seconds; the `git_timeout` setting changes it for a pass
+QUARANTINE_ENV = ("GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_QUARANTINE_PATH")
 
 
 @dataclass(frozen=True)
@@ -89,6 +91,9 @@ class GitPolicy:
 
     timeout: float = DEFAULT_TIMEOUT
     sign_commits: bool = True
+    # A server-side hook (pre-receive) sees the pushed objects only through the quarantine git
+    # names in GIT_OBJECT_DIRECTORY / GIT_ALTERNATE_OBJECT_DIRECTORIES: kept for every git call.
+    objects_env: tuple[tuple[str, str], ...] = ()
 
 
 # The policy is set once at the start of a pass (`with git_policy(...)`) rather than handed to
@@ -111,6 +116,7 @@ def _env(extra: Mapping[str, str] | None) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in _GIT_ENV_STRIP}
     env.setdefault("LC_ALL", "C")
     env.update(_NON_INTERACTIVE)
+    env.update((_POLICY.get() or _DEFAULT_POLICY).objects_env)
     if extra:
         env.update(extra)
     return env
