@@ -447,10 +447,13 @@ def init_project(root: Path) -> InitReport:
     # wiki, their daily notes) is committed with the layout when git does not track it yet: a
     # pass judges and protects pages against HEAD, and would leave untracked ones alone forever.
     owned = layout.with_identity(["AGENTS.md"])
+    # A project copied into a new repository also holds gitgarden's own state (settings, the read
+    # position, pass records) and the conversation: committed too, or a pass would find them untracked.
+    own = [".gitgarden", "log", ".gitignore", *([] if layout.at_root else ["raw/chat"])]
     untracked = gitrepo.git(
-        root, "ls-files", "-z", "--others", "--exclude-standard", "--", *dict.fromkeys(["AGENTS.md", *layout.tree_folders()])
+        root, "ls-files", "-z", "--others", "--exclude-standard", "--", *dict.fromkeys(["AGENTS.md", *layout.tree_folders(), *own])
     ).decode("utf-8", "surrogateescape").split("\0")
-    adopted = [p for p in untracked if p and (p == "AGENTS.md" or owned.in_wiki(p) or p.startswith(layout.journal_prefix))]
+    adopted = [p for p in untracked if p and (p == "AGENTS.md" or owned.in_wiki(p) or p.startswith(layout.journal_prefix) or _own_state(p, layout))]
     ours = sorted(m for m in made if not m.endswith("/"))
     theirs = sorted(set(adopted) - set(ours))
     if ours or theirs:
@@ -460,6 +463,16 @@ def init_project(root: Path) -> InitReport:
         )
         committed = commits.commit_paths(root, sorted({*ours, *theirs}), message=f"gitgarden init: {what}", author=None)
     return InitReport(root, made, git_initialised, committed, notes, adopted=theirs if committed else [])
+
+
+def _own_state(path: str, layout: Layout) -> bool:
+    """A file of gitgarden's own a copied project brings: its settings and state, its pass records
+    (only records: an adopted vault's own log/ may hold notes), the conversation, the .gitignore."""
+    if path == ".gitignore" or path.startswith(".gitgarden/"):
+        return True
+    if path.startswith("log/"):
+        return path.endswith(".jsonl") or path == "log/.gitkeep"
+    return not layout.at_root and path.startswith("raw/chat/")
 
 
 class DiskTree(Mapping[str, "Entry"]):

@@ -38,13 +38,24 @@ def keys() -> None:
     """
 
 
-@keys.command("set")
+_NEVER_ON_THE_LINE = (
+    "a key is never given on the command line (it would stay in your shell history and in `ps`): "
+    "run `gitgarden keys set NAME` and type it at the hidden prompt, or pipe it: `… | gitgarden keys set NAME`"
+)
+
+
+# A key typed after the name must not reach click's "Got unexpected extra argument (sk-…)", which
+# repeats it: the extra words are taken in and refused without being shown.
+@keys.command("set", context_settings={"ignore_unknown_options": True})
 @click.argument("name", shell_complete=_complete_names)
+@click.argument("extra", nargs=-1, type=click.UNPROCESSED, metavar="")
 @pass_app
-def keys_set(app: App, name: str) -> None:
+def keys_set(app: App, name: str, extra: tuple[str, ...]) -> None:
     """Store a key as NAME: typed at a hidden prompt, or piped on stdin (`… | gitgarden keys set NAME`)."""
     from gitgarden.model import keys as store
 
+    if extra or store.looks_like_a_key(name):
+        raise click.UsageError(_NEVER_ON_THE_LINE)
     store.check_name(name)
     if sys.stdin.isatty():
         value = click.prompt(f"Key for {name}", hide_input=True, err=True, default="", show_default=False)

@@ -127,20 +127,35 @@ def _maybe_register(app: App, root: Path, register: bool | None) -> None:
         err(f"Registered {root} for gitgarden tick." if added else f"{root} was already registered.")
 
 
-@cli.command()
-@click.argument("text", nargs=-1)
+# Words that look like options (`---`, `-5 degrees`) are text to capture: only --help is capture's own.
+@cli.command(context_settings={"ignore_unknown_options": True})
+@click.argument("text", nargs=-1, type=click.UNPROCESSED)
 @pass_app
 def capture(app: App, text: tuple[str, ...]) -> None:
-    """Append TEXT (or stdin) to today's journal, one line per non-empty line. Never commits."""
+    """Append TEXT (or stdin) to today's journal, one line per non-empty line. Never commits.
+
+    A line a pass would take for a Markdown heading (`# Meeting …`) is stored as `\\# Meeting …`,
+    so it is read."""
     from gitgarden.wiki.journal import capture as do_capture
+    from gitgarden.wiki.journal import is_heading
 
     project = app.project()
     body = " ".join(text) if text else sys.stdin.read()
+    missing = not project.journal.is_dir()
     try:
         done = do_capture(project.journal, body, app.now().astimezone())
     except OSError as exc:
         raise GitgardenError(f"capture failed: {exc}") from None
-    err(f"Captured {len(done.lines)} line(s) in {done.path.relative_to(project.root)}")
+    shown = done.path.relative_to(project.root)
+    if missing:
+        folder = project.journal.relative_to(project.root).as_posix()
+        err(
+            f"warning: the journal folder {folder}/ was missing and was made again; if you renamed it, "
+            f"set journal_dir to its new name (`gitgarden config set journal_dir NEW`) and move {shown} there"
+        )
+    escaped = sum(1 for typed in body.splitlines() if typed.strip() and is_heading(typed.strip()))
+    note = f"; {escaped} beginning like a heading stored as '\\# …' so a pass reads it" if escaped else ""
+    err(f"Captured {len(done.lines)} line(s) in {shown}{note}")
 
 
 @cli.command()
@@ -262,8 +277,9 @@ def health(app: App, as_json: bool) -> None:
         err(f"warning: {journal.not_read_warning(not_read)}")
     offerable, aside = setaside.on_disk(project.root)
     figures = measure(DiskTree(project.root, project.layout.wiki_folders()), unread_lines=len(offerable), today=app.now().date())
+    headings = journal.journal_headings(project.journal, project.layout.journal_from)
     if as_json:
-        out_json({**figures.to_json(), "set_aside": [setaside.summary(e) for _, e in aside]})
+        out_json({**figures.to_json(), "set_aside": [setaside.summary(e) for _, e in aside], "journal_headings": headings})
         return
     rows = [
         ("pages", str(figures.pages)),
@@ -277,10 +293,13 @@ def health(app: App, as_json: bool) -> None:
         ("superseded pages", listing(figures.superseded)),
         ("unread journal lines", str(figures.unread_lines)),
         ("journal lines set aside", str(len(aside))),
+        ("journal headings (not read)", str(len(headings))),
         ("open questions", str(figures.open_questions)),
     ]
     for label, value in rows:
         click.echo(f"{label:40} {value}")
+    if headings:
+        click.echo(f"note: {journal.heading_warning(headings)}")
     for advice in figures.split_advice:  # the person's pages: a pass never splits them on its own
         if advice["cut"]:
             cut = ", ".join(f"## {h}" for h in advice["cut"])

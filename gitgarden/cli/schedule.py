@@ -337,6 +337,10 @@ def status(app: App, as_json: bool) -> None:
     echo(f"{data['name']}  ({data['path']})")
     _say_no_model(app, data)
     echo(f"  unread journal lines: {data['unread']}" + (f" ({len(aside)} more set aside)" if aside else ""))
+    if data["journal_headings"]:
+        from gitgarden.wiki.journal import heading_warning
+
+        echo(f"  {heading_warning(data['journal_headings'])}")
     render_set_aside(aside)
     if data["map_over_ceiling"]:
         echo(f"  map: {data['map_chars']:,} chars, over its {clocks.MAP_CEILING:,} ceiling")

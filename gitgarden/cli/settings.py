@@ -184,6 +184,12 @@ def config_set(app: App, key: str, value: str, scope: str | None) -> None:
         err(f"note: here the {report.source} layer wins: {key} = {show_value(report.effective)}")
     if key in ("wiki_dir", "map_page") and where == "project" and here is not None:
         _warn_of_a_persons_map(here)
+    today = app.now().astimezone().date().isoformat()
+    if key == "journal_from" and isinstance(report.value, str) and report.value > today:
+        err(
+            f"warning: journal_from = {report.value} is in the future (today is {today}): no journal line is offered "
+            "until then; `gitgarden config unset journal_from` offers every day again"
+        )
 
 
 def _warn_of_a_persons_map(root: Path) -> None:

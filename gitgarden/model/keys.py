@@ -20,7 +20,7 @@ from pathlib import Path
 from gitgarden.config import user_config_path
 from gitgarden.errors import ConfigError
 
-__all__ = ["keys_path", "stored_keys", "stored_key", "set_key", "unset_key", "check_name"]
+__all__ = ["keys_path", "stored_keys", "stored_key", "set_key", "unset_key", "check_name", "looks_like_a_key"]
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
@@ -31,10 +31,22 @@ def keys_path(env: Mapping[str, str] | None = None) -> Path:
 
 
 def check_name(name: str) -> str:
-    """`name` when it is a usable key name (letters, digits, `_.-`), else ConfigError."""
-    if not _NAME.match(name):
-        raise ConfigError(f"{name!r} is not a key name: use letters, digits, '_', '.' or '-' (e.g. openai)")
+    """`name` when it is a usable key name (letters, digits, `_.-`), else ConfigError (which never
+    repeats the text: it may be a key typed in the wrong place)."""
+    if not _NAME.match(name) or looks_like_a_key(name):
+        raise ConfigError("that is not a key name: use letters, digits, '_', '.' or '-' (e.g. openai)")
     return name
+
+
+_KEY_PREFIXES = ("sk-", "sk_", "gsk_", "pk-", "rk-", "ghp_", "gho_", "github_pat_", "xoxb-", "xoxp-", "AKIA", "AIza", "glpat-", "hf_")
+
+
+def looks_like_a_key(text: str) -> bool:
+    """True when `text` looks like an API key rather than a name (a provider's key prefix, or 32 or
+    more letters and digits in one run): such a text is refused, never stored as a name or shown."""
+    if text.startswith(_KEY_PREFIXES):
+        return True
+    return len(text) >= 32 and text.isalnum() and any(c.isdigit() for c in text) and any(c.isalpha() for c in text)
 
 
 def stored_keys(env: Mapping[str, str] | None = None) -> dict[str, str]:

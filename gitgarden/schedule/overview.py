@@ -103,7 +103,8 @@ def _project_status(project: Project, env: Mapping[str, str], now: datetime) -> 
             "last_look": None if last is None else iso(last),
             "next_look": None if last is None else iso(max(tnow, last + user.interval_min * 60)),
         },
-        "warnings": a.warnings + _journal_warnings(root) + _map_warnings(root),
+        "warnings": a.warnings + _journal_warnings(root, now) + _map_warnings(root),
+        "journal_headings": _headings(root),
     }
 
 
@@ -168,11 +169,35 @@ def _map_warnings(root: Path) -> list[str]:
     return [f"{rel} is a symlink, and the gardener never writes through one: the map is not kept until it is a file (or map_page names another)"]
 
 
-def _journal_warnings(root: Path) -> list[str]:
+def _journal_warnings(root: Path, now: datetime) -> list[str]:
     from gitgarden.wiki.journal import not_read_names, not_read_warning
 
-    names = not_read_names(root / layout.current().journal_dir)
-    return [not_read_warning(names)] if names else []
+    here = layout.current()
+    folder = root / here.journal_dir
+    if not folder.is_dir():
+        # Renamed or removed: "0 unread" would hide every line in it, and capture would make it again.
+        return [
+            f"the journal folder {here.journal_dir}/ does not exist: if you renamed it, set journal_dir to its new "
+            "name (`gitgarden config set journal_dir NEW`); until then no journal line is read"
+        ]
+    warnings = []
+    names = not_read_names(folder)
+    if names:
+        warnings.append(not_read_warning(names))
+    today = now.astimezone().date().isoformat()
+    if here.journal_from and here.journal_from > today:
+        warnings.append(
+            f"journal_from = {here.journal_from} is in the future (today is {today}): no journal line is offered "
+            "until then (`gitgarden config unset journal_from` offers every day)"
+        )
+    return warnings
+
+
+def _headings(root: Path) -> list[dict[str, str]]:
+    from gitgarden.wiki.journal import journal_headings
+
+    here = layout.current()
+    return journal_headings(root / here.journal_dir, here.journal_from)
 def _no_model(a: Assessment, record: ProjectState) -> str | None:
     """Why no pass can read the waiting lines for want of a model (here, or in the last attempt), or None."""
     if not a.unread:

@@ -33,6 +33,11 @@ __all__ = [
     "READ_PATH",
     "day_path",
     "parse_day",
+    "is_heading",
+    "headings",
+    "journal_headings",
+    "heading_warning",
+    "capture_line",
     "all_lines",
     "unread_lines",
     "load_read",
@@ -53,6 +58,9 @@ READ_PATH = ".gitgarden/read.json"
 # does not belong in the journal, and no prompt could offer its lines whole.
 CAPTURE_LIMIT = 100_000
 _ID_RE = re.compile(r"^(\d{4}-\d{2}-\d{2})#(\d+)$")
+# A Markdown heading (CommonMark's ATX heading): up to three spaces, one to six `#`, then a space, a
+# tab or the end of the line. `#idea` is a tag and `####### x` text: both are journal lines.
+_HEADING = re.compile(r"^ {0,3}#{1,6}(?:[ \t]|$)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,17 +89,52 @@ def _key(day: str, text: str, occurrence: int) -> str:
     return digest[:16]
 
 
+def is_heading(raw: str) -> bool:
+    """True for a Markdown heading line (`# Tasks`, `## Notes`, a lone `#`): structure, not a fact."""
+    return bool(_HEADING.match(raw))
+
+
 def parse_day(day: str, text: str) -> list[JournalLine]:
-    """The journal lines of one day file: every non-blank line that is not a heading."""
+    """The journal lines of one day file: every non-blank line that is not a Markdown heading."""
     lines: list[JournalLine] = []
     seen: dict[str, int] = {}
     for n, raw in enumerate(text.splitlines(), start=1):
         line = raw.strip()
-        if not line or line.startswith("#"):
+        if not line or is_heading(raw):
             continue
         seen[line] = seen.get(line, 0) + 1
         lines.append(JournalLine(day, n, line, _key(day, line, seen[line])))
     return lines
+
+
+def headings(day: str, text: str) -> list[tuple[int, str]]:
+    """The heading lines of one day file (line number, text): what a pass does not read."""
+    return [(n, raw.strip()) for n, raw in enumerate(text.splitlines(), start=1) if is_heading(raw)]
+
+
+def journal_headings(journal_dir: Path, since: str = "") -> list[dict[str, str]]:
+    """Every heading line of the day files from `since` on, as `{"id", "text"}`: named by `status` and
+    `health`, since a person's words there never reach a pass."""
+    out: list[dict[str, str]] = []
+    if not journal_dir.is_dir():
+        return out
+    for path in sorted(journal_dir.glob("*.md")):
+        if path.is_symlink() or not path.is_file() or not is_day(path.stem) or path.stem < since:
+            continue
+        text = path.read_bytes().decode("utf-8", "replace")
+        if "#" in text:
+            out.extend({"id": f"{path.stem}#{n}", "text": line} for n, line in headings(path.stem, text))
+    return out
+
+
+def heading_warning(found: list[dict[str, str]], limit: int = 3) -> str:
+    """One line counting and naming the heading lines of the journal, and what to do."""
+    shown = ", ".join(f"{h['id']} {h['text'][:60]!r}" for h in found[:limit])
+    more = f" and {len(found) - limit} more" if len(found) > limit else ""
+    return (
+        f"{len(found)} heading line(s) in the journal are not read by a pass ({shown}{more}): a heading is structure, "
+        "not a fact; to have one read, take away the leading '# ' (or write it as '\\# …')"
+    )
 
 
 def all_lines(journal_dir: Path) -> list[JournalLine]:
@@ -201,9 +244,15 @@ def parse_id(line_id: str) -> tuple[str, int] | None:
     return (m.group(1), int(m.group(2))) if m else None
 
 
+def capture_line(line: str) -> str:
+    """A captured line as it is stored: a line a pass would take for a heading gets its `#` escaped
+    (`\\# Meeting …`, shown as `# Meeting …` by Markdown), so the person's words are read."""
+    return "\\" + line if is_heading(line) else line
+
+
 def split_capture(text: str) -> list[str]:
-    """Captured text as journal lines: one per non-empty line, whitespace trimmed."""
-    return [ln.strip() for ln in text.splitlines() if ln.strip()]
+    """Captured text as journal lines: one per non-empty line, whitespace trimmed, never a heading."""
+    return [capture_line(ln.strip()) for ln in text.splitlines() if ln.strip()]
 
 
 @dataclass(frozen=True)
