@@ -479,7 +479,11 @@ class DiskTree(Mapping[str, "Entry"]):
     """The files under some folders of a project, listed once and read on first access.
 
     Symlinks are listed as symlinks and never followed, so nothing outside the
-    project is ever read through one.
+    project is ever read through one. What is in those folders but never a page
+    is not listed: a submodule (a folder holding its own `.git`; known as a
+    gitlink entry, so the guard refuses any write into it, but never walked) and
+    a file git stores through a filter a pass cannot read as text (`filter=lfs`,
+    or a filter no driver is configured for: `filtered`, path -> filter).
     """
 
     def __init__(
@@ -496,16 +500,33 @@ class DiskTree(Mapping[str, "Entry"]):
         self._paths: set[str] = set()
         self._sorted: list[str] | None = None  # the listing never changes: sorted once, not per iteration
         self._cache: dict[str, Entry] = {}
+        self._gitlinks: set[str] = set()
+        self.filtered: dict[str, str] = {}
         for folder in folders:
             if folder == ".":
                 self._walk_root()
             else:
                 self._walk(root / folder, folder)
+        self._leave_out_filtered()
         for rel in extra_files:
             if os.path.lexists(root / rel):
                 self._paths.add(rel)
         if facts_cache is not None:
             facts_cache.keep = self._paths
+
+    def _leave_out_filtered(self) -> None:
+        """Take out of the listing the pages git stores through a filter a pass cannot read as text;
+        git is asked only when some attributes file mentions a filter at all."""
+        if not any(p.endswith(".md") for p in self._paths) or not _attributes_mention_filter(self.root, self._paths):
+            return
+        from gitgarden.errors import GitError
+        from gitgarden.repo import gitrepo
+
+        try:
+            self.filtered = gitrepo.unreadable_filters(self.root, sorted(p for p in self._paths if p.endswith(".md")))
+        except GitError:
+            return
+        self._paths.difference_update(self.filtered)
 
     def _walk_root(self) -> None:
         """A wiki at the project root: every name but the reserved ones (`.git`, `.gitgarden`,
@@ -522,7 +543,10 @@ class DiskTree(Mapping[str, "Entry"]):
                 continue
             child = f"{rel}/{entry.name}" if rel else entry.name
             if entry.is_dir(follow_symlinks=False):
-                self._walk(Path(entry.path), child)
+                if os.path.lexists(os.path.join(entry.path, ".git")):
+                    self._gitlinks.add(child)  # a submodule's checkout (or a repository of its own)
+                else:
+                    self._walk(Path(entry.path), child)
             elif entry.is_symlink() or entry.is_file(follow_symlinks=False):
                 self._paths.add(child)
                 if self.facts_cache is not None:
@@ -533,6 +557,10 @@ class DiskTree(Mapping[str, "Entry"]):
                     self._stats[child] = (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_mode)
 
     def __getitem__(self, rel: str) -> Entry:
+        if rel in self._gitlinks:
+            from gitgarden.wiki.tree import gitlink
+
+            return gitlink()  # known, never listed: no page, and the guard refuses writes under it
         if rel not in self._paths:
             raise KeyError(rel)
         entry = self._cache.get(rel)
@@ -577,4 +605,29 @@ class DiskTree(Mapping[str, "Entry"]):
         return len(self._paths)
 
     def __contains__(self, rel: object) -> bool:
-        return rel in self._paths
+        return rel in self._paths or rel in self._gitlinks
+
+
+def _attributes_mention_filter(root: Path, paths: set[str]) -> bool:
+    """True when an attributes file that may apply to the project mentions `filter`: the project's
+    own `.gitattributes` files, those of the folders above it up to its repository, the repository's
+    info/attributes and the person's global attributes file in its default place."""
+    candidates = [root / p for p in paths if p.endswith(".gitattributes")]
+    folder = root
+    while True:
+        candidates.append(folder / ".gitattributes")
+        dot = folder / ".git"
+        if dot.is_dir():
+            candidates.append(dot / "info" / "attributes")
+        if os.path.lexists(dot) or folder.parent == folder:
+            break
+        folder = folder.parent
+    config = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
+    candidates.append(Path(config) / "git" / "attributes")
+    for path in candidates:
+        try:
+            if b"filter" in path.read_bytes():
+                return True
+        except OSError:
+            continue
+    return False

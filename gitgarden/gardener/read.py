@@ -84,7 +84,8 @@ def survey(run: Pass, reading: Reading) -> Work:
     project, settings, result, jobs = run.project, run.settings, run.result, run.jobs
     root = project.root
     facts = run.facts
-    base: Tree = DiskTree(root, layout.current().tree_folders(), [journal.READ_PATH, setaside.SET_ASIDE_PATH], facts_cache=facts)
+    disk = DiskTree(root, layout.current().tree_folders(), [journal.READ_PATH, setaside.SET_ASIDE_PATH], facts_cache=facts)
+    base: Tree = disk
     if settings.review:  # build on what waits for review, so the review commit stacks on it cleanly
         base = review.review_base(root, base)
     dirty = gitrepo.dirty_paths(root, layout.current().wiki_folders())
@@ -99,6 +100,7 @@ def survey(run: Pass, reading: Reading) -> Work:
         max_person_pages=settings.max_person_pages,
         titles=titles,
         own=frozenset({journal.READ_PATH, setaside.SET_ASIDE_PATH, result.record_path}),
+        never_written=dict(disk.filtered),
     )
     work.place = placement.of_tree(base, auto_hubs=settings.auto_hubs)
     due = work.due

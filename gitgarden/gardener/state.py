@@ -218,6 +218,7 @@ class Work:
     due: Due = field(default_factory=Due)
     place: Placement = field(default_factory=Placement)  # where the gardener's own pages go, and their names
     keys: dict[str, str] = field(default_factory=dict)  # the model's key of each page created -> its name
+    never_written: dict[str, str] = field(default_factory=dict)  # files git keeps through a filter -> its name
 
     def guard_ctx(self) -> guard.PassContext:
         return guard.PassContext(
@@ -234,6 +235,12 @@ class Work:
         blocked = sorted(p for p in applied.writes if p in self.dirty)
         if blocked:
             return [f"{p} has uncommitted changes of yours; left for a later pass" for p in blocked]
+        filtered = sorted(p for p in applied.writes if p in self.never_written)
+        if filtered:
+            return [
+                f"{p} is stored by git through a filter (filter={self.never_written[p]}): never a page, never written"
+                for p in filtered
+            ]
         touched = self.person_touched | tidy.person_pages(self.base, set(applied.writes))
         if len(touched) > self.max_person_pages:
             # No pass rewrites a vault: past the limit, the person's pages wait for later passes.

@@ -24,7 +24,7 @@ from gitgarden.guard.text import (
 )
 from gitgarden.wiki import layout, linking, pages, placement
 from gitgarden.wiki.names import is_note_name, is_slug, unportable_part
-from gitgarden.wiki.tree import Entry, Tree, changed_paths, text_of
+from gitgarden.wiki.tree import Entry, Tree, changed_paths, is_lfs_pointer, text_of
 
 __all__ = ["PassContext", "Diff", "PageChange", "Moves", "meta_of", "slug_rule", "obsidian_settings"]
 
@@ -135,9 +135,23 @@ class Diff:
         self.layout = layout.current()  # whose folders are the wiki and the journal
         self.changed = changed_paths(base, proposed)
         self.kinds = {p: _kind(self.layout, p, base.get(p), proposed.get(p)) for p in self.changed}
+        for p in self.changed:
+            if self.kinds[p] != "unsafe" and self.submodule_above(p):
+                self.kinds[p] = "in_submodule"
         self._index: linking.LinkIndex | None = None
         self._full_index: linking.LinkIndex | None = None
         self._names: list[str] = []
+
+    def submodule_above(self, path: str) -> str | None:
+        """The submodule (gitlink) `path` lies in, before or after the change; None when it is in none."""
+        folder = path.rpartition("/")[0]
+        while folder:
+            for tree in (self.base, self.proposed):
+                entry = tree.get(folder)
+                if entry is not None and entry.is_gitlink:
+                    return folder
+            folder = folder.rpartition("/")[0]
+        return None
 
     def paths(self, kind: str) -> list[str]:
         """The changed paths of one kind (see `_kind`), sorted."""
@@ -317,12 +331,18 @@ def obsidian_settings(here: layout.Layout, path: str) -> bool:
 
 
 def _kind(here: layout.Layout, path: str, old: Entry | None, new: Entry | None) -> str:
-    """What a changed path is, for the rules: unsafe, obsidian (its settings folder), deleted,
-    symlink, new, modified (all in the wiki), journal (a day file), or other."""
+    """What a changed path is, for the rules: unsafe, obsidian (its settings folder), submodule_gone /
+    submodule_new (a gitlink), deleted, symlink, filtered (a Git LFS pointer), new, modified (all in
+    the wiki), journal (a day file), or other. (A path inside a submodule is `in_submodule`, decided
+    by `Diff`.)"""
     if _unsafe_path(path):
         return "unsafe"
     if _is_obsidians(here, path):
         return "obsidian"
+    if old is not None and old.is_gitlink:
+        return "submodule_gone"  # removed, or replaced by a file (a bump of its commit is no change)
+    if new is not None and new.is_gitlink:
+        return "submodule_new" if old is None else "deleted"
     symlink = any(e is not None and e.is_symlink for e in (old, new))
     if here.in_wiki(path):
         if new is None:
@@ -331,6 +351,8 @@ def _kind(here: layout.Layout, path: str, old: Entry | None, new: Entry | None) 
             return "symlink"
         if old is not None and pages.is_attachment(path):
             return "attachment"  # a file that is not a page: never written (rule 4)
+        if old is not None and is_lfs_pointer(old):
+            return "filtered"  # git keeps the file elsewhere; its pointer is no page (rule 4)
         return "new" if old is None else "modified"
     if symlink:
         return "symlink"

@@ -207,6 +207,8 @@ def rule_no_deletion(d: Diff) -> Iterator[Finding]:
         moved = d.added.get(d.base[path])
         where = f" (it now stands at {moved}; a rename is a deletion)" if moved else ""
         yield path, f"a file under {d.layout.wiki_shown} was deleted{where}", ""
+    for path in d.paths("submodule_gone"):
+        yield path, "a submodule (gitlink) was removed or replaced by files; a submodule is no page and never goes", ""
 
 
 def rule_safe_new_files(d: Diff) -> Iterator[Finding]:
@@ -219,6 +221,11 @@ def rule_safe_new_files(d: Diff) -> Iterator[Finding]:
             yield path, "a symlink was added or changed; symlinks are never written", ""
     for path, why in d.new_file_problems.items():
         yield path, why, ""
+    for path in d.paths("in_submodule"):
+        why = f"{d.submodule_above(path)} is a submodule: its files are its own repository's, never written as pages"
+        yield path, why, ""
+    for path in d.paths("submodule_new"):
+        yield path, "a submodule (gitlink) is never added by a pass or an agent", ""
     for path in d.human_named:
         parent = d.ctx.split_parents.get(path) if d.ctx is not None else d.parents.get(path)
         if parent is None:
@@ -234,6 +241,8 @@ def rule_no_rewording(d: Diff) -> Iterator[Finding]:
     (in a pass); source only grows; other keys unchanged. An attachment is never written."""
     for path in d.paths("attachment"):
         yield path, "an attachment (a file that is not a page) is never written", ""
+    for path in d.paths("filtered"):
+        yield path, "a Git LFS pointer (git keeps the file elsewhere, through filter=lfs) is never written", ""
     for path in d.paths("modified"):
         page = d.pages.get(path)
         if page is None:

@@ -43,6 +43,7 @@ __all__ = [
     "own_commit",
     "is_own_commit",
     "staged_changes",
+    "unreadable_filters",
 ]
 
 # Carries the one-time token of gitgarden's own commit (a pass, its journal commit, undo, the
@@ -363,6 +364,7 @@ def tree_at(root: Path, rev: str, prefixes: Sequence[str] = ()) -> dict[str, Ent
         raise GitError(f"not a revision: {rev!r}")
     out = git(root, "ls-tree", "-r", "-z", rev, "--", *prefixes)
     metas: list[tuple[str, str, str]] = []
+    gitlinks: list[str] = []
     for rec in out.split(b"\0"):
         if not rec:
             continue
@@ -370,11 +372,15 @@ def tree_at(root: Path, rev: str, prefixes: Sequence[str] = ()) -> dict[str, Ent
         mode, kind, oid = meta.decode().split()
         if kind == "blob":
             metas.append((path.decode("utf-8", "surrogateescape"), mode, oid))
+        elif kind == "commit":  # a submodule: known, so no rule lets it go, but never read
+            gitlinks.append(path.decode("utf-8", "surrogateescape"))
     blobs = _read_blobs(root, [oid for _, _, oid in metas])
-    return {
+    tree = {
         path: Entry("symlink" if mode == "120000" else "file", data)
         for (path, mode, _), data in zip(metas, blobs, strict=True)
     }
+    tree.update((path, Entry("gitlink", b"")) for path in gitlinks)
+    return tree
 
 
 def worktree_tree(root: Path, prefixes: Sequence[str] = ()) -> dict[str, Entry]:
@@ -391,6 +397,8 @@ def worktree_tree(root: Path, prefixes: Sequence[str] = ()) -> dict[str, Entry]:
                 tree[rel] = Entry("symlink", os.fsencode(os.readlink(path)))
             elif path.is_file():
                 tree[rel] = Entry("file", path.read_bytes())
+            elif path.is_dir():  # git lists a submodule (a gitlink) as one path: its folder
+                tree[rel] = Entry("gitlink", b"")
         except OSError:
             continue
     return tree
@@ -532,10 +540,34 @@ def staged_changes(root: Path, index_file: str | None) -> dict[str, Entry | None
                 mode, oid, stage = meta.decode().split()
                 if stage == "0":
                     metas.append((raw.decode("utf-8", "surrogateescape"), mode, oid))
-    # A submodule's commit id is not a file of this repository: it stays out of the trees.
-    metas = [m for m in metas if m[1] != "160000"]
-    blobs = iter(_read_blobs(root, [oid for _, mode, oid in metas if mode]))
+    # A submodule's commit id is not a file of this repository: it is a gitlink entry, never read.
+    blobs = iter(_read_blobs(root, [oid for _, mode, oid in metas if mode and mode != "160000"]))
     return {
-        path: (Entry("symlink" if mode == "120000" else "file", next(blobs)) if mode else None)
+        path: (
+            None if not mode
+            else Entry("gitlink", b"") if mode == "160000"
+            else Entry("symlink" if mode == "120000" else "file", next(blobs))
+        )
         for path, mode, _ in metas
-    }
+    }  # fmt: skip
+
+
+def unreadable_filters(root: Path, paths: Sequence[str]) -> dict[str, str]:
+    """Which of `paths` git stores through a filter a pass cannot read as text: path -> the filter's
+    name. Git LFS always (the work tree may hold a pointer or the file, the repository the pointer);
+    any other filter no clean, smudge or process command is configured for (the file is whatever
+    the missing program would have made of it)."""
+    if not paths:
+        return {}
+    out = git(root, "check-attr", "-z", "--stdin", "filter", input=b"".join(p.encode("utf-8", "surrogateescape") + b"\0" for p in paths))
+    fields = out.split(b"\0")
+    named: dict[str, str] = {}
+    for i in range(0, len(fields) - 2, 3):
+        value = fields[i + 2].decode("utf-8", "replace")
+        if value not in ("unspecified", "unset", "set", ""):
+            named[fields[i].decode("utf-8", "surrogateescape")] = value
+    if not named:
+        return {}
+    drivers = git(root, "config", "--get-regexp", r"^filter\..*\.(clean|smudge|process)$", check=False).decode("utf-8", "replace")
+    installed = {line.split(" ", 1)[0].rsplit(".", 1)[0].removeprefix("filter.") for line in drivers.splitlines() if line.strip()}
+    return {p: f for p, f in named.items() if f == "lfs" or f not in installed}

@@ -11,9 +11,12 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
-__all__ = ["Entry", "Tree", "Overlay", "file", "symlink", "text_of", "changed_paths"]
+__all__ = ["Entry", "Tree", "Overlay", "file", "symlink", "gitlink", "text_of", "changed_paths", "is_lfs_pointer"]
 
-Kind = Literal["file", "symlink"]
+# A gitlink is a submodule's place in the tree: never a page, never read or written (its data is
+# empty in every tree, so moving the submodule to another commit is no change a rule judges).
+Kind = Literal["file", "symlink", "gitlink"]
+_LFS_POINTER = b"version https://git-lfs.github.com/spec/"
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,6 +30,10 @@ class Entry:
     def is_symlink(self) -> bool:
         return self.kind == "symlink"
 
+    @property
+    def is_gitlink(self) -> bool:
+        return self.kind == "gitlink"
+
 
 Tree = Mapping[str, Entry]
 
@@ -39,6 +46,16 @@ def file(data: bytes | str) -> Entry:
 def symlink(target: str) -> Entry:
     """A symlink entry pointing at `target` (never followed)."""
     return Entry("symlink", target.encode("utf-8", "surrogateescape"))
+
+
+def gitlink() -> Entry:
+    """A submodule's entry (its commit id is not the tree's business)."""
+    return Entry("gitlink", b"")
+
+
+def is_lfs_pointer(entry: Entry) -> bool:
+    """True for a Git LFS pointer file: the stand-in git stores for a file kept elsewhere, never a page."""
+    return entry.kind == "file" and entry.data.startswith(_LFS_POINTER) and len(entry.data) < 1024
 
 
 @lru_cache(maxsize=32_768)
