@@ -113,3 +113,69 @@ def test_a_real_conflict_in_a_page_is_refused_naming_the_page_and_what_to_do(
     assert git(b.root, "rev-parse", "HEAD").strip() == head
     assert git(b.root, "status", "--porcelain") == ""  # nothing half-merged left behind
     assert not (Path(git(b.root, "rev-parse", "--absolute-git-dir").strip()) / "MERGE_HEAD").exists()
+
+
+# -- items 14-16: the processes a remote starts, the person's ssh, a refused tag -------------------
+
+
+def fake_ssh(tmp: Path, name: str = "ssh-fake") -> tuple[Path, Path]:
+    """An ssh stand-in (core.sshCommand) that records its call, starts a child that would outlive it,
+    and then hangs as a remote that never answers does."""
+    log = tmp / f"{name}.log"
+    script = tmp / name
+    script.write_text(f'#!/bin/sh\necho "$$ $*" >> "{log}"\nsleep 300 &\necho "$!" >> "{log}"\nsleep 300\n')
+    script.chmod(0o755)
+    return script, log
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/status").read_text()
+    except FileNotFoundError:
+        return False
+    return "\nState:\tZ" not in state  # a zombie has ended; only its parent has not looked yet
+
+
+def test_a_remote_that_hangs_is_stopped_with_every_process_it_started(project: Project, tmp_path: Path) -> None:
+    import time
+
+    script, log = fake_ssh(tmp_path)
+    git(project.root, "remote", "add", "origin", "ssh://gitgarden.invalid/wiki.git")
+    git(project.root, "config", "core.sshCommand", str(script))
+    capture(project, DAY, A_LINE)
+    started = time.monotonic()
+    result = garden(project, FakeModel(), replace(SETTINGS, remote_timeout=3))
+    assert (result.outcome, result.exit_code) == ("failed", 15)
+    assert "gave no answer within 3 s" in result.detail
+    assert time.monotonic() - started < 60
+    pids = [int(line.split()[0]) for line in log.read_text().splitlines()]
+    assert len(pids) == 2  # the ssh stand-in and the child it started
+    time.sleep(0.5)
+    assert not [p for p in pids if _alive(p)], "a process the remote started outlived remote_timeout"
+
+
+def test_the_persons_ssh_command_is_kept(project: Project, tmp_path: Path) -> None:
+    script, log = fake_ssh(tmp_path, "deploy-key-ssh")
+    git(project.root, "remote", "add", "origin", "ssh://gitgarden.invalid/wiki.git")
+    git(project.root, "config", "core.sshCommand", f"{script} -i /home/pat/.ssh/deploy_key")
+    capture(project, DAY, A_LINE)
+    garden(project, FakeModel(), replace(SETTINGS, remote_timeout=2))
+    call = log.read_text().splitlines()[0]
+    assert "-i /home/pat/.ssh/deploy_key" in call  # the person's own command ran, with its options
+
+
+def test_a_tag_push_the_remote_refuses_is_said_in_the_record_and_the_report(shared: tuple[Path, Project, Project]) -> None:  # noqa: F811
+    remote, a, _b = shared
+    hook = remote / "hooks" / "pre-receive"
+    hook.write_text('#!/bin/sh\nwhile read old new ref; do case "$ref" in refs/tags/*) echo "tags are not allowed here" >&2; exit 1;; esac; done\n')
+    hook.chmod(0o755)
+    capture(a, DAY, A_LINE)
+    result = garden(a, FakeModel().enqueue(create("acme", "Acme", "Acme signed the pilot contract.\n", f"{DAY}#1")), replace(SETTINGS, push_tags=True))
+    assert result.outcome == "pages_written" and "pushed to origin/main" in result.remote
+    assert f"the snapshot tag {result.snapshot} was not pushed" in result.remote
+    assert "tags are not allowed here" in result.remote
+    assert git(remote, "tag", "--list").strip() == ""
+    # The pass's record (what `run --json` prints, the attempt's report) and its report's hints say so;
+    # the record committed in log/ was written before the push.
+    assert "was not pushed" in result.record()["remote"]
+    assert any("was not pushed" in h for h in result.hints)

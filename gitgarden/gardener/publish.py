@@ -95,4 +95,5 @@ def publish(run: Pass, work: Work, writes: Mapping[str, bytes]) -> None:
         return
     result.commit, result.journal_commit = done.commit, done.journal_commit
     result.remote = "; ".join(x for x in (result.remote, done.summary) if x)
+    result.hints.extend(done.warnings)  # the pass landed; the report still says what the remote refused
     on_progress(done.summary)

@@ -44,6 +44,7 @@ __all__ = [
     "is_own_commit",
     "staged_changes",
     "unreadable_filters",
+    "run_bounded",
 ]
 
 # Carries the one-time token of gitgarden's own commit (a pass, its journal commit, undo, the
@@ -123,7 +124,7 @@ def _env(extra: Mapping[str, str] | None) -> dict[str, str]:
     return env
 
 
-def _run(
+def run_bounded(
     argv: list[str], *, env: dict[str, str], input: bytes | None, timeout: float, cwd: str | None = None
 ) -> subprocess.CompletedProcess[bytes]:
     """Run one git process (or a hook) in a session of its own, stdin closed (or fed `input`),
@@ -203,7 +204,7 @@ def git(
     config = [] if policy.sign_commits or name not in _MAKES_COMMITS else ["-c", "commit.gpgsign=false"]
     argv = ["git", "-C", str(root), *config, *args]
     try:
-        proc = _run(argv, env=_env(env), input=input, timeout=policy.timeout)
+        proc = run_bounded(argv, env=_env(env), input=input, timeout=policy.timeout)
     except FileNotFoundError:
         raise GitError("git is not installed (or not on PATH)") from None
     except subprocess.TimeoutExpired:
@@ -439,7 +440,7 @@ def run_hook(top: str, hooks: Mapping[str, Path], name: str, args: Sequence[str]
         return
     policy = _POLICY.get() or _DEFAULT_POLICY
     try:
-        proc = _run([str(path), *args], env=_env(env), input=None, timeout=policy.timeout, cwd=top)
+        proc = run_bounded([str(path), *args], env=_env(env), input=None, timeout=policy.timeout, cwd=top)
     except subprocess.TimeoutExpired:
         raise GitError(
             f"your {name} hook did not finish within {policy.timeout:g} s and was stopped; "

@@ -16,10 +16,11 @@ ever replayed.
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from gitgarden.errors import GitError, GitgardenError
@@ -92,22 +93,32 @@ class Position:
         return f"up to date with {self.remote}/{self.branch}"
 
 
+def _ssh_env(root: Path) -> dict[str, str]:
+    """ssh in batch mode (no password or host-key prompt) — unless the person chose how git runs ssh
+    (`core.sshCommand`, GIT_SSH_COMMAND, GIT_SSH: a deploy key, a jump host), which is then kept as
+    it is: it runs without a terminal in a session of its own, so it cannot prompt either, and
+    `remote_timeout` bounds it."""
+    if os.environ.get("GIT_SSH_COMMAND") or os.environ.get("GIT_SSH"):
+        return {}
+    if gitrepo.git(root, "config", "--get", "core.sshCommand", check=False).strip():
+        return {}
+    return {"GIT_SSH_COMMAND": "ssh -o BatchMode=yes -o ConnectTimeout=10"}
+
+
 def run_net(root: Path, args: Sequence[str], timeout: float) -> subprocess.CompletedProcess[str]:
-    """A git command that talks to the remote: non-interactive (no password or host-key prompt), bounded."""
+    """A git command that talks to the remote: non-interactive (no password or host-key prompt), bounded.
+
+    It runs in a session of its own: when it outlives `timeout`, it is stopped with every process it
+    started (ssh, a credential helper, the transport's helpers), not only git itself.
+    """
     env = gitrepo.ident_env("gitgarden", "gitgarden@localhost")
-    env.update(GIT_SSH_COMMAND="ssh -o BatchMode=yes -o ConnectTimeout=10", GIT_ASKPASS="true", SSH_ASKPASS="true")
+    env.update(_ssh_env(root), GIT_ASKPASS="true", SSH_ASKPASS="true")
+    argv = ["git", "-C", str(root), *args]
     try:
-        return subprocess.run(
-            ["git", "-C", str(root), *args],
-            capture_output=True,
-            text=True,
-            env={**gitrepo.clean_env(), **env},
-            stdin=subprocess.DEVNULL,
-            timeout=timeout,
-            check=False,
-        )
+        proc = gitrepo.run_bounded(argv, env={**gitrepo.clean_env(), **env}, input=None, timeout=timeout)
     except subprocess.TimeoutExpired:
         raise RemoteFailed(f"remote unreachable: git {args[0]} gave no answer within {timeout:.0f} s") from None
+    return subprocess.CompletedProcess(argv, proc.returncode, proc.stdout.decode("utf-8", "replace"), proc.stderr.decode("utf-8", "replace"))
 
 
 def git_words(proc: subprocess.CompletedProcess[str]) -> str:
@@ -316,6 +327,7 @@ class Published:
     commit: str  # the commit that stands on the remote (the pass's own, or its replay)
     journal_commit: str
     tries: int
+    warnings: list[str] = field(default_factory=list)  # what did not go as asked (a tag the remote refused)
 
 
 def publish(
@@ -361,9 +373,12 @@ def publish(
                         f"; this clone could not follow without overwriting your changes: "
                         f"run `git reset --keep {remote}/{branch}` when they are saved"
                     )
+            warnings = []
             for tag in tags:
-                run_net(root, ["push", "--quiet", "--no-verify", remote, f"refs/tags/{tag}:refs/tags/{tag}"], timeout)
-            return Published(note, tip, new_journal, attempt)
+                pushed = run_net(root, ["push", "--quiet", "--no-verify", remote, f"refs/tags/{tag}:refs/tags/{tag}"], timeout)
+                if pushed.returncode != 0:
+                    warnings.append(f"the snapshot tag {tag} was not pushed ({remote} said: {git_words(pushed)}); it stays in this clone")
+            return Published("; ".join([note, *warnings]), tip, new_journal, attempt, warnings)
         if attempt == max(1, tries):
             why += f" {attempt} times"
             break
