@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import pytest
 
@@ -322,7 +323,24 @@ def test_crlf_page_append_is_accepted_and_conversion_is_refused() -> None:
     assert run({"wiki/crlf.md": crlf + "Appended.\r\n"}, base=base) == []
     vs = run({"wiki/crlf.md": crlf.replace("\r\n", "\n")}, base=base)
     assert rules(vs) == {4}
-    assert vs[0].line.endswith("\r")
+    assert len(vs) == 1 and "line endings changed to LF" in vs[0].message  # named as what it is
+
+
+@pytest.mark.parametrize(
+    ("change", "said"),
+    [
+        (lambda t: t.replace("\n", "\r\n"), "its line endings changed to CRLF"),
+        (lambda t: "\ufeff" + t, "a byte-order mark was added"),
+        (lambda t: "\ufeff" + t.replace("\n", "\r\n"), "a byte-order mark was added and its line endings changed to CRLF"),
+    ],
+)
+def test_a_bom_or_line_ending_change_is_named_as_what_it_is(change: Any, said: str) -> None:
+    lf = page("Acme is the pilot customer.\nDana leads.\n")
+    base = {**base_tree(), "wiki/lf.md": file(lf), JOURNAL: file("Acme signed\n")}
+    vs = run({"wiki/lf.md": change(lf)}, base=base)
+    assert [(v.rule, v.message.split(" (")[0]) for v in vs] == [(4, said)]
+    journal = run({JOURNAL: change("Acme signed\n")}, base=base)
+    assert [v.rule for v in journal] == [6] and said in journal[0].message
 
 
 def test_crlf_page_without_final_newline_can_be_appended() -> None:

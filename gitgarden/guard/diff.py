@@ -26,7 +26,7 @@ from gitgarden.wiki import layout, linking, pages, placement
 from gitgarden.wiki.names import is_note_name, is_slug, unportable_part
 from gitgarden.wiki.tree import Entry, Tree, changed_paths, is_lfs_pointer, text_of
 
-__all__ = ["PassContext", "Diff", "PageChange", "Moves", "meta_of", "slug_rule", "obsidian_settings"]
+__all__ = ["PassContext", "Diff", "PageChange", "Moves", "meta_of", "slug_rule", "obsidian_settings", "encoding_change"]
 
 
 @dataclass(frozen=True)
@@ -77,6 +77,31 @@ def _human_name(segment: str) -> bool:
         and segment == segment.strip()
         and not segment.endswith(".")
     )
+
+
+_BOM = b"\xef\xbb\xbf"
+
+
+def _newline_style(data: bytes) -> str | None:
+    """"CRLF" or "LF" when every line of `data` ends so, "mixed", or None for a text of one line."""
+    lf = data.count(b"\n")
+    if not lf:
+        return None
+    crlf = data.count(b"\r\n")
+    return "CRLF" if crlf == lf else "LF" if not crlf else "mixed"
+
+
+def encoding_change(old: bytes, new: bytes) -> str | None:
+    """What changed in how a text is stored rather than in what it says — a byte-order mark added or
+    removed, every line ending turned to CRLF or to LF — named in words; None when neither did.
+    Either would change every line (or hide the frontmatter), and is reported as what it is."""
+    changes = []
+    if new.startswith(_BOM) != old.startswith(_BOM):
+        changes.append("a byte-order mark was added" if new.startswith(_BOM) else "its byte-order mark was removed")
+    before, after = _newline_style(old), _newline_style(new)
+    if before in ("LF", "CRLF") and after in ("LF", "CRLF") and before != after:
+        changes.append(f"its line endings changed to {after}")
+    return " and ".join(changes) or None
 
 
 def meta_of(text: str) -> dict[str, Any] | None:
@@ -332,9 +357,9 @@ def obsidian_settings(here: layout.Layout, path: str) -> bool:
 
 def _kind(here: layout.Layout, path: str, old: Entry | None, new: Entry | None) -> str:
     """What a changed path is, for the rules: unsafe, obsidian (its settings folder), submodule_gone /
-    submodule_new (a gitlink), deleted, symlink, filtered (a Git LFS pointer), new, modified (all in
-    the wiki), journal (a day file), or other. (A path inside a submodule is `in_submodule`, decided
-    by `Diff`.)"""
+    submodule_new (a gitlink), deleted, symlink, filtered (a Git LFS pointer), reencoded (a BOM or
+    the line endings changed), new, modified (all in the wiki), journal (a day file), or other. (A
+    path inside a submodule is `in_submodule`, decided by `Diff`.)"""
     if _unsafe_path(path):
         return "unsafe"
     if _is_obsidians(here, path):
@@ -353,6 +378,8 @@ def _kind(here: layout.Layout, path: str, old: Entry | None, new: Entry | None) 
             return "attachment"  # a file that is not a page: never written (rule 4)
         if old is not None and is_lfs_pointer(old):
             return "filtered"  # git keeps the file elsewhere; its pointer is no page (rule 4)
+        if old is not None and encoding_change(old.data, new.data):
+            return "reencoded"  # named as what it is (rule 4), not as every line changed
         return "new" if old is None else "modified"
     if symlink:
         return "symlink"

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gitgarden.guard.anchors import dangling
-from gitgarden.guard.diff import Diff, PassContext, meta_of, obsidian_settings, slug_rule
+from gitgarden.guard.diff import Diff, PassContext, encoding_change, meta_of, obsidian_settings, slug_rule
 from gitgarden.guard.text import (
     common_prefix,
     find_links,
@@ -243,6 +243,9 @@ def rule_no_rewording(d: Diff) -> Iterator[Finding]:
         yield path, "an attachment (a file that is not a page) is never written", ""
     for path in d.paths("filtered"):
         yield path, "a Git LFS pointer (git keeps the file elsewhere, through filter=lfs) is never written", ""
+    for path in d.paths("reencoded"):
+        what = encoding_change(d.base[path].data, d.proposed[path].data)
+        yield path, f"{what} (the words are the same: an editor's setting?); a page keeps its bytes as they are", ""
     for path in d.paths("modified"):
         page = d.pages.get(path)
         if page is None:
@@ -309,6 +312,10 @@ def rule_journal(d: Diff) -> Iterator[Finding]:
         if old is None and not _is_day(path.rsplit("/", 1)[-1].removesuffix(".md")):
             yield path, "a new journal file is named by a real date: YYYY-MM-DD.md", ""
         was = old.data if old is not None else b""
+        recoded = encoding_change(was, new.data) if old is not None else None
+        if recoded:
+            yield path, f"{recoded}; the journal only grows, its lines kept byte for byte", ""
+            continue
         if not new.data.startswith(was):
             k = common_prefix(was, new.data)
             start, end = was.rfind(b"\n", 0, k) + 1, was.find(b"\n", k)
