@@ -286,6 +286,7 @@ def health(app: App, as_json: bool) -> None:
         ("orphans (no other page links to them)", listing(figures.orphans)),
         ("unmapped (the map does not reach them)", listing(figures.unmapped)),
         ("broken links", listing([f"{a} -> {b}" for a, b in figures.broken_links])),
+        ("links to a heading the page lacks", listing([f"{a} -> {b}" for a, b in figures.broken_headings])),
         ("duplicate candidates", listing([f"{a} ~ {b}" for a, b in figures.duplicates])),
         ("pages over 6,000 chars", listing(figures.over_budget)),
         ("map size", f"{figures.map_chars} / {figures.map_ceiling} chars"),

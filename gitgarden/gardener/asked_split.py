@@ -56,7 +56,11 @@ def request_split(
     here = project.layout
     with layout.active(here), PassLock(git_dir, {"pass_id": pass_id, "started": now().isoformat(), "split": page}):
         base = DiskTree(root, here.tree_folders(), [journal.READ_PATH])
-        name = tidy.link_index(tidy.page_titles(base)).resolve(page.removesuffix(".md"))
+        index = tidy.link_index(tidy.page_titles(base))
+        twins = index.candidates(page.removesuffix(".md"))
+        if twins:
+            raise SplitRefused(f"{page!r} names {len(twins)} pages, {' and '.join(twins)}: name one with its folder (gitgarden split {twins[0]!r})")
+        name = index.resolve(page.removesuffix(".md"))
         if name is None or name == pages.map_name():
             raise SplitRefused(f"no page named {page!r} in {here.wiki_shown}")
         path = pages.page_path(name)

@@ -69,13 +69,25 @@ def _cited_days(op: Op, ctx: ApplyContext) -> list[str]:
     return sorted({ctx.offered[i].day for i in op.lines})
 
 
+class _Ambiguous(Exception):
+    """A page name that more than one page answers to: the operation is refused, never guessed."""
+
+    def __init__(self, name: str, candidates: list[str]) -> None:
+        super().__init__(name)
+        self.name, self.candidates = name, candidates
+
+
 def _resolve(tree: Tree, ctx: ApplyContext, name: str) -> str | None:
     """The path of an existing page named `name` (a page name, file name or alias, or the key
-    a page this pass created was proposed under)."""
+    a page this pass created was proposed under); _Ambiguous when several pages answer to it
+    (`Plan` with `Work/Plan.md` and `Home/Plan.md`)."""
     keyed = ctx.keys.get(name.strip().lower())
     if keyed is not None and pages.page_path(keyed) in tree:
         return pages.page_path(keyed)
-    if ctx.links is not None:
+    if ctx.links is not None and isinstance(name, str):
+        twins = ctx.links.candidates(name)
+        if twins:
+            raise _Ambiguous(name, twins)
         found = ctx.links.resolve(name)
         if found is not None and pages.page_path(found) in tree:
             return pages.page_path(found)
@@ -117,7 +129,11 @@ def apply_op(op: Op, tree: Tree, ctx: ApplyContext) -> Applied | Refusal:
     handler = _HANDLERS.get(op.kind)
     if handler is None:
         return Applied(op)
-    return handler(op, tree, ctx)
+    try:
+        return handler(op, tree, ctx)
+    except _Ambiguous as exc:
+        shown = " and ".join(exc.candidates)
+        return Refusal(op, f"{exc.name!r} names {len(exc.candidates)} pages, {shown}: name one with its folder ({exc.candidates[0]})")
 
 
 def _unsafe_name(name: str) -> str | None:
@@ -440,6 +456,9 @@ def _supersede(op: Op, tree: Tree, ctx: ApplyContext) -> Applied | Refusal:
     by = pages.page_name(newer) or ""
     if meta.get("superseded_by"):
         return Applied(op)  # already there
+    unnamed = _not_named(path, meta, [ctx.offered[i].text for i in op.lines])
+    if unnamed:
+        return Refusal(op, unnamed)
     if meta.get("state") == "decided":
         # A decided page is never edited: the contradiction goes to the map's Open section.
         map_text = _text(tree, pages.map_path()) or ""
@@ -452,6 +471,29 @@ def _supersede(op: Op, tree: Tree, ctx: ApplyContext) -> Applied | Refusal:
     block, body = pages.split_frontmatter(new)
     new = block + f"> Superseded by [[{by}]].{nl}" + (nl if body.strip() else "") + body
     return Applied(op, writes={path: file(new)})
+
+
+def _not_named(path: str, meta: dict[str, Any], cited: list[str]) -> str | None:
+    """Why the cited lines may not supersede the page at `path`, or None. They must be about it: a
+    word of its title (or name) for a page of the gardener's; the page itself — its whole title,
+    name or an alias — for a page of the person's, which a pass never marks on a guess."""
+    from gitgarden.guard.grounding import content_words
+
+    name = pages.page_name(path) or path
+    title = str(meta.get("title") or name.rsplit("/", 1)[-1])
+    said = " ".join(cited)
+    if pages.is_gardeners(meta):
+        if set(content_words(f"{title} {name.rsplit('/', 1)[-1].replace('-', ' ')}")) & set(content_words(said)):
+            return None
+        return f"the cited line(s) do not mention {title!r}: a page is superseded only by a line about it"
+    low = " ".join(said.lower().split())
+    names = [title, name.rsplit("/", 1)[-1], name.rsplit("/", 1)[-1].replace("-", " "), *map(str, pages.aliases_of(meta))]
+    if any(n.strip() and re.search(rf"(?<!\w){re.escape(' '.join(n.lower().split()))}(?!\w)", low) for n in names):
+        return None
+    return (
+        f"{path} is your page, and the cited line(s) do not name it ({title!r}): a person's page is marked "
+        "superseded only by a line that names it"
+    )
 
 
 def _merge(op: Op, tree: Tree, ctx: ApplyContext) -> Applied | Refusal:

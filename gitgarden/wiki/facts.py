@@ -24,7 +24,7 @@ from gitgarden.wiki.tree import Entry, Overlay, Tree, text_of
 
 __all__ = ["PageFacts", "page_facts", "facts_of", "resolved_targets", "FactsCache"]
 
-_VERSION = 2  # 2: Markdown links' destinations (md_targets)
+_VERSION = 3  # 2: Markdown links' destinations (md_targets); 3: heading anchors and anchored links
 
 
 class PageFacts(NamedTuple):
@@ -37,6 +37,8 @@ class PageFacts(NamedTuple):
     # resolve from the linking page's folder (`resolved_targets`). Added last, with a default, so
     # code that builds or reads the first three fields is unchanged.
     md_targets: tuple[str, ...] = ()
+    anchors: frozenset[str] = frozenset()  # the headings and block ids links may name (linking.heading_anchors)
+    anchored: tuple[tuple[str, str], ...] = ()  # (target, anchor) of each wiki link that names a heading or block
 
 
 @lru_cache(maxsize=32_768)
@@ -50,7 +52,10 @@ def facts_of(entry: Entry) -> PageFacts | None:
     except pages.PageError:
         meta = None
     md = tuple(link.path for link in linking.find_md_links(text))
-    return PageFacts(len(text), meta, tuple(link.target for link in linking.find_links(text)), md)
+    found = linking.find_links(text)
+    anchors = frozenset(linking.heading_anchors(pages.split_frontmatter(text)[1].splitlines())) if "#" in text else frozenset()
+    anchored = tuple((link.target, link.anchor) for link in found if link.anchor)
+    return PageFacts(len(text), meta, tuple(link.target for link in found), md, anchors, anchored)
 
 
 def resolved_targets(index: linking.LinkIndex, facts: PageFacts, name: str) -> Iterator[tuple[str, str | None]]:

@@ -33,6 +33,9 @@ class Health:
     orphans: list[str] = field(default_factory=list)  # no other page links to them (as Obsidian counts)
     unmapped: list[str] = field(default_factory=list)  # the map, and the hubs it links, do not reach them
     broken_links: list[tuple[str, str]] = field(default_factory=list)
+    # Links to a page that exists, naming a heading (or block) it does not hold: Obsidian opens the page
+    # at its top, so they count apart from the unresolved links Obsidian itself lists.
+    broken_headings: list[tuple[str, str]] = field(default_factory=list)
     duplicates: list[tuple[str, str]] = field(default_factory=list)
     over_budget: list[str] = field(default_factory=list)
     map_chars: int = 0
@@ -53,6 +56,7 @@ class Health:
             "orphans": len(self.orphans),
             "unmapped": len(self.unmapped),
             "broken_links": len(self.broken_links),
+            "broken_headings": len(self.broken_headings),
             "duplicates": len(self.duplicates),
             "over_budget": len(self.over_budget),
             "map_chars": self.map_chars,
@@ -149,6 +153,10 @@ def measure(tree: Tree, *, unread_lines: int = 0, today: date | None = None) -> 
                 elif index.attachment_md(path, folder) is None:
                     health.broken_links.append((name, path))
         links[name] = targets
+        for target, anchor in page.anchored:
+            found = index.resolve(target)
+            if found in facts and linking.anchor_key(anchor) not in facts[found].anchors:
+                health.broken_headings.append((name, f"{target}#{anchor}"))
     seen = {map_name}
     todo = [map_name]
     while todo:
@@ -167,6 +175,7 @@ def measure(tree: Tree, *, unread_lines: int = 0, today: date | None = None) -> 
     health.orphans = sorted(n for n in page_names if n not in linked)
     health.unmapped = sorted(n for n in page_names if n not in seen)
     health.broken_links.sort()
+    health.broken_headings.sort()
     health.duplicates = _duplicates(labels)
     health.over_budget = sorted(n for n in page_names if facts[n].chars > pages.PAGE_BUDGET)
     health.split_advice = [_advice(tree, n, facts[n]) for n in health.over_budget if not pages.is_gardeners(facts[n].meta)]

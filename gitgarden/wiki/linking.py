@@ -254,15 +254,30 @@ class LinkIndex:
         self._base: dict[str, str] = {}
         self._files: dict[str, str] = {}
         self._file_names: dict[str, str] | None = None  # file name -> page, without aliases (Markdown links)
+        self._twins: dict[str, set[str]] = {}  # a file name or alias more than one page answers to
         for name in sorted(names):
             self._full.setdefault(name.lower(), name)
-            self._base.setdefault(name.rsplit("/", 1)[-1].lower(), name)
+            self._add_base(name.rsplit("/", 1)[-1].lower(), name)
         for name, names_ in (aliases or {}).items():
             for alias in names_:
-                self._base.setdefault(str(alias).lower(), name)
+                self._add_base(str(alias).lower(), name)
         for rel in sorted(attachments):
             self._files.setdefault(rel.lower(), rel)
             self._files.setdefault(rel.rsplit("/", 1)[-1].lower(), rel)
+
+    def _add_base(self, key: str, name: str) -> None:
+        first = self._base.setdefault(key, name)
+        if first != name:
+            self._twins.setdefault(key, {first}).add(name)
+
+    def candidates(self, target: str) -> list[str]:
+        """Every page a target could name when it names more than one (`Plan` with `Work/Plan.md`
+        and `Home/Plan.md`), sorted; [] when it names one page or none. A folder path, or a page
+        whose own name is the target, is never ambiguous."""
+        key = target.strip().removesuffix(".md").lower()
+        if "/" in key or key in self._full:
+            return []
+        return sorted(self._twins.get(key, ()))
 
     def attachment(self, target: str) -> str | None:
         """The attachment (path under the wiki) a link target names by file name, or None."""
@@ -355,12 +370,26 @@ def heading_anchors(lines: Iterable[str]) -> set[str]:
         if fence:
             continue
         if m := _ANY_HEADING.match(bare):
-            found.add(m.group(1).strip().lower())
+            found.add(_heading_key(m.group(1)))
         if m := _BLOCK_ID.search(bare):
             found.add("^" + m.group(1).lower())
     return found
 
 
+# What Obsidian takes out of a heading when it makes (and matches) a link to it: these characters
+# would end or split the link (`## Costs [draft]` is linked as `[[Page#Costs draft]]`).
+_NOT_IN_ANCHORS = re.compile(r"[\[\]#|^:%]+")
+
+
+def _heading_key(heading: str) -> str:
+    """A heading (or a link's anchor) as links match it: the characters a link cannot hold become
+    spaces, runs of spaces one, any letter case."""
+    return " ".join(_NOT_IN_ANCHORS.sub(" ", heading).split()).lower()
+
+
 def anchor_key(anchor: str) -> str:
     """The anchor a `#Heading#Sub` link names first, as `heading_anchors` lists it."""
-    return anchor.split("#", 1)[0].strip().lower()
+    first = anchor.split("#", 1)[0]
+    if first.strip().startswith("^"):
+        return first.strip().lower()  # a block id
+    return _heading_key(first)
