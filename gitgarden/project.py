@@ -31,6 +31,7 @@ __all__ = [
     "check_on_disk",
     "spelt_on_disk",
     "file_text",
+    "journal_went_missing",
 ]
 
 AGENTS_TEMPLATE = """\
@@ -247,6 +248,19 @@ def _sparse_project(here: Path) -> str | None:
                 "(or `git sparse-checkout disable`), then run gitgarden again"
             )
     return None
+
+
+def journal_went_missing(root: Path, journal_dir: str) -> bool:
+    """True when the journal folder is gone although the project had a journal there: its day files
+    are in HEAD, or lines of it were read (renamed or removed behind gitgarden's back). A fresh
+    clone whose journal has no day file yet (git keeps no empty folder) is not that."""
+    if (root / journal_dir).is_dir():
+        return False
+    if (file_text(root, ".gitgarden/read.json") or "").strip() not in ("", "{}"):
+        return True
+    from gitgarden.repo import gitrepo
+
+    return bool(gitrepo.git(root, "ls-tree", "--name-only", "HEAD", "--", journal_dir.rstrip("/") + "/", check=False).strip())
 
 
 @dataclass

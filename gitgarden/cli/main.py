@@ -141,7 +141,9 @@ def capture(app: App, text: tuple[str, ...]) -> None:
 
     project = app.project()
     body = " ".join(text) if text else sys.stdin.read()
-    missing = not project.journal.is_dir()
+    from gitgarden.project import journal_went_missing
+
+    missing = journal_went_missing(project.root, project.layout.journal_dir)
     try:
         done = do_capture(project.journal, body, app.now().astimezone())
     except OSError as exc:

@@ -172,9 +172,11 @@ def _map_warnings(root: Path) -> list[str]:
 def _journal_warnings(root: Path, now: datetime) -> list[str]:
     from gitgarden.wiki.journal import not_read_names, not_read_warning
 
+    from gitgarden.project import journal_went_missing
+
     here = layout.current()
     folder = root / here.journal_dir
-    if not folder.is_dir():
+    if journal_went_missing(root, here.journal_dir):
         # Renamed or removed: "0 unread" would hide every line in it, and capture would make it again.
         return [
             f"the journal folder {here.journal_dir}/ does not exist: if you renamed it, set journal_dir to its new "
