@@ -170,9 +170,8 @@ def _map_warnings(root: Path) -> list[str]:
 
 
 def _journal_warnings(root: Path, now: datetime) -> list[str]:
-    from gitgarden.wiki.journal import not_read_names, not_read_warning
-
     from gitgarden.project import journal_went_missing
+    from gitgarden.wiki.journal import not_read_names, not_read_warning
 
     here = layout.current()
     folder = root / here.journal_dir
