@@ -296,7 +296,7 @@ def health(app: App, as_json: bool) -> None:
         ("superseded pages", listing(figures.superseded)),
         ("unread journal lines", str(figures.unread_lines)),
         ("journal lines set aside", str(len(aside))),
-        ("journal headings (not read)", str(len(headings))),
+        ("heading lines in the journal", str(len(headings))),
         ("open questions", str(figures.open_questions)),
     ]
     for label, value in rows:

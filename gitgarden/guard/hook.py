@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gitgarden.errors import GitError, GitgardenError
-from gitgarden.repo import gitrepo
+from gitgarden.repo import commits, gitrepo
 from gitgarden.wiki.tree import Entry, Overlay, Tree, text_of
 
 if TYPE_CHECKING:  # a person's commit never needs the guard: the hook stays quick for them
@@ -349,9 +349,9 @@ def agent_of(root: Path, env: Mapping[str, str], patterns: Sequence[str]) -> str
     """Why this commit is an agent's (for the refusal's last line), or None for a person's.
 
     gitgarden's own commits (a pass, undo) are nobody's agent: they carry its one-time token
-    (`gitrepo.own_commit`), which no variable an agent exports can stand in for.
+    (`commits.own_commit`), which no variable an agent exports can stand in for.
     """
-    if gitrepo.is_own_commit(root, env):
+    if commits.is_own_commit(root, env):
         return None
     name = agent_name(env)
     if name is not None:

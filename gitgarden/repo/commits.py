@@ -8,15 +8,55 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 from gitgarden.errors import GitError
 from gitgarden.repo import gitrepo
 
-__all__ = ["commit_paths", "snapshot", "commit_blobs", "sync_index", "finish_sync", "build_commit"]
+__all__ = [
+    "OWN_COMMIT", "own_commit", "is_own_commit", "commit_paths", "snapshot", "commit_blobs", "sync_index", "finish_sync",
+    "build_commit",
+]  # fmt: skip
 
 _SYNC_RECORD = "index-sync.json"
+# Carries the one-time token of gitgarden's own commit (a pass, its journal commit, undo, the
+# sync's merge) to the hooks `gitgarden hook install` writes, which let such a commit through.
+OWN_COMMIT = "GITGARDEN_OWN_COMMIT"
+_OWN_DIR = "gitgarden/own-commits"  # under the git dir: one file per commit in flight
+
+
+@contextlib.contextmanager
+def own_commit(root: Path) -> Iterator[dict[str, str]]:
+    """The environment that marks the commits made inside the block as gitgarden's own.
+
+    A variable alone could be exported by any agent to switch the guard off. The
+    mark is a fresh random token in this environment, which the hook accepts only
+    while a file named by its hash exists in the git dir; the file is made for this
+    block and removed when it ends, so an old or made-up token marks nothing.
+    """
+    import hashlib
+    import secrets
+
+    token = secrets.token_hex(16)
+    folder = gitrepo.git_dir(root) / _OWN_DIR
+    folder.mkdir(parents=True, exist_ok=True)
+    mark = folder / hashlib.sha256(token.encode()).hexdigest()
+    os.close(os.open(mark, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    try:
+        yield {OWN_COMMIT: token}
+    finally:
+        mark.unlink(missing_ok=True)
+
+
+def is_own_commit(root: Path, env: Mapping[str, str]) -> bool:
+    """True when `env` carries the token of a commit gitgarden is making in this repository now."""
+    import hashlib
+
+    token = env.get(OWN_COMMIT, "")
+    if len(token) != 32 or any(c not in "0123456789abcdef" for c in token):
+        return False
+    return (gitrepo.git_dir(root) / _OWN_DIR / hashlib.sha256(token.encode()).hexdigest()).is_file()
 
 
 def commit_paths(
@@ -39,7 +79,7 @@ def commit_paths(
     staged = gitrepo.git(root, "diff", "--cached", "--name-only", "-z", "--", *paths).split(b"\0")
     if not any(staged) and gitrepo.head(root) is not None and not allow_empty:
         return False
-    with gitrepo.own_commit(root) as own:
+    with own_commit(root) as own:
         gitrepo.git(root, "commit", "--quiet", "--only", "-m", message, "--", *paths, env={**gitrepo.ident_env(*ident), **own})
     return True
 
@@ -95,7 +135,7 @@ def commit_blobs(
     Returns the new commit, or None when HEAD already holds these bytes.
     """
     # Marked as gitgarden's own: the guard's hooks (`gitgarden hook install`) let it through.
-    with gitrepo.own_commit(root) as own:
+    with own_commit(root) as own:
         return _commit_blobs(root, blobs, message, ident, allow_empty, own)
 
 

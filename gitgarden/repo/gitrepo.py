@@ -39,18 +39,11 @@ __all__ = [
     "tree_at",
     "worktree_tree",
     "ident_env",
-    "OWN_COMMIT",
-    "own_commit",
-    "is_own_commit",
     "staged_changes",
     "unreadable_filters",
     "run_bounded",
 ]
 
-# Carries the one-time token of gitgarden's own commit (a pass, its journal commit, undo, the
-# sync's merge) to the hooks `gitgarden hook install` writes, which let such a commit through.
-OWN_COMMIT = "GITGARDEN_OWN_COMMIT"
-_OWN_DIR = "gitgarden/own-commits"  # under the git dir: one file per commit in flight
 _DETAIL_CAP = 600  # characters of a refusing hook's words kept in the one-line error
 
 # Variables a hook or a parent git process may leave behind; they would point
@@ -239,39 +232,6 @@ def index_lock_error(lock: Path) -> str:
         f"{lock} exists: another git command is running in this repository, or one was killed and left it; "
         f"if no git command is running, remove it: rm '{lock}'"
     )
-
-
-@contextlib.contextmanager
-def own_commit(root: Path) -> Iterator[dict[str, str]]:
-    """The environment that marks the commits made inside the block as gitgarden's own.
-
-    A variable alone could be exported by any agent to switch the guard off. The
-    mark is a fresh random token in this environment, which the hook accepts only
-    while a file named by its hash exists in the git dir; the file is made for this
-    block and removed when it ends, so an old or made-up token marks nothing.
-    """
-    import hashlib
-    import secrets
-
-    token = secrets.token_hex(16)
-    folder = git_dir(root) / _OWN_DIR
-    folder.mkdir(parents=True, exist_ok=True)
-    mark = folder / hashlib.sha256(token.encode()).hexdigest()
-    os.close(os.open(mark, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
-    try:
-        yield {OWN_COMMIT: token}
-    finally:
-        mark.unlink(missing_ok=True)
-
-
-def is_own_commit(root: Path, env: Mapping[str, str]) -> bool:
-    """True when `env` carries the token of a commit gitgarden is making in this repository now."""
-    import hashlib
-
-    token = env.get(OWN_COMMIT, "")
-    if len(token) != 32 or any(c not in "0123456789abcdef" for c in token):
-        return False
-    return (git_dir(root) / _OWN_DIR / hashlib.sha256(token.encode()).hexdigest()).is_file()
 
 
 def ensure_repo(root: Path) -> bool:

@@ -123,7 +123,7 @@ def _merge(root: Path, name: str, branch: str, tracking: str, ident: tuple[str, 
             _abort(root)
             raise _refuse_conflicts(name, branch, unresolved) from None
     try:
-        with gitrepo.own_commit(root) as own:
+        with commits.own_commit(root) as own:
             gitrepo.git(root, "commit", "--no-edit", "--no-gpg-sign", "--quiet", env={**env, **own})
     except GitError as exc:
         _abort(root)
