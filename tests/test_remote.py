@@ -358,14 +358,5 @@ def test_both_sides_map_entries_merge_in_either_layout_where_a_page_would_confli
         merged = meaning.merge_file(project.root, map_path, base, ours, theirs, layout_in_force.journal_dir)
         page_path = layout_in_force.page_path("notes")
         clash = meaning.merge_file(project.root, page_path, base, ours, theirs, layout_in_force.journal_dir)
-    assert merged == b"# Map
-
-## Pages
-
-- [[pricing]]
-- [[acme]]
-- [[dana]]
-
-## Open
-"  # each line once
+    assert merged == b"# Map\n\n## Pages\n\n- [[pricing]]\n- [[acme]]\n- [[dana]]\n\n## Open\n"  # each line once
     assert clash is None
