@@ -136,13 +136,12 @@ def capture(app: App, text: tuple[str, ...]) -> None:
 
     A line a pass would take for a Markdown heading (`# Meeting …`) is stored as `\\# Meeting …`,
     so it is read."""
+    from gitgarden.project import journal_went_missing
     from gitgarden.wiki.journal import capture as do_capture
     from gitgarden.wiki.journal import is_heading
 
     project = app.project()
     body = " ".join(text) if text else sys.stdin.read()
-    from gitgarden.project import journal_went_missing
-
     missing = journal_went_missing(project.root, project.layout.journal_dir)
     try:
         done = do_capture(project.journal, body, app.now().astimezone())

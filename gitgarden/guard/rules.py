@@ -28,7 +28,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from gitgarden.guard.anchors import dangling
-from gitgarden.guard.diff import Diff, PassContext, encoding_change, meta_of, obsidian_settings, slug_rule
+from gitgarden.guard.diff import (
+    Diff,
+    PassContext,
+    encoding_change,
+    meta_of,
+    obsidian_settings,
+    slug_rule,
+)
 from gitgarden.guard.text import (
     common_prefix,
     find_links,
