@@ -212,10 +212,10 @@ def test_accept_refuses_when_the_person_has_uncommitted_changes_in_its_files(acm
     assert rev(acme, "HEAD") == head and path.read_text().endswith("typing…\n")
 
 
-def test_reject_drops_the_branch_and_the_lines_stay_read(acme: Project, fake_model: FakeModel) -> None:
+def test_reject_keep_read_drops_the_branch_and_the_lines_stay_read(acme: Project, fake_model: FakeModel) -> None:
     data = review_pass(acme, fake_model, promote_reply(OLDER))
     head = rev(acme, "HEAD")
-    result = invoke(acme, "review", "reject")
+    result = invoke(acme, "review", "reject", "--keep-read")
     assert result.exit_code == 0, result.output
     assert git(acme.root, "branch", "--list", REVIEW) == ""
     repo = gitpython.Repo(acme.root)
@@ -233,12 +233,12 @@ def test_reject_drops_the_branch_and_the_lines_stay_read(acme: Project, fake_mod
     assert len(fake_model.history) == 1
 
 
-def test_reject_reread_makes_the_lines_unread_again(acme: Project, fake_model: FakeModel) -> None:
+def test_reject_gives_the_lines_back_unread_and_says_so(acme: Project, fake_model: FakeModel) -> None:
     review_pass(acme, fake_model, promote_reply(OLDER))
     head = rev(acme, "HEAD")
-    result = invoke(acme, "review", "reject", "--reread")
+    result = invoke(acme, "review", "reject")
     assert result.exit_code == 0, result.output
-    assert "unread again" in result.stderr
+    assert "Their journal lines are unread again: the next pass offers them." in result.stderr
     assert rev(acme, "HEAD") == head
     assert git(acme.root, "branch", "--list", REVIEW) == ""
     assert git(acme.root, "status", "--porcelain") == ""  # the records went to the git dir

@@ -1,4 +1,4 @@
-"""`gitgarden log`, `show`, `undo`, `stop` and `review`: parse, call `gitgarden.history` / `.review`, render.
+"""`gitgarden log`, `show`, `undo`, `stop`, `review` and `reread`: parse, call `gitgarden.history` / `.review`, render.
 
 Imported by `cli.main` for every command, so it stays cheap: git work and rich
 are imported inside the commands that use them.
@@ -196,6 +196,17 @@ def _list(record: dict[str, Any] | None, key: str) -> list[str]:
     return [str(v) for v in value] if isinstance(value, list) else []
 
 
+def skipped_lines(record: dict[str, Any] | None) -> list[str]:
+    """The lines a pass read because a skip cited them, each with its reason, and how to have them back."""
+    items = [s for s in ((record or {}).get("skipped") or []) if isinstance(s, dict)]
+    if not items:
+        return []
+    out = [f"skipped:  {len(items)} line(s), read without a page (`gitgarden reread LINE-ID` gives one back):"]
+    for item in items:
+        out.append(f"  {item.get('line', '?')} ({item.get('reason') or 'no reason given'}): {item.get('text', '')}")
+    return out
+
+
 def _job_lines(record: dict[str, Any] | None) -> list[str]:
     """The jobs a pass ran and what each came to (records older than `run --job` have none)."""
     jobs = _list(record, "jobs")
@@ -273,6 +284,7 @@ def show_cmd(app: App, pass_ref: str | None, as_json: bool) -> None:
     for refusal in _list(rec, "refusals"):
         lines.append(f"refused: {refusal}")
     lines.extend(_grounding_lines(rec))
+    lines.extend(skipped_lines(rec))
     if rec and rec.get("recovery"):
         lines.append(f"recovery: {rec['recovery']}")
     if rec and rec.get("stop"):
@@ -312,8 +324,35 @@ def undo_cmd(app: App, pass_ref: str | None, reread: bool, as_json: bool) -> Non
     )
     if reread:
         err(f"  {result.unread} journal line(s) are unread again.")
+    elif result.read_by_pass:
+        err(f"  The {result.read_by_pass} journal line(s) it read stay read (--reread would make them unread).")
     else:
-        err("  The journal lines it read stay read (--reread would make them unread).")
+        err("  It read no journal line.")
+
+
+@click.command("reread")
+@click.argument("targets", nargs=-1, required=True, metavar="LINE-ID|DAY...")
+@click.option("--json", "as_json", is_flag=True, help="What was done, as JSON.")
+@pass_app
+def reread_cmd(app: App, targets: tuple[str, ...], as_json: bool) -> None:
+    """Make journal lines unread again (a line id such as 2026-11-29#3, or a whole day), without undoing a pass."""
+    project = app.project()
+    with _git_policy(app, project):
+        result = reread_lines(app, project, targets)
+    if as_json:
+        out_json(result.to_json())
+
+
+def reread_lines(app: App, project: Any, targets: Sequence[str]) -> Any:
+    """`gitgarden reread` (and `run --reread`): the lines made unread, said on stderr."""
+    from gitgarden.gardener.reread import reread
+
+    result = reread(project.root, project.journal, list(targets), now=app.now())
+    if result.lines:
+        err(f"{len(result.lines)} journal line(s) unread again (commit {_short(result.commit)}): the next pass offers them.")
+    if result.already_unread:
+        err(f"  already unread: {', '.join(result.already_unread)}")
+    return result
 
 
 def _who() -> str:
@@ -408,11 +447,15 @@ def review_accept(app: App, pass_ref: str | None, as_json: bool) -> None:
 
 @review_group.command("reject")
 @click.argument("pass_ref", metavar="[PASS]", required=False, shell_complete=_complete_passes)
-@click.option("--reread", is_flag=True, help="Make the lines those passes read unread again.")
+@click.option(
+    "--reread/--keep-read",
+    default=True,
+    help="The lines those passes read become unread again, so a later pass offers them (default); --keep-read keeps them read.",
+)
 @click.option("--json", "as_json", is_flag=True, help="What was done, as JSON.")
 @pass_app
 def review_reject(app: App, pass_ref: str | None, reread: bool, as_json: bool) -> None:
-    """Drop what waits on gitgarden/review (or only PASS); the lines it read stay read unless --reread."""
+    """Drop what waits on gitgarden/review (or only PASS); the lines it read are unread again (--keep-read keeps them read)."""
     from gitgarden.history import review
 
     project = app.project()
@@ -429,13 +472,13 @@ def review_reject(app: App, pass_ref: str | None, reread: bool, as_json: bool) -
     else:
         err(f"Dropped pass {result.passes[0]}; {len(result.waiting)} pass(es) still wait.")
     err(
-        "  Their journal lines are unread again."
+        "  Their journal lines are unread again: the next pass offers them."
         if reread
         else f"  Their journal lines stay read (commit {_short(result.commit)})."
     )
 
 
 def register(group: click.Group) -> None:
-    """Add log, show, undo, stop and review to the `gitgarden` command group."""
-    for command in (log_cmd, show_cmd, undo_cmd, stop_cmd, review_group):
+    """Add log, show, undo, stop, review and reread to the `gitgarden` command group."""
+    for command in (log_cmd, show_cmd, undo_cmd, stop_cmd, review_group, reread_cmd):
         group.add_command(command)

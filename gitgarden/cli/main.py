@@ -165,6 +165,13 @@ def capture(app: App, text: tuple[str, ...]) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the pass record as JSON.")
 @click.option("--retry", is_flag=True, help="Offer the lines set aside after repeated refusals again (`gitgarden status` lists them).")
 @click.option(
+    "--reread",
+    "reread",
+    multiple=True,
+    metavar="LINE-ID|DAY",
+    help="Make these journal lines unread again first (repeatable; as `gitgarden reread`).",
+)
+@click.option(
     "--job",
     "jobs",
     multiple=True,
@@ -172,7 +179,9 @@ def capture(app: App, text: tuple[str, ...]) -> None:
     help="Run only this job (repeatable; default: all, in the order " + ", ".join(JOBS) + "). Only promote calls the model.",
 )
 @pass_app
-def run(app: App, dry_run: bool, model_flag: str | None, as_json: bool, retry: bool, jobs: tuple[str, ...]) -> None:
+def run(
+    app: App, dry_run: bool, model_flag: str | None, as_json: bool, retry: bool, reread: tuple[str, ...], jobs: tuple[str, ...]
+) -> None:
     """Run one gardener pass on the project you stand in."""
     from gitgarden.errors import NotAProject
     from gitgarden.gardener.pipeline import run_pass
@@ -185,6 +194,14 @@ def run(app: App, dry_run: bool, model_flag: str | None, as_json: bool, retry: b
         err(str(exc))
         sys.exit(14)
     settings = app.settings(project, model=model_flag).settings
+    if reread:
+        if dry_run:
+            raise GitgardenError("--reread commits the read position; it cannot go with --dry-run (run `gitgarden reread` first)")
+        from gitgarden.cli.history import reread_lines
+        from gitgarden.repo import gitrepo
+
+        with gitrepo.git_policy(gitrepo.GitPolicy(timeout=float(settings.git_timeout), sign_commits=settings.sign_commits)):
+            reread_lines(app, project, reread)
     # The model-free jobs never make a model: its library stays unimported.
     model = app.model_factory(settings, app.env) if settings.model and (not jobs or "promote" in jobs) else None
     from gitgarden.cli.progress import display
@@ -229,6 +246,12 @@ def _render_pass(result: Any) -> None:
         err(f"  lines offered: {len(result.offered)}" + (f" ({result.overflow} more wait)" if result.overflow else ""))
     if result.not_cited:
         err(f"  not cited by the reply, left unread: {listing(result.not_cited)}")
+    if result.skipped:
+        reasons: dict[str, int] = {}
+        for item in result.skipped:
+            reasons[item["reason"]] = reasons.get(item["reason"], 0) + 1
+        said = ", ".join(f"{n} {reason}" for reason, n in sorted(reasons.items(), key=lambda kv: -kv[1]))
+        err(f"  skipped (read, no page): {len(result.skipped)} line(s): {said}; `gitgarden show` lists them, `gitgarden reread LINE-ID` gives one back")
     for item in result.already_there:
         err(f"  already there: {item}")
     for refusal in result.refusals:

@@ -363,6 +363,12 @@ def status(app: App, as_json: bool) -> None:
         echo(f"  last pass: {_when(data['last_attempt'])}: {data['last_message'] or data['last_outcome']}{pass_id}")
     else:
         echo("  last pass: never (no pass record in log/ or on this machine)")
+    skipped = data.get("skipped") or {}
+    if skipped.get("lines"):
+        echo(
+            f"  skipped: {skipped['lines']} journal line(s) read without a page by the last {skipped['passes']} pass(es); "
+            "`gitgarden show PASS` lists them with the reasons, `gitgarden reread LINE-ID|DAY` gives them back"
+        )
     echo(f"  failed passes in a row: {data['consecutive_failures']}")
     lock = data["lock"]
     if lock is None:

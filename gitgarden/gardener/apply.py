@@ -29,7 +29,9 @@ if TYPE_CHECKING:
     from gitgarden.gardener.outcome import PassResult
     from gitgarden.model.llm import Answer
 
-__all__ = ["Round", "Ledger", "apply_and_guard", "repair", "guard_whole_diff", "account"]
+__all__ = ["Round", "Ledger", "apply_and_guard", "repair", "guard_whole_diff", "account", "NO_REASON"]
+
+NO_REASON = "no reason given"  # a skip that said none (older replies, scripts)
 
 
 @dataclass
@@ -39,6 +41,8 @@ class Round:
     landed: int = 0  # operations that landed, "already there" ones included (skips are not counted)
     read: set[str] = field(default_factory=set)  # offered lines cited by a landed operation or a skip
     refused: list[Refused] = field(default_factory=list)
+    skips: dict[str, str] = field(default_factory=dict)  # offered line cited by a skip -> its reason
+    used: set[str] = field(default_factory=set)  # offered lines cited by an operation that landed
 
 
 @dataclass
@@ -58,6 +62,8 @@ class Ledger:
     notes: list[str] = field(default_factory=list)  # why a repair round was not asked
     listed: int = 0  # refusal sentences the rounds added to the record
     figures: dict[str, int] = field(default_factory=dict)  # the promote job's figures, before tidying adds its own
+    skips: dict[str, str] = field(default_factory=dict)  # line id -> the reason of the skip that cited it
+    used: set[str] = field(default_factory=set)  # lines some landed operation cited (not only skipped)
 
     def add(self, rnd: Round, offered: Mapping[str, journal.JournalLine]) -> None:
         refused: dict[str, str] = {}
@@ -67,6 +73,9 @@ class Ledger:
                 refused.setdefault(line_id, (item.reasons() or ["refused"])[0])
         for line_id in rnd.read - set(refused):
             self.status[line_id] = "read"
+        for line_id, reason in rnd.skips.items():
+            self.skips.setdefault(line_id, reason)
+        self.used |= rnd.used
         for line_id, reason in refused.items():
             self.status[line_id] = "refused"
             self.last_refusal[line_id] = f"{_op_of(rnd, line_id)}: {reason}"
@@ -166,6 +175,9 @@ def _apply_all(run: Pass, work: Work, ops: list[Op], ledger: Ledger, label: str 
         cited = {i for i in op.lines if i in work.offered}
         if op.kind == "skip":
             rnd.read |= cited
+            reason = " ".join(str(op.get("reason") or "").split())
+            for line_id in sorted(cited):
+                rnd.skips.setdefault(line_id, reason or NO_REASON)
             continue
         ctx.links = tidy.link_index(titles)
         applied = apply_op(op, work.tree, ctx)
@@ -179,6 +191,7 @@ def _apply_all(run: Pass, work: Work, ops: list[Op], ledger: Ledger, label: str 
             # Already there (or nothing to change): it lands, and its lines are read.
             rnd.landed += 1
             rnd.read |= cited
+            rnd.used |= cited
             if applied.already_in:
                 result.already_there.append(f"{op.describe()}: already in {applied.already_in}")
             continue
@@ -211,6 +224,7 @@ def _apply_all(run: Pass, work: Work, ops: list[Op], ledger: Ledger, label: str 
                 work.keys[str(op.get("page")).strip().lower()] = name  # later operations name it by its key
         rnd.landed += 1
         rnd.read |= cited
+        rnd.used |= cited
         if lowest is not None:
             old = result.grounding_min_score
             result.grounding_min_score = lowest if old is None else min(old, lowest)
@@ -300,6 +314,12 @@ def _account(result: PassResult, reading: Reading, offered: list[journal.Journal
     if ledger is not None:
         result.not_cited = [ln.id for ln in offered if ln.id not in status]
         result.rounds = ledger.record()
+        # The lines read only because a skip cited them, with its reason: the person can see them and take them back.
+        result.skipped = [
+            {"line": ln.id, "text": ln.text, "reason": ledger.skips[ln.id]}
+            for ln in offered
+            if status.get(ln.id) == "read" and ln.id in ledger.skips and ln.id not in ledger.used
+        ]
     if read_lines:
         writes[journal.READ_PATH] = journal.render_read(journal.mark_read(reading.read, read_lines)).encode()
         result.marked_read = 0 if result.dry_run else len(read_lines)

@@ -245,6 +245,10 @@ def write_and_commit(
         "Grounding": "n/a" if result.grounding_min_score is None else f"{result.grounding_min_score:.2f}",
         "Trigger": result.trigger,
     }
+    if result.skipped:  # lines read because a skip cited them: `show` lists them with their reasons
+        trailers["Skipped"] = str(len(result.skipped))
+    if result.mode == "small":
+        trailers["Mode"] = "small"
     if not result.all_jobs:  # `run --job`: which jobs ran (a full pass says nothing)
         trailers["Jobs"] = ", ".join(result.jobs)
     if settings.review:

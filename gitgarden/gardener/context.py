@@ -131,7 +131,8 @@ Rules:
 - Promote what the project will keep talking about: people, places, organisations, decisions, \
 constraints, recurring problems. One-off details, chatter and logistics stay in the journal.
 - Several lines about one thing are one page (or one append to the page it already has), not several pages.
-- Most lines pass through: cite them in one "skip" operation. A pass that promotes nothing has done its job.
+- Most lines pass through: cite them in a "skip" operation with a short "reason" (chatter, logistics, \
+one-off detail): the person reads it. A pass that promotes nothing has done its job.
 - Before creating a page, read the page list: when the thing already has a page (by name, title \
 or alias), append to that page instead.
 - New pages start open. Never set a state without quoting, word for word, the journal or \
@@ -166,7 +167,7 @@ _EXAMPLE = (
     '{"op": "create_page", "lines": ["0000-00-00#1"], "page": "new-page-name", "title": "<Title from the cited line>", '
     '"body": "<A sentence from the cited line.>\\n"}, '
     '{"op": "append", "lines": ["0000-00-00#2"], "page": "<name of a listed page>", "text": "<A sentence from the cited line.>\\n"}, '
-    '{"op": "skip", "lines": ["0000-00-00#3", "0000-00-00#4"]}'
+    '{"op": "skip", "lines": ["0000-00-00#3", "0000-00-00#4"], "reason": "<a few words why>"}'
     "]}"
 )
 

@@ -66,6 +66,8 @@ class PassResult:
     overflow: int = 0
     marked_read: int = 0
     not_cited: list[str] = field(default_factory=list)  # offered lines no landed operation or skip cites: unread
+    # Lines read only because a skip cited them: {"line": id, "text": the line, "reason": the skip's reason}.
+    skipped: list[dict[str, str]] = field(default_factory=list)
     already_there: list[str] = field(default_factory=list)  # operations whose text already stood: landed, nothing written
     # What each landed operation wrote, traced to the lines it cites (`history.provenance` reads it):
     # {"page": name, "op": kind, "text": the text written, "lines": [{"id": …, "text": the line word for word}]}.
@@ -91,6 +93,7 @@ class PassResult:
     cost: float | None = None
     tokens_estimated: bool = False  # a call was abandoned (stop, stand-down): its prompt tokens are an estimate
     model: str = ""
+    mode: str = ""  # how the model was used: "full" (it writes operations) or "small" (it only sorts lines)
     snapshot: str = ""
     snapshot_error: str = ""
     journal_commit: str = ""

@@ -32,7 +32,10 @@ __all__ = [
     "Shown",
 ]
 
-_KEYS = ("Pass", "Outcome", "Read", "Tokens", "Cost", "Model", "Created", "Appended", "Split", "Refused", "Snapshot", "Undoes", "Trigger", "Review")
+_KEYS = (
+    "Pass", "Outcome", "Read", "Tokens", "Cost", "Model", "Created", "Appended", "Split", "Refused", "Snapshot", "Undoes",
+    "Trigger", "Review", "Skipped",
+)  # fmt: skip
 _FORMAT = "%H%x1f%aI%x1f%s%x1f" + "%x1f".join(
     f"%(trailers:key=Gardener-{k},valueonly,separator=%x2C)" for k in _KEYS
 ) + "%x1e"
@@ -58,6 +61,7 @@ class PassEntry:
     appended: int = 0
     split: int = 0
     refused: int = 0
+    skipped: int = 0  # lines read because a skip cited them (the record lists them with their reasons)
     not_written: int = 0  # writes an attempt meant to make and did not (counted above only when they landed)
     tokens: int = 0
     cost: float | None = None
@@ -174,6 +178,7 @@ def _from_record(rec: dict[str, Any]) -> PassEntry:
         appended=count("appended") if landed else 0,
         split=count("split") if landed else 0,
         refused=count("refusals"),
+        skipped=count("skipped"),
         not_written=not_written,
         tokens=int(rec.get("prompt_tokens") or 0) + int(rec.get("completion_tokens") or 0),
         cost=rec.get("cost"),
@@ -228,6 +233,7 @@ def _scan(root: Path) -> tuple[list[PassEntry], dict[str, _Undo]]:
             appended=_int(t.get("Appended", "0")),
             split=_int(t.get("Split", "0")),
             refused=_int(t.get("Refused", "0")),
+            skipped=_int(t.get("Skipped", "0")),
             tokens=_int(t.get("Tokens", "0")),
             cost=_cost(t.get("Cost", "")),
             model="" if t.get("Model") in (None, "none") else t["Model"],

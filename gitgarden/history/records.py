@@ -12,7 +12,7 @@ from typing import Any
 
 from gitgarden.wiki.layout import LOG_DIR
 
-__all__ = ["LOG_DIR", "log_path", "attempts_path", "append_attempt", "read_attempts", "records_in"]
+__all__ = ["LOG_DIR", "log_path", "attempts_path", "append_attempt", "read_attempts", "records_in", "recent_skips"]
 
 
 def log_path(now: datetime) -> str:
@@ -61,3 +61,22 @@ def records_in(text: str) -> list[dict[str, Any]]:
         if isinstance(data, dict):
             out.append(data)
     return out
+
+
+def recent_skips(root: Path, passes: int = 5) -> dict[str, Any]:
+    """How many journal lines the last `passes` committed passes read only because a skip cited them:
+    `{"passes": n, "lines": k, "last": [the newest pass's skipped entries]}` from `log/` (file reads only)."""
+    folder = root / LOG_DIR
+    found: list[dict[str, Any]] = []
+    if folder.is_dir() and not folder.is_symlink():
+        for path in sorted(folder.glob("*.jsonl"), reverse=True):  # newest month first
+            if path.is_symlink() or not path.is_file():
+                continue
+            rows = records_in(path.read_text(encoding="utf-8", errors="replace"))
+            found = [r for r in rows if r.get("pass_id") and r.get("kind") is None] + found
+            if len(found) >= passes:
+                break
+    found = found[-passes:]
+    lines = sum(len(r["skipped"]) for r in found if isinstance(r.get("skipped"), list))
+    last = found[-1].get("skipped") if found and isinstance(found[-1].get("skipped"), list) else []
+    return {"passes": len(found), "lines": lines, "last": last}

@@ -443,14 +443,15 @@ def _keep_read(root: Path, records: list[dict[str, Any]], read_from: bytes | Non
     return write_and_commit_as_person(root, contents, message)
 
 
-def reject(root: Path, *, reread: bool = False, now: datetime | None = None, pass_ref: str | None = None) -> RejectResult | None:
+def reject(root: Path, *, reread: bool = True, now: datetime | None = None, pass_ref: str | None = None) -> RejectResult | None:
     """Drop `gitgarden/review`; None when nothing waits.
 
-    By default the lines its passes read stay read: the read position is
-    committed on the current branch (with the dropped passes' records, marked
-    rejected). With `reread` they become unread again and the records go to
-    the git dir's attempts file, as for any attempt that made no commit. With
-    `pass_ref` only that pass is dropped (`reject_one`).
+    By default (`reread`) the lines its passes read are unread again — a
+    rejected pass wrote nothing the person kept, so its lines wait for a later
+    pass — and the records go to the git dir's attempts file, as for any
+    attempt that made no commit. Without `reread` they stay read: the read
+    position is committed on the current branch (with the dropped passes'
+    records, marked rejected). With `pass_ref` only that pass is dropped (`reject_one`).
     """
     now = now or datetime.now(UTC)
     if pass_ref is not None:
@@ -478,9 +479,9 @@ def reject(root: Path, *, reread: bool = False, now: datetime | None = None, pas
     return RejectResult(ids, tip, commit, reread)
 
 
-def reject_one(root: Path, pass_ref: str, *, reread: bool = False, now: datetime | None = None) -> RejectResult:
+def reject_one(root: Path, pass_ref: str, *, reread: bool = True, now: datetime | None = None) -> RejectResult:
     """Drop one waiting pass and leave the others waiting, the later ones put back on top of the
-    one before it. Its lines stay read (only those it marked) unless `reread`, as `reject` says.
+    one before it. Its lines (only those it marked) are unread again unless `reread` is False, as `reject` says.
     Refuses, changing nothing, when a later pass builds on what it wrote (reject that one first)."""
     now = now or datetime.now(UTC)
     chain = _chain(root, pass_ref, "reject")

@@ -42,6 +42,7 @@ class UndoResult:
     restored: list[str]
     reread: bool
     unread: int = 0
+    read_by_pass: int = 0  # journal lines the pass marked read (0: it read none, so nothing stays read)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -105,10 +106,9 @@ def undo(root: Path, ref: str | None, *, reread: bool = False, now: datetime | N
     contents = _taken_out(root, entry.pass_id, parent, commit, revert)
     restored = sorted(contents)
     unread = 0
+    gained = {day: keys - _read_at(root, parent).get(day, set()) for day, keys in _read_at(root, commit).items()}
+    read_by_pass = sum(len(keys) for keys in gained.values())
     if reread:
-        gained = {
-            day: keys - _read_at(root, parent).get(day, set()) for day, keys in _read_at(root, commit).items()
-        }
         current = _read_at(root, "HEAD")
         left = {day: keys - gained.get(day, set()) for day, keys in current.items()}
         unread = sum(len(current[d]) - len(left[d]) for d in current)
@@ -128,11 +128,12 @@ def undo(root: Path, ref: str | None, *, reread: bool = False, now: datetime | N
     }
     contents[log_rel] = recovery.with_records(root, log_rel, [record])
     subject = entry.subject or f"gitgarden pass {entry.pass_id}"
-    lines_note = (
-        f"{unread} line(s) it read are unread again (--reread)."
-        if reread
-        else "The journal lines it read stay read (undo --reread would make them unread)."
-    )
+    if reread:
+        lines_note = f"{unread} line(s) it read are unread again (--reread)."
+    elif read_by_pass:
+        lines_note = "The journal lines it read stay read (undo --reread would make them unread)."
+    else:
+        lines_note = "It read no journal line."
     message = (
         f"Undo gitgarden pass {entry.pass_id}\n\n"
         f'This reverts commit {commit} ("{subject}"):\n'
@@ -140,7 +141,7 @@ def undo(root: Path, ref: str | None, *, reread: bool = False, now: datetime | N
         f"Gardener-Undoes: {entry.pass_id}\n"
     )
     new = write_and_commit_as_person(root, contents, message)
-    return UndoResult(entry.pass_id, commit, new, restored, reread, unread)
+    return UndoResult(entry.pass_id, commit, new, restored, reread, unread, read_by_pass)
 
 
 def _taken_out(root: Path, pass_id: str, parent: str, commit: str, paths: list[str]) -> dict[str, bytes | None]:

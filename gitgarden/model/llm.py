@@ -189,7 +189,7 @@ def _problem(reply: Reply, max_output_tokens: int | None) -> tuple[str | None, l
 
 
 # One line and valid against the grammar llama.cpp builds from the schema (tests/test_prompt_grammar.py).
-_REPAIR_EXAMPLE = '{"operations": [{"op": "skip", "lines": ["0000-00-00#1", "0000-00-00#2"]}]}'
+_REPAIR_EXAMPLE = '{"operations": [{"op": "skip", "lines": ["0000-00-00#1", "0000-00-00#2"], "reason": "<a few words why>"}]}'
 
 
 def _repair_messages(messages: list[dict[str, str]], bad: Reply, problem: str) -> list[dict[str, str]]:

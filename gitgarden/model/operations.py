@@ -148,7 +148,12 @@ OPERATIONS: dict[str, dict[str, Any]] = {
         ["from", "into"],
         "Two pages health names as duplicate candidates: the body of `from` moves word for word under a heading in `into`; `from` keeps its name and one line linking to `into`.",
     ),
-    "skip": _op("skip", {}, [], "Lines left as they are: chatter, logistics, one-off details. Most lines."),
+    "skip": _op(
+        "skip",
+        {"reason": {"type": "string", "maxLength": 200}},
+        [],
+        "Lines left as they are: chatter, logistics, one-off details. Most lines. `reason`: a few words why (the person sees it).",
+    ),
 }
 
 

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from gitgarden.config import load_settings
 from gitgarden.errors import ConfigError, GitgardenError
+from gitgarden.history.records import recent_skips
 from gitgarden.repo.lock import holder
 from gitgarden.schedule.registry import (
     ProjectState,
@@ -103,6 +104,7 @@ def _project_status(project: Project, env: Mapping[str, str], now: datetime) -> 
             "last_look": None if last is None else iso(last),
             "next_look": None if last is None else iso(max(tnow, last + user.interval_min * 60)),
         },
+        "skipped": recent_skips(root),  # lines the last passes read only because a skip cited them
         "warnings": a.warnings + _journal_warnings(root, now) + _map_warnings(root),
         "journal_headings": _headings(root),
     }
