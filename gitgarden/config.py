@@ -70,6 +70,14 @@ SPECS: tuple[Spec, ...] = (
     Spec("api_base", str, "", "the model endpoint; the API key is sent only here"),
     Spec("api_key_env", str, "GITGARDEN_API_KEY", "name of the environment variable holding the API key", project_ok=False, not_in_project=_KEY_ONLY),
     Spec("api_key_name", str, "", "the key stored with `gitgarden keys set NAME` the model uses (empty: the model's provider, e.g. openai)", project_ok=False, not_in_project=_KEY_ONLY),
+    Spec(
+        "mode",
+        str,
+        "auto",
+        "how the model is used: small (it only sorts lines, code writes them), full (it writes operations) or auto "
+        "(small for a local endpoint or a context_window under 16,000 you set, full otherwise)",
+        choices=("auto", "small", "full"),
+    ),
     Spec("context_window", int, 8192, "tokens the model's context holds", 512, 10_000_000),
     Spec("token_budget", int, 60_000, "tokens a pass may spend in all its model calls", 0, 100_000_000),
     Spec("seconds_budget", int, 900, "seconds a pass may spend in model calls", 1, 86_400),
@@ -128,6 +136,7 @@ class Settings:
     api_base: str = ""
     api_key_env: str = "GITGARDEN_API_KEY"
     api_key_name: str = ""
+    mode: str = "auto"
     context_window: int = 8192
     token_budget: int = 60_000
     seconds_budget: int = 900
@@ -171,6 +180,9 @@ class Settings:
     # Where api_base came from: a key is never sent to an endpoint named only by a committed
     # project file (a shared project must not be able to redirect the person's key).
     api_base_source: str = "default"
+    # Where context_window came from: the default is a safe guess, not a fact about the model, so
+    # only a window someone set says the model is small (mode = auto).
+    context_window_source: str = "default"
 
     @property
     def author_name(self) -> str:
@@ -410,6 +422,7 @@ def load_settings(
         resolved.sources.setdefault(spec.key, "default")
     names = {f.name for f in fields(Settings)}
     values["api_base_source"] = resolved.sources.get("api_base", "default")
+    values["context_window_source"] = resolved.sources.get("context_window", "default")
     resolved.settings = replace(Settings(), **{k: v for k, v in values.items() if k in names})
     return resolved
 

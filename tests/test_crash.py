@@ -124,6 +124,7 @@ def env_for(server: FakeOpenAI) -> dict[str, str]:
         GITGARDEN_API_KEY="x",
         GITGARDEN_TIMEOUT="120",
         GITGARDEN_NUM_RETRIES="0",
+        GITGARDEN_MODE="full",  # the fake server is on loopback: auto would choose small mode
         PYTHONUNBUFFERED="1",
     )
     return env

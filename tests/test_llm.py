@@ -448,6 +448,8 @@ def test_status_fields() -> None:
         "endpoint": "http://localhost:11434 (litellm's default for Ollama)",
         "context_window": 8192,
         "structured_output": "json_schema",
+        "mode": "small",
+        "mode_why": "auto: http://localhost:11434 (litellm's default for Ollama) is a local endpoint",
         "api_key": "withheld",
         "api_key_source": "the environment (GITGARDEN_API_KEY)",
         "api_key_withheld": provider.key_decision(Settings(model="ollama_chat/llama3"), ENV)[1],

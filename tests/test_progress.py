@@ -66,6 +66,7 @@ def _env(server: FakeOpenAI, **extra: str) -> dict[str, str]:
         GITGARDEN_MODEL="openai/fake",
         GITGARDEN_API_BASE=server.base_url,
         GITGARDEN_NUM_RETRIES="0",
+        GITGARDEN_MODE="full",  # the fake server is on loopback: auto would choose small mode
         PYTHONPATH=os.pathsep.join(p for p in (str(Path(__file__).resolve().parents[1]), env.get("PYTHONPATH", "")) if p),
     )
     env.update(extra)
@@ -217,7 +218,7 @@ def test_stop_ends_a_pass_waiting_on_the_model_at_once(lunch: Project, server: F
     gate = threading.Event()  # the reply would take as long as the test lets it (up to two minutes)
     server.enqueue(SKIP, gate=gate)
     read_before = git(lunch.root, "ls-files", "--", ".gitgarden/read.json")
-    settings = Settings(model="openai/fake", api_base=server.base_url, num_retries=0, timeout=120)
+    settings = Settings(model="openai/fake", api_base=server.base_url, num_retries=0, timeout=120, mode="full")
     asked: list[float] = []
 
     def stop_once_asked() -> None:

@@ -191,6 +191,7 @@ def test_a_full_gitgarden_run_against_the_real_server(llama_server: str, tmp_pat
         "GITGARDEN_NUM_RETRIES": "0",
         "GITGARDEN_SECONDS_BUDGET": "600",
         "GITGARDEN_TEMPERATURE": "0",
+        "GITGARDEN_MODE": "full",  # this test is about the full path; small mode has its own below
     }
     cli = [sys.executable, "-m", "gitgarden"]
     status = subprocess.run(

@@ -54,7 +54,7 @@ def server() -> Iterator[FakeOpenAI]:
 
 
 def _settings(server: FakeOpenAI) -> Settings:
-    return Settings(model="openai/fake", api_base=server.base_url, num_retries=0, timeout=120)
+    return Settings(model="openai/fake", api_base=server.base_url, num_retries=0, timeout=120, mode="full")
 
 
 def _budget() -> Budget:

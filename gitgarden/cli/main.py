@@ -377,6 +377,7 @@ def _render_llm_status(data: dict[str, Any], sources: Mapping[str, str]) -> None
     rows.append(("context window", f"{data['context_window']:,} tokens"))
     if data["configured"]:
         rows.append(("structured output", str(data["structured_output"])))
+        rows.append(("mode", f"{data['mode']} ({data['mode_why']})"))
     key = {"sent": "sent", "withheld": "withheld", "none": "none configured"}[data["api_key"]]
     if data["api_key_source"]:
         key += f" (from {data['api_key_source']})"

@@ -121,13 +121,16 @@ def repair(run: Pass, work: Work, answer: Answer, ledger: Ledger) -> Ledger:
     """While operations are refused, show the model its refusals in the same conversation and apply
     its corrections (at most `repair_rounds` times, within the budget)."""
     from gitgarden.gardener import repair as follow_up
-    from gitgarden.gardener.ask import call_model, no_room_for
+    from gitgarden.gardener.ask import no_room_for
+    from gitgarden.gardener.calls import call_model
     from gitgarden.model import llm
 
     settings, model, budget = run.settings, run.model, run.budget
     assert model is not None and budget is not None, "a repair round follows an ask"
     rnd = ledger.rounds[-1]
-    for n in range(2, settings.repair_rounds + 2):
+    # Small mode's operations are code's own writes from a sort: there is nothing for the model to correct.
+    rounds = 0 if run.result.mode == "small" else settings.repair_rounds
+    for n in range(2, rounds + 2):
         if not rnd.refused:
             break
         convo = llm.follow_up(answer, follow_up.request(rnd.refused, work.offered))

@@ -1,21 +1,22 @@
 """The context and ask steps of a pass (DESIGN §2.4–5): what the model sees, and the call itself.
 
-`ask` builds the prompt from the project's files (never outside its root,
+`ask` chooses how the model is used (`model.provider.choose_mode`): in full
+mode it builds the prompt from the project's files (never outside its root,
 never through a symlink), narrows the offered lines to those the prompt
-really held, and makes the call; `call_model` runs one request in a thread
-of its own so a stop request or the person coming back ends the wait at once.
-The stop request and the token/time budget are checked before every call.
+really held, and makes the call (`calls.call_model`); small mode's sort is
+`small.ask`. The stop request and the token/time budget are checked before
+every call.
 """
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gitgarden.config import Settings
-from gitgarden.gardener.state import Pass, StandDown, Stopped, Work
+from gitgarden.gardener import calls
+from gitgarden.gardener.state import Pass, Work
 from gitgarden.gardener.steps import Step, token_steps
 from gitgarden.project import Project
 from gitgarden.wiki import pages, tidy
@@ -23,9 +24,9 @@ from gitgarden.wiki.facts import page_facts
 from gitgarden.wiki.tree import Tree
 
 if TYPE_CHECKING:
-    from gitgarden.model.llm import Answer, Budget, Model
+    from gitgarden.model.llm import Answer, Budget
 
-__all__ = ["ask", "call_model", "no_room_for"]
+__all__ = ["ask", "no_room_for", "premises"]
 
 _REPAIR_OUTPUT_MIN = 256  # tokens a repair round must have left for its answer
 
@@ -35,18 +36,25 @@ def ask(run: Pass, work: Work) -> Answer:
     hold wait for a later pass: `work.offered` (and the result's `offered`) keep only the rest."""
     from gitgarden.gardener import context
     from gitgarden.model import llm
+    from gitgarden.model.provider import choose_mode
 
     project, settings, result, now = run.project, run.settings, run.result, run.now
     model = run.model
     assert model is not None, "the pipeline asks only when a model is configured"
     run.budget = budget = llm.Budget(tokens=settings.token_budget, seconds=float(settings.seconds_budget))
-    work.ctx_conversation = _conversation(project, settings.chat_window_chars)
     offered = work.offered_lines()
-    titles = work.titles
     agents = project.root / "AGENTS.md"
+    agents_md = agents.read_text(encoding="utf-8", errors="replace") if agents.is_file() and not agents.is_symlink() else ""
+    result.mode = choose_mode(settings)[0]
+    if result.mode == "small":
+        from gitgarden.gardener import small
+
+        return small.ask(run, work, offered, premises=premises(agents_md))
+    work.ctx_conversation = _conversation(project, settings.chat_window_chars)
+    titles = work.titles
     inputs = context.ContextInputs(
         project_name=project.name,
-        agents_md=agents.read_text(encoding="utf-8", errors="replace") if agents.is_file() and not agents.is_symlink() else "",
+        agents_md=agents_md,
         identity=_identity_texts(project, settings),
         map_text=tidy.read_text(work.base, pages.map_path()) or "",
         pages=_page_infos(work.base, titles),
@@ -70,49 +78,13 @@ def ask(run: Pass, work: Work) -> Answer:
         work.ctx_conversation = work.ctx_conversation[len(work.ctx_conversation) - report.conversation_chars :]
     asking = Step("asking", f"{model.name} (about {llm.estimate_tokens(messages):,} prompt tokens)")
     run.on_step(asking)
-    return call_model(run, model, messages, budget, token_steps(run.on_step, asking))
+    return calls.call_model(run, model, messages, budget, token_steps(run.on_step, asking))
 
 
-def call_model(
-    run: Pass,
-    model: Model,
-    messages: list[dict[str, str]],
-    budget: Budget,
-    on_tokens: Callable[[int], None] | None = None,
-) -> Answer:
-    """One request (and its schema repair) in a thread of its own, so `gitgarden stop` or the person
-    coming back ends the wait at once; an abandoned request's prompt is counted, estimated.
-
-    With `on_tokens` (a display that shows them) the reply streams: `on_tokens` hears its tokens as
-    they come, a stop closes the stream at its next report, and the tokens received are counted too."""
-    from gitgarden.model import llm
-
-    check_interrupts = run.interrupts.check
-    calls: list[threading.Event] = []
-
-    def ask(abandoned: threading.Event) -> Answer:
-        calls.append(abandoned)
-
-        def before_call() -> None:
-            if abandoned.is_set():
-                raise Stopped  # left behind: start nothing new (nobody waits for this any more)
-            check_interrupts()
-
-        def tokens(n: int) -> None:
-            if abandoned.is_set():
-                raise Stopped  # left behind: end the stream (nobody waits for it any more)
-            if on_tokens is not None:
-                on_tokens(n)
-
-        return llm.ask(model, messages, budget, before_call=before_call, on_tokens=tokens if on_tokens else None)
-
-    try:
-        return llm.call_abandonable(ask, check_interrupts)
-    except (Stopped, StandDown):
-        if calls and calls[0].is_set():  # a request was in flight: its prompt was spent, and what it streamed
-            budget.charge(llm.Usage(prompt_tokens=llm.estimate_tokens(messages), completion_tokens=budget.receiving))
-            run.result.tokens_estimated = True
-        raise
+def premises(agents_md: str, limit: int = 600) -> str:
+    """The start of AGENTS.md, for small mode's short prompt: what the project is about."""
+    text = " ".join(agents_md.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def no_room_for(convo: list[dict[str, str]], settings: Settings, budget: Budget) -> str:

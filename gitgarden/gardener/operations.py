@@ -300,7 +300,7 @@ def _open_question(op: Op, tree: Tree, ctx: ApplyContext) -> Applied | Refusal:
             return Refusal(op, f"page {page!r} does not exist")
         names.append(f"[[{pages.page_name(path)}]]")
     text = " ".join(op.get("text").split())
-    line = f"- {text} ({', '.join(names)})"
+    line = f"- {text} ({', '.join(names)})" if names else f"- {text}"  # small mode: a question about no page yet
     if line in pages.open_lines(old):
         return Applied(op)
     return Applied(op, writes={pages.map_path(): file(pages.add_open_line(old, line))})

@@ -27,6 +27,7 @@ __all__ = [
     "StreamingModel",
     "TokenCallback",
     "ask_operations",
+    "complete",
     "call_abandonable",
     "estimate_tokens",
     "Answer",
@@ -159,14 +160,33 @@ class StreamingModel(Model, Protocol):
     streams: bool
 
     def complete(
-        self, messages: list[dict[str, str]], schema: dict[str, Any], budget: Budget, on_tokens: TokenCallback | None = None
+        self,
+        messages: list[dict[str, str]],
+        schema: dict[str, Any],
+        budget: Budget,
+        on_tokens: TokenCallback | None = None,
+        max_tokens: int | None = None,
     ) -> Reply: ...
 
 
-def _complete(model: Model, messages: list[dict[str, str]], schema: dict[str, Any], budget: Budget, on_tokens: TokenCallback | None) -> Reply:
-    """`model.complete`, with `on_tokens` only when there is one and the model takes it."""
+def complete(
+    model: Model,
+    messages: list[dict[str, str]],
+    schema: dict[str, Any],
+    budget: Budget,
+    on_tokens: TokenCallback | None = None,
+    *,
+    max_tokens: int | None = None,
+) -> Reply:
+    """`model.complete`, with `on_tokens` only when there is one and the model takes it, and a tighter
+    output bound (`max_tokens`, e.g. a sort reply's) where the model takes one."""
+    extra: dict[str, Any] = {}
     if on_tokens is not None and getattr(model, "streams", False):
-        return cast("StreamingModel", model).complete(messages, schema, budget, on_tokens=on_tokens)
+        extra["on_tokens"] = on_tokens
+    if max_tokens is not None and getattr(model, "streams", False):
+        extra["max_tokens"] = max_tokens
+    if extra:
+        return cast("StreamingModel", model).complete(messages, schema, budget, **extra)
     return model.complete(messages, schema, budget)
 
 
@@ -244,7 +264,7 @@ def ask(
     for _attempt in range(2):
         before_call()
         budget.check()
-        reply = _complete(model, convo, schema, budget, on_tokens)
+        reply = complete(model, convo, schema, budget, on_tokens)
         total = total + reply.usage
         problem, found = _problem(reply, limit)
         if problem is None:

@@ -40,6 +40,8 @@ __all__ = [
     "structured_output_mode",
     "provider_of",
     "status",
+    "choose_mode",
+    "SMALL_WINDOW",
 ]
 
 # Hosted providers a key may go to without an api_base, and the structured-output
@@ -201,6 +203,28 @@ def _is_local(settings: Settings) -> bool:
     except ValueError:
         return False
     return addr.is_loopback or addr.is_private or addr.is_link_local
+
+
+SMALL_WINDOW = 16_000  # a context window someone set under this: the model is small (mode = auto)
+
+
+def choose_mode(settings: Settings) -> tuple[str, str]:
+    """("small" or "full", why in words): how a pass uses the model.
+
+    `mode = small|full` is taken as set. `auto` picks small for a local endpoint (ollama, llama.cpp,
+    LM Studio, any api_base on loopback or a private network: most likely a small model on a CPU)
+    and for a context_window under 16,000 that someone set (the default 8,192 is a guess, not a fact
+    about the model); full otherwise.
+    """
+    if settings.mode in ("small", "full"):
+        return settings.mode, f"mode = {settings.mode}"
+    if settings.model and _is_local(settings):
+        return "small", f"auto: {_endpoint(settings)} is a local endpoint"
+    if settings.context_window_source != "default" and settings.context_window < SMALL_WINDOW:
+        return "small", f"auto: context_window {settings.context_window:,} is under {SMALL_WINDOW:,}"
+    return "full", "auto: a hosted endpoint" + (
+        f" and context_window {settings.context_window:,}" if settings.context_window_source != "default" else ""
+    )
 
 
 def _endpoint(settings: Settings) -> str:
@@ -609,6 +633,8 @@ def status(settings: Settings, env: Mapping[str, str], *, probe: bool) -> dict[s
         "endpoint": _endpoint(settings) if configured else None,
         "context_window": settings.context_window,
         "structured_output": structured_output_mode(settings),
+        "mode": choose_mode(settings)[0] if configured else None,
+        "mode_why": choose_mode(settings)[1] if configured else None,
         "api_key": "sent" if key else ("withheld" if found else "none"),
         "api_key_source": source or None,
         "api_key_withheld": withheld,

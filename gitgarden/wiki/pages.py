@@ -258,6 +258,9 @@ def is_attachment(path: str) -> bool:
     return here.page_name(path) is None and here.in_wiki(path) and not path.endswith("/")
 
 
+_BULLET = re.compile(r"^[-*+] \S")
+
+
 def append_body(text: str, addition: str) -> str:
     """The page with `addition` appended after its last line, separated by a blank line.
 
@@ -270,7 +273,11 @@ def append_body(text: str, addition: str) -> str:
     if text and not text.endswith("\n"):
         text += nl
     _, body = split_frontmatter(text)
-    sep = nl if body.strip() else ""
+    last = body.rstrip("\r\n").rsplit("\n", 1)[-1]
+    # A bullet after a bullet continues the list (small mode writes facts as bullets); anything else
+    # starts a paragraph of its own.
+    continues = _BULLET.match(addition) is not None and _BULLET.match(last) is not None
+    sep = nl if body.strip() and not continues else ""
     return text + sep + addition + nl
 
 

@@ -1,0 +1,62 @@
+"""One model request in a thread of its own (DESIGN §2.5): a stop request or the person coming
+back ends the wait at once, and an abandoned request's tokens are still counted."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from gitgarden.gardener.state import Pass, StandDown, Stopped
+
+if TYPE_CHECKING:
+    from gitgarden.model.llm import Answer, Budget, Model
+
+__all__ = ["call_model"]
+
+
+def call_model(
+    run: Pass,
+    model: Model,
+    messages: list[dict[str, str]],
+    budget: Budget,
+    on_tokens: Callable[[int], None] | None = None,
+    *,
+    asker: Callable[..., Answer] | None = None,
+) -> Answer:
+    """One request (and its schema repair) in a thread of its own, so `gitgarden stop` or the person
+    coming back ends the wait at once; an abandoned request's prompt is counted, estimated.
+
+    With `on_tokens` (a display that shows them) the reply streams: `on_tokens` hears its tokens as
+    they come, a stop closes the stream at its next report, and the tokens received are counted too.
+    `asker` (default `llm.ask`) is what asks: small mode's sort goes through the same door."""
+    from gitgarden.model import llm
+
+    asker = asker or llm.ask
+
+    check_interrupts = run.interrupts.check
+    calls: list[threading.Event] = []
+
+    def ask(abandoned: threading.Event) -> Answer:
+        calls.append(abandoned)
+
+        def before_call() -> None:
+            if abandoned.is_set():
+                raise Stopped  # left behind: start nothing new (nobody waits for this any more)
+            check_interrupts()
+
+        def tokens(n: int) -> None:
+            if abandoned.is_set():
+                raise Stopped  # left behind: end the stream (nobody waits for it any more)
+            if on_tokens is not None:
+                on_tokens(n)
+
+        return asker(model, messages, budget, before_call=before_call, on_tokens=tokens if on_tokens else None)
+
+    try:
+        return llm.call_abandonable(ask, check_interrupts)
+    except (Stopped, StandDown):
+        if calls and calls[0].is_set():  # a request was in flight: its prompt was spent, and what it streamed
+            budget.charge(llm.Usage(prompt_tokens=llm.estimate_tokens(messages), completion_tokens=budget.receiving))
+            run.result.tokens_estimated = True
+        raise

@@ -1,0 +1,217 @@
+"""Small mode's question to the model: sort these journal lines (DESIGN §6, "two ways to use a model").
+
+A 1–3B model sorts lines well and writes pages badly, so in small mode it only
+sorts: each line is a `fact`, a `decision`, a `question` or `chatter`, and
+belongs on one page chosen from a short list code built for that line (pages
+whose title or alias words stand in the line, plus "new" with a title made of
+the line's own words). Code writes everything else (`gardener.small`).
+
+The prompt is short and the reply's schema is built per batch: the line ids,
+the kinds and the page choices are enums, so a grammar-constrained server
+(llama.cpp) cannot answer with a line or a page that was not offered. The
+reply is still validated here, line by line: an entry that is not usable is
+dropped (its line stays unread), never guessed at.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from gitgarden.errors import ModelError
+from gitgarden.model.llm import Budget, Model, TokenCallback, Usage, complete
+
+__all__ = [
+    "KINDS",
+    "NEW",
+    "BATCH",
+    "Item",
+    "Sorted",
+    "Sorting",
+    "schema",
+    "messages",
+    "parse",
+    "ask_sort",
+    "reply_tokens",
+]
+
+KINDS = ("fact", "decision", "question", "chatter")
+NEW = "new"
+BATCH = 12  # lines one sort request holds: a few dozen at most, so a small model keeps count
+_TITLE_CHARS = 60
+_PER_LINE_TOKENS = 40  # a reply's tokens per sorted line (id, kind, page, a short title), with room
+
+
+@dataclass(frozen=True)
+class Item:
+    """One line to sort: its id, its text, and the pages code offers for it (existing page names)."""
+
+    line: str
+    text: str
+    pages: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Sorted:
+    """The model's answer for one line: its kind, the page chosen (a name from the line's list, or NEW), a title for a new page."""
+
+    line: str
+    kind: str
+    page: str
+    title: str = ""
+
+
+@dataclass(frozen=True)
+class Sorting:
+    """What the sort requests came to: the usable answers, what they cost, and the entries dropped (why)."""
+
+    items: list[Sorted]
+    usage: Usage
+    dropped: list[str]
+
+
+def reply_tokens(count: int) -> int:
+    """The output tokens a sort reply of `count` lines needs (with room to spare)."""
+    return 24 + _PER_LINE_TOKENS * count
+
+
+def schema(items: Sequence[Item]) -> dict[str, Any]:
+    """The JSON Schema of a reply to a sort of `items`: ids, kinds and page choices are enums."""
+    choices = sorted({p for it in items for p in it.pages} | {NEW})
+    entry = {
+        "type": "object",
+        "properties": {
+            "line": {"enum": [it.line for it in items]},
+            "kind": {"enum": list(KINDS)},
+            "page": {"enum": choices},
+            "title": {"type": "string"},
+        },
+        "required": ["line", "kind", "page", "title"],
+        "additionalProperties": False,
+    }
+    return {
+        "type": "object",
+        "properties": {"lines": {"type": "array", "items": entry}},
+        "required": ["lines"],
+        "additionalProperties": False,
+    }
+
+
+_SYSTEM = """\
+You sort the journal lines of the project "{project}". For every line, answer its kind and its page.
+
+Kinds:
+- fact: something true about the project worth keeping: a person, an organisation, a place, an amount, a date, a plan, a rule.
+- decision: something that was decided or agreed.
+- question: something open, unknown or still to be decided.
+- chatter: small talk, feelings, errands, weather, meals, anything not worth a page.
+
+Page: one of the pages listed under the line, or "new". For "new", the title is two to five words copied \
+from the line that name its subject (a name, a thing); otherwise the title is "".
+
+Answer with one JSON object on one line and nothing else, one entry per line, in order, like this \
+(0000-00-00#1 stands for a line's id):
+{example}"""
+
+_EXAMPLE = '{"lines": [{"line": "0000-00-00#1", "kind": "fact", "page": "new", "title": "<words from the line>"}]}'
+
+
+def messages(project: str, items: Sequence[Item], premises: str = "") -> list[dict[str, str]]:
+    """The system and user messages of one sort request. The system message is the same for every
+    batch of a project, so a local server reuses its prefix."""
+    system = _SYSTEM.format(project=project, example=_EXAMPLE)
+    rows = []
+    for it in items:
+        pages = ", ".join(f'"{p}"' for p in (*it.pages, NEW))
+        rows.append(f"[{it.line}] {it.text}\n    pages: {pages}")
+    head = f"What the project is about: {premises.strip()}\n\n" if premises.strip() else ""
+    user = f"{head}Journal lines:\n" + "\n".join(rows) + "\n\nAnswer with the JSON object now."
+    return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+
+
+def _clean_title(title: str) -> str:
+    return " ".join(title.split())[:_TITLE_CHARS].strip(" .,:;-")
+
+
+def parse(text: str, items: Sequence[Item]) -> tuple[list[Sorted], list[str]]:
+    """(the usable entries of a sort reply, why each other one was dropped). An entry is usable
+    when it names an offered line (once), a known kind and a page offered for that line.
+
+    ValueError when the reply is not the shape at all (no JSON object with a "lines" list)."""
+    stripped = text.strip()
+    fence = re.match(r"^```(?:json)?\s*\n(.*)\n```\s*$", stripped, re.S)
+    try:
+        data = json.loads(fence.group(1) if fence else stripped)
+    except (json.JSONDecodeError, RecursionError):
+        raise ValueError("the reply is not JSON") from None
+    rows = data.get("lines") if isinstance(data, dict) else None
+    if not isinstance(rows, list):
+        raise ValueError('the reply is not an object with a "lines" list')
+    offered: Mapping[str, Item] = {it.line: it for it in items}
+    out: list[Sorted] = []
+    dropped: list[str] = []
+    seen: set[str] = set()
+    for n, row in enumerate(rows):
+        if not isinstance(row, dict):
+            dropped.append(f"lines[{n}] is not an object")
+            continue
+        line, kind, page = row.get("line"), row.get("kind"), row.get("page")
+        title = row.get("title") if isinstance(row.get("title"), str) else ""
+        if not isinstance(line, str) or line not in offered or line in seen:
+            dropped.append(f"lines[{n}]: {line!r} is not a line offered (or came twice)")
+            continue
+        if kind not in KINDS:
+            dropped.append(f"{line}: kind {kind!r} is not one of {', '.join(KINDS)}")
+            continue
+        if page != NEW and page not in offered[line].pages:
+            dropped.append(f"{line}: page {page!r} was not offered for it")
+            continue
+        seen.add(line)
+        out.append(Sorted(line, str(kind), str(page), _clean_title(str(title)) if page == NEW else ""))
+    return out, dropped
+
+
+def ask_sort(
+    model: Model,
+    project: str,
+    items: Sequence[Item],
+    budget: Budget,
+    *,
+    premises: str = "",
+    before_call: Callable[[], None] = lambda: None,
+    on_tokens: TokenCallback | None = None,
+) -> Sorting:
+    """Sort `items`, `BATCH` lines a request; a reply that is not the shape gets one more try.
+
+    `before_call` (the pass's stop / stand-down check) and `budget.check()` run before every call.
+    A batch whose two replies are both unusable leaves its lines unread; only when no batch gives
+    anything is it "bad model output"."""
+    found: list[Sorted] = []
+    dropped: list[str] = []
+    total = Usage()
+    problems: list[str] = []
+    for start in range(0, len(items), BATCH):
+        batch = list(items[start : start + BATCH])
+        convo = messages(project, batch, premises)
+        sch = schema(batch)
+        for _attempt in range(2):
+            before_call()
+            budget.check()
+            reply = complete(model, convo, sch, budget, on_tokens, max_tokens=reply_tokens(len(batch)))
+            total = total + reply.usage
+            try:
+                got, why = parse(reply.text, batch)
+            except ValueError as exc:
+                problems.append(str(exc))
+                convo = [*convo[:2], {"role": "assistant", "content": reply.text[:1000] or "(empty)"},
+                         {"role": "user", "content": f"That reply cannot be used: {exc}. Answer with exactly one JSON object on one line, like the example."}]  # fmt: skip
+                continue
+            found.extend(got)
+            dropped.extend(why)
+            break
+    if items and not found and problems:
+        raise ModelError(f"bad model output: {problems[-1]}", kind="bad_output")
+    return Sorting(found, total, dropped)
