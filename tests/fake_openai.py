@@ -79,6 +79,13 @@ class FakeOpenAI:
         self.chunks_sent = 0  # streamed content chunks written, all replies together
         self.refuse_streams: tuple[int, str] | None = None  # (status, message) for every `stream: true` request
         self.stream_ends: list[str] = []  # how each stream ended: "complete" or "closed by the client"
+        # gitgarden's speed probe (its prompt starts "gitgarden speed probe") is answered at once with
+        # "ok", apart from the scripted queue and not listed in `requests`: `probes` lists them.
+        # `probe_delay` holds its first token (a server reading the prompt), `probe_chunk_delay` paces its reply.
+        self.probes: list[dict[str, Any]] = []
+        self.probe_delay = 0.0
+        self.probe_chunk_delay = 0.0
+        self.probe_usage = (600, 200)  # a fast pace even on a busy machine: the pass is not shrunk
         self._ends_seen = 0
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -267,8 +274,22 @@ class _Handler(BaseHTTPRequestHandler):
             body = json.loads(raw) if raw else None
         except json.JSONDecodeError:
             body = {"_unparsed": raw.decode("utf-8", "replace")}
-        self.fake._record(self.path, self._headers(), body)
         path = self.path.rstrip("/")
+        if _is_probe(body):
+            with self.fake._lock:
+                self.fake.probes.append({"path": self.path, "headers": self._headers(), "json": body})
+            prompt, completion = self.fake.probe_usage
+            probe = Scripted("ok " * 7 + "ok", prompt_tokens=prompt, completion_tokens=completion, delay=self.fake.probe_delay,
+                             chunk_chars=3, chunk_delay=self.fake.probe_chunk_delay)  # fmt: skip
+            if probe.delay:
+                time.sleep(probe.delay)
+            usage = bool(((body or {}).get("stream_options") or {}).get("include_usage"))
+            if (body or {}).get("stream"):
+                self._stream(_openai_chunks(str((body or {}).get("model") or "fake"), probe, 0, usage=usage), probe, count=False)
+            else:
+                self._send(200, _openai_reply(str((body or {}).get("model") or "fake"), probe, 0))
+            return
+        self.fake._record(self.path, self._headers(), body)
         if path == "/api/show":
             self._send(200, {"modelfile": "", "parameters": "", "template": "", "details": {}, "model_info": {}})
             return
@@ -305,7 +326,7 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             self._send(200, _openai_reply(model, scripted, len(self.fake.requests)))
 
-    def _stream(self, chunks: list[dict[str, Any]], s: Scripted) -> None:
+    def _stream(self, chunks: list[dict[str, Any]], s: Scripted, *, count: bool = True) -> None:
         """Server-sent events in HTTP chunked encoding, one event per chunk, then `data: [DONE]`."""
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
@@ -321,7 +342,7 @@ class _Handler(BaseHTTPRequestHandler):
                 if content and s.chunk_delay:
                     time.sleep(s.chunk_delay)
                 self._event(f"data: {json.dumps(chunk)}\n\n")
-                if content:
+                if content and count:
                     with self.fake._lock:
                         self.fake.chunks_sent += 1
             self._event("data: [DONE]\n\n")
@@ -329,9 +350,11 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.flush()
         except (BrokenPipeError, ConnectionResetError):
             self.close_connection = True  # the client closed the stream (a stopped pass): nothing to finish
-            self.fake._ended("closed by the client")
+            if count:
+                self.fake._ended("closed by the client")
             return
-        self.fake._ended("complete")
+        if count:
+            self.fake._ended("complete")
 
     def _stream_lines(self, lines: list[dict[str, Any]], s: Scripted) -> None:
         """Ollama's stream: one JSON object a line, in HTTP chunked encoding."""
@@ -356,6 +379,13 @@ class _Handler(BaseHTTPRequestHandler):
         data = text.encode()
         self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
         self.wfile.flush()
+
+
+def _is_probe(body: Any) -> bool:
+    """A request of gitgarden's speed probe (its prompt starts with the probe's own words)."""
+    messages = (body or {}).get("messages") if isinstance(body, dict) else None
+    first = messages[0].get("content") if isinstance(messages, list) and messages and isinstance(messages[0], dict) else ""
+    return isinstance(first, str) and first.startswith("gitgarden speed probe")
 
 
 def _openai_reply(model: str, s: Scripted, n: int) -> dict[str, Any]:

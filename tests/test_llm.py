@@ -361,7 +361,7 @@ def _fail(settings: Settings, env: dict[str, str] = ENV) -> ModelError:
 
 @pytest.mark.parametrize(
     ("status", "kind"),
-    [(401, "auth"), (403, "auth"), (429, "rate_limited"), (404, "error"), (503, "unreachable"), (500, "error"), (400, "error")],
+    [(401, "auth"), (403, "auth"), (429, "rate_limited"), (404, "error"), (503, "unavailable"), (500, "error"), (400, "error")],
 )
 def test_http_errors_map_to_kinds_without_the_key(server: FakeOpenAI, status: int, kind: str) -> None:
     # Providers echo the key (whole or masked) in their errors; none of it may reach the message.
@@ -383,10 +383,11 @@ def test_connection_refused_is_unreachable() -> None:
     assert error.kind == "unreachable" and "connection refused" in str(error) and str(port) in str(error)
 
 
-def test_timeout_is_unreachable(server: FakeOpenAI) -> None:
+def test_a_server_too_slow_for_the_timeout_says_it_was_reading_the_prompt(server: FakeOpenAI) -> None:
     server.enqueue(GOOD, delay=2.5)
     error = _fail(local(server, timeout=1))
-    assert error.kind == "unreachable" and "within 1 s" in str(error)
+    assert error.kind == "timeout" and "no first token within 1 s" in str(error)
+    assert "the server was still reading the prompt" in str(error) and "raise timeout" in str(error)
 
 
 def test_auth_error_without_a_key_says_how_to_send_one(server: FakeOpenAI) -> None:

@@ -51,7 +51,8 @@ class _Lines(Display):
 
     def step(self, step: Step) -> None:
         tokens = f", {step.tokens:,} tokens" if step.tokens else ""
-        self.message(f"gitgarden: {step.words()} ({self.clock() - self.started:.0f} s{tokens})")
+        expect = f"; the server should read the prompt in about {step.expect_s:,.0f} s" if step.expect_s else ""
+        self.message(f"gitgarden: {step.words()} ({self.clock() - self.started:.0f} s{tokens}{expect})")
 
 
 class _Live(Display):
@@ -83,7 +84,12 @@ class _Live(Display):
 
         now = self.clock()
         tail = [f"{now - self.started:.0f} s"]
-        if self.step_started > self.started:
+        reading = self.current.name == "asking" and not self.tokens
+        if reading:
+            # Nothing streams while a local server reads the prompt: say so, against the time its pace gives.
+            expect = self.current.expect_s
+            tail.append(f"reading prompt {now - self.step_started:.0f} s" + (f" of ~{expect:,.0f} s" if expect and expect >= 1 else ""))
+        elif self.step_started > self.started:
             tail[0] += f" ({now - self.step_started:.0f} s in this step)"
         if self.tokens:
             tail.append(f"{self.tokens:,} token" + ("" if self.tokens == 1 else "s"))

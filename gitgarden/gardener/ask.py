@@ -24,7 +24,7 @@ from gitgarden.wiki.facts import page_facts
 from gitgarden.wiki.tree import Tree
 
 if TYPE_CHECKING:
-    from gitgarden.model.llm import Answer, Budget
+    from gitgarden.model.llm import Answer, Budget, Model
 
 __all__ = ["ask", "no_room_for", "premises"]
 
@@ -38,14 +38,21 @@ def ask(run: Pass, work: Work) -> Answer:
     from gitgarden.model import llm
     from gitgarden.model.provider import choose_mode
 
-    project, settings, result, now = run.project, run.settings, run.result, run.now
+    project, result, now = run.project, run.result, run.now
     model = run.model
     assert model is not None, "the pipeline asks only when a model is configured"
+    result.mode = choose_mode(run.settings)[0]
+    _fit_to_speed(run, model)  # a slow local server: fewer lines, a smaller prompt (said in one line)
+    settings = run.settings
     run.budget = budget = llm.Budget(tokens=settings.token_budget, seconds=float(settings.seconds_budget))
     offered = work.offered_lines()
+    if len(offered) > settings.max_lines:
+        result.overflow += len(offered) - settings.max_lines
+        offered = offered[: settings.max_lines]
+        work.offered = {ln.id: ln for ln in offered}
+    result.offered = [ln.id for ln in offered]
     agents = project.root / "AGENTS.md"
     agents_md = agents.read_text(encoding="utf-8", errors="replace") if agents.is_file() and not agents.is_symlink() else ""
-    result.mode = choose_mode(settings)[0]
     if result.mode == "small":
         from gitgarden.gardener import small
 
@@ -76,9 +83,38 @@ def ask(run: Pass, work: Work) -> Answer:
     if report.conversation_chars < len(work.ctx_conversation):
         # A recovered line's evidence must come from what the model was shown.
         work.ctx_conversation = work.ctx_conversation[len(work.ctx_conversation) - report.conversation_chars :]
-    asking = Step("asking", f"{model.name} (about {llm.estimate_tokens(messages):,} prompt tokens)")
+    prompt_tokens = llm.estimate_tokens(messages)
+    asking = Step("asking", f"{model.name} (about {prompt_tokens:,} prompt tokens)", expect_s=reading_seconds(model, prompt_tokens))
     run.on_step(asking)
     return calls.call_model(run, model, messages, budget, token_steps(run.on_step, asking))
+
+
+def _fit_to_speed(run: Pass, model: Model) -> None:
+    """Measure the endpoint once (kept per endpoint and model) and fit the pass to it: `run.settings`
+    and small mode's batch shrink so each request fits `timeout`; said in one line when they did.
+    A model that cannot be measured (a scripted one) is asked as configured."""
+    from gitgarden.model import sort, speed
+
+    if not callable(getattr(model, "measure_speed", None)):
+        return
+    settings, env = run.settings, getattr(model, "env", {})
+    found = speed.cached(settings, env, run.now())
+    if found is None:
+        run.on_step(Step("measuring", f"how fast {model.name} reads and writes (once for this endpoint)"))
+        found = speed.measure(model, settings, run.now())
+        speed.remember(settings, env, found)
+    setattr(model, "speed", found)  # noqa: B010 - a measurable model has it; a timeout then says what the server needed
+    fitted = speed.fit(settings, found, run.result.mode, sort.BATCH)
+    run.settings, run.sort_batch = fitted.settings, fitted.batch
+    if fitted.sentence:
+        run.result.hints.append(fitted.sentence[:1].upper() + fitted.sentence[1:] + ".")
+        run.on_progress(fitted.sentence[:1].upper() + fitted.sentence[1:] + ".")
+
+
+def reading_seconds(model: Model, prompt_tokens: int) -> float | None:
+    """How long the endpoint should take to read a prompt of `prompt_tokens`, from its measured pace."""
+    pace = getattr(getattr(model, "speed", None), "prompt_tps", None)
+    return prompt_tokens / pace if isinstance(pace, int | float) and pace > 0 else None
 
 
 def premises(agents_md: str, limit: int = 600) -> str:

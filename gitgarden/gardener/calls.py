@@ -57,6 +57,9 @@ def call_model(
         return llm.call_abandonable(ask, check_interrupts)
     except (Stopped, StandDown):
         if calls and calls[0].is_set():  # a request was in flight: its prompt was spent, and what it streamed
-            budget.charge(llm.Usage(prompt_tokens=llm.estimate_tokens(messages), completion_tokens=budget.receiving))
+            budget.close(llm.Usage(prompt_tokens=llm.estimate_tokens(messages), completion_tokens=budget.receiving))
             run.result.tokens_estimated = True
+            abandon = getattr(model, "abandon", None)
+            if callable(abandon):
+                abandon()  # close the request's socket now: the server stops, the process can end at once
         raise

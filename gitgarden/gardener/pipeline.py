@@ -329,6 +329,7 @@ def _charge(run: Pass) -> None:
     """What the model calls spent, into the result (nothing when the pass asked no model)."""
     if run.budget is not None:
         usage = run.budget.spent
+        run.result.tokens_estimated = run.result.tokens_estimated or run.budget.estimated
         run.result.prompt_tokens, run.result.completion_tokens, run.result.cost = (
             usage.prompt_tokens,
             usage.completion_tokens,

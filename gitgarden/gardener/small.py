@@ -47,6 +47,7 @@ _STOP = frozenset(
 
 def ask(run: Pass, work: Work, offered: list[JournalLine], premises: str) -> Answer:
     """Sort the offered lines and return the operations code writes from the sort, as an Answer."""
+    from gitgarden.gardener.ask import reading_seconds
     from gitgarden.gardener.calls import call_model
     from gitgarden.gardener.steps import Step, token_steps
     from gitgarden.model import llm
@@ -55,17 +56,19 @@ def ask(run: Pass, work: Work, offered: list[JournalLine], premises: str) -> Ans
     assert model is not None and budget is not None, "small mode asks only when a model is configured"
     found = tidy.candidates(offered, work.titles)
     items = [sort.Item(ln.id, ln.text, tuple(found.get(ln.id, ()))) for ln in offered]
-    batches = -(-len(items) // sort.BATCH)
-    asking = Step("asking", f"{model.name} to sort {len(items)} line(s) ({batches} short request(s), small mode)")
+    batch = run.sort_batch or sort.BATCH
+    batches = -(-len(items) // batch)
+    prompt = sort.messages(run.project.name, items[:batch], premises)
+    expect = reading_seconds(model, llm.estimate_tokens(prompt))
+    asking = Step("asking", f"{model.name} to sort {len(items)} line(s) ({batches} short request(s), small mode)", expect_s=expect)
     run.on_step(asking)
 
     def sort_them(model: llm.Model, _messages: list[dict[str, str]], budget: llm.Budget, **kw: object) -> llm.Answer:
-        sorting = sort.ask_sort(model, run.project.name, items, budget, premises=premises, **kw)  # type: ignore[arg-type]
+        sorting = sort.ask_sort(model, run.project.name, items, budget, premises=premises, batch=batch, **kw)  # type: ignore[arg-type]
         run.result.hints.extend(f"sort: {why}" for why in sorting.dropped[:5])
         ops = operations(sorting.items, work.offered, work.tree, work.titles)
         return llm.Answer(ops, sorting.usage, [])
 
-    prompt = sort.messages(run.project.name, items[: sort.BATCH], premises)
     return call_model(run, model, prompt, budget, token_steps(run.on_step, asking), asker=sort_them)
 
 

@@ -156,6 +156,7 @@ class Pass:
     on_step: Callable[[Step], None] = _quiet
     step: recovery.Step = recovery.no_step  # called at the exact steps of the final write (tests act there)
     budget: Budget | None = None  # made by the ask step; what the model calls spent
+    sort_batch: int = 0  # small mode: lines one sort request holds (0: model.sort's default; fitted to a slow server)
     interrupts: Interrupts = field(init=False)
 
     def __post_init__(self) -> None:

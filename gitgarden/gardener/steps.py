@@ -17,6 +17,7 @@ class Step:
     name: str
     detail: str = ""
     tokens: int | None = None
+    expect_s: float | None = None  # asking: how long the server should take to read the prompt (its measured pace)
 
     def words(self) -> str:
         """`asking openai/gpt-4o-mini` — the step as a person reads it."""

@@ -102,6 +102,8 @@ class Budget:
     spent: Usage = field(default_factory=Usage)
     clock: Callable[[], float] = time.monotonic  # passed in so tests need not sleep
     receiving: int = 0
+    estimated: bool = False  # some charge was an estimate (a call abandoned, timed out, or with a usage not trusted)
+    closed: bool = False  # the pass left its calls behind and counted them: later charges are not counted twice
 
     @classmethod
     def from_settings(cls, settings: Settings, *, clock: Callable[[], float] = time.monotonic) -> Budget:
@@ -130,10 +132,21 @@ class Budget:
                 kind="budget",
             )
 
-    def charge(self, usage: Usage) -> None:
-        """Add what a call spent (its streamed tokens are then no longer `receiving`)."""
+    def charge(self, usage: Usage, *, estimated: bool = False) -> None:
+        """Add what a call spent (its streamed tokens are then no longer `receiving`); `estimated` marks
+        a count gitgarden made itself. Once `closed`, nothing more is added."""
+        if self.closed:
+            return
         self.spent = self.spent + usage
         self.receiving = 0
+        self.estimated = self.estimated or estimated
+
+    def close(self, usage: Usage | None = None) -> None:
+        """Count `usage` (estimated) for a call the pass leaves behind, and take no charge after it:
+        the request's own thread may still end and try to charge what it spent."""
+        if usage is not None:
+            self.charge(usage, estimated=True)
+        self.closed = True
 
 
 # -- the interface -------------------------------------------------------------

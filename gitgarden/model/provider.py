@@ -16,6 +16,7 @@ The only module that imports litellm, and only inside functions: the import cost
 from __future__ import annotations
 
 import contextlib
+import functools
 import ipaddress
 import logging
 import math
@@ -28,6 +29,7 @@ from urllib.parse import urlsplit
 
 from gitgarden.config import Settings
 from gitgarden.errors import ModelError
+from gitgarden.model import wire
 from gitgarden.model.llm import Budget, Model, Reply, TokenCallback, Usage
 
 __all__ = [
@@ -67,6 +69,10 @@ NO_KEY = "no-key"
 
 _PROBE_TOKENS = 4
 _PROBE_TIMEOUT = 60
+_SPEED_TOKENS = 16  # reply tokens the speed measure asks for: enough to time the reply
+_BOUND_SLACK = 8  # tokens past the output bound a stream may bring before it is cut (estimates are rough)
+_RETRY_WAIT = 2.0  # seconds before a retry (times the attempt): only rate limits and busy servers are retried
+_RETRYABLE = frozenset({"rate_limited", "unavailable"})
 _TELL_EVERY = 0.1  # seconds between two reports of the tokens a stream has brought (at most ~10 a second)
 _DETAIL_CHARS = 200
 
@@ -254,18 +260,28 @@ def _litellm() -> Any:
 
 
 class LiteLLMModel:
-    """A `Model` that calls `litellm.completion` with the settings' model and endpoint."""
+    """A `Model` that calls `litellm.completion` with the settings' model and endpoint.
 
-    streams = True  # `complete` takes `on_tokens` (StreamingModel)
+    Every request runs in a thread of its own against one deadline (`timeout` seconds for the whole
+    request, retries included), over connections whose sockets `abandon()` can shut from another
+    thread; retries are gitgarden's own and only for what a retry can mend (a rate limit, a busy
+    server), never for a refused connection or a server too slow for the deadline.
+    """
+
+    streams = True  # `complete` takes `on_tokens` and `max_tokens` (StreamingModel)
 
     def __init__(self, settings: Settings, env: Mapping[str, str] | None = None) -> None:
         self.settings = settings
         self.name = settings.model
         env = os.environ if env is None else env
+        self.env = env
         key, self.key_withheld = key_decision(settings, env)
         self._key = key
         self._secrets = tuple(s for s in {key, key_source(settings, env)[0]} if s)
         self.stream_refused = ""  # why the endpoint cannot stream, once it said so: later calls do not try again
+        self.sockets = wire.Sockets()
+        self._client: Any = None  # the OpenAI client over `sockets`, made at the first request
+        self.speed: Any = None  # the endpoint's measured speed (model.speed.Speed), when known
 
     def __repr__(self) -> str:
         return f"LiteLLMModel(model={self.name!r}, api_base={self.settings.api_base!r})"
@@ -274,6 +290,11 @@ class LiteLLMModel:
     def endpoint(self) -> str:
         """Where requests go, in words."""
         return _endpoint(self.settings)
+
+    def abandon(self) -> int:
+        """Shut the sockets of the requests in flight (a stop, the person back, a deadline): a read
+        blocked on the server ends at once and the server stops; how many were open."""
+        return self.sockets.shut()
 
     def _auth(self) -> dict[str, str]:
         if self._key:
@@ -285,15 +306,6 @@ class LiteLLMModel:
             # litellm from reaching for a provider key in the environment.
             return {"api_key": NO_KEY}
         return {}
-
-    def _request(self, messages: list[dict[str, str]], **extra: Any) -> Any:
-        try:
-            return self._request_raw(messages, **extra)
-        except Exception as exc:
-            mapped = self._mapped(exc, extra.get("timeout"))
-            if mapped is exc:
-                raise
-            raise mapped from None
 
     def _mapped(self, exc: Exception, timeout: Any) -> Exception:
         """The one-line ModelError for a failed request, or `exc` itself when it is no model failure
@@ -310,32 +322,110 @@ class LiteLLMModel:
         return {k: _scrub(v, self._secrets, pieces=False) if isinstance(v, str) else v for k, v in message.items()}
 
     def complete(
-        self, messages: list[dict[str, str]], schema: dict[str, Any], budget: Budget, on_tokens: TokenCallback | None = None
+        self,
+        messages: list[dict[str, str]],
+        schema: dict[str, Any],
+        budget: Budget,
+        on_tokens: TokenCallback | None = None,
+        max_tokens: int | None = None,
     ) -> Reply:
-        """One completion, bounded by the settings and what is left of `budget`, which it charges.
+        """One completion, bounded by the settings and what is left of `budget`, which it charges —
+        also when it fails: the prompt it sent (estimated) and the tokens it received.
 
         With `on_tokens` the reply is streamed and `on_tokens` is told the output tokens so far, at
-        most about ten times a second (whatever it raises ends the request and goes up); the Reply is
-        the one a plain request gives, with the provider's usage when the stream reports it.
+        most about ten times a second (whatever it raises ends the request and goes up); a stream
+        that goes past the output bound is cut there. The Reply is the one a plain request gives,
+        with the provider's usage when the stream reports it and the figures are believable.
         """
         s = self.settings
-        extra: dict[str, Any] = {
-            "timeout": max(1, min(s.timeout, math.ceil(budget.seconds_left()))),
-            "num_retries": s.num_retries,
-            "max_tokens": max(1, min(s.max_output_tokens, budget.tokens_left())),
-            "temperature": s.temperature,
-        }
+        _litellm()  # imported before the clock starts: seconds of start-up are not the server's
+        bound = max(1, min(max_tokens or s.max_output_tokens, s.max_output_tokens, budget.tokens_left()))
+        timeout = max(1, min(s.timeout, math.ceil(budget.seconds_left())))
+        extra: dict[str, Any] = {"timeout": timeout, "num_retries": 0, "max_tokens": bound, "temperature": s.temperature}
         response_format = _response_format(s, schema)
         if response_format is not None:
             extra["response_format"] = response_format
-        reply = self._streamed(messages, extra, on_tokens, budget) if on_tokens and not self.stream_refused else None
-        if reply is None:
-            reply = self._reply(self._request(messages, **extra))
-        budget.charge(reply.usage)
-        return reply
+        deadline = time.monotonic() + timeout
+        sent = "\n".join(str(m.get("content") or "") for m in messages)
+        for attempt in range(1 + max(0, s.num_retries)):
+            progress = wire.Progress(prompt_tokens=wire.estimate(sent))
+            try:
+                reply = wire.within(
+                    deadline,
+                    functools.partial(self._once, messages, extra, on_tokens, budget, progress, bound),
+                    self.abandon,
+                    functools.partial(self._too_slow, progress, timeout),
+                )
+            except ModelError as exc:
+                if not progress.refused_at_once:  # what went out and came back is spent, even on a failure
+                    budget.charge(Usage(progress.prompt_tokens, progress.received), estimated=True)
+                wait = _RETRY_WAIT * (attempt + 1)
+                if attempt < s.num_retries and exc.kind in _RETRYABLE and time.monotonic() + wait < deadline:
+                    time.sleep(wait)
+                    continue
+                raise
+            prompt, completion, guessed = wire.trusted(
+                reply.usage.prompt_tokens, reply.usage.completion_tokens, sent=sent, text=reply.text, bound=bound
+            )
+            if guessed:
+                reply = Reply(reply.text, Usage(prompt, completion, None), reply.finish_reason, reply.model)
+            budget.charge(reply.usage, estimated=guessed)
+            return reply
+        raise AssertionError("unreachable: the last attempt returns or raises")
+
+    def _once(
+        self,
+        messages: list[dict[str, str]],
+        extra: dict[str, Any],
+        on_tokens: TokenCallback | None,
+        budget: Budget,
+        progress: wire.Progress,
+        bound: int,
+    ) -> Reply:
+        """One request: streamed when someone shows its tokens (and the endpoint can stream), else plain."""
+        if on_tokens is not None and not self.stream_refused:
+            reply = self._streamed(messages, extra, on_tokens, budget, progress, bound)
+            if reply is not None:
+                return reply
+        try:
+            response = self._request_raw(messages, **extra)
+        except Exception as exc:
+            raise self._failed(exc, extra["timeout"], progress) from None
+        return self._reply(response)
+
+    def _failed(self, exc: Exception, timeout: Any, progress: wire.Progress) -> Exception:
+        mapped = self._mapped(exc, timeout)
+        if mapped is exc:
+            raise exc  # not a model failure (or the caller's own exception: a stopped pass)
+        if isinstance(mapped, ModelError) and "connection refused" in str(mapped):
+            progress.refused_at_once = True
+        return mapped
+
+    def _too_slow(self, progress: wire.Progress, timeout: int) -> ModelError:
+        """What a request that ran out of time saw, in one line (the server was reachable: it is slow)."""
+        waited = time.monotonic() - progress.started
+        speed = self.speed
+        if progress.first_token is None:
+            reading = f"the server was still reading the prompt of about {progress.prompt_tokens:,} tokens"
+            if speed is not None and speed.prompt_tps > 0:
+                need = progress.prompt_tokens / speed.prompt_tps
+                reading += f" (at about {speed.prompt_tps:,.0f} tokens a second it needs about {need:,.0f} s)"
+            what = f"no first token within {timeout} s ({waited:.0f} s waited): {reading}"
+        else:
+            what = f"the reply did not finish within {timeout} s ({progress.received:,} tokens received)"
+        return ModelError(
+            f"model too slow: {self.endpoint} answered, but {what}; lower context_window or max_lines, or raise timeout",
+            kind="timeout",
+        )
 
     def _streamed(
-        self, messages: list[dict[str, str]], extra: dict[str, Any], on_tokens: TokenCallback, budget: Budget
+        self,
+        messages: list[dict[str, str]],
+        extra: dict[str, Any],
+        on_tokens: TokenCallback,
+        budget: Budget,
+        progress: wire.Progress,
+        bound: int,
     ) -> Reply | None:
         """The reply, streamed; None when the endpoint says it cannot stream (the caller then asks plainly).
 
@@ -347,7 +437,6 @@ class LiteLLMModel:
         litellm = _litellm()
         if self._takes_stream_options(litellm):
             extra = {**extra, "stream_options": {"include_usage": True}}
-        deadline = time.monotonic() + float(extra["timeout"])
         budget.receiving = 0
         try:
             stream = self._request_raw(messages, stream=True, **extra)
@@ -357,50 +446,58 @@ class LiteLLMModel:
         except Exception as exc:
             refusal = _stream_refusal(exc)
             if refusal is None:
-                mapped = self._mapped(exc, extra["timeout"])
-                if mapped is exc:
-                    raise
-                raise mapped from None
+                raise self._failed(exc, extra["timeout"], progress) from None
             self.stream_refused = _scrub(refusal, self._secrets)
             return None
+        over = False
         try:
-            chunks += self._read(stream, chunks, on_tokens, budget, deadline, extra["timeout"])
+            more, over = self._read(stream, chunks, on_tokens, budget, progress, extra["timeout"], bound)
+            chunks += more
         finally:
             _close(stream)  # a stopped pass leaves mid-stream: the connection goes, the server stops
         response = litellm.stream_chunk_builder(chunks, messages=messages) if chunks else None
         reply = self._reply(response)
+        if over:  # the server went on past max_tokens: what came is the reply, cut off at the bound
+            reply = Reply(reply.text, reply.usage, "length", reply.model)
         on_tokens(reply.usage.completion_tokens or _tokens_in(reply.text))
         return reply
 
     def _read(
-        self, stream: Any, first: list[Any], on_tokens: TokenCallback, budget: Budget, deadline: float, timeout: Any
-    ) -> list[Any]:
-        """The rest of the stream's chunks; `budget.receiving` holds the output tokens so far at every
-        chunk, and `on_tokens` hears them at most every _TELL_EVERY seconds."""
+        self,
+        stream: Any,
+        first: list[Any],
+        on_tokens: TokenCallback,
+        budget: Budget,
+        progress: wire.Progress,
+        timeout: Any,
+        bound: int,
+    ) -> tuple[list[Any], bool]:
+        """The rest of the stream's chunks, and True when it was cut at the output bound. `budget.receiving`
+        and `progress` hold the output tokens so far at every chunk; `on_tokens` hears them at most
+        every _TELL_EVERY seconds."""
         chunks: list[Any] = []
         received = "".join(_piece(c) for c in first)
+        if received:
+            progress.heard(_tokens_in(received))
         told = -math.inf
         try:
             for chunk in stream:
                 chunks.append(chunk)
                 received += _piece(chunk)
-                budget.receiving = _reported_tokens(chunk) or _tokens_in(received)
+                tokens = _reported_tokens(chunk) or _tokens_in(received)
+                budget.receiving = tokens
+                progress.heard(tokens)
+                if tokens > bound + _BOUND_SLACK:
+                    return chunks, True  # counted as they come: a server that ignores max_tokens is cut here
                 now = time.monotonic()
-                if now > deadline:
-                    raise ModelError(
-                        f"model unreachable: {self.endpoint} did not finish its reply within {timeout} s", kind="unreachable"
-                    )
                 if now - told >= _TELL_EVERY:
                     told = now
                     on_tokens(budget.receiving)
         except ModelError:
             raise
         except Exception as exc:
-            mapped = self._mapped(exc, timeout)
-            if mapped is exc:
-                raise  # not a model failure (or the caller's own exception: a stopped pass)
-            raise mapped from None
-        return chunks
+            raise self._failed(exc, timeout, progress) from None
+        return chunks, False
 
     def _request_raw(self, messages: list[dict[str, str]], **extra: Any) -> Any:
         """`litellm.completion` with the model, endpoint and key, its exceptions left as they are."""
@@ -409,8 +506,25 @@ class LiteLLMModel:
         if self.settings.api_base:
             kwargs["api_base"] = self.settings.api_base
         kwargs.update(self._auth())
+        client = self._openai_client(kwargs.get("api_key"), extra.get("timeout"))
+        if client is not None:
+            kwargs["client"] = client
         kwargs.update(extra)
         return litellm.completion(**kwargs)
+
+    def _openai_client(self, api_key: str | None, timeout: Any) -> Any:
+        """For an OpenAI-compatible endpoint of the person's (llama.cpp, LM Studio, vLLM…): an OpenAI
+        client over connections `abandon()` can shut, without the SDK's own retries. None elsewhere."""
+        if provider_of(self.name) != "openai" or not self.settings.api_base or not api_key:
+            return None
+        if self._client is None:
+            import openai
+
+            http = wire.http_client(self.sockets, float(timeout or self.settings.timeout))
+            if http is None:
+                return None
+            self._client = openai.OpenAI(api_key=api_key, base_url=self.settings.api_base, http_client=http, max_retries=0)
+        return self._client
 
     def _takes_stream_options(self, litellm: Any) -> bool:
         """Whether litellm passes `stream_options` on for this provider (others reject the parameter)."""
@@ -423,29 +537,84 @@ class LiteLLMModel:
 
     def probe(self) -> Reply:
         """One tiny request (a few output tokens, no retries) to see whether the endpoint answers."""
-        response = self._request(
-            [{"role": "user", "content": "Reply with the single word: ok"}],
-            timeout=min(self.settings.timeout, _PROBE_TIMEOUT),
-            num_retries=0,
-            max_tokens=_PROBE_TOKENS,
-            temperature=0.0,
-        )
-        return self._reply(response)
+        timeout = min(self.settings.timeout, _PROBE_TIMEOUT)
+        progress = wire.Progress(prompt_tokens=8)
+        _litellm()
+
+        def ask() -> Reply:
+            try:
+                response = self._request_raw(
+                    [{"role": "user", "content": "Reply with the single word: ok"}],
+                    timeout=timeout,
+                    num_retries=0,
+                    max_tokens=_PROBE_TOKENS,
+                    temperature=0.0,
+                )
+            except Exception as exc:
+                raise self._failed(exc, timeout, progress) from None
+            return self._reply(response)
+
+        return wire.within(time.monotonic() + timeout, ask, self.abandon, lambda: self._too_slow(progress, timeout))
+
+    def measure_speed(self, prompt: str, timeout: float) -> tuple[float, float, int, int]:
+        """One small streamed request: (seconds to the first token, seconds of the whole reply, prompt
+        tokens, reply tokens). A slow first token past `timeout` raises ModelError(kind="timeout")."""
+        messages = [{"role": "user", "content": prompt}]
+        progress = wire.Progress(prompt_tokens=wire.estimate(prompt))
+        seconds = max(1, math.ceil(timeout))
+        _litellm()
+
+        def ask() -> tuple[float, float, int, int]:
+            extra: dict[str, Any] = {"timeout": seconds, "num_retries": 0, "max_tokens": _SPEED_TOKENS, "temperature": 0.0}
+            litellm = _litellm()
+            if self._takes_stream_options(litellm):
+                extra["stream_options"] = {"include_usage": True}
+            started = time.monotonic()
+            try:
+                stream = self._request_raw(messages, stream=True, **extra)
+                chunks = []
+                text = ""
+                for chunk in stream:
+                    chunks.append(chunk)
+                    piece = _piece(chunk)
+                    if piece and progress.first_token is None:
+                        progress.heard(1)
+                    text += piece
+            except Exception as exc:
+                raise self._failed(exc, seconds, progress) from None
+            ended = time.monotonic()
+            usage = next((c.usage for c in reversed(chunks) if getattr(c, "usage", None)), None)
+            prompt_tokens, reply_tokens, _ = wire.trusted(
+                getattr(usage, "prompt_tokens", None), getattr(usage, "completion_tokens", None),
+                sent=prompt, text=text, bound=_SPEED_TOKENS,
+            )  # fmt: skip
+            first = (progress.first_token or ended) - started
+            return first, ended - started, prompt_tokens or wire.estimate(prompt), reply_tokens or _tokens_in(text)
+
+        return wire.within(time.monotonic() + seconds, ask, self.abandon, lambda: self._too_slow(progress, seconds))
 
     def _reply(self, response: Any) -> Reply:
         choice = response.choices[0] if getattr(response, "choices", None) else None
         message = getattr(choice, "message", None)
         text = getattr(message, "content", None) or ""
         raw_usage = getattr(response, "usage", None)
-        prompt = int(getattr(raw_usage, "prompt_tokens", 0) or 0)
-        completion = int(getattr(raw_usage, "completion_tokens", 0) or 0)
+        prompt = getattr(raw_usage, "prompt_tokens", None)
+        completion = getattr(raw_usage, "completion_tokens", None)
         cost = None if _is_local(self.settings) else _cost(response)
+        # Figures are checked by the caller (`complete`) against what was sent; here they pass as they came.
         return Reply(
             text=str(text),
-            usage=Usage(prompt, completion, cost),
+            usage=Usage(_as_int(prompt), _as_int(completion), cost),
             finish_reason=str(getattr(choice, "finish_reason", "") or ""),
             model=str(getattr(response, "model", "") or self.name),
         )
+
+
+def _as_int(value: Any) -> int:
+    """A usage figure as it came, for `wire.trusted` to judge (None and non-numbers are 0; a negative stays negative)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return 0
+    return int(value) if math.isfinite(value) else -1
 
 
 # -- streaming -----------------------------------------------------------------------
@@ -587,7 +756,10 @@ def _map_error(
     detail = _detail(exc, secrets)
     model = settings.model
     if any(isinstance(e, openai.APITimeoutError | httpx.TimeoutException | TimeoutError) for e in chain):
-        return ModelError(f"model unreachable: {where} did not answer within {timeout or settings.timeout} s", kind="unreachable")
+        return ModelError(
+            f"model too slow: {where} did not answer within {timeout or settings.timeout} s; lower context_window or max_lines, or raise timeout",
+            kind="timeout",
+        )
     if any(isinstance(e, openai.APIConnectionError | httpx.ConnectError | ConnectionError) for e in chain):
         reason = "connection refused" if any(isinstance(e, ConnectionRefusedError) for e in chain) else detail
         return ModelError(f"model unreachable: {where} ({reason})", kind="unreachable")
@@ -608,7 +780,7 @@ def _map_error(
     if isinstance(exc, openai.NotFoundError) or code == 404:
         return ModelError(f"model {model!r} not found at {where} ({detail})", kind="error")
     if isinstance(exc, ex.ServiceUnavailableError | ex.BadGatewayError) or code in (502, 503, 504):
-        return ModelError(f"model endpoint unavailable: {where} ({detail})", kind="unreachable")
+        return ModelError(f"model endpoint unavailable: {where} ({detail})", kind="unavailable")
     if isinstance(exc, openai.BadRequestError):
         return ModelError(f"model endpoint refused the request: {where} ({detail})", kind="error")
     return ModelError(f"model call failed: {where} ({detail})", kind="error")

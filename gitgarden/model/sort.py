@@ -181,10 +181,11 @@ def ask_sort(
     budget: Budget,
     *,
     premises: str = "",
+    batch: int = BATCH,
     before_call: Callable[[], None] = lambda: None,
     on_tokens: TokenCallback | None = None,
 ) -> Sorting:
-    """Sort `items`, `BATCH` lines a request; a reply that is not the shape gets one more try.
+    """Sort `items`, `batch` lines a request; a reply that is not the shape gets one more try.
 
     `before_call` (the pass's stop / stand-down check) and `budget.check()` run before every call.
     A batch whose two replies are both unusable leaves its lines unread; only when no batch gives
@@ -193,17 +194,18 @@ def ask_sort(
     dropped: list[str] = []
     total = Usage()
     problems: list[str] = []
-    for start in range(0, len(items), BATCH):
-        batch = list(items[start : start + BATCH])
-        convo = messages(project, batch, premises)
-        sch = schema(batch)
+    size = max(1, batch)
+    for start in range(0, len(items), size):
+        part = list(items[start : start + size])
+        convo = messages(project, part, premises)
+        sch = schema(part)
         for _attempt in range(2):
             before_call()
             budget.check()
-            reply = complete(model, convo, sch, budget, on_tokens, max_tokens=reply_tokens(len(batch)))
+            reply = complete(model, convo, sch, budget, on_tokens, max_tokens=reply_tokens(len(part)))
             total = total + reply.usage
             try:
-                got, why = parse(reply.text, batch)
+                got, why = parse(reply.text, part)
             except ValueError as exc:
                 problems.append(str(exc))
                 convo = [*convo[:2], {"role": "assistant", "content": reply.text[:1000] or "(empty)"},

@@ -1,0 +1,161 @@
+"""How fast an endpoint reads and writes, and the pass that fits it (issue: defaults that fit a CPU).
+
+A model on a laptop CPU reads a prompt at tens of tokens a second: a prompt sized for a
+hosted model takes it many minutes before the first reply token. Before the first pass
+against an endpoint (and in `llm status`) one small streamed request measures the seconds
+to the first token (the prompt's reading) and the reply's pace; the measure is kept per
+endpoint and model in the state folder, and `fit` chooses the prompt size, the lines a
+pass offers and small mode's batch so each request fits `timeout` and the pass fits
+`seconds_budget` — told in one line when it had to shrink anything.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, replace
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from gitgarden.config import Settings, state_dir
+
+__all__ = ["Speed", "Fit", "PROBE_PROMPT", "cached", "remember", "measure", "fit", "describe"]
+
+STALE_AFTER = timedelta(days=7)
+# A prompt of a few hundred tokens: long enough that its reading time is the server's pace, not the
+# request's overhead; short enough to cost seconds on a CPU. Its first words mark it (test servers answer it).
+PROBE_PROMPT = "gitgarden speed probe: read these lines, then reply with the single word ok.\n" + "\n".join(
+    f"{n}. The garden has a bed of herbs, a row of beans and a compost heap near the shed." for n in range(1, 41)
+)
+_SAFETY = 0.8  # aim a fifth under the timeout: the measure is one sample on a machine that may be busy
+# What a prompt holds besides its journal lines, and what a line costs, in tokens (estimates).
+_FULL_OVERHEAD = 1500
+_FULL_PER_LINE = 30
+_SORT_OVERHEAD = 350
+_SORT_PER_LINE = 30
+_SORT_REPLY_PER_LINE = 40
+_MIN_WINDOW = 1024
+_MIN_REPLY = 256
+
+
+@dataclass(frozen=True)
+class Speed:
+    """An endpoint's measured pace: prompt tokens read a second, reply tokens written a second."""
+
+    prompt_tps: float
+    reply_tps: float
+    first_token_s: float
+    measured: str  # ISO time of the measure
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Fit:
+    """The settings a pass runs with on this endpoint, small mode's lines per request, and the one
+    line that says what was shrunk ('' when nothing was)."""
+
+    settings: Settings
+    batch: int
+    sentence: str
+
+
+def _path(env: Mapping[str, str]) -> Path:
+    return state_dir(env) / "speed.json"
+
+
+def _key(settings: Settings) -> str:
+    return f"{settings.api_base or settings.model.partition('/')[0]}|{settings.model}"
+
+
+def _load(env: Mapping[str, str]) -> dict[str, Any]:
+    try:
+        data = json.loads(_path(env).read_text())
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def cached(settings: Settings, env: Mapping[str, str], now: datetime) -> Speed | None:
+    """The endpoint's measure when one younger than a week is kept, else None."""
+    row = _load(env).get(_key(settings))
+    if not isinstance(row, dict):
+        return None
+    try:
+        speed = Speed(float(row["prompt_tps"]), float(row["reply_tps"]), float(row["first_token_s"]), str(row["measured"]))
+        when = datetime.fromisoformat(speed.measured)
+    except (KeyError, TypeError, ValueError):
+        return None
+    if speed.prompt_tps <= 0 or speed.reply_tps <= 0 or not now - STALE_AFTER <= when <= now + timedelta(days=1):
+        return None
+    return speed
+
+
+def remember(settings: Settings, env: Mapping[str, str], speed: Speed) -> None:
+    """Keep the measure for this endpoint and model (machine-local: another machine measures its own)."""
+    data = _load(env)
+    data[_key(settings)] = speed.to_json()
+    path = _path(env)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
+        tmp.replace(path)
+    except OSError:
+        pass  # a measure not kept is measured again next time
+
+
+def measure(model: Any, settings: Settings, now: datetime) -> Speed:
+    """One small streamed request's pace (ModelError when the endpoint cannot be reached, or is too slow
+    to send a first token within `timeout`)."""
+    first, total, prompt_tokens, reply_tokens = model.measure_speed(PROBE_PROMPT, float(settings.timeout))
+    prompt_tps = prompt_tokens / max(first, 0.01)
+    writing = total - first
+    reply_tps = (reply_tokens - 1) / writing if reply_tokens > 1 and writing > 0.01 else prompt_tps / 4
+    return Speed(round(prompt_tps, 1), round(max(reply_tps, 0.1), 1), round(first, 2), now.isoformat())
+
+
+def fit(settings: Settings, speed: Speed, mode: str, batch: int) -> Fit:
+    """The settings (context_window, max_output_tokens, max_lines) and small mode's batch that let
+    each request finish within `timeout` and the pass within `seconds_budget` at this pace."""
+    room = settings.timeout * _SAFETY
+    ps, rs = speed.prompt_tps, speed.reply_tps
+    if mode == "small":
+        per_line = _SORT_PER_LINE / ps + _SORT_REPLY_PER_LINE / rs
+        fixed = _SORT_OVERHEAD / ps + 24 / rs
+        fits = max(1, min(batch, math.floor((room - fixed) / per_line))) if room > fixed else 1
+        request = fixed + per_line * fits
+        requests = max(1, math.floor(settings.seconds_budget * _SAFETY / request))
+        lines = max(1, min(settings.max_lines, requests * fits))
+        new = replace(settings, max_lines=lines)
+        shrunk = fits < batch or lines < settings.max_lines
+        said = f"passes offer {lines} lines, {fits} a request"
+        return Fit(new, fits, _sentence(speed, said) if shrunk else "")
+    reply = settings.max_output_tokens
+    if reply / rs > room / 2:
+        reply = max(_MIN_REPLY, math.floor(rs * room / 2))
+    prompt = max(0.0, (room - reply / rs) * ps)
+    window = max(_MIN_WINDOW, min(settings.context_window, math.floor(prompt + reply)))
+    lines = max(1, min(settings.max_lines, math.floor((window - reply - _FULL_OVERHEAD) / _FULL_PER_LINE)))
+    new = replace(settings, context_window=window, max_output_tokens=min(settings.max_output_tokens, reply), max_lines=lines)
+    shrunk = window < settings.context_window or lines < settings.max_lines
+    said = f"passes offer {lines} lines in a prompt of about {window - reply:,} tokens"
+    return Fit(new, batch, _sentence(speed, said) if shrunk else "")
+
+
+def _sentence(speed: Speed, said: str) -> str:
+    return (
+        f"this model reads about {speed.prompt_tps:,.0f} prompt tokens a second and writes about "
+        f"{speed.reply_tps:,.0f}: {said} (measured {speed.measured[:10]}; `gitgarden llm status` measures again)"
+    )
+
+
+def describe(speed: Speed) -> str:
+    """`reads about 40 prompt tokens a second, writes about 8 (first token after 5.1 s)`."""
+    return (
+        f"reads about {speed.prompt_tps:,.0f} prompt tokens a second, writes about {speed.reply_tps:,.0f} "
+        f"(first token after {speed.first_token_s:.1f} s; measured {speed.measured[:16].replace('T', ' ')})"
+    )
