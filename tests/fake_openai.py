@@ -26,6 +26,8 @@ Ollama's form: one JSON object a line, the last with `done` and the counts.
 from __future__ import annotations
 
 import json
+import select
+import socket
 import sys
 import threading
 import time
@@ -308,8 +310,13 @@ class _Handler(BaseHTTPRequestHandler):
             return
         if scripted.delay:
             time.sleep(scripted.delay)
-        if scripted.gate is not None and not (streamed and scripted.gate_after is not None):
-            scripted.gate.wait(GATE_LIMIT)
+        # A server reading the prompt: nothing is sent until the gate opens, but a client that goes
+        # away (its socket shut) is seen at once, as a real server sees it.
+        held = scripted.gate is not None and not (streamed and scripted.gate_after is not None)
+        if held and scripted.gate is not None and not self._wait_or_gone(scripted.gate):
+            self.close_connection = True
+            self.fake._ended("closed by the client before the first token")
+            return
         with self.fake._lock:
             self.fake.replied += 1
         if scripted.status != 200:
@@ -326,6 +333,20 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             self._send(200, _openai_reply(model, scripted, len(self.fake.requests)))
 
+    def _wait_or_gone(self, gate: threading.Event) -> bool:
+        """Wait for `gate` (at most GATE_LIMIT s); False as soon as the client closed its end."""
+        end = time.monotonic() + GATE_LIMIT
+        while not gate.wait(0.02):
+            if time.monotonic() > end:
+                return True
+            try:
+                ready, _, _ = select.select([self.connection], [], [], 0)
+                if ready and self.connection.recv(1, socket.MSG_PEEK) == b"":
+                    return False
+            except OSError:
+                return False
+        return True
+
     def _stream(self, chunks: list[dict[str, Any]], s: Scripted, *, count: bool = True) -> None:
         """Server-sent events in HTTP chunked encoding, one event per chunk, then `data: [DONE]`."""
         self.send_response(200)
@@ -337,8 +358,10 @@ class _Handler(BaseHTTPRequestHandler):
             for n, chunk in enumerate(chunks):
                 content = bool(chunk["choices"] and chunk["choices"][0]["delta"].get("content"))
                 if content and s.gate is not None and s.gate_after is not None and n > s.gate_after:
-                    s.gate.wait(GATE_LIMIT)
+                    gone = not self._wait_or_gone(s.gate)  # a client that shut its socket is seen at once
                     s.gate = None  # waited once
+                    if gone:
+                        raise ConnectionResetError
                 if content and s.chunk_delay:
                     time.sleep(s.chunk_delay)
                 self._event(f"data: {json.dumps(chunk)}\n\n")

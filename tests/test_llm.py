@@ -201,7 +201,9 @@ def test_output_bound_shrinks_with_the_budget(server: FakeOpenAI) -> None:
     b = budget(tokens=1000)
     b.charge(llm.Usage(960, 0))
     provider.LiteLLMModel(local(server, max_output_tokens=500), ENV).complete(MESSAGES, ops.schema(), b)
-    assert server.requests[0]["json"]["max_tokens"] == 40
+    sent = "\n".join(m["content"] for m in MESSAGES)
+    prompt = -(-len(sent.encode()) // 4)  # this request's own prompt counts against the budget too
+    assert server.requests[0]["json"]["max_tokens"] == 40 - prompt
 
 
 def test_without_a_key_a_placeholder_is_sent_not_the_environments(server: FakeOpenAI, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -451,6 +453,9 @@ def test_status_fields() -> None:
         "structured_output": "json_schema",
         "mode": "small",
         "mode_why": "auto: http://localhost:11434 (litellm's default for Ollama) is a local endpoint",
+        "speed": None,
+        "speed_said": None,
+        "fit": None,
         "api_key": "withheld",
         "api_key_source": "the environment (GITGARDEN_API_KEY)",
         "api_key_withheld": provider.key_decision(Settings(model="ollama_chat/llama3"), ENV)[1],

@@ -357,7 +357,7 @@ def llm_status(app: App, as_json: bool, no_probe: bool) -> None:
         project = None
     resolved = app.settings(project)
     settings = resolved.settings
-    data = provider.status(settings, app.env, probe=not no_probe and bool(settings.model))
+    data = provider.status(settings, app.env, probe=not no_probe and bool(settings.model), now=app.now())
     if as_json:
         out_json(data)
     else:
@@ -382,6 +382,9 @@ def _render_llm_status(data: dict[str, Any], sources: Mapping[str, str]) -> None
     if data["api_key_source"]:
         key += f" (from {data['api_key_source']})"
     rows.append(("API key", key))
+    if data.get("speed_said"):
+        rows.append(("speed", str(data["speed_said"])))
+        rows.append(("fits", str(data["fit"])))
     if data["reachable"] is True:
         rows.append(("reachable", "yes"))
     elif data["reachable"] is False:

@@ -10,6 +10,7 @@ every call.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -97,7 +98,8 @@ def _fit_to_speed(run: Pass, model: Model) -> None:
 
     if not callable(getattr(model, "measure_speed", None)):
         return
-    settings, env = run.settings, getattr(model, "env", {})
+    # The state folder of this process (GITGARDEN_STATE), whatever environment the model was handed for its key.
+    settings, env = run.settings, {**os.environ, **getattr(model, "env", {})}
     found = speed.cached(settings, env, run.now())
     if found is None:
         run.on_step(Step("measuring", f"how fast {model.name} reads and writes (once for this endpoint)"))
@@ -106,6 +108,8 @@ def _fit_to_speed(run: Pass, model: Model) -> None:
     setattr(model, "speed", found)  # noqa: B010 - a measurable model has it; a timeout then says what the server needed
     fitted = speed.fit(settings, found, run.result.mode, sort.BATCH)
     run.settings, run.sort_batch = fitted.settings, fitted.batch
+    if hasattr(model, "settings"):
+        setattr(model, "settings", fitted.settings)  # noqa: B010 - its requests take the fitted output bound
     if fitted.sentence:
         run.result.hints.append(fitted.sentence[:1].upper() + fitted.sentence[1:] + ".")
         run.on_progress(fitted.sentence[:1].upper() + fitted.sentence[1:] + ".")

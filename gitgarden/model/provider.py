@@ -24,6 +24,7 @@ import os
 import re
 import time
 from collections.abc import Mapping
+from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -339,14 +340,16 @@ class LiteLLMModel:
         """
         s = self.settings
         _litellm()  # imported before the clock starts: seconds of start-up are not the server's
-        bound = max(1, min(max_tokens or s.max_output_tokens, s.max_output_tokens, budget.tokens_left()))
+        sent = "\n".join(str(m.get("content") or "") for m in messages)
+        # The reply may take what the pass's token budget leaves once this prompt is counted.
+        left = budget.tokens_left() - wire.estimate(sent)
+        bound = max(1, min(max_tokens or s.max_output_tokens, s.max_output_tokens, left))
         timeout = max(1, min(s.timeout, math.ceil(budget.seconds_left())))
         extra: dict[str, Any] = {"timeout": timeout, "num_retries": 0, "max_tokens": bound, "temperature": s.temperature}
         response_format = _response_format(s, schema)
         if response_format is not None:
             extra["response_format"] = response_format
         deadline = time.monotonic() + timeout
-        sent = "\n".join(str(m.get("content") or "") for m in messages)
         for attempt in range(1 + max(0, s.num_retries)):
             progress = wire.Progress(prompt_tokens=wire.estimate(sent))
             try:
@@ -458,7 +461,8 @@ class LiteLLMModel:
         response = litellm.stream_chunk_builder(chunks, messages=messages) if chunks else None
         reply = self._reply(response)
         if over:  # the server went on past max_tokens: what came is the reply, cut off at the bound
-            reply = Reply(reply.text, reply.usage, "length", reply.model)
+            usage = Usage(reply.usage.prompt_tokens, max(reply.usage.completion_tokens, progress.received), reply.usage.cost)
+            reply = Reply(reply.text, usage, "length", reply.model)
         on_tokens(reply.usage.completion_tokens or _tokens_in(reply.text))
         return reply
 
@@ -789,7 +793,7 @@ def _map_error(
 # -- status ------------------------------------------------------------------------
 
 
-def status(settings: Settings, env: Mapping[str, str], *, probe: bool) -> dict[str, Any]:
+def status(settings: Settings, env: Mapping[str, str], *, probe: bool, now: datetime | None = None) -> dict[str, Any]:
     """What is configured, where requests go, whether a key is sent, and — with `probe` — whether it answers.
 
     Without `probe` this is free (no litellm import). With it, one tiny request
@@ -813,13 +817,28 @@ def status(settings: Settings, env: Mapping[str, str], *, probe: bool) -> dict[s
         "error": None,
         "error_kind": None,
     }
+    from gitgarden.model import sort, speed
+
+    now = now or datetime.now(UTC)
+    pace = speed.cached(settings, env, now) if configured else None
     if probe and configured:
+        model = LiteLLMModel(settings, env)
         try:
-            LiteLLMModel(settings, env).probe()
+            model.probe()
+            pace = speed.measure(model, settings, now)  # each status measures again: the machine may be busier
+            speed.remember(settings, env, pace)
         except ModelError as exc:
             info["reachable"] = False
             info["error"] = str(exc)
             info["error_kind"] = exc.kind
         else:
             info["reachable"] = True
+    info["speed"] = pace.to_json() if pace else None
+    info["speed_said"] = speed.describe(pace) if pace else None
+    info["fit"] = None
+    if pace:
+        fitted = speed.fit(settings, pace, info["mode"], sort.BATCH)
+        info["fit"] = fitted.sentence.split(": ", 1)[-1] if fitted.sentence else (
+            f"passes offer up to {settings.max_lines} lines, as configured: the endpoint keeps up with timeout {settings.timeout} s"
+        )
     return info

@@ -138,11 +138,19 @@ def fit(settings: Settings, speed: Speed, mode: str, batch: int) -> Fit:
     if reply / rs > room / 2:
         reply = max(_MIN_REPLY, math.floor(rs * room / 2))
     prompt = max(0.0, (room - reply / rs) * ps)
-    window = max(_MIN_WINDOW, min(settings.context_window, math.floor(prompt + reply)))
-    lines = max(1, min(settings.max_lines, math.floor((window - reply - _FULL_OVERHEAD) / _FULL_PER_LINE)))
+    # The full mode's rules take about 1,000 tokens before any line: a prompt smaller than that and
+    # ten lines is no prompt at all, however slow the server.
+    least = reply + _FULL_OVERHEAD + 10 * _FULL_PER_LINE
+    window = min(settings.context_window, max(least, _MIN_WINDOW, math.floor(prompt + reply)))
+    lines = settings.max_lines  # a window left as it was: the prompt's own budget decides how many lines it holds
+    if window < settings.context_window:
+        lines = max(1, min(settings.max_lines, math.floor((window - reply - _FULL_OVERHEAD) / _FULL_PER_LINE)))
     new = replace(settings, context_window=window, max_output_tokens=min(settings.max_output_tokens, reply), max_lines=lines)
     shrunk = window < settings.context_window or lines < settings.max_lines
     said = f"passes offer {lines} lines in a prompt of about {window - reply:,} tokens"
+    needs = (window - reply) / ps + reply / rs
+    if needs > settings.timeout:
+        said += f"; even that needs about {needs:,.0f} s, over timeout {settings.timeout} s: mode = small suits this model"
     return Fit(new, batch, _sentence(speed, said) if shrunk else "")
 
 
