@@ -142,10 +142,13 @@ def test_a_changed_fact_is_seen_by_its_numbers_not_by_any_shared_word() -> None:
 def test_the_sort_schema_offers_only_the_lines_kinds_and_pages_of_the_batch() -> None:
     items = [sort.Item("2026-11-29#1", "Acme pays", ("acme",)), sort.Item("2026-11-29#2", "lunch", ())]
     sch = sort.schema(items)
-    entry = sch["properties"]["lines"]["items"]["properties"]
-    assert entry["line"]["enum"] == ["2026-11-29#1", "2026-11-29#2"]
-    assert entry["kind"]["enum"] == ["fact", "decision", "question", "chatter"]
-    assert entry["page"]["enum"] == ["acme", "new"]
+    # One required key per line, in order: a grammar-constrained server cannot leave a line out.
+    assert list(sch["properties"]) == sch["required"] == ["2026-11-29#1", "2026-11-29#2"]
+    first, second = (sch["properties"][i]["properties"] for i in sch["required"])
+    assert first["kind"]["enum"] == ["fact", "decision", "question", "chatter"]
+    assert first["page"]["enum"] == ["acme", "new"] and second["page"]["enum"] == ["new"]  # each line its own pages
+    keyed = '{"2026-11-29#1": {"kind": "fact", "page": "acme", "title": ""}, "2026-11-29#2": {"kind": "chatter", "page": "new", "title": ""}}'
+    assert sort.parse(keyed, items) == ([sort.Sorted("2026-11-29#1", "fact", "acme"), sort.Sorted("2026-11-29#2", "chatter", "new")], [])
     messages = sort.messages("bakery", items)
     assert "\n" not in messages[0]["content"].splitlines()[-1]  # the example reply is one line (llama.cpp's grammar)
 

@@ -1,5 +1,7 @@
 """The model: litellm behind one small interface (`llm`: lazy import, budgets, streaming; `provider`),
-the operations a model returns and their validation (`operations`), and the stored API keys (`keys`).
+what a request needs beneath litellm (`wire`: sockets a stop can shut, one deadline, usage checked),
+the endpoint's measured pace and the pass fitted to it (`speed`), small mode's sort (`sort`), the
+operations a model returns and their validation (`operations`), and the stored API keys (`keys`).
 
 May import project, config, wiki and errors. litellm is imported only inside the call that needs it.
 """

@@ -79,25 +79,24 @@ def reply_tokens(count: int) -> int:
 
 
 def schema(items: Sequence[Item]) -> dict[str, Any]:
-    """The JSON Schema of a reply to a sort of `items`: ids, kinds and page choices are enums."""
-    choices = sorted({p for it in items for p in it.pages} | {NEW})
-    entry = {
-        "type": "object",
-        "properties": {
-            "line": {"enum": [it.line for it in items]},
-            "kind": {"enum": list(KINDS)},
-            "page": {"enum": choices},
-            "title": {"type": "string"},
-        },
-        "required": ["line", "kind", "page", "title"],
-        "additionalProperties": False,
+    """The JSON Schema of a reply to a sort of `items`: an object with one required key per line id, in
+    order, each holding the line's kind and page (its own candidates and "new" as an enum). A
+    grammar-constrained server (llama.cpp) then cannot leave a line out, add one, or pick a page
+    that was not offered for that line."""
+    props = {
+        it.line: {
+            "type": "object",
+            "properties": {
+                "kind": {"enum": list(KINDS)},
+                "page": {"enum": [*it.pages, NEW]},
+                "title": {"type": "string"},
+            },
+            "required": ["kind", "page", "title"],
+            "additionalProperties": False,
+        }
+        for it in items
     }
-    return {
-        "type": "object",
-        "properties": {"lines": {"type": "array", "items": entry}},
-        "required": ["lines"],
-        "additionalProperties": False,
-    }
+    return {"type": "object", "properties": props, "required": [it.line for it in items], "additionalProperties": False}
 
 
 _SYSTEM = """\
@@ -112,11 +111,14 @@ Kinds:
 Page: one of the pages listed under the line, or "new". For "new", the title is two to five words copied \
 from the line that name its subject (a name, a thing); otherwise the title is "".
 
-Answer with one JSON object on one line and nothing else, one entry per line, in order, like this \
-(0000-00-00#1 stands for a line's id):
+Answer with one JSON object on one line and nothing else: one key per line id, in order, like this \
+(0000-00-00#1 and 0000-00-00#2 stand for the lines' ids):
 {example}"""
 
-_EXAMPLE = '{"lines": [{"line": "0000-00-00#1", "kind": "fact", "page": "new", "title": "<words from the line>"}]}'
+_EXAMPLE = (
+    '{"0000-00-00#1": {"kind": "fact", "page": "new", "title": "<words from the line>"}, '
+    '"0000-00-00#2": {"kind": "chatter", "page": "new", "title": ""}}'
+)
 
 
 def messages(project: str, items: Sequence[Item], premises: str = "") -> list[dict[str, str]]:
@@ -138,18 +140,22 @@ def _clean_title(title: str) -> str:
 
 def parse(text: str, items: Sequence[Item]) -> tuple[list[Sorted], list[str]]:
     """(the usable entries of a sort reply, why each other one was dropped). An entry is usable
-    when it names an offered line (once), a known kind and a page offered for that line.
+    when it names an offered line (once), a known kind and a page offered for that line. The
+    reply is an object keyed by line id (the schema's shape); a `{"lines": [{"line": id, …}]}`
+    list is read too.
 
-    ValueError when the reply is not the shape at all (no JSON object with a "lines" list)."""
+    ValueError when the reply is not a JSON object at all."""
     stripped = text.strip()
     fence = re.match(r"^```(?:json)?\s*\n(.*)\n```\s*$", stripped, re.S)
     try:
         data = json.loads(fence.group(1) if fence else stripped)
     except (json.JSONDecodeError, RecursionError):
         raise ValueError("the reply is not JSON") from None
-    rows = data.get("lines") if isinstance(data, dict) else None
-    if not isinstance(rows, list):
-        raise ValueError('the reply is not an object with a "lines" list')
+    if not isinstance(data, dict):
+        raise ValueError("the reply is not a JSON object")
+    rows = data.get("lines")
+    if not isinstance(rows, list):  # the schema's shape: one key per line id
+        rows = [{"line": key, **value} if isinstance(value, dict) else value for key, value in data.items()]
     offered: Mapping[str, Item] = {it.line: it for it in items}
     out: list[Sorted] = []
     dropped: list[str] = []
