@@ -21,6 +21,7 @@ from gitgarden.config import Settings
 from gitgarden.errors import ModelError
 from gitgarden.model import llm, provider
 from gitgarden.model import operations as ops
+from gitgarden.model import status as model_status
 from tests.fake_openai import FakeOpenAI
 
 # These tests drive LiteLLMModel for real (against FakeOpenAI); conftest fakes it for every other test.
@@ -431,8 +432,8 @@ def test_programming_errors_are_not_disguised(server: FakeOpenAI, monkeypatch: p
 
 def test_status_without_probe_is_free_and_says_what_is_configured() -> None:
     code = (
-        "import sys; from gitgarden.model import provider; from gitgarden.config import Settings;"
-        "print(provider.status(Settings(model='ollama_chat/llama3'), {'GITGARDEN_API_KEY': 'k' * 20}, probe=False));"
+        "import sys; from gitgarden.model import status as model_status; from gitgarden.config import Settings;"
+        "print(model_status.status(Settings(model='ollama_chat/llama3'), {'GITGARDEN_API_KEY': 'k' * 20}, probe=False));"
         "import gitgarden.gardener.context;"
         "assert 'litellm' not in sys.modules, 'litellm was imported'"
     )
@@ -443,7 +444,7 @@ def test_status_without_probe_is_free_and_says_what_is_configured() -> None:
 
 
 def test_status_fields() -> None:
-    info = provider.status(Settings(model="ollama_chat/llama3"), ENV, probe=False)
+    info = model_status.status(Settings(model="ollama_chat/llama3"), ENV, probe=False)
     assert info == {
         "configured": True,
         "reachable": None,
@@ -462,16 +463,16 @@ def test_status_fields() -> None:
         "error": None,
         "error_kind": None,
     }
-    assert provider.status(Settings(), {}, probe=True) | {} == {
-        **provider.status(Settings(), {}, probe=False),
+    assert model_status.status(Settings(), {}, probe=True) | {} == {
+        **model_status.status(Settings(), {}, probe=False),
         "reachable": None,
     }
-    assert provider.status(Settings(), {}, probe=False)["configured"] is False
+    assert model_status.status(Settings(), {}, probe=False)["configured"] is False
 
 
 def test_status_probe_reaches_the_fake_server(server: FakeOpenAI) -> None:
     server.enqueue("ok", completion_tokens=1)
-    info = provider.status(local(server), ENV, probe=True)
+    info = model_status.status(local(server), ENV, probe=True)
     assert info["reachable"] is True and info["error"] is None
     assert info["api_key"] == "sent" and info["endpoint"] == server.base_url
     assert info["structured_output"] == "json_object"
@@ -481,13 +482,13 @@ def test_status_probe_reaches_the_fake_server(server: FakeOpenAI) -> None:
 
 def test_status_probe_reports_an_unreachable_endpoint() -> None:
     settings = Settings(model="openai/x", api_base=f"http://127.0.0.1:{closed_port()}/v1", num_retries=3)
-    info = provider.status(settings, ENV, probe=True)
+    info = model_status.status(settings, ENV, probe=True)
     assert info["reachable"] is False and info["error_kind"] == "unreachable"
     assert KEY not in json.dumps(info)
 
 
 def test_status_probe_reports_a_refused_key(server: FakeOpenAI) -> None:
     server.enqueue_error(401, f"invalid key {KEY}")
-    info = provider.status(replace(local(server)), ENV, probe=True)
+    info = model_status.status(replace(local(server)), ENV, probe=True)
     assert info["reachable"] is False and info["error_kind"] == "auth"
     assert KEY not in json.dumps(info)

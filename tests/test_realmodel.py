@@ -28,6 +28,7 @@ from gitgarden.config import Settings
 from gitgarden.gardener.context import ContextInputs, PageInfo, build_messages
 from gitgarden.model import llm, provider
 from gitgarden.model import operations as ops
+from gitgarden.model import status as model_status
 from gitgarden.wiki.journal import JournalLine
 
 pytestmark = pytest.mark.realmodel
@@ -107,7 +108,7 @@ def _settings(url: str, **over: object) -> Settings:
 
 
 def test_status_probe_reaches_the_server(llama_server: str) -> None:
-    info = provider.status(_settings(llama_server), {}, probe=True)
+    info = model_status.status(_settings(llama_server), {}, probe=True)
     assert info["error"] is None
     assert info["reachable"] is True
     assert info["structured_output"] == "json_object"

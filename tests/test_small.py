@@ -17,6 +17,7 @@ from gitgarden.config import Settings, load_settings
 from gitgarden.gardener import small
 from gitgarden.gardener.pipeline import PassResult, run_pass
 from gitgarden.model import provider, sort
+from gitgarden.model import status as model_status
 from gitgarden.project import Project
 from gitgarden.wiki import pages
 from gitgarden.wiki.journal import JournalLine
@@ -184,13 +185,13 @@ def test_auto_chooses_small_for_a_local_endpoint_or_a_short_window(settings: Set
 
 def test_llm_status_says_which_mode_and_why(tmp_path: Any) -> None:
     env = {"GITGARDEN_MODEL": "openai/local", "GITGARDEN_API_BASE": "http://127.0.0.1:8080/v1", "GITGARDEN_CONFIG": str(tmp_path / "u.toml")}
-    info = provider.status(load_settings(None, env=env).settings, env, probe=False)
+    info = model_status.status(load_settings(None, env=env).settings, env, probe=False)
     assert info["mode"] == "small" and "local endpoint" in info["mode_why"]
     env["GITGARDEN_MODE"] = "full"
-    info = provider.status(load_settings(None, env=env).settings, env, probe=False)
+    info = model_status.status(load_settings(None, env=env).settings, env, probe=False)
     assert (info["mode"], info["mode_why"]) == ("full", "mode = full")
     env = {"GITGARDEN_MODEL": "openai/gpt-4o-mini", "GITGARDEN_CONTEXT_WINDOW": "4096", "GITGARDEN_CONFIG": str(tmp_path / "u.toml")}
-    info = provider.status(load_settings(None, env=env).settings, env, probe=False)
+    info = model_status.status(load_settings(None, env=env).settings, env, probe=False)
     assert info["mode"] == "small" and "4,096" in info["mode_why"]
 
 

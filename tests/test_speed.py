@@ -24,6 +24,7 @@ from gitgarden.gardener.pipeline import PassResult, request_stop, run_pass
 from gitgarden.history.records import read_attempts
 from gitgarden.model import llm, speed
 from gitgarden.model import operations as ops
+from gitgarden.model import status as model_status
 from gitgarden.model.provider import LiteLLMModel
 from gitgarden.project import Project, init_project
 from gitgarden.repo.gitrepo import git_dir
@@ -124,11 +125,10 @@ def test_fit_in_small_mode_shrinks_the_batch_and_the_lines() -> None:
 
 
 def test_llm_status_measures_and_says_the_pace_and_the_fit(server: FakeOpenAI, tmp_path: Path) -> None:
-    from gitgarden.model import provider
 
     server.probe_delay = 1.0
     server.enqueue("ok", completion_tokens=1)  # the reachability probe; the pace is measured after it
-    info = provider.status(_settings(server, mode="auto"), {}, probe=True)
+    info = model_status.status(_settings(server, mode="auto"), {}, probe=True)
     assert info["reachable"] is True and info["mode"] == "small"
     assert info["speed"]["prompt_tps"] > 0 and "reads about" in info["speed_said"]
     assert "passes offer" in info["fit"]

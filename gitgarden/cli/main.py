@@ -347,9 +347,10 @@ def llm() -> None:
 @click.option("--no-probe", is_flag=True, help="Do not make the one tiny call that checks reachability.")
 @pass_app
 def llm_status(app: App, as_json: bool, no_probe: bool) -> None:
-    """Configured model, endpoint, context window, structured-output mode, key sent or withheld, reachable."""
+    """Configured model, endpoint, context window, structured-output mode, small or full mode, key sent or
+    withheld, reachable, and the endpoint's measured pace with what a pass fits into timeout."""
     from gitgarden.errors import NotAProject
-    from gitgarden.model import provider
+    from gitgarden.model import status as model_status
 
     try:
         project = app.project()
@@ -357,7 +358,7 @@ def llm_status(app: App, as_json: bool, no_probe: bool) -> None:
         project = None
     resolved = app.settings(project)
     settings = resolved.settings
-    data = provider.status(settings, app.env, probe=not no_probe and bool(settings.model), now=app.now())
+    data = model_status.status(settings, app.env, probe=not no_probe and bool(settings.model), now=app.now())
     if as_json:
         out_json(data)
     else:

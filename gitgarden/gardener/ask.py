@@ -85,7 +85,7 @@ def ask(run: Pass, work: Work) -> Answer:
         # A recovered line's evidence must come from what the model was shown.
         work.ctx_conversation = work.ctx_conversation[len(work.ctx_conversation) - report.conversation_chars :]
     prompt_tokens = llm.estimate_tokens(messages)
-    asking = Step("asking", f"{model.name} (about {prompt_tokens:,} prompt tokens)", expect_s=reading_seconds(model, prompt_tokens))
+    asking = Step("asking", f"{model.name} (about {prompt_tokens:,} prompt tokens)", expect_s=calls.reading_seconds(model, prompt_tokens))
     run.on_step(asking)
     return calls.call_model(run, model, messages, budget, token_steps(run.on_step, asking))
 
@@ -113,12 +113,6 @@ def _fit_to_speed(run: Pass, model: Model) -> None:
     if fitted.sentence:
         run.result.hints.append(fitted.sentence[:1].upper() + fitted.sentence[1:] + ".")
         run.on_progress(fitted.sentence[:1].upper() + fitted.sentence[1:] + ".")
-
-
-def reading_seconds(model: Model, prompt_tokens: int) -> float | None:
-    """How long the endpoint should take to read a prompt of `prompt_tokens`, from its measured pace."""
-    pace = getattr(getattr(model, "speed", None), "prompt_tps", None)
-    return prompt_tokens / pace if isinstance(pace, int | float) and pace > 0 else None
 
 
 def premises(agents_md: str, limit: int = 600) -> str:

@@ -12,7 +12,7 @@ from gitgarden.gardener.state import Pass, StandDown, Stopped
 if TYPE_CHECKING:
     from gitgarden.model.llm import Answer, Budget, Model
 
-__all__ = ["call_model"]
+__all__ = ["call_model", "reading_seconds"]
 
 
 def call_model(
@@ -63,3 +63,9 @@ def call_model(
             if callable(abandon):
                 abandon()  # close the request's socket now: the server stops, the process can end at once
         raise
+
+
+def reading_seconds(model: Model, prompt_tokens: int) -> float | None:
+    """How long the endpoint should take to read a prompt of `prompt_tokens`, from its measured pace."""
+    pace = getattr(getattr(model, "speed", None), "prompt_tps", None)
+    return prompt_tokens / pace if isinstance(pace, int | float) and pace > 0 else None

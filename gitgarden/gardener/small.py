@@ -47,8 +47,7 @@ _STOP = frozenset(
 
 def ask(run: Pass, work: Work, offered: list[JournalLine], premises: str) -> Answer:
     """Sort the offered lines and return the operations code writes from the sort, as an Answer."""
-    from gitgarden.gardener.ask import reading_seconds
-    from gitgarden.gardener.calls import call_model
+    from gitgarden.gardener.calls import call_model, reading_seconds
     from gitgarden.gardener.steps import Step, token_steps
     from gitgarden.model import llm
 

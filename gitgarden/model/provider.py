@@ -15,22 +15,18 @@ The only module that imports litellm, and only inside functions: the import cost
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import ipaddress
-import logging
 import math
 import os
-import re
 import time
 from collections.abc import Mapping
-from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import urlsplit
 
 from gitgarden.config import Settings
 from gitgarden.errors import ModelError
-from gitgarden.model import wire
+from gitgarden.model import failures, wire
 from gitgarden.model.llm import Budget, Model, Reply, TokenCallback, Usage
 
 __all__ = [
@@ -42,8 +38,8 @@ __all__ = [
     "key_source",
     "structured_output_mode",
     "provider_of",
-    "status",
     "choose_mode",
+    "endpoint_of",
     "SMALL_WINDOW",
 ]
 
@@ -226,7 +222,7 @@ def choose_mode(settings: Settings) -> tuple[str, str]:
     if settings.mode in ("small", "full"):
         return settings.mode, f"mode = {settings.mode}"
     if settings.model and _is_local(settings):
-        return "small", f"auto: {_endpoint(settings)} is a local endpoint"
+        return "small", f"auto: {endpoint_of(settings)} is a local endpoint"
     if settings.context_window_source != "default" and settings.context_window < SMALL_WINDOW:
         return "small", f"auto: context_window {settings.context_window:,} is under {SMALL_WINDOW:,}"
     return "full", "auto: a hosted endpoint" + (
@@ -234,7 +230,8 @@ def choose_mode(settings: Settings) -> tuple[str, str]:
     )
 
 
-def _endpoint(settings: Settings) -> str:
+def endpoint_of(settings: Settings) -> str:
+    """Where requests go, in words."""
     if settings.api_base:
         return settings.api_base
     provider = provider_of(settings.model)
@@ -243,18 +240,6 @@ def _endpoint(settings: Settings) -> str:
     if provider:
         return f"the {provider} API (litellm's default endpoint)"
     return "litellm's default endpoint for this model"
-
-
-def _litellm() -> Any:
-    """Import litellm quietly: local price map (no download), no debug output, no log chatter."""
-    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-    import litellm
-
-    litellm.suppress_debug_info = True
-    litellm.set_verbose = False  # verbose logging prints request headers, keys included
-    for name in ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy", "litellm"):
-        logging.getLogger(name).setLevel(logging.CRITICAL)
-    return litellm
 
 
 # -- the litellm model -----------------------------------------------------------
@@ -290,7 +275,7 @@ class LiteLLMModel:
     @property
     def endpoint(self) -> str:
         """Where requests go, in words."""
-        return _endpoint(self.settings)
+        return endpoint_of(self.settings)
 
     def abandon(self) -> int:
         """Shut the sockets of the requests in flight (a stop, the person back, a deadline): a read
@@ -311,7 +296,7 @@ class LiteLLMModel:
     def _mapped(self, exc: Exception, timeout: Any) -> Exception:
         """The one-line ModelError for a failed request, or `exc` itself when it is no model failure
         (a programming error must surface as one)."""
-        mapped = _map_error(exc, self.settings, self._secrets, timeout=timeout, key_note=self._key_note())
+        mapped = failures.map_error(exc, self.settings, self._secrets, timeout=timeout, key_note=self._key_note(), endpoint=self.endpoint)
         return exc if mapped is None else mapped
 
     def _key_note(self) -> str:
@@ -320,7 +305,7 @@ class LiteLLMModel:
         return f"; {self.key_withheld}" if self.key_withheld else "; no API key was sent (set GITGARDEN_API_KEY, or store one with `gitgarden keys set NAME`)"
 
     def _scrub_message(self, message: Mapping[str, str]) -> dict[str, str]:
-        return {k: _scrub(v, self._secrets, pieces=False) if isinstance(v, str) else v for k, v in message.items()}
+        return {k: failures.scrub(v, self._secrets, pieces=False) if isinstance(v, str) else v for k, v in message.items()}
 
     def complete(
         self,
@@ -339,7 +324,7 @@ class LiteLLMModel:
         with the provider's usage when the stream reports it and the figures are believable.
         """
         s = self.settings
-        _litellm()  # imported before the clock starts: seconds of start-up are not the server's
+        wire.quiet_litellm()  # imported before the clock starts: seconds of start-up are not the server's
         sent = "\n".join(str(m.get("content") or "") for m in messages)
         # The reply may take what the pass's token budget leaves once this prompt is counted.
         left = budget.tokens_left() - wire.estimate(sent)
@@ -437,7 +422,7 @@ class LiteLLMModel:
         without usage, whose tokens would be litellm's count and not the provider's — and the model
         remembers it, so a repair request does not ask twice.
         """
-        litellm = _litellm()
+        litellm = wire.quiet_litellm()
         if self._takes_stream_options(litellm):
             extra = {**extra, "stream_options": {"include_usage": True}}
         budget.receiving = 0
@@ -447,23 +432,23 @@ class LiteLLMModel:
         except StopIteration:
             chunks = []
         except Exception as exc:
-            refusal = _stream_refusal(exc)
+            refusal = failures.stream_refusal(exc)
             if refusal is None:
                 raise self._failed(exc, extra["timeout"], progress) from None
-            self.stream_refused = _scrub(refusal, self._secrets)
+            self.stream_refused = failures.scrub(refusal, self._secrets)
             return None
         over = False
         try:
             more, over = self._read(stream, chunks, on_tokens, budget, progress, extra["timeout"], bound)
             chunks += more
         finally:
-            _close(stream)  # a stopped pass leaves mid-stream: the connection goes, the server stops
+            failures.close_stream(stream)  # a stopped pass leaves mid-stream: the connection goes, the server stops
         response = litellm.stream_chunk_builder(chunks, messages=messages) if chunks else None
         reply = self._reply(response)
         if over:  # the server went on past max_tokens: what came is the reply, cut off at the bound
             usage = Usage(reply.usage.prompt_tokens, max(reply.usage.completion_tokens, progress.received), reply.usage.cost)
             reply = Reply(reply.text, usage, "length", reply.model)
-        on_tokens(reply.usage.completion_tokens or _tokens_in(reply.text))
+        on_tokens(reply.usage.completion_tokens or failures.tokens_in(reply.text))
         return reply
 
     def _read(
@@ -480,15 +465,15 @@ class LiteLLMModel:
         and `progress` hold the output tokens so far at every chunk; `on_tokens` hears them at most
         every _TELL_EVERY seconds."""
         chunks: list[Any] = []
-        received = "".join(_piece(c) for c in first)
+        received = "".join(failures.piece(c) for c in first)
         if received:
-            progress.heard(_tokens_in(received))
+            progress.heard(failures.tokens_in(received))
         told = -math.inf
         try:
             for chunk in stream:
                 chunks.append(chunk)
-                received += _piece(chunk)
-                tokens = _reported_tokens(chunk) or _tokens_in(received)
+                received += failures.piece(chunk)
+                tokens = failures.reported_tokens(chunk) or failures.tokens_in(received)
                 budget.receiving = tokens
                 progress.heard(tokens)
                 if tokens > bound + _BOUND_SLACK:
@@ -505,7 +490,7 @@ class LiteLLMModel:
 
     def _request_raw(self, messages: list[dict[str, str]], **extra: Any) -> Any:
         """`litellm.completion` with the model, endpoint and key, its exceptions left as they are."""
-        litellm = _litellm()
+        litellm = wire.quiet_litellm()
         kwargs: dict[str, Any] = {"model": self.name, "messages": [self._scrub_message(m) for m in messages]}
         if self.settings.api_base:
             kwargs["api_base"] = self.settings.api_base
@@ -543,7 +528,7 @@ class LiteLLMModel:
         """One tiny request (a few output tokens, no retries) to see whether the endpoint answers."""
         timeout = min(self.settings.timeout, _PROBE_TIMEOUT)
         progress = wire.Progress(prompt_tokens=8)
-        _litellm()
+        wire.quiet_litellm()
 
         def ask() -> Reply:
             try:
@@ -566,11 +551,11 @@ class LiteLLMModel:
         messages = [{"role": "user", "content": prompt}]
         progress = wire.Progress(prompt_tokens=wire.estimate(prompt))
         seconds = max(1, math.ceil(timeout))
-        _litellm()
+        wire.quiet_litellm()
 
         def ask() -> tuple[float, float, int, int]:
             extra: dict[str, Any] = {"timeout": seconds, "num_retries": 0, "max_tokens": _SPEED_TOKENS, "temperature": 0.0}
-            litellm = _litellm()
+            litellm = wire.quiet_litellm()
             if self._takes_stream_options(litellm):
                 extra["stream_options"] = {"include_usage": True}
             started = time.monotonic()
@@ -580,7 +565,7 @@ class LiteLLMModel:
                 text = ""
                 for chunk in stream:
                     chunks.append(chunk)
-                    piece = _piece(chunk)
+                    piece = failures.piece(chunk)
                     if piece and progress.first_token is None:
                         progress.heard(1)
                     text += piece
@@ -593,7 +578,7 @@ class LiteLLMModel:
                 sent=prompt, text=text, bound=_SPEED_TOKENS,
             )  # fmt: skip
             first = (progress.first_token or ended) - started
-            return first, ended - started, prompt_tokens or wire.estimate(prompt), reply_tokens or _tokens_in(text)
+            return first, ended - started, prompt_tokens or wire.estimate(prompt), reply_tokens or failures.tokens_in(text)
 
         return wire.within(time.monotonic() + seconds, ask, self.abandon, lambda: self._too_slow(progress, seconds))
 
@@ -621,57 +606,8 @@ def _as_int(value: Any) -> int:
     return int(value) if math.isfinite(value) else -1
 
 
-# -- streaming -----------------------------------------------------------------------
-
-# An endpoint that cannot stream says so with a client error naming the stream
-# ("stream_options is not supported", "streaming is not supported"); \b keeps
-# "upstream" out.
-_STREAM_WORD = re.compile(r"(?i)\bstream")
-_REFUSAL_STATUS = frozenset({400, 405, 415, 422, 501})
-
-
-def _stream_refusal(exc: Exception) -> str | None:
-    """What the endpoint said when `exc` is its refusal to stream, else None."""
-    import openai
-
-    chain = _chain(exc)
-    status = next((getattr(e, "status_code", None) for e in chain if getattr(e, "status_code", None)), None)
-    client_error = status in _REFUSAL_STATUS or any(isinstance(e, openai.BadRequestError | openai.UnprocessableEntityError) for e in chain)
-    text = " ".join(str(e) for e in chain)
-    if client_error and _STREAM_WORD.search(text):
-        return _detail(exc, ())
-    return None
-
-
-def _piece(chunk: Any) -> str:
-    """The text a stream chunk adds to the reply."""
-    choices = getattr(chunk, "choices", None) or []
-    delta = getattr(choices[0], "delta", None) if choices else None
-    content = getattr(delta, "content", None)
-    return content if isinstance(content, str) else ""
-
-
-def _reported_tokens(chunk: Any) -> int:
-    """The output tokens a chunk's usage reports (the provider's own count), 0 when it has none."""
-    usage = getattr(chunk, "usage", None)
-    return int(getattr(usage, "completion_tokens", 0) or 0)
-
-
-def _tokens_in(text: str) -> int:
-    """An estimate of the tokens in `text`, as gitgarden estimates prompts (about 4 bytes a token)."""
-    return math.ceil(len(text.encode("utf-8")) / 4)
-
-
-def _close(stream: Any) -> None:
-    """Close a stream's connection; a stream that is already gone is fine."""
-    close = getattr(stream, "close", None)
-    if callable(close):
-        with contextlib.suppress(Exception):  # closing is tidying up: never the failure the person sees
-            close()
-
-
 def _cost(response: Any) -> float | None:
-    litellm = _litellm()
+    litellm = wire.quiet_litellm()
     try:
         return float(litellm.completion_cost(completion_response=response))
     except Exception:  # litellm raises for models it has no price for: cost unknown
@@ -685,160 +621,3 @@ def make_model(settings: Settings, env: Mapping[str, str] | None = None) -> Mode
     return LiteLLMModel(settings, env)
 
 
-# -- errors ----------------------------------------------------------------------
-
-_PREFIX = re.compile(r"^\s*(?:litellm\.)?[A-Za-z]*(?:Error|Exception|Timeout)\s*[:\-]\s*")
-_CONTEXT_PHRASES = (
-    "context length",
-    "context window",
-    "context size",
-    "context limit",
-    "maximum context",
-    "prompt is too long",
-    "too many tokens",
-    "context_length_exceeded",
-)
-_BEARER = re.compile(r"(?i)bearer\s+\S+")
-
-
-def _scrub(text: str, secrets: tuple[str, ...], *, pieces: bool = True) -> str:
-    """`text` with every secret replaced; with `pieces`, also bearer tokens and any word sharing 8 characters with one."""
-    out = text
-    for secret in secrets:
-        if len(secret) >= (4 if pieces else 8):  # a short "key" in a prompt is more likely a word than a secret
-            out = out.replace(secret, "[redacted]")
-    if not pieces:
-        return out
-    out = _BEARER.sub("Bearer [redacted]", out)
-    long = [s for s in secrets if len(s) >= 8]
-    if long:
-        # Providers echo masked keys ("sk-abc***wxyz"); drop any word holding a piece of the key.
-        chunks = {s[i : i + 8] for s in long for i in range(len(s) - 7)}
-        out = " ".join("[redacted]" if any(c in word for c in chunks) else word for word in out.split(" "))
-    return out
-
-
-def _detail(exc: BaseException, secrets: tuple[str, ...]) -> str:
-    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-    for _ in range(4):
-        stripped = _PREFIX.sub("", text)
-        if stripped == text:
-            break
-        text = stripped
-    text = re.sub(r"^[A-Za-z_]*Exception\s*-\s*", "", text).strip() or type(exc).__name__
-    text = _scrub(text, secrets)
-    return text if len(text) <= _DETAIL_CHARS else text[: _DETAIL_CHARS - 1] + "…"
-
-
-def _chain(exc: BaseException) -> list[BaseException]:
-    seen: list[BaseException] = []
-    cur: BaseException | None = exc
-    while cur is not None and cur not in seen and len(seen) < 10:
-        seen.append(cur)
-        cur = cur.__cause__ or cur.__context__
-    return seen
-
-
-def _map_error(
-    exc: Exception,
-    settings: Settings,
-    secrets: tuple[str, ...],
-    *,
-    timeout: Any = None,
-    key_note: str = "",
-) -> ModelError | None:
-    """A one-line ModelError for a failed request, or None when `exc` is not a model failure."""
-    import httpx
-    import openai
-
-    chain = _chain(exc)
-    if not any(isinstance(e, openai.OpenAIError | httpx.HTTPError) for e in chain):
-        return None
-    litellm = _litellm()
-    ex = litellm.exceptions
-    where = _endpoint(settings)
-    detail = _detail(exc, secrets)
-    model = settings.model
-    if any(isinstance(e, openai.APITimeoutError | httpx.TimeoutException | TimeoutError) for e in chain):
-        return ModelError(
-            f"model too slow: {where} did not answer within {timeout or settings.timeout} s; lower context_window or max_lines, or raise timeout",
-            kind="timeout",
-        )
-    if any(isinstance(e, openai.APIConnectionError | httpx.ConnectError | ConnectionError) for e in chain):
-        reason = "connection refused" if any(isinstance(e, ConnectionRefusedError) for e in chain) else detail
-        return ModelError(f"model unreachable: {where} ({reason})", kind="unreachable")
-    if isinstance(exc, ex.ContextWindowExceededError) or (
-        isinstance(exc, openai.BadRequestError) and any(p in detail.lower() for p in _CONTEXT_PHRASES)
-    ):
-        return ModelError(
-            f"the prompt is too long for {model}'s context ({detail}); lower context_window "
-            f"(now {settings.context_window:,}) so gitgarden sends less",
-            kind="context_too_long",
-        )
-    # litellm does not map every status to its own class (403 arrives as a plain APIError): look at both.
-    code = getattr(exc, "status_code", None)
-    if isinstance(exc, openai.AuthenticationError | openai.PermissionDeniedError) or code in (401, 403):
-        return ModelError(f"model endpoint refused the API key: {where} ({detail}){key_note}", kind="auth")
-    if isinstance(exc, openai.RateLimitError) or code == 429:
-        return ModelError(f"model endpoint is rate-limiting requests: {where} ({detail}); try again later", kind="rate_limited")
-    if isinstance(exc, openai.NotFoundError) or code == 404:
-        return ModelError(f"model {model!r} not found at {where} ({detail})", kind="error")
-    if isinstance(exc, ex.ServiceUnavailableError | ex.BadGatewayError) or code in (502, 503, 504):
-        return ModelError(f"model endpoint unavailable: {where} ({detail})", kind="unavailable")
-    if isinstance(exc, openai.BadRequestError):
-        return ModelError(f"model endpoint refused the request: {where} ({detail})", kind="error")
-    return ModelError(f"model call failed: {where} ({detail})", kind="error")
-
-
-# -- status ------------------------------------------------------------------------
-
-
-def status(settings: Settings, env: Mapping[str, str], *, probe: bool, now: datetime | None = None) -> dict[str, Any]:
-    """What is configured, where requests go, whether a key is sent, and — with `probe` — whether it answers.
-
-    Without `probe` this is free (no litellm import). With it, one tiny request
-    is made; `reachable` is then True or False, and None when not established.
-    """
-    key, withheld = key_decision(settings, env)
-    configured = bool(settings.model.strip())
-    found, source = key_source(settings, env)
-    info: dict[str, Any] = {
-        "configured": configured,
-        "reachable": None,
-        "model": settings.model or None,
-        "endpoint": _endpoint(settings) if configured else None,
-        "context_window": settings.context_window,
-        "structured_output": structured_output_mode(settings),
-        "mode": choose_mode(settings)[0] if configured else None,
-        "mode_why": choose_mode(settings)[1] if configured else None,
-        "api_key": "sent" if key else ("withheld" if found else "none"),
-        "api_key_source": source or None,
-        "api_key_withheld": withheld,
-        "error": None,
-        "error_kind": None,
-    }
-    from gitgarden.model import sort, speed
-
-    now = now or datetime.now(UTC)
-    pace = speed.cached(settings, env, now) if configured else None
-    if probe and configured:
-        model = LiteLLMModel(settings, env)
-        try:
-            model.probe()
-            pace = speed.measure(model, settings, now)  # each status measures again: the machine may be busier
-            speed.remember(settings, env, pace)
-        except ModelError as exc:
-            info["reachable"] = False
-            info["error"] = str(exc)
-            info["error_kind"] = exc.kind
-        else:
-            info["reachable"] = True
-    info["speed"] = pace.to_json() if pace else None
-    info["speed_said"] = speed.describe(pace) if pace else None
-    info["fit"] = None
-    if pace:
-        fitted = speed.fit(settings, pace, info["mode"], sort.BATCH)
-        info["fit"] = fitted.sentence.split(": ", 1)[-1] if fitted.sentence else (
-            f"passes offer up to {settings.max_lines} lines, as configured: the endpoint keeps up with timeout {settings.timeout} s"
-        )
-    return info

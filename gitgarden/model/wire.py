@@ -17,7 +17,9 @@ httpx and httpcore are imported inside the functions that need them (they come w
 from __future__ import annotations
 
 import contextlib
+import logging
 import math
+import os
 import socket
 import threading
 import time
@@ -26,7 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-__all__ = ["Sockets", "http_client", "Progress", "within", "trusted", "estimate"]
+__all__ = ["Sockets", "http_client", "Progress", "within", "trusted", "estimate", "quiet_litellm"]
 
 _T = TypeVar("_T")
 _POLL = 0.1
@@ -162,3 +164,15 @@ def trusted(prompt: Any, completion: Any, *, sent: str, text: str, bound: int) -
     p = sane(prompt, sent_bytes + 2048, estimate(sent))
     c = sane(completion, max(text_bytes, bound) + 256, estimate(text))
     return p, c, replaced
+
+
+def quiet_litellm() -> Any:
+    """Import litellm quietly: local price map (no download), no debug output, no log chatter."""
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    import litellm
+
+    litellm.suppress_debug_info = True
+    litellm.set_verbose = False  # verbose logging prints request headers, keys included
+    for name in ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy", "litellm"):
+        logging.getLogger(name).setLevel(logging.CRITICAL)
+    return litellm
