@@ -226,9 +226,8 @@ def test_a_full_gitgarden_run_against_the_real_server(llama_server: str, tmp_pat
     }
     assert record["prompt_tokens"] > 0
     if record["outcome"] == "failed":
-        assert "bad model output" in record["detail"] or "budget" in record["detail"], record[
-            "detail"
-        ]
+        detail = record["detail"]
+        assert "bad model output" in detail or "budget" in detail or "model too slow" in detail, detail
     # The guard holds over everything since the snapshot, and nothing but the pass's surface moved.
     # (A pass that made no commit keeps no snapshot tag: then the base is HEAD before the run.)
     base = record["snapshot"] or head_before
@@ -251,3 +250,35 @@ def test_a_full_gitgarden_run_against_the_real_server(llama_server: str, tmp_pat
         timeout=120,
     )
     assert guard.returncode == 0, guard.stdout + guard.stderr
+
+
+def test_small_mode_against_the_real_server_writes_only_the_lines_themselves(llama_server: str, tmp_path: Path) -> None:
+    """Small mode end to end with a real model: it only sorts (a grammar keyed by line id keeps every
+    line in the reply), and whatever the sort, every sentence that reaches a page is a journal line
+    word for word, the guard holds, and every line is read with a reason or left unread."""
+    from gitgarden.gardener.pipeline import run_pass
+    from gitgarden.project import Project, init_project
+    from gitgarden.wiki import pages
+    from tests.conftest import FIXED_NOW
+
+    project = Project(init_project(tmp_path / "bakery").root)
+    lines = ["Hillside Primary wants bread for 120 pupils", "Ridge Mill will supply our rye flour", "lunch was a sandwich"]
+    (project.journal / "2026-11-29.md").write_text("".join(f"{ln}\n" for ln in lines))
+    settings = _settings(llama_server, timeout=_GRAMMAR_TIMEOUT, seconds_budget=2 * _GRAMMAR_TIMEOUT, mode="auto")
+    result = run_pass(project, settings, model=provider.LiteLLMModel(settings, {}), now=lambda: FIXED_NOW)
+    assert result.mode == "small"  # auto: a loopback endpoint
+    assert result.outcome in {"pages_written", "nothing_earned", "finished_without_writing", "some_refused", "failed"}, result.detail
+    if result.outcome == "failed":
+        assert "model too slow" in result.detail or "bad model output" in result.detail, result.detail
+        return
+    assert result.refusals == [], result.refusals  # code wrote it: nothing for the guard to refuse
+    for path in result.created + result.appended:
+        body = pages.split_frontmatter((project.root / path).read_text())[1]
+        for row in body.splitlines():
+            if row.strip():
+                assert any(row == f"- {ln} (2026-11-29)" for ln in lines), row  # the line itself, and its day
+    ids = {f"2026-11-29#{n}" for n in (1, 2, 3)}
+    skipped = {s["line"] for s in result.skipped}
+    assert all(s["reason"] in ("chatter",) for s in result.skipped)
+    assert skipped | set(result.not_cited) <= ids
+    assert result.prompt_tokens > 0

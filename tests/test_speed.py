@@ -30,6 +30,7 @@ from gitgarden.project import Project, init_project
 from gitgarden.repo.gitrepo import git_dir
 from tests.conftest import FIXED_NOW, commit_all, git, write
 from tests.fake_openai import FakeOpenAI
+from tests.test_streaming import Watch
 
 pytestmark = [pytest.mark.litellm, pytest.mark.slow]
 
@@ -160,7 +161,7 @@ def test_no_first_token_before_the_timeout_says_the_server_was_reading_the_promp
     server.enqueue(_skip_all(3), gate=gate)
     started = time.monotonic()
     try:
-        result = _pass(project, settings)
+        result = _pass(project, settings, on_step=Watch().step)  # a terminal's live line: the reply streams
     finally:
         gate.set()
     assert time.monotonic() - started < 20  # one deadline for the request, retries included (none here)
@@ -204,8 +205,6 @@ def test_the_token_budget_stops_a_stream_as_tokens_arrive(tmp_path: Path, server
     settings = _settings(server, token_budget=2500, max_output_tokens=2048)
     _remember_fast(settings)
     server.enqueue('{"operations": [' + ENDLESS, chunk_chars=4, completion_tokens=2000, chunk_delay=0.002)
-    from tests.test_streaming import Watch
-
     result = _pass(project, settings, on_step=Watch().step)
     assert result.outcome == "failed" and "token budget spent" in result.detail, result.detail
     # The prompt and what came before the cut at the budget, not the 2,000 tokens the server sent.
@@ -242,8 +241,6 @@ TRIES = 25  # per moment; the whole test runs 50 stops
 
 @pytest.mark.parametrize("moment", ["before the first token", "mid-stream"])
 def test_stop_during_a_streamed_reply_shuts_its_socket_every_time(tmp_path: Path, server: FakeOpenAI, moment: str) -> None:
-    from tests.test_streaming import Watch
-
     project = _journal(tmp_path / "p", 2)
     settings = _settings(server, timeout=120)
     _remember_fast(settings)

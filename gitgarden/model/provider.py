@@ -336,7 +336,7 @@ class LiteLLMModel:
             extra["response_format"] = response_format
         deadline = time.monotonic() + timeout
         for attempt in range(1 + max(0, s.num_retries)):
-            progress = wire.Progress(prompt_tokens=wire.estimate(sent))
+            progress = wire.Progress(prompt_tokens=wire.estimate(sent), bound=bound)
             try:
                 reply = wire.within(
                     deadline,
@@ -393,7 +393,13 @@ class LiteLLMModel:
         """What a request that ran out of time saw, in one line (the server was reachable: it is slow)."""
         waited = time.monotonic() - progress.started
         speed = self.speed
-        if progress.first_token is None:
+        if not progress.streamed:
+            # A plain request shows nothing until the whole reply is written: say what it needed.
+            what = f"no reply within {timeout} s ({waited:.0f} s waited) for a prompt of about {progress.prompt_tokens:,} tokens"
+            if speed is not None and speed.prompt_tps > 0 and speed.reply_tps > 0:
+                need = progress.prompt_tokens / speed.prompt_tps + progress.bound / speed.reply_tps
+                what += f" and up to {progress.bound:,} reply tokens (at its measured pace up to about {need:,.0f} s)"
+        elif progress.first_token is None:
             reading = f"the server was still reading the prompt of about {progress.prompt_tokens:,} tokens"
             if speed is not None and speed.prompt_tps > 0:
                 need = progress.prompt_tokens / speed.prompt_tps
@@ -426,6 +432,7 @@ class LiteLLMModel:
         if self._takes_stream_options(litellm):
             extra = {**extra, "stream_options": {"include_usage": True}}
         budget.receiving = 0
+        progress.streamed = True
         try:
             stream = self._request_raw(messages, stream=True, **extra)
             chunks = [next(iter(stream))]  # some endpoints refuse only when the first chunk is read
@@ -436,6 +443,7 @@ class LiteLLMModel:
             if refusal is None:
                 raise self._failed(exc, extra["timeout"], progress) from None
             self.stream_refused = failures.scrub(refusal, self._secrets)
+            progress.streamed = False
             return None
         over = False
         try:
@@ -545,16 +553,21 @@ class LiteLLMModel:
 
         return wire.within(time.monotonic() + timeout, ask, self.abandon, lambda: self._too_slow(progress, timeout))
 
-    def measure_speed(self, prompt: str, timeout: float) -> tuple[float, float, int, int]:
+    def measure_speed(self, prompt: str, timeout: float, schema: dict[str, Any] | None = None) -> tuple[float, float, int, int]:
         """One small streamed request: (seconds to the first token, seconds of the whole reply, prompt
-        tokens, reply tokens). A slow first token past `timeout` raises ModelError(kind="timeout")."""
+        tokens, reply tokens). With `schema` the reply's shape is enforced as a pass's is (a llama.cpp
+        grammar slows sampling several times over: the pace measured is the one a pass gets). A slow
+        first token past `timeout` raises ModelError(kind="timeout")."""
         messages = [{"role": "user", "content": prompt}]
-        progress = wire.Progress(prompt_tokens=wire.estimate(prompt))
+        progress = wire.Progress(prompt_tokens=wire.estimate(prompt), bound=_SPEED_TOKENS, streamed=True)
         seconds = max(1, math.ceil(timeout))
         wire.quiet_litellm()
 
         def ask() -> tuple[float, float, int, int]:
             extra: dict[str, Any] = {"timeout": seconds, "num_retries": 0, "max_tokens": _SPEED_TOKENS, "temperature": 0.0}
+            shape = _response_format(self.settings, schema) if schema is not None else None
+            if shape is not None:
+                extra["response_format"] = shape
             litellm = wire.quiet_litellm()
             if self._takes_stream_options(litellm):
                 extra["stream_options"] = {"include_usage": True}

@@ -26,9 +26,16 @@ __all__ = ["Speed", "Fit", "PROBE_PROMPT", "cached", "remember", "measure", "fit
 STALE_AFTER = timedelta(days=7)
 # A prompt of a few hundred tokens: long enough that its reading time is the server's pace, not the
 # request's overhead; short enough to cost seconds on a CPU. Its first words mark it (test servers answer it).
-PROBE_PROMPT = "gitgarden speed probe: read these lines, then count from 1 to 20, separated by commas.\n" + "\n".join(
+PROBE_PROMPT = "gitgarden speed probe: read these lines, then answer with a JSON object whose \"count\" counts from 1 to 20, separated by commas.\n" + "\n".join(
     f"{n}. The garden has a bed of herbs, a row of beans and a compost heap near the shed." for n in range(1, 9)
 )
+# The reply's shape, enforced as a pass's replies are: the pace includes what a grammar costs.
+PROBE_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"count": {"type": "string"}},
+    "required": ["count"],
+    "additionalProperties": False,
+}
 _REPLY_SHARE = 5  # a reply of a token or two times nothing: assume the ratio CPU servers show (75 read, 15 written)
 _SAFETY = 0.8  # aim a fifth under the timeout: the measure is one sample on a machine that may be busy
 # What a prompt holds besides its journal lines, and what a line costs, in tokens (estimates).
@@ -112,7 +119,7 @@ def remember(settings: Settings, env: Mapping[str, str], speed: Speed) -> None:
 def measure(model: Any, settings: Settings, now: datetime) -> Speed:
     """One small streamed request's pace (ModelError when the endpoint cannot be reached, or is too slow
     to send a first token within `timeout`)."""
-    first, total, prompt_tokens, reply_tokens = model.measure_speed(PROBE_PROMPT, float(settings.timeout))
+    first, total, prompt_tokens, reply_tokens = model.measure_speed(PROBE_PROMPT, float(settings.timeout), PROBE_SCHEMA)
     prompt_tps = prompt_tokens / max(first, 0.01)
     writing = total - first
     reply_tps = (reply_tokens - 1) / writing if reply_tokens > 3 and writing > 0.05 else prompt_tps / _REPLY_SHARE

@@ -102,10 +102,12 @@ class Progress:
     """What one request has seen so far: when it started, its first token, the tokens received."""
 
     prompt_tokens: int  # the prompt's estimate: what is spent once the request is on the wire
+    bound: int = 0  # the reply's output bound
     started: float = field(default_factory=time.monotonic)
     first_token: float | None = None
     received: int = 0
     refused_at_once: bool = False  # the connection was refused: nothing was sent
+    streamed: bool = False  # the reply streams: a missing first token means the server was still reading the prompt
 
     def heard(self, tokens: int) -> None:
         if self.first_token is None:
