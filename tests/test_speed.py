@@ -275,3 +275,41 @@ def test_stop_during_a_streamed_reply_shuts_its_socket_every_time(tmp_path: Path
         late.append(ended - asked[0])
     assert max(late) < 5, late  # a functional bound: every stop ended its pass, none waited for the reply
     assert git(project.root, "status", "--porcelain") == ""
+
+
+# -- the live line while the prompt is read (item 4) ------------------------------------------------
+
+
+def test_the_live_line_says_the_server_is_reading_the_prompt_against_its_measured_pace() -> None:
+    import io
+
+    from gitgarden.cli.progress import _Live, plain_console
+    from gitgarden.gardener.steps import Step
+
+    now = [100.0]
+    console = plain_console(io.StringIO(), {"NO_COLOR": "1"})
+    live = _Live(io.StringIO(), console, lambda: now[0])
+
+    def shown() -> str:
+        out = io.StringIO()
+        plain_console(out, {"NO_COLOR": "1"}).print(live.render())
+        return out.getvalue()
+
+    live.step(Step("asking", "openai/local (about 1,900 prompt tokens)", expect_s=47.0))
+    now[0] += 29
+    assert "reading prompt 29 s of ~47 s" in shown()
+    live.step(Step("asking", "openai/local (about 1,900 prompt tokens)", tokens=12, expect_s=47.0))
+    assert "12 tokens" in shown() and "reading prompt" not in shown()  # the reply has begun
+    fresh = _Live(io.StringIO(), console, lambda: now[0])
+    fresh.step(Step("asking", "openai/local (about 1,900 prompt tokens)"))  # no measured pace: no expectation
+    assert "reading prompt 0 s" in _render(fresh) and "of ~" not in _render(fresh)
+
+
+def _render(live: object) -> str:
+    import io
+
+    from gitgarden.cli.progress import plain_console
+
+    out = io.StringIO()
+    plain_console(out, {"NO_COLOR": "1"}).print(live.render())  # type: ignore[attr-defined]
+    return out.getvalue()
