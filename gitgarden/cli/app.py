@@ -127,3 +127,16 @@ def show_value(value: Any) -> str:
     if value == "":
         return '""'
     return str(value)
+
+
+def settle_model_threads(timeout: float = 10.0) -> None:
+    """Wait (at most `timeout` seconds) for model requests a stopped pass left behind, before the
+    command exits: a request thread still inside litellm's lazy imports when the interpreter tears
+    down holds a module lock the teardown needs, and the process would hang at exit."""
+    import threading
+    import time
+
+    end = time.monotonic() + timeout
+    for thread in threading.enumerate():
+        if thread.name.startswith("gitgarden-model") and thread is not threading.current_thread():
+            thread.join(max(0.0, end - time.monotonic()))

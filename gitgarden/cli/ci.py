@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from gitgarden.cli.app import App, err, out_json, pass_app
+from gitgarden.cli.app import App, err, out_json, pass_app, settle_model_threads
 
 if TYPE_CHECKING:
     from gitgarden.gardener.outcome import PassResult
@@ -284,4 +284,5 @@ def _run_ci(app: App, as_json: bool) -> None:
                 fh.write(summary)
         except OSError as exc:
             err(f"gitgarden: could not write the step summary ({exc.strerror})")
+    settle_model_threads()
     sys.exit(result.exit_code)

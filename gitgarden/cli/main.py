@@ -32,6 +32,7 @@ from gitgarden.cli.app import (
     pass_app,
     render_figures,
     render_set_aside,
+    settle_model_threads,
 )
 from gitgarden.errors import EXIT_INTERRUPTED, GitgardenError
 from gitgarden.gardener.outcome import JOBS
@@ -231,6 +232,7 @@ def run(
         out_json(data)
     else:
         _render_pass(result)
+    settle_model_threads()
     sys.exit(result.exit_code)
 
 

@@ -15,7 +15,16 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from gitgarden.cli.app import App, err, out_json, pass_app, render_set_aside, show_value, table
+from gitgarden.cli.app import (
+    App,
+    err,
+    out_json,
+    pass_app,
+    render_set_aside,
+    settle_model_threads,
+    show_value,
+    table,
+)
 from gitgarden.errors import GitgardenError, NotAProject
 
 if TYPE_CHECKING:
@@ -54,6 +63,7 @@ def tick(app: App, as_json: bool) -> None:
         out_json(report.as_dict())
     else:
         _render_tick(report)
+    settle_model_threads()
     sys.exit(report.exit_code)
 
 

@@ -7,7 +7,7 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from gitgarden.gardener.state import Pass, StandDown, Stopped
+from gitgarden.gardener.state import Pass, Stopped
 
 if TYPE_CHECKING:
     from gitgarden.model.llm import Answer, Budget, Model
@@ -53,16 +53,21 @@ def call_model(
 
         return asker(model, messages, budget, before_call=before_call, on_tokens=tokens if on_tokens else None)
 
-    try:
-        return llm.call_abandonable(ask, check_interrupts)
-    except (Stopped, StandDown):
-        if calls and calls[0].is_set():  # a request was in flight: its prompt was spent, and what it streamed
-            budget.close(llm.Usage(prompt_tokens=llm.estimate_tokens(messages), completion_tokens=budget.receiving))
-            run.result.tokens_estimated = True
-            abandon = getattr(model, "abandon", None)
-            if callable(abandon):
-                abandon()  # close the request's socket now: the server stops, the process can end at once
-        raise
+    def left_behind() -> None:
+        # A request was in flight: its prompt was spent, and what it streamed. Count it once, then shut
+        # its socket: the server stops, and the request's thread ends instead of lingering.
+        budget.close(llm.Usage(prompt_tokens=llm.estimate_tokens(messages), completion_tokens=budget.receiving))
+        run.result.tokens_estimated = True
+        abandon = getattr(model, "abandon", None)
+        if callable(abandon):
+            abandon()
+
+    # The thread is given a moment to end once its socket is shut: a thread still inside litellm (or an
+    # import) when the interpreter exits can hold the process at exit.
+    return llm.call_abandonable(ask, check_interrupts, on_abandon=left_behind, settle=SETTLE_SECONDS)
+
+
+SETTLE_SECONDS = 3.0  # how long a stopped pass waits for its shut request to end (it usually takes well under one)
 
 
 def reading_seconds(model: Model, prompt_tokens: int) -> float | None:

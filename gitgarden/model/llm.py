@@ -316,15 +316,16 @@ def call_abandonable(
     poll: Callable[[], None],
     *,
     interval: float = POLL_SECONDS,
+    on_abandon: Callable[[], None] | None = None,
+    settle: float = 0.0,
 ) -> _T:
     """`call(abandoned)` run in a daemon thread; its result, or what it raised.
 
     While it runs, `poll` (the pass's stop / stand-down check) runs every
     `interval` seconds here, and whatever `poll` raises ends the wait at once:
-    `abandoned` is set and the exception goes up. A litellm request cannot be
-    interrupted from outside, so it is left to finish or time out in its thread
-    (which dies with the process); `call` should look at `abandoned` before it
-    starts anything new.
+    `abandoned` is set, `on_abandon` runs (it shuts the request's socket), the
+    thread is given up to `settle` seconds to end, and the exception goes up.
+    `call` should look at `abandoned` before it starts anything new.
     """
     abandoned = threading.Event()
     done = threading.Event()
@@ -344,6 +345,9 @@ def call_abandonable(
             poll()
     except BaseException:
         abandoned.set()
+        if on_abandon is not None:
+            on_abandon()
+        done.wait(settle)
         raise
     if "error" in box:
         raise box["error"]
