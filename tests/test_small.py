@@ -128,6 +128,7 @@ def test_a_new_pages_title_is_made_of_the_lines_words() -> None:
     assert small.title_from_line("Ridge Roofing", line) == "Ridge Roofing"
     assert small.title_from_line("Roofing company quote", line) == "Met Dana Whitfield"  # "company", "quote" are not in the line
     assert small.title_from_line("", "the oven price went up again") == "oven price went"
+    assert small.title_from_line("", "Ana's birthday cake was lovely") == "Ana"
     ln = JournalLine("2026-11-29", 3, "- [ ] call the plumber", "k")
     assert small.bullet(ln) == "- call the plumber (2026-11-29)\n"
 

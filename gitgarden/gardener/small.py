@@ -97,6 +97,7 @@ def title_from_line(proposed: str, line: str) -> str:
         else:
             run = []
     if best:
+        best[-1] = re.sub(r"['’]s$", "", best[-1])  # "Ana's birthday": the page is Ana's, titled "Ana"
         return " ".join(best[:4])
     content = [w for w in _words(line) if w.casefold() not in _STOP and len(w) > 2]
     return " ".join(content[:3]) or " ".join(_WORD.findall(line)[:3]) or "Note"

@@ -9,7 +9,7 @@ line and names the words a page must hold for it to count as kept. For each mode
 script makes a fresh project (real git, its own HOME and state), runs passes until no
 line is unread or `--passes` ran, and prints:
 
-- facts kept: fact and decision lines whose words stand in some page (of 15);
+- facts kept: fact, decision and changed-fact lines whose words stand in some page (of 14);
 - the changed date: both dates on a page, and an Open line about it;
 - questions: question lines whose words reach the map's Open section or a page (of 2);
 - chatter promoted: chatter lines whose words reached a page (of 8; lower is better);
