@@ -90,7 +90,8 @@ def test_a_slow_server_is_measured_once_and_the_pass_fits_its_timeout(tmp_path: 
     result = _pass(project, settings)
     assert result.outcome == "nothing_earned", result.detail
     assert len(server.probes) == 1
-    said = next(h for h in result.hints if h.startswith("This model reads about"))
+    said = result.fit
+    assert said.startswith("This model reads about") and said not in result.hints  # said once, as the pass starts
     assert "prompt tokens a second and writes about" in said and f"passes offer {len(result.offered)} lines" in said
     # The prompt was fitted: fewer lines than were waiting, a window and a reply bound under the settings'.
     assert 0 < len(result.offered) < 30 and result.overflow == 30 - len(result.offered)
@@ -108,7 +109,7 @@ def test_a_fast_endpoint_is_not_shrunk_and_nothing_is_said(tmp_path: Path, serve
     server.enqueue(_skip_all(5))
     result = _pass(project, _settings(server))
     assert len(server.probes) == 1 and len(result.offered) == 5
-    assert not any("reads about" in h for h in result.hints)
+    assert result.fit == "" and not any("reads about" in h for h in result.hints)
     assert server.requests[0]["json"]["max_tokens"] == 2048
 
 

@@ -270,7 +270,10 @@ def show_cmd(app: App, pass_ref: str | None, as_json: bool) -> None:
         lines.append(f"  captured by {who}: {', '.join(ids)}")
     lines.append(f"pages:    {e.created} created, {e.appended} appended, {e.split} split; {e.refused} refusal(s)")
     cost = "unknown" if e.cost is None else f"${e.cost:.4f}"
-    lines.append(f"model:    {e.model or 'none'}, {e.tokens} tokens, cost {cost}")
+    mode = f" ({rec['mode']} mode)" if rec and rec.get("mode") else ""
+    lines.append(f"model:    {e.model or 'none'}{mode}, {e.tokens} tokens, cost {cost}")
+    if rec and rec.get("fit"):
+        lines.append(f"fit:      {rec['fit']}")
     if e.snapshot:
         lines.append(f"snapshot: {e.snapshot}")
     if e.undone_by:

@@ -110,9 +110,9 @@ def _fit_to_speed(run: Pass, model: Model) -> None:
     run.settings, run.sort_batch = fitted.settings, fitted.batch
     if hasattr(model, "settings"):
         setattr(model, "settings", fitted.settings)  # noqa: B010 - its requests take the fitted output bound
-    if fitted.sentence:
-        run.result.hints.append(fitted.sentence[:1].upper() + fitted.sentence[1:] + ".")
-        run.on_progress(fitted.sentence[:1].upper() + fitted.sentence[1:] + ".")
+    if fitted.sentence:  # said once, as the pass starts (its record keeps it as `fit`)
+        run.result.fit = fitted.sentence[:1].upper() + fitted.sentence[1:] + "."
+        run.on_progress(run.result.fit)
 
 
 def premises(agents_md: str, limit: int = 600) -> str:

@@ -94,6 +94,7 @@ class PassResult:
     tokens_estimated: bool = False  # a call was abandoned (stop, stand-down): its prompt tokens are an estimate
     model: str = ""
     mode: str = ""  # how the model was used: "full" (it writes operations) or "small" (it only sorts lines)
+    fit: str = ""  # what a slow endpoint's measured pace made the pass shrink, in one sentence ('' when nothing)
     snapshot: str = ""
     snapshot_error: str = ""
     journal_commit: str = ""

@@ -69,6 +69,7 @@ class Fit:
     settings: Settings
     batch: int
     sentence: str
+    said: str = ""  # what the pass offers, in words (`passes offer 20 lines, 4 a request`), shrunk or not
 
 
 def _path(env: Mapping[str, str]) -> Path:
@@ -141,7 +142,7 @@ def fit(settings: Settings, speed: Speed, mode: str, batch: int) -> Fit:
         new = replace(settings, max_lines=lines)
         shrunk = fits < batch or lines < settings.max_lines
         said = f"passes offer {lines} lines, {fits} a request"
-        return Fit(new, fits, _sentence(speed, said) if shrunk else "")
+        return Fit(new, fits, _sentence(speed, said) if shrunk else "", said)
     reply = settings.max_output_tokens
     if reply / rs > room / 2:
         reply = max(_MIN_REPLY, math.floor(rs * room / 2))
@@ -159,7 +160,7 @@ def fit(settings: Settings, speed: Speed, mode: str, batch: int) -> Fit:
     needs = (window - reply) / ps + reply / rs
     if needs > settings.timeout:
         said += f"; even that needs about {needs:,.0f} s, over timeout {settings.timeout} s: mode = small suits this model"
-    return Fit(new, batch, _sentence(speed, said) if shrunk else "")
+    return Fit(new, batch, _sentence(speed, said) if shrunk else "", said)
 
 
 def _sentence(speed: Speed, said: str) -> str:

@@ -66,7 +66,7 @@ def status(settings: Settings, env: Mapping[str, str], *, probe: bool, now: date
     info["fit"] = None
     if pace:
         fitted = speed.fit(settings, pace, info["mode"], sort.BATCH)
-        info["fit"] = fitted.sentence.split(": ", 1)[-1] if fitted.sentence else (
+        info["fit"] = fitted.said if fitted.sentence else (
             f"passes offer up to {settings.max_lines} lines, as configured: the endpoint keeps up with timeout {settings.timeout} s"
         )
     return info
