@@ -139,3 +139,18 @@ def test_undo_of_a_pass_that_read_no_line_says_so(project: Project) -> None:
     assert result.exit_code == 0, result.output
     assert "stay read" not in result.stderr and "It read no journal line." in result.stderr
     assert "stay read" not in git(project.root, "log", "-1", "--format=%B")
+
+
+def test_a_link_refusal_names_what_does_not_exist(shop: Project, fake_model: FakeModel) -> None:
+    """A refused `link` said "the page or the link target does not exist": the person (and the repair
+    round) could not tell which."""
+    write(shop.root, "wiki/acme.md", page("Acme", "Acme signed the pilot contract.\n", gardener=True))
+    commit_all(shop.root)
+    fake_model.enqueue({"operations": [
+        {"op": "link", "lines": ["2026-11-29#1"], "page": "acme", "phrase": "pilot", "target": "map-contributing"},
+        {"op": "skip", "lines": ["2026-11-29#2", "2026-11-29#3"], "reason": "chatter"},
+    ]})  # fmt: skip
+    fake_model.enqueue({"operations": [{"op": "skip", "lines": ["2026-11-29#1"], "reason": "x"}]})  # the repair round
+    data = run_json(shop, fake_model)
+    assert any("link target 'map-contributing' does not exist" in r for r in data["refusals"]), data["refusals"]
+    assert not any("page or the link target" in r for r in data["refusals"])

@@ -270,7 +270,10 @@ def _link(op: Op, tree: Tree, ctx: ApplyContext) -> Applied | Refusal:
     path = _resolve(tree, ctx, op.get("page"))
     target = _resolve(tree, ctx, op.get("target"))
     if path is None or target is None:
-        return Refusal(op, "the page or the link target does not exist")
+        # Say which: "the page or the target" left the person (and the repair round) guessing.
+        missing = [f"{what} {name!r}" for what, name, found in (("page", op.get("page"), path), ("link target", op.get("target"), target)) if found is None]
+        verb = "do" if len(missing) > 1 else "does"
+        return Refusal(op, f"{' and '.join(missing)} {verb} not exist (use a page name as the page list shows it)")
     if _persons(_text(tree, path)):
         return Refusal(op, f"{path} is the person's page: a pass only appends to it")
     old = _text(tree, path)
