@@ -86,9 +86,10 @@ class _Live(Display):
         tail = [f"{now - self.started:.0f} s"]
         reading = self.current.name == "asking" and not self.tokens
         if reading:
-            # Nothing streams while a local server reads the prompt: say so, against the time its pace gives.
+            # Nothing streams while a local server reads the prompt: say so, against the time its pace gives
+            # (in place of the pass's seconds, so the step's words keep their room on an 80-column line).
             expect = self.current.expect_s
-            tail.append(f"reading prompt {now - self.step_started:.0f} s" + (f" of ~{expect:,.0f} s" if expect and expect >= 1 else ""))
+            tail = [f"reading prompt {now - self.step_started:.0f} s" + (f" of ~{expect:,.0f} s" if expect and expect >= 1 else "")]
         elif self.step_started > self.started:
             tail[0] += f" ({now - self.step_started:.0f} s in this step)"
         if self.tokens:
