@@ -17,6 +17,7 @@ def settings_page(site: Site, project: Project, request: Request) -> Response:
     """The settings with their layers, and the model's status (`?probe=1`: is it reachable)."""
     from gitgarden.config import SPECS, env_name
     from gitgarden.model import provider
+    from gitgarden.model import status as model_status
 
     resolved = site.settings(project)
     s = resolved.settings
@@ -33,7 +34,7 @@ def settings_page(site: Site, project: Project, request: Request) -> Response:
         for spec in SPECS
     ]
     probe = request.query_params.get("probe") == "1" and bool(s.model)
-    status = provider.status(s, site.env, probe=probe)
+    status = model_status.status(s, site.env, probe=probe, now=site.now())
     key = provider.key_source(s, site.env)[0]
     if key:  # the key never reaches a page, even inside an endpoint's error message
         status = {k: v.replace(key, "[the key]") if isinstance(v, str) else v for k, v in status.items()}
