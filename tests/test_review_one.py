@@ -145,7 +145,7 @@ def test_rejecting_one_pass_drops_only_it_and_its_lines_stay_read(three: tuple[P
     project, (a, b, c) = three
     head = rev(project, "HEAD")
 
-    result = invoke(project, "review", "reject", b, "--json")
+    result = invoke(project, "review", "reject", b, "--keep-read", "--json")
 
     assert result.exit_code == 0, result.output
     out = json.loads(result.stdout)

@@ -103,6 +103,7 @@ def model_env(server: FakeOpenAI) -> dict[str, str]:
         "GITGARDEN_API_KEY": "sk-test-key-never-shown",
         "GITGARDEN_NUM_RETRIES": "0",
         "GITGARDEN_IDLE_MIN": "0",
+        "GITGARDEN_MODE": "full",  # the fake server is on loopback: auto would choose small mode (#24)
     }
 
 
