@@ -19,7 +19,7 @@ import pytest
 
 from gitgarden.config import Settings
 from gitgarden.errors import ModelError
-from gitgarden.model import llm, provider
+from gitgarden.model import endpoints, llm, provider
 from gitgarden.model import operations as ops
 from gitgarden.model import status as model_status
 from tests.fake_openai import FakeOpenAI
@@ -172,7 +172,7 @@ def test_make_model_is_none_without_a_model() -> None:
 
 
 def test_wire_schema_is_grammar_friendly_and_keeps_field_names() -> None:
-    wire = provider._wire_schema(ops.schema())
+    wire = endpoints.wire_schema(ops.schema())
     text = json.dumps(wire)
     assert "maxLength" not in text and "\\\\d" not in text and "$schema" not in text
     create = wire["properties"]["operations"]["items"]["oneOf"][0]
@@ -192,7 +192,7 @@ def test_key_and_schema_reach_the_configured_base(server: FakeOpenAI) -> None:
     assert req["path"] == "/v1/chat/completions"
     assert req["headers"]["authorization"] == f"Bearer {KEY}"
     body = req["json"]
-    assert body["response_format"] == {"type": "json_object", "schema": provider._wire_schema(ops.schema())}
+    assert body["response_format"] == {"type": "json_object", "schema": endpoints.wire_schema(ops.schema())}
     assert body["max_tokens"] == 77 and body["temperature"] == 0.3
     assert body["messages"] == MESSAGES
 
@@ -223,7 +223,7 @@ def test_withheld_key_is_not_sent(server: FakeOpenAI, monkeypatch: pytest.Monkey
     reply = model.complete(MESSAGES, ops.schema(), budget())
     assert reply.text == GOOD and reply.usage.cost is None
     chats = [r for r in server.requests if r["path"] == "/api/chat"]
-    assert chats and chats[0]["json"]["format"] == provider._wire_schema(ops.schema())
+    assert chats and chats[0]["json"]["format"] == endpoints.wire_schema(ops.schema())
     for req in server.requests:
         assert KEY not in json.dumps(req)
 

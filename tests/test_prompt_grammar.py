@@ -19,7 +19,7 @@ import pytest
 
 from gitgarden.config import Settings
 from gitgarden.gardener import context
-from gitgarden.model import llm, provider
+from gitgarden.model import endpoints, llm
 from gitgarden.model import operations as ops
 from gitgarden.project import Project
 from tests.conftest import FIXED_NOW, FakeModel, write
@@ -30,7 +30,7 @@ LOCAL = Settings(model="openai/local", api_base="http://127.0.0.1:8080/v1")
 
 def _sent_schema() -> dict:
     """The schema gitgarden sends a llama.cpp-style server, as that server receives it."""
-    fmt = provider._response_format(LOCAL, ops.schema())
+    fmt = endpoints.response_format(LOCAL, ops.schema())
     assert fmt is not None and fmt["type"] == "json_object", fmt
     return json.loads(json.dumps(fmt["schema"]))
 

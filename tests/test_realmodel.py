@@ -26,7 +26,7 @@ import pytest
 
 from gitgarden.config import Settings
 from gitgarden.gardener.context import ContextInputs, PageInfo, build_messages
-from gitgarden.model import llm, provider
+from gitgarden.model import endpoints, llm, provider
 from gitgarden.model import operations as ops
 from gitgarden.model import status as model_status
 from gitgarden.wiki.journal import JournalLine
@@ -124,7 +124,7 @@ def test_the_model_answers_through_the_grammar_with_operations(llama_server: str
     """
     # Room for three operations; the grammar closes every string, so a reply stops well before this.
     settings = _settings(llama_server, max_output_tokens=320, timeout=_GRAMMAR_TIMEOUT)
-    sent = provider._response_format(settings, ops.schema())
+    sent = endpoints.response_format(settings, ops.schema())
     assert sent is not None and sent["type"] == "json_object" and sent["schema"]["properties"]["operations"]
     inputs = ContextInputs(
         project_name="bakery",
