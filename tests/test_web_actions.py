@@ -12,6 +12,7 @@ from gitgarden.gardener.pipeline import run_pass
 from gitgarden.history.passlog import passes
 from gitgarden.project import Project
 from gitgarden.repo.lock import PassLock
+from gitgarden.schedule.overview import journal_day
 from tests.conftest import FIXED_NOW, FakeModel, capture, git, invoke, workspace, write
 from tests.web_client import client, created, form
 
@@ -97,8 +98,9 @@ def test_review_accepts_one_pass_and_rejects_another(project: Project) -> None:
     assert note_of(c, r) == f"Accepted pass {dana} (commit); 1 pass(es) still wait."
     assert (project.root / "wiki/dana.md").exists() and not (project.root / "wiki/acme.md").exists()
     r = c.post("/review/reject", data=form(**{"pass": acme}), follow_redirects=False)
-    assert note_of(c, r) == f"Dropped pass {acme}; 0 pass(es) still wait. Their journal lines stay read."
+    assert note_of(c, r) == f"Dropped pass {acme}; 0 pass(es) still wait. Their journal lines are unread again."
     assert not (project.root / "wiki/acme.md").exists()
+    assert [(v.id, v.state) for v in journal_day(project, "2026-11-28")] == [("2026-11-28#1", "unread"), ("2026-11-28#2", "read")]
     states = {e.pass_id: e.review for e in passes(project.root)}
     assert states[acme] == "rejected" and states[dana] == ""
     assert "1 of 2 accepted" in c.get("/review").text  # the figures the prompt learns from

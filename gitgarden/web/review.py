@@ -52,11 +52,11 @@ def accept_post(site: Site, project: Project, request: Request, form: dict[str, 
 
 
 def reject_post(site: Site, project: Project, request: Request, form: dict[str, str]) -> Response:
-    """`gitgarden review reject [PASS] [--reread]`."""
+    """`gitgarden review reject [PASS] [--keep-read]`: the lines come back unread unless kept read."""
     from gitgarden.history import review
 
     one = form.get("pass") or None
-    reread = form.get("reread") == "1"
+    reread = form.get("keep_read") != "1"
     with site.exclusive(project, "review reject"):
         result = review.reject(project.root, reread=reread, now=site.now(), pass_ref=one)
     if result is None:
