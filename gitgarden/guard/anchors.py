@@ -35,9 +35,7 @@ def dangling(d: Diff, page: PageChange) -> Iterator[Finding]:
     name = pages.page_name(page.path)
     # One C-level search a page finds the few that name a gone anchor at all.
     named = re.compile("#[ \t]*(?:" + "|".join(re.escape(a) for a in sorted(before, key=len, reverse=True)) + ")", re.I)
-    for path in d.proposed:
-        if not path.endswith(".md") or not d.layout.in_wiki(path):
-            continue
+    for path in d.names.linking_pages(before):  # a tree read from git asks git which pages may name them
         text = text_of(d.proposed[path])
         if text is not None and "](" in text:
             yield from _dangling_md(d, page, path, text, gone, before)

@@ -3,12 +3,15 @@ deleted, in the journal), each modified page's old lines and how they fared in t
 where the lines that left a page went, and how a link target resolves in the proposed tree.
 
 The rules (`guard.rules`) read the change only through `Diff`; this module judges nothing.
+What the rules ask of the rest of the trees (a name taken in other letter case, the folders,
+which page a link names) goes through `Names`, so that a tree read from git answers it with
+a few queries instead of being listed and read whole (`guard.staged`, the pre-commit hook).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -26,7 +29,7 @@ from gitgarden.wiki import layout, linking, pages, placement
 from gitgarden.wiki.names import is_note_name, is_slug, unportable_part
 from gitgarden.wiki.tree import Entry, Tree, changed_paths, is_lfs_pointer, text_of
 
-__all__ = ["PassContext", "Diff", "PageChange", "Moves", "meta_of", "slug_rule", "obsidian_settings", "encoding_change"]
+__all__ = ["PassContext", "Diff", "Names", "PageChange", "Moves", "meta_of", "slug_rule", "obsidian_settings", "encoding_change"]
 
 
 @dataclass(frozen=True)
@@ -163,9 +166,9 @@ class Diff:
         for p in self.changed:
             if self.kinds[p] != "unsafe" and self.submodule_above(p):
                 self.kinds[p] = "in_submodule"
-        self._index: linking.LinkIndex | None = None
-        self._full_index: linking.LinkIndex | None = None
-        self._names: list[str] = []
+        make = getattr(base, "names", None)  # a tree read from git brings its own (guard.staged)
+        self.names: Names = make(proposed, self.layout) if callable(make) else Names(base, proposed, self.layout)
+        self._prefetched = False
 
     def submodule_above(self, path: str) -> str | None:
         """The submodule (gitlink) `path` lies in, before or after the change; None when it is in none."""
@@ -185,23 +188,6 @@ class Diff:
     def texts(self, path: str) -> tuple[str | None, str | None]:
         old, new = self.base.get(path), self.proposed.get(path)
         return (text_of(old) if old else None), (text_of(new) if new else None)
-
-    @cached_property
-    def base_lower(self) -> set[str]:
-        """The base tree's paths in lower case."""
-        return {p.lower() for p in self.base}
-
-    @cached_property
-    def base_folders_lower(self) -> dict[str, set[str]]:
-        """Every folder of the base tree (the wiki's and the rest) by its name in lower case: the
-        names it has (more than one in a vault kept on a case-sensitive disk)."""
-        out: dict[str, set[str]] = {}
-        for p in self.base:
-            folder = p.rpartition("/")[0]
-            while folder and folder not in out.get(folder.lower(), ()):
-                out.setdefault(folder.lower(), set()).add(folder)
-                folder = folder.rpartition("/")[0]
-        return out
 
     @cached_property
     def base_folders(self) -> set[str]:
@@ -235,8 +221,8 @@ class Diff:
         """New files under wiki/ that may not be created -> why (rule 3)."""
         problems = {}
         for path in self.paths("new"):
-            why = _new_file_problem(self.layout, path, self.proposed[path], self.agent, self.base_lower, self.base_folders)
-            why = why or _case_twin(self.layout, path, self.base_folders_lower)
+            why = _new_file_problem(self.layout, path, self.proposed[path], self.agent, self.names, self.base_folders)
+            why = why or _case_twin(self.layout, path, self.names)
             if why:
                 problems[path] = why
         return problems
@@ -291,36 +277,30 @@ class Diff:
         return sorted(p for p in {*self.pages, *self.new_pages} if p.endswith(".md"))
 
     def resolve(self, target: str) -> str | None:
-        """The page a link target names in the proposed tree; aliases are parsed only if needed."""
-        hit = self._names_index().resolve(target)
-        if hit is not None:
-            return hit
-        if self._full_index is None:
-            aliases: dict[str, list[str]] = {}
-            for p, e in self.proposed.items():
-                name = pages.page_name(p)
-                head = e.data[: e.data.find(b"\n---", 3) + 1] if e.data[:3] == b"---" else b""
-                if name and b"alias" in head and (text := text_of(e)) is not None:
-                    meta = meta_of(text)
-                    if meta:
-                        aliases[name] = pages.aliases_of(meta)
-            self._full_index = linking.LinkIndex(self._names, aliases)
-        return self._full_index.resolve(target)
+        """The page (or attachment, by its name with extension) a link target names in the proposed tree."""
+        self._prefetch()
+        return self.names.resolve(target)
 
     def resolve_md(self, path: str, page: str) -> str | None:
         """The page or file a Markdown link's decoded `path` names from the page at project path
         `page`, in the proposed tree (relative to its folder, from the wiki's top, or by file name)."""
-        return self._names_index().resolve_md(path, linking.folder_of(self.layout.wiki_relative(page)))
+        self._prefetch()
+        return self.names.resolve_md(path, linking.folder_of(self.layout.wiki_relative(page)))
 
-    def _names_index(self) -> linking.LinkIndex:
-        """The proposed tree's page and file names, indexed once (aliases apart: `resolve`)."""
-        if self._index is None:
-            here = self.layout
-            wiki_paths = [p for p in self.proposed if here.in_wiki(p)]
-            # A non-page file (an image) resolves by its name with its extension.
-            self._names = [here.page_name(p) or here.wiki_relative(p) for p in wiki_paths]
-            self._index = linking.LinkIndex(self._names)
-        return self._index
+    def _prefetch(self) -> None:
+        """Tell `names` every link a written page holds, at once: a tree read from git answers them
+        all in one query."""
+        if self._prefetched:
+            return
+        self._prefetched = True
+        targets: list[str] = []
+        paths: list[tuple[str, str]] = []
+        for p in self.written_pages:
+            text = self.texts(p)[1] or ""
+            targets += [lk.target for lk in find_links(text)]
+            folder = linking.folder_of(self.layout.wiki_relative(p))
+            paths += [(lk.path, folder) for lk in linking.find_md_links(text)]
+        self.names.prefetch(targets, paths)
 
     def state_of(self, tree: Tree, path: str) -> Any:
         entry = tree.get(path)
@@ -353,6 +333,92 @@ def obsidian_settings(here: layout.Layout, path: str) -> bool:
     return (len(parts) == 1 and parts[0].endswith(".json")) or (
         len(parts) == 3 and parts[0] == "plugins" and parts[2] == "data.json"
     )
+
+
+class Names:
+    """What the rules ask of the whole trees beyond the changed paths, answered from the trees
+    themselves: every path listed once, aliases read only when a target names no page by name.
+
+    A tree that is not all in memory (the index and HEAD in the pre-commit hook) brings a
+    subclass answering the same questions from git (`guard.staged.IndexNames`).
+    """
+
+    def __init__(self, base: Tree, proposed: Tree, here: layout.Layout) -> None:
+        self.base, self.proposed, self.here = base, proposed, here
+        self._index: linking.LinkIndex | None = None
+        self._full_index: linking.LinkIndex | None = None
+        self._names: list[str] = []
+
+    @cached_property
+    def _base_lower(self) -> set[str]:
+        return {p.lower() for p in self.base}
+
+    @cached_property
+    def _base_folders_lower(self) -> dict[str, set[str]]:
+        out: dict[str, set[str]] = {}
+        for p in self.base:
+            folder = p.rpartition("/")[0]
+            while folder and folder not in out.get(folder.lower(), ()):
+                out.setdefault(folder.lower(), set()).add(folder)
+                folder = folder.rpartition("/")[0]
+        return out
+
+    def taken_folded(self, path: str) -> bool:
+        """True when the base tree has `path` in some letter case (a new file would overwrite it on
+        a case-insensitive disk)."""
+        return path.lower() in self._base_lower
+
+    def folder_spellings(self, folder: str) -> set[str]:
+        """The base tree's folders (the wiki's and the rest) named `folder` in any letter case (more
+        than one in a vault kept on a case-sensitive disk)."""
+        return self._base_folders_lower.get(folder.lower(), set())
+
+    def prefetch(self, targets: Iterable[str], paths: Iterable[tuple[str, str]] = ()) -> None:
+        """Say which wiki link targets `resolve`, and which Markdown link (path, folder) pairs
+        `resolve_md`, will be asked about (a tree read from git asks git once)."""
+
+    def _names_index(self) -> linking.LinkIndex:
+        """The proposed tree's page and file names, indexed once (aliases apart: `resolve`)."""
+        if self._index is None:
+            here = self.here
+            wiki_paths = [p for p in self.proposed if here.in_wiki(p)]
+            # A non-page file (an image) resolves by its name with its extension.
+            self._names = [here.page_name(p) or here.wiki_relative(p) for p in wiki_paths]
+            self._index = linking.LinkIndex(self._names)
+        return self._index
+
+    def resolve(self, target: str) -> str | None:
+        """The page a link target names in the proposed tree; aliases are parsed only if needed."""
+        hit = self._names_index().resolve(target)
+        if hit is not None:
+            return hit
+        if self._full_index is None:
+            self._full_index = linking.LinkIndex(self._names, aliases_in(self.proposed.items()))
+        return self._full_index.resolve(target)
+
+    def resolve_md(self, path: str, folder: str) -> str | None:
+        """The page or file a Markdown link's decoded `path` names from a page in wiki folder `folder`."""
+        return self._names_index().resolve_md(path, folder)
+
+    def linking_pages(self, anchors: Iterable[str]) -> Iterator[str]:
+        """The proposed tree's wiki pages that may link to one of `anchors` (`#heading`): here every
+        page; the rules look for the links themselves."""
+        for path in self.proposed:
+            if path.endswith(".md") and self.here.in_wiki(path):
+                yield path
+
+
+def aliases_in(entries: Iterable[tuple[str, Entry]]) -> dict[str, list[str]]:
+    """Page name -> its aliases, for the pages among `entries` whose frontmatter names any."""
+    aliases: dict[str, list[str]] = {}
+    for p, e in entries:
+        name = pages.page_name(p)
+        head = e.data[: e.data.find(b"\n---", 3) + 1] if e.data[:3] == b"---" else b""
+        if name and b"alias" in head and (text := text_of(e)) is not None:
+            meta = meta_of(text)
+            if meta:
+                aliases[name] = pages.aliases_of(meta)
+    return aliases
 
 
 def _kind(here: layout.Layout, path: str, old: Entry | None, new: Entry | None) -> str:
@@ -389,7 +455,7 @@ def _kind(here: layout.Layout, path: str, old: Entry | None, new: Entry | None) 
 
 
 def _new_file_problem(
-    here: layout.Layout, path: str, entry: Entry, agent: bool, base_lower: set[str], folders: set[str]
+    here: layout.Layout, path: str, entry: Entry, agent: bool, names: Names, folders: set[str]
 ) -> str | None:
     """Why a new file in the wiki may not be created (rule 3), or None.
 
@@ -414,7 +480,7 @@ def _new_file_problem(
     text = text_of(entry)
     if text is None or _CONTROL.search(text):
         return "a new page is UTF-8 text without NUL bytes or other control characters (binary content)"
-    if path.lower() in base_lower:
+    if names.taken_folded(path):
         # On a case-insensitive disk this file would overwrite the person's page.
         return "a file with this name in other letter case exists already"
     return None
@@ -427,7 +493,7 @@ def _gardeners_folder(here: layout.Layout, segments: list[str]) -> bool:
     return bool(segments) and own[: len(segments)] == segments
 
 
-def _case_twin(here: layout.Layout, path: str, folders_lower: Mapping[str, set[str]]) -> str | None:
+def _case_twin(here: layout.Layout, path: str, names: Names) -> str | None:
     """Why a new wiki file named like a folder or reserved name in other letter case may not be
     created (rule 3), or None: on a case-insensitive disk (macOS, Windows) `Raw/x.md` lands in
     raw/, and `daily notes/x.md` in the journal folder, past the rules that guard them."""
@@ -436,9 +502,9 @@ def _case_twin(here: layout.Layout, path: str, folders_lower: Mapping[str, set[s
     parts = path.split("/")[:-1]
     for i in range(1, len(parts) + 1):
         folder = "/".join(parts[:i])
-        names = folders_lower.get(folder.lower(), set())
-        if names and folder not in names:
-            twins.append(min(names) + "/")
+        spelt = names.folder_spellings(folder)
+        if spelt and folder not in spelt:
+            twins.append(min(spelt) + "/")
     if not twins:
         return None
     return f"its name differs only in letter case from {twins[0]}, the same name on a case-insensitive disk (macOS, Windows)"

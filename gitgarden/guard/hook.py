@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from gitgarden.errors import GitError, GitgardenError
 from gitgarden.repo import commits, gitrepo
-from gitgarden.wiki.tree import Entry, Overlay, Tree, text_of
+from gitgarden.wiki.tree import Tree, text_of
 
 if TYPE_CHECKING:  # a person's commit never needs the guard: the hook stays quick for them
     from gitgarden.guard.rules import Verdict
@@ -417,13 +417,12 @@ def staged_trees(root: Path, env: Mapping[str, str]) -> tuple[Tree, Tree]:
     """(HEAD's files, the files the commit will hold): the index git names in GIT_INDEX_FILE
     (for `commit -a` or `commit <paths>` a temporary one) or the repository's own index.
 
-    HEAD is the empty tree before the first commit. The index is only read, never locked.
+    Only what the commit changes is read, whatever the wiki's size (`guard.staged`). HEAD is
+    the empty tree before the first commit. The index is only read, never locked.
     """
-    index_file = env.get("GIT_INDEX_FILE") or None
-    if index_file and not os.path.isabs(index_file):
-        index_file = os.path.abspath(index_file)  # git names it relative to the hook's folder
-    base: dict[str, Entry] = gitrepo.tree_at(root, "HEAD") if gitrepo.head(root) else {}
-    return base, Overlay(base, gitrepo.staged_changes(root, index_file))
+    from gitgarden.guard import staged  # reads only what the commit changes (and what a rule asks)
+
+    return staged.staged_trees(root, env)
 
 
 # --- what the person reads ------------------------------------------------------------

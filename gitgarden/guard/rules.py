@@ -2,7 +2,8 @@
 
 `check(base, proposed, ctx)` is a pure function: no I/O, no following of
 symlinks (a tree is data), nothing but the changed paths is read, except the
-list of page names (and, lazily, aliases) that link resolution needs. In a pass
+list of page names (and, lazily, aliases) that link resolution needs — asked
+of `Diff.names`, which a tree read from git answers without listing it whole. In a pass
 the gardener hands a `PassContext`; outside a pass (`gitgarden guard`, the
 pre-commit hook) `ctx` is None and the checks that need the pass's evidence are
 named by `skipped_checks(None)` instead of being guessed at.

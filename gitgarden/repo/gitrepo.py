@@ -42,6 +42,8 @@ __all__ = [
     "staged_changes",
     "unreadable_filters",
     "run_bounded",
+    "staged_paths",
+    "read_blobs",
 ]
 
 _DETAIL_CAP = 600  # characters of a refusing hook's words kept in the one-line error
@@ -303,19 +305,28 @@ def dirty_paths(root: Path, paths: Iterable[str]) -> set[str]:
     return dirty
 
 
-def _read_blobs(root: Path, ids: list[str]) -> list[bytes]:
-    if not ids:
+def read_blobs(root: Path, names: Sequence[str], env: Mapping[str, str] | None = None) -> list[bytes]:
+    """The contents of `names` (object ids, or `rev:path` / `:path` for the index `env` names) in
+    one `git cat-file --batch`; b"" for a name git cannot find. A name holds no newline."""
+    if not names:
         return []
-    out = git(root, "cat-file", "--batch", input=("\n".join(ids) + "\n").encode())
+    out = git(root, "cat-file", "--batch", input=("\n".join(names) + "\n").encode("utf-8", "surrogateescape"), env=env)
     blobs: list[bytes] = []
     pos = 0
-    for _ in ids:
+    for _ in names:
         nl = out.index(b"\n", pos)
         header = out[pos:nl].split()
+        if len(header) != 3 or not header[2].isdigit():  # "<name> missing" (or ambiguous)
+            blobs.append(b"")
+            pos = nl + 1
+            continue
         size = int(header[2])
         blobs.append(out[nl + 1 : nl + 1 + size])
         pos = nl + 1 + size + 1
     return blobs
+
+
+_read_blobs = read_blobs
 
 
 def tree_at(root: Path, rev: str, prefixes: Sequence[str] = ()) -> dict[str, Entry]:
@@ -473,6 +484,41 @@ def wait_for_index(gdir: Path, seconds: float = _LOCK_WAIT) -> None:
         if time.monotonic() > deadline:
             raise GitError(index_lock_error(lock))
         time.sleep(0.05)
+
+
+def staged_paths(
+    root: Path, index_file: str | None, *, has_head: bool
+) -> list[tuple[str, tuple[str, str] | None, tuple[str, str] | None]]:
+    """What the index changes against HEAD, without reading a file: (path, (mode, blob id) in HEAD
+    or None, (mode, blob id) in the index or None when the commit removes it), sorted.
+
+    `index_file` as for `staged_changes`. Before the first commit every entry is new. A
+    submodule's entry has mode 160000 (its id names a commit, never read here); unmerged paths
+    (git refuses the commit itself) are left out.
+    """
+    env = {"GIT_INDEX_FILE": index_file} if index_file else None
+    out: list[tuple[str, tuple[str, str] | None, tuple[str, str] | None]] = []
+    if has_head:
+        # --relative: a project below the top of its repository sees its own paths only.
+        raw = git(root, "diff-index", "--cached", "-z", "--no-renames", "--relative", "HEAD", env=env)
+        fields = raw.split(b"\0")
+        for meta, name in zip(fields[0:-1:2], fields[1::2], strict=True):
+            old_mode, mode, old_id, oid, status = meta.decode().lstrip(":").split()
+            if status == "U":
+                continue
+            path = name.decode("utf-8", "surrogateescape")
+            old = (old_mode, old_id) if status != "A" and old_mode != "000000" else None
+            new = (mode, oid) if status != "D" and mode != "000000" else None
+            if old or new:
+                out.append((path, old, new))
+    else:
+        for rec in git(root, "ls-files", "-s", "-z", env=env).split(b"\0"):
+            if rec:
+                meta, name = rec.split(b"\t", 1)
+                mode, oid, stage = meta.decode().split()
+                if stage == "0":
+                    out.append((name.decode("utf-8", "surrogateescape"), None, (mode, oid)))
+    return sorted(out)
 
 
 def staged_changes(root: Path, index_file: str | None) -> dict[str, Entry | None]:

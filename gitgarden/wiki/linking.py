@@ -25,7 +25,9 @@ __all__ = [
     "find_md_links",
     "md_destination",
     "folder_of",
+    "md_candidates",
     "LinkIndex",
+    "resolve_key",
     "wrap_first_mention",
     "heading_anchors",
     "anchor_key",
@@ -224,6 +226,12 @@ def folder_of(name: str) -> str:
     return name.rpartition("/")[0]
 
 
+def md_candidates(path: str, folder: str) -> list[str]:
+    """The vault paths (lower case) a Markdown link's path may name from a note in `folder`, in
+    Obsidian's order: relative to the folder, then from the vault's top (none outside the vault)."""
+    return _md_candidates(path, folder)
+
+
 def _md_candidates(path: str, folder: str) -> list[str]:
     """The vault paths (lower case) a Markdown link's path may name, in Obsidian's order: relative
     to the linking note's folder, then from the vault's top. None that leaves the vault."""
@@ -285,7 +293,7 @@ class LinkIndex:
 
     def resolve(self, target: str) -> str | None:
         """The page a link target names, or None when it names none."""
-        key = target.strip().removesuffix(".md").lower()
+        key = resolve_key(target)
         if "/" in key:
             return self._full.get(key)
         return self._base.get(key) or self._full.get(key)
@@ -314,6 +322,11 @@ class LinkIndex:
             if cand in self._files:
                 return self._files[cand]
         return None if "/" in path.strip("/") else self._files.get(path.strip("/").lower())
+
+
+def resolve_key(target: str) -> str:
+    """A link target as names are looked up: stripped, without `.md`, in lower case."""
+    return target.strip().removesuffix(".md").lower()
 
 
 def _word_at(text: str, start: int, end: int) -> bool:
