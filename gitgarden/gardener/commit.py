@@ -15,7 +15,7 @@ from gitgarden.errors import GitError, GitgardenError
 from gitgarden.gardener.outcome import PassResult
 from gitgarden.gardener.steps import Step
 from gitgarden.history import records
-from gitgarden.repo import commits, gitrepo, recovery, sync
+from gitgarden.repo import commits, gitrepo, recovery, sync, worktree
 from gitgarden.wiki import journal, layout, tidy
 from gitgarden.wiki.tree import Tree
 
@@ -34,18 +34,21 @@ __all__ = [
 
 
 def snapshot(run: Pass) -> None:
-    """Tag the whole workspace as `pre_gardener/<pass-id>` (DESIGN §2.2); when that fails the pass
-    goes on and its record says so."""
-    result, settings = run.result, run.settings
+    """Snapshot the whole workspace (DESIGN §2.2) as a commit the pass tags `pre_gardener/<pass-id>`
+    when its commit lands (in the same ref update); when that fails the pass goes on and its record
+    says so."""
+    result, settings, root = run.result, run.settings, run.project.root
     run.on_step(Step("snapshot"))
     try:
-        result.snapshot = f"pre_gardener/{result.pass_id}"
-        commits.snapshot(
-            run.project.root,
-            result.snapshot,
+        found = worktree.head_from_files(root)
+        parent = found[1] if found is not None else gitrepo.head(root)
+        run.snapshot_commit = commits.snapshot(
+            root,
             message=f"gitgarden snapshot before pass {result.pass_id}",
             ident=(settings.author_name, settings.author_email),
+            parent=parent,
         )
+        result.snapshot = f"pre_gardener/{result.pass_id}"
     except GitgardenError as exc:
         result.snapshot, result.snapshot_error = "", str(exc)
         run.on_progress(f"snapshot failed ({exc}); the pass goes on")
@@ -55,7 +58,9 @@ def commit_offered(run: Pass, work: Work) -> None:
     """Commit the day files of the offered lines as the person's before the model sees them
     (DESIGN §2.3), so the pass commit's `source:` always points at committed lines."""
     result = run.result
-    result.journal_commit = commit_journal(run.project.root, work.offered_lines(), result.pass_id, work.base)
+    result.journal_commit = commit_journal(
+        run.project.root, work.offered_lines(), result.pass_id, work.base, status=run.status(), index=run.commit_index()
+    )
 
 
 def commit(run: Pass, work: Work, writes: dict[str, bytes]) -> None:
@@ -68,8 +73,12 @@ def commit(run: Pass, work: Work, writes: dict[str, bytes]) -> None:
     run.on_step(Step("committing"))
     base = work.base
     read_before = {p: base[p].data if p in base else None for p in writes}  # what the pass's writes were made from
+    tag = (result.snapshot, run.snapshot_commit) if result.snapshot and run.snapshot_commit else None
     try:
-        write_and_commit(run.project, run.settings, result, writes, run.git_dir, run.now, read_before, run.step)
+        write_and_commit(
+            run.project, run.settings, result, writes, run.git_dir, run.now, read_before, run.step,
+            index=run.commit_index(), tag=tag,
+        )  # fmt: skip
     except recovery.ChangedUnderfoot as exc:  # the person wrote to a file in the moment the pass replaced it
         result.outcome, result.detail, result.marked_read = "stood_down", str(exc), 0
     except GitgardenError as exc:  # e.g. the person's pre-commit hook said no: every write was rolled back
@@ -153,13 +162,23 @@ def is_committed(root: Path, pass_id: str) -> bool:
     return pass_id in out.decode(errors="replace").split()
 
 
-def commit_journal(root: Path, offered: list[journal.JournalLine], pass_id: str, read: Tree) -> str:
+def commit_journal(
+    root: Path,
+    offered: list[journal.JournalLine],
+    pass_id: str,
+    read: Tree,
+    *,
+    status: worktree.Status | None = None,
+    index: commits.CommitIndex | None = None,
+) -> str:
     """Commit the day files of the lines read, under the person's identity, when HEAD lacks them.
 
     The commit holds the bytes the pass read (`read`, the pass's base tree),
     never a line typed since; the person's index follows only where it held
     HEAD's version. ChangedUnderfoot when those bytes no longer hold the
-    lines offered (the day file changed between two reads).
+    lines offered (the day file changed between two reads). `status`, read
+    after the journal, says which day files differ from HEAD without asking
+    git again; `index` is the pass's commit index.
     """
     days = sorted({ln.day for ln in offered})
     blobs: dict[str, bytes] = {}
@@ -172,13 +191,25 @@ def commit_journal(root: Path, offered: list[journal.JournalLine], pass_id: str,
         if any((ln.lineno, ln.key) not in there for ln in offered if ln.day == day):
             raise recovery.ChangedUnderfoot(path)
         blobs[path] = data
-    committed = gitrepo.blob_ids(root, "HEAD", sorted(blobs))
-    todo = {p: d for p, d in blobs.items() if committed.get(p) != gitrepo.blob_id(d)}
+    head = worktree.head_from_files(root)
+    if status is not None and status.head is not None and head is not None and head[1] == status.head:
+        # HEAD has not moved since the status: a day file it does not list is in HEAD as it was read
+        # (the lines offered came before the status), and a listed one names HEAD's blob.
+        todo = {
+            p: d for p, d in blobs.items()
+            if (change := status.changes.get(p)) is not None and (change.head is None or change.head[1] != gitrepo.blob_id(d))
+        }  # fmt: skip
+        known_new = True
+    else:
+        committed = gitrepo.blob_ids(root, "HEAD", sorted(blobs))
+        todo = {p: d for p, d in blobs.items() if committed.get(p) != gitrepo.blob_id(d)}
+        known_new = False
     if not todo:
         return ""  # HEAD holds these bytes already (the common case of a pass after a stood-down one)
     message = sync.journal_message(list(todo), f"before pass {pass_id} read these lines", pass_id)
     try:
-        return commits.commit_blobs(root, todo, message=message, ident=gitrepo.person_identity(root)) or ""
+        ident = gitrepo.person_identity(root)
+        return commits.commit_blobs(root, todo, message=message, ident=ident, allow_empty=known_new, index=index) or ""
     except GitError as exc:
         raise GitError(f"the journal commit did not land: {exc}") from None
 
@@ -222,13 +253,18 @@ def write_and_commit(
     now: Callable[[], datetime],
     read: Mapping[str, bytes | None] | None = None,
     step: recovery.Step = recovery.no_step,
+    *,
+    index: commits.CommitIndex | None = None,
+    tag: tuple[str, str] | None = None,
 ) -> None:
     """Write the pass's files (recorded first, for recovery) and commit exactly those bytes, or to review.
 
     `read` holds what the pass read of each path it writes (None: absent);
     a path left out is taken as it is on disk now. A file that no longer
     holds what the pass read is not written: ChangedUnderfoot, with every
-    write of the pass undone and the person's version in place.
+    write of the pass undone and the person's version in place. `index` is
+    the pass's commit index; `tag` (name, commit) its snapshot, tagged with
+    the commit.
     """
     root = project.root
     trailers = {
@@ -271,6 +307,8 @@ def write_and_commit(
 
         message = commit_message(result, trailers)
         result.commit = review.commit_to_review(root, writes, message, (settings.author_name, settings.author_email))
+        if tag is not None:
+            commits.tag_snapshot(root, *tag)
         result.hints.append(f"Review mode: committed to {review.REVIEW_BRANCH}; `gitgarden review` shows it, `gitgarden review accept` brings it in.")
         return
     for rel in sorted(writes):  # nothing is written while any file already differs from what the pass read
@@ -285,7 +323,7 @@ def write_and_commit(
         step("before_commit", "")
         message = commit_message(result, trailers)
         ident = (settings.author_name, settings.author_email)
-        result.commit = commits.commit_blobs(root, writes, message=message, ident=ident, allow_empty=True) or ""
+        result.commit = commits.commit_blobs(root, writes, message=message, ident=ident, allow_empty=True, index=index, tag=tag) or ""
         committed = True
     finally:
         if not committed:

@@ -156,7 +156,7 @@ def _run_pass(
     not_read = journal.not_read_names(project.journal)
     if not_read:
         result.hints.append(journal.not_read_warning(not_read))
-    if not settings.sign_commits and gitrepo.git(root, "config", "--bool", "commit.gpgsign", check=False).strip() == b"true":
+    if not settings.sign_commits and gitrepo.repo_settings(root).flag("commit.gpgsign"):
         result.hints.append("gitgarden's commits are not signed although commit.gpgsign is on: sign_commits = false")
     if project.turn_in_flight.exists():
         result.outcome, result.detail = "refused", "a turn is in flight (.gitgarden/turn-in-flight)"
@@ -167,20 +167,21 @@ def _run_pass(
             if killed and not dry_run and not commit.is_committed(root, killed):
                 commit.drop_snapshot(root, killed)  # its snapshot marks a pass that never committed
             facts = FactsCache(git_dir / "gitgarden" / "facts.pickle")
+            run = Pass(project, settings, model, now, result, git_dir, facts, on_progress, on_step, step)
             try:
-                _run_locked(Pass(project, settings, model, now, result, git_dir, facts, on_progress, on_step, step))
+                _run_locked(run)
             except recovery.ChangedUnderfoot as exc:  # a day file changed between two reads of it
                 result.outcome, result.detail, result.marked_read = "stood_down", str(exc), 0
             except GitError as exc:  # e.g. the journal commit: a stale index lock, the person's hook said no
                 result.outcome, result.detail, result.marked_read = "failed", str(exc), 0
             finally:
+                run.close()
                 if not dry_run:
                     facts.save()  # machine-local, in the git dir: the next pass re-reads only changed pages
                 if result.commit and not dry_run:
                     _after_commit(project, settings, git_dir)
-                if result.snapshot and not result.commit and not result.taken_back and not dry_run:
-                    # `pre_gardener/<id>` marks passes that committed: a pass without a commit has nothing to undo.
-                    commit.drop_snapshot(root, result.pass_id)
+                if not result.commit and not result.taken_back:
+                    # `pre_gardener/<id>` is made with the pass commit: a pass without one has no tag.
                     result.snapshot = ""
     except LockHeld as exc:
         # No record: the pass holding the lock is writing log/ now, and this one said so on stderr.

@@ -62,9 +62,14 @@ def _not_ignored(run: Pass, unread: list[journal.JournalLine]) -> list[journal.J
     days = {journal.day_path(ln.day) for ln in unread}
     if not days:
         return unread
+    # A day file the status lists (untracked, or changed) is not ignored; git is asked only about
+    # the others, which are tracked (read as ever) or ignored. Read after the journal: a line
+    # offered is in the day file as the status saw it.
+    listed = run.status().changes
+    unsure = sorted(d for d in days if d not in listed)
     out = gitrepo.git(
-        run.project.root, "ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--", *sorted(days), check=False
-    )
+        run.project.root, "ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--", *unsure, check=False
+    ) if unsure else b""  # fmt: skip
     ignored = {p for p in out.decode("utf-8", "surrogateescape").split("\0") if p}
     if not ignored:
         return unread
@@ -88,7 +93,7 @@ def survey(run: Pass, reading: Reading) -> Work:
     base: Tree = disk
     if settings.review:  # build on what waits for review, so the review commit stacks on it cleanly
         base = review.review_base(root, base)
-    dirty = gitrepo.dirty_paths(root, layout.current().wiki_folders())
+    dirty = run.status().dirty(layout.current().wiki_folders())
     titles = tidy.page_titles(base)
     work = Work(
         base=base,

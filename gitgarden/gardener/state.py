@@ -28,7 +28,7 @@ from gitgarden.gardener import setaside
 from gitgarden.gardener.operations import Applied
 from gitgarden.gardener.steps import Step
 from gitgarden.guard import rules as guard
-from gitgarden.repo import recovery
+from gitgarden.repo import commits, recovery, worktree
 from gitgarden.wiki import journal, layout, tidy
 from gitgarden.wiki.placement import Placement
 from gitgarden.wiki.tree import Overlay, Tree
@@ -158,9 +158,30 @@ class Pass:
     budget: Budget | None = None  # made by the ask step; what the model calls spent
     sort_batch: int = 0  # small mode: lines one sort request holds (0: model.sort's default; fitted to a slow server)
     interrupts: Interrupts = field(init=False)
+    snapshot_commit: str = ""  # the snapshot, tagged only when the pass commit lands (in the same ref update)
+    _status: worktree.Status | None = field(default=None, init=False, repr=False)
+    _commits: commits.CommitIndex | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.interrupts = Interrupts(self.project, stop_path(self.git_dir), self.result)
+
+    def status(self) -> worktree.Status:
+        """The work tree and the index against HEAD, read once (after the journal, before the wiki):
+        which of the person's files are dirty, which day files git ignores, what HEAD holds."""
+        if self._status is None:
+            self._status = worktree.read_status(self.project.root)
+        return self._status
+
+    def commit_index(self) -> commits.CommitIndex:
+        """The temporary index the pass's journal and pass commits are built in, one for both."""
+        if self._commits is None:
+            self._commits = commits.CommitIndex(self.project.root, self._status)
+        return self._commits
+
+    def close(self) -> None:
+        """Remove what the pass kept in the git dir while it ran (its commit index)."""
+        if self._commits is not None:
+            self._commits.close()
 
     @property
     def jobs(self) -> list[str]:

@@ -10,7 +10,7 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
-from gitgarden.repo import commits, gitrepo, recovery
+from gitgarden.repo import commits, gitrepo, recovery, worktree
 from gitgarden.wiki import journal
 from gitgarden.wiki.layout import LOG_DIR
 
@@ -35,6 +35,8 @@ ZERO_OID = "0" * 40
 
 def review_tip(root: Path) -> str | None:
     """The commit `gitgarden/review` points at, or None when the branch does not exist."""
+    if worktree.ref_from_files(root, REVIEW_REF) is None:
+        return None  # the files say so (every pass asks, and the branch rarely exists): no git process
     out = gitrepo.git(root, "rev-parse", "--verify", "--quiet", f"{REVIEW_REF}^{{commit}}", check=False)
     return out.decode().strip() or None
 

@@ -1,6 +1,11 @@
-"""The commits gitgarden makes: the snapshot tag before a pass, commits built from exact bytes
-(never from whatever the work tree holds) with the person's hooks run on them, the person's
-index brought along afterwards, and commits built in a temporary index (review, replays).
+"""The commits gitgarden makes: the snapshot before a pass, commits built from exact bytes (never
+from whatever the work tree holds) with the person's hooks run on them, the person's index
+brought along afterwards, and commits built in a temporary index (review, replays).
+
+A pass makes its journal commit and its pass commit in one temporary index (`CommitIndex`),
+seeded once; the files of each commit go in with one `git update-index`, and the pass commit's
+branch and its snapshot tag move in one `git update-ref --stdin`: a pass starts about fifteen
+git processes, whatever the wiki's size.
 """
 
 from __future__ import annotations
@@ -8,15 +13,17 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shutil
+import stat
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 from gitgarden.errors import GitError
-from gitgarden.repo import gitrepo
+from gitgarden.repo import gitrepo, worktree
 
 __all__ = [
-    "OWN_COMMIT", "own_commit", "is_own_commit", "commit_paths", "snapshot", "commit_blobs", "sync_index", "finish_sync",
-    "build_commit",
+    "OWN_COMMIT", "own_commit", "is_own_commit", "commit_paths", "snapshot", "tag_snapshot", "CommitIndex", "commit_blobs",
+    "sync_index", "finish_sync", "build_commit",
 ]  # fmt: skip
 
 _SYNC_RECORD = "index-sync.json"
@@ -84,12 +91,14 @@ def commit_paths(
     return True
 
 
-def snapshot(root: Path, tag: str, *, message: str, ident: tuple[str, str]) -> str:
-    """Tag the whole workspace (committed, staged, untracked, not ignored) as `tag`.
+def snapshot(root: Path, *, message: str, ident: tuple[str, str], parent: str | None) -> str:
+    """A commit of the whole workspace (committed, staged, untracked, not ignored) on `parent`.
 
     Built in a temporary index that starts as a copy of the person's, so their
     index and work tree are never touched (and git reuses its stat cache).
-    Returns the snapshot commit id.
+    Returns the snapshot commit id; no ref names it until `commit_blobs` (or
+    `tag_snapshot`) tags it with the pass commit: a pass that commits nothing
+    leaves no tag behind.
     """
     gdir = gitrepo.git_dir(root)
     tmp_index = gdir / "gitgarden-snapshot.index"
@@ -105,15 +114,143 @@ def snapshot(root: Path, tag: str, *, message: str, ident: tuple[str, str]) -> s
     finally:
         if tmp_index.exists():
             tmp_index.unlink()
-    parent = gitrepo.head(root)
     args = ["commit-tree", "--no-gpg-sign", tree_id, "-m", message]
     if parent:
         args += ["-p", parent]
-    commit = gitrepo.git(root, *args, env=gitrepo.ident_env(*ident)).decode().strip()
-    # A lightweight tag, whatever the person's tag.gpgSign / tag.forceSignAnnotated say: a signed
-    # or annotated tag wants a message, and git would open an editor for it.
-    gitrepo.git(root, "-c", "tag.gpgSign=false", "-c", "tag.forceSignAnnotated=false", "tag", "--no-sign", tag, commit)
-    return commit
+    return gitrepo.git(root, *args, env=gitrepo.ident_env(*ident)).decode().strip()
+
+
+def tag_snapshot(root: Path, tag: str, commit: str) -> None:
+    """Tag a snapshot commit as `tag` (a lightweight tag, never signed: it needs no message)."""
+    gitrepo.git(root, "update-ref", f"refs/tags/{tag}", commit, "0" * len(commit))
+
+
+class CommitIndex:
+    """The temporary index a pass builds its commits in (never the person's index).
+
+    Seeded once, on the commit HEAD names: a copy of the person's index when a
+    status read just before showed it holding exactly HEAD (its stat cache warm,
+    no `read-tree` of every file), else HEAD read into it. The journal commit
+    and the pass commit then each add their own files on top; a HEAD that moved
+    in between (the person committed while the model thought) is read in again.
+    """
+
+    def __init__(self, root: Path, status: worktree.Status | None = None) -> None:
+        self.root = root
+        self.status = status
+        self.path = gitrepo.git_dir(root) / "gitgarden" / "commit.index"
+        self.seeded = False
+        self.base: str | None = None  # the commit the index holds, once seeded
+
+    @property
+    def env(self) -> dict[str, str]:
+        return {"GIT_INDEX_FILE": str(self.path)}
+
+    def seed(self, head: str | None) -> None:
+        """Make the index hold `head`'s files (nothing before the first commit)."""
+        if self.seeded and self.base == head:
+            return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.path.unlink(missing_ok=True)
+        self.seeded, self.base = True, head
+        if head is not None and self._copy_of_persons(head):
+            return
+        gitrepo.git(self.root, "read-tree", head or "--empty", env=self.env)
+
+    def _copy_of_persons(self, head: str) -> bool:
+        """Copy the person's index when it is known to hold exactly `head`: nothing staged as the status
+        saw it, and the very same file still (git replaces an index by renaming a new one over it)."""
+        status = self.status
+        if status is None or not status.index_is_head or status.head != head or status.index_before is None:
+            return False
+        settings = gitrepo.repo_settings(self.root)
+        if settings.flag("core.sparsecheckout") or settings.flag("core.splitindex") or settings.flag("index.sparse"):
+            return False  # entries that are not plain files of HEAD
+        source = gitrepo.git_dir(self.root) / "index"
+        if worktree.index_identity(self.root) != status.index_before:
+            return False
+        shutil.copyfile(source, self.path)
+        if worktree.index_identity(self.root) != status.index_before:  # replaced while it was copied
+            self.path.unlink(missing_ok=True)
+            return False
+        return True
+
+    def close(self) -> None:
+        """Remove the temporary index (the next pass seeds its own)."""
+        self.path.unlink(missing_ok=True)
+        self.seeded = False
+
+
+def _signature(path: Path) -> tuple[int, ...] | None:
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return None
+    return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_mode)
+
+
+def _holding(path: Path, data: bytes) -> tuple[int, ...] | None:
+    """The file's stat signature when it is a regular file holding exactly `data` (read without
+    following a symlink, unchanged while it was read), else None."""
+    before = _signature(path)
+    if before is None or not stat.S_ISREG(before[4]) or before[1] != len(data):
+        return None
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0))
+        with open(fd, "rb") as fh:
+            got = fh.read()
+    except OSError:
+        return None
+    return before if got == data and _signature(path) == before else None
+
+
+def _add_blobs(root: Path, index: CommitIndex, blobs: Mapping[str, bytes | None]) -> None:
+    """Put exactly `blobs` into the commit index (None removes a path), each path's clean filters
+    applied as `git add` would (autocrlf, attributes).
+
+    Where the work tree holds exactly a path's bytes (the pass has just written them; a day file
+    as it was read), one `git update-index --add` hashes them all from there; a file that changes
+    meanwhile, or never held them, is hashed from the bytes themselves (`hash-object --path`).
+    """
+    env = index.env
+    held: dict[str, tuple[int, ...]] = {}
+    rest: dict[str, bytes | None] = {}
+    for path, data in sorted(blobs.items()):
+        sig = _holding(root / path, data) if data is not None else None
+        if sig is None:
+            rest[path] = data
+        else:
+            held[path] = sig
+    if held:
+        listed = "".join(f"{p}\0" for p in held).encode("utf-8", "surrogateescape")
+        gitrepo.git(root, "update-index", "--add", "-z", "--stdin", input=listed, env=env)
+        # A file the person wrote in that moment was hashed as they left it: hash the pass's own bytes instead.
+        rest.update({p: blobs[p] for p, sig in held.items() if _signature(root / p) != sig})
+    if not rest:
+        return
+    known = gitrepo.entries(root, ["ls-files", "-s", "-z", "--", *rest], env=env)
+    prefix = gitrepo.show_prefix(root)  # --index-info takes paths from the top of the repository
+    records = []
+    for path, data in sorted(rest.items()):
+        raw_path = (prefix + path).encode("utf-8", "surrogateescape")
+        if data is None:
+            records.append(b"0 " + b"0" * 40 + b"\t" + raw_path + b"\0")
+            continue
+        # --path: the path's clean filters apply (autocrlf, attributes), as `git add` would.
+        oid = gitrepo.git(root, "hash-object", "-w", "--stdin", f"--path={path}", input=data).decode().strip()
+        mode = known.get(path, ("100644", ""))[0]
+        mode = mode if mode in ("100644", "100755") else "100644"
+        records.append(f"{mode} {oid}\t".encode() + raw_path + b"\0")
+    gitrepo.git(root, "update-index", "-z", "--index-info", input=b"".join(records), env=env)
+
+
+def _head(root: Path, need_tree: bool) -> tuple[str, str | None, str | None]:
+    """(the ref HEAD names, its commit, its tree): from the repository's files when they can say and
+    the tree is not needed, else from git."""
+    found = None if need_tree else worktree.head_from_files(root)
+    if found is None:
+        return gitrepo.head_ref(root)
+    return found[0], found[1], None
 
 
 def commit_blobs(
@@ -123,51 +260,51 @@ def commit_blobs(
     message: str,
     ident: tuple[str, str],
     allow_empty: bool = False,
+    index: CommitIndex | None = None,
+    tag: tuple[str, str] | None = None,
 ) -> str | None:
     """Commit exactly `blobs` (None: the path is removed) on top of HEAD, the rest of HEAD's tree as it is.
 
-    The work tree is never read and the person's index is not the commit's:
-    the commit is built in a temporary index, the person's pre-commit and
+    The work tree is never committed as such and the person's index is not the
+    commit's: the commit is built in a temporary index (`index`, which a pass
+    shares between its journal and pass commits), the person's pre-commit and
     commit-msg hooks judge it there (GIT_INDEX_FILE), and the branch moves
     only if it still points where it did (a commit made meanwhile is never
-    overwritten). Afterwards the person's index takes the new versions of
-    exactly the paths where it held the old HEAD's (see `sync_index`).
-    Returns the new commit, or None when HEAD already holds these bytes.
+    overwritten) — with `tag` (name, commit), a tag made in the same update.
+    Afterwards the person's index takes the new versions of exactly the paths
+    where it held the old HEAD's (see `sync_index`). Returns the new commit, or
+    None when HEAD already holds these bytes (only asked when not `allow_empty`).
     """
     # Marked as gitgarden's own: the guard's hooks (`gitgarden hook install`) let it through.
-    with own_commit(root) as own:
-        return _commit_blobs(root, blobs, message, ident, allow_empty, own)
+    with own_commit(root) as own_env:
+        return _commit_blobs(root, blobs, message, ident, allow_empty, own_env, index, tag)
 
 
 def _commit_blobs(
-    root: Path, blobs: Mapping[str, bytes | None], message: str, ident: tuple[str, str], allow_empty: bool, own: dict[str, str]
+    root: Path,
+    blobs: Mapping[str, bytes | None],
+    message: str,
+    ident: tuple[str, str],
+    allow_empty: bool,
+    own_env: dict[str, str],
+    index: CommitIndex | None,
+    tag: tuple[str, str] | None,
 ) -> str | None:
     gdir = gitrepo.git_dir(root)
     gitrepo.wait_for_index(gdir)  # a commit whose index cannot follow would leave a staged revert behind
-    ref, old, old_tree = gitrepo.head_ref(root)
+    ref, old, old_tree = _head(root, need_tree=not allow_empty)
     work = gdir / "gitgarden"
     work.mkdir(parents=True, exist_ok=True)
-    tmp = work / "commit.index"
-    env = {**gitrepo.ident_env(*ident), **own, "GIT_INDEX_FILE": str(tmp), "GIT_EDITOR": ":"}
+    own = index is None
+    commit_index = index or CommitIndex(root)
+    env = {**gitrepo.ident_env(*ident), **own_env, **commit_index.env, "GIT_EDITOR": ":"}
     try:
-        tmp.unlink(missing_ok=True)
-        gitrepo.git(root, "read-tree", *([old] if old else ["--empty"]), env=env)
-        known = gitrepo.entries(root, ["ls-files", "-s", "-z", "--", *blobs], env=env)
-        prefix = gitrepo.show_prefix(root)  # --index-info takes paths from the top of the repository
-        records = []
-        for path, data in sorted(blobs.items()):
-            raw_path = (prefix + path).encode("utf-8", "surrogateescape")
-            if data is None:
-                records.append(b"0 " + b"0" * 40 + b"\t" + raw_path + b"\0")
-                continue
-            # --path: the path's clean filters apply (autocrlf, attributes), as `git add` would.
-            oid = gitrepo.git(root, "hash-object", "-w", "--stdin", f"--path={path}", input=data).decode().strip()
-            mode = known.get(path, ("100644", ""))[0]
-            mode = mode if mode in ("100644", "100755") else "100644"
-            records.append(f"{mode} {oid}\t".encode() + raw_path + b"\0")
-        gitrepo.git(root, "update-index", "-z", "--index-info", input=b"".join(records), env=env)
+        commit_index.seed(old)
+        commit_index.base = None  # until the commit lands, the index holds more than any commit
+        _add_blobs(root, commit_index, blobs)
         tree = gitrepo.git(root, "write-tree", env=env).decode().strip()
         if old and not allow_empty and tree == old_tree:
+            commit_index.seeded = False
             return None
         top, hooks = gitrepo.person_hooks(root)
         if "pre-commit" in hooks:
@@ -185,23 +322,33 @@ def _commit_blobs(
         sign = ["-S"] if gitrepo.wants_signing(root) else []
         new = gitrepo.git(root, "commit-tree", *sign, tree, *(["-p", old] if old else []), "-F", "-", input=message.encode(), env=gitrepo.ident_env(*ident))
         new_id = new.decode().strip()
+    except BaseException:
+        commit_index.seeded = False  # half-built: the next commit seeds it again
+        raise
     finally:
-        tmp.unlink(missing_ok=True)
+        if own:
+            commit_index.close()
     paths = sorted(blobs)
     record = work / _SYNC_RECORD
     record.write_text(json.dumps({"ref": ref, "old": old, "new": new_id, "paths": paths}))
     subject = message.splitlines()[0] if message else ""
+    updates = [f"update {ref} {new_id} {old or '0' * len(new_id)}"]
+    if tag is not None:
+        updates.append(f"create refs/tags/{tag[0]} {tag[1]}")
     try:
         reflog = f"commit{'' if old else ' (initial)'}: {subject}"
-        gitrepo.git(root, "update-ref", "-m", reflog, ref, new_id, old or "", env=gitrepo.ident_env(*ident))
+        stdin = ("\n".join(updates) + "\n").encode()
+        gitrepo.git(root, "update-ref", "-m", reflog, "--stdin", input=stdin, env=gitrepo.ident_env(*ident))
     except GitError:
         record.unlink(missing_ok=True)
+        commit_index.seeded = False
         moved = gitrepo.head(root)
         raise GitError(f"HEAD moved while the commit was built (now {moved[:10] if moved else 'unborn'}): nothing was committed") from None
+    commit_index.base = new_id  # the index now holds exactly the new commit: the next one builds on it
     if sync_index(root, old, new_id, paths):
         record.unlink(missing_ok=True)
     with contextlib.suppress(GitError):  # git ignores post-commit's exit status too
-        gitrepo.run_hook(top, hooks, "post-commit", [], {**gitrepo.ident_env(*ident), **own})
+        gitrepo.run_hook(top, hooks, "post-commit", [], {**gitrepo.ident_env(*ident), **own_env})
     return new_id
 
 

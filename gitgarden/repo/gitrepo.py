@@ -14,13 +14,16 @@ import os
 import signal
 import subprocess
 import time
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, TypeVar, cast
 
 from gitgarden.errors import GitError
 from gitgarden.wiki.tree import Entry
+
+T = TypeVar("T")
 
 __all__ = [
     "git",
@@ -39,6 +42,8 @@ __all__ = [
     "tree_at",
     "worktree_tree",
     "ident_env",
+    "RepoSettings",
+    "repo_settings",
     "staged_changes",
     "unreadable_filters",
     "run_bounded",
@@ -97,16 +102,87 @@ class GitPolicy:
 # each of the dozens of git calls a pass makes through several modules; outside one, the default.
 _DEFAULT_POLICY = GitPolicy()
 _POLICY: ContextVar[GitPolicy | None] = ContextVar("gitgarden_git_policy", default=None)
+# What git said of a repository's settings inside the block (its config and identity, where its
+# hooks live): a pass makes two commits and asks once, not once a commit.
+_MEMO: ContextVar[dict[tuple[str, str], Any] | None] = ContextVar("gitgarden_git_memo", default=None)
 
 
 @contextlib.contextmanager
 def git_policy(policy: GitPolicy) -> Iterator[GitPolicy]:
-    """Run every git command inside the block under `policy`."""
+    """Run every git command inside the block under `policy`; the repository's settings are asked once."""
     token = _POLICY.set(policy)  # reset on leaving, so nested blocks and later commands see their own
+    memo = _MEMO.set({})
     try:
         yield policy
     finally:
+        _MEMO.reset(memo)
         _POLICY.reset(token)
+
+
+def _remembered(root: Path, what: str, ask: Callable[[], T]) -> T:
+    """`ask()`, once per repository and question inside a `git_policy` block (every time outside one)."""
+    memo = _MEMO.get()
+    if memo is None:
+        return ask()
+    key = (str(root), what)
+    if key not in memo:
+        memo[key] = ask()
+    return cast(T, memo[key])
+
+
+_TRUE = frozenset({"true", "yes", "on"})
+_FALSE = frozenset({"false", "no", "off", ""})
+
+
+@dataclass(frozen=True)
+class RepoSettings:
+    """The repository's config as git resolves it (every file, includes, `-c`) and the author git would
+    name, from one `git var -l`."""
+
+    config: Mapping[str, tuple[str | None, ...]]  # key (section and name in lower case) -> its values, in order
+    author: str  # `Name <email>` (GIT_AUTHOR_IDENT without its date), "" when git has none
+
+    def value(self, key: str) -> str | None:
+        """The last value of `key`, or None when it is not set (or set without a value)."""
+        values = self.config.get(key.lower())
+        return values[-1] if values else None
+
+    def flag(self, key: str) -> bool:
+        """`key` read as git reads a boolean (unset: False; set without a value: True)."""
+        values = self.config.get(key.lower())
+        if not values:
+            return False
+        last = values[-1]
+        if last is None:
+            return True
+        low = last.strip().lower()
+        if low in _TRUE:
+            return True
+        if low in _FALSE:
+            return False
+        try:
+            return int(low, 0) != 0
+        except ValueError:
+            return False
+
+
+def repo_settings(root: Path) -> RepoSettings:
+    """The repository's config and author identity (asked once inside a `git_policy` block)."""
+
+    def ask() -> RepoSettings:
+        out = git(root, "var", "-l", check=False).decode("utf-8", "replace")
+        config: dict[str, list[str | None]] = {}
+        author = ""
+        for line in out.split("\n"):
+            key, eq, value = line.partition("=")
+            if key == "GIT_AUTHOR_IDENT":
+                end = value.rfind(">")
+                author = value[: end + 1] if end >= 0 else value
+            elif key and not key.startswith("GIT_") and "." in key:
+                config.setdefault(key.lower(), []).append(value if eq else None)
+        return RepoSettings({k: tuple(v) for k, v in config.items()}, author)
+
+    return _remembered(root, "settings", ask)
 
 
 def _env(extra: Mapping[str, str] | None) -> dict[str, str]:
@@ -174,7 +250,7 @@ def wants_signing(root: Path) -> bool:
     policy = _POLICY.get() or _DEFAULT_POLICY
     if not policy.sign_commits:
         return False
-    return git(root, "config", "--bool", "commit.gpgsign", check=False).strip() == b"true"
+    return repo_settings(root).flag("commit.gpgsign")
 
 
 def clean_env() -> dict[str, str]:
@@ -273,7 +349,7 @@ def ident_env(name: str, email: str) -> dict[str, str]:
 
 def person_identity(root: Path) -> tuple[str, str]:
     """The person's git identity; falls back to their login name when git has none."""
-    out = git(root, "var", "GIT_AUTHOR_IDENT", check=False).decode().strip()
+    out = repo_settings(root).author.strip()
     if "<" in out and ">" in out:
         name = out[: out.index("<")].strip()
         email = out[out.index("<") + 1 : out.index(">")]
@@ -392,16 +468,24 @@ _HOOKS = ("pre-commit", "prepare-commit-msg", "commit-msg", "post-commit")
 
 def person_hooks(root: Path) -> tuple[str, dict[str, Path]]:
     """The top of the work tree and the person's commit hooks that exist and may run (core.hooksPath respected)."""
-    args = ["rev-parse", "--show-toplevel"]
-    for name in _HOOKS:
-        args += ["--git-path", f"hooks/{name}"]
-    top, *paths = git(root, *args).decode().splitlines()
+
+    def ask() -> tuple[str, list[Path]]:
+        dot = root / ".git"
+        if dot.is_dir() and repo_settings(root).value("core.hookspath") is None:
+            # The common layout, answered without a git process: the top is `root`, the hooks `.git/hooks`.
+            return str(root), [dot / "hooks" / name for name in _HOOKS]
+        args = ["rev-parse", "--show-toplevel"]
+        for name in _HOOKS:
+            args += ["--git-path", f"hooks/{name}"]
+        top, *paths = git(root, *args).decode().splitlines()
+        return top or str(root), [Path(rel) if os.path.isabs(rel) else root / rel for rel in paths]
+
+    top, paths = _remembered(root, "hooks", ask)
     found = {}
-    for name, rel in zip(_HOOKS, paths, strict=True):
-        path = Path(rel) if os.path.isabs(rel) else root / rel
-        if path.is_file() and os.access(path, os.X_OK):
+    for name, path in zip(_HOOKS, paths, strict=True):
+        if path.is_file() and os.access(path, os.X_OK):  # looked at every time: a hook may come or go
             found[name] = path
-    return top or str(root), found
+    return top, found
 
 
 def run_hook(top: str, hooks: Mapping[str, Path], name: str, args: Sequence[str], env: Mapping[str, str]) -> None:
@@ -444,7 +528,9 @@ def entries(root: Path, args: Sequence[str], env: Mapping[str, str] | None = Non
 
 def show_prefix(root: Path) -> str:
     """`root`'s path below the top of its repository ('' at the top, else ending in '/')."""
-    return git(root, "rev-parse", "--show-prefix").decode().strip()
+    if (root / ".git").exists():
+        return ""  # `root` is the top of a work tree (its own repository, or a linked worktree)
+    return _remembered(root, "prefix", lambda: git(root, "rev-parse", "--show-prefix").decode().strip())
 
 
 def head_ref(root: Path) -> tuple[str, str | None, str | None]:
