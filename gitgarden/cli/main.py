@@ -294,15 +294,21 @@ def health(app: App, as_json: bool) -> None:
     """Deterministic health figures: orphans, broken links, duplicates, oversized pages, the map."""
     from gitgarden.gardener import setaside
     from gitgarden.project import DiskTree
+    from gitgarden.repo import wikisync
     from gitgarden.wiki import journal
-    from gitgarden.wiki.health import measure
 
     project = app.project()
     not_read = journal.not_read_names(project.journal)
     if not_read:
         err(f"warning: {journal.not_read_warning(not_read)}")
     offerable, aside = setaside.on_disk(project.root)
-    figures = measure(DiskTree(project.root, project.layout.wiki_folders()), unread_lines=len(offerable), today=app.now().date())
+    # Read off the wiki graph in the git dir: only the files git says changed are read again.
+    figures = wikisync.health(
+        project.root,
+        lambda: DiskTree(project.root, project.layout.wiki_folders()),
+        unread_lines=len(offerable),
+        today=app.now().date(),
+    )
     headings = journal.journal_headings(project.journal, project.layout.journal_from)
     if as_json:
         out_json({**figures.to_json(), "set_aside": [setaside.summary(e) for _, e in aside], "journal_headings": headings})

@@ -81,8 +81,18 @@ def commit(run: Pass, work: Work, writes: dict[str, bytes]) -> None:
         )  # fmt: skip
     except recovery.ChangedUnderfoot as exc:  # the person wrote to a file in the moment the pass replaced it
         result.outcome, result.detail, result.marked_read = "stood_down", str(exc), 0
+        return
     except GitgardenError as exc:  # e.g. the person's pre-commit hook said no: every write was rolled back
         result.outcome, result.detail, result.marked_read = "failed", f"the pass commit did not land: {exc}", 0
+        return
+    made, head = run.commit_index().made, run.status().head
+    # The wiki graph follows the pass's own commits when nobody else's came in between (the journal
+    # commit changes no page): the next pass need not ask git what changed.
+    chained = bool(made) and all(parent == (head if i == 0 else made[i - 1][1]) for i, (parent, _) in enumerate(made))
+    if result.commit and not run.settings.review and chained and made[-1][1] == result.commit:
+        from gitgarden.repo import wikisync
+
+        wikisync.record_commit(run.project.root, layout.current(), head, result.commit, writes)
 
 
 def roll_back(root: Path, git_dir: Path, is_committed: Callable[[str], bool]) -> recovery.Recovery | None:

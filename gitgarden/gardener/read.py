@@ -62,15 +62,10 @@ def _not_ignored(run: Pass, unread: list[journal.JournalLine]) -> list[journal.J
     days = {journal.day_path(ln.day) for ln in unread}
     if not days:
         return unread
-    # A day file the status lists (untracked, or changed) is not ignored; git is asked only about
-    # the others, which are tracked (read as ever) or ignored. Read after the journal: a line
-    # offered is in the day file as the status saw it.
-    listed = run.status().changes
-    unsure = sorted(d for d in days if d not in listed)
-    out = gitrepo.git(
-        run.project.root, "ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--", *unsure, check=False
-    ) if unsure else b""  # fmt: skip
-    ignored = {p for p in out.decode("utf-8", "surrogateescape").split("\0") if p}
+    # The status (read after the journal: a line offered is in the day file as it saw it) lists
+    # what git ignores; a tracked day file is never ignored.
+    status = run.status()
+    ignored = {d for d in days if status.is_ignored(d)}
     if not ignored:
         return unread
     kept = [ln for ln in unread if journal.day_path(ln.day) not in ignored]

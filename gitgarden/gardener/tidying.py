@@ -12,7 +12,8 @@ from gitgarden.gardener.operations import Applied
 from gitgarden.gardener.state import Pass, Reading, Work
 from gitgarden.model.operations import Op
 from gitgarden.wiki import hubs, pages, tidy
-from gitgarden.wiki.tree import Tree, changed_paths, file, text_of
+from gitgarden.wiki.health import Health
+from gitgarden.wiki.tree import Entry, Overlay, Tree, changed_paths, file, text_of
 
 __all__ = ["tidy_pages", "map_last", "health", "nothing_new", "heading_split", "split_pushed_over"]
 
@@ -82,9 +83,7 @@ def nothing_new(run: Pass, reading: Reading, work: Work) -> None:
     result = run.result
     result.outcome = "nothing_new"
     if "health" in run.jobs and not result.all_jobs:  # `run --job health`: the figures, though nothing is written
-        from gitgarden.wiki.health import measure
-
-        now_figures = measure(work.base, unread_lines=_unread_count(run, len(reading.offered))).summary()
+        now_figures = _measure(run, work.base, _unread_count(run, len(reading.offered))).summary()
         result.health_before, result.health_after = now_figures, now_figures
         result.job_figures["health"] = now_figures
 
@@ -93,13 +92,25 @@ def health(run: Pass, work: Work) -> None:
     """The health figures before and after the pass (the health job)."""
     if "health" not in run.jobs:
         return
-    from gitgarden.wiki.health import measure
-
     result = run.result
     unread_before = _unread_count(run, len(work.offered))
-    result.health_before = measure(work.base, unread_lines=unread_before).summary()
-    result.health_after = measure(work.tree, unread_lines=unread_before - result.marked_read).summary()
+    result.health_before = _measure(run, work.base, unread_before).summary()
+    result.health_after = _measure(run, work.tree, unread_before - result.marked_read).summary()
     result.job_figures["health"] = result.health_after
+
+
+def _measure(run: Pass, tree: Tree, unread: int) -> Health:
+    """The health figures of `tree` (the work tree as the pass listed it, with the pass's writes on
+    top), read off the wiki graph: no page is read again that git does not say changed."""
+    from gitgarden.repo import wikisync
+
+    changes: dict[str, Entry | None] = {}
+    disk = tree
+    while isinstance(disk, Overlay):  # the pass's writes (and, in review mode, what waits for review)
+        changes = {**disk.changes, **changes}
+        disk = disk.base
+    listed = disk
+    return wikisync.health(run.project.root, lambda: listed, changes=changes, unread_lines=unread, status=run.status())
 
 
 def _unread_count(run: Pass, offered: int) -> int:

@@ -141,6 +141,7 @@ class CommitIndex:
         self.path = gitrepo.git_dir(root) / "gitgarden" / "commit.index"
         self.seeded = False
         self.base: str | None = None  # the commit the index holds, once seeded
+        self.made: list[tuple[str | None, str]] = []  # (parent, commit) of each commit made in it, in order
 
     @property
     def env(self) -> dict[str, str]:
@@ -345,6 +346,7 @@ def _commit_blobs(
         moved = gitrepo.head(root)
         raise GitError(f"HEAD moved while the commit was built (now {moved[:10] if moved else 'unborn'}): nothing was committed") from None
     commit_index.base = new_id  # the index now holds exactly the new commit: the next one builds on it
+    commit_index.made.append((old, new_id))
     if sync_index(root, old, new_id, paths):
         record.unlink(missing_ok=True)
     with contextlib.suppress(GitError):  # git ignores post-commit's exit status too

@@ -100,7 +100,12 @@ class Change:
     @property
     def staged(self) -> bool:
         """True when the index holds something HEAD does not for this path (intent to add included)."""
-        return self.xy[0] not in ".?" or self.xy[1] == "A"
+        return self.xy[0] not in ".?!" or self.xy[1] == "A"
+
+    @property
+    def ignored(self) -> bool:
+        """An untracked file (or folder, its path ending in `/`) that git ignores."""
+        return self.xy == "!!"
 
 
 @dataclass
@@ -120,26 +125,29 @@ class Status:
 
     def dirty(self, folders: list[str]) -> set[str]:
         """The paths under `folders` (`.` is the whole project) that differ from HEAD in the index or the
-        work tree, untracked files included (what `gitrepo.dirty_paths` says)."""
+        work tree, untracked files included, ignored ones not (what `gitrepo.dirty_paths` says)."""
+        paths = {p for p, c in self.changes.items() if not c.ignored}
         if "." in folders:
-            return set(self.changes)
+            return paths
         prefixes = tuple(f.rstrip("/") + "/" for f in folders)
-        return {p for p in self.changes if p.startswith(prefixes) or p in folders}
+        return {p for p in paths if p.startswith(prefixes) or p in folders}
 
-    def untracked(self, path: str) -> bool:
-        change = self.changes.get(path)
-        return change is not None and change.xy == "??"
+    def is_ignored(self, path: str) -> bool:
+        """True when git ignores `path` (untracked), itself or a folder it stands in."""
+        ignored = [p for p, c in self.changes.items() if c.ignored]
+        return any(path == p or (p.endswith("/") and path.startswith(p)) for p in ignored)
 
 
 def read_status(root: Path) -> Status:
     """One `git status --porcelain=v2` of the project (the whole repository when the project is its top),
-    untracked files listed one by one; the index is read, never rewritten (GIT_OPTIONAL_LOCKS=0), so
-    its identity before and after says whether the status describes the index as it stands."""
+    untracked files listed one by one, ignored ones too (a folder git ignores whole as one entry,
+    `dir/`). The index is read, never rewritten (GIT_OPTIONAL_LOCKS=0), so its identity before
+    and after says whether the status describes the index as it stands."""
     whole = (root / ".git").exists()
     before = index_identity(root)
     out = gitrepo.git(
-        root, "status", "--porcelain=v2", "-z", "--branch", "--untracked-files=all", "--no-renames",
-        "--ignore-submodules=dirty", "--", ".", env={"GIT_OPTIONAL_LOCKS": "0"},
+        root, "status", "--porcelain=v2", "-z", "--branch", "--untracked-files=all", "--ignored=matching",
+        "--no-renames", "--ignore-submodules=dirty", "--", ".", env={"GIT_OPTIONAL_LOCKS": "0"},
     )  # fmt: skip
     after = index_identity(root)
     # Porcelain paths are the repository's; a project below the top of its repository names its own.
@@ -165,4 +173,6 @@ def read_status(root: Path) -> Status:
             status.changes[fields[9].removeprefix(prefix)] = Change(fields[0])
         elif kind == "? ":
             status.changes[text[2:].removeprefix(prefix)] = Change("??")
+        elif kind == "! ":
+            status.changes[text[2:].removeprefix(prefix)] = Change("!!")
     return status

@@ -372,20 +372,15 @@ def _last_health(root: Path) -> dict[str, int]:
 def health_signal(root: Path, s: Settings) -> str:
     """Which health figure worsened past its threshold since the last pass ('' when none).
 
-    Reads the wiki's pages through the pass's facts cache, so only pages that
-    changed since the last pass are parsed.
+    Read off the wiki graph in the git dir (`repo.wikisync`): only the files git says changed
+    since it was last brought in step are read.
     """
     from gitgarden.project import DiskTree
-    from gitgarden.wiki import tidy
-    from gitgarden.wiki.facts import FactsCache
-    from gitgarden.wiki.health import measure
+    from gitgarden.repo import wikisync
 
-    gdir = git_dir_of(root)
-    tree = DiskTree(root, layout.current().wiki_folders(), facts_cache=FactsCache(None if gdir is None else gdir / "gitgarden" / "facts.pickle"))
-    now = measure(tree)
+    now = wikisync.health(root, lambda: DiskTree(root, layout.current().wiki_folders()))
     before = _last_health(root)
-    titles = tidy.page_titles(tree)
-    unmapped = len(set(titles) - tidy.reachable(tree, tidy.link_index(titles)))
+    unmapped = len(now.unmapped)
     pages = max(1, now.pages)
     checks = [
         (s.health_unmapped, unmapped, f"{unmapped} page(s) the map and its hubs do not reach"),

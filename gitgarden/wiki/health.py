@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import date
 from functools import lru_cache
 from typing import Any
@@ -20,7 +20,7 @@ from gitgarden.wiki.facts import PageFacts, page_facts, resolved_targets
 from gitgarden.wiki.pages import MAP_CEILING
 from gitgarden.wiki.tree import Tree, text_of
 
-__all__ = ["Health", "measure", "duplicate_pair", "STALE_DAYS"]
+__all__ = ["Health", "measure", "duplicate_pair", "dup_keys", "split_advice", "STALE_DAYS"]
 
 STALE_DAYS = 60
 
@@ -67,7 +67,13 @@ class Health:
         }
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        """The figures as plain JSON data (pairs as lists): a shallow copy, where `asdict` copied every
+        pair of thousands of duplicate candidates field by field."""
+        out: dict[str, Any] = {}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            out[f.name] = [list(v) if isinstance(v, tuple) else dict(v) if isinstance(v, dict) else v for v in value] if isinstance(value, list) else value
+        return out
 
 
 @lru_cache(maxsize=65_536)
@@ -78,7 +84,7 @@ def norm_words(text: str) -> str:
 
 
 @lru_cache(maxsize=65_536)
-def _dup_keys(label: str) -> tuple[str, ...]:
+def dup_keys(label: str) -> tuple[str, ...]:
     """The bucket keys of a label: its reduced words, and the same words sorted (none when empty)."""
     key = norm_words(label)
     return (key, " ".join(sorted(key.split()))) if key else ()
@@ -90,7 +96,7 @@ def _duplicates(names: Mapping[str, list[str]]) -> list[tuple[str, str]]:
     by_key: dict[str, set[str]] = defaultdict(set)
     for page, labels in names.items():
         for label in labels:
-            for key in _dup_keys(label):
+            for key in dup_keys(label):
                 by_key[key].add(page)
     pairs: set[tuple[str, str]] = set()
     for group in by_key.values():
@@ -101,12 +107,14 @@ def _duplicates(names: Mapping[str, list[str]]) -> list[tuple[str, str]]:
     return sorted(pairs)
 
 
-def _advice(tree: Tree, name: str, page: PageFacts) -> dict[str, Any]:
+def split_advice(tree: Tree, name: str, chars: int) -> dict[str, Any]:
     """A person's over-budget page: its size and the `##` sections a split would move."""
     from gitgarden.wiki.split import heading_plan
 
     text = text_of(tree[pages.page_path(name)]) or ""
-    return {"page": name, "chars": page.chars, "cut": [title for _, title, _ in heading_plan(text)]}
+    return {"page": name, "chars": chars, "cut": [title for _, title, _ in heading_plan(text)]}
+
+
 def duplicate_pair(a: tuple[str, Mapping[str, Any]], b: tuple[str, Mapping[str, Any]]) -> bool:
     """True when two pages (name, frontmatter) are duplicate candidates as `measure` counts them."""
     labels = {n: [n.rsplit("/", 1)[-1], str(m.get("title") or ""), *pages.aliases_of(m)] for n, m in (a, b)}
@@ -178,7 +186,7 @@ def measure(tree: Tree, *, unread_lines: int = 0, today: date | None = None) -> 
     health.broken_headings.sort()
     health.duplicates = _duplicates(labels)
     health.over_budget = sorted(n for n in page_names if facts[n].chars > pages.PAGE_BUDGET)
-    health.split_advice = [_advice(tree, n, facts[n]) for n in health.over_budget if not pages.is_gardeners(facts[n].meta)]
+    health.split_advice = [split_advice(tree, n, facts[n].chars) for n in health.over_budget if not pages.is_gardeners(facts[n].meta)]
     health.superseded = sorted(n for n in page_names if metas[n].get("superseded_by"))
     map_text = (text_of(tree[pages.map_path()]) or "") if map_name in facts else ""
     health.map_chars = len(map_text)

@@ -266,7 +266,7 @@ class LinkIndex:
         for name in sorted(names):
             self._full.setdefault(name.lower(), name)
             self._add_base(name.rsplit("/", 1)[-1].lower(), name)
-        for name, names_ in (aliases or {}).items():
+        for name, names_ in sorted((aliases or {}).items()):  # an alias two pages share: the first by name
             for alias in names_:
                 self._add_base(str(alias).lower(), name)
         for rel in sorted(attachments):
