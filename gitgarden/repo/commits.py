@@ -15,7 +15,7 @@ import json
 import os
 import shutil
 import stat
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 from gitgarden.errors import GitError
@@ -23,10 +23,11 @@ from gitgarden.repo import gitrepo, worktree
 
 __all__ = [
     "OWN_COMMIT", "own_commit", "is_own_commit", "commit_paths", "snapshot", "tag_snapshot", "CommitIndex", "commit_blobs",
-    "sync_index", "finish_sync", "build_commit",
+    "commit_files", "sync_index", "finish_sync", "build_commit",
 ]  # fmt: skip
 
 _SYNC_RECORD = "index-sync.json"
+_MAX_PATHSPECS = 200  # more paths than this are picked out of whole listings rather than matched by git
 # Carries the one-time token of gitgarden's own commit (a pass, its journal commit, undo, the
 # sync's merge) to the hooks `gitgarden hook install` writes, which let such a commit through.
 OWN_COMMIT = "GITGARDEN_OWN_COMMIT"
@@ -276,20 +277,58 @@ def commit_blobs(
     where it held the old HEAD's (see `sync_index`). Returns the new commit, or
     None when HEAD already holds these bytes (only asked when not `allow_empty`).
     """
-    # Marked as gitgarden's own: the guard's hooks (`gitgarden hook install`) let it through.
-    with own_commit(root) as own_env:
-        return _commit_blobs(root, blobs, message, ident, allow_empty, own_env, index, tag)
+    return _commit(
+        root, lambda ci: _add_blobs(root, ci, blobs), sorted(blobs),
+        message=message, ident=ident, allow_empty=allow_empty, index=index, tag=tag,
+    )  # fmt: skip
 
 
-def _commit_blobs(
+def commit_files(root: Path, paths: Sequence[str], *, message: str, ident: tuple[str, str]) -> str | None:
+    """Commit `paths` as they stand in the work tree (each path's clean filters applied, as `git add`
+    would) on top of HEAD, the rest of HEAD's tree and the person's index as they are, but for
+    these paths, which the index then holds as committed.
+
+    For many files at once (`init` adopting a vault of thousands of notes): the paths go to one
+    `git update-index --add --stdin`, never onto a command line as pathspecs, which git matches
+    against every file (`git add` and `git commit --only` with 20,000 paths took a minute).
+    Returns the new commit, or None when HEAD already holds the files as they are.
+    """
+
+    def fill(index: CommitIndex) -> None:
+        listed = "".join(f"{p}\0" for p in paths).encode("utf-8", "surrogateescape")
+        gitrepo.git(root, "update-index", "--add", "-z", "--stdin", input=listed, env=index.env)
+
+    return _commit(root, fill, sorted(paths), message=message, ident=ident, allow_empty=False, index=None, tag=None)
+
+
+def _commit(
     root: Path,
-    blobs: Mapping[str, bytes | None],
+    fill: Callable[[CommitIndex], None],
+    paths: list[str],
+    *,
     message: str,
     ident: tuple[str, str],
     allow_empty: bool,
-    own_env: dict[str, str],
     index: CommitIndex | None,
     tag: tuple[str, str] | None,
+) -> str | None:
+    """A commit of HEAD with what `fill` puts into the commit index (changing only `paths`), made as
+    `commit_blobs` says: hooks, signing, a compare-and-swap branch update, the person's index."""
+    # Marked as gitgarden's own: the guard's hooks (`gitgarden hook install`) let it through.
+    with own_commit(root) as own_env:
+        return _commit_marked(root, fill, paths, message, ident, allow_empty, index, tag, own_env)
+
+
+def _commit_marked(
+    root: Path,
+    fill: Callable[[CommitIndex], None],
+    paths: list[str],
+    message: str,
+    ident: tuple[str, str],
+    allow_empty: bool,
+    index: CommitIndex | None,
+    tag: tuple[str, str] | None,
+    own_env: dict[str, str],
 ) -> str | None:
     gdir = gitrepo.git_dir(root)
     gitrepo.wait_for_index(gdir)  # a commit whose index cannot follow would leave a staged revert behind
@@ -298,60 +337,100 @@ def _commit_blobs(
     work.mkdir(parents=True, exist_ok=True)
     own = index is None
     commit_index = index or CommitIndex(root)
+    # Marked as gitgarden's own: the guard's pre-commit hook (`gitgarden hook install`) lets it through.
     env = {**gitrepo.ident_env(*ident), **own_env, **commit_index.env, "GIT_EDITOR": ":"}
     try:
-        commit_index.seed(old)
-        commit_index.base = None  # until the commit lands, the index holds more than any commit
-        _add_blobs(root, commit_index, blobs)
-        tree = gitrepo.git(root, "write-tree", env=env).decode().strip()
-        if old and not allow_empty and tree == old_tree:
+        try:
+            commit_index.seed(old)
+            commit_index.base = None  # until the commit lands, the index holds more than any commit
+            fill(commit_index)
+            tree = gitrepo.git(root, "write-tree", env=env).decode().strip()
+            if old and not allow_empty and tree == old_tree:
+                commit_index.seeded = False
+                return None
+            top, hooks = gitrepo.person_hooks(root)
+            if "pre-commit" in hooks:
+                gitrepo.run_hook(top, hooks, "pre-commit", [], env)
+                tree = gitrepo.git(root, "write-tree", env=env).decode().strip()  # what the hook left staged, as git commit would
+            if "prepare-commit-msg" in hooks or "commit-msg" in hooks:
+                msg_file = work / "COMMIT_MSG"
+                msg_file.write_text(message, encoding="utf-8")
+                gitrepo.run_hook(top, hooks, "prepare-commit-msg", [str(msg_file), "message"], env)
+                gitrepo.run_hook(top, hooks, "commit-msg", [str(msg_file)], env)
+                message = msg_file.read_text(encoding="utf-8")
+                msg_file.unlink(missing_ok=True)
+            # commit-tree ignores commit.gpgsign (porcelain reads it): sign as `git commit` would, unless
+            # sign_commits is off; a signer that waits for an answer is stopped by the policy's timeout.
+            sign = ["-S"] if gitrepo.wants_signing(root) else []
+            new = gitrepo.git(root, "commit-tree", *sign, tree, *(["-p", old] if old else []), "-F", "-", input=message.encode(), env=gitrepo.ident_env(*ident))
+            new_id = new.decode().strip()
+        except BaseException:
+            commit_index.seeded = False  # half-built: the next commit seeds it again
+            raise
+        record = work / _SYNC_RECORD
+        record.write_text(json.dumps({"ref": ref, "old": old, "new": new_id, "paths": paths}))
+        subject = message.splitlines()[0] if message else ""
+        updates = [f"update {ref} {new_id} {old or '0' * len(new_id)}"]
+        if tag is not None:
+            updates.append(f"create refs/tags/{tag[0]} {tag[1]}")
+        try:
+            reflog = f"commit{'' if old else ' (initial)'}: {subject}"
+            stdin = ("\n".join(updates) + "\n").encode()
+            gitrepo.git(root, "update-ref", "-m", reflog, "--stdin", input=stdin, env=gitrepo.ident_env(*ident))
+        except GitError:
+            record.unlink(missing_ok=True)
             commit_index.seeded = False
-            return None
-        top, hooks = gitrepo.person_hooks(root)
-        if "pre-commit" in hooks:
-            gitrepo.run_hook(top, hooks, "pre-commit", [], env)
-            tree = gitrepo.git(root, "write-tree", env=env).decode().strip()  # what the hook left staged, as git commit would
-        if "prepare-commit-msg" in hooks or "commit-msg" in hooks:
-            msg_file = work / "COMMIT_MSG"
-            msg_file.write_text(message, encoding="utf-8")
-            gitrepo.run_hook(top, hooks, "prepare-commit-msg", [str(msg_file), "message"], env)
-            gitrepo.run_hook(top, hooks, "commit-msg", [str(msg_file)], env)
-            message = msg_file.read_text(encoding="utf-8")
-            msg_file.unlink(missing_ok=True)
-        # commit-tree ignores commit.gpgsign (porcelain reads it): sign as `git commit` would, unless
-        # sign_commits is off; a signer that waits for an answer is stopped by the policy's timeout.
-        sign = ["-S"] if gitrepo.wants_signing(root) else []
-        new = gitrepo.git(root, "commit-tree", *sign, tree, *(["-p", old] if old else []), "-F", "-", input=message.encode(), env=gitrepo.ident_env(*ident))
-        new_id = new.decode().strip()
-    except BaseException:
-        commit_index.seeded = False  # half-built: the next commit seeds it again
-        raise
+            moved = gitrepo.head(root)
+            raise GitError(f"HEAD moved while the commit was built (now {moved[:10] if moved else 'unborn'}): nothing was committed") from None
+        commit_index.base = new_id  # the index now holds exactly the new commit: the next one builds on it
+        commit_index.made.append((old, new_id))
+        if (old is None and _install_first_index(gdir, commit_index)) or sync_index(root, old, new_id, paths):
+            record.unlink(missing_ok=True)
     finally:
         if own:
             commit_index.close()
-    paths = sorted(blobs)
-    record = work / _SYNC_RECORD
-    record.write_text(json.dumps({"ref": ref, "old": old, "new": new_id, "paths": paths}))
-    subject = message.splitlines()[0] if message else ""
-    updates = [f"update {ref} {new_id} {old or '0' * len(new_id)}"]
-    if tag is not None:
-        updates.append(f"create refs/tags/{tag[0]} {tag[1]}")
-    try:
-        reflog = f"commit{'' if old else ' (initial)'}: {subject}"
-        stdin = ("\n".join(updates) + "\n").encode()
-        gitrepo.git(root, "update-ref", "-m", reflog, "--stdin", input=stdin, env=gitrepo.ident_env(*ident))
-    except GitError:
-        record.unlink(missing_ok=True)
-        commit_index.seeded = False
-        moved = gitrepo.head(root)
-        raise GitError(f"HEAD moved while the commit was built (now {moved[:10] if moved else 'unborn'}): nothing was committed") from None
-    commit_index.base = new_id  # the index now holds exactly the new commit: the next one builds on it
-    commit_index.made.append((old, new_id))
-    if sync_index(root, old, new_id, paths):
-        record.unlink(missing_ok=True)
     with contextlib.suppress(GitError):  # git ignores post-commit's exit status too
         gitrepo.run_hook(top, hooks, "post-commit", [], {**gitrepo.ident_env(*ident), **own_env})
     return new_id
+
+
+def _index_entries(index: Path) -> int | None:
+    """How many entries an index file holds (0 when there is none), from its header; None when unreadable."""
+    try:
+        with open(index, "rb") as fh:
+            head = fh.read(12)
+    except FileNotFoundError:
+        return 0
+    except OSError:
+        return None
+    if len(head) < 12 or head[:4] != b"DIRC":
+        return None
+    return int.from_bytes(head[8:12], "big")
+
+
+def _install_first_index(gdir: Path, commit_index: CommitIndex) -> bool:
+    """After a repository's first commit, give an empty (or absent) person's index the commit index
+    itself, stat cache and all, under git's own lock: a `read-tree` would leave every file to be
+    hashed again by the next `git status`. False when the person's index holds entries."""
+    index = gdir / "index"
+    if _index_entries(index) != 0:
+        return False
+    lock = gdir / "index.lock"
+    try:
+        fd = os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    except OSError:
+        return False  # another git command holds it: sync_index waits for it instead
+    try:
+        with open(fd, "wb") as out, open(commit_index.path, "rb") as src:
+            shutil.copyfileobj(src, out)
+        if _index_entries(index) != 0:  # staged meanwhile (no git command takes the lock while we hold it)
+            lock.unlink(missing_ok=True)
+            return False
+        os.replace(lock, index)
+    except OSError:
+        lock.unlink(missing_ok=True)
+        return False
+    return True
 
 
 def _read_tree_carry(root: Path, old: str, new: str) -> bool:
@@ -379,9 +458,12 @@ def sync_index(root: Path, old: str | None, new: str, paths: Sequence[str]) -> b
         if old and _read_tree_carry(root, old, new):
             return True
         gitrepo.wait_for_index(gdir)
-        have = gitrepo.entries(root, ["ls-files", "-s", "-z", "--", *paths])
-        before = gitrepo.entries(root, ["ls-tree", "-r", "-z", old, "--", *paths]) if old else {}
-        after = gitrepo.entries(root, ["ls-tree", "-r", "-z", new, "--", *paths])
+        # Thousands of paths are not given as pathspecs (git matches each against every file): the
+        # listings are read whole and the paths picked out.
+        specs = list(paths) if len(paths) <= _MAX_PATHSPECS else []
+        have = gitrepo.entries(root, ["ls-files", "-s", "-z", "--", *specs])
+        before = gitrepo.entries(root, ["ls-tree", "-r", "-z", old, "--", *specs]) if old else {}
+        after = gitrepo.entries(root, ["ls-tree", "-r", "-z", new, "--", *specs])
         records = []
         for path in paths:
             if have.get(path) != before.get(path) or after.get(path) == have.get(path):
