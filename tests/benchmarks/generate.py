@@ -19,11 +19,13 @@ journal do not depend on `pages`: the same unread lines can be compared at
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import random
+import shutil
 import subprocess
 import time
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from datetime import date, timedelta
 from pathlib import Path
 
@@ -33,9 +35,10 @@ from gitgarden.wiki import pages as wiki
 from gitgarden.wiki.layout import Layout
 from gitgarden.wiki.names import slugify
 
-__all__ = ["Generated", "generate", "restore", "TODAY", "GIT_IDENTITY", "MAP_TARGET"]
+__all__ = ["Generated", "generate", "cached", "restore", "TODAY", "GIT_IDENTITY", "MAP_TARGET", "GEN_VERSION"]
 
 TODAY = date(2026, 11, 30)
+GEN_VERSION = 1  # raise it when `generate` makes other bytes: projects cached by `cached` are made again
 DAYS = 30  # journal days before today
 HUB_FANOUT = 40  # entries per hub page
 MAP_TARGET = 1_995  # characters: no `- [[name]] — Title` line fits under the 2,000 ceiling
@@ -327,6 +330,25 @@ def generate(
         titles=list(zip(names, titles, strict=True)),
         seconds=time.perf_counter() - started,
     )
+
+
+def cached(cache: Path, pages: int, *, lines: int = 1_000, unread: int = 200, seed: int = 7) -> Generated:
+    """A generated project kept in `cache` between runs: made the first time (50,000 pages take a
+    few minutes), restored (`restore`) every time after. Its `.git/gitgarden/` caches stay, as
+    between a person's passes."""
+    root = cache / f"pass-{pages}-{lines}-{unread}-{seed}-v{GEN_VERSION}"
+    made = root.with_name(root.name + ".json")
+    if root.is_dir() and made.is_file():
+        data = json.loads(made.read_text())
+        gen = Generated(**{**data, "root": root, "today_path": Path(data["today_path"]), "titles": [tuple(t) for t in data["titles"]]})
+        restore(gen)
+        return gen
+    if root.exists():
+        shutil.rmtree(root)  # a run stopped while it was made
+    cache.mkdir(parents=True, exist_ok=True)
+    gen = generate(root, pages=pages, lines=lines, unread=unread, seed=seed)
+    made.write_text(json.dumps({**asdict(gen), "root": str(root), "today_path": str(gen.today_path)}))
+    return gen
 
 
 def restore(gen: Generated) -> None:

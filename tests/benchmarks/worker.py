@@ -4,6 +4,7 @@
     python -m tests.benchmarks.worker tick [--profile FILE]
     python -m tests.benchmarks.worker guard ROOT --touch K [--profile FILE]
     python -m tests.benchmarks.worker guard-page [--chars N]
+    python -m tests.benchmarks.worker sync ROOT
 
 Prints one JSON object on stdout (with `maxrss_kb`, the process's peak resident
 memory). The runner (`python -m tests.benchmarks`) calls it; it is also the
@@ -289,11 +290,24 @@ def _guard_page(chars: int) -> dict[str, Any]:
         verdicts, seconds, cpu = _measured(functools.partial(guard.check, base, proposed, None), None)
         out[name] = {"seconds": seconds, "cpu": cpu, "rules": sorted({v.rule for v in verdicts})}
     return out
+def _sync(root: Path) -> dict[str, Any]:
+    """Bring the project's wiki graph in step with its work tree, as `gitgarden health` would: a
+    restored project is then as a project is between two of its passes."""
+    from gitgarden.project import DiskTree, Project
+    from gitgarden.repo import wikisync
+    from gitgarden.wiki import layout
+
+    project = Project(root)
+    with layout.active(project.layout):
+        _, seconds, cpu = _measured(
+            lambda: wikisync.health(root, lambda: DiskTree(root, project.layout.wiki_folders())), None
+        )
+    return {"seconds": seconds, "cpu": cpu}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("job", choices=["pass", "tick", "guard", "guard-page"])
+    parser.add_argument("job", choices=["pass", "tick", "guard", "guard-page", "sync"])
     parser.add_argument("root", type=Path, nargs="?")
     parser.add_argument("--context-window", type=int)
     parser.add_argument("--touch", type=int, default=10)
@@ -307,6 +321,8 @@ def main() -> None:
         out = _guard(args.root, args.touch, args.profile)
     elif args.job == "guard-page":
         out = _guard_page(args.chars)
+    elif args.job == "sync":
+        out = _sync(args.root)
     else:
         out = _tick(args.profile)
     import gitgarden
