@@ -24,10 +24,12 @@ def _health(site: Site, project: Project):  # type: ignore[no-untyped-def]
     """The wiki's health as `gitgarden health` measures it, and the lines set aside."""
     from gitgarden.gardener import setaside
     from gitgarden.project import DiskTree
-    from gitgarden.wiki.health import measure
+    from gitgarden.repo import wikisync
 
     offerable, aside = setaside.on_disk(project.root)
-    figures = measure(DiskTree(project.root, project.layout.wiki_folders()), unread_lines=len(offerable), today=site.now().date())
+    # Read off the wiki graph in the git dir, as `gitgarden health` does: only changed files are read.
+    disk = lambda: DiskTree(project.root, project.layout.wiki_folders())  # noqa: E731
+    figures = wikisync.health(project.root, disk, unread_lines=len(offerable), today=site.now().date())
     return figures, [e for _, e in aside]
 
 
