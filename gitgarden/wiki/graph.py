@@ -545,6 +545,7 @@ class WikiGraph:
     # -- duplicate candidates -------------------------------------------------------------------------
 
     def _recount_dups(self, keys: Iterable[str]) -> None:
+        self.db.execute("DELETE FROM meta WHERE key='duplicates'")  # the pairs are listed again when next asked
         for key in keys:
             n = self.db.execute("SELECT count(DISTINCT page) FROM labels WHERE key=?", (key,)).fetchone()[0]
             if n > 1:
@@ -601,6 +602,24 @@ class WikiGraph:
 
     # -- the figures ---------------------------------------------------------------------------------
 
+    def _duplicates(self) -> list[tuple[str, str]]:
+        """The duplicate-candidate pairs, kept listed until a page's labels change (a big wiki of
+        similar titles has thousands of them)."""
+        kept = self._meta("duplicates")
+        if kept is not None:
+            return [(str(a), str(b)) for a, b in json.loads(kept)]
+        pairs: set[tuple[str, str]] = set()
+        groups: dict[str, list[str]] = {}
+        # The few duplicate keys first (CROSS JOIN keeps that order), then their pages by index.
+        for key, name in self.db.execute("SELECT l.key, f.name FROM dupkeys d CROSS JOIN labels l ON l.key = d.key JOIN files f ON f.id = l.page"):
+            groups.setdefault(key, []).append(name)
+        for group in groups.values():
+            ordered = sorted(set(group))
+            pairs.update((a, b) for i, a in enumerate(ordered) for b in ordered[i + 1 :])
+        listed = sorted(pairs)
+        self._set_meta("duplicates", json.dumps(listed))
+        return listed
+
     def settle(self) -> None:
         """Count the map's reach again if a change made that due (before an overlay, which is undone)."""
         if self._meta("reach_dirty") == "1":
@@ -634,15 +653,7 @@ class WikiGraph:
             (str(n), str(t))
             for n, t in self.db.execute("SELECT f.name, l.target FROM links l JOIN files f ON f.id = l.src WHERE l.broken=1 ORDER BY f.name, l.target")
         ]
-        pairs: set[tuple[str, str]] = set()
-        groups: dict[str, list[str]] = {}
-        # The few duplicate keys first (CROSS JOIN keeps that order), then their pages by index.
-        for key, name in self.db.execute("SELECT l.key, f.name FROM dupkeys d CROSS JOIN labels l ON l.key = d.key JOIN files f ON f.id = l.page"):
-            groups.setdefault(key, []).append(name)
-        for group in groups.values():
-            ordered = sorted(set(group))
-            pairs.update((a, b) for i, a in enumerate(ordered) for b in ordered[i + 1 :])
-        health.duplicates = sorted(pairs)
+        health.duplicates = self._duplicates()
         # A heading link to a page that exists, naming a heading (or block) it does not hold.
         health.broken_headings = sorted(
             (str(n), f"{t}#{a}")
