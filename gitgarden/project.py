@@ -464,9 +464,8 @@ def init_project(root: Path) -> InitReport:
     # A project copied into a new repository also holds gitgarden's own state (settings, the read
     # position, pass records) and the conversation: committed too, or a pass would find them untracked.
     own = [".gitgarden", "log", ".gitignore", *([] if layout.at_root else ["raw/chat"])]
-    untracked = gitrepo.git(
-        root, "ls-files", "-z", "--others", "--exclude-standard", "--", *dict.fromkeys(["AGENTS.md", *layout.tree_folders(), *own])
-    ).decode("utf-8", "surrogateescape").split("\0")
+    listed = list(dict.fromkeys(["AGENTS.md", *layout.tree_folders(), *own]))
+    untracked = gitrepo.git(root, "ls-files", "-z", "--others", "--exclude-standard", "--", *listed).decode("utf-8", "surrogateescape").split("\0")
     adopted = [p for p in untracked if p and (p == "AGENTS.md" or owned.in_wiki(p) or p.startswith(layout.journal_prefix) or _own_state(p, layout))]
     ours = sorted(m for m in made if not m.endswith("/"))
     theirs = sorted(set(adopted) - set(ours))
@@ -475,9 +474,12 @@ def init_project(root: Path) -> InitReport:
         what = " and ".join(
             part for part in ("project layout" if ours else "", f"{len(theirs)} of your files git did not track yet" if theirs else "") if part
         )
-        # One `update-index` of every file, never a command line of thousands of pathspecs: a
-        # vault of 20,000 notes is adopted about as fast as `git add -A && git commit` commits it.
-        new = commits.commit_files(root, sorted({*ours, *theirs}), message=f"gitgarden init: {what}", ident=gitrepo.person_identity(root))
+        # Never a command line of thousands of pathspecs: the folders walked by `git add` (a first
+        # commit), or one `update-index` of every file — a vault of 50,000 notes is adopted about as
+        # fast as `git add -A && git commit` commits it.
+        files = sorted({*ours, *theirs})
+        walk = _walk_specs(listed, untracked, files, ours)
+        new = commits.commit_files(root, files, message=f"gitgarden init: {what}", ident=gitrepo.person_identity(root), walk=walk)
         committed = new is not None
     return InitReport(root, made, git_initialised, committed, notes, adopted=theirs if committed else [])
 
@@ -490,6 +492,24 @@ def _own_state(path: str, layout: Layout) -> bool:
     if path.startswith("log/"):
         return path.endswith(".jsonl") or path == "log/.gitkeep"
     return not layout.at_root and path.startswith("raw/chat/")
+_MAX_EXCLUDED = 100  # more untracked files to leave out than this: the files are listed, not walked
+
+
+def _walk_specs(listed: list[str], untracked: list[str], files: list[str], made: list[str]) -> list[str]:
+    """Pathspecs that name exactly `files` for `git add` to walk: the folders `listed` (whose
+    untracked files `untracked` are), the files init `made` outside them, and exclusions for what
+    lies there but is not to be committed (`.obsidian/`, a `raw/` of notes). [] when that would
+    take more than a few exclusions."""
+    chosen = set(files)
+    left = [p for p in untracked if p and p not in chosen]
+    if any(p.endswith("/") for p in left) or any(p.endswith("/") for p in chosen):
+        return []  # a nested repository or such: `git add` would take it whole
+    tops = {p.split("/", 1)[0] for p in chosen if "/" in p}
+    excluded = sorted({p.split("/", 1)[0] if p.split("/", 1)[0] not in tops and "/" in p else p for p in left})
+    if len(excluded) > _MAX_EXCLUDED:
+        return []
+    folders = [f for f in dict.fromkeys(listed) if f == "." or (f in chosen or any(c.startswith(f.rstrip("/") + "/") for c in chosen))]
+    return [*(f":(literal){f}" for f in folders), *(f":(literal){m}" for m in made), *(f":(exclude,literal){e}" for e in excluded)]
 
 
 class DiskTree(Mapping[str, "Entry"]):

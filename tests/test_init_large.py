@@ -30,7 +30,8 @@ def argv(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[list[str]]]:
 
 
 def vault(root: Path, notes: int) -> Path:
-    (root / ".obsidian").mkdir(parents=True)
+    write(root, ".obsidian/app.json", "{}\n")  # Obsidian's own: init leaves it as the person keeps it
+    write(root, "raw/old notes.md", "A note in the vault's own raw/: no page, not committed.\n")
     for n in range(notes):
         write(root, f"Area {n % 5}/Note {n:03d}.md", f"Note {n} links [[Note {(n + 1) % notes:03d}]].\n")
     write(root, "Daily notes/2026-11-29.md", "Dana runs the bakery\n")
@@ -45,8 +46,10 @@ def test_init_commits_every_note_in_one_go_and_leaves_the_work_tree_clean(tmp_pa
     committed = git(root, "ls-tree", "-r", "--name-only", "HEAD").splitlines()
     assert sum(p.endswith(".md") and p.startswith("Area ") for p in committed) == notes
     assert "Daily notes/2026-11-29.md" in committed and ".gitgarden/config.toml" in committed
+    assert not any(p.startswith((".obsidian/", "raw/")) for p in committed)
     assert git(root, "log", "-1", "--format=%an <%ae>") == "Pat Person <pat@example.com>\n"
-    assert git(root, "status", "--porcelain", "--untracked-files=all") == ""  # the index holds it all
+    status = git(root, "status", "--porcelain", "--untracked-files=all").splitlines()
+    assert status == ['?? .obsidian/app.json', '?? "raw/old notes.md"']  # the index holds all it committed
     assert max(len(a) for a in argv) < 20  # the notes went to git on stdin, not as arguments
     assert len(argv) <= 15
 
@@ -64,4 +67,4 @@ def test_init_in_a_repository_commits_only_what_git_does_not_track(tmp_path: Pat
     assert "Area 1/Note 001.md" in last and "Daily notes/2026-11-29.md" in last
     assert not any(p.startswith("Area 0/") for p in last)  # tracked already: the person's edits stay theirs
     status = git(root, "status", "--porcelain", "--untracked-files=all").splitlines()
-    assert status == [' M "Area 0/Note 000.md"', 'M  "Area 0/Note 005.md"']  # (git quotes names with spaces)
+    assert status == [' M "Area 0/Note 000.md"', 'M  "Area 0/Note 005.md"', "?? .obsidian/app.json", '?? "raw/old notes.md"']
