@@ -100,14 +100,15 @@ class InstantModel:
 
 
 class GitCounter:
-    """Counts `git` processes: those gitrepo starts (its `_run`, a Popen with a timeout) and
-    those started through subprocess.run (the remote helpers)."""
+    """Counts `git` processes: those gitrepo starts (its `run_bounded`, a Popen with a timeout;
+    `_run` in older code) and those started through subprocess.run."""
 
     def __init__(self) -> None:
         self.calls: list[str] = []
         self.seconds = 0.0  # wall time spent waiting for them
         self._real = subprocess.run
         self._real_gitrepo: Any = None
+        self._name = ""
 
     def _counted(self, real: Callable[..., Any]) -> Callable[..., Any]:
         def run(args: Any, *a: Any, **kw: Any) -> Any:
@@ -129,9 +130,10 @@ class GitCounter:
         from gitgarden.repo import gitrepo
 
         subprocess.run = self._counted(self._real)
-        if hasattr(gitrepo, "_run"):
-            self._real_gitrepo = gitrepo._run
-            gitrepo._run = self._counted(gitrepo._run)
+        self._name = next((n for n in ("run_bounded", "_run") if hasattr(gitrepo, n)), "")
+        if self._name:
+            self._real_gitrepo = getattr(gitrepo, self._name)
+            setattr(gitrepo, self._name, self._counted(self._real_gitrepo))
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -139,7 +141,7 @@ class GitCounter:
 
         subprocess.run = self._real
         if self._real_gitrepo is not None:
-            gitrepo._run = self._real_gitrepo
+            setattr(gitrepo, self._name, self._real_gitrepo)
 
 
 def _pass(root: Path, context_window: int | None, profile: str | None, model_free: bool = False) -> dict[str, Any]:
