@@ -26,130 +26,32 @@ from typing import Any
 
 from gitgarden.wiki import layout, linking, pages
 from gitgarden.wiki.facts import PageFacts, facts_of
-from gitgarden.wiki.health import STALE_DAYS, Health, dup_keys
+from gitgarden.wiki.graphrows import (
+    AN_ATTACHMENT,
+    DAY,
+    FILE,
+    FROM_PAGE,
+    PAGE,
+    SCHEMA,
+    LinkRow,
+    kind_of,
+    layout_key,
+    md_link,
+    page_aliases,
+    page_labels,
+    stale_day_of,
+    wiki_link,
+)
+from gitgarden.wiki.health import STALE_DAYS, Health
 from gitgarden.wiki.linking import resolve_key
 from gitgarden.wiki.pages import MAP_CEILING
 from gitgarden.wiki.tree import Entry
 
 __all__ = ["WikiGraph", "GraphError", "PAGE", "FILE", "DAY", "kind_of"]
 
-PAGE, FILE, DAY = 0, 1, 2  # a page; an attachment (any other file of the wiki); a daily note whose links count
-_VERSION = 5
-
-_SCHEMA = """
-CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE files(
-    id INTEGER PRIMARY KEY,
-    path TEXT UNIQUE NOT NULL,
-    kind INTEGER NOT NULL,
-    ok INTEGER NOT NULL,          -- a page or day file that is UTF-8 text (else it is nobody's name)
-    sig TEXT NOT NULL,            -- the file's stat signature when it was read ('' when not from disk)
-    name TEXT,                    -- a page's name; an attachment's path under the wiki
-    lname TEXT, lbase TEXT,       -- the name in lower case, and its last segment
-    chars INTEGER NOT NULL DEFAULT 0,
-    malformed INTEGER NOT NULL DEFAULT 0,
-    gardener INTEGER NOT NULL DEFAULT 0,
-    superseded INTEGER NOT NULL DEFAULT 0,
-    stale_day TEXT,               -- the last source day of an open page not superseded, if a real day
-    inlinks INTEGER NOT NULL DEFAULT 0,
-    reach INTEGER NOT NULL DEFAULT 0,
-    parent INTEGER                -- the page the map's reach came from
-);
-CREATE INDEX files_lname ON files(lname, name);
-CREATE INDEX files_lbase ON files(lbase, name);
-CREATE INDEX files_orphan ON files(kind, inlinks);
-CREATE INDEX files_reach ON files(kind, reach);
-CREATE INDEX files_parent ON files(parent);
-CREATE INDEX files_pages ON files(name) WHERE kind = 0 AND ok = 1;
-CREATE INDEX files_over ON files(chars) WHERE kind = 0 AND ok = 1;
-CREATE INDEX files_flagged ON files(name) WHERE kind = 0 AND ok = 1 AND (malformed = 1 OR superseded = 1);
-CREATE INDEX files_stale ON files(stale_day) WHERE stale_day IS NOT NULL;
-CREATE TABLE links(
-    id INTEGER PRIMARY KEY,
-    src INTEGER NOT NULL,
-    target TEXT NOT NULL,         -- as written: a wiki link's target, a Markdown link's decoded path
-    md INTEGER NOT NULL DEFAULT 0,  -- a Markdown link (found by its path, never by an alias)
-    key TEXT NOT NULL,            -- a wiki link: the name (or alias) it takes; Markdown: the first path it may name
-    key2 TEXT NOT NULL DEFAULT '',  -- Markdown: the second path (from the wiki's top)
-    bare TEXT NOT NULL DEFAULT '',  -- Markdown: a bare file name, found in any folder
-    att TEXT NOT NULL,            -- what an attachment's name must be to take it
-    att2 TEXT NOT NULL DEFAULT '',
-    att3 TEXT NOT NULL DEFAULT '',
-    dst INTEGER,                  -- the page it resolves to
-    counted INTEGER NOT NULL DEFAULT 0,  -- it counts in dst's in-links (not a link of a page to itself)
-    broken INTEGER NOT NULL DEFAULT 0
-);
-CREATE INDEX links_src ON links(src);
-CREATE INDEX links_dst ON links(dst);
-CREATE INDEX links_key ON links(key);
-CREATE INDEX links_key2 ON links(key2) WHERE md = 1;
-CREATE INDEX links_bare ON links(bare) WHERE md = 1;
-CREATE INDEX links_att ON links(att);
-CREATE INDEX links_att2 ON links(att2) WHERE md = 1;
-CREATE INDEX links_att3 ON links(att3) WHERE md = 1;
-CREATE INDEX links_broken ON links(broken);
-CREATE TABLE aliases(alias TEXT NOT NULL, page INTEGER NOT NULL);
-CREATE INDEX aliases_alias ON aliases(alias);
-CREATE INDEX aliases_page ON aliases(page);
-CREATE TABLE labels(key TEXT NOT NULL, page INTEGER NOT NULL);
-CREATE INDEX labels_key ON labels(key);
-CREATE INDEX labels_page ON labels(page);
-CREATE TABLE dupkeys(key TEXT PRIMARY KEY);
-CREATE TABLE anchors(page INTEGER NOT NULL, key TEXT NOT NULL);  -- the headings and block ids a page offers
-CREATE INDEX anchors_page ON anchors(page, key);
-CREATE TABLE hlinks(                -- a page's wiki links that name a heading or block
-    id INTEGER PRIMARY KEY,
-    src INTEGER NOT NULL,
-    target TEXT NOT NULL,
-    anchor TEXT NOT NULL,           -- as written
-    key TEXT NOT NULL,              -- the name it takes (resolve_key)
-    akey TEXT NOT NULL,             -- the heading it names (anchor_key)
-    dst INTEGER
-);
-CREATE INDEX hlinks_src ON hlinks(src);
-CREATE INDEX hlinks_key ON hlinks(key);
-"""
-
 
 class GraphError(Exception):
     """The graph's file cannot be used (locked, corrupt, unwritable): measure without it."""
-
-
-def kind_of(here: layout.Layout, path: str) -> int | None:
-    """What `path` is to the graph: PAGE, FILE (an attachment), DAY (a daily note inside the wiki,
-    whose links count as Obsidian counts them), or None (not the wiki's)."""
-    if here.page_name(path) is not None:
-        return PAGE
-    if here.journal_in_wiki() and here.is_journal_file(path):
-        return DAY
-    if here.in_wiki(path) and not path.endswith("/"):
-        return FILE
-    return None
-
-
-def _layout_key(here: layout.Layout) -> str:
-    return json.dumps([_VERSION, here.wiki_dir, here.journal_dir, here.map_page, list(here.identity)])
-
-
-def _labels(name: str, meta: Mapping[str, Any]) -> set[str]:
-    """The duplicate-candidate keys of a page (its file name, title and aliases), as health buckets them."""
-    keys: set[str] = set()
-    for label in (name.rsplit("/", 1)[-1], str(meta.get("title") or ""), *pages.aliases_of(meta)):
-        keys.update(dup_keys(label))
-    return keys
-
-
-def _stale_day(meta: Mapping[str, Any]) -> str | None:
-    """The last source day of an open page not superseded (None when it cannot go stale)."""
-    if str(meta.get("state", "open")) != "open" or meta.get("superseded_by"):
-        return None
-    days = sorted(pages.source_days(meta))
-    if not days:
-        return None
-    try:
-        return date.fromisoformat(days[-1]).isoformat()
-    except ValueError:
-        return None
 
 
 class WikiGraph:
@@ -165,7 +67,7 @@ class WikiGraph:
             self.db.execute("PRAGMA journal_mode=WAL" if path is not None else "PRAGMA journal_mode=MEMORY")
             self.db.execute("PRAGMA synchronous=NORMAL")
             tables = {r[0] for r in self.db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-            if "meta" not in tables or self._meta("layout") != _layout_key(here):
+            if "meta" not in tables or self._meta("layout") != layout_key(here):
                 self._reset()
         except (sqlite3.Error, OSError) as exc:
             raise GraphError(str(exc)) from exc
@@ -175,11 +77,11 @@ class WikiGraph:
         for (name,) in list(self.db.execute("SELECT name FROM sqlite_master WHERE type='table'")):
             self.db.execute(f'DROP TABLE IF EXISTS "{name}"')
         # One statement at a time (executescript would commit a transaction in progress), comments cut.
-        schema = "\n".join(line.split("--", 1)[0] for line in _SCHEMA.splitlines())
+        schema = "\n".join(line.split("--", 1)[0] for line in SCHEMA.splitlines())
         for statement in schema.split(";"):
             if statement.strip():
                 self.db.execute(statement)
-        self.db.execute("INSERT INTO meta VALUES ('layout', ?)", (_layout_key(self.here),))
+        self.db.execute("INSERT INTO meta VALUES ('layout', ?)", (layout_key(self.here),))
 
     def close(self) -> None:
         with contextlib.suppress(sqlite3.Error):
@@ -242,7 +144,7 @@ class WikiGraph:
     def build(self, files: Iterable[tuple[str, Entry, str]]) -> None:
         """Fill the graph with every file of the wiki: (path, entry, stat signature)."""
         self._reset()
-        pending: list[tuple[int, list[_LinkRow]]] = []
+        pending: list[tuple[int, list[LinkRow]]] = []
         for path, entry, sig in files:
             kind = kind_of(self.here, path)
             if kind is not None:
@@ -261,12 +163,12 @@ class WikiGraph:
         self.db.execute(
             "UPDATE files SET inlinks = (SELECT count(*) FROM links l WHERE l.dst = files.id AND l.counted) WHERE kind = 0"
         )
-        self.db.execute(f"UPDATE links SET broken = 1 WHERE dst IS NULL AND {_FROM_PAGE} AND NOT {_AN_ATTACHMENT}")
+        self.db.execute(f"UPDATE links SET broken = 1 WHERE dst IS NULL AND {FROM_PAGE} AND NOT {AN_ATTACHMENT}")
         self.db.execute("INSERT INTO dupkeys SELECT key FROM labels GROUP BY key HAVING count(DISTINCT page) > 1")
         self._recount_reach()
         self._set_meta("built", "1")
 
-    def _insert_row(self, path: str, kind: int, entry: Entry, sig: str) -> tuple[int, list[_LinkRow]]:
+    def _insert_row(self, path: str, kind: int, entry: Entry, sig: str) -> tuple[int, list[LinkRow]]:
         """Insert the file's row (a page's labels and aliases too): (its id, the links to add)."""
         if kind == FILE:
             rel = self.here.wiki_relative(path)
@@ -293,17 +195,17 @@ class WikiGraph:
         self._set_headings(page, facts, fresh=True)
         if name != self.map_name:  # the map's own aliases and labels are not counted (health leaves it out)
             meta = facts.meta or {}
-            self.db.executemany("INSERT INTO labels VALUES (?, ?)", ((k, page) for k in sorted(_labels(name, meta))))
-            self.db.executemany("INSERT INTO aliases VALUES (?, ?)", ((a, page) for a in _aliases(meta)))
+            self.db.executemany("INSERT INTO labels VALUES (?, ?)", ((k, page) for k in sorted(page_labels(name, meta))))
+            self.db.executemany("INSERT INTO aliases VALUES (?, ?)", ((a, page) for a in page_aliases(meta)))
         return page, self._link_rows(path, facts)
 
-    def _link_rows(self, path: str, facts: PageFacts) -> list[_LinkRow]:
+    def _link_rows(self, path: str, facts: PageFacts) -> list[LinkRow]:
         """A page's (or day file's) links as rows: its wiki links, then its Markdown links, which
         resolve from its folder."""
-        rows = [_wiki_link(t) for t in facts.targets]
+        rows = [wiki_link(t) for t in facts.targets]
         if facts.md_targets:
             folder = linking.folder_of(self.here.wiki_relative(path).removesuffix(".md"))
-            rows += [_md_link(p, folder) for p in facts.md_targets]
+            rows += [md_link(p, folder) for p in facts.md_targets]
         return rows
 
     def _set_headings(self, page: int, facts: PageFacts, *, fresh: bool) -> None:
@@ -326,7 +228,7 @@ class WikiGraph:
         meta = facts.meta or {}
         self.db.execute(
             "UPDATE files SET chars=?, malformed=?, gardener=?, superseded=?, stale_day=? WHERE id=?",
-            (facts.chars, int(facts.meta is None), int(pages.is_gardeners(facts.meta)), int(bool(meta.get("superseded_by"))), _stale_day(meta), page),
+            (facts.chars, int(facts.meta is None), int(pages.is_gardeners(facts.meta)), int(bool(meta.get("superseded_by"))), stale_day_of(meta), page),
         )
 
     # -- one path's new state ---------------------------------------------------------------------
@@ -376,13 +278,13 @@ class WikiGraph:
             if name != self.map_name:
                 meta = facts.meta or {}
                 old_labels = {k for (k,) in self.db.execute("SELECT key FROM labels WHERE page=?", (row,))}
-                new_labels = _labels(name, meta)
+                new_labels = page_labels(name, meta)
                 if old_labels != new_labels:
                     self.db.execute("DELETE FROM labels WHERE page=?", (row,))
                     self.db.executemany("INSERT INTO labels VALUES (?, ?)", ((k, row) for k in sorted(new_labels)))
                     self._recount_dups(old_labels ^ new_labels)
                 old_aliases = {a for (a,) in self.db.execute("SELECT alias FROM aliases WHERE page=?", (row,))}
-                new_aliases = set(_aliases(meta))
+                new_aliases = set(page_aliases(meta))
                 if old_aliases != new_aliases:
                     self.db.execute("DELETE FROM aliases WHERE page=?", (row,))
                     self.db.executemany("INSERT INTO aliases VALUES (?, ?)", ((a, row) for a in sorted(new_aliases)))
@@ -453,7 +355,7 @@ class WikiGraph:
             return row[0]
         return None
 
-    def _add_link(self, src: int, link: _LinkRow) -> None:
+    def _add_link(self, src: int, link: LinkRow) -> None:
         _target, md, key, key2, bare, att, att2, att3 = link
         dst = self._resolve_link(md, key, key2, bare)
         counted = int(dst is not None and dst != src)
@@ -528,7 +430,7 @@ class WikiGraph:
         """Unresolved links of pages whose attachment names are among `names`: (id, att, att2, att3)."""
         marks = ",".join("?" * len(names))
         query = (
-            f"SELECT id, att, att2, att3 FROM links WHERE dst IS NULL AND {_FROM_PAGE} AND (att IN ({marks})"
+            f"SELECT id, att, att2, att3 FROM links WHERE dst IS NULL AND {FROM_PAGE} AND (att IN ({marks})"
             f" OR (md = 1 AND (att2 IN ({marks}) OR att3 IN ({marks}))))"
         )
         return list(self.db.execute(query, (*names, *names, *names)))
@@ -587,7 +489,7 @@ class WikiGraph:
         root = self.db.execute("SELECT id FROM files WHERE kind=0 AND ok=1 AND name=?", (self.map_name,)).fetchone()
         if root is not None:
             out: dict[int, list[int]] = {}
-            for src, dst in self.db.execute(f"SELECT src, dst FROM links WHERE dst IS NOT NULL AND {_FROM_PAGE}"):
+            for src, dst in self.db.execute(f"SELECT src, dst FROM links WHERE dst IS NOT NULL AND {FROM_PAGE}"):
                 out.setdefault(src, []).append(dst)
             parent: dict[int, int | None] = {root[0]: None}
             todo = [root[0]]
@@ -681,30 +583,3 @@ class WikiGraph:
         return health
 
 
-_FROM_PAGE = "src IN (SELECT id FROM files WHERE kind = 0)"
-_AN_ATTACHMENT = (
-    "EXISTS (SELECT 1 FROM files f WHERE f.kind = 1 AND (f.lname IN (links.att, links.att2, links.att3)"
-    " OR f.lbase IN (links.att, links.att2, links.att3)))"
-)
-
-# A link as the graph keeps it: (target, md, key, key2, bare, att, att2, att3).
-_LinkRow = tuple[str, int, str, str, str, str, str, str]
-
-
-def _wiki_link(target: str) -> _LinkRow:
-    return (target, 0, resolve_key(target), "", "", target.strip().lower(), "", "")
-
-
-def _md_link(path: str, folder: str) -> _LinkRow:
-    """A Markdown link's path, from a page in `folder`: the paths it may name (`md_candidates`),
-    and, for a bare file name, that name (as `LinkIndex.resolve_md` and `attachment_md` read it)."""
-    cands = linking.md_candidates(path, folder)
-    first, second = (cands + ["", ""])[:2]
-    name = path.strip("/").lower()
-    bare = name if name and "/" not in name else ""
-    return (path, 1, first.removesuffix(".md"), second.removesuffix(".md"), bare.removesuffix(".md"), first, second, bare)
-
-
-def _aliases(meta: Mapping[str, Any]) -> list[str]:
-    """A page's aliases in lower case, once each (as links name them)."""
-    return sorted({a.lower() for a in pages.aliases_of(meta)})
