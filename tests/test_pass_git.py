@@ -19,7 +19,7 @@ from gitgarden.gardener.pipeline import run_pass
 from gitgarden.project import Project, init_project
 from gitgarden.repo import gitrepo
 from gitgarden.wiki import journal
-from tests.conftest import FIXED_NOW, FakeModel, capture, commit_all, git, page, write
+from tests.conftest import FIXED_LOG, FIXED_NOW, FakeModel, capture, commit_all, git, page, write
 
 MAX_GIT = 15  # git processes of a pass that writes five files after a journal commit (issue 29)
 
@@ -76,7 +76,7 @@ def test_a_pass_writing_five_files_starts_at_most_fifteen_git_processes(tmp_path
     result = run_pass(project, Settings(model="fake/scripted"), model=FakeModel().enqueue(reply()), now=lambda: FIXED_NOW)
     assert result.outcome == "pages_written", (result.outcome, result.detail, result.refusals)
     files = git(project.root, "diff", "--name-only", f"{result.journal_commit}..{result.commit}").split()
-    assert sorted(files) == [".gitgarden/read.json", "log/2026-11.jsonl", "wiki/dana.md", "wiki/index.md", "wiki/kessler.md", "wiki/mill-roof.md"]
+    assert sorted(files) == [".gitgarden/read.json", FIXED_LOG, "wiki/dana.md", "wiki/index.md", "wiki/kessler.md", "wiki/mill-roof.md"]
     assert git(project.root, "rev-parse", f"{result.journal_commit}^").strip() == head
     assert len(git_commands) <= MAX_GIT, git_commands
     # Each commit is one `commit-tree`; the snapshot a third; no process per file written.
