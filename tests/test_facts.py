@@ -9,7 +9,8 @@ import pytest
 
 from gitgarden.config import Settings
 from gitgarden.gardener.pipeline import run_pass
-from gitgarden.project import DiskTree, Project
+from gitgarden.project import Project
+from gitgarden.repo.disktree import DiskTree
 from gitgarden.repo.gitrepo import git_dir
 from gitgarden.wiki.facts import FactsCache, page_facts
 from gitgarden.wiki.tree import Overlay, file

@@ -16,7 +16,7 @@ import pytest
 from gitgarden.guard import rules, staged
 from gitgarden.repo import gitrepo
 from gitgarden.wiki import layout
-from gitgarden.wiki.tree import Overlay
+from gitgarden.wiki.tree import Entry, Overlay
 from tests.conftest import commit_all, git, page, write
 
 PAGES = {
@@ -29,6 +29,40 @@ PAGES = {
     "wiki/Notes.md": page("Notes", "Loose notes.\n"),
     "raw/journal/2026-11-29.md": "Acme signed the pilot\n",
 }
+
+
+def staged_changes(root: Path, index_file: str | None) -> dict[str, Entry | None]:
+    """The oracle the fast reader is compared with: everything the index holds that HEAD does not
+    (the empty tree before the first commit), every staged file read in full, as the hook read it
+    before it judged only what a commit changes: path -> its staged file, or None when removed."""
+    env = {"GIT_INDEX_FILE": index_file} if index_file else None
+    metas: list[tuple[str, str, str]] = []  # (path, mode, blob id; mode "" when removed)
+    if gitrepo.head(root) is not None:
+        # --relative: a project below the top of its repository sees its own paths only.
+        out = gitrepo.git(root, "diff-index", "--cached", "-z", "--no-renames", "--relative", "HEAD", env=env)
+        fields = out.split(b"\0")
+        for meta, raw in zip(fields[0:-1:2], fields[1::2], strict=True):
+            _old_mode, mode, _old_id, oid, status = meta.decode().lstrip(":").split()
+            if status != "U":  # an unmerged path: git refuses the commit itself
+                path = raw.decode("utf-8", "surrogateescape")
+                metas.append((path, "" if status == "D" else mode, oid))
+    else:
+        for rec in gitrepo.git(root, "ls-files", "-s", "-z", env=env).split(b"\0"):
+            if rec:
+                meta, raw = rec.split(b"\t", 1)
+                mode, oid, stage = meta.decode().split()
+                if stage == "0":
+                    metas.append((raw.decode("utf-8", "surrogateescape"), mode, oid))
+    # A submodule's commit id is not a file of this repository: it is a gitlink entry, never read.
+    blobs = iter(gitrepo.read_blobs(root, [oid for _, mode, oid in metas if mode and mode != "160000"]))
+    return {
+        path: (
+            None if not mode
+            else Entry("gitlink", b"") if mode == "160000"
+            else Entry("symlink" if mode == "120000" else "file", next(blobs))
+        )
+        for path, mode, _ in metas
+    }  # fmt: skip
 
 
 @pytest.fixture
@@ -125,7 +159,7 @@ def test_the_staged_guard_gives_the_verdicts_of_the_guard_over_the_whole_trees(t
     git(root, "add", "-A")
     base, proposed = staged.staged_trees(root, {})
     whole_base = gitrepo.tree_at(root, "HEAD")
-    whole = Overlay(whole_base, gitrepo.staged_changes(root, None))
+    whole = Overlay(whole_base, staged_changes(root, None))
     with layout.active(layout.Layout(".", "Daily notes") if place is at_root else layout.DEFAULT):
         got = rules.check(base, proposed, None, agent=True)
         want = rules.check(whole_base, whole, None, agent=True)
@@ -197,7 +231,7 @@ def test_a_submodule_staged_in_the_wiki_is_judged_as_with_the_whole_trees(vault:
     git(vault, "add", "wiki/People/Dana Weber.md")
     base, proposed = staged.staged_trees(vault, {})
     whole_base = gitrepo.tree_at(vault, "HEAD")
-    whole = Overlay(whole_base, gitrepo.staged_changes(vault, None))
+    whole = Overlay(whole_base, staged_changes(vault, None))
     with layout.active(layout.DEFAULT):
         got = rules.check(base, proposed, None, agent=True)
         assert got == rules.check(whole_base, whole, None, agent=True)

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from gitgarden.project import DiskTree, Project
+from gitgarden.project import Project
+from gitgarden.repo.disktree import DiskTree
 from gitgarden.wiki import linking
 from gitgarden.wiki import pages as wiki
 from gitgarden.wiki.tidy import link_index, page_titles, reachable

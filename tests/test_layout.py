@@ -19,7 +19,8 @@ import pytest
 from gitgarden.config import Settings
 from gitgarden.errors import ConfigError
 from gitgarden.guard import rules as guard
-from gitgarden.project import DiskTree, Project, find_project, init_project, of_root
+from gitgarden.project import Project, find_project, init_project, of_root
+from gitgarden.repo.disktree import DiskTree
 from gitgarden.wiki import layout
 from gitgarden.wiki.health import measure
 from gitgarden.wiki.layout import Layout

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from gitgarden.project import DiskTree, Project
+from gitgarden.project import Project
+from gitgarden.repo.disktree import DiskTree
 from gitgarden.wiki.health import measure
 from tests.conftest import FakeModel, commit_all, garden, page, write
 from tests.guard_checker import lost

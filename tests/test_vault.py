@@ -11,7 +11,8 @@ import pytest
 
 from gitgarden.config import Settings
 from gitgarden.guard import rules as guard
-from gitgarden.project import DiskTree, Project, init_project
+from gitgarden.project import Project, init_project
+from gitgarden.repo.disktree import DiskTree
 from gitgarden.wiki import linking, split
 from gitgarden.wiki import pages as wiki
 from gitgarden.wiki.health import measure

@@ -20,7 +20,8 @@ from gitgarden.errors import ConfigError
 from gitgarden.gardener.pipeline import PassResult, run_pass
 from gitgarden.guard import rules as guard
 from gitgarden.guard import text as guardtext
-from gitgarden.project import DiskTree, Project, init_project
+from gitgarden.project import Project, init_project
+from gitgarden.repo.disktree import DiskTree
 from gitgarden.wiki import hubs, layout, linking, split, tidy
 from gitgarden.wiki.health import Health, measure
 from gitgarden.wiki.pages import MAP_CEILING, PAGE_BUDGET

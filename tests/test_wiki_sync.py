@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from gitgarden.project import DiskTree, Project
+from gitgarden.project import Project
 from gitgarden.repo import gitrepo, wikisync
+from gitgarden.repo.disktree import DiskTree
 from gitgarden.wiki import layout
 from gitgarden.wiki.health import Health, measure
 from tests.conftest import FIXED_NOW, commit_all, git, invoke, page, write

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from datetime import date
 
-from gitgarden.project import DiskTree, Project
+from gitgarden.project import Project
+from gitgarden.repo.disktree import DiskTree
 from gitgarden.wiki import health, split
 from gitgarden.wiki import pages as wiki
 from gitgarden.wiki.tree import file

@@ -293,8 +293,8 @@ def schema() -> None:
 def health(app: App, as_json: bool) -> None:
     """Deterministic health figures: orphans, broken links, duplicates, oversized pages, the map."""
     from gitgarden.gardener import setaside
-    from gitgarden.project import DiskTree
     from gitgarden.repo import wikisync
+    from gitgarden.repo.disktree import DiskTree
     from gitgarden.wiki import journal
 
     project = app.project()

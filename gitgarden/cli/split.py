@@ -18,7 +18,8 @@ def _complete_pages(_ctx: click.Context, _param: click.Parameter, incomplete: st
     from click.shell_completion import CompletionItem
 
     try:
-        from gitgarden.project import DiskTree, find_project
+        from gitgarden.project import find_project
+        from gitgarden.repo.disktree import DiskTree
         from gitgarden.wiki import layout, pages
 
         project = find_project()

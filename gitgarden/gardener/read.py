@@ -11,8 +11,9 @@ from __future__ import annotations
 from gitgarden.gardener import commit, setaside
 from gitgarden.gardener.state import Pass, Reading, Work
 from gitgarden.gardener.steps import Step
-from gitgarden.project import DiskTree, Project
+from gitgarden.project import Project
 from gitgarden.repo import gitrepo
+from gitgarden.repo.disktree import DiskTree
 from gitgarden.wiki import hubs, journal, layout, pages, placement, tidy
 from gitgarden.wiki.tree import Overlay, Tree, text_of
 

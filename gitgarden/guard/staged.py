@@ -262,7 +262,7 @@ def staged_trees(root: Path, env: Mapping[str, str]) -> tuple[Tree, Tree]:
         index_file = os.path.abspath(index_file)  # git names it relative to the hook's folder
     git_env = {"GIT_INDEX_FILE": index_file} if index_file else None
     head = gitrepo.head(root)
-    changed = gitrepo.staged_paths(root, index_file, has_head=head is not None)
+    changed = staged_paths(root, index_file, has_head=head is not None)
     oids = sorted({side[1] for _, old, new in changed for side in (old, new) if side is not None and side[0] != "160000"})
     blobs = dict(zip(oids, gitrepo.read_blobs(root, oids), strict=True))
 
@@ -279,3 +279,38 @@ def staged_trees(root: Path, env: Mapping[str, str]) -> tuple[Tree, Tree]:
     # The folders the changed paths stand in, in one query: a rule asks whether one is a submodule.
     base.load({"/".join(path.split("/")[:i]) for path, _, _ in changed for i in range(1, path.count("/") + 1)})
     return base, Overlay(base, {path: entry(new) for path, _, new in changed})
+
+
+def staged_paths(
+    root: Path, index_file: str | None, *, has_head: bool
+) -> list[tuple[str, tuple[str, str] | None, tuple[str, str] | None]]:
+    """What the index changes against HEAD, without reading a file: (path, (mode, blob id) in HEAD
+    or None, (mode, blob id) in the index or None when the commit removes it), sorted.
+
+    `index_file` as for `staged_changes`. Before the first commit every entry is new. A
+    submodule's entry has mode 160000 (its id names a commit, never read here); unmerged paths
+    (git refuses the commit itself) are left out.
+    """
+    env = {"GIT_INDEX_FILE": index_file} if index_file else None
+    out: list[tuple[str, tuple[str, str] | None, tuple[str, str] | None]] = []
+    if has_head:
+        # --relative: a project below the top of its repository sees its own paths only.
+        raw = gitrepo.git(root, "diff-index", "--cached", "-z", "--no-renames", "--relative", "HEAD", env=env)
+        fields = raw.split(b"\0")
+        for meta, name in zip(fields[0:-1:2], fields[1::2], strict=True):
+            old_mode, mode, old_id, oid, status = meta.decode().lstrip(":").split()
+            if status == "U":
+                continue
+            path = name.decode("utf-8", "surrogateescape")
+            old = (old_mode, old_id) if status != "A" and old_mode != "000000" else None
+            new = (mode, oid) if status != "D" and mode != "000000" else None
+            if old or new:
+                out.append((path, old, new))
+    else:
+        for rec in gitrepo.git(root, "ls-files", "-s", "-z", env=env).split(b"\0"):
+            if rec:
+                meta, name = rec.split(b"\t", 1)
+                mode, oid, stage = meta.decode().split()
+                if stage == "0":
+                    out.append((name.decode("utf-8", "surrogateescape"), None, (mode, oid)))
+    return sorted(out)

@@ -44,10 +44,7 @@ __all__ = [
     "ident_env",
     "RepoSettings",
     "repo_settings",
-    "staged_changes",
-    "unreadable_filters",
     "run_bounded",
-    "staged_paths",
     "read_blobs",
 ]
 
@@ -402,7 +399,6 @@ def read_blobs(root: Path, names: Sequence[str], env: Mapping[str, str] | None =
     return blobs
 
 
-_read_blobs = read_blobs
 
 
 def tree_at(root: Path, rev: str, prefixes: Sequence[str] = ()) -> dict[str, Entry]:
@@ -422,7 +418,7 @@ def tree_at(root: Path, rev: str, prefixes: Sequence[str] = ()) -> dict[str, Ent
             metas.append((path.decode("utf-8", "surrogateescape"), mode, oid))
         elif kind == "commit":  # a submodule: known, so no rule lets it go, but never read
             gitlinks.append(path.decode("utf-8", "surrogateescape"))
-    blobs = _read_blobs(root, [oid for _, _, oid in metas])
+    blobs = read_blobs(root, [oid for _, _, oid in metas])
     tree = {
         path: Entry("symlink" if mode == "120000" else "file", data)
         for (path, mode, _), data in zip(metas, blobs, strict=True)
@@ -570,97 +566,3 @@ def wait_for_index(gdir: Path, seconds: float = _LOCK_WAIT) -> None:
         if time.monotonic() > deadline:
             raise GitError(index_lock_error(lock))
         time.sleep(0.05)
-
-
-def staged_paths(
-    root: Path, index_file: str | None, *, has_head: bool
-) -> list[tuple[str, tuple[str, str] | None, tuple[str, str] | None]]:
-    """What the index changes against HEAD, without reading a file: (path, (mode, blob id) in HEAD
-    or None, (mode, blob id) in the index or None when the commit removes it), sorted.
-
-    `index_file` as for `staged_changes`. Before the first commit every entry is new. A
-    submodule's entry has mode 160000 (its id names a commit, never read here); unmerged paths
-    (git refuses the commit itself) are left out.
-    """
-    env = {"GIT_INDEX_FILE": index_file} if index_file else None
-    out: list[tuple[str, tuple[str, str] | None, tuple[str, str] | None]] = []
-    if has_head:
-        # --relative: a project below the top of its repository sees its own paths only.
-        raw = git(root, "diff-index", "--cached", "-z", "--no-renames", "--relative", "HEAD", env=env)
-        fields = raw.split(b"\0")
-        for meta, name in zip(fields[0:-1:2], fields[1::2], strict=True):
-            old_mode, mode, old_id, oid, status = meta.decode().lstrip(":").split()
-            if status == "U":
-                continue
-            path = name.decode("utf-8", "surrogateescape")
-            old = (old_mode, old_id) if status != "A" and old_mode != "000000" else None
-            new = (mode, oid) if status != "D" and mode != "000000" else None
-            if old or new:
-                out.append((path, old, new))
-    else:
-        for rec in git(root, "ls-files", "-s", "-z", env=env).split(b"\0"):
-            if rec:
-                meta, name = rec.split(b"\t", 1)
-                mode, oid, stage = meta.decode().split()
-                if stage == "0":
-                    out.append((name.decode("utf-8", "surrogateescape"), None, (mode, oid)))
-    return sorted(out)
-
-
-def staged_changes(root: Path, index_file: str | None) -> dict[str, Entry | None]:
-    """What the index holds that HEAD does not (the empty tree before the first commit): path ->
-    its staged file, or None when the commit would remove it.
-
-    `index_file` is the index to read: in a pre-commit hook the GIT_INDEX_FILE git names (for
-    `commit -a` or `commit <paths>` a temporary index, the real one locked meanwhile); None
-    for the repository's own. Only plumbing that reads the index runs: nothing takes its lock.
-    """
-    env = {"GIT_INDEX_FILE": index_file} if index_file else None
-    metas: list[tuple[str, str, str]] = []  # (path, mode, blob id; mode "" when removed)
-    if head(root) is not None:
-        # --relative: a project below the top of its repository sees its own paths only.
-        out = git(root, "diff-index", "--cached", "-z", "--no-renames", "--relative", "HEAD", env=env)
-        fields = out.split(b"\0")
-        for meta, raw in zip(fields[0:-1:2], fields[1::2], strict=True):
-            _old_mode, mode, _old_id, oid, status = meta.decode().lstrip(":").split()
-            if status != "U":  # an unmerged path: git refuses the commit itself
-                path = raw.decode("utf-8", "surrogateescape")
-                metas.append((path, "" if status == "D" else mode, oid))
-    else:
-        for rec in git(root, "ls-files", "-s", "-z", env=env).split(b"\0"):
-            if rec:
-                meta, raw = rec.split(b"\t", 1)
-                mode, oid, stage = meta.decode().split()
-                if stage == "0":
-                    metas.append((raw.decode("utf-8", "surrogateescape"), mode, oid))
-    # A submodule's commit id is not a file of this repository: it is a gitlink entry, never read.
-    blobs = iter(_read_blobs(root, [oid for _, mode, oid in metas if mode and mode != "160000"]))
-    return {
-        path: (
-            None if not mode
-            else Entry("gitlink", b"") if mode == "160000"
-            else Entry("symlink" if mode == "120000" else "file", next(blobs))
-        )
-        for path, mode, _ in metas
-    }  # fmt: skip
-
-
-def unreadable_filters(root: Path, paths: Sequence[str]) -> dict[str, str]:
-    """Which of `paths` git stores through a filter a pass cannot read as text: path -> the filter's
-    name. Git LFS always (the work tree may hold a pointer or the file, the repository the pointer);
-    any other filter no clean, smudge or process command is configured for (the file is whatever
-    the missing program would have made of it)."""
-    if not paths:
-        return {}
-    out = git(root, "check-attr", "-z", "--stdin", "filter", input=b"".join(p.encode("utf-8", "surrogateescape") + b"\0" for p in paths))
-    fields = out.split(b"\0")
-    named: dict[str, str] = {}
-    for i in range(0, len(fields) - 2, 3):
-        value = fields[i + 2].decode("utf-8", "replace")
-        if value not in ("unspecified", "unset", "set", ""):
-            named[fields[i].decode("utf-8", "surrogateescape")] = value
-    if not named:
-        return {}
-    drivers = git(root, "config", "--get-regexp", r"^filter\..*\.(clean|smudge|process)$", check=False).decode("utf-8", "replace")
-    installed = {line.split(" ", 1)[0].rsplit(".", 1)[0].removeprefix("filter.") for line in drivers.splitlines() if line.strip()}
-    return {p: f for p, f in named.items() if f == "lfs" or f not in installed}

@@ -375,8 +375,8 @@ def health_signal(root: Path, s: Settings) -> str:
     Read off the wiki graph in the git dir (`repo.wikisync`): only the files git says changed
     since it was last brought in step are read.
     """
-    from gitgarden.project import DiskTree
     from gitgarden.repo import wikisync
+    from gitgarden.repo.disktree import DiskTree
 
     now = wikisync.health(root, lambda: DiskTree(root, layout.current().wiki_folders()))
     before = _last_health(root)

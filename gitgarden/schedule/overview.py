@@ -349,7 +349,7 @@ class PageView:
 
 def _wiki_tree(project: Project) -> Any:
     """The wiki's files, with the facts cache a pass keeps in the git dir (pages re-read only when changed)."""
-    from gitgarden.project import DiskTree
+    from gitgarden.repo.disktree import DiskTree
     from gitgarden.wiki.facts import FactsCache
 
     gdir = git_dir_of(project.root)

@@ -23,8 +23,8 @@ CHART_PASSES = 30  # the newest passes with health figures the chart draws
 def _health(site: Site, project: Project):  # type: ignore[no-untyped-def]
     """The wiki's health as `gitgarden health` measures it, and the lines set aside."""
     from gitgarden.gardener import setaside
-    from gitgarden.project import DiskTree
     from gitgarden.repo import wikisync
+    from gitgarden.repo.disktree import DiskTree
 
     offerable, aside = setaside.on_disk(project.root)
     # Read off the wiki graph in the git dir, as `gitgarden health` does: only changed files are read.

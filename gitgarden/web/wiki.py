@@ -39,7 +39,7 @@ def _survey(site: Site, project: Project) -> tuple[list[PageRow], Any]:
     """Every page with its figures, and the link index of the wiki (names, aliases, attachments),
     from one listing of the wiki; a page is re-read only when it changed since the server last
     read it, or since a pass did (the facts cache passes keep, loaded once, never written here)."""
-    from gitgarden.project import DiskTree
+    from gitgarden.repo.disktree import DiskTree
     from gitgarden.wiki import layout, linking, pages
     from gitgarden.wiki.facts import page_facts
 
