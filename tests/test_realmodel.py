@@ -85,14 +85,30 @@ def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             if time.monotonic() > deadline:
                 pytest.fail(f"llama_cpp.server did not answer within {_START_TIMEOUT:.0f} s:\n{_tail(log_path)}")
             time.sleep(0.5)
+        _RUNNING.append((proc, log_path))
         yield base_url
     finally:
+        _RUNNING.clear()
         proc.terminate()
         try:
             proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait(timeout=10)
+
+
+# The server the session started, while it runs: a test that finds it dead says how it died.
+_RUNNING: list[tuple[subprocess.Popen[bytes], Path]] = []
+
+
+@pytest.fixture(autouse=True)
+def _server_still_running() -> Iterator[None]:
+    """A server that dies mid-request (a CPU instruction its build assumed, say) shows as "connection
+    refused" in every later test; this names the exit status and the server's own last words instead."""
+    yield
+    for proc, log_path in _RUNNING:
+        if proc.poll() is not None:
+            pytest.fail(f"llama_cpp.server died during this test (exit {proc.returncode}):\n{_tail(log_path)}")
 
 
 def _tail(path: Path, lines: int = 30) -> str:
