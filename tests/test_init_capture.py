@@ -87,7 +87,10 @@ def _all_commands() -> list[list[str]]:
     out: list[list[str]] = []
 
     def walk(group: click.Group, prefix: list[str]) -> None:
-        for name, command in group.commands.items():
+        ctx = click.Context(group)
+        for name in group.list_commands(ctx):  # the commands `cli` loads when named, too
+            command = group.get_command(ctx, name)
+            assert command is not None, f"{name} is listed but cannot be loaded"
             out.append([*prefix, name])
             if isinstance(command, click.Group):
                 walk(command, [*prefix, name])

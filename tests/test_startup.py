@@ -58,6 +58,55 @@ def test_status_defers_what_it_does_not_need(project: Project) -> None:
     assert sorted(names & set(DEFERRED)) == []
 
 
+def test_every_command_module_is_loaded_by_the_names_it_registers() -> None:
+    """`cli.main` imports a command's module only when the command is named: its table must hold
+    exactly the names each module's `register` adds, or a command would be missing."""
+    import importlib
+
+    import click
+
+    from gitgarden.cli.main import ELSEWHERE, cli
+
+    for module in sorted(set(ELSEWHERE.values())):
+        group = click.Group()
+        importlib.import_module(f"gitgarden.cli.{module}").register(group)
+        assert sorted(group.commands) == sorted(n for n, m in ELSEWHERE.items() if m == module), module
+    own = {name for name, command in cli.commands.items() if command.callback and command.callback.__module__ == cli.callback.__module__}
+    assert own and not own & set(ELSEWHERE), "a name both in cli.main and in another module"
+
+
+@pytest.mark.parametrize(("args", "loaded", "not_loaded"), [
+    (["status"], "gitgarden.cli.schedule", ["gitgarden.cli.history", "gitgarden.cli.agents", "gitgarden.cli.settings", "gitgarden.cli.guard"]),
+    (["capture", "a line"], "gitgarden.cli.main", ["gitgarden.cli.schedule", "gitgarden.cli.history", "gitgarden.cli.guard", "gitgarden.cli.ci"]),
+    (["guard", "--staged"], "gitgarden.cli.guard", ["gitgarden.cli.schedule", "gitgarden.cli.history", "gitgarden.cli.settings"]),
+])  # fmt: skip
+def test_a_command_imports_only_its_own_cli_module(project: Project, args: list[str], loaded: str, not_loaded: list[str]) -> None:
+    names = _imported(project, args)
+    assert loaded in names, "importtime printed nothing useful: the check would be vacuous"
+    assert sorted(names & {*not_loaded, "gitgarden.gardener.outcome"}) == []
+
+
+# Prints the modules loaded when the command ends (on stderr, after a marker). Read from sys.modules,
+# not `-X importtime`: importtime does not see a module loaded by importlib.import_module, as
+# `cli.main` loads the command modules.
+_RUN_AND_LIST = (
+    "import atexit, sys\n"
+    "atexit.register(lambda: print('MODULES', *sorted(sys.modules), sep='\\n', file=sys.stderr))\n"
+    "sys.argv = ['gitgarden', *sys.argv[1:]]\n"
+    "from gitgarden.cli.main import main\n"
+    "main()\n"
+)
+
+
+def _imported(project: Project, args: list[str], env: dict[str, str] | None = None) -> set[str]:
+    """The modules `gitgarden ARGS` has loaded when it ends, run in the project."""
+    done = subprocess.run(
+        [sys.executable, "-c", _RUN_AND_LIST, *args], cwd=project.root, capture_output=True, text=True, timeout=120, env=env
+    )
+    assert done.returncode in (0, 3), done.stderr[-2000:]
+    return set(done.stderr.rpartition("MODULES\n")[2].split())
+
+
 def test_the_registry_knows_where_the_read_position_lives() -> None:
     from gitgarden.schedule import registry
     from gitgarden.wiki import journal

@@ -7,6 +7,7 @@ shows the traceback instead.
 
 from __future__ import annotations
 
+import importlib
 import sys
 from collections.abc import Mapping
 from pathlib import Path
@@ -15,15 +16,6 @@ from typing import Any
 import click
 
 from gitgarden import __version__
-from gitgarden.cli import agents as _agents
-from gitgarden.cli import ci as _ci
-from gitgarden.cli import guard as _guard
-from gitgarden.cli import history as _history
-from gitgarden.cli import keys as _keys
-from gitgarden.cli import schedule as _schedule
-from gitgarden.cli import serve as _serve
-from gitgarden.cli import settings as _settings
-from gitgarden.cli import split as _split
 from gitgarden.cli.app import (
     App,
     err,
@@ -35,13 +27,31 @@ from gitgarden.cli.app import (
     settle_model_threads,
 )
 from gitgarden.errors import EXIT_INTERRUPTED, GitgardenError
-from gitgarden.gardener.outcome import JOBS
+from gitgarden.gardener.jobs import JOBS
 
-__all__ = ["main", "cli", "App"]
+__all__ = ["main", "cli", "App", "ELSEWHERE"]
+
+# The commands the other `cli` modules hold, by name. A call imports only the module of the
+# command it names (`status` never pays for `log` or `serve`); `--help` lists them all.
+ELSEWHERE: dict[str, str] = {
+    "search": "agents", "mcp": "agents", "ci": "ci", "guard": "guard", "hook": "guard", "keys": "keys",
+    "log": "history", "show": "history", "undo": "history", "stop": "history", "review": "history", "reread": "history",
+    "tick": "schedule", "projects": "schedule", "timer": "schedule", "status": "schedule",
+    "serve": "serve", "config": "settings", "split": "split",
+}  # fmt: skip
 
 
 class _Group(click.Group):
-    """Turns every GitgardenError into one line on stderr and its exit status (in one place)."""
+    """Turns every GitgardenError into one line on stderr and its exit status (in one place), and
+    loads a command of another module when it is named (`ELSEWHERE`)."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*self.commands, *ELSEWHERE})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and cmd_name in ELSEWHERE:
+            importlib.import_module(f"gitgarden.cli.{ELSEWHERE[cmd_name]}").register(self)
+        return self.commands.get(cmd_name)
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
@@ -415,7 +425,3 @@ def _render_llm_status(data: dict[str, Any], sources: Mapping[str, str]) -> None
 def main() -> None:
     """Entry point of the `gitgarden` command and `python -m gitgarden`."""
     cli(obj=App(), complete_var="_GITGARDEN_COMPLETE")  # the same under `python -m gitgarden`
-
-
-for _part in (_agents, _ci, _guard, _history, _keys, _schedule, _serve, _settings, _split):
-    _part.register(cli)
