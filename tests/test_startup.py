@@ -107,6 +107,35 @@ def _imported(project: Project, args: list[str], env: dict[str, str] | None = No
     return set(done.stderr.rpartition("MODULES\n")[2].split())
 
 
+def test_status_with_nothing_unread_reads_health_without_openssl_or_the_facts_pickle(project: Project) -> None:
+    """Nothing unread: `status` asks the wiki graph whether health calls for a pass (git and SQLite,
+    which it needs), and no more."""
+    names = _imported(project, ["status"])
+    assert "gitgarden.repo.wikisync" in names, "status took another path: the check would be vacuous"
+    assert sorted(names & {"hashlib", "_hashlib", "pickle", "shutil", "rich"}) == []
+
+
+def test_the_hook_passes_a_persons_commit_without_the_rules(project: Project) -> None:
+    """The installed hook runs on every commit; a person's commit only learns it is not an agent's."""
+    (project.wiki / "notes.md").write_text("a person's page\n")
+    subprocess.run(["git", "add", "-A"], cwd=project.root, check=True)
+    names = _imported(project, ["guard", "--hook", "--hook-name", "pre-commit"])
+    assert "gitgarden.guard.hook" in names, "the hook took another path: the check would be vacuous"
+    assert sorted(names & {"gitgarden.guard.rules", "hashlib", "_hashlib", "shutil", "difflib", "rich"}) == []
+
+
+def test_an_agents_staged_append_is_judged_without_difflib_or_the_commit_machinery(project: Project) -> None:
+    """`guard --staged` on an append (the usual agent's commit): the rules, not the code that makes
+    gitgarden's own commits, nor difflib (only for lines an append leaves unpaired)."""
+    import os
+
+    (project.wiki / "index.md").write_text((project.wiki / "index.md").read_text() + "\nOne more line.\n")
+    subprocess.run(["git", "add", "-A"], cwd=project.root, check=True)
+    names = _imported(project, ["guard", "--staged"], env={**os.environ, "GITGARDEN_AGENT": "test-agent"})
+    assert "gitgarden.guard.rules" in names, "the guard judged nothing: the check would be vacuous"
+    assert sorted(names & {"gitgarden.repo.commits", "difflib", "shutil", "hashlib", "_hashlib", "rich"}) == []
+
+
 def test_the_registry_knows_where_the_read_position_lives() -> None:
     from gitgarden.schedule import registry
     from gitgarden.wiki import journal

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gitgarden.errors import GitError, GitgardenError
-from gitgarden.repo import commits, gitrepo
+from gitgarden.repo import gitrepo
 from gitgarden.wiki.tree import Tree, text_of
 
 if TYPE_CHECKING:  # a person's commit never needs the guard: the hook stays quick for them
@@ -351,6 +351,8 @@ def agent_of(root: Path, env: Mapping[str, str], patterns: Sequence[str]) -> str
     gitgarden's own commits (a pass, undo) are nobody's agent: they carry its one-time token
     (`commits.own_commit`), which no variable an agent exports can stand in for.
     """
+    from gitgarden.repo import commits  # here only: `guard --staged` never asks
+
     if commits.is_own_commit(root, env):
         return None
     name = agent_name(env)

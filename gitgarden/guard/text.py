@@ -16,7 +16,6 @@ Lines are compared as they are: split on "\\n" only, so a CRLF file keeps its
 from __future__ import annotations
 
 import bisect
-import difflib
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -395,6 +394,8 @@ def _diff(
 ) -> dict[int, int]:
     """Like `_greedy`, but anchored on difflib's matching blocks, so a moved or removed
     block does not throw the pairing of the lines after it off."""
+    import difflib  # here only: the usual agent's commit (an append) never gets this far
+
     nkeys = [new.key(j) for j in range(b0, b1)]
     matcher = difflib.SequenceMatcher(None, okey, nkeys, autojunk=True)
     pairs: list[tuple[int, int]] = []

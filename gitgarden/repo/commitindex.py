@@ -9,7 +9,6 @@ the work tree holds their bytes: a pass's commits cost a few git processes at an
 from __future__ import annotations
 
 import os
-import shutil
 import stat
 from collections.abc import Mapping
 from pathlib import Path
@@ -66,6 +65,8 @@ class CommitIndex:
         source = gitrepo.git_dir(self.root) / "index"
         if worktree.index_identity(self.root) != status.index_before:
             return False
+        import shutil  # here only: it loads bz2, lzma and zlib, which the hook (it imports `commits`) has no use for
+
         shutil.copyfile(source, self.path)
         if worktree.index_identity(self.root) != status.index_before:  # replaced while it was copied
             self.path.unlink(missing_ok=True)

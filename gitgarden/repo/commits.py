@@ -13,7 +13,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import shutil
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 
@@ -59,11 +58,11 @@ def own_commit(root: Path) -> Iterator[dict[str, str]]:
 
 def is_own_commit(root: Path, env: Mapping[str, str]) -> bool:
     """True when `env` carries the token of a commit gitgarden is making in this repository now."""
-    import hashlib
-
     token = env.get(OWN_COMMIT, "")
     if len(token) != 32 or any(c not in "0123456789abcdef" for c in token):
-        return False
+        return False  # every person's commit: the hook never pays for OpenSSL's hashlib
+    import hashlib
+
     return (gitrepo.git_dir(root) / _OWN_DIR / hashlib.sha256(token.encode()).hexdigest()).is_file()
 
 
@@ -310,6 +309,8 @@ def _install_first_index(gdir: Path, commit_index: CommitIndex) -> bool:
         fd = os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
     except OSError:
         return False  # another git command holds it: sync_index waits for it instead
+    import shutil  # here only: it loads bz2, lzma and zlib, which the hook has no use for
+
     try:
         with open(fd, "wb") as out, open(commit_index.path, "rb") as src:
             shutil.copyfileobj(src, out)

@@ -11,12 +11,16 @@ committed, and a broken or locked one only means measuring the slow way.
 from __future__ import annotations
 
 import errno
-import hashlib
 import os
 import sqlite3
 from collections.abc import Callable, Iterable, Mapping
 from datetime import date
 from pathlib import Path
+
+try:  # sha1 without OpenSSL's start-up cost (hashlib loads _hashlib first): `status` reads health here
+    from _sha1 import sha1
+except ImportError:  # pragma: no cover - an interpreter without the builtin module
+    from hashlib import sha1
 
 from gitgarden.errors import GitError
 from gitgarden.repo import gitrepo, worktree
@@ -32,7 +36,7 @@ def graph_path(git_dir: Path, here: layout.Layout) -> Path:
     """Where the graph of the wiki in layout `here` is kept (one file a layout: settings that move the
     wiki never make two layouts rebuild each other's graph)."""
     key = "\0".join([here.wiki_dir, here.journal_dir, here.map_page, *here.identity])
-    return git_dir / "gitgarden" / f"wiki-{hashlib.sha1(key.encode('utf-8', 'surrogateescape')).hexdigest()[:10]}.sqlite"
+    return git_dir / "gitgarden" / f"wiki-{sha1(key.encode('utf-8', 'surrogateescape')).hexdigest()[:10]}.sqlite"
 
 
 def signature(root: Path, rel: str) -> str:

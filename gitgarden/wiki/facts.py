@@ -13,7 +13,6 @@ and losing it only costs one full read.
 from __future__ import annotations
 
 import os
-import pickle
 from collections.abc import Iterator
 from functools import lru_cache
 from pathlib import Path
@@ -79,6 +78,8 @@ class FactsCache:
         self._dirty = False
         self.keep: set[str] | None = None  # the paths that exist (set by the tree that lists them)
         if path is not None:
+            import pickle  # here only: a `status` whose health graph is in step reads no facts
+
             try:
                 data = pickle.loads(path.read_bytes())
                 if isinstance(data, dict) and data.get("version") == _VERSION:
@@ -101,6 +102,8 @@ class FactsCache:
         """Write the cache back when it changed (dropping paths that no longer exist); never fails a pass."""
         if self.path is None or not self._dirty:
             return
+        import pickle
+
         if self.keep is not None:
             self._items = {k: v for k, v in self._items.items() if k in self.keep}
         try:
