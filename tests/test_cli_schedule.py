@@ -517,6 +517,22 @@ def test_a_second_run_is_refused_at_once_with_the_holders_pass_id(tmp_path: Path
 # -- status -------------------------------------------------------------------------------------------------
 
 
+def test_status_reads_the_journal_once_when_no_line_is_set_aside(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Start-up: the unread count parses every day file; the set-aside list needs them only when the
+    set-aside file lists a line."""
+    from gitgarden.wiki import journal
+
+    p = waiting_project(tmp_path, "p", "one", "two", register=False)
+    monkeypatch.chdir(p.root)
+    reads: list[Path] = []
+    real = journal.all_lines
+    monkeypatch.setattr(journal, "all_lines", lambda folder: reads.append(folder) or real(folder))
+    result = invoke(make_app(), "status")
+    assert result.exit_code == 0, result.output
+    assert "unread journal lines: 2" in result.stdout
+    assert len(reads) == 1
+
+
 def test_status_shows_the_clock_that_holds_back_the_lock_and_the_failures(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     p = waiting_project(tmp_path, "p", "one", "two")
     age(p.root, NOW - timedelta(minutes=10))

@@ -336,7 +336,7 @@ def status(app: App, as_json: bool) -> None:
 
     project = app.project()
     data = overview.project_status(project, app.env, app.now())
-    aside = [e for _, e in setaside.on_disk(project.root)[1]]
+    aside = [e for _, e in setaside.aside_on_disk(project.root)]
     data["set_aside"] = [setaside.summary(e) for e in aside]
     for warning in data["warnings"]:
         err(f"warning: {warning}")

@@ -46,6 +46,7 @@ __all__ = [
     "too_long",
     "summary",
     "on_disk",
+    "aside_on_disk",
 ]
 
 SET_ASIDE_PATH = ".gitgarden/set-aside.json"
@@ -243,6 +244,16 @@ def too_long(lines: Iterable[JournalLine], room: float) -> dict[str, str]:
 def summary(entry: Entry) -> dict[str, Any]:
     """The entry as `status --json` and `health --json` show it."""
     return {**asdict(entry), "advice": entry.advice()}
+
+
+def aside_on_disk(root: Path) -> list[tuple[JournalLine, Entry]]:
+    """The unread lines set aside of the project at `root` (`on_disk`'s second half); the journal is
+    read only when the set-aside file lists a line, so `status` reads it once (for the count)."""
+    from gitgarden.project import file_text
+
+    if not load(file_text(root, SET_ASIDE_PATH)):
+        return []
+    return on_disk(root)[1]
 
 
 def on_disk(root: Path) -> tuple[list[JournalLine], list[tuple[JournalLine, Entry]]]:
