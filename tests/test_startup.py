@@ -35,10 +35,11 @@ def test_a_run_with_nothing_new_never_imports_litellm(project: Project) -> None:
 
 
 # What `status` (and a tick that finds nothing) does not need stays unimported: the YAML and
-# page parsers, the tree, the TOML writer, OpenSSL's hashlib, subprocess, rich, the timers, the keys.
+# page parsers, the tree, the TOML writer, OpenSSL's hashlib, subprocess, rich, the timers, the keys,
+# the tick itself and the views of the web app.
 DEFERRED = (
     "gitgarden.wiki.facts", "gitgarden.wiki.pages", "gitgarden.wiki.tree", "gitgarden.schedule.timers", "gitgarden.model.keys",
-    "gitgarden.gardener.pipeline",
+    "gitgarden.gardener.pipeline", "gitgarden.schedule.tick", "gitgarden.schedule.views",
     "yaml", "frontmatter", "tomli_w", "hashlib", "_hashlib", "subprocess", "shlex", "shutil", "pickle", "rich",
 )  # fmt: skip
 
@@ -112,7 +113,7 @@ def test_status_with_nothing_unread_reads_health_without_openssl_or_the_facts_pi
     which it needs), and no more."""
     names = _imported(project, ["status"])
     assert "gitgarden.repo.wikisync" in names, "status took another path: the check would be vacuous"
-    assert sorted(names & {"hashlib", "_hashlib", "pickle", "shutil", "rich"}) == []
+    assert sorted(names & {"hashlib", "_hashlib", "pickle", "shutil", "rich", "gitgarden.schedule.tick", "gitgarden.schedule.views"}) == []
 
 
 def test_the_hook_passes_a_persons_commit_without_the_rules(project: Project) -> None:

@@ -10,7 +10,7 @@ from gitgarden.gardener.pipeline import PassResult, run_pass
 from gitgarden.history.provenance import page_sources, paragraphs
 from gitgarden.history.undo import undo
 from gitgarden.project import Project
-from gitgarden.schedule.overview import (
+from gitgarden.schedule.views import (
     NotFound,
     PageNotFound,
     find_page,

@@ -12,7 +12,7 @@ from gitgarden.gardener.pipeline import run_pass
 from gitgarden.history.passlog import passes
 from gitgarden.project import Project
 from gitgarden.repo.lock import PassLock
-from gitgarden.schedule.overview import journal_day
+from gitgarden.schedule.views import journal_day
 from tests.conftest import FIXED_NOW, FakeModel, capture, git, invoke, workspace, write
 from tests.web_client import client, created, form
 

@@ -71,13 +71,13 @@ class Door:
 
     def read_page(self, name: str) -> dict[str, Any]:
         """A page's text, state, `source:` days and backlinks; `name` resolved as Obsidian resolves it."""
-        from gitgarden.schedule.overview import find_page
+        from gitgarden.schedule.views import find_page
 
         return find_page(self.project, name).to_json()
 
     def read_map(self) -> dict[str, Any]:
         """The map's text and its Open questions."""
-        from gitgarden.schedule.overview import map_view
+        from gitgarden.schedule.views import map_view
 
         text, open_lines = map_view(self.project)
         return {"path": self.project.layout.map_path(), "text": text, "open": open_lines}
@@ -85,7 +85,7 @@ class Door:
     def journal(self, day: str = "") -> dict[str, Any]:
         """One day's journal lines (default today) with their ids and read/unread state, and the
         days there are."""
-        from gitgarden.schedule.overview import journal_day, journal_days
+        from gitgarden.schedule.views import journal_day, journal_days
 
         day = day.strip() or f"{self.now().astimezone():%Y-%m-%d}"
         days = journal_days(self.project)
@@ -124,7 +124,7 @@ class Door:
     def page_sources(self, name: str) -> dict[str, Any]:
         """The paragraphs of a page that passes wrote, each with the journal lines it came from."""
         from gitgarden.history.provenance import page_sources
-        from gitgarden.schedule.overview import find_page
+        from gitgarden.schedule.views import find_page
 
         page = find_page(self.project, name)
         with layout.active(self.project.layout):

@@ -6,6 +6,7 @@ Under GITGARDEN_STATE:
     state.json      per project: last attempt, outcome, consecutive failures,
                     the map size the last pass left, what the journal looked like
     state.lock      held while projects.json or state.json is rewritten
+    tick.json       when a tick last looked (written by `tick`; read here, as `status` shows it)
 
 Recording an attempt counts failures in a row and, past `NOTIFY_AFTER`, runs
 the person's `notify_command`. The cheap looks at a project that state.json
@@ -58,6 +59,8 @@ __all__ = [
     "scan_journal",
     "count_unread",
     "map_chars",
+    "tick_path",
+    "last_look",
     "record_attempt",
     "notify",
 ]
@@ -139,6 +142,21 @@ def _read_json(path: Path) -> Any:
         return json.loads(text)
     except json.JSONDecodeError as exc:
         raise GitgardenError(f"{path}: malformed JSON at line {exc.lineno}: {exc.msg}") from None
+
+
+def tick_path(env: Mapping[str, str]) -> Path:
+    """tick.json: when a tick last looked (read by every tick: kept tiny)."""
+    return state_dir(env) / "tick.json"
+
+
+def last_look(env: Mapping[str, str]) -> float | None:
+    """When a tick last looked for work (epoch seconds), if ever. Here, not in `tick`, so that
+    `status` shows it without importing the tick."""
+    try:
+        data = json.loads(tick_path(env).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return from_iso(data.get("last_look")) if isinstance(data, dict) else None
 
 
 # -- the registry -----------------------------------------------------------------------

@@ -20,8 +20,8 @@ Machine-local state, under GITGARDEN_STATE:
     tick.lock       held for a whole tick, so two ticks never overlap
     state.lock      held while projects.json or state.json is rewritten
 
-projects.json and state.json (the registry, attempts and failure counts) are
-kept by `registry`; what `status` shows is `overview`; the systemd units and
+projects.json and state.json (the registry, attempts and failure counts), and
+when the tick last looked, are kept by `registry`; what `status` shows is `overview`; the systemd units and
 crontab line that call the tick are in `timers`.
 """
 
@@ -30,7 +30,6 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from gitgarden.config import load_settings, state_dir
@@ -48,17 +47,18 @@ from gitgarden.schedule.registry import (
     ProjectState,
     atomic_write,
     flock,
-    from_iso,
     iso,
+    last_look,
     load_state,
     record_attempt,
     registered,
+    tick_path,
     to_stderr,
     ts,
     update_state,
 )
 
-__all__ = ["TickReport", "look", "last_look", "run_tick"]
+__all__ = ["TickReport", "look", "run_tick"]
 
 @dataclass
 class TickReport:
@@ -93,19 +93,6 @@ class TickReport:
             "warnings": self.warnings,
             "exit_code": self.exit_code,
         }
-
-
-def _tick_path(env: Mapping[str, str]) -> Path:
-    return state_dir(env) / "tick.json"
-
-
-def last_look(env: Mapping[str, str]) -> float | None:
-    """When a tick last looked for work (epoch seconds), if ever."""
-    try:
-        data = json.loads(_tick_path(env).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return from_iso(data.get("last_look")) if isinstance(data, dict) else None
 
 
 def look(env: Mapping[str, str], now: float, report: TickReport) -> list[Assessment]:
@@ -170,7 +157,7 @@ def run_tick(
             report.reason = "interval"
             report.next_look = iso(last + user.interval_min * 60)
             return report
-        atomic_write(_tick_path(env), json.dumps({"last_look": report.at}) + "\n")
+        atomic_write(tick_path(env), json.dumps({"last_look": report.at}) + "\n")
         report.next_look = iso(now + user.interval_min * 60)
         if not user.enabled:
             report.reason = "disabled"

@@ -54,7 +54,8 @@ def home(site: Site, project: Project, request: Request) -> Response:
     """Lines waiting, the last pass, what holds the next one back, set-aside lines, Open questions,
     review waiting, and health with its recent course."""
     from gitgarden.gardener import setaside
-    from gitgarden.schedule.overview import map_view, project_status
+    from gitgarden.schedule.overview import project_status
+    from gitgarden.schedule.views import map_view
 
     status = project_status(project, site.env, site.now())
     aside = [e for _, e in setaside.on_disk(project.root)[1]]

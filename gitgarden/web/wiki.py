@@ -78,7 +78,7 @@ def page_list(site: Site, project: Project, request: Request) -> Response:
 def page_view(site: Site, project: Project, request: Request) -> Response:
     """One page, rendered; each paragraph a pass wrote carries its journal lines and its pass."""
     from gitgarden.history.provenance import page_sources
-    from gitgarden.schedule.overview import find_page, map_view
+    from gitgarden.schedule.views import find_page, map_view
     from gitgarden.wiki import layout, pages
 
     asked = request.path_params["name"]

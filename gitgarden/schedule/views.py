@@ -1,0 +1,199 @@
+"""The views the web app and the agents' door share: a journal day with each line's state, a page
+with its backlinks, the map with its Open questions. Apart from `overview` (what `status` shows),
+which every `status` imports; these import the page parser only when called.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from gitgarden.errors import GitgardenError
+from gitgarden.schedule.clocks import git_dir_of
+from gitgarden.wiki import layout
+
+if TYPE_CHECKING:
+    from gitgarden.project import Project
+
+__all__ = ["NotFound", "PageNotFound", "LineView", "journal_days", "journal_day", "PageView", "find_page", "map_view"]
+
+
+class NotFound(GitgardenError):
+    """What was asked for is not in the project (a day without a day file, a bad day)."""
+
+
+class PageNotFound(NotFound):
+    """No page of the wiki has that name (or the name leaves the wiki, or is a symlink)."""
+
+
+@dataclass(frozen=True)
+class LineView:
+    """One journal line and where it stands."""
+
+    id: str
+    day: str
+    lineno: int
+    text: str
+    state: str  # "read" | "unread" | "set aside" | "before journal_from" | "ignored"
+    reason: str = ""  # why it is set aside
+
+    def to_json(self) -> dict[str, Any]:
+        """The line as plain JSON."""
+        return {"id": self.id, "day": self.day, "lineno": self.lineno, "text": self.text, "state": self.state, "reason": self.reason}
+
+
+def journal_days(project: Project) -> list[str]:
+    """The project's day files (days, `YYYY-MM-DD`), newest first; symlinks and misnamed files left out."""
+    from gitgarden.wiki.names import is_day
+
+    folder = project.journal
+    if folder.is_symlink() or not folder.is_dir():
+        return []
+    days = [p.stem for p in folder.glob("*.md") if p.is_file() and not p.is_symlink() and is_day(p.stem)]
+    return sorted(days, reverse=True)
+
+
+def journal_day(project: Project, day: str) -> list[LineView]:
+    """One day's journal lines, each with its id and whether a pass read it, will read it, set it
+    aside, or never reads it (before `journal_from`, or a day file git ignores)."""
+    from gitgarden.gardener import setaside
+    from gitgarden.project import file_text
+    from gitgarden.wiki import journal
+    from gitgarden.wiki.names import is_day
+
+    if not is_day(day):
+        raise NotFound(f"{day!r} is not a day: journal days are written YYYY-MM-DD")
+    here = project.layout
+    text = file_text(project.root, here.day_path(day))
+    if text is None:
+        raise NotFound(f"there is no day file for {day} in {here.journal_dir}/")
+    lines = journal.parse_day(day, text)
+    if here.journal_from and day < here.journal_from:
+        return [LineView(ln.id, day, ln.lineno, ln.text, "before journal_from") for ln in lines]
+    if _ignored(project, here.day_path(day)):
+        return [LineView(ln.id, day, ln.lineno, ln.text, "ignored") for ln in lines]
+    read = journal.load_read(file_text(project.root, journal.READ_PATH))
+    unread = journal.unread_lines(lines, read)
+    state = setaside.load(file_text(project.root, setaside.SET_ASIDE_PATH))
+    aside = {ln.id: entry for ln, entry in setaside.listed(state, unread)}
+    waiting = {ln.id for ln in unread}
+    out = []
+    for ln in lines:
+        if ln.id in aside:
+            out.append(LineView(ln.id, day, ln.lineno, ln.text, "set aside", aside[ln.id].reason))
+        else:
+            out.append(LineView(ln.id, day, ln.lineno, ln.text, "unread" if ln.id in waiting else "read"))
+    return out
+
+
+def _ignored(project: Project, rel: str) -> bool:
+    """True when git ignores the untracked day file (a pass never reads a daily note the person
+    keeps out of git), asked as the pass asks it."""
+    from gitgarden.errors import GitError
+    from gitgarden.repo import gitrepo
+
+    try:
+        out = gitrepo.git(project.root, "ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--", rel, check=False)
+    except GitError:
+        return False
+    return rel in out.decode("utf-8", "surrogateescape").split("\0")
+
+
+@dataclass(frozen=True)
+class PageView:
+    """A page as the front ends show it: its text, frontmatter figures and the pages linking to it."""
+
+    name: str
+    path: str
+    title: str
+    state: str | None
+    source: list[str]
+    text: str
+    body: str
+    aliases: list[str] = field(default_factory=list)
+    gardeners: bool = False
+    backlinks: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        """The page as plain JSON."""
+        return {
+            "name": self.name, "path": self.path, "title": self.title, "state": self.state, "source": self.source,
+            "text": self.text, "aliases": self.aliases, "gardeners": self.gardeners, "backlinks": self.backlinks,
+        }  # fmt: skip
+
+
+def _wiki_tree(project: Project) -> Any:
+    """The wiki's files, with the facts cache a pass keeps in the git dir (pages re-read only when changed)."""
+    from gitgarden.repo.disktree import DiskTree
+    from gitgarden.wiki.facts import FactsCache
+
+    gdir = git_dir_of(project.root)
+    cache = FactsCache(None if gdir is None else gdir / "gitgarden" / "facts.pickle")
+    return DiskTree(project.root, project.layout.wiki_folders(), facts_cache=cache)
+
+
+def find_page(project: Project, name: str) -> PageView:
+    """The page `name` names, resolved as Obsidian resolves a link (its name, a human name, an alias,
+    in any letter case); PageNotFound for an unknown name, a name that leaves the wiki, or a symlink."""
+    from gitgarden.wiki import pages, tidy
+    from gitgarden.wiki.facts import page_facts
+
+    wanted = name.strip().removesuffix(".md")
+    if not wanted or wanted.startswith(("/", "~")) or "\\" in wanted or "\0" in wanted or ".." in wanted.split("/"):
+        raise PageNotFound(f"{name!r} is no page name: a page is named as its file in the wiki, without .md")
+    with layout.active(project.layout):
+        tree = _wiki_tree(project)
+        titles = tidy.page_titles(tree)
+        index = tidy.link_index(titles)
+        found = index.resolve(wanted)
+        if found is None:
+            raise PageNotFound(f"no page named {name!r} in {project.layout.wiki_shown}")
+        path = pages.page_path(found)
+        target = project.root / path
+        if path not in tree or target.is_symlink() or not target.is_file():
+            raise PageNotFound(f"no page named {name!r} in {project.layout.wiki_shown} (a symlink is never read)")
+        text = target.read_bytes().decode("utf-8", "replace")
+        try:
+            meta = pages.read_meta(text)
+        except pages.PageError:
+            meta = {}
+        backlinks = sorted(
+            other
+            for other in titles
+            if other != found
+            and (facts := page_facts(tree, pages.page_path(other))) is not None
+            and any(index.resolve(t) == found for t in facts.targets)
+        )
+        if found != pages.map_name() and _links_to(tree, pages.map_path(), found, index):
+            backlinks.insert(0, pages.map_name())
+        tree.facts_cache.save()
+        _, body = pages.split_frontmatter(text)
+        state = meta.get("state")
+        return PageView(
+            name=found,
+            path=path,
+            title=str(meta.get("title") or found.rsplit("/", 1)[-1]),
+            state=state if isinstance(state, str) else None,
+            source=pages.source_days(meta),
+            text=text,
+            body=body,
+            aliases=pages.aliases_of(meta),
+            gardeners=pages.is_gardeners(meta),
+            backlinks=backlinks,
+        )
+
+
+def _links_to(tree: Any, path: str, name: str, index: Any) -> bool:
+    from gitgarden.wiki.facts import page_facts
+
+    facts = page_facts(tree, path) if path in tree else None
+    return facts is not None and any(index.resolve(t) == name for t in facts.targets)
+
+
+def map_view(project: Project) -> tuple[str, list[str]]:
+    """The map's text and its Open questions (an empty map when it is missing or a symlink)."""
+    from gitgarden.project import file_text
+    from gitgarden.wiki import pages
+
+    text = file_text(project.root, project.layout.map_path()) or ""
+    return text, pages.open_lines(text)
