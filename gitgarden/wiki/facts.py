@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 import pickle
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -22,7 +22,7 @@ from typing import Any, NamedTuple
 from gitgarden.wiki import linking, pages
 from gitgarden.wiki.tree import Entry, Overlay, Tree, text_of
 
-__all__ = ["PageFacts", "page_facts", "facts_of", "resolved_targets", "FactsCache"]
+__all__ = ["PageFacts", "page_facts", "facts_of", "resolved_targets", "FactsCache", "pages_citing"]
 
 _VERSION = 3  # 2: Markdown links' destinations (md_targets); 3: heading anchors and anchored links
 
@@ -126,3 +126,44 @@ def page_facts(tree: Tree, path: str) -> PageFacts | None:
         found: PageFacts | None = lookup(path)
         return found
     return facts_of(tree[path])
+
+
+def pages_citing(tree: Tree, days: Collection[str]) -> list[str]:
+    """The pages (the map excluded) whose `source:` holds every day of `days` (not empty), sorted.
+
+    A tree that offers a `derived` dict (a DiskTree: its listing and facts never change) keeps its
+    day -> pages index there, so a pass that creates several pages sweeps the wiki once; an
+    Overlay asks its base and looks at its own changed pages only.
+    """
+    wanted = set(days)
+    if not wanted:
+        raise ValueError("pages_citing needs at least one day")
+    if isinstance(tree, Overlay):
+        found = {p for p in pages_citing(tree.base, wanted) if p not in tree.changes}
+        for path, entry in tree.changes.items():
+            if entry is not None and wanted <= _days_of(tree, path):
+                found.add(path)
+        return sorted(found)
+    memo = getattr(tree, "derived", None)
+    index: dict[str, set[str]] | None = memo.get("source_days") if isinstance(memo, dict) else None
+    if index is None:
+        index = {}
+        for path in tree:
+            for day in _days_of(tree, path):
+                index.setdefault(day, set()).add(path)
+        if isinstance(memo, dict):
+            memo["source_days"] = index
+    ordered = sorted(wanted, key=lambda d: len(index.get(d, ())))
+    hits = set(index.get(ordered[0], ()))
+    for day in ordered[1:]:
+        hits &= index.get(day, set())
+    return sorted(hits)
+
+
+def _days_of(tree: Tree, path: str) -> set[str]:
+    """The days a page's `source:` cites (none for the map, a file that is no page, or a page
+    whose frontmatter does not parse)."""
+    if pages.page_name(path) is None or path == pages.map_path():
+        return set()
+    found = page_facts(tree, path)
+    return set() if found is None or found.meta is None else set(pages.source_days(found.meta))

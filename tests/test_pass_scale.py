@@ -1,0 +1,95 @@
+"""What a pass keeps in memory to sweep the wiki fewer times (issue 29): a tree read from disk
+answers each page's facts once and keeps its day index, and nothing of it outlives the pass, so
+a page the person edits, adds or removes between two passes is seen by the next one."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from gitgarden.project import Project
+from gitgarden.repo.disktree import DiskTree
+from gitgarden.repo.gitrepo import git_dir
+from gitgarden.wiki.facts import FactsCache, page_facts, pages_citing
+from gitgarden.wiki.tree import Overlay, file
+from tests.conftest import FakeModel, capture, commit_all, garden, page, write
+
+
+def test_a_tree_asks_the_cache_once_a_page_and_a_new_tree_sees_an_edit(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+    write(project.root, "wiki/a.md", page("A", "A links [[b]].\n"))
+    write(project.root, "wiki/b.md", page("B", "B.\n"))
+    commit_all(project.root)
+    cache_file = git_dir(project.root) / "gitgarden" / "facts.pickle"
+    asked: list[str] = []
+    real = FactsCache.get
+
+    def counting(self: FactsCache, rel: str, signature: tuple[int, ...]):  # type: ignore[no-untyped-def]
+        asked.append(rel)
+        return real(self, rel, signature)
+
+    monkeypatch.setattr(FactsCache, "get", counting)
+    first = DiskTree(project.root, ["wiki"], facts_cache=FactsCache(cache_file))
+    for _ in range(5):
+        assert page_facts(first, "wiki/a.md").targets == ("b",)  # type: ignore[union-attr]
+    assert asked == ["wiki/a.md"]
+    first.facts_cache.save()  # type: ignore[union-attr]
+
+    # The person edits the page (same size, uncommitted): a new tree re-reads it.
+    target = project.root / "wiki/a.md"
+    target.write_text(target.read_text().replace("[[b]]", "[[c]]"))
+    st = target.stat()
+    os.utime(target, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000))
+    second = DiskTree(project.root, ["wiki"], facts_cache=FactsCache(cache_file))
+    assert page_facts(second, "wiki/a.md").targets == ("c",)  # type: ignore[union-attr]
+    assert page_facts(first, "wiki/a.md").targets == ("b",)  # type: ignore[union-attr]  # the old tree is the pass's snapshot
+
+
+def test_pages_citing_keeps_its_index_and_sees_an_overlays_changes(project: Project) -> None:
+    write(project.root, "wiki/a.md", page("A", "A.\n", source="[2026-11-01, 2026-11-02]"))
+    write(project.root, "wiki/b.md", page("B", "B.\n", source="[2026-11-02]"))
+    write(project.root, "wiki/c.md", page("C", "C.\n", source="[2026-11-03]"))
+    write(project.root, "wiki/index.md", "---\nsource: [2026-11-02]\n---\n# Map\n")  # the map is never a page cited
+    commit_all(project.root)
+    disk = DiskTree(project.root, ["wiki"], facts_cache=FactsCache(None))
+    assert pages_citing(disk, ["2026-11-02"]) == ["wiki/a.md", "wiki/b.md"]
+    assert pages_citing(disk, ["2026-11-01", "2026-11-02"]) == ["wiki/a.md"]
+    assert pages_citing(disk, ["2026-11-09"]) == []
+    assert "source_days" in disk.derived
+    tree = Overlay(
+        disk,
+        {
+            "wiki/a.md": None,  # removed
+            "wiki/b.md": file(page("B", "B.\n", source="[2026-11-03]")),  # no longer cites the 2nd
+            "wiki/d.md": file(page("D", "D.\n", source="[2026-11-02]")),  # new
+        },
+    )
+    assert pages_citing(tree, ["2026-11-02"]) == ["wiki/d.md"]
+    assert pages_citing(tree, ["2026-11-03"]) == ["wiki/b.md", "wiki/c.md"]
+    assert pages_citing(disk, ["2026-11-02"]) == ["wiki/a.md", "wiki/b.md"]  # the base is unchanged
+    with pytest.raises(ValueError):
+        pages_citing(disk, [])
+
+
+def test_a_page_the_person_adds_between_passes_stops_the_next_pass_making_it_again(project: Project) -> None:
+    write(project.root, "wiki/index.md", "# Map\n\n## Pages\n\n## Open\n")
+    commit_all(project.root)
+    capture(project, "2026-11-29", "The bakery signed a lease", "The lease starts in March")
+    first = garden(
+        project,
+        FakeModel().enqueue(
+            {"operations": [{"op": "create_page", "page": "lease", "title": "Lease", "body": "The bakery signed a lease.\n", "lines": ["2026-11-29#1"]}]}
+        ),
+    )
+    assert first.outcome == "pages_written", first.refusals
+    assert (git_dir(project.root) / "gitgarden" / "facts.pickle").exists()
+    # Between the passes the person writes the second line's page themselves (not committed).
+    write(project.root, "wiki/lease-start.md", page("Lease start", "The lease starts in March.\n", source="[2026-11-29]"))
+    second = garden(
+        project,
+        FakeModel().enqueue(
+            {"operations": [{"op": "create_page", "page": "march-start", "title": "March start", "body": "The lease starts in March.\n", "lines": ["2026-11-29#2"]}]}
+        ),
+    )
+    assert not (project.root / "wiki/march-start.md").exists(), second.refusals
+    assert "wiki/march-start.md" not in second.created
