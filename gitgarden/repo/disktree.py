@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import errno
 import os
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -50,9 +50,9 @@ class DiskTree(Mapping[str, "Entry"]):
         # map's reach, hubs, the page list); the signature they were checked against is the
         # listing's, which never changes, so the first answer stands for the tree's life.
         self._facts: dict[str, PageFacts | None] = {}
-        # Views derived from the listing and the facts (wiki.facts.pages_citing's day index): valid
-        # for the tree's life for the same reason.
-        self.derived: dict[str, object] = {}
+        # Views of the whole tree (wiki.tree.derived: the guard's folded names, the day index of
+        # facts.pages_citing): valid for the tree's life for the same reason.
+        self.derived: dict[Hashable, object] = {}
         self._gitlinks: set[str] = set()
         self.filtered: dict[str, str] = {}
         for folder in folders:

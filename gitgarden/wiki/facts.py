@@ -19,8 +19,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from gitgarden.wiki import linking, pages
-from gitgarden.wiki.tree import Entry, Overlay, Tree, text_of
+from gitgarden.wiki import layout, linking, pages
+from gitgarden.wiki.tree import Entry, Overlay, Tree, derived, text_of
 
 __all__ = ["PageFacts", "page_facts", "facts_of", "resolved_targets", "FactsCache", "pages_citing"]
 
@@ -131,8 +131,7 @@ def page_facts(tree: Tree, path: str) -> PageFacts | None:
 def pages_citing(tree: Tree, days: Collection[str]) -> list[str]:
     """The pages (the map excluded) whose `source:` holds every day of `days` (not empty), sorted.
 
-    A tree that offers a `derived` dict (a DiskTree: its listing and facts never change) keeps its
-    day -> pages index there, so a pass that creates several pages sweeps the wiki once; an
+    A tree read from disk keeps its day -> pages index (`tree.derived`), so a pass that creates several pages sweeps the wiki once; an
     Overlay asks its base and looks at its own changed pages only.
     """
     wanted = set(days)
@@ -144,15 +143,16 @@ def pages_citing(tree: Tree, days: Collection[str]) -> list[str]:
             if entry is not None and wanted <= _days_of(tree, path):
                 found.add(path)
         return sorted(found)
-    memo = getattr(tree, "derived", None)
-    index: dict[str, set[str]] | None = memo.get("source_days") if isinstance(memo, dict) else None
-    if index is None:
-        index = {}
-        for path in tree:
-            for day in _days_of(tree, path):
-                index.setdefault(day, set()).add(path)
-        if isinstance(memo, dict):
-            memo["source_days"] = index
+    base = tree
+
+    def make() -> dict[str, set[str]]:
+        out: dict[str, set[str]] = {}
+        for path in base:
+            for day in _days_of(base, path):
+                out.setdefault(day, set()).add(path)
+        return out
+
+    index = derived(tree, ("source_days", layout.current()), make)
     ordered = sorted(wanted, key=lambda d: len(index.get(d, ())))
     hits = set(index.get(ordered[0], ()))
     for day in ordered[1:]:
