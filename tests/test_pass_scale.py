@@ -8,11 +8,11 @@ import os
 
 import pytest
 
+from gitgarden.guard import rules as guard
 from gitgarden.project import Project
 from gitgarden.repo.disktree import DiskTree
 from gitgarden.repo.gitrepo import git_dir
 from gitgarden.wiki.facts import FactsCache, page_facts, pages_citing
-from gitgarden.guard import rules as guard
 from gitgarden.wiki.tree import Overlay, file
 from tests.conftest import FakeModel, capture, commit_all, garden, page, write
 
