@@ -114,3 +114,21 @@ def test_the_guard_checks_every_operation_against_a_base_it_folds_once(project: 
     again = DiskTree(project.root, ["wiki"], facts_cache=FactsCache(None))
     twin = Overlay(again, {"wiki/clients/beta.md": file(page("Beta", "Beta.\n"))})
     assert not any("letter case" in str(v) for v in guard.check(again, twin, None))
+
+
+def test_a_layout_keeps_the_page_names_it_found_and_no_other_layout_shares_them() -> None:
+    from dataclasses import replace
+
+    from gitgarden.wiki.layout import Layout
+
+    wiki = Layout()
+    root = Layout(wiki_dir=".", identity=("SOUL.md",))
+    for _ in range(2):  # asked again: the kept answer, the same
+        assert wiki.page_name("wiki/a/b.md") == "a/b"
+        assert wiki.page_name("raw/journal/2026-11-29.md") is None
+        assert root.page_name("wiki/a/b.md") == "wiki/a/b"
+        assert root.page_name("SOUL.md") is None
+        assert root.page_name("raw/x.md") is None
+    other = replace(wiki, wiki_dir="notes")
+    assert other.page_name("wiki/a/b.md") is None and other.page_name("notes/a/b.md") == "a/b"
+    assert wiki == Layout() and hash(wiki) == hash(Layout())  # what it keeps is no part of its value
