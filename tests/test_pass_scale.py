@@ -132,3 +132,16 @@ def test_a_layout_keeps_the_page_names_it_found_and_no_other_layout_shares_them(
     other = replace(wiki, wiki_dir="notes")
     assert other.page_name("wiki/a/b.md") is None and other.page_name("notes/a/b.md") == "a/b"
     assert wiki == Layout() and hash(wiki) == hash(Layout())  # what it keeps is no part of its value
+
+
+def test_a_link_index_answers_a_target_asked_again_as_the_first_time() -> None:
+    from gitgarden.wiki.linking import LinkIndex
+
+    index = LinkIndex(["Work/Plan", "Home/Plan", "acme"], {"acme": ["Plan B", "ACME Corp"], "Home/Plan": ["Plan B"]})
+    for _ in range(2):
+        assert index.resolve("plan") == "Home/Plan"  # a file name two pages share: the first by name
+        assert index.candidates("Plan") == ["Home/Plan", "Work/Plan"]
+        assert index.resolve("Plan B") == "Home/Plan"  # an alias two pages share: the first by name
+        assert index.resolve(" acme corp ") == "acme"
+        assert index.resolve("Work/Plan.md") == "Work/Plan"
+        assert index.resolve("nowhere") is None

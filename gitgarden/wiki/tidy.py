@@ -12,8 +12,8 @@ import posixpath
 import re
 from collections.abc import Mapping
 
-from gitgarden.wiki import journal, linking, pages
-from gitgarden.wiki.facts import page_facts, resolved_targets
+from gitgarden.wiki import journal, layout, linking, pages
+from gitgarden.wiki.facts import page_facts
 from gitgarden.wiki.tree import Entry, Tree, file, text_of
 
 # The map a pass starts when a vault has none (what `gitgarden init` writes, minus the prose).
@@ -67,6 +67,7 @@ def link_index(titles: Mapping[str, tuple[str, list[str]]]) -> linking.LinkIndex
 
 def reachable(tree: Tree, index: linking.LinkIndex) -> set[str]:
     """Pages reachable from the map through links (directly or through hub pages)."""
+    page_path = layout.current().page_path  # the layout in force, looked up once: this visits every page
     seen = {pages.map_name()}
     todo = [pages.map_path()]
     while todo:
@@ -74,10 +75,14 @@ def reachable(tree: Tree, index: linking.LinkIndex) -> set[str]:
         found = page_facts(tree, path) if path in tree else None
         if found is None:
             continue
-        for _, name in resolved_targets(index, found, pages.page_name(path) or ""):
+        names = [index.resolve(target) for target in found.targets]
+        if found.md_targets:  # as resolved_targets resolves them: from the page's folder
+            folder = linking.folder_of(pages.page_name(path) or "")
+            names += [index.resolve_md(md, folder) for md in found.md_targets]
+        for name in names:
             if name and name not in seen:
                 seen.add(name)
-                todo.append(pages.page_path(name))
+                todo.append(page_path(name))
     return seen
 
 
