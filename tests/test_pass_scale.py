@@ -145,3 +145,17 @@ def test_a_link_index_answers_a_target_asked_again_as_the_first_time() -> None:
         assert index.resolve(" acme corp ") == "acme"
         assert index.resolve("Work/Plan.md") == "Work/Plan"
         assert index.resolve("nowhere") is None
+
+
+def test_a_page_the_person_removes_between_passes_is_gone_from_the_next_passes_views(project: Project) -> None:
+    write(project.root, "wiki/a.md", page("A", "A stands here.\n", source="[2026-11-29]"))
+    write(project.root, "wiki/b.md", page("B", "B.\n", source="[2026-11-29]"))
+    commit_all(project.root)
+    cache_file = git_dir(project.root) / "gitgarden" / "facts.pickle"
+    first = DiskTree(project.root, ["wiki"], facts_cache=FactsCache(cache_file))
+    assert pages_citing(first, ["2026-11-29"]) == ["wiki/a.md", "wiki/b.md"]
+    first.facts_cache.save()  # type: ignore[union-attr]
+    (project.root / "wiki/a.md").unlink()
+    second = DiskTree(project.root, ["wiki"], facts_cache=FactsCache(cache_file))
+    assert "wiki/a.md" not in second
+    assert pages_citing(second, ["2026-11-29"]) == ["wiki/b.md"]
