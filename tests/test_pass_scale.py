@@ -159,3 +159,17 @@ def test_a_page_the_person_removes_between_passes_is_gone_from_the_next_passes_v
     second = DiskTree(project.root, ["wiki"], facts_cache=FactsCache(cache_file))
     assert "wiki/a.md" not in second
     assert pages_citing(second, ["2026-11-29"]) == ["wiki/b.md"]
+
+
+def test_ranking_takes_from_each_page_the_words_the_lines_hold_as_the_word_filter_would() -> None:
+    from gitgarden.gardener.context import PageInfo, _shared_terms, _words
+
+    lines = "Dana signed the Acme pilot, Q4 v2 budget for the new oven; 42 kg of rye"
+    line_words = _words(lines)
+    for page in (
+        PageInfo("acme-pilot", "Acme pilot", "open", 10, ("The ACME Q4 plan",)),
+        PageInfo("notes/oven", "The new oven", "open", 10, ()),
+        PageInfo("x", "a of to v2 42 kg", "open", 10, ("rye_bread",)),
+    ):
+        words = _words(" ".join((page.name.replace("-", " ").replace("/", " "), page.title, *page.aliases)))
+        assert _shared_terms(page, line_words) == words & line_words
