@@ -166,10 +166,48 @@ def test_ranking_takes_from_each_page_the_words_the_lines_hold_as_the_word_filte
 
     lines = "Dana signed the Acme pilot, Q4 v2 budget for the new oven; 42 kg of rye"
     line_words = _words(lines)
-    for page in (
+    for info in (
         PageInfo("acme-pilot", "Acme pilot", "open", 10, ("The ACME Q4 plan",)),
         PageInfo("notes/oven", "The new oven", "open", 10, ()),
         PageInfo("x", "a of to v2 42 kg", "open", 10, ("rye_bread",)),
     ):
-        words = _words(" ".join((page.name.replace("-", " ").replace("/", " "), page.title, *page.aliases)))
-        assert _shared_terms(page, line_words) == words & line_words
+        words = _words(" ".join((info.name.replace("-", " ").replace("/", " "), info.title, *info.aliases)))
+        assert _shared_terms(info, line_words) == words & line_words
+
+
+def test_duplicate_candidates_are_those_every_label_reduced_would_give() -> None:
+    from gitgarden.wiki.health import norm_words
+    from gitgarden.wiki.journal import JournalLine
+    from gitgarden.wiki.tidy import candidates
+
+    titles = {
+        "invoices": ("Invoices", []),
+        "clients/acme-pilot": ("The Acme pilot", ["ACME Corp", "Pilots"]),
+        "oven": ("New oven", ["bakery oven"]),
+        "cafe": ("Café Müller", []),
+        "x": ("ab", ["Q4 plan"]),
+        "glass": ("Glass", []),
+    }
+    lines = [
+        JournalLine(day="2026-11-29", lineno=1, text="Sent the invoice to ACME corp about the pilot", key=""),
+        JournalLine(day="2026-11-29", lineno=2, text="The bakery oven broke; caf muller called", key=""),
+        JournalLine(day="2026-11-29", lineno=3, text="Q4 plan: glasses and the acme pilots", key=""),
+    ]
+
+    def every_label() -> dict[str, list[str]]:  # the reduction of every label, as it was made before
+        keys = {}
+        for name, (title, aliases) in titles.items():
+            for label in (name.rsplit("/", 1)[-1].replace("-", " "), title, *aliases):
+                key = norm_words(label)
+                if len(key) >= 3:
+                    keys.setdefault(key, set()).add(name)
+        out = {}
+        for line in lines:
+            text = f" {norm_words(line.text)} "
+            found = {n for key, names in keys.items() if f" {key} " in text for n in names}
+            if found:
+                out[line.id] = sorted(found)[:5]
+        return out
+
+    assert candidates(lines, titles) == every_label()
+    assert candidates(lines, titles)["2026-11-29#1"] == ["clients/acme-pilot", "invoices"]
