@@ -131,8 +131,9 @@ def page_facts(tree: Tree, path: str) -> PageFacts | None:
 def pages_citing(tree: Tree, days: Collection[str]) -> list[str]:
     """The pages (the map excluded) whose `source:` holds every day of `days` (not empty), sorted.
 
-    A tree read from disk keeps its day -> pages index (`tree.derived`), so a pass that creates several pages sweeps the wiki once; an
-    Overlay asks its base and looks at its own changed pages only.
+    A tree read from disk keeps its day -> pages index (`tree.derived`), so a pass that creates
+    several pages sweeps the wiki once; an Overlay asks its base and looks at its own changed
+    pages only.
     """
     wanted = set(days)
     if not wanted:
