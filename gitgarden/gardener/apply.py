@@ -165,6 +165,7 @@ def _apply_all(run: Pass, work: Work, ops: list[Op], ledger: Ledger, label: str 
     )
     rnd = Round()
     round_no = len(ledger.rounds) + 1
+    links_stale = True  # the link index is made again only when a landed operation changed the titles
 
     def refuse(op: Op, verdicts: list[Any]) -> None:
         item = Refused(op, verdicts)
@@ -182,10 +183,11 @@ def _apply_all(run: Pass, work: Work, ops: list[Op], ledger: Ledger, label: str 
             for line_id in sorted(cited):
                 rnd.skips.setdefault(line_id, reason or NO_REASON)
             continue
-        ctx.links = tidy.link_index(titles)
+        if links_stale or ctx.links is None:
+            ctx.links, links_stale = tidy.link_index(titles), False
         applied = apply_op(op, work.tree, ctx)
         if isinstance(applied, Applied) and split_pushed_over(run, work, applied):
-            ctx.links = tidy.link_index(titles)
+            ctx.links = tidy.link_index(titles)  # the split's parts are new pages
             applied = apply_op(op, work.tree, ctx)  # again, onto the page's kept part
         if isinstance(applied, Refusal):
             refuse(op, [applied.reason])
@@ -231,7 +233,10 @@ def _apply_all(run: Pass, work: Work, ops: list[Op], ledger: Ledger, label: str 
         if lowest is not None:
             old = result.grounding_min_score
             result.grounding_min_score = lowest if old is None else min(old, lowest)
-        titles.update(tidy.page_titles({p: work.tree[p] for p in applied.writes if p in work.tree}))
+        now_titles = tidy.page_titles({p: work.tree[p] for p in applied.writes if p in work.tree})
+        if any(titles.get(name) != entry for name, entry in now_titles.items()):
+            links_stale = True  # a page made, or a title or alias changed (an append changes neither)
+        titles.update(now_titles)
         result.provenance.extend(_provenance(op, applied, work))
         result.created.extend(applied.created)
         result.appended.extend(p for p in applied.appended if p not in result.appended)

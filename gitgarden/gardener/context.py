@@ -227,8 +227,12 @@ def _words(text: str) -> set[str]:
     return out
 
 
-def _page_terms(page: PageInfo) -> set[str]:
-    return _words(" ".join((page.name.replace("-", " ").replace("/", " "), page.title, *page.aliases)))
+def _shared_terms(page: PageInfo, line_words: set[str]) -> set[str]:
+    """The words of the page's name, title and aliases that the lines hold (`line_words`, made by
+    `_words`): each page's words are not filtered one by one, since a word of the lines has passed
+    `_words`'s filter already and the result is the same (a pass ranks every page of the wiki)."""
+    text = " ".join((page.name.replace("-", " ").replace("/", " "), page.title, *page.aliases))
+    return line_words.intersection(_WORD.findall(text.lower()))
 
 
 def rank_pages(infos: list[PageInfo], lines: Iterable[JournalLine], candidates: dict[str, list[str]]) -> list[tuple[float, PageInfo]]:
@@ -240,10 +244,10 @@ def rank_pages(infos: list[PageInfo], lines: Iterable[JournalLine], candidates: 
     lines = list(lines)
     line_words = _words(" ".join(ln.text for ln in lines))
     joined = " \n".join(ln.text.lower() for ln in lines)
-    terms = {p.name: _page_terms(p) for p in infos}
+    terms = {p.name: _shared_terms(p, line_words) for p in infos}
     df: dict[str, int] = {}
     for ts in terms.values():
-        for t in ts & line_words:
+        for t in ts:
             df[t] = df.get(t, 0) + 1
     bonus: dict[str, float] = {}
     offered = {ln.id for ln in lines}
@@ -255,7 +259,7 @@ def rank_pages(infos: list[PageInfo], lines: Iterable[JournalLine], candidates: 
     for page in infos:
         if page.name == pages.map_name():
             continue  # the map is shown in full above
-        shared = terms[page.name] & line_words
+        shared = terms[page.name]
         score = sum(1.0 / df[t] for t in shared) + bonus.get(page.name.lower(), 0.0)
         if shared:
             phrases = [page.title, *page.aliases]

@@ -249,12 +249,13 @@ def _stands_in(text: str, page: str) -> bool:
 def _made_before(tree: Tree, body: str, days: list[str]) -> str | None:
     """An existing page that the same days' lines already made with these sentences (a create_page
     proposed again under another name), or None. Only pages whose `source:` holds every cited
-    day are read, so this costs a few page reads, not the wiki."""
-    from gitgarden.wiki.facts import page_facts
+    day are read, so this costs a few page reads, not the wiki; which pages those are comes from
+    an index the tree read from disk keeps (facts.pages_citing), one sweep a pass, not one a page."""
+    from gitgarden.wiki.facts import page_facts, pages_citing
 
     if not days or not _sentence_keys(body):
         return None
-    for path in sorted(tree):
+    for path in pages_citing(tree, days):
         if pages.page_name(path) is None or path == pages.map_path():
             continue
         facts = page_facts(tree, path)

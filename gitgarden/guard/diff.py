@@ -27,7 +27,7 @@ from gitgarden.guard.text import (
 )
 from gitgarden.wiki import layout, linking, pages, placement
 from gitgarden.wiki.names import is_note_name, is_slug, unportable_part
-from gitgarden.wiki.tree import Entry, Tree, changed_paths, is_lfs_pointer, text_of
+from gitgarden.wiki.tree import Entry, Tree, changed_paths, derived, is_lfs_pointer, text_of
 
 __all__ = ["PassContext", "Diff", "Names", "PageChange", "Moves", "meta_of", "slug_rule", "obsidian_settings", "encoding_change"]
 
@@ -191,8 +191,10 @@ class Diff:
 
     @cached_property
     def base_folders(self) -> set[str]:
-        """The folders of the wiki in the base tree."""
-        return {p.rsplit("/", 1)[0] for p in self.base if "/" in p and self.layout.in_wiki(p)}
+        """The folders of the wiki in the base tree (kept by a tree read from disk: a pass's guard
+        checks every operation against the same base)."""
+        here, base = self.layout, self.base
+        return derived(base, ("guard.base_folders", here), lambda: {p.rsplit("/", 1)[0] for p in base if "/" in p and here.in_wiki(p)})
 
     @cached_property
     def human_named(self) -> list[str]:
@@ -351,17 +353,23 @@ class Names:
 
     @cached_property
     def _base_lower(self) -> set[str]:
-        return {p.lower() for p in self.base}
+        base = self.base
+        return derived(base, "guard.base_lower", lambda: {p.lower() for p in base})
 
     @cached_property
     def _base_folders_lower(self) -> dict[str, set[str]]:
-        out: dict[str, set[str]] = {}
-        for p in self.base:
-            folder = p.rpartition("/")[0]
-            while folder and folder not in out.get(folder.lower(), ()):
-                out.setdefault(folder.lower(), set()).add(folder)
-                folder = folder.rpartition("/")[0]
-        return out
+        base = self.base
+
+        def make() -> dict[str, set[str]]:
+            out: dict[str, set[str]] = {}
+            for p in base:
+                folder = p.rpartition("/")[0]
+                while folder and folder not in out.get(folder.lower(), ()):
+                    out.setdefault(folder.lower(), set()).add(folder)
+                    folder = folder.rpartition("/")[0]
+            return out
+
+        return derived(base, "guard.base_folders_lower", make)
 
     def taken_folded(self, path: str) -> bool:
         """True when the base tree has `path` in some letter case (a new file would overwrite it on
@@ -371,7 +379,7 @@ class Names:
     def folder_spellings(self, folder: str) -> set[str]:
         """The base tree's folders (the wiki's and the rest) named `folder` in any letter case (more
         than one in a vault kept on a case-sensitive disk)."""
-        return self._base_folders_lower.get(folder.lower(), set())
+        return set(self._base_folders_lower.get(folder.lower(), ()))  # a copy: the base's view is shared
 
     def prefetch(self, targets: Iterable[str], paths: Iterable[tuple[str, str]] = ()) -> None:
         """Say which wiki link targets `resolve`, and which Markdown link (path, folder) pairs

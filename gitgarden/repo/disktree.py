@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import errno
 import os
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -46,6 +46,13 @@ class DiskTree(Mapping[str, "Entry"]):
         self._paths: set[str] = set()
         self._sorted: list[str] | None = None  # the listing never changes: sorted once, not per iteration
         self._cache: dict[str, Entry] = {}
+        # Facts already looked up: a pass asks for every page's facts a dozen times (titles, the
+        # map's reach, hubs, the page list); the signature they were checked against is the
+        # listing's, which never changes, so the first answer stands for the tree's life.
+        self._facts: dict[str, PageFacts | None] = {}
+        # Views of the whole tree (wiki.tree.derived: the guard's folded names, the day index of
+        # facts.pages_citing): valid for the tree's life for the same reason.
+        self.derived: dict[Hashable, object] = {}
         self._gitlinks: set[str] = set()
         self.filtered: dict[str, str] = {}
         for folder in folders:
@@ -129,17 +136,21 @@ class DiskTree(Mapping[str, "Entry"]):
 
     def facts(self, rel: str) -> PageFacts | None:
         """The page facts of `rel`, from the cache while the file is unchanged on disk."""
+        try:
+            return self._facts[rel]
+        except KeyError:
+            pass
         from gitgarden.wiki.facts import facts_of
 
         signature = self._stats.get(rel)
         if self.facts_cache is None or signature is None:
             return facts_of(self[rel])
         found, cached = self.facts_cache.get(rel, signature)
-        if found:
-            return cached
-        fresh = facts_of(self[rel])
-        self.facts_cache.put(rel, signature, fresh)
-        return fresh
+        if not found:
+            cached = facts_of(self[rel])
+            self.facts_cache.put(rel, signature, cached)
+        self._facts[rel] = cached
+        return cached
 
     def __iter__(self) -> Iterator[str]:
         if self._sorted is None:

@@ -13,15 +13,15 @@ and losing it only costs one full read.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from gitgarden.wiki import linking, pages
-from gitgarden.wiki.tree import Entry, Overlay, Tree, text_of
+from gitgarden.wiki import layout, linking, pages
+from gitgarden.wiki.tree import Entry, Overlay, Tree, derived, text_of
 
-__all__ = ["PageFacts", "page_facts", "facts_of", "resolved_targets", "FactsCache"]
+__all__ = ["PageFacts", "page_facts", "facts_of", "resolved_targets", "FactsCache", "pages_citing"]
 
 _VERSION = 3  # 2: Markdown links' destinations (md_targets); 3: heading anchors and anchored links
 
@@ -129,3 +129,45 @@ def page_facts(tree: Tree, path: str) -> PageFacts | None:
         found: PageFacts | None = lookup(path)
         return found
     return facts_of(tree[path])
+
+
+def pages_citing(tree: Tree, days: Collection[str]) -> list[str]:
+    """The pages (the map excluded) whose `source:` holds every day of `days` (not empty), sorted.
+
+    A tree read from disk keeps its day -> pages index (`tree.derived`), so a pass that creates
+    several pages sweeps the wiki once; an Overlay asks its base and looks at its own changed
+    pages only.
+    """
+    wanted = set(days)
+    if not wanted:
+        raise ValueError("pages_citing needs at least one day")
+    if isinstance(tree, Overlay):
+        found = {p for p in pages_citing(tree.base, wanted) if p not in tree.changes}
+        for path, entry in tree.changes.items():
+            if entry is not None and wanted <= _days_of(tree, path):
+                found.add(path)
+        return sorted(found)
+    base = tree
+
+    def make() -> dict[str, set[str]]:
+        out: dict[str, set[str]] = {}
+        for path in base:
+            for day in _days_of(base, path):
+                out.setdefault(day, set()).add(path)
+        return out
+
+    index = derived(tree, ("source_days", layout.current()), make)
+    ordered = sorted(wanted, key=lambda d: len(index.get(d, ())))
+    hits = set(index.get(ordered[0], ()))
+    for day in ordered[1:]:
+        hits &= index.get(day, set())
+    return sorted(hits)
+
+
+def _days_of(tree: Tree, path: str) -> set[str]:
+    """The days a page's `source:` cites (none for the map, a file that is no page, or a page
+    whose frontmatter does not parse)."""
+    if pages.page_name(path) is None or path == pages.map_path():
+        return set()
+    found = page_facts(tree, path)
+    return set() if found is None or found.meta is None else set(pages.source_days(found.meta))

@@ -52,13 +52,17 @@ def is_hub(tree: Tree, name: str) -> bool:
     return found is not None and found.meta is not None and found.meta.get(HUB_KEY) is True
 
 
-def hub_pages(tree: Tree, titles: Titles) -> dict[str, set[str]]:
-    """hub name -> the pages it links to (resolved)."""
-    index = link_index(titles)
+def hub_pages(tree: Tree, titles: Titles, index: linking.LinkIndex | None = None) -> dict[str, set[str]]:
+    """hub name -> the pages it links to (resolved through `index`, else one made of `titles`)."""
+    if index is None:
+        index = link_index(titles)
     out: dict[str, set[str]] = {}
     for name in titles:
-        if is_hub(tree, name):
-            found = page_facts(tree, pages.page_path(name))
+        # is_hub, with each page's path and facts looked up once: this visits every page.
+        path = pages.page_path(name)
+        found = page_facts(tree, path) if path in tree else None
+        hub = found is not None and found.meta is not None and found.meta.get(HUB_KEY) is True
+        if hub or (name == LEGACY_HUB and path in tree):
             targets = resolved_targets(index, found, name) if found is not None else iter(())
             out[name] = {n for _, n in targets if n and n != name}
     return out
@@ -253,7 +257,7 @@ def map_entries(
     index = link_index(titles)
     listed = {index.resolve(lk.target) for lk in linking.find_links(old)}
     listed |= {index.resolve_md(md.path, "") for md in linking.find_md_links(old)}
-    holders = hub_pages(tree, titles)
+    holders = hub_pages(tree, titles, index)
     held = {page for pages_ in holders.values() for page in pages_}
     unlisted = [n for n in titles if n not in listed and n not in held and pages.page_path(n) not in skip]
     if not unlisted:
@@ -289,7 +293,10 @@ def map_entries(
     # Pages reached through others: entries while the map has room to spare, the pages that link
     # to most others (a folder's overview note) first.
     rooted = set(roots)
-    for name in sorted((n for n in unlisted if n not in rooted), key=lambda n: (-_links_out(tree, n), n)):
+    # An entry only makes the map longer: a map already at the fill mark takes none, and the
+    # pages are not sorted (every unlisted page's facts read) to find that out.
+    rest = [n for n in unlisted if n not in rooted] if len(new) < _FILL else []
+    for name in sorted(rest, key=lambda n: (-_links_out(tree, n), n)):
         candidate = pages.add_map_entries(new, [_entry_line(name, titles)])
         if len(candidate) <= _FILL:
             new = candidate
@@ -316,7 +323,7 @@ def prune_into_hubs(tree: Tree, titles: Titles, map_text: str, place: Placement 
     if not place.auto_hubs:
         return {}
     index = link_index(titles)
-    holders = hub_pages(tree, titles)
+    holders = hub_pages(tree, titles, index)
     held_by = {page: hub for hub, listed in sorted(holders.items()) for page in listed}
     open_set = set(pages.open_lines(map_text))
     items: list[tuple[str, str]] = []

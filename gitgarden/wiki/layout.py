@@ -45,6 +45,7 @@ __all__ = [
 # The folder of the pass records (`log/YYYY-MM.jsonl`), written by code, never a page.
 LOG_DIR = "log"
 RESERVED_TOP = frozenset({"raw", LOG_DIR, "AGENTS.md"})
+_MAX_KNOWN_NAMES = 250_000  # page names a layout keeps (Layout.page_name): more than the largest wiki lists
 
 
 def reserved_at_top(name: str) -> bool:
@@ -74,6 +75,9 @@ class Layout:
         object.__setattr__(self, "at_root", self.wiki_dir == ".")
         object.__setattr__(self, "wiki_prefix", "" if self.wiki_dir == "." else self.wiki_dir + "/")
         object.__setattr__(self, "journal_prefix", self.journal_dir + "/")
+        # path -> page name (or None), as `page_name` found it: a pass asks it of every path a
+        # dozen times (titles, the map's reach, hubs, the guard). Not a field: no part of equality.
+        object.__setattr__(self, "_page_names", {})
 
     @property
     def gardener_folder(self) -> str:
@@ -107,6 +111,17 @@ class Layout:
 
     def page_name(self, path: str) -> str | None:
         """The page name of a project-relative path, or None when it is not a page."""
+        known: dict[str, str | None] = self._page_names  # type: ignore[attr-defined]
+        try:
+            return known[path]
+        except KeyError:
+            pass
+        name = self._page_name(path)
+        if len(known) < _MAX_KNOWN_NAMES:
+            known[path] = name
+        return name
+
+    def _page_name(self, path: str) -> str | None:
         prefix = self.wiki_prefix
         if not path.endswith(".md") or not path.startswith(prefix) or len(path) <= len(prefix) + 3:
             return None

@@ -263,20 +263,25 @@ class LinkIndex:
         self._files: dict[str, str] = {}
         self._file_names: dict[str, str] | None = None  # file name -> page, without aliases (Markdown links)
         self._twins: dict[str, set[str]] = {}  # a file name or alias more than one page answers to
+        self._resolved: dict[str, str | None] = {}  # target -> `resolve`'s answer: the index never changes
+        # A file name, then an alias, goes to the first page by name that answers to it (inline: a
+        # pass makes indexes of every page's names and titles).
+        full, base, twins = self._full, self._base, self._twins
         for name in sorted(names):
-            self._full.setdefault(name.lower(), name)
-            self._add_base(name.rsplit("/", 1)[-1].lower(), name)
+            full.setdefault(name.lower(), name)
+            key = name.rsplit("/", 1)[-1].lower()
+            first = base.setdefault(key, name)
+            if first != name:
+                twins.setdefault(key, {first}).add(name)
         for name, names_ in sorted((aliases or {}).items()):  # an alias two pages share: the first by name
             for alias in names_:
-                self._add_base(str(alias).lower(), name)
+                key = str(alias).lower()
+                first = base.setdefault(key, name)
+                if first != name:
+                    twins.setdefault(key, {first}).add(name)
         for rel in sorted(attachments):
             self._files.setdefault(rel.lower(), rel)
             self._files.setdefault(rel.rsplit("/", 1)[-1].lower(), rel)
-
-    def _add_base(self, key: str, name: str) -> None:
-        first = self._base.setdefault(key, name)
-        if first != name:
-            self._twins.setdefault(key, {first}).add(name)
 
     def candidates(self, target: str) -> list[str]:
         """Every page a target could name when it names more than one (`Plan` with `Work/Plan.md`
@@ -293,10 +298,14 @@ class LinkIndex:
 
     def resolve(self, target: str) -> str | None:
         """The page a link target names, or None when it names none."""
+        try:
+            return self._resolved[target]  # a wiki's pages link the same targets over and over
+        except KeyError:
+            pass
         key = resolve_key(target)
-        if "/" in key:
-            return self._full.get(key)
-        return self._base.get(key) or self._full.get(key)
+        hit = self._full.get(key) if "/" in key else self._base.get(key) or self._full.get(key)
+        self._resolved[target] = hit
+        return hit
 
     def resolve_md(self, path: str, folder: str) -> str | None:
         """The page a Markdown link's decoded `path` names from a note in `folder`, as Obsidian

@@ -12,14 +12,21 @@ import posixpath
 import re
 from collections.abc import Mapping
 
-from gitgarden.wiki import journal, linking, pages
-from gitgarden.wiki.facts import page_facts, resolved_targets
+from gitgarden.wiki import journal, layout, linking, pages
+from gitgarden.wiki.facts import page_facts
 from gitgarden.wiki.tree import Entry, Tree, file, text_of
 
 # The map a pass starts when a vault has none (what `gitgarden init` writes, minus the prose).
 MAP_START = "# Map\n\n## Pages\n\n## Open\n"
 # A word as a whole-word mention bounds it (linking._word_at: letters, digits, `_`; re's \w is the same set).
 _WORD = re.compile(r"\w+")
+# The first word of a label as health.norm_words reduces it (lowercase letters and digits).
+_FIRST_WORD = re.compile(r"[a-z0-9]+")
+
+
+def _singular(word: str) -> str:
+    """One word as health.norm_words reduces it ("invoices" -> "invoice")."""
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
 
 __all__ = [
     "MAP_START",
@@ -67,6 +74,7 @@ def link_index(titles: Mapping[str, tuple[str, list[str]]]) -> linking.LinkIndex
 
 def reachable(tree: Tree, index: linking.LinkIndex) -> set[str]:
     """Pages reachable from the map through links (directly or through hub pages)."""
+    page_path = layout.current().page_path  # the layout in force, looked up once: this visits every page
     seen = {pages.map_name()}
     todo = [pages.map_path()]
     while todo:
@@ -74,10 +82,14 @@ def reachable(tree: Tree, index: linking.LinkIndex) -> set[str]:
         found = page_facts(tree, path) if path in tree else None
         if found is None:
             continue
-        for _, name in resolved_targets(index, found, pages.page_name(path) or ""):
+        names = [index.resolve(target) for target in found.targets]
+        if found.md_targets:  # as resolved_targets resolves them: from the page's folder
+            folder = linking.folder_of(pages.page_name(path) or "")
+            names += [index.resolve_md(md, folder) for md in found.md_targets]
+        for name in names:
             if name and name not in seen:
                 seen.add(name)
-                todo.append(pages.page_path(name))
+                todo.append(page_path(name))
     return seen
 
 
@@ -164,15 +176,22 @@ def candidates(offered: list[journal.JournalLine], titles: Mapping[str, tuple[st
     model as pages to append to instead of creating a near-duplicate."""
     from gitgarden.wiki.health import norm_words  # the same reduction health uses for duplicates
 
+    norms = {line.id: norm_words(line.text) for line in offered}
+    # A label is found only through its key's first word standing in a line: a label whose first
+    # word stands in none is not reduced at all (a pass looks at every page's labels).
+    line_words = {word for norm in norms.values() for word in norm.split()}
     by_first: dict[str, dict[str, set[str]]] = {}  # first word -> key -> pages: no scan of every title per line
     for name, (title, aliases) in titles.items():
         for label in (name.rsplit("/", 1)[-1].replace("-", " "), title, *aliases):
+            first = _FIRST_WORD.search(label.lower())
+            if first is None or _singular(first.group()) not in line_words:
+                continue
             key = norm_words(label)
             if len(key) >= 3:
                 by_first.setdefault(key.split()[0], {}).setdefault(key, set()).add(name)
     out: dict[str, list[str]] = {}
     for line in offered:
-        norm = norm_words(line.text)
+        norm = norms[line.id]
         text = f" {norm} "
         found: set[str] = set()
         for word in set(norm.split()):

@@ -6,12 +6,14 @@ map). Paths use `/` and are relative to the project root.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Literal
+from typing import Literal, TypeVar
 
-__all__ = ["Entry", "Tree", "Overlay", "file", "symlink", "gitlink", "text_of", "changed_paths", "is_lfs_pointer"]
+__all__ = ["Entry", "Tree", "Overlay", "file", "symlink", "gitlink", "text_of", "changed_paths", "is_lfs_pointer", "derived"]
+
+T = TypeVar("T")
 
 # A gitlink is a submodule's place in the tree: never a page, never read or written (its data is
 # empty in every tree, so moving the submodule to another commit is no change a rule judges).
@@ -124,3 +126,19 @@ class Overlay(Mapping[str, Entry]):
     def with_changes(self, changes: Mapping[str, Entry | None]) -> Overlay:
         """A new overlay on the same base with `changes` added on top of these."""
         return Overlay(self.base, {**self.changes, **changes})
+
+
+def derived(tree: Tree, key: Hashable, make: Callable[[], T]) -> T:
+    """`make()`, a view of the whole of `tree`, kept in the tree's `derived` dict under `key` when
+    it has one: a tree read from disk (`repo.disktree.DiskTree`) is listed once and never changes,
+    so a view made once stands for its life, and a pass that asks five times sweeps the tree once.
+    Any other tree (a dict, an Overlay of a pass's changes) gets `make()` afresh. `key` names the
+    view and whatever else it depends on (the layout in force); the caller never mutates the value."""
+    memo = getattr(tree, "derived", None)
+    if not isinstance(memo, dict):
+        return make()
+    try:
+        return memo[key]
+    except KeyError:
+        value = memo[key] = make()
+        return value
