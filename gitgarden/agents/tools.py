@@ -11,6 +11,7 @@ of pages.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Any
@@ -33,6 +34,20 @@ class Door:
         self.project = project
         self.env = env
         self.now = now
+        # Kept for the server's life (one call at a time uses them): the pages' facts, checked
+        # against each file's stat, and the paragraphs the passes wrote, traced again only when
+        # the passes changed. A page the person edits is read again at the next call.
+        self._facts: Any = None
+        self._sources: Any = None
+        self._lock = threading.Lock()
+
+    def _page(self, name: str) -> Any:
+        from gitgarden.schedule.views import find_page, kept_facts, wiki_tree
+
+        with self._lock:
+            if self._facts is None:
+                self._facts = kept_facts(self.project)
+            return find_page(self.project, name, tree=wiki_tree(self.project, self._facts))
 
     def _settings(self) -> Any:
         from gitgarden.config import load_settings
@@ -71,9 +86,7 @@ class Door:
 
     def read_page(self, name: str) -> dict[str, Any]:
         """A page's text, state, `source:` days and backlinks; `name` resolved as Obsidian resolves it."""
-        from gitgarden.schedule.views import find_page
-
-        return find_page(self.project, name).to_json()
+        return self._page(name).to_json()
 
     def read_map(self) -> dict[str, Any]:
         """The map's text and its Open questions."""
@@ -123,10 +136,11 @@ class Door:
 
     def page_sources(self, name: str) -> dict[str, Any]:
         """The paragraphs of a page that passes wrote, each with the journal lines it came from."""
-        from gitgarden.history.provenance import page_sources
-        from gitgarden.schedule.views import find_page
+        from gitgarden.history.provenance import KeptSources
 
-        page = find_page(self.project, name)
+        page = self._page(name)
+        if self._sources is None:
+            self._sources = KeptSources()
         with layout.active(self.project.layout):
-            sources = page_sources(self.project.root, page.name, page.text)
+            sources = self._sources.page_sources(self.project.root, page.name, page.text)
         return {"name": page.name, "path": page.path, "sources": [s.to_json() for s in sources]}

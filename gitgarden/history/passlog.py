@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from gitgarden.errors import GitgardenError
-from gitgarden.history.common import diff_pages_first, review_waiting
-from gitgarden.history.records import LOG_DIR, read_attempts, records_in
+from gitgarden.history.common import diff_pages_first, review_tip, review_waiting
+from gitgarden.history.records import LOG_DIR, attempts_path, read_attempts, records_in
 from gitgarden.repo import gitrepo
 
 __all__ = [
@@ -27,6 +27,7 @@ __all__ = [
     "NotAPass",
     "UndoRefused",
     "passes",
+    "passes_state",
     "find_pass",
     "show",
     "Shown",
@@ -291,6 +292,21 @@ def passes(root: Path, limit: int | None = None) -> list[PassEntry]:
     """The passes, newest first: pass commits (and those waiting on the review branch) and recorded attempts."""
     entries, _ = _scan(root)
     return entries if limit is None else entries[: max(0, limit)]
+
+
+def passes_state(root: Path) -> tuple[object, ...]:
+    """What `passes` is read from, cheaply: HEAD, the review branch's tip, and the stat of every
+    record file (those under `log/` and the attempts). Equal states give equal passes, so a
+    long-running reader (the web app, the MCP server) keeps what it derived from them until it
+    changes."""
+    files: list[tuple[str, int, int, int]] = []
+    for path in [*sorted((root / LOG_DIR).glob("*.jsonl")), attempts_path(gitrepo.git_dir(root))]:
+        try:
+            st = path.lstat()
+        except OSError:
+            continue
+        files.append((str(path), st.st_mtime_ns, st.st_size, st.st_ino))
+    return (gitrepo.head(root), review_tip(root), tuple(files))
 
 
 def resolve_commit(root: Path, ref: str) -> str | None:

@@ -13,15 +13,16 @@ are not traced (their `source:` days still say which days a page came from).
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gitgarden.history.passlog import PassEntry, passes
+from gitgarden.history.passlog import PassEntry, passes, passes_state
 from gitgarden.wiki import pages
 
-__all__ = ["Source", "page_sources", "sources_in", "paragraphs"]
+__all__ = ["Source", "KeptSources", "page_sources", "sources_in", "sources_from", "traced", "paragraphs"]
 
 _BLANK = re.compile(r"\n[ \t]*\n")
 
@@ -63,8 +64,12 @@ def sources_in(text: str, entries: Iterable[PassEntry]) -> list[Source]:
     but a split part repeats its parent's words) is traced to the oldest one
     still standing.
     """
-    body = pages.split_frontmatter(text)[1]  # no blank line need part the frontmatter from the body
-    standing = set(paragraphs(body))
+    return sources_from(text, traced(entries))
+
+
+def traced(entries: Iterable[PassEntry]) -> dict[str, Source]:
+    """Every paragraph the landed passes among `entries` wrote, each with the oldest pass that wrote
+    it: what `sources_from` looks a page's paragraphs up in (whichever page they stand in now)."""
     found: dict[str, Source] = {}
     for entry in sorted((e for e in entries if _counts(e)), key=lambda e: e.when):
         for item in (entry.record or {}).get("provenance") or []:
@@ -76,11 +81,42 @@ def sources_in(text: str, entries: Iterable[PassEntry]) -> list[Source]:
                 if isinstance(ln, dict)
             )
             for para in paragraphs(item["text"]):
-                if para in standing and para not in found:
+                if para not in found:
                     found[para] = Source(
                         para, str(item.get("page", "")), str(item.get("op", "")), lines, entry.pass_id, entry.commit, entry.when
                     )
+    return found
+
+
+def sources_from(text: str, found: dict[str, Source]) -> list[Source]:
+    """The paragraphs of `text` among `found` (from `traced`), in the text's order."""
+    body = pages.split_frontmatter(text)[1]  # no blank line need part the frontmatter from the body
     return [found[p] for p in dict.fromkeys(paragraphs(body)) if p in found]
+
+
+class KeptSources:
+    """`page_sources` for a long-running reader (the web app, the MCP server): the passes are read
+    and traced once, and again only when what they are read from changed (`passes_state`: HEAD,
+    the review branch, the record files), so a page's sources cost a lookup per paragraph."""
+
+    def __init__(self) -> None:
+        self._state: tuple[object, ...] | None = None
+        self._found: dict[str, Source] = {}
+        self._lock = threading.Lock()
+
+    def page_sources(self, root: Path, name: str, text: str | None = None) -> list[Source]:
+        """As `page_sources`, from the passes traced when their state last changed."""
+        if text is None:
+            text = _page_text(root, name)
+            if text is None:
+                return []
+        with self._lock:
+            state = passes_state(root)
+            if state != self._state:
+                self._found = traced(passes(root))
+                self._state = state
+            found = self._found
+        return sources_from(text, found)
 
 
 def _counts(entry: PassEntry) -> bool:
@@ -92,10 +128,16 @@ def page_sources(root: Path, name: str, text: str | None = None) -> list[Source]
     """The paragraphs of page `name` (its current text in the work tree, or `text`) that passes
     wrote, in page order, each with the journal lines it cites and the pass that wrote it."""
     if text is None:
-        from gitgarden.wiki import layout
-
-        path = root / layout.current().page_path(name)
-        if path.is_symlink() or not path.is_file():
+        text = _page_text(root, name)
+        if text is None:
             return []
-        text = path.read_text(encoding="utf-8", errors="replace")
     return sources_in(text, passes(root))
+
+
+def _page_text(root: Path, name: str) -> str | None:
+    from gitgarden.wiki import layout
+
+    path = root / layout.current().page_path(name)
+    if path.is_symlink() or not path.is_file():
+        return None
+    return path.read_text(encoding="utf-8", errors="replace")

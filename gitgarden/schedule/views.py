@@ -15,7 +15,7 @@ from gitgarden.wiki import layout
 if TYPE_CHECKING:
     from gitgarden.project import Project
 
-__all__ = ["NotFound", "PageNotFound", "LineView", "journal_days", "journal_day", "PageView", "find_page", "map_view"]
+__all__ = ["NotFound", "PageNotFound", "LineView", "journal_days", "journal_day", "PageView", "find_page", "wiki_tree", "kept_facts", "map_view"]
 
 
 class NotFound(GitgardenError):
@@ -122,19 +122,36 @@ class PageView:
         }  # fmt: skip
 
 
-def _wiki_tree(project: Project) -> Any:
-    """The wiki's files, with the facts cache a pass keeps in the git dir (pages re-read only when changed)."""
+def wiki_tree(project: Project, facts: Any) -> Any:
+    """The wiki's files, listed now, with the facts cache `facts` (pages re-read only when changed)."""
     from gitgarden.repo.disktree import DiskTree
+
+    return DiskTree(project.root, project.layout.wiki_folders(), facts_cache=facts)
+
+
+def kept_facts(project: Project) -> Any:
+    """A facts cache for a long-running reader to keep between calls: loaded once from the one
+    passes keep in the git dir, checked against each file's stat, never written (the passes keep
+    the file)."""
+    cache = _passes_facts(project)
+    cache.path = None
+    return cache
+
+
+def _passes_facts(project: Project) -> Any:
     from gitgarden.wiki.facts import FactsCache
 
     gdir = git_dir_of(project.root)
-    cache = FactsCache(None if gdir is None else gdir / "gitgarden" / "facts.pickle")
-    return DiskTree(project.root, project.layout.wiki_folders(), facts_cache=cache)
+    return FactsCache(None if gdir is None else gdir / "gitgarden" / "facts.pickle")
 
 
-def find_page(project: Project, name: str) -> PageView:
+def find_page(project: Project, name: str, *, tree: Any = None) -> PageView:
     """The page `name` names, resolved as Obsidian resolves a link (its name, a human name, an alias,
-    in any letter case); PageNotFound for an unknown name, a name that leaves the wiki, or a symlink."""
+    in any letter case); PageNotFound for an unknown name, a name that leaves the wiki, or a symlink.
+
+    `tree`: the wiki's files as a long-running caller lists them for this request (`wiki_tree`, with
+    the facts cache it keeps between requests: pages re-read only when their stat changed); by
+    default they are listed here, with the facts cache passes keep, loaded for this one call."""
     from gitgarden.wiki import pages, tidy
     from gitgarden.wiki.facts import page_facts
 
@@ -142,7 +159,9 @@ def find_page(project: Project, name: str) -> PageView:
     if not wanted or wanted.startswith(("/", "~")) or "\\" in wanted or "\0" in wanted or ".." in wanted.split("/"):
         raise PageNotFound(f"{name!r} is no page name: a page is named as its file in the wiki, without .md")
     with layout.active(project.layout):
-        tree = _wiki_tree(project)
+        own = tree is None
+        if tree is None:
+            tree = wiki_tree(project, _passes_facts(project))
         titles = tidy.page_titles(tree)
         index = tidy.link_index(titles)
         found = index.resolve(wanted)
@@ -166,7 +185,8 @@ def find_page(project: Project, name: str) -> PageView:
         )
         if found != pages.map_name() and _links_to(tree, pages.map_path(), found, index):
             backlinks.insert(0, pages.map_name())
-        tree.facts_cache.save()
+        if own:
+            tree.facts_cache.save()
         _, body = pages.split_frontmatter(text)
         state = meta.get("state")
         return PageView(

@@ -32,6 +32,7 @@ from gitgarden.wiki import layout
 
 if TYPE_CHECKING:
     from gitgarden.config import Resolved, Settings
+    from gitgarden.history.provenance import KeptSources
     from gitgarden.model.llm import Model
     from gitgarden.wiki.facts import FactsCache
 
@@ -74,6 +75,7 @@ class Site:
         self.runs = RunBoard(self.root, self.env, self.now, self.model_factory)
         self._facts: FactsCache | None = None
         self._facts_lock = threading.Lock()
+        self._sources: KeptSources | None = None
 
     @contextmanager
     def facts(self) -> Iterator[FactsCache]:
@@ -87,6 +89,16 @@ class Site:
                 self._facts = FactsCache(gitrepo.git_dir(self.root) / "gitgarden" / "facts.pickle")
                 self._facts.path = None  # read, never written: the passes keep the file
             yield self._facts
+
+    @property
+    def sources(self) -> KeptSources:
+        """The paragraphs the passes wrote, traced once and again only when the passes changed."""
+        from gitgarden.history.provenance import KeptSources
+
+        with self._facts_lock:
+            if self._sources is None:
+                self._sources = KeptSources()
+            return self._sources
 
     @property
     def csrf(self) -> str:

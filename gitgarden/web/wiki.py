@@ -47,6 +47,21 @@ def _survey(site: Site, project: Project) -> tuple[list[PageRow], Any]:
         return _listed(DiskTree(project.root, project.layout.wiki_folders(), facts_cache=cache), layout.current(), linking, pages, page_facts)
 
 
+def _page_and_index(site: Site, project: Project, asked: str) -> tuple[Any, Any]:
+    """The page `asked` names (`find_page`) and the link index of the wiki, from one listing of the
+    wiki and the facts the server keeps between requests."""
+    from gitgarden.schedule.views import find_page, wiki_tree
+    from gitgarden.wiki import layout, linking, pages
+    from gitgarden.wiki.facts import page_facts
+
+    with site.facts() as cache:
+        tree = wiki_tree(project, cache)
+        found = find_page(project, asked, tree=tree)
+        if found.name != asked:
+            return found, None  # the caller redirects: no index needed
+        return found, _listed(tree, layout.current(), linking, pages, page_facts)[1]
+
+
 def _listed(tree: Any, here: Any, linking: Any, pages: Any, page_facts: Any) -> tuple[list[PageRow], Any]:
     rows: list[PageRow] = []
     aliases: dict[str, list[str]] = {}
@@ -77,19 +92,17 @@ def page_list(site: Site, project: Project, request: Request) -> Response:
 
 def page_view(site: Site, project: Project, request: Request) -> Response:
     """One page, rendered; each paragraph a pass wrote carries its journal lines and its pass."""
-    from gitgarden.history.provenance import page_sources
-    from gitgarden.schedule.views import find_page, map_view
+    from gitgarden.schedule.views import map_view
     from gitgarden.wiki import layout, pages
 
     asked = request.path_params["name"]
-    found = find_page(project, asked)
+    found, index = _page_and_index(site, project, asked)
     if found.name != asked:  # a human name, an alias, another letter case: the page's own address
         return RedirectResponse(page_url(found.name), status_code=307)
-    _rows, index = _survey(site, project)
     here = layout.current()
     folder = found.name.rsplit("/", 1)[0] if "/" in found.name else ""
     links = Links(index, folder=folder, wiki_prefix=here.wiki_prefix)
-    sources = page_sources(project.root, found.name, found.text)
+    sources = site.sources.page_sources(project.root, found.name, found.text)
     blocks = render_blocks(found.body, links, sources)
     is_map = found.name == pages.map_name()
     return site.page(
