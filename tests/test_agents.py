@@ -458,3 +458,18 @@ def test_a_capture_that_is_not_utf8_is_refused_in_one_line_and_writes_nothing(pr
     assert done.returncode == 1
     assert done.stderr.decode().count("\n") == 1 and "is not UTF-8" in done.stderr.decode()
     assert workspace(project.root) == before
+
+
+def test_the_door_shows_a_page_edited_since_its_last_call(project: Project) -> None:
+    """The door keeps the pages' facts and the traced paragraphs for the server's life: an edit shows
+    at the next call all the same."""
+    from gitgarden.agents.tools import Door
+
+    write(project.root, "wiki/acme.md", "---\ntitle: Acme\n---\nOur customer.\n")
+    commit_all(project.root)
+    door = Door(project, _env(), lambda: FIXED_NOW)
+    assert door.read_page("acme")["backlinks"] == [] and door.page_sources("acme")["sources"] == []
+    write(project.root, "wiki/beta.md", "---\ntitle: Beta\n---\nSee [[Acme]].\n")
+    (project.root / "wiki/acme.md").write_text("---\ntitle: Acme\n---\nOur first customer.\n")
+    seen = door.read_page("acme")
+    assert seen["backlinks"] == ["beta"] and "Our first customer." in seen["text"]

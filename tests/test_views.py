@@ -7,7 +7,7 @@ import pytest
 
 from gitgarden.config import Settings
 from gitgarden.gardener.pipeline import PassResult, run_pass
-from gitgarden.history.provenance import page_sources, paragraphs
+from gitgarden.history.provenance import KeptSources, page_sources, paragraphs
 from gitgarden.history.undo import undo
 from gitgarden.project import Project
 from gitgarden.schedule.views import (
@@ -16,7 +16,9 @@ from gitgarden.schedule.views import (
     find_page,
     journal_day,
     journal_days,
+    kept_facts,
     map_view,
+    wiki_tree,
 )
 from tests.conftest import FIXED_NOW, FakeModel, capture, commit_all, page, write
 
@@ -106,6 +108,40 @@ def test_a_page_is_found_by_name_human_name_or_alias_with_its_backlinks(project:
     assert acme.body == "Our customer; see [[Dana]].\n" and not acme.gardeners
     assert find_page(project, "People/Dana Reyes").name == "People/Dana Reyes"
     assert map_view(project)[1] == ["- Is Acme paying in December?"]
+
+
+def test_a_kept_facts_cache_finds_what_a_fresh_one_finds_after_each_edit(project: Project) -> None:
+    write(project.root, "wiki/People/Dana Reyes.md", page("Dana Reyes", "Dana runs [[acme]].\n").replace("---\n", "---\naliases: [Dana]\n", 1))
+    write(project.root, "wiki/acme.md", page("Acme", "Our customer; see [[Dana]].\n"))
+    write(project.root, "wiki/index.md", "# Map\n\n## Pages\n- [[acme]]\n")
+    commit_all(project.root)
+    kept = kept_facts(project)
+
+    def both(name: str) -> tuple[object, object]:
+        return find_page(project, name, tree=wiki_tree(project, kept)), find_page(project, name)
+
+    assert both("acme")[0] == both("acme")[1] and both("acme")[0].backlinks == ["index", "People/Dana Reyes"]
+    write(project.root, "wiki/Notes/beta.md", page("Beta", "About [Acme](../acme.md) and [[ACME]].\n"))
+    (project.root / "wiki/People/Dana Reyes.md").write_text(page("Dana Reyes", "Dana left.\n"))
+    kept_view, fresh_view = both("acme")
+    assert kept_view == fresh_view and kept_view.backlinks == ["index", "Notes/beta"]
+    (project.root / "wiki/acme.md").write_text(page("Acme", "Renamed words.\n"))
+    assert both("acme")[0].body == "Renamed words.\n"
+
+
+def test_kept_sources_follow_new_passes_and_undos(project: Project) -> None:
+    capture(project, "2026-11-28", "Acme is the pilot customer")
+    garden(project, ACME)
+    kept = KeptSources()
+    assert kept.page_sources(project.root, "acme") == page_sources(project.root, "acme") != []
+    capture(project, "2026-11-29", "Acme wants export before January")
+    second = garden(project, EXPORT)
+    assert [s.pass_id for s in kept.page_sources(project.root, "acme")][1:] == [second.pass_id]
+    assert kept.page_sources(project.root, "acme") == page_sources(project.root, "acme")
+    undo(project.root, second.pass_id, now=FIXED_NOW)
+    assert kept.page_sources(project.root, "acme") == page_sources(project.root, "acme")
+    assert len(kept.page_sources(project.root, "acme")) == 1
+    assert kept.page_sources(project.root, "nobody") == []
 
 
 @pytest.mark.parametrize("name", ["../AGENTS", "/etc/passwd", "nobody", "", "raw/journal/2026-11-28"])

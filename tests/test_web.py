@@ -142,6 +142,34 @@ def test_a_page_traces_each_paragraph_a_pass_wrote_and_not_the_persons(acme: tup
     assert "block traced" not in untraced
 
 
+def test_a_page_shows_what_changed_since_the_servers_last_request(acme: tuple[Project, str]) -> None:
+    """The server keeps the pages' facts and the traced paragraphs between requests: an edit by the
+    person, a new pass and an undo each show at the next request of the same server."""
+    from gitgarden.history.undo import undo
+
+    project, pass_id = acme
+    c = client(project)
+    first = c.get("/page/acme").text
+    backlink = '<li><a href="/page/beta">beta</a></li>'
+    assert backlink not in first and f'href="/pass/{pass_id}"' in first
+    write(project.root, "wiki/beta.md", "---\ntitle: Beta\n---\nSee [[Acme]].\n")  # a new page linking here
+    with (project.root / "wiki/acme.md").open("a") as fh:
+        fh.write("\nFresh words of mine, see [[beta]].\n")
+    second = c.get("/page/acme").text
+    assert "Fresh words of mine" in second and backlink in second
+    assert 'href="/page/beta"' in second.split("Fresh words of mine")[1]  # its new link resolves
+    (project.root / "wiki/beta.md").write_text("---\ntitle: Beta\n---\nNo link any more.\n")
+    assert backlink not in c.get("/page/acme").text
+    commit_all(project.root, "my edits")
+    capture(project, "2026-11-29", "Acme wants export before January")
+    second_pass = pass_with(project, {"op": "append", "page": "acme", "text": "Acme wants export before January.\n", "lines": ["2026-11-29#1"]})
+    traced = c.get("/page/acme").text
+    assert f'href="/pass/{second_pass}"' in traced and "Acme wants export before January." in traced
+    undo(project.root, second_pass, now=FIXED_NOW)
+    after = c.get("/page/acme").text
+    assert f'href="/pass/{second_pass}"' not in after and f'href="/pass/{pass_id}"' in after
+
+
 def test_a_note_with_a_script_renders_as_text(project: Project) -> None:
     evil = '<script>alert("x")</script> <img src=x onerror=alert(1)> [click](javascript:alert(1))'
     write(project.root, "wiki/evil.md", page("<b>Evil</b>", evil + "\n"))
