@@ -196,6 +196,11 @@ def test_stop_a_pass_waiting_on_a_slow_model(browser: Browser, project: Project,
             pg.get_by_role("button", name="Stop").click()
             pg.get_by_text("stopped on request", exact=False).wait_for()
             snap(pg, shots, "17-run-stopped")
+            # Once ended, the live line gives the reply tokens the record kept, not a count "so far".
+            recorded = re.search(r"\(([\d,]+) prompt, ([\d,]+) reply\)", pg.locator(".result").inner_text())
+            assert recorded is not None
+            assert pg.locator("#tokens").inner_text() == recorded.group(2)
+            assert "so far" not in pg.locator("#live").inner_text()
             assert git(project.root, "rev-parse", "HEAD") == head and not (project.root / "wiki/acme.md").exists()
         finally:
             gate.set()
