@@ -18,12 +18,17 @@ from gitgarden.project import Project, init_project
 
 if TYPE_CHECKING:
     from gitgarden.gardener.pipeline import PassResult
+    from tests.fake_openai import FakeOpenAI
 
 FIXED_NOW = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
 # The month's record file of a pass run on FIXED_NOW (a pass on another clock writes another).
 FIXED_LOG = f"log/{FIXED_NOW:%Y-%m}.jsonl"
 SETTINGS = Settings(model="fake/scripted")  # the scripted model; every other setting its default
 LINE = "Acme signed the pilot contract"  # the one journal line of capture_line, on 2026-11-29
+
+
+# litellm reads these from the process environment: a developer's own key or endpoint must not steer a test.
+PROVIDER_ENV = frozenset({"OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_API_BASE", "OLLAMA_API_BASE", "ANTHROPIC_API_BASE"})
 
 
 @pytest.fixture(autouse=True)
@@ -36,7 +41,7 @@ def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.Fi
     gitconfig = home / ".gitconfig"
     gitconfig.write_text("[user]\n\tname = Pat Person\n\temail = pat@example.com\n[init]\n\tdefaultBranch = main\n")
     for var in list(os.environ):
-        if var.startswith("GITGARDEN_") or var.startswith("GIT_"):
+        if var.startswith("GITGARDEN_") or var.startswith("GIT_") or var in PROVIDER_ENV:
             monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
@@ -59,6 +64,35 @@ def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.Fi
     yield
     monkeypatch.undo()  # the machine's zone back (and everything else), then made current
     time.tzset()
+
+
+SAMPLE = Path(__file__).resolve().parents[1] / "sample-project"
+
+
+def sample_repo(tmp: Path) -> Path:
+    """The repository's sample project (a week of a bakery's notes and seven pages) copied to
+    tmp/sample and committed, as a person would have it before `gitgarden init`."""
+    import shutil
+
+    root = tmp / "sample"
+    shutil.copytree(SAMPLE, root)
+    git(root, "init", "-q")
+    commit_all(root, "A week of notes")
+    return root
+
+
+@pytest.fixture
+def sample(tmp_path: Path) -> Project:
+    return Project(sample_repo(tmp_path))
+
+
+@pytest.fixture
+def server() -> Iterator[FakeOpenAI]:
+    """An OpenAI-compatible endpoint on loopback whose replies a test scripts (tests/fake_openai.py)."""
+    from tests.fake_openai import FakeOpenAI
+
+    with FakeOpenAI() as fake:
+        yield fake
 
 
 def git(root: Path, *args: str) -> str:

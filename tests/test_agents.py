@@ -31,7 +31,6 @@ from gitgarden.wiki import captured
 from tests.conftest import FIXED_NOW, FakeModel, commit_all, git, invoke, workspace, write
 
 REPO = Path(__file__).resolve().parents[1]
-SAMPLE = REPO / "sample-project"
 LAUNCHER = Path(__file__).with_name("mcp_server.py")
 DAY = f"{FIXED_NOW.astimezone():%Y-%m-%d}"
 Body = Callable[[ClientSession], Awaitable[Any]]
@@ -79,14 +78,6 @@ async def refused(session: ClientSession, tool: str, **args: Any) -> str:
     assert "\n" not in text.strip()
     return text
 
-
-@pytest.fixture
-def sample(tmp_path: Path) -> Project:
-    root = tmp_path / "sample"
-    shutil.copytree(SAMPLE, root)
-    git(root, "init", "-q")
-    commit_all(root, "A week of notes")
-    return Project(root)
 
 
 def test_the_tools_are_the_seven_with_schemas_and_none_can_change_a_page(sample: Project) -> None:

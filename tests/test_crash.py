@@ -22,7 +22,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -92,11 +92,6 @@ def dana_reply(*skip: str) -> str:
         ops.append({"op": "skip", "lines": list(skip)})
     return json.dumps({"operations": ops})
 
-
-@pytest.fixture
-def server() -> Iterator[FakeOpenAI]:
-    with FakeOpenAI() as fake:
-        yield fake
 
 
 @pytest.fixture

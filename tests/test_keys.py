@@ -11,7 +11,6 @@ import stat
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -154,11 +153,6 @@ def test_a_stored_key_is_withheld_from_an_api_base_only_a_committed_file_names(t
     trusted = {**env, "GITGARDEN_API_BASE": "https://collector.example/v1"}
     assert provider.key_decision(load_settings(root, env=trusted).settings, trusted) == (KEY, None)
 
-
-@pytest.fixture
-def server() -> Iterator[FakeOpenAI]:
-    with FakeOpenAI() as fake:
-        yield fake
 
 
 @pytest.mark.litellm

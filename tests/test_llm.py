@@ -10,7 +10,6 @@ import json
 import socket
 import subprocess
 import sys
-from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -36,17 +35,6 @@ MESSAGES = [
 ]
 
 
-@pytest.fixture
-def server() -> Iterator[FakeOpenAI]:
-    with FakeOpenAI() as fake:
-        yield fake
-
-
-@pytest.fixture(autouse=True)
-def _no_provider_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    # litellm reads these from the process environment; a developer's own must not steer a test.
-    for var in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_API_BASE", "OLLAMA_API_BASE", "ANTHROPIC_API_BASE"):
-        monkeypatch.delenv(var, raising=False)
 
 
 def local(server: FakeOpenAI, **over: Any) -> Settings:

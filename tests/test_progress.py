@@ -19,7 +19,7 @@ import sys
 import termios
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -41,15 +41,10 @@ ANY_ESCAPE = re.compile(rb"\x1b")
 
 
 @pytest.fixture(autouse=True)
-def _no_provider_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    for var in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_API_BASE", "NO_COLOR", "TERM"):
+def _plain_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    for var in ("NO_COLOR", "TERM"):
         monkeypatch.delenv(var, raising=False)
 
-
-@pytest.fixture
-def server() -> Iterator[FakeOpenAI]:
-    with FakeOpenAI() as fake:
-        yield fake
 
 
 @pytest.fixture

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import sqlite3
 from pathlib import Path
 
@@ -16,18 +15,6 @@ from gitgarden.project import Project, init_project
 from gitgarden.search import index
 from gitgarden.search.index import SearchError, cache_path, search
 from tests.conftest import FIXED_NOW, FakeModel, capture, commit_all, git, invoke, page, write
-
-SAMPLE = Path(__file__).resolve().parents[1] / "sample-project"
-
-
-@pytest.fixture
-def sample(tmp_path: Path) -> Project:
-    """The sample project (a week of a bakery's notes and seven pages) in a real repository."""
-    root = tmp_path / "sample"
-    shutil.copytree(SAMPLE, root)
-    git(root, "init", "-q")
-    commit_all(root, "A week of notes")
-    return Project(root)
 
 
 def pages_found(project: Project, query: str, limit: int = 20) -> list[str]:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -15,13 +14,12 @@ from gitgarden.project import Project, init_project
 from gitgarden.web.app import make_app
 from gitgarden.web.safety import cookie_name, csrf_value
 from gitgarden.web.site import Site
-from tests.conftest import FIXED_NOW, FakeModel, commit_all, git, write
+from tests.conftest import FIXED_NOW, FakeModel, sample_repo, write
 from tests.vault import build_vault
 
 TOKEN = "the-token-of-this-start"
 PORT = 8765
 BASE = f"http://127.0.0.1:{PORT}"
-SAMPLE = Path(__file__).resolve().parents[1] / "sample-project"
 # Every page of the app a GET reaches (a pass's, a page's and a day's added where a test has them).
 PAGES = ("/", "/passes", "/pages", "/map", "/journal", "/review", "/run", "/health", "/settings")
 
@@ -50,11 +48,7 @@ def form(**fields: str) -> dict[str, str]:
 
 def sample(tmp: Path) -> Project:
     """The repository's sample project, as a person would have it: committed, then `gitgarden init`."""
-    root = tmp / "sample"
-    shutil.copytree(SAMPLE, root)
-    git(root, "init", "-q")
-    commit_all(root, "A week of notes")
-    return Project(init_project(root).root)
+    return Project(init_project(sample_repo(tmp)).root)
 
 
 def root_vault(tmp: Path) -> Project:
