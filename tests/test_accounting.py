@@ -12,7 +12,7 @@ from gitgarden.config import Settings
 from gitgarden.gardener import setaside
 from gitgarden.gardener.pipeline import PassResult
 from gitgarden.project import Project
-from tests.conftest import FakeModel, commit_all, garden, git, invoke, page, write
+from tests.helpers.project import FakeModel, commit_all, garden, git, invoke, page, write
 
 NOTHING = {"operations": []}
 

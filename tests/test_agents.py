@@ -1,6 +1,6 @@
 """`gitgarden mcp`: a real server process driven by the MCP SDK's own client over stdio.
 
-The server runs on the test's fixed clock (`tests/mcp_server.py` builds the same
+The server runs on the test's fixed clock (`tests/helpers/mcp_server.py` builds the same
 server `gitgarden mcp` runs); `gitgarden mcp` itself is started where the clock
 does not matter (refusals, the README's install snippets).
 """
@@ -28,10 +28,10 @@ from gitgarden.gardener.pipeline import run_pass
 from gitgarden.project import Project
 from gitgarden.repo.gitrepo import git_dir
 from gitgarden.wiki import captured
-from tests.conftest import FIXED_NOW, FakeModel, commit_all, git, invoke, workspace, write
+from tests.helpers.project import FIXED_NOW, FakeModel, commit_all, git, invoke, workspace, write
 
 REPO = Path(__file__).resolve().parents[1]
-LAUNCHER = Path(__file__).with_name("mcp_server.py")
+LAUNCHER = Path(__file__).parent / "helpers" / "mcp_server.py"
 DAY = f"{FIXED_NOW.astimezone():%Y-%m-%d}"
 Body = Callable[[ClientSession], Awaitable[Any]]
 

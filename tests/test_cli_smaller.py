@@ -17,8 +17,8 @@ from click.testing import CliRunner
 from gitgarden.cli.history import _log_lines
 from gitgarden.cli.main import App, cli
 from gitgarden.project import Project
-from tests.conftest import FakeModel, commit_all, write
-from tests.conftest import invoke as run_in
+from tests.helpers.project import FakeModel, commit_all, write
+from tests.helpers.project import invoke as run_in
 
 
 def invoke(*args: str) -> object:

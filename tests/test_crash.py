@@ -33,8 +33,8 @@ from gitgarden.cli.main import App, cli
 from gitgarden.project import Project
 from gitgarden.repo.gitrepo import git_dir
 from gitgarden.repo.lock import holder
-from tests.conftest import commit_all, git, page, promote_reply, write
-from tests.fake_openai import FakeOpenAI
+from tests.helpers.fake_openai import FakeOpenAI
+from tests.helpers.project import commit_all, git, page, promote_reply, write
 
 pytestmark = [pytest.mark.litellm, pytest.mark.slow]
 
@@ -384,7 +384,7 @@ def test_killed_while_its_git_holds_the_index_lock(acme: Project, server: FakeOp
     """The group killed after the branch moved, while the pass's git was updating the person's index:
     a real git killed holding `.git/index.lock` leaves the lock. The next run knows from its records that
     its own commit was updating the index and that no git works here now: it removes the lock and goes on."""
-    from tests.test_write_window import stale_lock_of_a_killed_git
+    from tests.helpers.gitlocks import stale_lock_of_a_killed_git
 
     markers = tmp_path / "markers"
     install_hook(acme, markers, GARDENER, "reference-transaction", REF_HOOK)

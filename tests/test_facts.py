@@ -10,11 +10,11 @@ import pytest
 from gitgarden.config import Settings
 from gitgarden.gardener.pipeline import run_pass
 from gitgarden.project import Project
-from gitgarden.repo.disktree import DiskTree
 from gitgarden.repo.gitrepo import git_dir
+from gitgarden.store.disktree import DiskTree
 from gitgarden.wiki.facts import FactsCache, page_facts
 from gitgarden.wiki.tree import Overlay, file
-from tests.conftest import FIXED_NOW, commit_all, page, write
+from tests.helpers.project import FIXED_NOW, commit_all, page, write
 
 
 def make_wiki(project: Project, n: int = 30) -> None:

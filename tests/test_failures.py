@@ -19,7 +19,7 @@ from gitgarden.gardener.pipeline import PassResult
 from gitgarden.model import operations as ops
 from gitgarden.project import Project
 from gitgarden.repo import recovery
-from tests.conftest import (
+from tests.helpers.project import (
     LINE,
     FakeModel,
     capture_line,
@@ -171,7 +171,7 @@ def test_a_deeply_nested_reply_through_the_real_model_path_is_bad_output(monkeyp
     """The same reply from an OpenAI-compatible server, through litellm and HTTP: a ModelError, no traceback."""
     from gitgarden.errors import ModelError
     from gitgarden.model import llm, provider
-    from tests.fake_openai import FakeOpenAI
+    from tests.helpers.fake_openai import FakeOpenAI
 
     for var in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_API_BASE"):
         monkeypatch.delenv(var, raising=False)

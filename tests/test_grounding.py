@@ -14,8 +14,8 @@ from gitgarden.gardener.pipeline import PassResult, run_pass
 from gitgarden.guard import grounding
 from gitgarden.guard.rules import Verdict
 from gitgarden.project import Project
-from tests import conftest
-from tests.conftest import FIXED_LOG, FIXED_NOW, FakeModel, commit_all, page, write
+from tests.helpers import project as helpers
+from tests.helpers.project import FIXED_LOG, FIXED_NOW, FakeModel, commit_all, page, write
 
 LANDLORD = "The landlord is Marta Okafor; she owns the whole building and lives in the flat above the shop."
 LEASE = "Marta wants a 5-year lease minimum, she does not want a new tenant every two years."
@@ -321,8 +321,8 @@ NO_CORRECTION = {"operations": []}  # the answer to a repair round that corrects
 
 
 def garden(project: Project, model: FakeModel, s: Settings = STRICT) -> PassResult:
-    """conftest's garden with the grounding threshold pinned (STRICT), whatever the default becomes."""
-    return conftest.garden(project, model, s)
+    """helpers.project's garden with the grounding threshold pinned (STRICT), whatever the default becomes."""
+    return helpers.garden(project, model, s)
 
 
 @pytest.fixture
@@ -427,7 +427,7 @@ def test_a_short_heading_labels_and_is_not_scored_but_a_long_or_numbered_one_is(
 
 def test_an_invented_title_cannot_ground_its_own_body(project, fake_model) -> None:  # type: ignore[no-untyped-def]
     from gitgarden.config import Settings
-    from tests.conftest import write
+    from tests.helpers.project import write
 
     write(project.root, "raw/journal/2026-11-29.md", "Met the new supplier today\n")
     fake_model.enqueue({"operations": [

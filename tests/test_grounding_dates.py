@@ -14,7 +14,7 @@ from gitgarden.config import Settings
 from gitgarden.gardener.pipeline import run_pass
 from gitgarden.guard import grounding
 from gitgarden.project import Project
-from tests.conftest import FIXED_NOW, FakeModel, commit_all, write
+from tests.helpers.project import FIXED_NOW, FakeModel, commit_all, write
 
 DAY = "2026-06-09"  # a Tuesday
 LINE = "5 years already! feels like just yesterday I put this dress on"  # the line

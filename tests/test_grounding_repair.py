@@ -15,7 +15,15 @@ from gitgarden.config import Settings
 from gitgarden.gardener.pipeline import PassResult, run_pass
 from gitgarden.guard import grounding
 from gitgarden.project import Project
-from tests.conftest import FIXED_LOG, FIXED_NOW, FakeModel, capture, commit_all, invoke, write
+from tests.helpers.project import (
+    FIXED_LOG,
+    FIXED_NOW,
+    FakeModel,
+    capture,
+    commit_all,
+    invoke,
+    write,
+)
 
 GROUP = "I went to a support group yesterday and it was so powerful"
 STORIES = "the members told their stories, so inspiring"

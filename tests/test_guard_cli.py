@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import git, page, write
+from tests.helpers.project import git, page, write
 
 
 @pytest.fixture

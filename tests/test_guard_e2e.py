@@ -5,7 +5,7 @@ from __future__ import annotations
 from gitgarden.config import Settings
 from gitgarden.gardener.pipeline import run_pass
 from gitgarden.project import Project
-from tests.conftest import FIXED_LOG, FIXED_NOW, FakeModel, commit_all, git, page, write
+from tests.helpers.project import FIXED_LOG, FIXED_NOW, FakeModel, commit_all, git, page, write
 
 LINE = "2026-11-29#1"
 

@@ -29,11 +29,7 @@ from hypothesis import strategies as st
 from gitgarden.guard.rules import PassContext, check
 from gitgarden.wiki import pages as wiki
 from gitgarden.wiki.tree import Entry, file, symlink
-
-try:  # tests/ on sys.path (pytest's default import mode) or tests as a package
-    from guard_checker import lost
-except ImportError:  # pragma: no cover
-    from tests.guard_checker import lost
+from tests.helpers.guard_checker import lost
 
 settings.register_profile("ci", max_examples=2000, deadline=None)
 if os.environ.get("HYPOTHESIS_PROFILE"):

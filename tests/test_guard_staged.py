@@ -13,11 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from gitgarden.guard import rules, staged
+from gitgarden.gitguard import staged
+from gitgarden.guard import rules
 from gitgarden.repo import gitrepo
 from gitgarden.wiki import layout
 from gitgarden.wiki.tree import Entry, Overlay
-from tests.conftest import commit_all, git, page, write
+from tests.helpers.project import commit_all, git, page, write
 
 PAGES = {
     "wiki/acme.md": page("Acme", "Acme signed the pilot. See [[pricing]].\n\n## Terms\n\nMonthly.\n", source="[2026-11-29]"),

@@ -16,7 +16,7 @@ from gitgarden.history.records import read_attempts
 from gitgarden.history.undo import undo
 from gitgarden.project import Project
 from gitgarden.repo.gitrepo import git_dir
-from tests.conftest import (
+from tests.helpers.project import (
     FIXED_LOG,
     FIXED_NOW,
     SETTINGS,
@@ -33,7 +33,7 @@ from tests.conftest import (
 
 
 def garden(project: Project, model: FakeModel | None, *, minutes: int = 0, **kw: Any) -> PassResult:
-    """conftest's garden on a clock `minutes` after FIXED_NOW (passes in a row get distinct ids)."""
+    """helpers.project's garden on a clock `minutes` after FIXED_NOW (passes in a row get distinct ids)."""
     when = FIXED_NOW + timedelta(minutes=minutes)
     return run_pass(project, SETTINGS, model=model, now=lambda: when, **kw)
 

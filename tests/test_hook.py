@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from gitgarden.guard import hook
+from gitgarden.gitguard import hook
 from gitgarden.project import Project
-from tests.conftest import (
+from tests.helpers.project import (
     FakeModel,
     capture_line,
     commit_all,
@@ -337,7 +337,7 @@ def test_verbose_and_json_list_the_skipped_checks(vault: Path) -> None:
 
 
 def pass_creates_acme(project: Project, model: FakeModel) -> None:
-    """One pass that makes capture_line's line the page `acme` (conftest's promote), committed."""
+    """One pass that makes capture_line's line the page `acme` (helpers.project's promote), committed."""
     capture_line(project)
     result = garden(project, model.enqueue(promote()))
     assert result.created == ["wiki/acme.md"] and result.commit, (result.outcome, result.detail)

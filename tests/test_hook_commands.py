@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from gitgarden.guard import hook
+from gitgarden.gitguard import hook
 from gitgarden.project import Project, init_project
-from tests.conftest import commit_all, git, page, write
+from tests.helpers.project import commit_all, git, page, write
 
 ACME = page("Acme", "Acme signed the pilot.\nThey pay monthly.\n", source="[2026-11-29]")
 

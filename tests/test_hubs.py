@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from gitgarden.project import Project
-from gitgarden.repo.disktree import DiskTree
+from gitgarden.store.disktree import DiskTree
 from gitgarden.wiki import linking
 from gitgarden.wiki import pages as wiki
 from gitgarden.wiki.tidy import link_index, page_titles, reachable
-from tests.conftest import FakeModel, commit_all, garden, git, page, write
+from tests.helpers.project import FakeModel, commit_all, garden, git, page, write
 
 
 def every_page_within_one_hub(project: Project) -> None:

@@ -8,7 +8,7 @@ import pytest
 from click.testing import CliRunner
 
 from gitgarden.cli.main import App, cli
-from tests.conftest import FIXED_NOW, git
+from tests.helpers.project import FIXED_NOW, git
 
 
 def invoke(args: list[str], *, input: str | None = None) -> object:

@@ -12,7 +12,7 @@ import pytest
 
 from gitgarden.project import init_project
 from gitgarden.repo import gitrepo
-from tests.conftest import git, write
+from tests.helpers.project import git, write
 
 
 @pytest.fixture

@@ -13,8 +13,8 @@ import pytest
 from gitgarden.gardener.pipeline import JOBS, PassResult
 from gitgarden.gardener.setaside import on_disk
 from gitgarden.project import Project
-from tests import conftest
-from tests.conftest import (
+from tests.helpers import project as helpers
+from tests.helpers.project import (
     FIXED_LOG,
     FakeModel,
     commit_all,
@@ -30,8 +30,8 @@ LINES = ("Acme signed the pilot contract at our Pricing", "bought coffee")
 
 
 def garden(project: Project, model: FakeModel | None, jobs: list[str] | None) -> PassResult:
-    """conftest's garden running only `jobs` (None: every job), named by position."""
-    return conftest.garden(project, model, jobs=jobs)
+    """helpers.project's garden running only `jobs` (None: every job), named by position."""
+    return helpers.garden(project, model, jobs=jobs)
 
 
 @pytest.fixture

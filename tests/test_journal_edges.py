@@ -20,7 +20,7 @@ from gitgarden.config import Settings
 from gitgarden.gardener.pipeline import run_pass
 from gitgarden.project import Project
 from gitgarden.wiki import journal
-from tests.conftest import FIXED_NOW, FakeModel, git, write
+from tests.helpers.project import FIXED_NOW, FakeModel, git, write
 
 DAY = "2026-11-30"
 

@@ -21,7 +21,7 @@ from gitgarden.config import Settings, load_settings
 from gitgarden.model import keys as store
 from gitgarden.model import provider
 from gitgarden.project import Project
-from tests.fake_openai import FakeOpenAI
+from tests.helpers.fake_openai import FakeOpenAI
 
 KEY = "sk-stored-8d1f3a9c7e5b2d4f6a0c"  # recognisable: it must never appear in any output
 OTHER = "sk-env-1b2c3d4e5f6a7b8c9d0e"

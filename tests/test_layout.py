@@ -1,7 +1,7 @@
 """The layout settings (issue 14, item 1): `wiki_dir` and `journal_dir`, and an Obsidian vault
 adopted in place.
 
-Every test that can runs in both layouts on the hand-made vault of tests/vault.py: the vault
+Every test that can runs in both layouts on the hand-made vault of tests/helpers/vault.py: the vault
 under `wiki/`, and the vault at the project root with `wiki_dir = "."`. In both the journal is
 the vault's own daily-notes folder, so the two are the same vault in two places.
 """
@@ -20,12 +20,12 @@ from gitgarden.config import Settings
 from gitgarden.errors import ConfigError
 from gitgarden.guard import rules as guard
 from gitgarden.project import Project, find_project, init_project, of_root
-from gitgarden.repo.disktree import DiskTree
+from gitgarden.store.disktree import DiskTree
 from gitgarden.wiki import layout
 from gitgarden.wiki.health import measure
 from gitgarden.wiki.layout import Layout
 from gitgarden.wiki.tree import Overlay, file
-from tests.conftest import (
+from tests.helpers.project import (
     FIXED_LOG,
     FIXED_NOW,
     FakeModel,
@@ -38,26 +38,23 @@ from tests.conftest import (
     workspace,
     write,
 )
-from tests.vault import DAILY, HISTORY, OBSIDIAN_VIEW, ORPHAN, START, SYNC, VAULT, build_vault
+from tests.helpers.vault import (
+    DAILY,
+    HISTORY,
+    LAYOUTS,
+    OBSIDIAN_VIEW,
+    ORPHAN,
+    START,
+    SYNC,
+    VAULT,
+    at,
+    build_vault,
+    make_vault,
+)
 
 DAY = "2026-11-29"
-LAYOUTS = {"wiki": Layout("wiki", "wiki/Daily notes"), "root": Layout(".", "Daily notes")}
 # What the gardener keeps for itself: never a note of the person's.
 BOOKKEEPING = (".gitgarden/", "log/")
-
-
-def make_vault(root: Path, kind: str) -> Project:
-    """The vault of tests/vault.py in layout `kind`, then `gitgarden init` on the folder."""
-    if kind == "root":
-        build_vault(root, ".")
-        write(root, ".obsidian/daily-notes.json", json.dumps({"folder": "Daily notes", "format": "YYYY-MM-DD"}))
-        write(root, ".obsidian/app.json", "{}\n")
-    else:
-        build_vault(root, "wiki")
-        write(root, ".gitgarden/config.toml", 'journal_dir = "wiki/Daily notes"\n')
-    project = Project(init_project(root).root)
-    assert project.layout == LAYOUTS[kind].with_identity(["AGENTS.md"])
-    return project
 
 
 @pytest.fixture(params=sorted(LAYOUTS))
@@ -68,11 +65,6 @@ def vault(request: pytest.FixtureRequest, tmp_path: Path) -> Project:
 @pytest.fixture
 def root_vault(tmp_path: Path) -> Project:
     return make_vault(tmp_path / "vault", "root")
-
-
-def at(project: Project, rel: str) -> str:
-    """A path of the vault (as tests/vault.py names it) inside the project."""
-    return project.layout.wiki_prefix + rel
 
 
 def files(project: Project) -> dict[str, bytes]:

@@ -22,7 +22,16 @@ from gitgarden.project import Project, init_project, of_root
 from gitgarden.wiki import layout
 from gitgarden.wiki.layout import Layout
 from gitgarden.wiki.tree import Overlay, file
-from tests.conftest import FIXED_NOW, FakeModel, commit_all, garden, git, invoke, workspace, write
+from tests.helpers.project import (
+    FIXED_NOW,
+    FakeModel,
+    commit_all,
+    garden,
+    git,
+    invoke,
+    workspace,
+    write,
+)
 
 DAY = "2026-11-29"
 SECRET = "- a line from outside the project"

@@ -21,7 +21,7 @@ from gitgarden.errors import ModelError
 from gitgarden.model import endpoints, llm, provider
 from gitgarden.model import operations as ops
 from gitgarden.model import status as model_status
-from tests.fake_openai import FakeOpenAI
+from tests.helpers.fake_openai import FakeOpenAI
 
 # These tests drive LiteLLMModel for real (against FakeOpenAI); conftest fakes it for every other test.
 pytestmark = pytest.mark.litellm

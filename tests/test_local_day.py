@@ -19,7 +19,7 @@ from gitgarden.cli.main import App, cli
 from gitgarden.config import Settings
 from gitgarden.gardener.pipeline import run_pass
 from gitgarden.project import Project
-from tests.conftest import FakeModel, commit_all, git, write
+from tests.helpers.project import FakeModel, commit_all, git, write
 
 HONOLULU, TOKYO = "HST10", "JST-9"  # Pacific/Honolulu and Asia/Tokyo: neither keeps summer time
 

@@ -15,7 +15,7 @@ from gitgarden.wiki import journal
 from gitgarden.wiki import pages as wiki
 from gitgarden.wiki.names import unportable_part
 from gitgarden.wiki.tree import file
-from tests.conftest import FIXED_NOW, FakeModel, invoke, write
+from tests.helpers.project import FIXED_NOW, FakeModel, invoke, write
 
 BAD_DAYS = ["2026-02-30.md", "2026-13-45.md", "notadate.md"]
 

@@ -14,7 +14,7 @@ from gitgarden.project import Project
 from gitgarden.wiki import layout, split
 from gitgarden.wiki.health import measure
 from gitgarden.wiki.tree import Overlay, file
-from tests.conftest import FIXED_NOW, FakeModel, capture, commit_all, invoke, page, write
+from tests.helpers.project import FIXED_NOW, FakeModel, capture, commit_all, invoke, page, write
 
 DAY = "2026-11-30"
 

@@ -20,7 +20,7 @@ from gitgarden.errors import GitError
 from gitgarden.gardener.pipeline import PassResult
 from gitgarden.project import Project
 from gitgarden.repo import gitrepo
-from tests.conftest import (
+from tests.helpers.project import (
     FIXED_NOW,
     LINE,
     SETTINGS,

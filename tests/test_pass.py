@@ -14,7 +14,7 @@ from gitgarden.gardener.pipeline import OUTCOMES, request_stop, run_pass
 from gitgarden.history.records import read_attempts
 from gitgarden.project import Project
 from gitgarden.repo.gitrepo import git_dir
-from tests.conftest import (
+from tests.helpers.project import (
     FIXED_LOG,
     FIXED_NOW,
     SETTINGS,

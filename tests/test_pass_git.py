@@ -19,7 +19,16 @@ from gitgarden.gardener.pipeline import run_pass
 from gitgarden.project import Project, init_project
 from gitgarden.repo import gitrepo
 from gitgarden.wiki import journal
-from tests.conftest import FIXED_LOG, FIXED_NOW, FakeModel, capture, commit_all, git, page, write
+from tests.helpers.project import (
+    FIXED_LOG,
+    FIXED_NOW,
+    FakeModel,
+    capture,
+    commit_all,
+    git,
+    page,
+    write,
+)
 
 MAX_GIT = 15  # git processes of a pass that writes five files after a journal commit (issue 29)
 

@@ -10,11 +10,11 @@ import pytest
 
 from gitgarden.guard import rules as guard
 from gitgarden.project import Project
-from gitgarden.repo.disktree import DiskTree
 from gitgarden.repo.gitrepo import git_dir
+from gitgarden.store.disktree import DiskTree
 from gitgarden.wiki.facts import FactsCache, page_facts, pages_citing
 from gitgarden.wiki.tree import Overlay, file
-from tests.conftest import FakeModel, capture, commit_all, garden, page, write
+from tests.helpers.project import FakeModel, capture, commit_all, garden, page, write
 
 
 def test_a_tree_asks_the_cache_once_a_page_and_a_new_tree_sees_an_edit(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -26,7 +26,7 @@ from gitgarden.project import Project
 from gitgarden.repo.gitrepo import git_dir
 from gitgarden.wiki import journal, tidy
 from gitgarden.wiki.tree import Overlay, file, text_of
-from tests.conftest import FIXED_NOW, SETTINGS, FakeModel, commit_all, page, write
+from tests.helpers.project import FIXED_NOW, SETTINGS, FakeModel, commit_all, page, write
 
 DAY = "2026-11-29"
 LINES = "Acme signed the pilot contract\nAcme wants export before January\nbought coffee\nthe van needs new tyres\n"

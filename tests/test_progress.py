@@ -1,6 +1,6 @@
 """Signs of life and a stop that acts now: `gitgarden run` against a slow model.
 
-The model is tests/fake_openai.py's HTTP fake with its reply held behind a
+The model is tests/helpers/fake_openai.py's HTTP fake with its reply held behind a
 gate (a slow model without a sleep). The progress display is read from a real
 pseudo-terminal; a piped run and `--json` must show none of it.
 """
@@ -30,8 +30,8 @@ from gitgarden.history.records import read_attempts
 from gitgarden.model.provider import LiteLLMModel
 from gitgarden.project import Project
 from gitgarden.repo.gitrepo import git_dir
-from tests.conftest import FIXED_NOW, commit_all, git, write
-from tests.fake_openai import FakeOpenAI
+from tests.helpers.fake_openai import FakeOpenAI
+from tests.helpers.project import FIXED_NOW, commit_all, git, write
 
 pytestmark = [pytest.mark.litellm, pytest.mark.slow]
 

@@ -22,8 +22,8 @@ from gitgarden.gardener import context
 from gitgarden.model import endpoints, llm
 from gitgarden.model import operations as ops
 from gitgarden.project import Project
-from tests.conftest import FIXED_NOW, FakeModel, write
-from tests.gbnf import Grammar
+from tests.helpers.gbnf import Grammar
+from tests.helpers.project import FIXED_NOW, FakeModel, write
 
 LOCAL = Settings(model="openai/local", api_base="http://127.0.0.1:8080/v1")
 

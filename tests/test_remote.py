@@ -13,60 +13,21 @@ import subprocess
 import sys
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from gitgarden.config import Settings
 from gitgarden.gardener.pipeline import PassResult
-from gitgarden.project import Project, init_project
+from gitgarden.project import Project
 from gitgarden.wiki.layout import Layout
-from tests import conftest
-from tests.conftest import FIXED_LOG, FakeModel, capture, commit_all, git, page, write
-
-SETTINGS = Settings(model="fake/scripted", remote="origin")
-
-
-def garden(project: Project, model: FakeModel | None, settings: Settings = SETTINGS) -> PassResult:
-    """conftest's garden with the remote set (this file's SETTINGS)."""
-    return conftest.garden(project, model, settings)
-
-
-def create(page_name: str, title: str, body: str, line: str) -> dict[str, Any]:
-    return {"operations": [{"op": "create_page", "page": page_name, "title": title, "body": body, "lines": [line]}]}
-
-
-def append(page_name: str, text: str, line: str) -> dict[str, Any]:
-    return {"operations": [{"op": "append", "page": page_name, "text": text, "lines": [line]}]}
-
-
-@pytest.fixture
-def shared(tmp_path: Path) -> tuple[Path, Project, Project]:
-    """A bare remote (reflog on) and two clones A and B of one wiki with a page `pricing`."""
-    remote = tmp_path / "remote.git"
-    subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(remote)], check=True)
-    git(remote, "config", "core.logAllRefUpdates", "always")
-    a = Project(init_project(tmp_path / "a").root)
-    write(a.root, "wiki/pricing.md", page("Pricing", "Pilot price is 400 EUR a month.\n", source="[2026-11-28]"))
-    write(a.root, "wiki/index.md", "# Map\n\n## Pages\n\n- [[pricing]] — Pricing\n\n## Open\n")
-    write(a.root, "raw/journal/2026-11-28.md", "Pilot price set at 400 EUR a month\n")
-    commit_all(a.root, "a shared wiki")
-    git(a.root, "remote", "add", "origin", str(remote))
-    git(a.root, "push", "-q", "-u", "origin", "main")
-    subprocess.run(["git", "clone", "-q", str(remote), str(tmp_path / "b")], check=True, capture_output=True)
-    return remote, a, Project(tmp_path / "b")
-
-
-def remote_log(remote: Path) -> list[str]:
-    return git(remote, "log", "--format=%s", "main").splitlines()
-
-
-def no_force_push(remote: Path) -> None:
-    """Every update of the remote's main in its reflog was a fast-forward."""
-    ids = git(remote, "reflog", "show", "--format=%H", "refs/heads/main").split()
-    for newer, older in zip(ids, ids[1:], strict=False):
-        proc = subprocess.run(["git", "-C", str(remote), "merge-base", "--is-ancestor", older, newer], check=False)
-        assert proc.returncode == 0, f"{older} -> {newer} was not a fast-forward"
+from tests.helpers.project import FIXED_LOG, FakeModel, capture, commit_all, git, page, write
+from tests.helpers.remote import (
+    SETTINGS,
+    OtherMachineFirst,
+    append,
+    create,
+    garden,
+    no_force_push,
+)
 
 
 def test_a_pass_pushes_its_commits_and_keeps_snapshot_tags_local(shared: tuple[Path, Project, Project]) -> None:
@@ -154,20 +115,6 @@ def test_sync_merge_merges_the_remote_in_and_keeps_the_persons_commits(shared: t
     no_force_push(remote)
 
 
-class _OtherMachineFirst(FakeModel):
-    """A model that, before it answers, lets the other clone's whole pass happen (the race)."""
-
-    def __init__(self, other: Any) -> None:
-        super().__init__()
-        self.other = other
-
-    def complete(self, messages: Any, schema: Any, budget: Any) -> Any:
-        if self.other is not None:
-            other, self.other = self.other, None
-            other()
-        return super().complete(messages, schema, budget)
-
-
 def test_both_passes_in_flight_the_second_replays_onto_the_first_and_both_land(shared: tuple[Path, Project, Project]) -> None:
     remote, a, b = shared
     capture(a, "2026-11-29", "Acme signed the pilot contract")
@@ -177,7 +124,7 @@ def test_both_passes_in_flight_the_second_replays_onto_the_first_and_both_land(s
     def a_pass() -> None:
         a_result.append(garden(a, FakeModel().enqueue(create("acme", "Acme", "Acme signed the pilot contract.\n", "2026-11-29#1"))))
 
-    model = _OtherMachineFirst(a_pass).enqueue(create("dana", "Dana", "Dana joined Acme as ops lead.\n", "2026-11-30#1"))
+    model = OtherMachineFirst(a_pass).enqueue(create("dana", "Dana", "Dana joined Acme as ops lead.\n", "2026-11-30#1"))
     result = garden(b, model)
 
     assert a_result[0].outcome == "pages_written" and a_result[0].commit
@@ -214,7 +161,7 @@ def test_a_rejected_push_that_conflicts_is_taken_back_and_nothing_is_lost(shared
     def a_pass() -> None:
         a_result.append(garden(a, FakeModel().enqueue(append("pricing", "Acme wants export before January.\n", "2026-11-29#1"))))
 
-    model = _OtherMachineFirst(a_pass).enqueue(append("pricing", "Acme asked for a discount in March.\n", "2026-11-30#1"))
+    model = OtherMachineFirst(a_pass).enqueue(append("pricing", "Acme asked for a discount in March.\n", "2026-11-30#1"))
     result = garden(b, model)
 
     assert a_result[0].commit
@@ -294,7 +241,7 @@ def test_ci_init_prints_workflows_limited_to_one_run_per_branch() -> None:
 
 
 def test_status_says_how_far_behind_and_a_diverged_clone_is_held_back_from_tick(shared: tuple[Path, Project, Project]) -> None:
-    from tests.conftest import invoke
+    from tests.helpers.project import invoke
 
     _remote, a, b = shared
     write(b.root, ".gitgarden/config.toml", 'remote = "origin"\n')
@@ -335,7 +282,7 @@ def test_a_protected_branch_keeps_the_pass_local_and_suggests_review_mode(shared
 
 
 def test_config_set_sync_names_its_choices(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
-    from tests.conftest import invoke
+    from tests.helpers.project import invoke
 
     res = invoke(project, "config", "set", "sync", "rebase")
     assert res.exit_code == 1 and "sync must be one of ff, merge; rebase refused" in res.stderr
@@ -348,7 +295,7 @@ def test_both_sides_map_entries_merge_in_either_layout_where_a_page_would_confli
 ) -> None:
     """Replaying onto a moved remote: two clones' new map entries at the same place are both kept
     (the map is merged as a union, wherever the layout puts it); the same clash in a page is no merge."""
-    from gitgarden.repo import meaning
+    from gitgarden.sharing import meaning
     from gitgarden.wiki import layout
 
     base = b"# Map\n\n## Pages\n\n- [[pricing]]\n\n## Open\n"

@@ -14,8 +14,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from gitgarden.project import Project
-from tests.conftest import FakeModel, capture, commit_all, git
-from tests.test_remote import SETTINGS, append, create, garden, no_force_push, shared  # noqa: F401
+from tests.helpers.project import FakeModel, capture, commit_all, git
+from tests.helpers.remote import SETTINGS, append, create, garden, no_force_push
 
 DAY = "2026-11-30"
 A_LINE = "Acme signed the pilot contract"
@@ -34,7 +34,7 @@ def b_pass(b: Project, line_no: int, settings: object = SETTINGS) -> object:
 
 
 def test_a_day_file_both_machines_captured_uncommitted_on_b_is_merged_and_gardened(
-    shared: tuple[Path, Project, Project],  # noqa: F811
+    shared: tuple[Path, Project, Project],
 ) -> None:
     remote, a, b = shared
     a_gardens_today(a)
@@ -54,7 +54,7 @@ def test_a_day_file_both_machines_captured_uncommitted_on_b_is_merged_and_garden
     no_force_push(remote)
 
 
-def test_a_day_file_both_machines_appended_to_is_merged_line_by_line(shared: tuple[Path, Project, Project]) -> None:  # noqa: F811
+def test_a_day_file_both_machines_appended_to_is_merged_line_by_line(shared: tuple[Path, Project, Project]) -> None:
     remote, a, b = shared
     # Yesterday's file is on both machines; today both append to it.
     old_day = "raw/journal/2026-11-28.md"
@@ -73,7 +73,7 @@ def test_a_day_file_both_machines_appended_to_is_merged_line_by_line(shared: tup
     no_force_push(remote)
 
 
-def test_a_day_file_the_person_committed_on_b_merges_with_sync_merge(shared: tuple[Path, Project, Project]) -> None:  # noqa: F811
+def test_a_day_file_the_person_committed_on_b_merges_with_sync_merge(shared: tuple[Path, Project, Project]) -> None:
     remote, a, b = shared
     a_gardens_today(a)
     capture(b, DAY, B_LINE)
@@ -93,7 +93,7 @@ def test_a_day_file_the_person_committed_on_b_merges_with_sync_merge(shared: tup
 
 
 def test_a_real_conflict_in_a_page_is_refused_naming_the_page_and_what_to_do(
-    shared: tuple[Path, Project, Project],  # noqa: F811
+    shared: tuple[Path, Project, Project],
 ) -> None:
     remote, a, b = shared
     capture(a, DAY, "Acme wants export before January")
@@ -164,7 +164,7 @@ def test_the_persons_ssh_command_is_kept(project: Project, tmp_path: Path) -> No
     assert "-i /home/pat/.ssh/deploy_key" in call  # the person's own command ran, with its options
 
 
-def test_a_tag_push_the_remote_refuses_is_said_in_the_record_and_the_report(shared: tuple[Path, Project, Project]) -> None:  # noqa: F811
+def test_a_tag_push_the_remote_refuses_is_said_in_the_record_and_the_report(shared: tuple[Path, Project, Project]) -> None:
     remote, a, _b = shared
     hook = remote / "hooks" / "pre-receive"
     hook.write_text('#!/bin/sh\nwhile read old new ref; do case "$ref" in refs/tags/*) echo "tags are not allowed here" >&2; exit 1;; esac; done\n')

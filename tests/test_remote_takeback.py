@@ -18,15 +18,14 @@ import pytest
 
 from gitgarden.gardener.pipeline import PassResult, run_pass
 from gitgarden.project import Project
-from tests.conftest import FIXED_NOW, FakeModel, capture, git, write
-from tests.test_remote import (  # noqa: F401
+from tests.helpers.project import FIXED_NOW, FakeModel, capture, git, write
+from tests.helpers.remote import (
     SETTINGS,
-    _OtherMachineFirst,
+    OtherMachineFirst,
     append,
     create,
     garden,
     no_force_push,
-    shared,
 )
 
 PERSON_LINE = b"- a line the person typed while the push was in flight\n"
@@ -57,7 +56,7 @@ def race(a: Project, b: Project, person: Person) -> tuple[PassResult, PassResult
     def a_pass() -> None:
         a_result.append(garden(a, FakeModel().enqueue(append("pricing", "Acme wants export before January.\n", "2026-11-29#1"))))
 
-    model = _OtherMachineFirst(a_pass).enqueue(create("acme", "Acme", "Acme signed the pilot contract.\n", "2026-11-30#1"))
+    model = OtherMachineFirst(a_pass).enqueue(create("acme", "Acme", "Acme signed the pilot contract.\n", "2026-11-30#1"))
     result = run_pass(b, ONE_TRY, model=model, now=lambda: FIXED_NOW, step=person)
     return a_result[0], result
 
@@ -71,7 +70,7 @@ PAGE_MOMENTS = ["pushing", "take_back:before_remove", "take_back:after_remove"]
     [("wiki/index.md", m) for m in MOMENTS] + [("wiki/acme.md", m) for m in PAGE_MOMENTS],
 )
 def test_a_line_typed_while_the_push_is_refused_survives_the_take_back(
-    shared: tuple[Path, Project, Project], target: str, moment: str  # noqa: F811
+    shared: tuple[Path, Project, Project], target: str, moment: str
 ) -> None:
     remote, a, b = shared
     write(b.root, "AGENTS.md", "# staged by the person on B\n")
@@ -102,7 +101,7 @@ def test_a_line_typed_while_the_push_is_refused_survives_the_take_back(
     no_force_push(remote)
 
 
-def test_a_take_back_nobody_races_restores_every_file_and_the_index(shared: tuple[Path, Project, Project]) -> None:  # noqa: F811
+def test_a_take_back_nobody_races_restores_every_file_and_the_index(shared: tuple[Path, Project, Project]) -> None:
     _remote, a, b = shared
     index_before = git(b.root, "ls-files", "-s")
     map_before = (b.root / "wiki/index.md").read_bytes()

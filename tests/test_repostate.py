@@ -16,7 +16,7 @@ from gitgarden.history import review
 from gitgarden.history.undo import UndoRefused, undo
 from gitgarden.project import Project, find_project
 from gitgarden.repo.states import blocking_state
-from tests.conftest import (
+from tests.helpers.project import (
     FIXED_NOW,
     LINE,
     FakeModel,

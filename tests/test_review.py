@@ -10,7 +10,7 @@ import pytest
 
 from gitgarden.history import review
 from gitgarden.project import Project
-from tests.conftest import (
+from tests.helpers.project import (
     FIXED_LOG,
     FakeModel,
     commit_all,

@@ -12,7 +12,16 @@ import pytest
 from gitgarden.history import review
 from gitgarden.history.passlog import passes, review_decisions
 from gitgarden.project import Project
-from tests.conftest import FIXED_LOG, FakeModel, commit_all, git, invoke, page, workspace, write
+from tests.helpers.project import (
+    FIXED_LOG,
+    FakeModel,
+    commit_all,
+    git,
+    invoke,
+    page,
+    workspace,
+    write,
+)
 
 REVIEW = "gitgarden/review"
 

@@ -22,9 +22,10 @@ import pytest
 from gitgarden.errors import GitgardenError, NotAProject
 from gitgarden.project import Project
 from gitgarden.repo.lock import PassLock
-from gitgarden.schedule import clocks, overview, registry, tick, timers
+from gitgarden.schedule import clocks, registry, tick, timers
+from gitgarden.services import overview
 from gitgarden.wiki import journal
-from tests.conftest import FIXED_NOW, write
+from tests.helpers.project import FIXED_NOW, write
 
 NOW = FIXED_NOW
 SNAPSHOTS = Path(__file__).parent / "snapshots"

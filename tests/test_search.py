@@ -14,7 +14,16 @@ from gitgarden.gardener.pipeline import run_pass
 from gitgarden.project import Project, init_project
 from gitgarden.search import index
 from gitgarden.search.index import SearchError, cache_path, search
-from tests.conftest import FIXED_NOW, FakeModel, capture, commit_all, git, invoke, page, write
+from tests.helpers.project import (
+    FIXED_NOW,
+    FakeModel,
+    capture,
+    commit_all,
+    git,
+    invoke,
+    page,
+    write,
+)
 
 
 def pages_found(project: Project, query: str, limit: int = 20) -> list[str]:

@@ -17,7 +17,7 @@ import pytest
 
 from gitgarden.config import SPECS
 from gitgarden.project import Project
-from tests.test_cli_schedule import NOW, Clock, invoke, make_app, user_config, waiting_project
+from tests.helpers.schedule import NOW, Clock, invoke, make_app, user_config, waiting_project
 
 
 def project_file(project: Project, text: str) -> None:

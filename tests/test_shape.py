@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from gitgarden.project import Project
-from gitgarden.repo.disktree import DiskTree
+from gitgarden.store.disktree import DiskTree
 from gitgarden.wiki.health import measure
-from tests.conftest import FakeModel, commit_all, garden, page, write
-from tests.guard_checker import lost
+from tests.helpers.guard_checker import lost
+from tests.helpers.project import FakeModel, commit_all, garden, page, write
 
 OLD_LEASE = page("Old lease", "The bakery rents the shop on a 3-year lease.\nRent is 900 EUR a month.\n", source="[2026-11-01]")
 

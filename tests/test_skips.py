@@ -10,7 +10,16 @@ from typing import Any
 import pytest
 
 from gitgarden.project import Project
-from tests.conftest import FIXED_LOG, FakeModel, commit_all, git, invoke, page, workspace, write
+from tests.helpers.project import (
+    FIXED_LOG,
+    FakeModel,
+    commit_all,
+    git,
+    invoke,
+    page,
+    workspace,
+    write,
+)
 
 JOURNAL = "Acme signed the pilot contract\nbought coffee\nthe train was late\n"
 ACME = {"op": "create_page", "page": "acme", "title": "Acme", "body": "Acme signed the pilot contract.\n", "lines": ["2026-11-29#1"]}

@@ -21,7 +21,7 @@ from gitgarden.model import status as model_status
 from gitgarden.project import Project
 from gitgarden.wiki import pages
 from gitgarden.wiki.journal import JournalLine
-from tests.conftest import FIXED_LOG, FIXED_NOW, FakeModel, commit_all, git, page, write
+from tests.helpers.project import FIXED_LOG, FIXED_NOW, FakeModel, commit_all, git, page, write
 
 SMALL = Settings(model="fake/scripted", mode="small")
 LINES = [

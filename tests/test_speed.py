@@ -2,7 +2,7 @@
 deadline per request that says what happened, a stop or a deadline that shuts the request's socket,
 and token counts that hold when a stream runs long, fails, or reports figures that cannot be.
 
-Everything goes through the real path (litellm, HTTP) to tests/fake_openai.py's server on loopback,
+Everything goes through the real path (litellm, HTTP) to tests/helpers/fake_openai.py's server on loopback,
 scripted slow where a test needs a slow server.
 """
 
@@ -27,9 +27,9 @@ from gitgarden.model import status as model_status
 from gitgarden.model.provider import LiteLLMModel
 from gitgarden.project import Project, init_project
 from gitgarden.repo.gitrepo import git_dir
-from tests.conftest import FIXED_NOW, commit_all, git, write
-from tests.fake_openai import FakeOpenAI
-from tests.test_streaming import Watch
+from tests.helpers.fake_openai import FakeOpenAI
+from tests.helpers.project import FIXED_NOW, commit_all, git, write
+from tests.helpers.streaming import Watch
 
 pytestmark = [pytest.mark.litellm, pytest.mark.slow]
 

@@ -39,7 +39,7 @@ def test_a_run_with_nothing_new_never_imports_litellm(project: Project) -> None:
 # the tick itself and the views of the web app.
 DEFERRED = (
     "gitgarden.wiki.facts", "gitgarden.wiki.pages", "gitgarden.wiki.tree", "gitgarden.schedule.timers", "gitgarden.model.keys",
-    "gitgarden.gardener.pipeline", "gitgarden.schedule.tick", "gitgarden.schedule.views",
+    "gitgarden.gardener.pipeline", "gitgarden.schedule.tick", "gitgarden.services.views",
     "yaml", "frontmatter", "tomli_w", "hashlib", "_hashlib", "subprocess", "shlex", "shutil", "pickle", "rich",
 )  # fmt: skip
 
@@ -112,8 +112,8 @@ def test_status_with_nothing_unread_reads_health_without_openssl_or_the_facts_pi
     """Nothing unread: `status` asks the wiki graph whether health calls for a pass (git and SQLite,
     which it needs), and no more."""
     names = _imported(project, ["status"])
-    assert "gitgarden.repo.wikisync" in names, "status took another path: the check would be vacuous"
-    assert sorted(names & {"hashlib", "_hashlib", "pickle", "shutil", "rich", "gitgarden.schedule.tick", "gitgarden.schedule.views"}) == []
+    assert "gitgarden.store.wikisync" in names, "status took another path: the check would be vacuous"
+    assert sorted(names & {"hashlib", "_hashlib", "pickle", "shutil", "rich", "gitgarden.schedule.tick", "gitgarden.services.views"}) == []
 
 
 def test_the_hook_passes_a_persons_commit_without_the_rules(project: Project) -> None:
@@ -121,7 +121,7 @@ def test_the_hook_passes_a_persons_commit_without_the_rules(project: Project) ->
     (project.wiki / "notes.md").write_text("a person's page\n")
     subprocess.run(["git", "add", "-A"], cwd=project.root, check=True)
     names = _imported(project, ["guard", "--hook", "--hook-name", "pre-commit"])
-    assert "gitgarden.guard.hook" in names, "the hook took another path: the check would be vacuous"
+    assert "gitgarden.gitguard.hook" in names, "the hook took another path: the check would be vacuous"
     assert sorted(names & {"gitgarden.guard.rules", "hashlib", "_hashlib", "shutil", "difflib", "rich"}) == []
 
 

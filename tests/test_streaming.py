@@ -1,7 +1,7 @@
 """Tokens as they come: a pass that shows progress streams the model's reply.
 
 Everything goes through the real path — litellm, HTTP, server-sent events — to
-tests/fake_openai.py's server on loopback. A streamed reply must end in the same
+tests/helpers/fake_openai.py's server on loopback. A streamed reply must end in the same
 operations and the same recorded usage as a plain one; the display hears the
 tokens grow; `gitgarden stop` closes a slow stream at once and keeps the tokens
 it brought; an endpoint that cannot stream gets one plain request instead.
@@ -28,8 +28,9 @@ from gitgarden.model.llm import Budget
 from gitgarden.model.provider import LiteLLMModel
 from gitgarden.project import Project, init_project
 from gitgarden.repo.gitrepo import git_dir
-from tests.conftest import FIXED_NOW, commit_all, git, write
-from tests.fake_openai import FakeOpenAI
+from tests.helpers.fake_openai import FakeOpenAI
+from tests.helpers.project import FIXED_NOW, commit_all, git, write
+from tests.helpers.streaming import Watch
 
 pytestmark = [pytest.mark.litellm, pytest.mark.slow]
 
@@ -40,32 +41,12 @@ REPLY = json.dumps({"operations": [ACME, COFFEE]})
 MESSAGES = [{"role": "user", "content": "Turn the journal into pages."}]
 
 
-
-
 def _settings(server: FakeOpenAI) -> Settings:
     return Settings(model="openai/fake", api_base=server.base_url, num_retries=0, timeout=120, mode="full")
 
 
 def _budget() -> Budget:
     return Budget(tokens=100_000, seconds=600)
-
-
-class Watch:
-    """A display that shows tokens as they come (as the live line does): it records every step."""
-
-    shows_tokens = True
-
-    def __init__(self) -> None:
-        self.steps: list[Step] = []
-        self.streaming = threading.Event()  # set once the asking step has heard tokens
-
-    def step(self, step: Step) -> None:
-        self.steps.append(step)
-        if step.name == "asking" and step.tokens:
-            self.streaming.set()
-
-    def asking_tokens(self) -> list[int]:
-        return [s.tokens for s in self.steps if s.name == "asking" and s.tokens is not None]
 
 
 def _journal_project(root: Path) -> Project:

@@ -19,8 +19,8 @@ import pytest
 from gitgarden.config import Settings
 from gitgarden.gardener.pipeline import PassResult, run_pass
 from gitgarden.project import Project
-from gitgarden.repo.disktree import DiskTree
-from tests.conftest import FIXED_NOW, FakeModel, capture, commit_all, git, page, write
+from gitgarden.store.disktree import DiskTree
+from tests.helpers.project import FIXED_NOW, FakeModel, capture, commit_all, git, page, write
 
 POINTER = "version https://git-lfs.github.com/spec/v1\noid sha256:4d7a214614ab2935c943f9e0ff69d22eadbb8f32b1258daaa5e2ca24d17e2393\nsize 12345\n"
 

@@ -10,9 +10,9 @@ from pathlib import Path
 import git as gitpython
 
 from gitgarden.project import Project
-from tests.conftest import FakeModel, commit_all, invoke, write
-from tests.test_cli_schedule import Clock, age, make_app, tick_json, waiting_project
-from tests.test_cli_schedule import invoke as invoke_app
+from tests.helpers.project import FakeModel, commit_all, invoke, write
+from tests.helpers.schedule import Clock, age, make_app, tick_json, waiting_project
+from tests.helpers.schedule import invoke as invoke_app
 
 
 def skip_reply(*ids: str) -> dict[str, object]:

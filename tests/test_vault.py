@@ -1,6 +1,6 @@
 """The person's own Obsidian vault (issue 14): adopted in place, never restructured by a pass.
 
-Every test builds the hand-made vault of tests/vault.py under wiki/ of a project.
+Every test builds the hand-made vault of tests/helpers/vault.py under wiki/ of a project.
 """
 
 from __future__ import annotations
@@ -12,12 +12,12 @@ import pytest
 from gitgarden.config import Settings
 from gitgarden.guard import rules as guard
 from gitgarden.project import Project, init_project
-from gitgarden.repo.disktree import DiskTree
+from gitgarden.store.disktree import DiskTree
 from gitgarden.wiki import linking, split
 from gitgarden.wiki import pages as wiki
 from gitgarden.wiki.health import measure
 from gitgarden.wiki.tree import Overlay, file
-from tests.conftest import (
+from tests.helpers.project import (
     FakeModel,
     capture,
     commit_all,
@@ -28,7 +28,7 @@ from tests.conftest import (
     workspace,
     write,
 )
-from tests.vault import (
+from tests.helpers.vault import (
     DAILY,
     HISTORY,
     OBSIDIAN_VIEW,

@@ -1,4 +1,4 @@
-"""A vault stays the person's (issue 25), on the hand-made vault of tests/vault.py adopted in place:
+"""A vault stays the person's (issue 25), on the hand-made vault of tests/helpers/vault.py adopted in place:
 Markdown links counted as Obsidian counts them, list settings that mean what they say, Obsidian's
 own files outside the guard, a split judged on the pages it writes.
 """
@@ -21,13 +21,22 @@ from gitgarden.gardener.pipeline import PassResult, run_pass
 from gitgarden.guard import rules as guard
 from gitgarden.guard import text as guardtext
 from gitgarden.project import Project, init_project
-from gitgarden.repo.disktree import DiskTree
+from gitgarden.store.disktree import DiskTree
 from gitgarden.wiki import hubs, layout, linking, split, tidy
 from gitgarden.wiki.health import Health, measure
 from gitgarden.wiki.pages import MAP_CEILING, PAGE_BUDGET
 from gitgarden.wiki.tree import Entry, Overlay, file
-from tests.conftest import FIXED_NOW, FakeModel, capture, commit_all, git, invoke, workspace, write
-from tests.vault import (
+from tests.helpers.project import (
+    FIXED_NOW,
+    FakeModel,
+    capture,
+    commit_all,
+    git,
+    invoke,
+    workspace,
+    write,
+)
+from tests.helpers.vault import (
     BUDGET,
     HISTORY,
     OBSIDIAN_VIEW,

@@ -10,7 +10,7 @@ from gitgarden.gardener.pipeline import PassResult, run_pass
 from gitgarden.history.provenance import KeptSources, page_sources, paragraphs
 from gitgarden.history.undo import undo
 from gitgarden.project import Project
-from gitgarden.schedule.views import (
+from gitgarden.services.views import (
     NotFound,
     PageNotFound,
     find_page,
@@ -20,7 +20,7 @@ from gitgarden.schedule.views import (
     map_view,
     wiki_tree,
 )
-from tests.conftest import FIXED_NOW, FakeModel, capture, commit_all, page, write
+from tests.helpers.project import FIXED_NOW, FakeModel, capture, commit_all, page, write
 
 SETTINGS = Settings(model="fake/scripted")
 

@@ -15,8 +15,17 @@ import pytest
 from gitgarden.config import Settings
 from gitgarden.gardener.pipeline import run_pass
 from gitgarden.project import Project
-from tests.conftest import FIXED_NOW, FakeModel, capture, commit_all, invoke, page, workspace, write
-from tests.web_client import PAGES, TOKEN, client, created, form, root_vault, sample
+from tests.helpers.project import (
+    FIXED_NOW,
+    FakeModel,
+    capture,
+    commit_all,
+    invoke,
+    page,
+    workspace,
+    write,
+)
+from tests.helpers.web_client import PAGES, TOKEN, client, created, form, root_vault, sample
 
 SETTINGS = Settings(model="fake/scripted")
 

@@ -12,9 +12,9 @@ from gitgarden.gardener.pipeline import run_pass
 from gitgarden.history.passlog import passes
 from gitgarden.project import Project
 from gitgarden.repo.lock import PassLock
-from gitgarden.schedule.views import journal_day
-from tests.conftest import FIXED_NOW, FakeModel, capture, git, invoke, workspace, write
-from tests.web_client import client, created, form
+from gitgarden.services.views import journal_day
+from tests.helpers.project import FIXED_NOW, FakeModel, capture, git, invoke, workspace, write
+from tests.helpers.web_client import client, created, form
 
 SETTINGS = Settings(model="fake/scripted")
 

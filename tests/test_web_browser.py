@@ -1,6 +1,6 @@
 """`gitgarden serve` in a real browser: headless Chromium (Debian's `chromium`, driven by Playwright)
 against a real `gitgarden serve` process on loopback, a person's clicks and what they change on disk.
-The model is a scripted OpenAI-compatible server on loopback (tests/fake_openai.py).
+The model is a scripted OpenAI-compatible server on loopback (tests/helpers/fake_openai.py).
 
 A screenshot of every page goes to `screenshots/` under the test's temporary folder.
 """
@@ -25,8 +25,17 @@ from gitgarden.config import Settings
 from gitgarden.gardener.pipeline import run_pass
 from gitgarden.history.passlog import passes
 from gitgarden.project import Project
-from tests.conftest import FIXED_NOW, FakeModel, capture, commit_all, git, page, workspace, write
-from tests.fake_openai import FakeOpenAI
+from tests.helpers.fake_openai import FakeOpenAI
+from tests.helpers.project import (
+    FIXED_NOW,
+    FakeModel,
+    capture,
+    commit_all,
+    git,
+    page,
+    workspace,
+    write,
+)
 
 CHROMIUM = os.environ.get("GITGARDEN_CHROMIUM", "/usr/bin/chromium")
 try:

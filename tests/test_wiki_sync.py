@@ -14,11 +14,12 @@ from pathlib import Path
 import pytest
 
 from gitgarden.project import Project
-from gitgarden.repo import gitrepo, wikisync
-from gitgarden.repo.disktree import DiskTree
+from gitgarden.repo import gitrepo
+from gitgarden.store import wikisync
+from gitgarden.store.disktree import DiskTree
 from gitgarden.wiki import layout
 from gitgarden.wiki.health import Health, measure
-from tests.conftest import FIXED_NOW, commit_all, git, invoke, page, write
+from tests.helpers.project import FIXED_NOW, commit_all, git, invoke, page, write
 
 TODAY = date(2026, 11, 30)
 
@@ -156,7 +157,7 @@ def test_the_health_command_reads_the_graph_and_a_broken_graph_is_measured_the_s
 def test_a_pass_keeps_the_graph_in_step_so_the_next_asks_git_nothing_about_it(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
     from gitgarden.config import Settings
     from gitgarden.gardener.pipeline import run_pass
-    from tests.conftest import FakeModel, capture
+    from tests.helpers.project import FakeModel, capture
 
     wiki(project)
     commands: list[str] = []
@@ -181,7 +182,7 @@ def test_a_pass_keeps_the_graph_in_step_so_the_next_asks_git_nothing_about_it(pr
 
 @pytest.mark.parametrize("kind", ["wiki", "root"])
 def test_an_obsidian_vault_in_either_layout_through_the_persons_week(tmp_path: Path, kind: str) -> None:
-    from tests.test_layout import at, make_vault
+    from tests.helpers.vault import at, make_vault
 
     project = make_vault(tmp_path / "vault", kind)
     got, want = figures(project)

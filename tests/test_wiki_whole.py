@@ -5,11 +5,11 @@ from __future__ import annotations
 from datetime import date
 
 from gitgarden.project import Project
-from gitgarden.repo.disktree import DiskTree
+from gitgarden.store.disktree import DiskTree
 from gitgarden.wiki import health, split
 from gitgarden.wiki import pages as wiki
 from gitgarden.wiki.tree import file
-from tests.conftest import FakeModel, commit_all, garden, git, page, write
+from tests.helpers.project import FakeModel, commit_all, garden, git, page, write
 
 NO_CORRECTION = {"operations": []}  # the answer to a repair round that corrects nothing
 

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import time
 from pathlib import Path
 from typing import IO, Any
 
@@ -21,8 +19,9 @@ from gitgarden.gardener.pipeline import PassResult, run_pass
 from gitgarden.history.undo import UndoRefused, undo
 from gitgarden.project import Project, init_project
 from gitgarden.repo.gitrepo import git_dir
-from tests import conftest
-from tests.conftest import (
+from tests.helpers import project as helpers
+from tests.helpers.gitlocks import stale_lock_of_a_killed_git
+from tests.helpers.project import (
     FIXED_LOG,
     FIXED_NOW,
     SETTINGS,
@@ -54,10 +53,10 @@ def make_acme(root: Path) -> Project:
 
 
 def garden(project: Project, step: Any = None) -> PassResult:
-    """conftest's garden with promote_reply() as the model's answer, paused at `step`'s points."""
+    """helpers.project's garden with promote_reply() as the model's answer, paused at `step`'s points."""
     model = FakeModel().enqueue(promote_reply())
     kw = {"step": step} if step is not None else {}
-    return conftest.garden(project, model, **kw)
+    return helpers.garden(project, model, **kw)
 
 
 def leftovers(project: Project) -> list[str]:
@@ -245,20 +244,6 @@ def test_a_commit_made_by_the_person_while_the_pass_commits_is_never_overwritten
     assert (project.root / "wiki/pricing.md").read_bytes() == pricing
     assert not (project.root / "wiki/acme.md").exists()
     assert git(project.root, "status", "--porcelain", "--", "wiki", ".gitgarden") == ""
-
-
-def stale_lock_of_a_killed_git(root: Path) -> Path:
-    """A real git killed while it held the index lock (it holds it while it reads its input)."""
-    lock = git_dir(root) / "index.lock"
-    proc = subprocess.Popen(["git", "-C", str(root), "update-index", "--index-info"], stdin=subprocess.PIPE)
-    deadline = time.monotonic() + 60
-    while not lock.exists():  # wait on the lock itself, not on a guess of how long git takes
-        assert time.monotonic() < deadline and proc.poll() is None
-        time.sleep(0.01)
-    proc.kill()
-    proc.wait()
-    assert lock.exists()
-    return lock
 
 
 def test_a_stale_index_lock_is_named_with_its_path_and_how_to_remove_it(tmp_path: Path) -> None:

@@ -42,7 +42,7 @@ class Door:
         self._lock = threading.Lock()
 
     def _page(self, name: str) -> Any:
-        from gitgarden.schedule.views import find_page, kept_facts, wiki_tree
+        from gitgarden.services.views import find_page, kept_facts, wiki_tree
 
         with self._lock:
             if self._facts is None:
@@ -90,7 +90,7 @@ class Door:
 
     def read_map(self) -> dict[str, Any]:
         """The map's text and its Open questions."""
-        from gitgarden.schedule.views import map_view
+        from gitgarden.services.views import map_view
 
         text, open_lines = map_view(self.project)
         return {"path": self.project.layout.map_path(), "text": text, "open": open_lines}
@@ -98,7 +98,7 @@ class Door:
     def journal(self, day: str = "") -> dict[str, Any]:
         """One day's journal lines (default today) with their ids and read/unread state, and the
         days there are."""
-        from gitgarden.schedule.views import journal_day, journal_days
+        from gitgarden.services.views import journal_day, journal_days
 
         day = day.strip() or f"{self.now().astimezone():%Y-%m-%d}"
         days = journal_days(self.project)
@@ -111,7 +111,7 @@ class Door:
         """Lines waiting, the last pass, review waiting, the lines set aside (as `gitgarden status`)."""
         from gitgarden.gardener import setaside
         from gitgarden.history import passlog
-        from gitgarden.schedule.overview import project_status
+        from gitgarden.services.overview import project_status
 
         project = self.project
         data = project_status(project, self.env, self.now())

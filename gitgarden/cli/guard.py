@@ -113,7 +113,7 @@ def guard(
     Exit 0 when every rule holds, 3 when any is broken.
     """
     from gitgarden.errors import EXIT_GUARD
-    from gitgarden.guard import hook
+    from gitgarden.gitguard import hook
     from gitgarden.repo import gitrepo
 
     modes = sum(bool(m) for m in (staged or hook_mode, range_spec, pre_receive))
@@ -185,7 +185,7 @@ def _judge_pushed(range_spec: str | None, path: Path | None, as_json: bool) -> N
     """`guard --range` (in a clone: the project around PATH or here) and `guard --pre-receive` (in a
     bare repository: PATH is the project's folder in it, the top by default)."""
     from gitgarden.errors import EXIT_GUARD, GitError, GitgardenError
-    from gitgarden.guard import hook, pushed
+    from gitgarden.gitguard import hook, pushed
 
     here = Path.cwd()
     try:
@@ -259,7 +259,7 @@ def _project_root(path: Path | None) -> Path:
 @_PATH_ARG
 def hook_install(shared_ok: bool, path: Path | None) -> None:
     """Write the repository's hooks for this project; hooks already there are kept and run first."""
-    from gitgarden.guard import hook
+    from gitgarden.gitguard import hook
 
     root = _project_root(path)
     top = Path(_top(root))
@@ -271,7 +271,7 @@ def hook_install(shared_ok: bool, path: Path | None) -> None:
 @_PATH_ARG
 def hook_uninstall(path: Path | None) -> None:
     """Remove gitgarden's hooks and put back the hooks they chained."""
-    from gitgarden.guard import hook
+    from gitgarden.gitguard import hook
 
     err(hook.uninstall(_toplevel(path)))
 
@@ -281,7 +281,7 @@ def hook_uninstall(path: Path | None) -> None:
 @_PATH_ARG
 def hook_status(as_json: bool, path: Path | None) -> None:
     """Say whether gitgarden's hooks are installed, which commands they cover, and which they cannot."""
-    from gitgarden.guard import hook
+    from gitgarden.gitguard import hook
 
     found = hook.status(_toplevel(path))
     if as_json:

@@ -303,8 +303,8 @@ def schema() -> None:
 def health(app: App, as_json: bool) -> None:
     """Deterministic health figures: orphans, broken links, duplicates, oversized pages, the map."""
     from gitgarden.gardener import setaside
-    from gitgarden.repo import wikisync
-    from gitgarden.repo.disktree import DiskTree
+    from gitgarden.store import wikisync
+    from gitgarden.store.disktree import DiskTree
     from gitgarden.wiki import journal
 
     project = app.project()

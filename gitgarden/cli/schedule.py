@@ -156,7 +156,7 @@ def projects_remove(app: App, path: Path | None) -> None:
 @pass_app
 def projects_list(app: App, as_json: bool) -> None:
     """The registered projects: whether each exists and is enabled, its last attempt and failures."""
-    from gitgarden.schedule import overview
+    from gitgarden.services import overview
 
     rows = overview.list_projects(app.env)
     if as_json:
@@ -332,7 +332,8 @@ def status(app: App, as_json: bool) -> None:
     """The project you stand in: unread lines, whether a tick would garden it now (or what holds it
     back, and until when), the last pass, the lock and the failures in a row."""
     from gitgarden.gardener import setaside
-    from gitgarden.schedule import clocks, overview
+    from gitgarden.schedule import clocks
+    from gitgarden.services import overview
 
     project = app.project()
     data = overview.project_status(project, app.env, app.now())

@@ -19,7 +19,7 @@ def _complete_pages(_ctx: click.Context, _param: click.Parameter, incomplete: st
 
     try:
         from gitgarden.project import find_project
-        from gitgarden.repo.disktree import DiskTree
+        from gitgarden.store.disktree import DiskTree
         from gitgarden.wiki import layout, pages
 
         project = find_project()

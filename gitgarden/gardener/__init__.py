@@ -4,5 +4,5 @@ set-aside lines, the outcome and the prompt's context; small mode (`small`: the 
 writes); one model call in a thread of its own (`calls`); `reread` (lines made unread again).
 
 May import history (the review branch, the records), model, guard, search, project, config,
-repo, wiki and errors. Imported by schedule and the front ends (cli, web, agents).
+sharing, store, repo, wiki and errors. Imported by schedule, services and the front ends.
 """

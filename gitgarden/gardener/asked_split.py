@@ -45,8 +45,8 @@ def request_split(
     """Plan the split of `page`, check it with the guard, and commit it when `apply`."""
     from gitgarden.guard import rules as guard
     from gitgarden.repo import commits, gitrepo, recovery
-    from gitgarden.repo.disktree import DiskTree
     from gitgarden.repo.lock import PassLock
+    from gitgarden.store.disktree import DiskTree
     from gitgarden.wiki import journal, layout, pages, split, tidy
     from gitgarden.wiki.tree import Overlay, changed_paths, file
 

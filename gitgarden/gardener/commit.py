@@ -15,7 +15,8 @@ from gitgarden.errors import GitError, GitgardenError
 from gitgarden.gardener.outcome import PassResult
 from gitgarden.gardener.steps import Step
 from gitgarden.history import records
-from gitgarden.repo import commits, gitrepo, recovery, sync, worktree
+from gitgarden.repo import commits, gitrepo, recovery, worktree
+from gitgarden.sharing import sync
 from gitgarden.wiki import journal, layout, tidy
 from gitgarden.wiki.tree import Tree
 
@@ -90,7 +91,7 @@ def commit(run: Pass, work: Work, writes: dict[str, bytes]) -> None:
     # commit changes no page): the next pass need not ask git what changed.
     chained = bool(made) and all(parent == (head if i == 0 else made[i - 1][1]) for i, (parent, _) in enumerate(made))
     if result.commit and not run.settings.review and chained and made[-1][1] == result.commit:
-        from gitgarden.repo import wikisync
+        from gitgarden.store import wikisync
 
         wikisync.record_commit(run.project.root, layout.current(), head, result.commit, writes)
 

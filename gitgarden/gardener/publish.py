@@ -19,7 +19,7 @@ __all__ = ["sync", "publish"]
 
 def sync(run: Pass) -> bool:
     """Fetch and fast-forward (or merge) before reading; False when the pass must not go on."""
-    from gitgarden.repo import remote, sync
+    from gitgarden.sharing import remote, sync
 
     root, settings, result = run.project.root, run.settings, run.result
     try:
@@ -54,7 +54,7 @@ def publish(run: Pass, work: Work, writes: Mapping[str, bytes]) -> None:
 
     `writes` are the bytes the pass committed: the take-back puts back what the pass
     read only where a file still holds them (the person's edits since are kept)."""
-    from gitgarden.repo import remote
+    from gitgarden.sharing import remote
 
     project, settings, result, on_progress = run.project, run.settings, run.result, run.on_progress
     root = project.root

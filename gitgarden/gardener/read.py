@@ -13,7 +13,7 @@ from gitgarden.gardener.state import Pass, Reading, Work
 from gitgarden.gardener.steps import Step
 from gitgarden.project import Project
 from gitgarden.repo import gitrepo
-from gitgarden.repo.disktree import DiskTree
+from gitgarden.store.disktree import DiskTree
 from gitgarden.wiki import hubs, journal, layout, pages, placement, tidy
 from gitgarden.wiki.tree import Overlay, Tree, text_of
 

@@ -102,7 +102,7 @@ def health(run: Pass, work: Work) -> None:
 def _measure(run: Pass, tree: Tree, unread: int) -> Health:
     """The health figures of `tree` (the work tree as the pass listed it, with the pass's writes on
     top), read off the wiki graph: no page is read again that git does not say changed."""
-    from gitgarden.repo import wikisync
+    from gitgarden.store import wikisync
 
     changes: dict[str, Entry | None] = {}
     disk = tree

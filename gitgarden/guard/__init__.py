@@ -1,7 +1,6 @@
 """The guard (DESIGN §5): the rules over two trees (`rules.check`, one function per rule), the change
-they read (`diff`), the text matching they share (`text`), grounding (rule 11), the commit hooks
-(`hook`) and the pushed-range check (`pushed`).
+they read (`diff`), the text matching they share (`text`) and grounding (rule 11). Pure: two
+trees in, verdicts out; the hooks and the pushed-range check that feed it from git are `gitguard`.
 
-Pure but for the hook and the pushed ranges, which read the index and git objects. May import
-project, config, repo, wiki and errors.
+May import wiki and errors.
 """

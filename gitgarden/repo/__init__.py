@@ -1,8 +1,8 @@
 """git at the edge: running git (`gitrepo`), the commits gitgarden makes (`commits`), repository
-states (`states`), the shared remote (`remote`, the sync before a pass `sync`, and merging two
-clones' files by their meaning `meaning`), crash recovery and safe writes (`recovery`), the pass
-lock (`lock`), the three-way text merge (`textmerge`) and the files under the wiki's folders as a
-tree read from disk (`disktree`).
+states (`states`), the repository as a pass finds it (`worktree`: refs and one `git status`), crash
+recovery and safe writes (`recovery`), the pass lock (`lock`) and the three-way text merge
+(`textmerge`). What knows the wiki's meaning lives above: `store` (the tree read from disk, the
+graph kept in step) and `sharing` (the remote).
 
-May import wiki (trees, the layout, the journal) and errors.
+May import wiki (tree entries, the layout) and errors.
 """

@@ -1,6 +1,6 @@
 """When passes run (DESIGN §4): the tick over registered projects (`tick`), the machine-local registry
 and attempts (`registry`), and the systemd/cron timers (`timers`).
 
-May import gardener, history, model, guard, project, config, repo, wiki and errors; a tick that
+May import gardener, history, model, guard, project, config, sharing, store, repo, wiki and errors; a tick that
 finds nothing imports neither the gardener's pipeline nor the model.
 """

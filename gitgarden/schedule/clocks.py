@@ -330,7 +330,8 @@ def _repo_state(root: Path, git_dir: Path | None) -> str | None:
 def _remote_hold(root: Path, s: Settings) -> Hold | None:
     """A clone that has diverged from its remote (as last fetched) by the person's commits cannot take a
     pass unless sync = "merge" (gitgarden's own journal commits are replayed onto the remote's tip)."""
-    from gitgarden.repo import gitrepo, remote, sync
+    from gitgarden.repo import gitrepo
+    from gitgarden.sharing import remote, sync
 
     branch = remote.current_branch(root)
     if branch is None or s.sync == "merge":
@@ -349,7 +350,7 @@ def remote_position(root: Path, env: Mapping[str, str]) -> str | None:
     s = load_settings(root, env=env).settings
     if not s.remote:
         return None  # and no git module loaded: status stays light
-    from gitgarden.repo import remote
+    from gitgarden.sharing import remote
 
     branch = remote.current_branch(root)
     return None if branch is None else remote.position(root, s.remote, branch).summary()
@@ -375,8 +376,8 @@ def health_signal(root: Path, s: Settings) -> str:
     Read off the wiki graph in the git dir (`repo.wikisync`): only the files git says changed
     since it was last brought in step are read.
     """
-    from gitgarden.repo import wikisync
-    from gitgarden.repo.disktree import DiskTree
+    from gitgarden.store import wikisync
+    from gitgarden.store.disktree import DiskTree
 
     now = wikisync.health(root, lambda: DiskTree(root, layout.current().wiki_folders()))
     before = _last_health(root)

@@ -23,8 +23,8 @@ CHART_PASSES = 30  # the newest passes with health figures the chart draws
 def _health(site: Site, project: Project):  # type: ignore[no-untyped-def]
     """The wiki's health as `gitgarden health` measures it, and the lines set aside."""
     from gitgarden.gardener import setaside
-    from gitgarden.repo import wikisync
-    from gitgarden.repo.disktree import DiskTree
+    from gitgarden.store import wikisync
+    from gitgarden.store.disktree import DiskTree
 
     offerable, aside = setaside.on_disk(project.root)
     # Read off the wiki graph in the git dir, as `gitgarden health` does: only changed files are read.
@@ -54,8 +54,8 @@ def home(site: Site, project: Project, request: Request) -> Response:
     """Lines waiting, the last pass, what holds the next one back, set-aside lines, Open questions,
     review waiting, and health with its recent course."""
     from gitgarden.gardener import setaside
-    from gitgarden.schedule.overview import project_status
-    from gitgarden.schedule.views import map_view
+    from gitgarden.services.overview import project_status
+    from gitgarden.services.views import map_view
 
     status = project_status(project, site.env, site.now())
     aside = [e for _, e in setaside.on_disk(project.root)[1]]

@@ -19,7 +19,7 @@ SHOWN_UNREAD = 200  # the waiting lines listed on the journal's page (a pass off
 def journal_home(site: Site, project: Project, request: Request) -> Response:
     """The capture box, the lines waiting for a pass, the lines set aside, and every day file."""
     from gitgarden.gardener import setaside
-    from gitgarden.schedule.views import journal_days
+    from gitgarden.services.views import journal_days
 
     unread, aside = setaside.on_disk(project.root)
     today = f"{site.now().astimezone():%Y-%m-%d}"
@@ -37,7 +37,7 @@ def journal_home(site: Site, project: Project, request: Request) -> Response:
 
 def journal_page(site: Site, project: Project, request: Request) -> Response:
     """One day's lines, each with its id and where it stands."""
-    from gitgarden.schedule.views import journal_day, journal_days
+    from gitgarden.services.views import journal_day, journal_days
 
     day = request.path_params["day"]
     lines = journal_day(project, day)

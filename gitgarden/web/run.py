@@ -11,7 +11,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from gitgarden.project import Project
-from gitgarden.schedule.views import NotFound
+from gitgarden.services.views import NotFound
 from gitgarden.web.site import Site, action, view
 
 __all__ = ["ROUTES"]

@@ -163,7 +163,7 @@ class Site:
         """Serve `fn` with the project read afresh and its layout in force; errors as one line."""
         from gitgarden.errors import NotAProject
         from gitgarden.history.passlog import NotAPass
-        from gitgarden.schedule.views import NotFound
+        from gitgarden.services.views import NotFound
 
         try:
             project = Project(self.root)

@@ -39,7 +39,7 @@ def _survey(site: Site, project: Project) -> tuple[list[PageRow], Any]:
     """Every page with its figures, and the link index of the wiki (names, aliases, attachments),
     from one listing of the wiki; a page is re-read only when it changed since the server last
     read it, or since a pass did (the facts cache passes keep, loaded once, never written here)."""
-    from gitgarden.repo.disktree import DiskTree
+    from gitgarden.store.disktree import DiskTree
     from gitgarden.wiki import layout, linking, pages
     from gitgarden.wiki.facts import page_facts
 
@@ -50,7 +50,7 @@ def _survey(site: Site, project: Project) -> tuple[list[PageRow], Any]:
 def _page_and_index(site: Site, project: Project, asked: str) -> tuple[Any, Any]:
     """The page `asked` names (`find_page`) and the link index of the wiki, from one listing of the
     wiki and the facts the server keeps between requests."""
-    from gitgarden.schedule.views import find_page, wiki_tree
+    from gitgarden.services.views import find_page, wiki_tree
     from gitgarden.wiki import layout, linking, pages
     from gitgarden.wiki.facts import page_facts
 
@@ -92,7 +92,7 @@ def page_list(site: Site, project: Project, request: Request) -> Response:
 
 def page_view(site: Site, project: Project, request: Request) -> Response:
     """One page, rendered; each paragraph a pass wrote carries its journal lines and its pass."""
-    from gitgarden.schedule.views import map_view
+    from gitgarden.services.views import map_view
     from gitgarden.wiki import layout, pages
 
     asked = request.path_params["name"]

@@ -82,7 +82,7 @@ def score(root: Path, labels: dict[str, Any], results: list[Any]) -> dict[str, A
 
 
 def _score(root: Path, labels: dict[str, Any], results: list[Any]) -> dict[str, Any]:
-    from gitgarden.repo.disktree import DiskTree
+    from gitgarden.store.disktree import DiskTree
     from gitgarden.wiki import pages
     from gitgarden.wiki.health import measure
 

@@ -3,7 +3,7 @@
     python3 tests/benchmarks/stop_latency.py --tries 50
 
 Each try makes a project with one unread line, starts `gitgarden run` on a pseudo-terminal (so the
-reply streams, as on a person's terminal) against tests/fake_openai.py's server, whose reply is
+reply streams, as on a person's terminal) against tests/helpers/fake_openai.py's server, whose reply is
 held either before its first token (a server reading the prompt) or after a few chunks (mid-reply),
 runs `gitgarden stop` at a varied moment, and measures the seconds from the stop command's return
 to the run's exit — the whole process, not only the pass. It prints, per moment, the median, the 90th
@@ -31,7 +31,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from tests.fake_openai import FakeOpenAI  # noqa: E402
+from tests.helpers.fake_openai import FakeOpenAI  # noqa: E402
 
 SKIP = '{"operations": [{"op": "skip", "lines": ["2026-11-29#1"], "reason": "chatter"}]}'
 

@@ -40,7 +40,7 @@ sys.path.insert(0, str(ROOT))
 from gitgarden.config import Settings  # noqa: E402
 from gitgarden.gardener.pipeline import run_pass  # noqa: E402
 from gitgarden.project import Project, init_project  # noqa: E402
-from tests.conftest import FIXED_NOW, FakeModel, capture, commit_all, page, write  # noqa: E402
+from tests.helpers.project import FIXED_NOW, FakeModel, capture, commit_all, page, write  # noqa: E402
 
 LINE = b"- the person's line, typed while the push was refused\n"
 SETTINGS = Settings(model="fake/scripted", remote="origin", push_tries=1)

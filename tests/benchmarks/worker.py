@@ -218,7 +218,7 @@ def _guard(root: Path, touch: int, profile: str | None) -> dict[str, Any]:
     """The guard on a diff appending a linked sentence (and a source day) to `touch` pages of the
     project's wiki, as a pass hands it: a DiskTree base and an overlay of the changes."""
     from gitgarden.guard import rules as guard
-    from gitgarden.repo.disktree import DiskTree
+    from gitgarden.store.disktree import DiskTree
     from gitgarden.wiki import journal
     from gitgarden.wiki import pages as wiki
     from gitgarden.wiki.tree import Overlay, file, text_of
@@ -296,8 +296,8 @@ def _sync(root: Path) -> dict[str, Any]:
     """Bring the project's wiki graph in step with its work tree, as `gitgarden health` would: a
     restored project is then as a project is between two of its passes."""
     from gitgarden.project import Project
-    from gitgarden.repo import wikisync
-    from gitgarden.repo.disktree import DiskTree
+    from gitgarden.store import wikisync
+    from gitgarden.store.disktree import DiskTree
     from gitgarden.wiki import layout
 
     project = Project(root)

@@ -54,11 +54,17 @@ class Scripted:
     error_body: dict[str, Any] | None = None
     delay: float = 0.0
     headers: dict[str, str] = field(default_factory=dict)
-    gate: threading.Event | None = None  # when given, the reply waits until it is set (at most GATE_LIMIT s)
+    gate: threading.Event | None = (
+        None  # when given, the reply waits until it is set (at most GATE_LIMIT s)
+    )
     chunk_chars: int = 8  # a streamed reply's text per chunk
     chunk_delay: float = 0.0  # seconds before each streamed chunk
-    gate_after: int | None = None  # a streamed reply waits for `gate` after this many chunks (not before the first)
-    usage_chunk: bool = True  # a streamed reply ends with a usage chunk when the request asks for one
+    gate_after: int | None = (
+        None  # a streamed reply waits for `gate` after this many chunks (not before the first)
+    )
+    usage_chunk: bool = (
+        True  # a streamed reply ends with a usage chunk when the request asks for one
+    )
 
 
 class FakeOpenAI:
@@ -79,8 +85,12 @@ class FakeOpenAI:
         self._arrived = threading.Condition(self._lock)
         self.replied = 0  # completions answered (gated ones count once their gate opens)
         self.chunks_sent = 0  # streamed content chunks written, all replies together
-        self.refuse_streams: tuple[int, str] | None = None  # (status, message) for every `stream: true` request
-        self.stream_ends: list[str] = []  # how each stream ended: "complete" or "closed by the client"
+        self.refuse_streams: tuple[int, str] | None = (
+            None  # (status, message) for every `stream: true` request
+        )
+        self.stream_ends: list[
+            str
+        ] = []  # how each stream ended: "complete" or "closed by the client"
         # gitgarden's speed probe (its prompt starts "gitgarden speed probe") is answered at once with
         # "ok", apart from the scripted queue and not listed in `requests`: `probes` lists them.
         # `probe_delay` holds its first token (a server reading the prompt), `probe_chunk_delay` paces its reply.
@@ -140,9 +150,15 @@ class FakeOpenAI:
         headers: dict[str, str] | None = None,
     ) -> None:
         """Script the next answer as an HTTP error (401, 429, 500, …) with an OpenAI-style error body."""
-        error = body if body is not None else {"error": {"message": message, "type": "fake_error", "code": status}}
+        error = (
+            body
+            if body is not None
+            else {"error": {"message": message, "type": "fake_error", "code": status}}
+        )
         with self._lock:
-            self._queue.append(Scripted(status=status, error_body=error, headers=dict(headers or {})))
+            self._queue.append(
+                Scripted(status=status, error_body=error, headers=dict(headers or {}))
+            )
 
     @property
     def pending(self) -> int:
@@ -177,7 +193,10 @@ class FakeOpenAI:
         handler = type("_BoundHandler", (_Handler,), {"fake": self})
         self._server = _QuietServer(("127.0.0.1", 0), handler)
         self._thread = threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, name="FakeOpenAI", daemon=True
+            target=self._server.serve_forever,
+            kwargs={"poll_interval": 0.05},
+            name="FakeOpenAI",
+            daemon=True,
         )
         self._thread.start()
         return self
@@ -263,7 +282,13 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:  # noqa: N802 - http.server's naming
         self.fake._record(self.path, self._headers(), None)
         if self.path.rstrip("/").endswith("/models"):
-            self._send(200, {"object": "list", "data": [{"id": self.fake.model_id, "object": "model", "owned_by": "fake"}]})
+            self._send(
+                200,
+                {
+                    "object": "list",
+                    "data": [{"id": self.fake.model_id, "object": "model", "owned_by": "fake"}],
+                },
+            )
         elif self.path.rstrip("/") == "/api/tags":
             self._send(200, {"models": [{"name": self.fake.model_id, "model": self.fake.model_id}]})
         else:
@@ -279,7 +304,9 @@ class _Handler(BaseHTTPRequestHandler):
         path = self.path.rstrip("/")
         if _is_probe(body):
             with self.fake._lock:
-                self.fake.probes.append({"path": self.path, "headers": self._headers(), "json": body})
+                self.fake.probes.append(
+                    {"path": self.path, "headers": self._headers(), "json": body}
+                )
             prompt, completion = self.fake.probe_usage
             probe = Scripted("ok " * 7 + "ok", prompt_tokens=prompt, completion_tokens=completion, delay=self.fake.probe_delay,
                              chunk_chars=3, chunk_delay=self.fake.probe_chunk_delay)  # fmt: skip
@@ -287,13 +314,26 @@ class _Handler(BaseHTTPRequestHandler):
                 time.sleep(probe.delay)
             usage = bool(((body or {}).get("stream_options") or {}).get("include_usage"))
             if (body or {}).get("stream"):
-                self._stream(_openai_chunks(str((body or {}).get("model") or "fake"), probe, 0, usage=usage), probe, count=False)
+                self._stream(
+                    _openai_chunks(str((body or {}).get("model") or "fake"), probe, 0, usage=usage),
+                    probe,
+                    count=False,
+                )
             else:
                 self._send(200, _openai_reply(str((body or {}).get("model") or "fake"), probe, 0))
             return
         self.fake._record(self.path, self._headers(), body)
         if path == "/api/show":
-            self._send(200, {"modelfile": "", "parameters": "", "template": "", "details": {}, "model_info": {}})
+            self._send(
+                200,
+                {
+                    "modelfile": "",
+                    "parameters": "",
+                    "template": "",
+                    "details": {},
+                    "model_info": {},
+                },
+            )
             return
         ollama = path == "/api/chat"
         if not (path.endswith("/chat/completions") or ollama):
@@ -302,11 +342,22 @@ class _Handler(BaseHTTPRequestHandler):
         streamed = bool((body or {}).get("stream"))
         if streamed and self.fake.refuse_streams is not None:
             status, message = self.fake.refuse_streams
-            self._send(status, {"error": {"message": message, "type": "invalid_request_error", "code": status}})
+            self._send(
+                status,
+                {"error": {"message": message, "type": "invalid_request_error", "code": status}},
+            )
             return
         scripted = self.fake._next()
         if scripted is None:
-            self._send(500, {"error": {"message": "FakeOpenAI: no scripted reply left", "type": "server_error"}})
+            self._send(
+                500,
+                {
+                    "error": {
+                        "message": "FakeOpenAI: no scripted reply left",
+                        "type": "server_error",
+                    }
+                },
+            )
             return
         if scripted.delay:
             time.sleep(scripted.delay)
@@ -328,8 +379,12 @@ class _Handler(BaseHTTPRequestHandler):
         elif ollama:
             self._send(200, _ollama_reply(model, scripted))
         elif streamed:
-            usage = scripted.usage_chunk and bool(((body or {}).get("stream_options") or {}).get("include_usage"))
-            self._stream(_openai_chunks(model, scripted, len(self.fake.requests), usage=usage), scripted)
+            usage = scripted.usage_chunk and bool(
+                ((body or {}).get("stream_options") or {}).get("include_usage")
+            )
+            self._stream(
+                _openai_chunks(model, scripted, len(self.fake.requests), usage=usage), scripted
+            )
         else:
             self._send(200, _openai_reply(model, scripted, len(self.fake.requests)))
 
@@ -358,7 +413,9 @@ class _Handler(BaseHTTPRequestHandler):
             for n, chunk in enumerate(chunks):
                 content = bool(chunk["choices"] and chunk["choices"][0]["delta"].get("content"))
                 if content and s.gate is not None and s.gate_after is not None and n > s.gate_after:
-                    gone = not self._wait_or_gone(s.gate)  # a client that shut its socket is seen at once
+                    gone = not self._wait_or_gone(
+                        s.gate
+                    )  # a client that shut its socket is seen at once
                     s.gate = None  # waited once
                     if gone:
                         raise ConnectionResetError
@@ -372,7 +429,9 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(b"0\r\n\r\n")
             self.wfile.flush()
         except (BrokenPipeError, ConnectionResetError):
-            self.close_connection = True  # the client closed the stream (a stopped pass): nothing to finish
+            self.close_connection = (
+                True  # the client closed the stream (a stopped pass): nothing to finish
+            )
             if count:
                 self.fake._ended("closed by the client")
             return
@@ -407,7 +466,11 @@ class _Handler(BaseHTTPRequestHandler):
 def _is_probe(body: Any) -> bool:
     """A request of gitgarden's speed probe (its prompt starts with the probe's own words)."""
     messages = (body or {}).get("messages") if isinstance(body, dict) else None
-    first = messages[0].get("content") if isinstance(messages, list) and messages and isinstance(messages[0], dict) else ""
+    first = (
+        messages[0].get("content")
+        if isinstance(messages, list) and messages and isinstance(messages[0], dict)
+        else ""
+    )
     return isinstance(first, str) and first.startswith("gitgarden speed probe")
 
 
@@ -418,7 +481,11 @@ def _openai_reply(model: str, s: Scripted, n: int) -> dict[str, Any]:
         "created": int(time.time()),
         "model": model,
         "choices": [
-            {"index": 0, "message": {"role": "assistant", "content": s.content}, "finish_reason": s.finish_reason}
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": s.content},
+                "finish_reason": s.finish_reason,
+            }
         ],
         "usage": {
             "prompt_tokens": s.prompt_tokens,
@@ -430,7 +497,12 @@ def _openai_reply(model: str, s: Scripted, n: int) -> dict[str, Any]:
 
 def _openai_chunks(model: str, s: Scripted, n: int, *, usage: bool) -> list[dict[str, Any]]:
     """The chunks OpenAI streams for `s`: the role, the text in pieces, the finish reason, and the usage if asked."""
-    base = {"id": f"chatcmpl-fake-{n}", "object": "chat.completion.chunk", "created": int(time.time()), "model": model}
+    base = {
+        "id": f"chatcmpl-fake-{n}",
+        "object": "chat.completion.chunk",
+        "created": int(time.time()),
+        "model": model,
+    }
 
     def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
         return {**base, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
@@ -441,7 +513,17 @@ def _openai_chunks(model: str, s: Scripted, n: int, *, usage: bool) -> list[dict
     out.append(chunk({}, s.finish_reason))
     if usage:
         total = s.prompt_tokens + s.completion_tokens
-        out.append({**base, "choices": [], "usage": {"prompt_tokens": s.prompt_tokens, "completion_tokens": s.completion_tokens, "total_tokens": total}})
+        out.append(
+            {
+                **base,
+                "choices": [],
+                "usage": {
+                    "prompt_tokens": s.prompt_tokens,
+                    "completion_tokens": s.completion_tokens,
+                    "total_tokens": total,
+                },
+            }
+        )
     return out
 
 
@@ -449,7 +531,15 @@ def _ollama_chunks(model: str, s: Scripted) -> list[dict[str, Any]]:
     """The lines Ollama streams for `s`: the text in pieces, then `done` with the counts."""
     pieces = [s.content[i : i + s.chunk_chars] for i in range(0, len(s.content), s.chunk_chars)]
     at = "2026-11-30T00:00:00Z"
-    out = [{"model": model, "created_at": at, "message": {"role": "assistant", "content": p}, "done": False} for p in pieces]
+    out = [
+        {
+            "model": model,
+            "created_at": at,
+            "message": {"role": "assistant", "content": p},
+            "done": False,
+        }
+        for p in pieces
+    ]
     last = {**_ollama_reply(model, s), "message": {"role": "assistant", "content": ""}}
     return [*out, last]
 

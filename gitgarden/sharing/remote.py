@@ -24,7 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from gitgarden.errors import GitError, GitgardenError
-from gitgarden.repo import commits, gitrepo, meaning, recovery
+from gitgarden.repo import commits, gitrepo, recovery
+from gitgarden.sharing import meaning
 
 __all__ = [
     "RemoteRefused",

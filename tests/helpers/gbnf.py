@@ -27,7 +27,18 @@ class GrammarError(ValueError):
 Node = tuple
 
 _NAME = re.compile(r"[a-zA-Z0-9_-]+")
-_ESCAPES = {"n": "\n", "r": "\r", "t": "\t", "\\": "\\", '"': '"', "[": "[", "]": "]", "-": "-", "^": "^", "/": "/"}
+_ESCAPES = {
+    "n": "\n",
+    "r": "\r",
+    "t": "\t",
+    "\\": "\\",
+    '"': '"',
+    "[": "[",
+    "]": "]",
+    "-": "-",
+    "^": "^",
+    "/": "/",
+}
 
 
 @dataclass
@@ -149,7 +160,7 @@ class Grammar:
             r.skip_space()
             node = _alternatives(r)
             if r.pos != len(body):
-                raise GrammarError(f"trailing text in rule {name.strip()}: {body[r.pos:]!r}")
+                raise GrammarError(f"trailing text in rule {name.strip()}: {body[r.pos :]!r}")
             rules[name.strip()] = node
         missing = {n for node in rules.values() for n in _refs(node)} - rules.keys()
         if missing or "root" not in rules:
@@ -175,7 +186,9 @@ class Grammar:
         if kind == "ref":
             key = (node[1], pos)
             if key not in self._memo:
-                self._memo[key] = frozenset()  # no left recursion in converter output; this only stops a loop
+                self._memo[key] = (
+                    frozenset()
+                )  # no left recursion in converter output; this only stops a loop
                 self._memo[key] = self._match(self.rules[node[1]], pos)
             return self._memo[key]
         if kind == "seq":

@@ -9,7 +9,12 @@ itself says of it (broken links, orphans), which gitgarden's health must match.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+
+from gitgarden.project import Project, init_project
+from gitgarden.wiki.layout import Layout
+from tests.helpers.project import write
 
 _FILLER = "This paragraph explains the setting in the detail a help page needs, step by step. "
 
@@ -137,3 +142,25 @@ def build_help_vault(root: Path, notes: int = 173, orphans: int = 8) -> list[str
     (root / "Attachments").mkdir(exist_ok=True)
     (root / "Attachments" / "logo.png").write_bytes(b"\x89PNG fake")
     return [*names, *lone]
+
+
+LAYOUTS = {"wiki": Layout("wiki", "wiki/Daily notes"), "root": Layout(".", "Daily notes")}
+
+
+def make_vault(root: Path, kind: str) -> Project:
+    """The vault of tests/helpers/vault.py in layout `kind`, then `gitgarden init` on the folder."""
+    if kind == "root":
+        build_vault(root, ".")
+        write(root, ".obsidian/daily-notes.json", json.dumps({"folder": "Daily notes", "format": "YYYY-MM-DD"}))
+        write(root, ".obsidian/app.json", "{}\n")
+    else:
+        build_vault(root, "wiki")
+        write(root, ".gitgarden/config.toml", 'journal_dir = "wiki/Daily notes"\n')
+    project = Project(init_project(root).root)
+    assert project.layout == LAYOUTS[kind].with_identity(["AGENTS.md"])
+    return project
+
+
+def at(project: Project, rel: str) -> str:
+    """A path of the vault (as tests/helpers/vault.py names it) inside the project."""
+    return project.layout.wiki_prefix + rel

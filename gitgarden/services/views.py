@@ -124,7 +124,7 @@ class PageView:
 
 def wiki_tree(project: Project, facts: Any) -> Any:
     """The wiki's files, listed now, with the facts cache `facts` (pages re-read only when changed)."""
-    from gitgarden.repo.disktree import DiskTree
+    from gitgarden.store.disktree import DiskTree
 
     return DiskTree(project.root, project.layout.wiki_folders(), facts_cache=facts)
 

@@ -146,7 +146,11 @@ def _page_lost(path: str, old: bytes, new: bytes, wiki_now: dict[str, list[str]]
             return [f"{path}: frontmatter lost"]
         for key in set(old_meta) | set(new_meta):
             added_once = key == "superseded_by" and old_meta.get(key) is None
-            if key not in ("state", "source") and old_meta.get(key) != new_meta.get(key) and not added_once:
+            if (
+                key not in ("state", "source")
+                and old_meta.get(key) != new_meta.get(key)
+                and not added_once
+            ):
                 problems.append(f"{path}: frontmatter {key} changed")
         before, after = old_meta.get("state"), new_meta.get("state")
         if before in ORDER and (after not in ORDER or ORDER.index(after) < ORDER.index(before)):

@@ -23,8 +23,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from gitgarden.errors import GitError
-from gitgarden.repo import commits, gitrepo, meaning, recovery, remote
-from gitgarden.repo.remote import RemoteRefused
+from gitgarden.repo import commits, gitrepo, recovery
+from gitgarden.sharing import meaning, remote
+from gitgarden.sharing.remote import RemoteRefused
 from gitgarden.wiki import layout
 
 __all__ = ["JOURNAL_TRAILER", "journal_message", "sync_before", "only_own_journal"]

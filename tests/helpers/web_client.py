@@ -14,8 +14,8 @@ from gitgarden.project import Project, init_project
 from gitgarden.web.app import make_app
 from gitgarden.web.safety import cookie_name, csrf_value
 from gitgarden.web.site import Site
-from tests.conftest import FIXED_NOW, FakeModel, sample_repo, write
-from tests.vault import build_vault
+from tests.helpers.project import FIXED_NOW, FakeModel, sample_repo, write
+from tests.helpers.vault import build_vault
 
 TOKEN = "the-token-of-this-start"
 PORT = 8765
@@ -24,7 +24,13 @@ BASE = f"http://127.0.0.1:{PORT}"
 PAGES = ("/", "/passes", "/pages", "/map", "/journal", "/review", "/run", "/health", "/settings")
 
 
-def client(project: Project, model: FakeModel | None = None, *, env: dict[str, str] | None = None, token: bool = True) -> TestClient:
+def client(
+    project: Project,
+    model: FakeModel | None = None,
+    *,
+    env: dict[str, str] | None = None,
+    token: bool = True,
+) -> TestClient:
     """A browser of the app for `project`, holding the token's cookie unless `token` is False."""
     site = Site(
         project.root,
@@ -55,7 +61,11 @@ def root_vault(tmp: Path) -> Project:
     """An Obsidian vault kept at the project's root (folders, human names, attachments, daily notes)."""
     root = tmp / "vault"
     build_vault(root, ".")
-    write(root, ".obsidian/daily-notes.json", json.dumps({"folder": "Daily notes", "format": "YYYY-MM-DD"}))
+    write(
+        root,
+        ".obsidian/daily-notes.json",
+        json.dumps({"folder": "Daily notes", "format": "YYYY-MM-DD"}),
+    )
     return Project(init_project(root).root)
 
 

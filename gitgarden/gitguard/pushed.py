@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gitgarden.errors import ConfigError, GitError, GitgardenError
-from gitgarden.guard import hook
+from gitgarden.gitguard import hook
 from gitgarden.guard.rules import Verdict, check
 from gitgarden.repo import gitrepo
 from gitgarden.wiki import layout

@@ -13,7 +13,7 @@ commit are covered by the hook git does run for them (checked with git 2.39):
 `pre-merge-commit` for a merge, `prepare-commit-msg` for `git revert` and
 `git cherry-pick` (judged there when the git process that runs it is one of
 them), `pre-applypatch` for `git am`. What no client hook can see is listed in
-`NOT_COVERED`; the wall for it is `gitgarden guard --range` (guard/pushed.py).
+`NOT_COVERED`; the wall for it is `gitgarden guard --range` (gitguard/pushed.py).
 """
 
 from __future__ import annotations
@@ -422,7 +422,9 @@ def staged_trees(root: Path, env: Mapping[str, str]) -> tuple[Tree, Tree]:
     Only what the commit changes is read, whatever the wiki's size (`guard.staged`). HEAD is
     the empty tree before the first commit. The index is only read, never locked.
     """
-    from gitgarden.guard import staged  # reads only what the commit changes (and what a rule asks)
+    from gitgarden.gitguard import (
+        staged,  # reads only what the commit changes (and what a rule asks)
+    )
 
     return staged.staged_trees(root, env)
 
