@@ -310,7 +310,7 @@ def passes_state(root: Path) -> tuple[object, ...]:
 
 
 def resolve_commit(root: Path, ref: str) -> str | None:
-    if not ref or ref.startswith("-"):
+    if not ref or ref.startswith("-") or "\0" in ref:  # an option, or what no argument may hold
         return None
     out = gitrepo.git(root, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}", check=False)
     return out.decode().strip() or None

@@ -122,7 +122,7 @@ def _render_wikilink(links: Links) -> Callable[..., str]:
         if found is not None:
             url = escapeHtml(file_url(found))
             if embed and _IMAGE.search(found):
-                width = f' width="{int(shown)}"' if shown.isdigit() else ""
+                width = f' width="{int(shown)}"' if shown.isascii() and shown.isdigit() else ""  # isdigit alone takes ²
                 return f'<img class="embed" src="{url}" alt="{escapeHtml(target)}"{width}>'
             return f'<a class="wl file" href="{url}">{escapeHtml(shown or target)}</a>'
         links.broken.append(target)

@@ -12,7 +12,7 @@ from starlette.testclient import TestClient
 
 from gitgarden.project import Project, init_project
 from gitgarden.web.app import make_app
-from gitgarden.web.safety import cookie_name, csrf_value
+from gitgarden.web.safety import cookie_name, cookie_value, csrf_value, form_key
 from gitgarden.web.site import Site
 from tests.helpers.project import FIXED_NOW, FakeModel, sample_repo, write
 from tests.helpers.vault import build_vault
@@ -31,7 +31,8 @@ def client(
     env: dict[str, str] | None = None,
     token: bool = True,
 ) -> TestClient:
-    """A browser of the app for `project`, holding the token's cookie unless `token` is False."""
+    """A browser of the app for `project`, holding the token's cookie unless `token` is False (its
+    forms, `form()`, carry what the page's script adds: the key of the start)."""
     site = Site(
         project.root,
         {**os.environ, "GITGARDEN_MODEL": "fake/scripted", **(env or {})},
@@ -43,13 +44,13 @@ def client(
     )
     c = TestClient(make_app(site), base_url=BASE)
     if token:
-        c.cookies.set(cookie_name(PORT), TOKEN)
+        c.cookies.set(cookie_name(PORT), cookie_value(TOKEN))
     return c
 
 
 def form(**fields: str) -> dict[str, str]:
-    """A form as the app's own page sends it: with its CSRF value."""
-    return {"csrf": csrf_value(TOKEN), **fields}
+    """A form as the app's own page sends it: with its CSRF value and the key its script adds."""
+    return {"csrf": csrf_value(TOKEN), "key": form_key(TOKEN), **fields}
 
 
 def sample(tmp: Path) -> Project:
