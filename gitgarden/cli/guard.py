@@ -15,7 +15,7 @@ from typing import Any
 
 import click
 
-from gitgarden.cli.app import err, out_json
+from gitgarden.cli.app import echo, err, out_json
 
 __all__ = ["register"]
 
@@ -166,7 +166,7 @@ def guard(
         out_json(data)
         sys.exit(EXIT_GUARD if verdicts else 0)
     for line in hook.verdict_lines(verdicts, before, after):
-        click.echo(line)
+        echo(line)
     if verbose:
         for sentence in skipped:
             err(f"skipped: {sentence}")
@@ -213,7 +213,7 @@ def _judge_pushed(range_spec: str | None, path: Path | None, as_json: bool) -> N
         sys.exit(EXIT_GUARD if broken else 0)
     for j in broken:
         for line in hook.verdict_lines(j.verdicts, j.base, j.proposed):
-            click.echo(f"{j.commit[:10]} {line}")
+            echo(f"{j.commit[:10]} {line}")
     if broken:
         count = sum(len(j.verdicts) for j in broken)
         err(
@@ -287,9 +287,9 @@ def hook_status(as_json: bool, path: Path | None) -> None:
     if as_json:
         out_json(found.to_json())
         return
-    click.echo(f"{found.state}: {found.hook.parent}")
+    echo(f"{found.state}: {found.hook.parent}")
     for f in found.files:
-        click.echo(f"  {f.name}: {f.state} — {hook.HOOKS[f.name]}")
+        echo(f"  {f.name}: {f.state} — {hook.HOOKS[f.name]}")
         if f.chained is not None:
             err(f"    chained (runs first): {f.chained}")
     if found.state == "foreign":
@@ -298,10 +298,10 @@ def hook_status(as_json: bool, path: Path | None) -> None:
         err("  run `gitgarden hook install` again to cover every command listed")
     if found.python is not None and not found.python_ok:
         err(f"  its interpreter {found.python} is gone: run `gitgarden hook install` again")
-    click.echo("  not covered (no client hook sees them):")
+    echo("  not covered (no client hook sees them):")
     for line in hook.NOT_COVERED:
-        click.echo(f"    - {line}")
-    click.echo(f"  the wall: {hook.WALL}")
+        echo(f"    - {line}")
+    echo(f"  the wall: {hook.WALL}")
 
 
 def register(cli: click.Group) -> None:

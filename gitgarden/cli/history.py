@@ -18,7 +18,7 @@ import click
 if TYPE_CHECKING:
     from gitgarden.history.passlog import PassEntry
 
-from gitgarden.cli.app import App, err, out_json, pass_app, render_figures
+from gitgarden.cli.app import App, echo, err, out_json, pass_app, render_figures, visible
 
 __all__ = ["register"]
 
@@ -146,10 +146,11 @@ def log_cmd(app: App, limit: int | None, as_json: bool) -> None:
         )
         for e in entries
     ]
+    rows = [tuple(visible(cell) for cell in row) for row in rows]  # a note may quote a record's text
     if not sys.stdout.isatty():  # piped: one tab-separated line a pass, nothing cut short
-        click.echo("\t".join(columns))
+        echo("\t".join(columns))
         for row in rows:
-            click.echo("\t".join(row))
+            echo("\t".join(row))
         return
     from rich.console import Console
 
@@ -296,12 +297,14 @@ def show_cmd(app: App, pass_ref: str | None, as_json: bool) -> None:
     lines.extend(_job_lines(rec))
     text = "\n".join(lines) + "\n"
     if not sys.stdout.isatty():
-        click.echo(text + ("\n" + shown.diff if shown.diff else ""), nl=False)
+        echo(text + ("\n" + shown.diff if shown.diff else ""), nl=False)
         return
     # Like `git show`: through the pager, coloured, and gone when it fits on one screen.
     colour = _wants_colour(app.env)
+    text = visible(text, lines=True)  # stored text escaped before the pager's colours go in
     if shown.diff:
-        text += "\n" + (_colour_diff(shown.diff) if colour else shown.diff)
+        diff = visible(shown.diff, lines=True)
+        text += "\n" + (_colour_diff(diff) if colour else diff)
     os.environ.setdefault("LESS", "FRX")  # git's default for its pager; only the pager reads it
     click.echo_via_pager(text, color=colour)
 
@@ -407,18 +410,18 @@ def review_group(ctx: click.Context, as_json: bool) -> None:
     if status.tip is None:
         err("Nothing waits for review.")
         return
-    click.echo(f"{len(status.passes)} pass(es) wait on {review.REVIEW_BRANCH} ({_short(status.tip)}):")
+    echo(f"{len(status.passes)} pass(es) wait on {review.REVIEW_BRANCH} ({_short(status.tip)}):")
     for e in status.passes:
-        click.echo(
+        echo(
             f"  {e.pass_id}  {e.outcome}: {e.created} created, {e.appended} appended, {e.split} split, "
             f"{e.read} line(s) read  ({_short(e.commit)})"
         )
     pages = [f for f in status.files if f != _BOOKKEEPING[0] and not f.startswith(_BOOKKEEPING[1])]
-    click.echo(f"files: {', '.join(pages) or '(none but the bookkeeping)'}")
+    echo(f"files: {', '.join(pages) or '(none but the bookkeeping)'}")
     diff, left_out = _without_bookkeeping(status.diff)
     if diff:
-        click.echo("")
-        click.echo(diff, nl=False)
+        echo("")
+        echo(diff, nl=False)
     if left_out:
         err(f"(not shown: {', '.join(left_out)}: the read position and the passes' records)")
     err("Accept with `gitgarden review accept [PASS]`, drop with `gitgarden review reject [PASS]` (PASS: one of them, else all).")
