@@ -73,6 +73,9 @@ _HYPHENATED = re.compile(r"[^\W_]+(?:-[^\W_]+)+")
 _TRIM = ".,;:!?()[]{}\"'“”‘’*_<>"  # punctuation around a word quoted in a verdict
 
 _BLOCK_START = re.compile(r"^\s{0,3}(?:#{1,6}\s|>|\||```|~~~)|^\s*(?:[-*+]|\d{1,9}[.)])\s+")
+# A thematic break (`---`, `***`, `___`) or a setext underline (`===`): no words, and the end of a
+# paragraph — never glued to the lines around it, which are judged each on its own.
+_BREAK_LINE = re.compile(r"^ {0,3}(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,}|=+[ \t]*)$")
 _MARKER = re.compile(r"^\s*(?:#{1,6}\s+|>\s*|(?:[-*+]|\d{1,9}[.)])\s+(?:\[[ xX]\]\s+)?)")
 _CLOSING_HASHES = re.compile(r"\s#+\s*$")
 _CELL = re.compile(r"(?<!\\)\|")
@@ -319,7 +322,7 @@ def _sentences(text: str) -> list[tuple[str, bool]]:
     table_row = False  # the last block was a table row
     for line in text.splitlines():
         was_row, table_row = table_row, False
-        if not line.strip():
+        if not line.strip() or _BREAK_LINE.match(line):
             flush()
             continue
         if _BLOCK_START.match(line):

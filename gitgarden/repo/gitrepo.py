@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, TypeVar, cast
 
 from gitgarden.errors import GitError
-from gitgarden.wiki.tree import Entry
+from gitgarden.wiki.tree import Entry, from_git
 
 T = TypeVar("T")
 
@@ -420,7 +420,7 @@ def tree_at(root: Path, rev: str, prefixes: Sequence[str] = ()) -> dict[str, Ent
             gitlinks.append(path.decode("utf-8", "surrogateescape"))
     blobs = read_blobs(root, [oid for _, _, oid in metas])
     tree = {
-        path: Entry("symlink" if mode == "120000" else "file", data)
+        path: from_git(mode, data)
         for (path, mode, _), data in zip(metas, blobs, strict=True)
     }
     tree.update((path, Entry("gitlink", b"")) for path in gitlinks)
