@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from gitgarden.history.passlog import PassEntry
 
 from gitgarden.cli.app import App, echo, err, out_json, pass_app, render_figures, visible
+from gitgarden.wiki.captured import claim
 
 __all__ = ["register"]
 
@@ -42,7 +43,7 @@ def _when(when: str) -> str:
 def _note(entry: PassEntry) -> str:
     bits = [entry.trigger.split(" <")[0]] if entry.trigger else []
     if entry.captured_by:
-        bits.append("captured by " + ", ".join(f"{who} ({len(ids)})" for who, ids in entry.captured_by.items()))
+        bits.append("captured through MCP by " + ", ".join(f"{claim(who)}: {len(ids)}" for who, ids in entry.captured_by.items()))
     if entry.undone_by:
         bits.append(f"undone by {_short(entry.undone_by)}")
     if entry.review == "waiting":
@@ -268,7 +269,7 @@ def show_cmd(app: App, pass_ref: str | None, as_json: bool) -> None:
     lines.append(f"outcome:  {e.outcome}" + (f" — {e.message}" if e.message else ""))
     lines.append(f"read:     {e.read} line(s)")
     for who, ids in e.captured_by.items():
-        lines.append(f"  captured by {who}: {', '.join(ids)}")
+        lines.append(f"  captured through MCP by {claim(who)}: {', '.join(ids)}")
     lines.append(f"pages:    {e.created} created, {e.appended} appended, {e.split} split; {e.refused} refusal(s)")
     cost = "unknown" if e.cost is None else f"${e.cost:.4f}"
     mode = f" ({rec['mode']} mode)" if rec and rec.get("mode") else ""

@@ -295,14 +295,15 @@ def capture_refusal(text: str) -> str | None:
     return None
 
 
-def capture(journal_dir: Path, text: str, now: datetime, *, by: str = "", log: Path | None = None) -> Captured:
+def capture(journal_dir: Path, text: str, now: datetime, *, by: str | None = None, log: Path | None = None) -> Captured:
     """Append `text` to today's day file (one line per non-empty line); never commits.
 
     Refused with CaptureError, writing nothing, for what `capture_refusal` names (no line, over
     CAPTURE_LIMIT bytes, a control character or a stray line break). Captures running at once (the CLI, `gitgarden mcp`, the web app) each
     write their lines together under an flock of the day file: none is lost or interleaved,
-    and each knows the ids its lines got. `by` (an agent's name) goes to the capture log `log`
-    (`captured.log_path`), never into the journal: the line stays the words captured.
+    and each knows the ids its lines got. `by` (the name an agent's client gave, "" for none; None
+    for the person) goes to the capture log `log` (`captured.log_path`), never into the journal:
+    the line stays the words captured.
     """
     refusal = capture_refusal(text)
     if refusal is not None:
@@ -326,7 +327,7 @@ def capture(journal_dir: Path, text: str, now: datetime, *, by: str = "", log: P
         whole = (old + data).decode("utf-8", "replace")
         first = len(whole.splitlines()) - len(lines) + 1  # numbered as parse_day numbers them
         keys = {ln.lineno: ln.key for ln in parse_day(day, whole) if ln.lineno >= first}
-        if by and log is not None:
+        if by is not None and log is not None:
             with suppress(OSError):  # who captured is a convenience: the lines are captured all the same
                 captured.append(log, [(day, n, keys[n]) for n in range(first, first + len(lines)) if n in keys], by, now)
     return Captured(path, lines, [f"{day}#{n}" for n in range(first, first + len(lines))])
