@@ -92,10 +92,10 @@ def visible(text: str, *, lines: bool = False) -> str:
     return _UNSEEN.sub(_escaped, text.replace("\n", "\\n"))
 
 
-def echo(text: str = "", *, err: bool = False, nl: bool = True) -> None:
+def echo(text: object = "", *, err: bool = False, nl: bool = True) -> None:
     """A line (or lines) for the person, on stdout (stderr with `err`): every output of the command
     line that can hold stored text (journal lines, pages, records) goes through here, escaped."""
-    click.echo(visible(text, lines=True), err=err, nl=nl)
+    click.echo(visible(str(text), lines=True), err=err, nl=nl)
 
 
 def err(message: str) -> None:

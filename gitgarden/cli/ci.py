@@ -5,7 +5,7 @@ through the project's `remote` setting) and ends with the exit status cron
 would get. Nothing asks a question; the summary goes to the job's log and, on
 GitHub, to the step summary. `gitgarden ci init github|gitlab` prints a
 ready workflow, which also runs `gitgarden guard --range` on every push and
-pull request: the check no local setting can skip.
+pull request: the check on the remote's side (what it judges: `gitguard.pushed`).
 """
 
 from __future__ import annotations

@@ -107,9 +107,18 @@ def guard(
 
     With --staged, check the index instead: what the next commit holds, judged as an
     agent's commit (new pages may have human names, journal appends are capture).
-    With --range BASE..TIP, judge every agent commit of the range (its author matches
-    guard_agents, or it carries the Gardener-Agent trailer); --pre-receive does the same
-    for a push, in the remote's own hook (PATH: the project's folder in the repository).
+    With --range BASE..TIP, judge the commits of the range the wall can tell apart, from the
+    settings file as BASE holds it: with `people` set, every commit whose author or committer
+    is not one of them (gitgarden's own identity judged as a pass); with `require_signed`,
+    every commit without a good signature; always, commits carrying the Gardener-Agent
+    trailer or whose author matches guard_agents. --pre-receive does the same for a push, in
+    the remote's own hook (PATH: the project's folder in the repository).
+
+    What the wall cannot see: who typed a commit. An agent writing a person's name and email
+    as author and committer is that person to it (unless signatures are required and the
+    agent cannot sign with the person's key); without `people`, an agent committing with
+    hooks off carries no trailer and is not judged.
+
     Exit 0 when every rule holds, 3 when any is broken.
     """
     from gitgarden.errors import EXIT_GUARD
@@ -217,11 +226,11 @@ def _judge_pushed(range_spec: str | None, path: Path | None, as_json: bool) -> N
     if broken:
         count = sum(len(j.verdicts) for j in broken)
         err(
-            f"gitgarden guard: {len(broken)} agent commit(s) of {len(judged)} break the rules ({count} verdict(s)): "
+            f"gitgarden guard: {len(broken)} judged commit(s) of {len(judged)} break the rules ({count} verdict(s)): "
             f"{broken[0].commit[:10]} {broken[0].subject!r} ({broken[0].why_agent}) first"
         )
         sys.exit(EXIT_GUARD)
-    err(f"gitgarden guard: {len(judged)} agent commit(s) judged, every rule holds")
+    err(f"gitgarden guard: {len(judged)} commit(s) judged, every rule holds. What it cannot see: {pushed.WALL_CANNOT_SEE}")
     sys.exit(0)
 
 

@@ -62,6 +62,10 @@ _GIT_ENV_STRIP = (
     "GIT_COMMON_DIR",
     "GIT_NAMESPACE",
     "GIT_CEILING_DIRECTORIES",
+    # An agent's harness sets it for the agent's own commits (the guard's hooks judge those). A git
+    # process gitgarden starts makes gitgarden's commit (a pass, undo, a sync's merge), which its own
+    # guard judged: the person's hooks see no agent in it. Nothing an agent can mint marks it.
+    "GITGARDEN_AGENT",
 )
 
 
