@@ -180,3 +180,17 @@ def test_the_garden_has_an_address_of_its_own_and_falls_back_to_127_0_0_1_saying
         "note: this machine answers only on 127.0.0.1, so other web apps you open there receive this garden's cookie: "
         "they cannot change the garden, but could read it. To give it an address of its own: sudo ifconfig lo0 alias 192.0.2.7 up"
     ]
+
+
+def test_a_wikilinks_label_is_text_resolved_or_broken(acme: tuple[Project, str]) -> None:
+    project, _ = acme
+    write(
+        project.root,
+        "wiki/labels.md",
+        "---\ntitle: Labels\n---\nSee [[acme|<img src=x onerror=alert(1)>]] and [[nowhere|<img src=y onerror=alert(2)>]].\n",
+    )
+    commit_all(project.root)
+    html = client(project).get("/page/labels").text
+    assert "<img src=x" not in html and "<img src=y" not in html
+    assert re.search(r'<a class="wl" href="/page/acme"[^>]*>&lt;img src=x onerror=alert\(1\)&gt;</a>', html), html
+    assert re.search(r'<span class="wl broken"[^>]*>&lt;img src=y onerror=alert\(2\)&gt;</span>', html), html
