@@ -12,6 +12,7 @@ is made: `gitgarden --help` and every command that makes none never load it.
 
 from __future__ import annotations
 
+import atexit
 import os
 import threading
 from collections.abc import Iterator, Mapping
@@ -99,8 +100,16 @@ def _llama(path: str, n_ctx: int, logits_all: bool) -> Any:
         from llama_cpp import Llama
 
         _quiet()
+        if not _LOADED:
+            atexit.register(_close)  # before the interpreter tears llama_cpp down: its finaliser then fails noisily
         _LOADED[key] = Llama(model_path=path, n_ctx=n_ctx, n_threads=os.cpu_count() or 1, logits_all=logits_all, verbose=False)
     return _LOADED[key]
+
+
+def _close() -> None:
+    """Free the loaded models while llama_cpp is still whole."""
+    while _LOADED:
+        _LOADED.popitem()[1].close()
 
 
 _QUIET: list[Any] = []  # the log callback, kept alive for as long as llama.cpp may call it
