@@ -27,7 +27,8 @@ _MADE = f"<!-- Made by `{REGENERATE}` from the code; edit the code, then run it 
 
 def _walk(command: click.Command, parent: click.Context | None, name: str) -> list[tuple[str, str]]:
     """(the full command line, its help text) for `command` and every subcommand below it, in order."""
-    ctx = click.Context(command, info_name=name, parent=parent, terminal_width=_WIDTH, max_content_width=_WIDTH)
+    # make_context applies the command's own context settings (`-h` beside `--help`), as a real call does.
+    ctx = command.make_context(name, [], parent=parent, resilient_parsing=True, terminal_width=_WIDTH, max_content_width=_WIDTH)
     found = [(ctx.command_path, command.get_help(ctx))]
     if isinstance(command, click.Group):
         for sub in command.list_commands(ctx):
