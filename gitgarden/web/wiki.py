@@ -14,10 +14,12 @@ from starlette.responses import FileResponse, RedirectResponse, Response
 from gitgarden.project import Project
 from gitgarden.services.views import find_page, map_view
 from gitgarden.services.wikiview import PageRow
+from gitgarden.store.wikisync import read_file
 from gitgarden.web.render import Links, page_url, render_blocks, render_line
 from gitgarden.web.safety import attachment_path
 from gitgarden.web.site import Site, view
 from gitgarden.wiki import pages
+from gitgarden.wiki.tree import text_of
 
 __all__ = ["ROUTES", "PageRow"]
 
@@ -29,7 +31,9 @@ def page_list(site: Site, project: Project, request: Request) -> Response:
     """Every page: name, title, state, whose, size."""
     with site.wiki.held(project.layout) as picture:
         rows = picture.rows()
-    return site.page(request, "pages.html", rows=rows, map_name=pages.map_name(), budget=pages.PAGE_BUDGET)
+    map_name = pages.map_name()
+    counted = sum(1 for r in rows if r.name != map_name)  # as health counts pages: the map apart
+    return site.page(request, "pages.html", rows=rows, counted=counted, map_name=map_name, budget=pages.PAGE_BUDGET)
 
 
 def page_view(site: Site, project: Project, request: Request) -> Response:
@@ -42,7 +46,7 @@ def page_view(site: Site, project: Project, request: Request) -> Response:
         return RedirectResponse(page_url(found.name), status_code=307)
     here = project.layout
     folder = found.name.rsplit("/", 1)[0] if "/" in found.name else ""
-    links = Links(index, folder=folder, wiki_prefix=here.wiki_prefix)
+    links = Links(index, folder=folder, wiki_prefix=here.wiki_prefix, read=lambda name: _body(project, name))
     sources = site.sources.page_sources(project.root, found.name, found.text)
     blocks = render_blocks(found.body, links, sources)
     is_map = found.name == pages.map_name()
@@ -58,6 +62,14 @@ def page_view(site: Site, project: Project, request: Request) -> Response:
         chars=len(found.text),
         budget=pages.PAGE_BUDGET,
     )
+
+
+def _body(project: Project, name: str) -> str | None:
+    """The body of page `name` (a name the link index gave), for an embed; None when it is not a
+    regular UTF-8 file (a symlink is never read through)."""
+    entry = read_file(project.root, pages.page_path(name))
+    text = None if entry is None else text_of(entry)
+    return None if text is None else pages.split_frontmatter(text)[1]
 
 
 def map_page(site: Site, project: Project, request: Request) -> Response:
