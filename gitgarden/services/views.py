@@ -1,6 +1,7 @@
 """The views the web app and the agents' door share: a journal day with each line's state, a page
-with its backlinks, the map with its Open questions. Apart from `overview` (what `status` shows),
-which every `status` imports; these import the page parser only when called.
+with its backlinks (read off a `wikiview.WikiPicture`: one a long-running reader keeps, or one
+listed for the call), the map with its Open questions. Apart from `overview` (what `status` shows),
+which every `status` imports.
 """
 
 from __future__ import annotations
