@@ -79,9 +79,7 @@ class WikiPicture:
         self._rows = rows
         self._sorted_rows: list[PageRow] | None = None
         self.index = tidy.link_index(self.titles)
-        self.links = linking.LinkIndex(
-            list(rows), aliases, attachments=attachments
-        )  # as the page's links resolve
+        self.links = linking.LinkIndex(list(rows), aliases, attachments=attachments)  # as a page's own links resolve
         self._out: dict[str, frozenset[str]] = {}
         self._in: dict[str, set[str]] = {}
         for name in self.titles:
@@ -122,7 +120,7 @@ class WikiPicture:
                 self.files.pop(path, None)
             else:
                 self.files[path] = now
-            if now is None or name is None or _reshapes(path, name, was, now, here):
+            if now is None or name is None or _reshapes(name, was, now):
                 anew = True
             elif not anew:
                 facts = now[1]
@@ -154,20 +152,13 @@ class WikiPicture:
         return found
 
 
-def _reshapes(
-    path: str, name: str | None, was: _File | None, now: _File | None, here: layout.Layout
-) -> bool:
+def _reshapes(name: str | None, was: _File | None, now: _File | None) -> bool:
     """True when a file's change may change how any link resolves: a page or attachment come or
-    gone, a page readable that was not (or the other way), a page's title or aliases changed."""
-    if (
-        was is None
-        or now is None
-        or name is None
-        or was[0] != now[0]
-        or (was[1] is None) != (now[1] is None)
-    ):
+    gone, a page readable that was not (or the other way), a page's title or aliases changed (the
+    map's too: its aliases name it)."""
+    if was is None or now is None or name is None or was[0] != now[0] or (was[1] is None) != (now[1] is None):
         return True
-    return path != here.map_path() and _title(name, was[1]) != _title(name, now[1])
+    return _title(name, was[1]) != _title(name, now[1])
 
 
 def _title(name: str, facts: PageFacts | None) -> tuple[str, list[str]]:
@@ -234,9 +225,7 @@ class KeptWiki:
         self._lock = threading.Lock()
         self._picture: WikiPicture | None = None
         self._watcher: Watcher | None = None
-        self._listings = (
-            0  # how many times the wiki was listed whole (what a benchmark or test reads)
-        )
+        self._listings = 0  # how many times the wiki was listed whole (what a benchmark or test reads)
 
     @property
     def listings(self) -> int:
@@ -253,18 +242,10 @@ class KeptWiki:
     def _in_step(self, here: layout.Layout) -> WikiPicture:
         picture = self._picture
         if picture is None or picture.here != here or (self._watcher is None and self._watch):
-            return self._list(
-                here
-            )  # the first use, another layout, or a wiki folder that was missing
+            return self._list(here)  # the first use, another layout, or a wiki folder that was missing
         if self._watcher is None:  # nothing tells what changed: list again, re-derive what differs
             listed, _ = self._listed(here, None)
-            picture.update(
-                {
-                    p: listed.get(p)
-                    for p in set(listed) | set(picture.files)
-                    if listed.get(p) != picture.files.get(p)
-                }
-            )
+            picture.update({p: listed.get(p) for p in set(listed) | set(picture.files) if listed.get(p) != picture.files.get(p)})
             return picture
         changed = self._watcher.changes()
         if changed is None or any(p.rsplit("/", 1)[-1] == ".gitattributes" for p in changed):
@@ -284,28 +265,20 @@ class KeptWiki:
         self._picture = WikiPicture(here, files)
         return self._picture
 
-    def _listed(
-        self, here: layout.Layout, watcher: Watcher | None
-    ) -> tuple[dict[str, _File], Watcher | None]:
+    def _listed(self, here: layout.Layout, watcher: Watcher | None) -> tuple[dict[str, _File], Watcher | None]:
         """The wiki's pages and attachments, listed now (each folder watched first, by `watcher`),
         and the watcher when it can tell every change that follows."""
         self._listings += 1
         watched: list[bool] = []
 
         def on_folder(folder: str) -> None:
-            if watcher is not None and not folder.startswith(".") and "/." not in folder:
-                watched.append(
-                    watcher.watch(folder)
-                )  # a hidden folder holds nothing the picture keeps
+            if watcher is not None and not folder.startswith(".") and "/." not in folder:  # a hidden one holds nothing kept
+                watched.append(watcher.watch(folder))
 
-        tree = DiskTree(
-            self.root, here.wiki_folders(), facts_cache=self._facts, on_folder=on_folder
-        )
+        tree = DiskTree(self.root, here.wiki_folders(), facts_cache=self._facts, on_folder=on_folder)
         if watcher is not None and (not all(watched) or tree.filtered):
             self._watch = False  # out of watches, or pages git filters: list the wiki at every use
-        if watcher is not None and (
-            not self._watch or not all((self.root / f).is_dir() for f in here.wiki_folders())
-        ):
+        if watcher is not None and (not self._watch or not all((self.root / f).is_dir() for f in here.wiki_folders())):
             watcher.close()  # no folder to watch yet: listed again at the next use
             watcher = None
         return _files_of(tree, here), watcher
