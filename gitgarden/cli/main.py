@@ -195,7 +195,6 @@ def run(
 ) -> None:
     """Run one gardener pass on the project you stand in."""
     from gitgarden.errors import NotAProject
-    from gitgarden.gardener.pipeline import run_pass
 
     try:
         project = app.project()
@@ -213,33 +212,24 @@ def run(
 
         with gitrepo.git_policy(gitrepo.GitPolicy(timeout=float(settings.git_timeout), sign_commits=settings.sign_commits)):
             reread_lines(app, project, reread)
-    # The model-free jobs never make a model: its library stays unimported.
-    model = app.model_factory(settings, app.env) if settings.model and (not jobs or "promote" in jobs) else None
     from gitgarden.cli.progress import display
-    from gitgarden.repo.gitrepo import person_identity
+    from gitgarden.services import run as passes
 
-    name, email = person_identity(project.root)
     with display(sys.stderr, app.env, enabled=not as_json) as shown:
-        result = run_pass(
+        result = passes.run(
             project,
             settings,
-            model=model,
+            env=app.env,
             now=app.now,
-            dry_run=dry_run,
+            model_factory=app.model_factory,
             on_progress=shown.message,
             on_step=shown.step,
+            dry_run=dry_run,
             retry=retry,
-            trigger=f"run by {name} <{email}>",
-            jobs=jobs or None,
+            jobs=jobs,
         )
-    from gitgarden.schedule import registry
-
-    registry.record_attempt(project.root, result, app.env, app.now())
     if as_json:
-        data = result.record()
-        if dry_run:
-            data["diff"] = result.diff
-        out_json(data)
+        out_json(passes.shown(result))
     else:
         _render_pass(result)
     settle_model_threads()

@@ -68,14 +68,16 @@ def tick(app: App, as_json: bool) -> None:
 
 
 def _run_one(app: App, a: Assessment) -> Any:
-    from gitgarden.gardener.pipeline import run_pass
     from gitgarden.project import Project
+    from gitgarden.services import run as passes
 
     settings = a.settings
     assert settings is not None  # an eligible project's settings were read
     err(f"Gardening {a.name} ({a.root})…")
-    model = app.model_factory(settings, app.env) if settings.model else None
-    result = run_pass(Project(a.root), settings, model=model, now=app.now, on_progress=err, trigger="tick")
+    # The tick records the attempt itself: a pass that could not even start counts as failed too.
+    result = passes.run(
+        Project(a.root), settings, env=app.env, now=app.now, model_factory=app.model_factory, on_progress=err, trigger="tick", record=False
+    )
     for hint in result.hints:
         err(hint)
     return result

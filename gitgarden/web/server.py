@@ -82,11 +82,11 @@ def serve(
     its token once; `say` gets the messages for the person."""
     import uvicorn
 
-    from gitgarden.gardener.pipeline import request_stop
+    from gitgarden.project import Project
+    from gitgarden.services.run import stop
+    from gitgarden.web.app import make_app
 
     _Server = _server_class()
-    from gitgarden.repo import gitrepo
-    from gitgarden.web.app import make_app
     from gitgarden.web.site import Site
 
     if host == "localhost":
@@ -116,6 +116,6 @@ def serve(
         sock.close()
         if site.runs.running():
             say("Asking the pass started here to stop…")
-            request_stop(gitrepo.git_dir(root), who="gitgarden serve (ending)", when=now())
+            stop(Project(root), who="gitgarden serve (ending)", when=now())
             site.runs.wait(STOP_WAIT)
     say("Stopped serving.")
