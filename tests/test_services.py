@@ -8,6 +8,7 @@ whether the endpoint streams or answers a streamed request with a plain JSON com
 
 from __future__ import annotations
 
+import html
 import json
 import os
 import time
@@ -17,8 +18,12 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
+from gitgarden.agents.tools import Door
 from gitgarden.cli.main import App, cli
+from gitgarden.errors import GitgardenError
 from gitgarden.project import Project, init_project
+from gitgarden.repo.gitrepo import git_dir
+from gitgarden.wiki import captured
 from tests.helpers.fake_openai import FakeOpenAI
 from tests.helpers.project import FIXED_NOW, capture, commit_all, git
 from tests.helpers.web_client import client, form
@@ -95,3 +100,91 @@ def test_a_pass_from_the_command_line_and_from_the_web_lands_the_same_page(tmp_p
     assert "Acme signed the pilot contract." in page
     assert git(by_web.root, "show", "HEAD:wiki/acme.md") == page
     assert git(by_web.root, "show", "HEAD:.gitgarden/read.json") == git(by_cli.root, "show", "HEAD:.gitgarden/read.json")
+
+
+# -- capture: one behaviour from the command line, the web app and the agents' door ------------------
+
+DAY_FILE = "raw/journal/2026-11-30.md"  # FIXED_NOW's local day (the tests' zone is UTC)
+AGENT = "claude-code"
+
+
+def _by_cli(project: Project, text: str) -> tuple[dict[str, Any] | None, str]:
+    """`gitgarden capture` with `text` on stdin: (the day file's ids, None when refused; what it said)."""
+    result = invoke_cli(project, text)
+    said = result.stderr.strip().removeprefix("gitgarden: ")
+    if result.exit_code != 0:
+        return None, said
+    return {"ids": _ids(project)}, said
+
+
+def _by_web(project: Project, text: str) -> tuple[dict[str, Any] | None, str]:
+    """The web app's capture box."""
+    c = client(project)
+    r = c.post("/journal/capture", data=form(text=text), follow_redirects=False)
+    if r.status_code != 303:
+        page = r.text
+        start = page.index('<p class="failure">') + len('<p class="failure">')
+        return None, html.unescape(page[start : page.index("</p>", start)])
+    page = c.get(r.headers["location"]).text
+    start = page.index('<p class="note" role="status">') + len('<p class="note" role="status">')
+    return {"ids": _ids(project)}, html.unescape(page[start : page.index("</p>", start)])
+
+
+def _by_mcp(project: Project, text: str) -> tuple[dict[str, Any] | None, str]:
+    """The agents' door's `capture` tool, as the MCP server calls it with the client's name."""
+    try:
+        done = Door(project, dict(os.environ), lambda: FIXED_NOW).capture(text, AGENT)
+    except GitgardenError as exc:
+        return None, str(exc)
+    return done, done["message"]
+
+
+def invoke_cli(project: Project, text: str) -> Any:
+    cwd = os.getcwd()
+    os.chdir(project.root)
+    try:
+        return CliRunner().invoke(cli, ["capture"], input=text, obj=App(env=dict(os.environ), now=lambda: FIXED_NOW))
+    finally:
+        os.chdir(cwd)
+
+
+def _ids(project: Project) -> list[str]:
+    """The ids of the day file's lines, as the journal view numbers them."""
+    from gitgarden.services.views import journal_day
+
+    return [ln.id for ln in journal_day(project, "2026-11-30")]
+
+
+FACES = {"cli": _by_cli, "web": _by_web, "mcp": _by_mcp}
+TEXTS = {
+    "one line": "Acme signed the pilot contract",
+    "several lines": "Acme signed the pilot contract\n\n   Dana starts Monday  \n# Meeting with Acme\r\nprice: 40 EUR\n",
+    "empty": "  \n\n \t\n",
+}
+
+
+@pytest.mark.parametrize("text", list(TEXTS.values()), ids=list(TEXTS))
+def test_capture_writes_the_same_lines_says_the_same_and_refuses_the_same_from_every_face(tmp_path: Path, text: str) -> None:
+    outcomes = {}
+    for face, do in FACES.items():
+        project = Project(init_project(tmp_path / face).root)
+        head = git(project.root, "rev-parse", "HEAD")
+        done, said = do(project, text)
+        day_file = project.root / DAY_FILE
+        outcomes[face] = (day_file.read_bytes() if day_file.exists() else None, None if done is None else done["ids"], said)
+        assert git(project.root, "rev-parse", "HEAD") == head  # capture never commits
+        logged = captured.load(captured.log_path(git_dir(project.root)))
+        # Who captured is logged for an agent's lines only, by the name its client gave.
+        assert list(logged.values()) == ([AGENT] * len(done["ids"]) if face == "mcp" and done else [])
+    assert outcomes["cli"] == outcomes["web"] == outcomes["mcp"], outcomes
+    day, ids, said = outcomes["cli"]
+    if text.strip():
+        lines = [ln for ln in text.splitlines() if ln.strip()]
+        assert ids == [f"2026-11-30#{n}" for n in range(1, len(lines) + 1)]
+        assert day is not None and day.decode().splitlines() == [
+            "\\" + ln.strip() if ln.startswith("#") else ln.strip() for ln in lines
+        ]
+        assert said.startswith(f"Captured {len(lines)} line(s) in {DAY_FILE} (not committed")
+    else:
+        assert day is None and ids is None
+        assert said == "nothing to capture: give text with at least one non-blank line"

@@ -18,6 +18,7 @@ from typing import Any
 
 from gitgarden.errors import GitgardenError
 from gitgarden.project import Project
+from gitgarden.services.capture import capture
 from gitgarden.wiki import layout
 
 __all__ = ["Door", "TOOLS"]
@@ -57,23 +58,7 @@ class Door:
     def capture(self, text: str, client: str = "") -> dict[str, Any]:
         """Append `text` to today's journal, one line per non-empty line; `client` (the agent's
         name) goes to the capture log, never into the line. Never commits."""
-        from gitgarden.repo import gitrepo
-        from gitgarden.wiki import captured, journal
-
-        project = self.project
-        try:
-            log = captured.log_path(gitrepo.git_dir(project.root))
-        except GitgardenError:
-            log = None  # who captured is a convenience: the line is captured all the same
-        try:
-            done = journal.capture(project.journal, text, self.now().astimezone(), by=client, log=log)
-        except OSError as exc:
-            raise GitgardenError(f"capture failed: {exc}") from None
-        return {
-            "ids": done.ids,
-            "file": done.path.relative_to(project.root).as_posix(),
-            "message": f"Captured {len(done.ids)} line(s); the gardener reads them at its next pass (nothing is committed now).",
-        }
+        return capture(self.project, text, self.now(), by=client).to_json()
 
     def search(self, query: str, limit: int = 10) -> dict[str, Any]:
         """Ranked pages and journal lines matching `query` (as `gitgarden search`)."""

@@ -147,27 +147,13 @@ def capture(app: App, text: tuple[str, ...]) -> None:
 
     A line a pass would take for a Markdown heading (`# Meeting …`) is stored as `\\# Meeting …`,
     so it is read."""
-    from gitgarden.project import journal_went_missing
-    from gitgarden.wiki.journal import capture as do_capture
-    from gitgarden.wiki.journal import is_heading
+    from gitgarden.services.capture import capture as do_capture
 
     project = app.project()
-    body = " ".join(text) if text else sys.stdin.read()
-    missing = journal_went_missing(project.root, project.layout.journal_dir)
-    try:
-        done = do_capture(project.journal, body, app.now().astimezone())
-    except OSError as exc:
-        raise GitgardenError(f"capture failed: {exc}") from None
-    shown = done.path.relative_to(project.root)
-    if missing:
-        folder = project.journal.relative_to(project.root).as_posix()
-        err(
-            f"warning: the journal folder {folder}/ was missing and was made again; if you renamed it, "
-            f"set journal_dir to its new name (`gitgarden config set journal_dir NEW`) and move {shown} there"
-        )
-    escaped = sum(1 for typed in body.splitlines() if typed.strip() and is_heading(typed.strip()))
-    note = f"; {escaped} beginning like a heading stored as '\\# …' so a pass reads it" if escaped else ""
-    err(f"Captured {len(done.lines)} line(s) in {shown}{note}")
+    done = do_capture(project, " ".join(text) if text else sys.stdin.read(), app.now())
+    for warning in done.warnings:
+        err(f"warning: {warning}")
+    err(done.message)
 
 
 @cli.command()
