@@ -22,7 +22,7 @@ from gitgarden.agents.tools import Door
 from gitgarden.cli.main import App, cli
 from gitgarden.errors import GitgardenError
 from gitgarden.project import Project, init_project
-from gitgarden.repo.gitrepo import git_dir
+from gitgarden.repo.gitdir import git_dir
 from gitgarden.wiki import captured
 from tests.helpers.fake_openai import FakeOpenAI
 from tests.helpers.project import FIXED_NOW, capture, commit_all, git

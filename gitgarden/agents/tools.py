@@ -96,7 +96,7 @@ class Door:
         """Lines waiting, the last pass, review waiting, the lines set aside (as `gitgarden status`)."""
         from gitgarden.gardener import setaside
         from gitgarden.history import passlog
-        from gitgarden.services.overview import project_status
+        from gitgarden.services.status import project_status
 
         project = self.project
         data = project_status(project, self.env, self.now())

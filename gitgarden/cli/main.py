@@ -278,27 +278,16 @@ def schema() -> None:
 @pass_app
 def health(app: App, as_json: bool) -> None:
     """Deterministic health figures: orphans, broken links, duplicates, oversized pages, the map."""
-    from gitgarden.gardener import setaside
-    from gitgarden.store import wikisync
-    from gitgarden.store.disktree import DiskTree
+    from gitgarden.services.health import health as project_health
     from gitgarden.wiki import journal
 
-    project = app.project()
-    not_read = journal.not_read_names(project.journal)
-    if not_read:
-        err(f"warning: {journal.not_read_warning(not_read)}")
-    offerable, aside = setaside.on_disk(project.root)
-    # Read off the wiki graph in the git dir: only the files git says changed are read again.
-    figures = wikisync.health(
-        project.root,
-        lambda: DiskTree(project.root, project.layout.wiki_folders()),
-        unread_lines=len(offerable),
-        today=app.now().date(),
-    )
-    headings = journal.journal_headings(project.journal, project.layout.journal_from)
+    found = project_health(app.project(), app.now().date())
+    for warning in found.warnings:
+        err(f"warning: {warning}")
     if as_json:
-        out_json({**figures.to_json(), "set_aside": [setaside.summary(e) for _, e in aside], "journal_headings": headings})
+        out_json(found.to_json())
         return
+    figures, aside, headings = found.figures, found.aside, found.headings
     rows = [
         ("pages", str(figures.pages)),
         ("orphans (no other page links to them)", listing(figures.orphans)),
@@ -328,7 +317,7 @@ def health(app: App, as_json: bool) -> None:
                 f"advice: {advice['page']} is {advice['chars']} chars and has no `##` sections a split could move: "
                 "give it `##` headings, or split it by hand"
             )
-    render_set_aside([e for _, e in aside])
+    render_set_aside(aside)
 
 
 @cli.group()

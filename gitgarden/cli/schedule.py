@@ -158,9 +158,9 @@ def projects_remove(app: App, path: Path | None) -> None:
 @pass_app
 def projects_list(app: App, as_json: bool) -> None:
     """The registered projects: whether each exists and is enabled, its last attempt and failures."""
-    from gitgarden.services import overview
+    from gitgarden.services.status import list_projects
 
-    rows = overview.list_projects(app.env)
+    rows = list_projects(app.env)
     if as_json:
         out_json(rows)
         return
@@ -335,10 +335,10 @@ def status(app: App, as_json: bool) -> None:
     back, and until when), the last pass, the lock and the failures in a row."""
     from gitgarden.gardener import setaside
     from gitgarden.schedule import clocks
-    from gitgarden.services import overview
+    from gitgarden.services.status import project_status
 
     project = app.project()
-    data = overview.project_status(project, app.env, app.now())
+    data = project_status(project, app.env, app.now())
     aside = [e for _, e in setaside.aside_on_disk(project.root)]
     data["set_aside"] = [setaside.summary(e) for e in aside]
     for warning in data["warnings"]:

@@ -21,7 +21,7 @@ Machine-local state, under GITGARDEN_STATE:
     state.lock      held while projects.json or state.json is rewritten
 
 projects.json and state.json (the registry, attempts and failure counts), and
-when the tick last looked, are kept by `registry`; what `status` shows is `services.overview`; the systemd units and
+when the tick last looked, are kept by `registry`; what `status` shows is `services.status`; the systemd units and
 crontab line that call the tick are in `timers`.
 """
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from gitgarden.errors import GitgardenError
 from gitgarden.project import Project, journal_went_missing
-from gitgarden.repo import gitrepo
+from gitgarden.repo import gitdir
 from gitgarden.wiki import captured, journal
 
 __all__ = ["Capture", "capture"]
@@ -56,7 +56,7 @@ def capture(project: Project, text: str, now: datetime, *, by: str = "") -> Capt
     log = None
     if by:
         try:
-            log = captured.log_path(gitrepo.git_dir(project.root))
+            log = captured.log_path(gitdir.git_dir(project.root))
         except GitgardenError:
             log = None  # who captured is a convenience: the line is captured all the same
     try:

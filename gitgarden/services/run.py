@@ -21,7 +21,7 @@ from gitgarden.gardener.steps import Step
 from gitgarden.model.llm import Model
 from gitgarden.model.provider import make_model
 from gitgarden.project import Project
-from gitgarden.repo import gitrepo, lock
+from gitgarden.repo import gitdir, gitrepo, lock
 from gitgarden.schedule.registry import Attempt, record_attempt
 
 __all__ = ["JOBS", "ModelFactory", "Step", "make_model", "run", "shown", "stop", "running", "person_trigger"]
@@ -88,7 +88,7 @@ def shown(result: PassResult) -> dict[str, Any]:
 
 def running(project: Project) -> dict[str, Any] | None:
     """The pass holding the project's lock (its id, pid, start), or None when none runs."""
-    return lock.holder(gitrepo.git_dir(project.root))
+    return lock.holder(gitdir.git_dir(project.root))
 
 
 def stop(project: Project, *, who: str, when: datetime) -> dict[str, Any] | None:
@@ -96,5 +96,5 @@ def stop(project: Project, *, who: str, when: datetime) -> dict[str, Any] | None
     asked, or None when none was running and nothing was asked."""
     holder = running(project)
     if holder is not None:
-        request_stop(gitrepo.git_dir(project.root), who=who, when=when)
+        request_stop(gitdir.git_dir(project.root), who=who, when=when)
     return holder

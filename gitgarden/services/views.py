@@ -1,5 +1,5 @@
 """The views the web app and the agents' door share: a journal day with each line's state, a page
-with its backlinks, the map with its Open questions. Apart from `overview` (what `status` shows),
+with its backlinks, the map with its Open questions. Apart from `status` (what `status` shows),
 which every `status` imports; these import the page parser only when called.
 """
 
@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from gitgarden.errors import GitgardenError
-from gitgarden.schedule.clocks import git_dir_of
+from gitgarden.repo.gitdir import find_git_dir
 from gitgarden.wiki import layout
 
 if TYPE_CHECKING:
@@ -141,7 +141,7 @@ def kept_facts(project: Project) -> Any:
 def _passes_facts(project: Project) -> Any:
     from gitgarden.wiki.facts import FactsCache
 
-    gdir = git_dir_of(project.root)
+    gdir = find_git_dir(project.root)
     return FactsCache(None if gdir is None else gdir / "gitgarden" / "facts.pickle")
 
 

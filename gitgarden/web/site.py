@@ -81,12 +81,12 @@ class Site:
     def facts(self) -> Iterator[FactsCache]:
         """The facts of the wiki's pages, kept between requests (one request at a time uses them):
         loaded once from the cache passes keep, checked against each file's stat, never written."""
-        from gitgarden.repo import gitrepo
+        from gitgarden.repo import gitdir
         from gitgarden.wiki.facts import FactsCache
 
         with self._facts_lock:
             if self._facts is None:
-                self._facts = FactsCache(gitrepo.git_dir(self.root) / "gitgarden" / "facts.pickle")
+                self._facts = FactsCache(gitdir.git_dir(self.root) / "gitgarden" / "facts.pickle")
                 self._facts.path = None  # read, never written: the passes keep the file
             yield self._facts
 
@@ -121,13 +121,13 @@ class Site:
         """Hold the project's pass lock (and its git settings, as a command does) while changing it:
         no pass, other tab or command writes meanwhile. LockHeld, naming the holder, when one does."""
         from gitgarden.errors import LockHeld
-        from gitgarden.repo import gitrepo
+        from gitgarden.repo import gitdir, gitrepo
         from gitgarden.repo.lock import PassLock
 
         s = self.settings(project).settings
         policy = gitrepo.GitPolicy(timeout=float(s.git_timeout), sign_commits=s.sign_commits)
         try:
-            with PassLock(gitrepo.git_dir(project.root), {"pass_id": what, "started": self.now().isoformat()}), gitrepo.git_policy(policy):
+            with PassLock(gitdir.git_dir(project.root), {"pass_id": what, "started": self.now().isoformat()}), gitrepo.git_policy(policy):
                 yield
         except LockHeld as exc:
             raise LockHeld(f"{exc}: try again when it has finished; nothing changed") from None

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from gitgarden.config import load_settings
 from gitgarden.errors import ConfigError, GitgardenError
 from gitgarden.history.records import recent_skips
+from gitgarden.repo.gitdir import find_git_dir
 from gitgarden.repo.lock import holder
 from gitgarden.schedule.registry import (
     ProjectState,
@@ -34,7 +35,6 @@ from gitgarden.schedule.clocks import (
     Assessment,
     Hold,
     assess,
-    git_dir_of,
     project_at,
     remote_position,
 )
@@ -62,7 +62,7 @@ def _project_status(project: Project, env: Mapping[str, str], now: datetime) -> 
         a.holds.insert(first, Hold("registered", "not registered for tick (`gitgarden projects add`)"))
     user = load_settings(None, env=env).settings
     last = last_look(env)
-    git_dir = git_dir_of(root)
+    git_dir = find_git_dir(root)
     lock = holder(git_dir) if git_dir is not None else None
     size = map_chars(root)
     return {
