@@ -31,11 +31,10 @@ MAY_IMPORT: dict[str, set[str]] = {
         "schedule", "gardener", "history", "search", "model", "gitguard", "guard", "project", "config", "sharing", "store",
         "repo", "wiki", "errors",
     },
-    "agents": {"services", "gardener", "history", "search", "project", "config", "repo", "wiki", "errors"},
-    "web": {
-        "services", "schedule", "gardener", "history", "search", "model", "gitguard", "guard", "project", "config", "sharing",
-        "store", "repo", "wiki", "errors",
-    },
+    # The faces call services (and history's log, show, undo and review, which the CLI calls too),
+    # never the gardener, the scheduler, the model or git directly.
+    "agents": {"services", "search", "project", "config", "errors"},
+    "web": {"services", "history", "project", "config", "wiki", "errors"},
     "cli": {
         "web", "agents", "services", "schedule", "gardener", "history", "search", "model", "gitguard", "guard", "project",
         "config", "sharing", "store", "repo", "wiki", "errors",

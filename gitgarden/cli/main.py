@@ -317,7 +317,7 @@ def health(app: App, as_json: bool) -> None:
                 f"advice: {advice['page']} is {advice['chars']} chars and has no `##` sections a split could move: "
                 "give it `##` headings, or split it by hand"
             )
-    render_set_aside(aside)
+    render_set_aside(found.to_json()["set_aside"])
 
 
 @cli.group()
@@ -333,7 +333,7 @@ def llm_status(app: App, as_json: bool, no_probe: bool) -> None:
     """Configured model, endpoint, context window, structured-output mode, small or full mode, key sent or
     withheld, reachable, and the endpoint's measured pace with what a pass fits into timeout."""
     from gitgarden.errors import NotAProject
-    from gitgarden.model import status as model_status
+    from gitgarden.services.llm import llm_status
 
     try:
         project = app.project()
@@ -341,7 +341,7 @@ def llm_status(app: App, as_json: bool, no_probe: bool) -> None:
         project = None
     resolved = app.settings(project)
     settings = resolved.settings
-    data = model_status.status(settings, app.env, probe=not no_probe and bool(settings.model), now=app.now())
+    data = llm_status(settings, app.env, probe=not no_probe and bool(settings.model), now=app.now())
     if as_json:
         out_json(data)
     else:

@@ -333,14 +333,12 @@ def _say_no_model(app: App, data: Mapping[str, Any]) -> None:
 def status(app: App, as_json: bool) -> None:
     """The project you stand in: unread lines, whether a tick would garden it now (or what holds it
     back, and until when), the last pass, the lock and the failures in a row."""
-    from gitgarden.gardener import setaside
     from gitgarden.schedule import clocks
     from gitgarden.services.status import project_status
 
     project = app.project()
     data = project_status(project, app.env, app.now())
-    aside = [e for _, e in setaside.aside_on_disk(project.root)]
-    data["set_aside"] = [setaside.summary(e) for e in aside]
+    aside = data["set_aside"]
     for warning in data["warnings"]:
         err(f"warning: {warning}")
     if as_json:

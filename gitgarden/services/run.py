@@ -10,11 +10,13 @@ stopped by `stop`, from any face: the pass watches for the request and ends with
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
 
 from gitgarden.config import Settings
+from gitgarden.errors import LockHeld
 from gitgarden.gardener.outcome import JOBS, PassResult
 from gitgarden.gardener.pipeline import request_stop, run_pass
 from gitgarden.gardener.steps import Step
@@ -22,9 +24,10 @@ from gitgarden.model.llm import Model
 from gitgarden.model.provider import make_model
 from gitgarden.project import Project
 from gitgarden.repo import gitdir, gitrepo, lock
+from gitgarden.repo.lock import PassLock
 from gitgarden.schedule.registry import Attempt, record_attempt
 
-__all__ = ["JOBS", "ModelFactory", "Step", "make_model", "run", "shown", "stop", "running", "person_trigger"]
+__all__ = ["JOBS", "ModelFactory", "Step", "make_model", "run", "shown", "stop", "running", "person_trigger", "exclusive"]
 
 ModelFactory = Callable[[Settings, Mapping[str, str]], Model | None]
 
@@ -98,3 +101,16 @@ def stop(project: Project, *, who: str, when: datetime) -> dict[str, Any] | None
     if holder is not None:
         request_stop(gitdir.git_dir(project.root), who=who, when=when)
     return holder
+
+
+@contextmanager
+def exclusive(project: Project, settings: Settings, what: str, when: datetime) -> Iterator[None]:
+    """Hold the project's pass lock (as `what`), with the git settings a pass runs under, while a face
+    changes the project (an undo, a review decision): no pass writes meanwhile. LockHeld, naming the
+    holder, when one is running."""
+    policy = gitrepo.GitPolicy(timeout=float(settings.git_timeout), sign_commits=settings.sign_commits)
+    try:
+        with PassLock(gitdir.git_dir(project.root), {"pass_id": what, "started": when.isoformat()}), gitrepo.git_policy(policy):
+            yield
+    except LockHeld as exc:
+        raise LockHeld(f"{exc}: try again when it has finished; nothing changed") from None

@@ -15,7 +15,10 @@ from gitgarden.wiki import layout
 if TYPE_CHECKING:
     from gitgarden.project import Project
 
-__all__ = ["NotFound", "PageNotFound", "LineView", "journal_days", "journal_day", "PageView", "find_page", "wiki_tree", "kept_facts", "map_view"]
+__all__ = [
+    "NotFound", "PageNotFound", "LineView", "journal_days", "journal_day", "PageView", "find_page", "wiki_tree", "kept_facts",
+    "map_view", "waiting", "recent_passes", "passes_summary", "kept_sources", "page_sources",
+]  # fmt: skip
 
 
 class NotFound(GitgardenError):
@@ -217,3 +220,62 @@ def map_view(project: Project) -> tuple[str, list[str]]:
 
     text = file_text(project.root, project.layout.map_path()) or ""
     return text, pages.open_lines(text)
+
+
+def waiting(project: Project) -> tuple[list[Any], list[tuple[Any, Any]]]:
+    """(the unread journal lines a pass would offer, the unread lines set aside with their entries),
+    from the project's files as they stand."""
+    from gitgarden.gardener import setaside
+
+    with layout.active(project.layout):
+        return setaside.on_disk(project.root)
+
+
+def recent_passes(project: Project) -> list[dict[str, Any]]:
+    """The newest passes' records, oldest first, from the record files (the newest months of `log/`,
+    and this machine's attempts), dry runs and other records left out — without walking git."""
+    from gitgarden.history.records import LOG_DIR, read_attempts, records_in
+    from gitgarden.project import file_text
+
+    folder = project.root / LOG_DIR
+    names = sorted(p.name for p in folder.glob("*.jsonl")) if folder.is_dir() and not folder.is_symlink() else []
+    found: list[dict[str, Any]] = []
+    for name in names[-2:]:  # a month's file holds a month of passes: the garden shows the last 30
+        found.extend(records_in(file_text(project.root, f"{LOG_DIR}/{name}") or ""))
+    gdir = find_git_dir(project.root)
+    if gdir is not None:
+        found.extend(read_attempts(gdir))
+    passes = [r for r in found if isinstance(r.get("pass_id"), str) and r.get("kind") is None and not r.get("dry_run")]
+    return sorted(passes, key=lambda r: str(r.get("started") or ""))
+
+
+def passes_summary(project: Project) -> dict[str, Any]:
+    """The last pass the person need not decide on (id, when, outcome, message, commit, lines read,
+    pages written) and the passes waiting for review, as the agents' `status` shows them."""
+    from gitgarden.history import passlog
+
+    with layout.active(project.layout):
+        entries = passlog.passes(project.root)
+    last = next((e for e in entries if e.review != "waiting"), None)
+    return {
+        "last_pass": None if last is None else {
+            "pass_id": last.pass_id, "when": last.when, "outcome": last.outcome, "message": last.message,
+            "commit": last.commit, "read": last.read, "created": last.created, "appended": last.appended,
+        },
+        "review_waiting": [e.pass_id for e in entries if e.review == "waiting"],
+    }  # fmt: skip
+
+
+def kept_sources() -> Any:
+    """What traces a page's paragraphs to the journal lines they came from, for a long-running reader
+    to keep between calls: traced again only when the passes changed."""
+    from gitgarden.history.provenance import KeptSources
+
+    return KeptSources()
+
+
+def page_sources(project: Project, page: PageView, kept: Any = None) -> list[Any]:
+    """The paragraphs of `page` that passes wrote, each with the journal lines it came from (`kept`:
+    a `kept_sources()` the caller keeps; by default traced for this call)."""
+    with layout.active(project.layout):
+        return (kept or kept_sources()).page_sources(project.root, page.name, page.text)

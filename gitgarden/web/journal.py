@@ -10,6 +10,7 @@ from starlette.responses import Response
 
 from gitgarden.project import Project
 from gitgarden.services.capture import capture
+from gitgarden.services.views import journal_day, journal_days, waiting
 from gitgarden.web.shown import url_part
 from gitgarden.web.site import Site, action, view
 
@@ -20,10 +21,7 @@ SHOWN_UNREAD = 200  # the waiting lines listed on the journal's page (a pass off
 
 def journal_home(site: Site, project: Project, request: Request) -> Response:
     """The capture box, the lines waiting for a pass, the lines set aside, and every day file."""
-    from gitgarden.gardener import setaside
-    from gitgarden.services.views import journal_days
-
-    unread, aside = setaside.on_disk(project.root)
+    unread, aside = waiting(project)
     today = f"{site.now().astimezone():%Y-%m-%d}"
     return site.page(
         request,
@@ -39,8 +37,6 @@ def journal_home(site: Site, project: Project, request: Request) -> Response:
 
 def journal_page(site: Site, project: Project, request: Request) -> Response:
     """One day's lines, each with its id and where it stands."""
-    from gitgarden.services.views import journal_day, journal_days
-
     day = request.path_params["day"]
     lines = journal_day(project, day)
     days = journal_days(project)

@@ -16,8 +16,7 @@ from gitgarden.errors import GitgardenError
 from gitgarden.web.safety import new_token
 
 if TYPE_CHECKING:
-    from gitgarden.config import Settings
-    from gitgarden.model.llm import Model
+    from gitgarden.services.run import ModelFactory
 
 __all__ = ["serve", "is_loopback", "bind"]
 
@@ -74,7 +73,7 @@ def serve(
     open_browser: bool,
     env: Mapping[str, str],
     now: Callable[[], datetime],
-    model_factory: Callable[[Settings, Mapping[str, str]], Model | None],
+    model_factory: ModelFactory,
     say: Callable[[str], None],
     show_url: Callable[[str], None],
 ) -> None:

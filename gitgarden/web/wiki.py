@@ -39,12 +39,12 @@ def _survey(site: Site, project: Project) -> tuple[list[PageRow], Any]:
     """Every page with its figures, and the link index of the wiki (names, aliases, attachments),
     from one listing of the wiki; a page is re-read only when it changed since the server last
     read it, or since a pass did (the facts cache passes keep, loaded once, never written here)."""
-    from gitgarden.store.disktree import DiskTree
+    from gitgarden.services.views import wiki_tree
     from gitgarden.wiki import layout, linking, pages
     from gitgarden.wiki.facts import page_facts
 
     with site.facts() as cache:
-        return _listed(DiskTree(project.root, project.layout.wiki_folders(), facts_cache=cache), layout.current(), linking, pages, page_facts)
+        return _listed(wiki_tree(project, cache), layout.current(), linking, pages, page_facts)
 
 
 def _page_and_index(site: Site, project: Project, asked: str) -> tuple[Any, Any]:
