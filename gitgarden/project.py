@@ -9,6 +9,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from gitgarden.atomic import atomic_write
 from gitgarden.config import read_toml
 from gitgarden.errors import ConfigError, NotAProject
 from gitgarden.wiki.layout import DEFAULT, Layout, from_table
@@ -333,7 +334,7 @@ def _ignore_turn_file(gitignore: Path) -> bool:
     nl = b"\r\n" if b"\r\n" in data else b"\n"
     sep = nl if data and not data.endswith(b"\n") else b""
     lines = GITIGNORE_TEMPLATE.encode().replace(b"\n", nl)
-    gitignore.write_bytes(data + sep + lines)
+    atomic_write(gitignore, data + sep + lines)  # the person's file: whole, with its mode
     return True
 
 

@@ -16,6 +16,7 @@ import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 
+from gitgarden.atomic import atomic_write
 from gitgarden.errors import GitError
 from gitgarden.repo import gitdir, gitrepo, worktree
 from gitgarden.repo.commitindex import CommitIndex, add_blobs
@@ -257,7 +258,7 @@ def _commit_marked(
             commit_index.seeded = False  # half-built: the next commit seeds it again
             raise
         record = work / _SYNC_RECORD
-        record.write_text(json.dumps({"ref": ref, "old": old, "new": new_id, "paths": paths}))
+        atomic_write(record, json.dumps({"ref": ref, "old": old, "new": new_id, "paths": paths}))
         subject = message.splitlines()[0] if message else ""
         updates = [f"update {ref} {new_id} {old or '0' * len(new_id)}"]
         if tag is not None:

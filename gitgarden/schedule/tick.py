@@ -32,6 +32,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from gitgarden.atomic import atomic_write
 from gitgarden.config import load_settings, state_dir
 from gitgarden.errors import GitgardenError
 from gitgarden.schedule.clocks import (
@@ -45,7 +46,6 @@ from gitgarden.schedule.clocks import (
 )
 from gitgarden.schedule.registry import (
     ProjectState,
-    atomic_write,
     flock,
     iso,
     last_look,
