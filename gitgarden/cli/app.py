@@ -102,12 +102,12 @@ def out_json(data: Any) -> None:
 pass_app = click.make_pass_decorator(App, ensure=True)
 
 
-def render_set_aside(entries: list[Any]) -> None:
-    """The set-aside lines, each with why and what to do (for `status` and `health`)."""
+def render_set_aside(entries: list[Mapping[str, Any]]) -> None:
+    """The set-aside lines (as `status --json` lists them), each with why and what to do (for `status` and `health`)."""
     for entry in entries:
-        click.echo(f"  set aside {entry.line}: {entry.text}")
-        click.echo(f"    why: {entry.reason}")
-        click.echo(f"    to offer it again: {entry.advice()}")
+        click.echo(f"  set aside {entry['line']}: {entry['text']}")
+        click.echo(f"    why: {entry['reason']}")
+        click.echo(f"    to offer it again: {entry['advice']}")
 
 
 def render_figures(figures: Mapping[str, Any]) -> str:
