@@ -16,8 +16,9 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
+from gitgarden.atomic import atomic_write
 from gitgarden.errors import GitError
-from gitgarden.repo import gitrepo, worktree
+from gitgarden.repo import gitdir, gitrepo, worktree
 from gitgarden.repo.commitindex import CommitIndex, add_blobs
 
 __all__ = [
@@ -60,7 +61,7 @@ def snapshot(root: Path, *, message: str, ident: tuple[str, str], parent: str | 
     `tag_snapshot`) tags it with the pass commit: a pass that commits nothing
     leaves no tag behind.
     """
-    gdir = gitrepo.git_dir(root)
+    gdir = gitdir.git_dir(root)
     tmp_index = gdir / "gitgarden-snapshot.index"
     try:
         index = gdir / "index"
@@ -163,7 +164,7 @@ def _commit(
 ) -> str | None:
     """A commit of HEAD with what `fill` puts into the commit index (changing only `paths`), made as
     `commit_blobs` says: hooks, signing, a compare-and-swap branch update, the person's index."""
-    gdir = gitrepo.git_dir(root)
+    gdir = gitdir.git_dir(root)
     gitrepo.wait_for_index(gdir)  # a commit whose index cannot follow would leave a staged revert behind
     ref, old, old_tree = _head(root, need_tree=not allow_empty)
     work = gdir / "gitgarden"
@@ -201,7 +202,7 @@ def _commit(
             commit_index.seeded = False  # half-built: the next commit seeds it again
             raise
         record = work / _SYNC_RECORD
-        record.write_text(json.dumps({"ref": ref, "old": old, "new": new_id, "paths": paths}))
+        atomic_write(record, json.dumps({"ref": ref, "old": old, "new": new_id, "paths": paths}))
         subject = message.splitlines()[0] if message else ""
         updates = [f"update {ref} {new_id} {old or '0' * len(new_id)}"]
         if tag is not None:
@@ -285,7 +286,7 @@ def sync_index(root: Path, old: str | None, new: str, paths: Sequence[str]) -> b
     versions, and their next `git commit` would quietly revert the commit.
     Returns False when the index stayed locked (the next pass finishes it).
     """
-    gdir = gitrepo.git_dir(root)
+    gdir = gitdir.git_dir(root)
     try:
         gitrepo.wait_for_index(gdir)
         # Two-tree read-tree is git's own carry-forward rule, done atomically under git's lock;
@@ -342,7 +343,7 @@ def finish_sync(root: Path) -> str:
     process is working in this repository: it is removed. Returns what was
     done, for the pass's record ("" when there was nothing to do).
     """
-    gdir = gitrepo.git_dir(root)
+    gdir = gitdir.git_dir(root)
     record = gdir / "gitgarden" / _SYNC_RECORD
     try:
         data = json.loads(record.read_text())
@@ -374,7 +375,7 @@ def build_commit(
     parents: Sequence[str] = (),
 ) -> str:
     """A commit of `start_tree` (default: `parent`'s) with `blobs` replaced, built in a temporary index."""
-    gdir = gitrepo.git_dir(root)
+    gdir = gitdir.git_dir(root)
     tmp = gdir / "gitgarden-review.index"
     env = {"GIT_INDEX_FILE": str(tmp)}
     try:

@@ -3,11 +3,14 @@ that appends to today's journal exactly as `gitgarden capture` does (never a com
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from starlette.requests import Request
 from starlette.responses import Response
 
-from gitgarden.errors import GitgardenError
 from gitgarden.project import Project
+from gitgarden.services.capture import capture
+from gitgarden.services.views import journal_day, journal_days, waiting
 from gitgarden.web.shown import url_part
 from gitgarden.web.site import Site, action, view
 
@@ -18,10 +21,7 @@ SHOWN_UNREAD = 200  # the waiting lines listed on the journal's page (a pass off
 
 def journal_home(site: Site, project: Project, request: Request) -> Response:
     """The capture box, the lines waiting for a pass, the lines set aside, and every day file."""
-    from gitgarden.gardener import setaside
-    from gitgarden.services.views import journal_days
-
-    unread, aside = setaside.on_disk(project.root)
+    unread, aside = waiting(project)
     today = f"{site.now().astimezone():%Y-%m-%d}"
     return site.page(
         request,
@@ -37,8 +37,6 @@ def journal_home(site: Site, project: Project, request: Request) -> Response:
 
 def journal_page(site: Site, project: Project, request: Request) -> Response:
     """One day's lines, each with its id and where it stands."""
-    from gitgarden.services.views import journal_day, journal_days
-
     day = request.path_params["day"]
     lines = journal_day(project, day)
     days = journal_days(project)
@@ -51,14 +49,8 @@ def journal_page(site: Site, project: Project, request: Request) -> Response:
 
 def capture_post(site: Site, project: Project, request: Request, form: dict[str, str]) -> Response:
     """`gitgarden capture TEXT`: one journal line per non-empty line, appended to today's day file."""
-    from gitgarden.wiki.journal import capture
-
-    try:
-        done = capture(project.journal, form.get("text", ""), site.now().astimezone())
-    except OSError as exc:
-        raise GitgardenError(f"capture failed: {exc}") from None
-    rel = done.path.relative_to(project.root).as_posix()
-    return site.back(f"/journal/{url_part(done.path.stem)}", f"Captured {len(done.lines)} line(s) in {rel} (not committed: the next pass reads them).")
+    done = capture(project, form.get("text", ""), site.now())
+    return site.back(f"/journal/{url_part(Path(done.file).stem)}", " ".join([done.message, *(f"Warning: {w}." for w in done.warnings)]))
 
 
 ROUTES = [

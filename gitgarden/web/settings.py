@@ -7,7 +7,9 @@ from __future__ import annotations
 from starlette.requests import Request
 from starlette.responses import Response
 
+from gitgarden.config import SPECS, env_name
 from gitgarden.project import Project
+from gitgarden.services.llm import llm_status
 from gitgarden.web.site import Site, view
 
 __all__ = ["ROUTES"]
@@ -15,10 +17,6 @@ __all__ = ["ROUTES"]
 
 def settings_page(site: Site, project: Project, request: Request) -> Response:
     """The settings with their layers, and the model's status (`?probe=1`: is it reachable)."""
-    from gitgarden.config import SPECS, env_name
-    from gitgarden.model import provider
-    from gitgarden.model import status as model_status
-
     resolved = site.settings(project)
     s = resolved.settings
     rows = [
@@ -34,10 +32,7 @@ def settings_page(site: Site, project: Project, request: Request) -> Response:
         for spec in SPECS
     ]
     probe = request.query_params.get("probe") == "1" and bool(s.model)
-    status = model_status.status(s, site.env, probe=probe, now=site.now())
-    key = provider.key_source(s, site.env)[0]
-    if key:  # the key never reaches a page, even inside an endpoint's error message
-        status = {k: v.replace(key, "[the key]") if isinstance(v, str) else v for k, v in status.items()}
+    status = llm_status(s, site.env, probe=probe, now=site.now())  # the key never reaches a page
     return site.page(request, "settings.html", rows=rows, llm=status, warnings=resolved.warnings, probed=probe)
 
 
