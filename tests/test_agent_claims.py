@@ -10,7 +10,7 @@ import pytest
 
 from gitgarden.agents.tools import Door
 from gitgarden.project import Project
-from gitgarden.repo.gitrepo import git_dir
+from gitgarden.repo.gitdir import git_dir
 from gitgarden.wiki import captured, pages
 from tests.helpers.project import FIXED_NOW, FakeModel, commit_all, garden, invoke, page, write
 
