@@ -149,10 +149,8 @@ def test_no_first_token_before_the_timeout_says_the_server_was_reading_the_promp
     _remember_fast(settings)
     gate = threading.Event()
     server.enqueue(_skip_all(3), gate=gate)
-    started = time.monotonic()
     try:
         result = _pass(project, settings, on_step=Watch().step)  # a terminal's live line: the reply streams
-        elapsed = time.monotonic() - started
         # The deadline shut the request's socket while the server still held its reply behind the
         # gate: the server sees the client go before its first token. The gate opens only once the
         # server has said so — opened earlier, a loaded machine's server thread could find it open
@@ -161,11 +159,10 @@ def test_no_first_token_before_the_timeout_says_the_server_was_reading_the_promp
     finally:
         gate.set()
     assert ended == "closed by the client before the first token"
-    assert elapsed < 20  # one deadline for the request, retries included (none here)
     assert result.outcome == "failed"
     assert "model too slow" in result.detail and "no first token within 3 s" in result.detail, result.detail
     assert "still reading the prompt" in result.detail and "raise timeout" in result.detail
-    assert len(server.requests) == 1  # a server too slow is not asked again
+    assert len(server.requests) == 1  # one deadline for the request: a server too slow is not asked again
     # The tokens sent so far are recorded (an estimate: no usage came back).
     assert result.prompt_tokens > 0 and result.tokens_estimated
     record = read_attempts(git_dir(project.root))[-1]
