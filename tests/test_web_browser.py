@@ -32,6 +32,7 @@ from tests.helpers.project import (
     capture,
     commit_all,
     git,
+    invoke,
     page,
     workspace,
     write,
@@ -252,3 +253,26 @@ def test_serve_refuses_a_taken_port_in_one_line_and_warns_off_loopback(project: 
     _out, err = proc.communicate(timeout=60)
     assert err.startswith("warning: serving on 0.0.0.0, which other machines may reach")
     assert proc.returncode == 0
+
+
+def test_set_the_model_in_the_browser_and_check_it(browser: Browser, project: Project, shots: Path) -> None:
+    with FakeOpenAI() as server, served(project) as (url, base):
+        pg = open_page(browser, url)
+        pg.get_by_role("link", name="Settings", exact=True).click()
+        snap(pg, shots, "20-settings-empty")
+        pg.get_by_label("model", exact=True).fill("openai/fake")
+        pg.get_by_label("api_base", exact=True).fill(server.base_url)
+        pg.locator("#f-mode").select_option("full")
+        model_form = pg.locator("form.settings-form").filter(has=pg.locator("#f-model"))
+        assert model_form.get_by_label(re.compile("your settings on this machine")).is_checked()
+        model_form.get_by_role("button", name="Save").click()
+        assert pg.locator(".note").inner_text().startswith("Saved model = openai/fake, api_base = http://127.0.0.1:")
+        shown = json.loads(invoke(project, "config", "get", "model", "--json", env={"GITGARDEN_MODEL": "", "GITGARDEN_CONFIG": os.environ["GITGARDEN_CONFIG"]}).stdout)
+        assert (shown["value"], shown["source"]) == ("openai/fake", "user")
+        server.enqueue("ok")
+        server.enqueue('{"operations": []}')
+        pg.get_by_role("button", name="Check the model").click()
+        assert pg.locator(".note").inner_text() == "The model answered."
+        assert pg.locator("dd.reachable").inner_text().startswith("yes")
+        assert server.requests[0]["path"] == "/v1/chat/completions"  # the probe went to the endpoint set in the form
+        snap(pg, shots, "21-settings-checked")

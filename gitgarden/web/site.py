@@ -156,7 +156,8 @@ class Site:
     def back(self, url: str, note: str = "") -> RedirectResponse:
         """After a POST: to `url` (a GET), with a message when there is one."""
         if note:
-            url += ("&" if "?" in url else "?") + f"note={self.note(note)}"
+            url, hashed, fragment = url.partition("#")  # the note goes in the query, before any #fragment
+            url += ("&" if "?" in url else "?") + f"note={self.note(note)}" + hashed + fragment
         return RedirectResponse(url, status_code=303)
 
     def call(self, fn: Callable[..., Response], request: Request, *args: Any) -> Response:
