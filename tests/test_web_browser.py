@@ -276,3 +276,23 @@ def test_set_the_model_in_the_browser_and_check_it(browser: Browser, project: Pr
         assert pg.locator("dd.reachable").inner_text().startswith("yes")
         assert server.requests[0]["path"] == "/v1/chat/completions"  # the probe went to the endpoint set in the form
         snap(pg, shots, "21-settings-checked")
+
+
+def test_a_skipped_lines_reason_and_read_again(browser: Browser, project: Project, shots: Path) -> None:
+    capture(project, "2026-11-28", "Acme is the pilot customer", "rain all day")
+    pass_id = pass_with(project, acme_op(), {"op": "skip", "lines": ["2026-11-28#2"], "reason": "chatter: weather"})
+    with served(project) as (url, base):
+        pg = open_page(browser, url)
+        pg.goto(base + "/journal/2026-11-28")
+        skipped = pg.locator("#l2")
+        assert skipped.locator(".state").inner_text() == "skipped"
+        assert skipped.locator(".why").inner_text() == f"skipped: chatter: weather · by pass {pass_id}"
+        assert pg.locator("#l1 .why").inner_text() == f"on acme · by pass {pass_id}"
+        snap(pg, shots, "22-journal-states")
+        skipped.get_by_role("button", name="Read again").click()
+        assert pg.locator(".note").inner_text().startswith("Line 2026-11-28#2 is unread again (commit ")
+        assert pg.locator("#l2 .state").inner_text() == "unread"
+        assert pg.locator("#l1 .state").inner_text() == "on a page"
+        snap(pg, shots, "23-journal-read-again")
+    status = json.loads(invoke(project, "status", "--json").stdout)
+    assert status["unread"] == 1  # the next pass offers it again
