@@ -296,3 +296,31 @@ def test_a_skipped_lines_reason_and_read_again(browser: Browser, project: Projec
         snap(pg, shots, "23-journal-read-again")
     status = json.loads(invoke(project, "status", "--json").stdout)
     assert status["unread"] == 1  # the next pass offers it again
+
+
+def test_a_failed_pass_says_why(browser: Browser, project: Project, shots: Path) -> None:
+    capture(project, "2026-11-28", "Acme is the pilot customer")
+    commit_all(project.root, "journal")
+    with FakeOpenAI() as server, served(project, model_env(server)) as (url, base):
+        garbage = "I'd love to help! <b>Acme</b> sounds great. " * 20
+        server.enqueue(garbage)
+        server.enqueue(garbage)
+        pg = open_page(browser, url)
+        pg.goto(base + "/run")
+        pg.get_by_role("button", name="Start the pass").click()
+        pg.locator(".result").wait_for()
+        assert pg.locator(".done-mark.bad").inner_text() == "✗" and pg.locator("#step").inner_text() == "failed"
+        assert pg.locator(".result .outcome.bad").inner_text() == "failed"
+        snap(pg, shots, "24-run-failed")
+        pg.get_by_role("link", name="see why").click()
+        why = pg.locator("#why")
+        assert why.locator("h2").inner_text() == "Why it failed"
+        assert "bad model output: the reply is not JSON" in why.inner_text()
+        assert f"the request for operations to openai/fake at {server.base_url}" in why.inner_text()
+        shown = why.locator("pre.reply").inner_text()
+        assert shown.startswith("I'd love to help! <b>Acme</b> sounds great.") and shown.endswith("…") and len(shown) == 401
+        assert "Acme is the pilot customer" in pg.locator("#unread").inner_text()
+        assert f"openai/fake at {server.base_url}" in pg.locator("dl.facts").first.inner_text()
+        snap(pg, shots, "25-pass-failed")
+        pg.get_by_role("link", name="the whole record").click()
+        assert json.loads(pg.locator("body").inner_text())["failure"]["reply"] == garbage
