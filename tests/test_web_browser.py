@@ -324,3 +324,26 @@ def test_a_failed_pass_says_why(browser: Browser, project: Project, shots: Path)
         snap(pg, shots, "25-pass-failed")
         pg.get_by_role("link", name="the whole record").click()
         assert json.loads(pg.locator("body").inner_text())["failure"]["reply"] == garbage
+
+
+def test_review_item_by_item_lands_one_page_and_not_the_other(browser: Browser, project: Project, shots: Path) -> None:
+    write(project.root, ".gitgarden/config.toml", "review = true\n")
+    capture(project, "2026-11-28", "Acme is the pilot customer", "Dana joined as ops lead")
+    commit_all(project.root, "journal")
+    review = Settings(model="fake/scripted", review=True)
+    pass_id = pass_with(project, acme_op(), {"op": "create_page", "page": "dana", "title": "Dana", "body": "Dana joined as ops lead.\n", "lines": ["2026-11-28#2"]}, settings=review)
+    with served(project) as (url, base):
+        pg = open_page(browser, url)
+        pg.goto(base + "/review")
+        block = pg.locator(f"#p-{pass_id}")
+        assert block.locator("li.item").count() == 4  # two pages, two map entries
+        snap(pg, shots, "26-review-items")
+        block.get_by_label(re.compile(r"take item 2: new page dana")).uncheck()
+        block.get_by_label(re.compile(r"take item \d: map entry: \[\[dana\]\]")).uncheck()
+        block.get_by_role("button", name="Take the ticked items").click()
+        note = pg.locator(".note").inner_text()
+        assert re.match(rf"Took item\(s\) 1, [34] of pass {pass_id} \(commit [0-9a-f]{{10}}\)", note) and "1 journal line(s) are unread again" in note, note
+        snap(pg, shots, "27-review-items-taken")
+    assert (project.root / "wiki/acme.md").exists() and not (project.root / "wiki/dana.md").exists()
+    status = json.loads(invoke(project, "status", "--json").stdout)
+    assert status["unread"] == 1  # Dana's line waits for the next pass

@@ -139,7 +139,7 @@ def promote_reply(*older: str) -> dict[str, Any]:
         ]
     }
 
-def invoke(project: Project, *args: str, model: FakeModel | None = None, env: dict[str, str] | None = None) -> Any:
+def invoke(project: Project, *args: str, model: FakeModel | None = None, env: dict[str, str] | None = None, input: str | None = None) -> Any:
     """Run a `gitgarden` command inside `project` with the scripted model and the fixed clock; `env`
     adds to (or, with "", clears) the command's environment (GITGARDEN_MODEL=fake/scripted)."""
     from click.testing import CliRunner
@@ -150,7 +150,7 @@ def invoke(project: Project, *args: str, model: FakeModel | None = None, env: di
     os.chdir(project.root)
     try:
         app = App(env={"GITGARDEN_MODEL": "fake/scripted", **(env or {})}, now=lambda: FIXED_NOW, model_factory=lambda s, e: model)
-        return CliRunner().invoke(cli, list(args), obj=app)
+        return CliRunner().invoke(cli, list(args), obj=app, input=input)
     finally:
         os.chdir(cwd)
 
