@@ -190,3 +190,25 @@ def test_nothing_in_the_work_tree_outside_the_pass_changes(shop: tuple[Project, 
         accept_items(project.root, pass_id, {2})
     assert (project.journal / "2026-11-30.md").read_bytes() == mine
     assert git(project.root, "status", "--porcelain") == "?? raw/journal/2026-11-30.md\n"
+
+
+def test_a_split_and_the_parts_it_made_are_one_item(project: Project) -> None:
+    write(project.root, ".gitgarden/config.toml", "review = true\n")
+    write(project.root, "wiki/big.md", page("Big", "## One\ntext of one\n\n## Two\ntext of two\n", gardener=True))
+    capture(project, "2026-11-28", "Acme is the pilot customer")
+    commit_all(project.root, "a big page")
+    pass_id = waiting_pass(
+        project,
+        {"op": "split", "page": "big", "lines": [], "parts": [{"page": "big-two", "title": "Two", "headings": ["Two"]}]},
+        {"op": "create_page", "page": "acme", "title": "Acme", "body": "Acme is the pilot customer.\n", "lines": ["2026-11-28#1"]},
+    )
+    found = items(project, pass_id)
+    assert [(kind, headline) for _, kind, headline, _ in found if kind in ("split", "page")] == [
+        ("page", "new page acme (Acme)"), ("split", "split big into big-two"),
+    ]  # fmt: skip
+    split = next(n for n, kind, _, _ in found if kind == "split")
+    page_item = next(n for n, kind, _, _ in found if kind == "page")
+    with layout.active(project.layout):
+        accept_items(project.root, pass_id, {page_item} | {n for n, kind, _, _ in found if kind == "map" and n != split})
+    assert (project.root / "wiki/acme.md").exists() and not (project.root / "wiki/big-two.md").exists()
+    assert "text of two" in (project.root / "wiki/big.md").read_text()  # left whole: the split was not taken
