@@ -78,12 +78,12 @@ def _of_pass(entry: PassEntry) -> dict[str, Story]:
     texts: dict[str, str] = {}
     for prov in _items(rec, "provenance"):
         for cited in _items(prov, "lines"):
-            line = cited.get("id")
-            if isinstance(line, str) and isinstance(prov.get("page"), str):
-                landed.setdefault(line, [])
-                if prov["page"] not in landed[line]:
-                    landed[line].append(prov["page"])
-                texts[line] = str(cited.get("text") or "")
+            cited_id, page = cited.get("id"), prov.get("page")
+            if isinstance(cited_id, str) and isinstance(page, str):
+                landed.setdefault(cited_id, [])
+                if page not in landed[cited_id]:
+                    landed[cited_id].append(page)
+                texts[cited_id] = str(cited.get("text") or "")
     for line, pages in landed.items():
         if entry.undone_by:
             say(line, "undone", f"pass {pid} wrote it on {', '.join(pages)}, and was undone", texts[line])
