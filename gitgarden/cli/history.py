@@ -11,7 +11,6 @@ import json
 import os
 import sys
 from collections.abc import Sequence
-from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -19,17 +18,17 @@ import click
 if TYPE_CHECKING:
     from gitgarden.history.passlog import PassEntry
 
-from gitgarden.cli.app import App, err, out_json, pass_app, render_figures
+from gitgarden.cli.app import (
+    App,
+    complete_passes,
+    err,
+    git_policy,
+    out_json,
+    pass_app,
+    render_figures,
+)
 
 __all__ = ["register"]
-
-
-def _git_policy(app: App, project: Any) -> AbstractContextManager[Any]:
-    """The project's git settings (git_timeout, sign_commits) for the commands that commit, as for a pass."""
-    from gitgarden.repo import gitrepo
-
-    s = app.settings(project).settings
-    return gitrepo.git_policy(gitrepo.GitPolicy(timeout=float(s.git_timeout), sign_commits=s.sign_commits))
 
 
 def _short(sha: str) -> str:
@@ -77,20 +76,6 @@ def _colour_diff(diff: str) -> str:
 def _wants_colour(env: Any) -> bool:
     """Colour on a terminal, unless NO_COLOR is set or the terminal is dumb."""
     return not env.get("NO_COLOR") and env.get("TERM", "") != "dumb"
-
-
-def _complete_passes(ctx: click.Context, _param: click.Parameter, incomplete: str) -> list[Any]:
-    """Shell completion for PASS: the newest pass ids of the project you stand in, newest first."""
-    from click.shell_completion import CompletionItem
-
-    try:
-        from gitgarden.history import passlog as history
-        from gitgarden.project import find_project
-
-        entries = history.passes(find_project().root, 50)
-    except Exception:  # completion must never print a traceback into the person's shell
-        return []
-    return [CompletionItem(e.pass_id, help=e.outcome) for e in entries if e.pass_id.startswith(incomplete)]
 
 
 @click.command("log")
@@ -230,7 +215,7 @@ def _grounding_lines(record: dict[str, Any] | None) -> list[str]:
 
 
 @click.command("show")
-@click.argument("pass_ref", metavar="[PASS]", required=False, shell_complete=_complete_passes)
+@click.argument("pass_ref", metavar="[PASS]", required=False, shell_complete=complete_passes)
 @click.option("--json", "as_json", is_flag=True, help="The record and the diff as JSON.")
 @pass_app
 def show_cmd(app: App, pass_ref: str | None, as_json: bool) -> None:
@@ -288,7 +273,7 @@ def show_cmd(app: App, pass_ref: str | None, as_json: bool) -> None:
 
 
 @click.command("undo")
-@click.argument("pass_ref", metavar="[PASS]", required=False, shell_complete=_complete_passes)
+@click.argument("pass_ref", metavar="[PASS]", required=False, shell_complete=complete_passes)
 @click.option("--reread", is_flag=True, help="Make the lines the pass read unread again (the next pass reads them).")
 @click.option("--json", "as_json", is_flag=True, help="What was done, as JSON.")
 @pass_app
@@ -297,7 +282,7 @@ def undo_cmd(app: App, pass_ref: str | None, reread: bool, as_json: bool) -> Non
     from gitgarden.history.undo import undo
 
     project = app.project()
-    with _git_policy(app, project):
+    with git_policy(app, project):
         result = undo(project.root, pass_ref, reread=reread, now=app.now())
     if as_json:
         out_json(result.to_json())
@@ -321,7 +306,7 @@ def undo_cmd(app: App, pass_ref: str | None, reread: bool, as_json: bool) -> Non
 def reread_cmd(app: App, targets: tuple[str, ...], as_json: bool) -> None:
     """Make journal lines unread again (a line id such as 2026-11-29#3, or a whole day), without undoing a pass."""
     project = app.project()
-    with _git_policy(app, project):
+    with git_policy(app, project):
         result = reread_lines(app, project, targets)
     if as_json:
         out_json(result.to_json())

@@ -9,10 +9,13 @@ from typing import Any
 
 import click
 
-from gitgarden.cli.app import App, err, out_json, pass_app
-from gitgarden.cli.history import _complete_passes, _git_policy, _short
+from gitgarden.cli.app import App, complete_passes, err, git_policy, out_json, pass_app
 
 __all__ = ["register"]
+
+
+def _short(sha: str) -> str:
+    return sha[:10] if sha else ""
 
 
 # Files every pass changes for its own bookkeeping: the review shows the pages, not these.
@@ -73,7 +76,7 @@ def review_group(ctx: click.Context, as_json: bool) -> None:
 
 
 @review_group.command("show")
-@click.argument("pass_ref", metavar="PASS", shell_complete=_complete_passes)
+@click.argument("pass_ref", metavar="PASS", shell_complete=complete_passes)
 @click.option("--json", "as_json", is_flag=True, help="The items as JSON.")
 @pass_app
 def review_show(app: App, pass_ref: str, as_json: bool) -> None:
@@ -110,7 +113,7 @@ def _choose(found: Any) -> set[int]:
 
 
 @review_group.command("accept")
-@click.argument("pass_ref", metavar="[PASS]", required=False, shell_complete=_complete_passes)
+@click.argument("pass_ref", metavar="[PASS]", required=False, shell_complete=complete_passes)
 @click.option("--only", "only", multiple=True, metavar="N…", help="Take only these items of PASS (numbers as `review show PASS` lists them: 1 3, 1,3 or 2-4); the rest are dropped.")
 @click.option("--choose", is_flag=True, help="Ask item by item which of PASS's items to take.")
 @click.option("--keep-read", is_flag=True, help="With --only/--choose: the lines of the items left out stay read (by default they come back unread).")
@@ -127,7 +130,7 @@ def review_accept(app: App, pass_ref: str | None, only: tuple[str, ...], choose:
             raise click.UsageError("--only and --choose take the items of one pass: name it (gitgarden review accept PASS --only 1 3)")
         _accept_items(app, project, pass_ref, only, choose, keep_read, as_json)
         return
-    with _git_policy(app, project):
+    with git_policy(app, project):
         result = review.accept(project.root, pass_ref)
     if as_json:
         out_json(None if result is None else result.to_json())
@@ -148,7 +151,7 @@ def _accept_items(app: App, project: Any, pass_ref: str, only: tuple[str, ...], 
 
     found = items_of(project.root, pass_ref)
     taken = _choose(found) if choose else parse_numbers(only, len(found.items))
-    with _git_policy(app, project):
+    with git_policy(app, project):
         result = accept_items(project.root, found.pass_id, taken, keep_read=keep_read)
     if as_json:
         out_json(result.to_json())
@@ -163,7 +166,7 @@ def _accept_items(app: App, project: Any, pass_ref: str, only: tuple[str, ...], 
 
 
 @review_group.command("reject")
-@click.argument("pass_ref", metavar="[PASS]", required=False, shell_complete=_complete_passes)
+@click.argument("pass_ref", metavar="[PASS]", required=False, shell_complete=complete_passes)
 @click.option(
     "--reread/--keep-read",
     default=True,
@@ -176,7 +179,7 @@ def review_reject(app: App, pass_ref: str | None, reread: bool, as_json: bool) -
     from gitgarden.history import review
 
     project = app.project()
-    with _git_policy(app, project):
+    with git_policy(app, project):
         result = review.reject(project.root, reread=reread, now=app.now(), pass_ref=pass_ref)
     if as_json:
         out_json(None if result is None else result.to_json())

@@ -35,11 +35,11 @@ from gitgarden.history.replay import dangling, replay
 from gitgarden.history.review import (
     AcceptResult,
     ReviewRefused,
-    _bring_in,
-    _chain,
-    _move_review,
-    _refuse_state,
-    _restack,
+    bring_in,
+    chain_of,
+    move_review,
+    refuse_state,
+    restack,
 )
 from gitgarden.repo import gitrepo
 from gitgarden.repo.commits import build_commit
@@ -196,7 +196,7 @@ def _first(lines: list[str], limit: int = 90) -> str:
 def review_items(root: Path, pass_ref: str) -> Items:
     """The items of the waiting pass `pass_ref`, numbered pages first, then the changes to pages,
     then the map; ReviewRefused when the pass does not wait for review."""
-    chain = _chain(root, pass_ref, "review")
+    chain = chain_of(root, pass_ref, "review")
     mine = chain.entry
     record = find_pass(root, mine.pass_id).record or {}
     here = layout.current()
@@ -404,8 +404,8 @@ def land(root: Path, pass_ref: str, partial: Partial) -> AcceptResult:
     """Bring the commit of the taken items into the current branch in place of the pass (as `review
     accept PASS` brings a whole pass) and put the passes after it back on top; refuses, changing
     nothing, as that does."""
-    chain = _chain(root, pass_ref, "accept")
-    _refuse_state(root, "accept")
+    chain = chain_of(root, pass_ref, "accept")
+    refuse_state(root, "accept")
     mine = chain.entry
     target = replay(root, partial.commit, mine.parent, chain.head)
     if isinstance(target, list):
@@ -417,7 +417,7 @@ def land(root: Path, pass_ref: str, partial: Partial) -> AcceptResult:
     if loose:
         raise ReviewRefused(f"the items taken of pass {mine.pass_id} link to pages your branch does not have: {', '.join(loose)}. Nothing changed")
     rest = [w for i, w in enumerate(chain.commits) if i != chain.at]
-    new_tip, still = _restack(root, rest, target, f"taking items of pass {mine.pass_id}")
-    _bring_in(root, chain.head, target)
-    _move_review(root, chain.tip, new_tip if still else None)
+    new_tip, still = restack(root, rest, target, f"taking items of pass {mine.pass_id}")
+    bring_in(root, chain.head, target)
+    move_review(root, chain.tip, new_tip if still else None)
     return AcceptResult("items", target, [mine.pass_id], [], still)
