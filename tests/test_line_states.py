@@ -99,9 +99,11 @@ def test_read_again_gives_one_line_back_in_a_commit_of_the_persons(project: Proj
     ]})  # fmt: skip
     before = workspace(project.root)
     c = client(project)
+    assert "skipped: chatter: weather" in words(c.get("/journal/2026-11-28").text)  # the server keeps what it read
     r = c.post("/journal/reread", data=form(line="2026-11-28#2"), follow_redirects=False)
     assert r.headers["location"].endswith("#l2")
     page = c.get(r.headers["location"]).text
+    assert "made unread again with gitgarden reread" in words(page) and "skipped: chatter" not in words(page)  # read afresh
     assert re.search(r"Line 2026-11-28#2 is unread again \(commit [0-9a-f]{10}\): the next pass offers it\. No pass was undone\.", page)
     lines = by_id(project, "2026-11-28")
     assert (lines["2026-11-28#2"].state, lines["2026-11-28#2"].detail) == ("unread", "read again")

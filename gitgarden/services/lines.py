@@ -12,14 +12,15 @@ them, and a record written by hand may hold anything.
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gitgarden.history.passlog import PassEntry, passes
+from gitgarden.history.passlog import PassEntry, passes, passes_state
 from gitgarden.history.records import LOG_DIR, records_in
 
-__all__ = ["Story", "READ_KINDS", "UNREAD_KINDS", "line_stories"]
+__all__ = ["Story", "READ_KINDS", "UNREAD_KINDS", "line_stories", "KeptStories"]
 
 # What a story may say of a read line, and of an unread one.
 READ_KINDS = frozenset({"on a page", "skipped", "undone"})
@@ -137,3 +138,22 @@ def line_stories(root: Path) -> dict[str, Story]:
             if known is None or known.when <= when:
                 stories[line] = Story("read again", f"made unread again with gitgarden reread ({when[:16].replace('T', ' ')})", when=when)
     return stories
+
+
+class KeptStories:
+    """`line_stories` kept between the requests of a long-running reader (the web app), read again
+    only when what they come from changed: HEAD, the review branch, the record files
+    (`passlog.passes_state`, which covers the `reread` records under log/ too)."""
+
+    def __init__(self) -> None:
+        self._state: tuple[object, ...] | None = None
+        self._stories: dict[str, Story] = {}
+        self._lock = threading.Lock()
+
+    def get(self, root: Path) -> dict[str, Story]:
+        """The stories of the project at `root` now."""
+        state = passes_state(root)
+        with self._lock:
+            if state != self._state:
+                self._stories, self._state = line_stories(root), state
+            return self._stories

@@ -63,9 +63,10 @@ def journal_days(project: Project) -> list[str]:
     return sorted(days, reverse=True)
 
 
-def journal_day(project: Project, day: str) -> list[LineView]:
+def journal_day(project: Project, day: str, stories: Mapping[str, Story] | None = None) -> list[LineView]:
     """One day's journal lines, each with its id and whether a pass read it, will read it, set it
-    aside, or never reads it (before `journal_from`, or a day file git ignores)."""
+    aside, or never reads it (before `journal_from`, or a day file git ignores), and why, from the
+    passes' records (`stories`: as a long-running reader keeps them; by default read here)."""
     from gitgarden.gardener import setaside
     from gitgarden.project import file_text
     from gitgarden.wiki import journal
@@ -87,7 +88,7 @@ def journal_day(project: Project, day: str) -> list[LineView]:
     state = setaside.load(file_text(project.root, setaside.SET_ASIDE_PATH))
     aside = {ln.id: entry for ln, entry in setaside.listed(state, unread)}
     waiting = {ln.id for ln in unread}
-    stories = line_stories(project.root)
+    stories = line_stories(project.root) if stories is None else stories
     out = []
     for ln in lines:
         if ln.id in aside:

@@ -25,12 +25,11 @@ SAID_ONCE = 3  # lines left unread for the same reason from which the reason is 
 def journal_home(site: Site, project: Project, request: Request) -> Response:
     """The capture box, the lines waiting for a pass, the lines set aside, and every day file."""
     from gitgarden.gardener import setaside
-    from gitgarden.services.lines import line_stories
     from gitgarden.services.views import LineView, journal_days, with_story
 
     unread, aside = setaside.on_disk(project.root)
     today = f"{site.now().astimezone():%Y-%m-%d}"
-    stories = line_stories(project.root)
+    stories = site.stories.get(project.root)
     shown = [with_story(LineView(ln.id, ln.day, ln.lineno, ln.text, "unread"), stories) for ln in unread[:SHOWN_UNREAD]]
     return site.page(
         request,
@@ -50,7 +49,7 @@ def journal_page(site: Site, project: Project, request: Request) -> Response:
     from gitgarden.services.views import journal_day, journal_days
 
     day = request.path_params["day"]
-    lines = journal_day(project, day)
+    lines = journal_day(project, day, site.stories.get(project.root))
     days = journal_days(project)
     at = days.index(day) if day in days else -1
     newer = days[at - 1] if at > 0 else None

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from gitgarden.config import Resolved, Settings
     from gitgarden.history.provenance import KeptSources
     from gitgarden.model.llm import Model
+    from gitgarden.services.lines import KeptStories
     from gitgarden.wiki.facts import FactsCache
 
 __all__ = ["Site", "view", "action", "View", "Action"]
@@ -76,6 +77,7 @@ class Site:
         self._facts: FactsCache | None = None
         self._facts_lock = threading.Lock()
         self._sources: KeptSources | None = None
+        self._stories: KeptStories | None = None
 
     @contextmanager
     def facts(self) -> Iterator[FactsCache]:
@@ -99,6 +101,16 @@ class Site:
             if self._sources is None:
                 self._sources = KeptSources()
             return self._sources
+
+    @property
+    def stories(self) -> KeptStories:
+        """Why each journal line stands where it does, read again only when the passes changed."""
+        from gitgarden.services.lines import KeptStories
+
+        with self._facts_lock:
+            if self._stories is None:
+                self._stories = KeptStories()
+            return self._stories
 
     @property
     def csrf(self) -> str:
