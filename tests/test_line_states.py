@@ -14,7 +14,7 @@ from gitgarden.config import Settings
 from gitgarden.gardener.pipeline import run_pass
 from gitgarden.history.records import append_attempt
 from gitgarden.project import Project
-from gitgarden.repo import gitrepo
+from gitgarden.repo.gitdir import git_dir
 from gitgarden.services.views import journal_day
 from gitgarden.wiki import journal
 from tests.helpers.project import FIXED_NOW, FakeModel, capture, commit_all, git, workspace
@@ -70,10 +70,10 @@ def test_lines_a_failed_request_left_unread_say_what_failed(project: Project) ->
 def test_the_unread_entries_of_a_record_are_read_and_their_absence_is_no_failure(project: Project) -> None:
     capture(project, "2026-11-28", "Acme is the pilot customer", "Dana starts Monday", "maybe the blue sign", "old line")
     commit_all(project.root, "journal")
-    git_dir = gitrepo.git_dir(project.root)
-    append_attempt(git_dir, {"pass_id": "20261129T090000Z-0001", "outcome": "pages_written", "started": "2026-11-29T09:00:00+00:00"})
-    append_attempt(git_dir, {"pass_id": "20261129T100000Z-0002", "outcome": "some_refused", "started": "2026-11-29T10:00:00+00:00", "unread": "not a list"})
-    append_attempt(git_dir, {
+    gdir = git_dir(project.root)
+    append_attempt(gdir, {"pass_id": "20261129T090000Z-0001", "outcome": "pages_written", "started": "2026-11-29T09:00:00+00:00"})
+    append_attempt(gdir, {"pass_id": "20261129T100000Z-0002", "outcome": "some_refused", "started": "2026-11-29T10:00:00+00:00", "unread": "not a list"})
+    append_attempt(gdir, {
         "pass_id": "20261130T090000Z-0003", "outcome": "some_refused", "started": "2026-11-30T09:00:00+00:00",
         "offered": ["2026-11-28#1", "2026-11-28#2", "2026-11-28#3"],
         "unread": [

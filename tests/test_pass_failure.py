@@ -16,7 +16,9 @@ from gitgarden.config import Settings
 from gitgarden.gardener.pipeline import REPLY_KEPT, run_pass
 from gitgarden.gardener.steps import Step
 from gitgarden.history.passlog import passes
+from gitgarden.history.records import append_attempt
 from gitgarden.project import Project
+from gitgarden.repo.gitdir import git_dir
 from gitgarden.web.runs import Run
 from tests.helpers.project import FIXED_NOW, FakeModel, capture, commit_all
 from tests.helpers.web_client import client
@@ -82,10 +84,7 @@ def test_the_failed_pass_page_shows_why_escaped_and_shortened(project: Project) 
 
 
 def test_a_record_without_failure_fields_still_has_a_page(project: Project) -> None:
-    from gitgarden.history.records import append_attempt
-    from gitgarden.repo import gitrepo
-
-    append_attempt(gitrepo.git_dir(project.root), {"pass_id": "20261129T090000Z-0001", "outcome": "failed", "started": "2026-11-29T09:00:00+00:00", "detail": "model unreachable", "failure": "not a dict"})
+    append_attempt(git_dir(project.root), {"pass_id": "20261129T090000Z-0001", "outcome": "failed", "started": "2026-11-29T09:00:00+00:00", "detail": "model unreachable", "failure": "not a dict"})
     page = client(project).get("/pass/20261129T090000Z-0001").text
     assert "Why it failed" in page and "model unreachable" in page and "The model&#39;s reply" not in page
 
@@ -95,10 +94,7 @@ def test_a_record_without_failure_fields_still_has_a_page(project: Project) -> N
     [("pages_written", "good"), ("failed", "bad"), ("refused", "bad"), ("stopped", "stopped"), ("stood_down", "stopped"), ("some_refused", "warn")],
 )
 def test_outcomes_wear_their_colours(project: Project, outcome: str, kind: str) -> None:
-    from gitgarden.history.records import append_attempt
-    from gitgarden.repo import gitrepo
-
-    append_attempt(gitrepo.git_dir(project.root), {"pass_id": "20261129T090000Z-0001", "outcome": outcome, "started": "2026-11-29T09:00:00+00:00"})
+    append_attempt(git_dir(project.root), {"pass_id": "20261129T090000Z-0001", "outcome": outcome, "started": "2026-11-29T09:00:00+00:00"})
     words = outcome.replace("_", " ")
     assert f'<span class="outcome {kind}">{words}</span>' in client(project).get("/passes").text
     page = client(project).get("/pass/20261129T090000Z-0001").text

@@ -339,16 +339,12 @@ def _who() -> str:
 @pass_app
 def stop_cmd(app: App) -> None:
     """Ask the running pass to stop now (a model call in flight is abandoned); it keeps what it committed."""
-    from gitgarden.gardener.pipeline import request_stop
-    from gitgarden.repo import gitrepo, lock
+    from gitgarden.services.run import stop
 
-    project = app.project()
-    git_dir = gitrepo.git_dir(project.root)
-    holder = lock.holder(git_dir)
+    holder = stop(app.project(), who=_who(), when=app.now())
     if holder is None:
         err("No pass is running: nothing to stop.")
         return
-    request_stop(git_dir, who=_who(), when=app.now())
     err(
         f"Asked pass {holder.get('pass_id', '?')} (pid {holder.get('pid', '?')}) to stop; "
         "it stops within a second, leaving a model call in flight unanswered, and writes nothing more."

@@ -1,4 +1,4 @@
-"""One gardener pass: the steps of DESIGN §2 as a pipeline, and the outcome they end in.
+"""One gardener pass: the steps of docs/architecture.md ("One pass, step by step") as a pipeline, and the outcome they end in.
 
 The pass is handed everything that varies — the project, its settings, the
 model (or None), the clock — so tests drive it with real git and a scripted
@@ -38,7 +38,7 @@ from gitgarden.gardener.state import Clock, Pass, StandDown, Stopped, Work, requ
 from gitgarden.gardener.steps import Step
 from gitgarden.history import records
 from gitgarden.project import Project, file_text
-from gitgarden.repo import gitrepo, recovery
+from gitgarden.repo import gitdir, gitrepo, recovery
 from gitgarden.repo.lock import LOCK_NAME, PassLock
 from gitgarden.repo.states import blocking_state
 from gitgarden.wiki import captured, journal, layout, pages, tidy
@@ -148,7 +148,7 @@ def _run_pass(
 ) -> PassResult:
     dry_run = result.dry_run
     root = project.root
-    git_dir = gitrepo.git_dir(root)
+    git_dir = gitdir.git_dir(root)
     blocked = blocking_state(root, git_dir)
     if blocked:
         # No record in log/: the work tree belongs to the git operation the person is finishing.
@@ -230,7 +230,7 @@ def _finish(project: Project, result: PassResult, now: Clock, *, record: bool) -
     if record:
         # An attempt without a commit is recorded in the git dir, never in the person's work tree.
         try:
-            git_dir = gitrepo.git_dir(project.root)
+            git_dir = gitdir.git_dir(project.root)
             result.record_path = _shown_path(project.root, records.attempts_path(git_dir))
             records.append_attempt(git_dir, result.record())
         except (OSError, GitgardenError):
@@ -247,7 +247,7 @@ def _shown_path(root: Path, path: Path) -> str:
 
 
 def _run_locked(run: Pass) -> None:
-    """The steps of DESIGN §2 under the pass's lock, in order; every `return` is an early end,
+    """The steps of a pass (docs/architecture.md) under its lock, in order; every `return` is an early end,
     and the outcome it ends in is already in `run.result`."""
     result = run.result
     if not run.dry_run:

@@ -1,4 +1,4 @@
-"""Small mode: the model sorts the lines, code writes them (DESIGN §6, "two ways to use a model").
+"""Small mode: the model sorts the lines, code writes them (docs/architecture.md, "Small mode and full mode").
 
 `ask` offers the model each line with the pages code found for it (`tidy.candidates`:
 pages whose title or alias words stand in the line) and gets back a kind and a page

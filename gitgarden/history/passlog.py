@@ -20,7 +20,7 @@ from typing import Any
 from gitgarden.errors import GitgardenError
 from gitgarden.history.common import diff_pages_first, review_tip, review_waiting
 from gitgarden.history.records import LOG_DIR, attempts_path, read_attempts, records_in
-from gitgarden.repo import gitrepo
+from gitgarden.repo import gitdir, gitrepo, worktree
 
 __all__ = [
     "PassEntry",
@@ -144,7 +144,7 @@ def _records(root: Path, extra_rev: str | None) -> list[dict[str, Any]]:
             for rec in records_in(entry.data.decode("utf-8", "replace")):
                 if json.dumps(rec, sort_keys=True) not in seen:
                     records.append(rec)
-    records.extend(read_attempts(gitrepo.git_dir(root)))
+    records.extend(read_attempts(gitdir.git_dir(root)))
     return records
 
 
@@ -308,13 +308,14 @@ def passes_state(root: Path) -> tuple[object, ...]:
     long-running reader (the web app, the MCP server) keeps what it derived from them until it
     changes."""
     files: list[tuple[str, int, int, int]] = []
-    for path in [*sorted((root / LOG_DIR).glob("*.jsonl")), attempts_path(gitrepo.git_dir(root))]:
+    for path in [*sorted((root / LOG_DIR).glob("*.jsonl")), attempts_path(gitdir.git_dir(root))]:
         try:
             st = path.lstat()
         except OSError:
             continue
         files.append((str(path), st.st_mtime_ns, st.st_size, st.st_ino))
-    return (gitrepo.head(root), review_tip(root), tuple(files))
+    found = worktree.head_from_files(root)  # no git process for the common case: a page view asks this each time
+    return (found[1] if found is not None else gitrepo.head(root), review_tip(root), tuple(files))
 
 
 def resolve_commit(root: Path, ref: str) -> str | None:

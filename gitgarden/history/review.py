@@ -39,7 +39,7 @@ from gitgarden.history.common import (
 from gitgarden.history.passlog import NotAPass, PassEntry, find_pass, passes
 from gitgarden.history.records import LOG_DIR, append_attempt, log_path
 from gitgarden.history.replay import Waiting, dangling, replay, waiting_commits
-from gitgarden.repo import gitrepo, recovery
+from gitgarden.repo import gitdir, gitrepo, recovery
 from gitgarden.repo.commits import build_commit
 from gitgarden.repo.states import blocking_state
 from gitgarden.wiki import journal
@@ -465,7 +465,7 @@ def reject(root: Path, *, reread: bool = True, now: datetime | None = None, pass
     records = _rejected_records(root, waiting, {}, tip, reread, now)
     commit = ""
     if reread:
-        git_dir = gitrepo.git_dir(root)
+        git_dir = gitdir.git_dir(root)
         for record in records:  # nothing committed: the person's work tree stays as it was
             append_attempt(git_dir, record)
     else:
@@ -494,7 +494,7 @@ def reject_one(root: Path, pass_ref: str, *, reread: bool = True, now: datetime 
     records = _rejected_records(root, [entry], {mine.pass_id: mine.commit}, chain.tip, reread, now)
     commit = ""
     if reread:
-        git_dir = gitrepo.git_dir(root)
+        git_dir = gitdir.git_dir(root)
         for record in records:
             append_attempt(git_dir, record)
     else:

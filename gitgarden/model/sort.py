@@ -1,4 +1,4 @@
-"""Small mode's question to the model: sort these journal lines (DESIGN §6, "two ways to use a model").
+"""Small mode's question to the model: sort these journal lines (docs/architecture.md, "Small mode and full mode").
 
 A 1–3B model sorts lines well and writes pages badly, so in small mode it only
 sorts: each line is a `fact`, a `decision`, a `question` or `chatter`, and

@@ -14,13 +14,18 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from gitgarden.gardener.reread import RereadResult, reread
 from gitgarden.history.passlog import PassEntry, passes, passes_state
 from gitgarden.history.records import LOG_DIR, records_in
 
-__all__ = ["Story", "READ_KINDS", "UNREAD_KINDS", "line_stories", "KeptStories"]
+if TYPE_CHECKING:
+    from gitgarden.project import Project
+
+__all__ = ["Story", "READ_KINDS", "UNREAD_KINDS", "line_stories", "KeptStories", "read_again"]
 
 # What a story may say of a read line, and of an unread one.
 READ_KINDS = frozenset({"on a page", "skipped", "undone"})
@@ -157,3 +162,10 @@ class KeptStories:
             if state != self._state:
                 self._stories, self._state = line_stories(root), state
             return self._stories
+
+
+def read_again(project: Project, targets: list[str], *, now: datetime) -> RereadResult:
+    """`gitgarden reread LINE-ID|DAY…`: the lines made unread again (set-aside ones offered again), in a
+    commit of the person's with a record; no pass is undone (`gardener.reread`)."""
+    return reread(project.root, project.journal, targets, now=now)
+

@@ -19,6 +19,7 @@ from urllib.parse import urlsplit
 
 from gitgarden.config import (
     SPECS,
+    Settings,
     Spec,
     clamp,
     did_you_mean,
@@ -31,8 +32,12 @@ from gitgarden.config import (
 )
 from gitgarden.errors import ConfigError
 from gitgarden.model import keys
+from gitgarden.model.endpoints import endpoint_of, is_local, key_decision, key_source, provider_of
 
-__all__ = ["SCOPES", "SetReport", "spec_of", "setting_path", "check_setting", "set_setting", "check_endpoint"]
+__all__ = [
+    "SCOPES", "SetReport", "spec_of", "setting_path", "check_setting", "set_setting", "check_endpoint",
+    "key_names", "key_lookup_name", "where_the_key_goes", "store_key",
+]  # fmt: skip
 
 SCOPES = ("project", "user")
 
@@ -150,3 +155,48 @@ def _check_layout_setting(key: str, raw: str, *, scope: str, path: Path, root: P
     check_on_disk(from_table(table, where="gitgarden config set"), root, where="gitgarden config set")
     if key == "wiki_dir" and value != "." and not (root / value).is_dir():
         raise ConfigError(f"wiki_dir {value!r}: there is no such folder in {root}; make it (or move your notes there) first")
+
+
+def key_names(env: Mapping[str, str]) -> list[str]:
+    """The names of the stored keys (never the keys); ConfigError when the keys file is malformed."""
+    return sorted(keys.stored_keys(env))
+
+
+def key_lookup_name(settings: Settings) -> str:
+    """The name a stored key is looked up by: `api_key_name`, else (with no api_base, so it can go
+    nowhere but its provider) the model's provider; '' when there is none."""
+    return settings.api_key_name or ("" if settings.api_base else provider_of(settings.model))
+
+
+def _sentence(text: str) -> str:
+    return text[:1].upper() + text[1:] + "."
+
+
+def where_the_key_goes(settings: Settings, env: Mapping[str, str]) -> str:
+    """In one sentence, what the settings now do with a configured key when that needs saying: withheld
+    (and why), or sent over plain http to another machine; '' otherwise."""
+    withheld = key_decision(settings, env)[1]
+    if withheld:
+        return _sentence(withheld)
+    if settings.api_base.startswith("http://") and settings.model and not is_local(settings) and key_source(settings, env)[0]:
+        return f"Careful: {endpoint_of(settings)} is plain http on another machine, so the key travels unencrypted."
+    return ""
+
+
+def store_key(name: str, secret: str, settings: Settings, env: Mapping[str, str]) -> str:
+    """`gitgarden keys set NAME` with `secret`: stored in the user's config folder; what was done and
+    whether the model uses it, in words. ConfigError (never holding the key) when it is refused."""
+    try:
+        path = keys.set_key(name.strip(), secret, env)
+    except ConfigError as exc:
+        said = str(exc).replace(secret.strip(), "[the key]") if secret.strip() else str(exc)
+        raise ConfigError(said) from None
+    uses = key_lookup_name(settings)
+    if not settings.model:
+        tail = "No model is configured yet: set one above."
+    elif uses == name.strip():
+        tail = where_the_key_goes(settings, env) if key_decision(settings, env)[1] else f"The model {settings.model} uses it: it is sent to {endpoint_of(settings)} only."
+    else:
+        tail = f"The model {settings.model} uses {'the key ' + repr(uses) if uses else 'no stored key'} (api_key_name), not this one."
+    return f"Stored the key {name.strip()!r} in {path}. {tail}"
+

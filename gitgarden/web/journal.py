@@ -6,15 +6,18 @@ unread after a failed request and what failed, set aside), a "Read again" for ea
 from __future__ import annotations
 
 from collections import Counter
+from pathlib import Path
 
 from starlette.requests import Request
 from starlette.responses import Response
 
-from gitgarden.errors import GitgardenError
 from gitgarden.project import Project
-from gitgarden.services.views import LineView
+from gitgarden.services.capture import capture
+from gitgarden.services.lines import read_again
+from gitgarden.services.views import LineView, journal_day, journal_days, waiting, with_story
 from gitgarden.web.shown import url_part
 from gitgarden.web.site import Site, action, view
+from gitgarden.wiki import journal
 
 __all__ = ["ROUTES"]
 
@@ -24,10 +27,7 @@ SAID_ONCE = 3  # lines left unread for the same reason from which the reason is 
 
 def journal_home(site: Site, project: Project, request: Request) -> Response:
     """The capture box, the lines waiting for a pass, the lines set aside, and every day file."""
-    from gitgarden.gardener import setaside
-    from gitgarden.services.views import LineView, journal_days, with_story
-
-    unread, aside = setaside.on_disk(project.root)
+    unread, aside = waiting(project)
     today = f"{site.now().astimezone():%Y-%m-%d}"
     stories = site.stories.get(project.root)
     shown = [with_story(LineView(ln.id, ln.day, ln.lineno, ln.text, "unread"), stories) for ln in unread[:SHOWN_UNREAD]]
@@ -46,8 +46,6 @@ def journal_home(site: Site, project: Project, request: Request) -> Response:
 
 def journal_page(site: Site, project: Project, request: Request) -> Response:
     """One day's lines, each with its id and where it stands."""
-    from gitgarden.services.views import journal_day, journal_days
-
     day = request.path_params["day"]
     lines = journal_day(project, day, site.stories.get(project.root))
     days = journal_days(project)
@@ -72,29 +70,20 @@ def _shared(lines: list[LineView]) -> dict[str, int]:
 
 def capture_post(site: Site, project: Project, request: Request, form: dict[str, str]) -> Response:
     """`gitgarden capture TEXT`: one journal line per non-empty line, appended to today's day file."""
-    from gitgarden.wiki.journal import capture
-
-    try:
-        done = capture(project.journal, form.get("text", ""), site.now().astimezone())
-    except OSError as exc:
-        raise GitgardenError(f"capture failed: {exc}") from None
-    rel = done.path.relative_to(project.root).as_posix()
-    return site.back(f"/journal/{url_part(done.path.stem)}", f"Captured {len(done.lines)} line(s) in {rel} (not committed: the next pass reads them).")
+    done = capture(project, form.get("text", ""), site.now())
+    return site.back(f"/journal/{url_part(Path(done.file).stem)}", " ".join([done.message, *(f"Warning: {w}." for w in done.warnings)]))
 
 
 def reread_post(site: Site, project: Project, request: Request, form: dict[str, str]) -> Response:
     """`gitgarden reread LINE-ID`: one line unread again (a set-aside one offered again), in a commit of
     the person's with a record; no pass is undone. Under the pass lock, so no pass reads meanwhile."""
-    from gitgarden.gardener.reread import reread
-    from gitgarden.wiki import journal
-
     line = form.get("line", "").strip()
     parsed = journal.parse_id(line)
     if parsed is None:
         return site.back("/journal", f"Nothing changed: {line[:40]!r} is not a line id (DAY#LINE).")
     day = line.partition("#")[0]
     with site.exclusive(project, f"reread {line}"):
-        result = reread(project.root, project.journal, [line], now=site.now())
+        result = read_again(project, [line], now=site.now())
     back = f"/journal/{url_part(day)}#l{line.partition('#')[2]}"
     if not result.lines:
         return site.back(back, f"Line {line} was already unread: nothing changed.")

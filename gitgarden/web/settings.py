@@ -16,12 +16,20 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import Response
 
-from gitgarden.config import SPECS, Settings, env_name, read_toml, unset_value
+from gitgarden.config import SPECS, env_name, load_settings, read_toml, unset_value, write_value
 from gitgarden.errors import ConfigError
-from gitgarden.model import keys as key_store
-from gitgarden.model.endpoints import endpoint_of, is_local, key_decision, key_source, provider_of
 from gitgarden.project import Project
-from gitgarden.services.settings import SCOPES, check_setting, setting_path, spec_of
+from gitgarden.services.llm import llm_status
+from gitgarden.services.settings import (
+    SCOPES,
+    check_setting,
+    key_lookup_name,
+    key_names,
+    setting_path,
+    spec_of,
+    store_key,
+    where_the_key_goes,
+)
 from gitgarden.web.site import Site, action, view
 
 __all__ = ["ROUTES", "FORMS"]
@@ -56,8 +64,6 @@ def _field(spec: Any, resolved: Any, env: dict[str, str] | Any) -> dict[str, Any
 def settings_page(site: Site, project: Project, request: Request) -> Response:
     """The settings with their layers and the forms that change them, and the model's status (with the
     result of "Check the model" when the person just asked)."""
-    from gitgarden.model import status as model_status
-
     resolved = site.settings(project)
     s = resolved.settings
     rows = [
@@ -71,34 +77,26 @@ def settings_page(site: Site, project: Project, request: Request) -> Response:
         for spec in SPECS
     ]
     checked = site.notes.get(request.query_params.get("checked", ""), "")
-    status = json.loads(checked) if checked.startswith("{") else model_status.status(s, site.env, probe=False, now=site.now())
+    status = json.loads(checked) if checked.startswith("{") else llm_status(s, site.env, probe=False, now=site.now())
     forms = [(fid, heading, [_field(spec_of(k), resolved, site.env) for k in fkeys], scope) for fid, heading, fkeys, scope in FORMS]
     try:
-        stored = sorted(key_store.stored_keys(site.env))
+        stored = key_names(site.env)
     except ConfigError as exc:
         stored, resolved.warnings = [], [*resolved.warnings, str(exc)]
     return site.page(
         request,
         "settings.html",
         rows=rows,
-        llm=_scrubbed(status, s, site),
+        llm=status,  # llm_status takes the key out of every text: it never reaches a page
         warnings=resolved.warnings,
         probed=bool(checked),
         forms=forms,
         other=[spec.key for spec in SPECS if not any(spec.key in f[2] for f in FORMS)],
         stored=stored,
         # The name a key is looked up by: api_key_name, else (with no api_base) the model's provider.
-        key_name=s.api_key_name or ("" if s.api_base else provider_of(s.model)),
+        key_name=key_lookup_name(s),
         user_file=str(setting_path("user", None, site.env)),
     )
-
-
-def _scrubbed(status: dict[str, Any], settings: Settings, site: Site) -> dict[str, Any]:
-    """The status with the key taken out of every text (an endpoint's error message may quote it)."""
-    key = key_source(settings, site.env)[0]
-    if not key:
-        return status
-    return {k: v.replace(key, "[the key]") if isinstance(v, str) else v for k, v in status.items()}
 
 
 def set_post(site: Site, project: Project, request: Request, form: dict[str, str]) -> Response:
@@ -136,8 +134,6 @@ def set_post(site: Site, project: Project, request: Request, form: dict[str, str
         return site.back(f"/settings#{form.get('form', 'every')}", f"Nothing was written: {exc}")
     if not changes and not unset:
         return site.back(f"/settings#{form.get('form', 'every')}", "Nothing to change: every value was already in force.")
-    from gitgarden.config import write_value
-
     for key, value in changes.items():
         write_value(path, key, value)
     for key in unset:
@@ -147,8 +143,6 @@ def set_post(site: Site, project: Project, request: Request, form: dict[str, str
 
 def _said(site: Site, project: Project, path: Any, changes: dict[str, Any], unset: list[str]) -> str:
     """What a saved form did, in a few sentences: the values written, and what applies here now."""
-    from gitgarden.config import load_settings
-
     resolved = load_settings(project.root, env=site.env)
     s = resolved.settings
     bits = [f"{k} = {_shown(v)}" for k, v in changes.items()] + [f"{k} removed" for k in unset]
@@ -159,12 +153,8 @@ def _said(site: Site, project: Project, path: Any, changes: dict[str, Any], unse
         if layer != ("project" if here else "user"):
             out.append(f"Here the {layer} layer wins: {key} = {_shown(getattr(s, key))}.")
     if "api_base" in changes or "model" in changes:
-        withheld = key_decision(s, site.env)[1]
-        if withheld:
-            out.append(withheld[:1].upper() + withheld[1:] + ".")
-        elif s.api_base.startswith("http://") and s.model and not is_local(s) and key_source(s, site.env)[0]:
-            out.append(f"Careful: {endpoint_of(s)} is plain http on another machine, so the key travels unencrypted.")
-    return " ".join(out)
+        out.append(where_the_key_goes(s, site.env))
+    return " ".join(o for o in out if o)
 
 
 def _shown(value: Any) -> str:
@@ -178,33 +168,19 @@ def _shown(value: Any) -> str:
 def key_post(site: Site, project: Project, request: Request, form: dict[str, str]) -> Response:
     """`gitgarden keys set NAME` with the key from a masked field: stored in the user's config folder,
     never in the project, and never repeated (a refusal says why without it)."""
-    secret = form.get("secret", "")
-    name = form.get("name", "").strip()
     try:
-        path = key_store.set_key(name, secret, site.env)
-    except ConfigError as exc:
-        said = str(exc).replace(secret.strip(), "[the key]") if secret.strip() else str(exc)
-        return site.back("/settings#key", f"No key was stored: {said}")
-    s = site.settings(project).settings
-    uses = s.api_key_name or ("" if s.api_base else provider_of(s.model))
-    if not s.model:
-        tail = "No model is configured yet: set one above."
-    elif uses == name:
-        withheld = key_decision(s, site.env)[1]
-        tail = withheld[:1].upper() + withheld[1:] + "." if withheld else f"The model {s.model} uses it: it is sent to {endpoint_of(s)} only."
-    else:
-        tail = f"The model {s.model} uses {'the key ' + repr(uses) if uses else 'no stored key'} (api_key_name), not this one."
-    return site.back("/settings#key", f"Stored the key {name!r} in {path}. {tail}")
+        said = store_key(form.get("name", ""), form.get("secret", ""), site.settings(project).settings, site.env)
+    except ConfigError as exc:  # its message never holds the key
+        return site.back("/settings#key", f"No key was stored: {exc}")
+    return site.back("/settings#key", said)
 
 
 def check_post(site: Site, project: Project, request: Request, form: dict[str, str]) -> Response:
     """`gitgarden llm status`: one small request to the model; its answer shown on the settings page."""
-    from gitgarden.model import status as model_status
-
     s = site.settings(project).settings
     if not s.model:
         return site.back("/settings#model", "No model is configured: set one first, then check it.")
-    status = _scrubbed(model_status.status(s, site.env, probe=True, now=site.now()), s, site)
+    status = llm_status(s, site.env, probe=True, now=site.now())
     key = site.note(json.dumps(status, default=str))
     said = "The model answered." if status.get("reachable") else f"The model did not answer: {status.get('error')}"
     return site.back(f"/settings?checked={key}#model", said)
