@@ -11,6 +11,7 @@ import os
 import re
 import sys
 from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -23,7 +24,10 @@ if TYPE_CHECKING:
     from gitgarden.model.llm import Model
     from gitgarden.project import Project
 
-__all__ = ["App", "activate", "echo", "err", "visible", "out_json", "pass_app", "render_set_aside", "render_figures", "listing", "show_value", "table"]
+__all__ = [
+    "App", "activate", "echo", "err", "visible", "out_json", "pass_app", "render_set_aside", "render_figures", "listing",
+    "show_value", "table", "git_policy", "complete_passes",
+]  # fmt: skip
 
 
 def _default_model_factory(settings: Settings, env: Mapping[str, str]) -> Model | None:
@@ -185,3 +189,25 @@ def settle_model_threads(timeout: float = 10.0) -> None:
     for thread in threading.enumerate():
         if thread.name.startswith("gitgarden-model") and thread is not threading.current_thread():
             thread.join(max(0.0, end - time.monotonic()))
+
+
+def git_policy(app: App, project: Any) -> AbstractContextManager[Any]:
+    """The project's git settings (git_timeout, sign_commits) for the commands that commit, as for a pass."""
+    from gitgarden.repo import gitrepo
+
+    s = app.settings(project).settings
+    return gitrepo.git_policy(gitrepo.GitPolicy(timeout=float(s.git_timeout), sign_commits=s.sign_commits))
+
+
+def complete_passes(ctx: click.Context, _param: click.Parameter, incomplete: str) -> list[Any]:
+    """Shell completion for PASS: the newest pass ids of the project you stand in, newest first."""
+    from click.shell_completion import CompletionItem
+
+    try:
+        from gitgarden.history import passlog as history
+        from gitgarden.project import find_project
+
+        entries = history.passes(find_project().root, 50)
+    except Exception:  # completion must never print a traceback into the person's shell
+        return []
+    return [CompletionItem(e.pass_id, help=e.outcome) for e in entries if e.pass_id.startswith(incomplete)]

@@ -113,6 +113,7 @@ def run_pass(
         if "merge" in result.jobs:
             result.hints.append(MERGE_NOTE)
     result.model = getattr(model, "name", "") if model is not None else ""
+    result.endpoint = str(getattr(model, "endpoint", "") or "") if model is not None else ""
     # Every git process of the pass: never interactive, never longer than git_timeout.
     with gitrepo.git_policy(gitrepo.GitPolicy(timeout=float(settings.git_timeout), sign_commits=settings.sign_commits)):
         try:
@@ -278,6 +279,7 @@ def _run_locked(run: Pass) -> None:
         return  # stop requested, the person came back, the model failed or the budget ran out
     finally:
         _charge(run)
+        result.served_by = str(getattr(run.model, "served_by", "") or "")
     tidying.tidy_pages(run, work)
     tidying.map_last(run, work)
 
@@ -324,6 +326,20 @@ def _ended(run: Pass, exc: Stopped | StandDown | ModelError) -> None:
         result.outcome, result.detail = "stood_down", str(exc)
     else:
         result.outcome, result.detail = "failed", str(exc)
+        result.failure = failure_of(exc)
+
+
+REPLY_KEPT = 2000  # characters of a failed reply the record keeps (the page shows the first few hundred)
+
+
+def failure_of(exc: ModelError) -> dict[str, str]:
+    """What the record keeps of a failed model request: the error, its kind, which request, and the
+    start of the reply when the reply was the trouble."""
+    reply = exc.reply if len(exc.reply) <= REPLY_KEPT else exc.reply[:REPLY_KEPT] + " […]"
+    out = {"error": str(exc), "kind": exc.kind, "request": exc.request}
+    if exc.reply or exc.kind == "bad_output":
+        out["reply"] = reply
+    return out
 
 
 def _charge(run: Pass) -> None:

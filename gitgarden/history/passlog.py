@@ -259,18 +259,26 @@ def _scan(root: Path) -> tuple[list[PassEntry], dict[str, _Undo]]:
     return [e for e, _ in entries], undos
 
 
-_DECISION_KINDS = (("created", "new pages"), ("appended", "appends"), ("split", "splits"))
+_DECISION_KINDS = (("created", "new pages", "page"), ("appended", "appends", "append"), ("split", "splits", "split"))
+
+
+def _left_out(entry: PassEntry, kind: str) -> int:
+    """How many items of `kind` the person left out when taking a pass item by item (its record's `review_items`)."""
+    items = (entry.record or {}).get("review_items")
+    rejected = items.get("rejected") if isinstance(items, dict) else None
+    return sum(1 for i in rejected if isinstance(i, dict) and i.get("kind") == kind) if isinstance(rejected, list) else 0
 
 
 def review_decisions(root: Path, recent: int = 20) -> dict[str, tuple[int, int]]:
     """What the person did with the last `recent` reviewed passes, per kind of write:
     {kind: (accepted, proposed)}. Accepted = brought in by `review accept`; rejected passes
-    are known from their records. Derived from history, so every clone agrees."""
+    are known from their records, and so are the items left out of a pass taken item by item.
+    Derived from history, so every clone agrees."""
     decided = [e for e in passes(root) if e.reviewed and e.review != "waiting"][:recent]
     out: dict[str, tuple[int, int]] = {}
-    for attr, label in _DECISION_KINDS:
+    for attr, label, kind in _DECISION_KINDS:
         accepted = sum(getattr(e, attr) for e in decided if e.review != "rejected")
-        proposed = sum(getattr(e, attr) for e in decided)
+        proposed = sum(getattr(e, attr) + (_left_out(e, kind) if e.review != "rejected" else 0) for e in decided)
         if proposed:
             out[label] = (accepted, proposed)
     return out

@@ -93,6 +93,7 @@ class LiteLLMModel:
         self._key = key
         self._secrets = tuple(s for s in {key, key_source(settings, env)[0]} if s)
         self.stream_refused = ""  # why the endpoint cannot stream, once it said so: later calls do not try again
+        self.served_by = ""  # the model the server named in its last reply, when another than `name`
         self.sockets = wire.Sockets()
         self._client: Any = None  # the OpenAI client over `sockets`, made at the first request
         self.speed: Any = None  # the endpoint's measured speed (model.speed.Speed), when known
@@ -186,6 +187,9 @@ class LiteLLMModel:
             if guessed:
                 reply = Reply(reply.text, Usage(prompt, completion, None), reply.finish_reason, reply.model)
             budget.charge(reply.usage, estimated=guessed)
+            # The model the server says answered: one endpoint (a llama.cpp server as `openai/local`)
+            # serves whichever model it was started with, and the pass's record names it.
+            self.served_by = reply.model if reply.model not in (self.name, self.name.partition("/")[2]) else ""
             return reply
         raise AssertionError("unreachable: the last attempt returns or raises")
 

@@ -6,11 +6,13 @@ which every `status` imports.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from gitgarden.errors import GitgardenError
 from gitgarden.repo.gitdir import find_git_dir
+from gitgarden.services.lines import READ_KINDS, UNREAD_KINDS, Story, line_stories
 from gitgarden.services.wikiview import WikiPicture
 from gitgarden.wiki import layout
 
@@ -18,8 +20,8 @@ if TYPE_CHECKING:
     from gitgarden.project import Project
 
 __all__ = [
-    "NotFound", "PageNotFound", "LineView", "journal_days", "journal_day", "PageView", "find_page", "wiki_tree", "kept_facts",
-    "map_view", "waiting", "recent_passes", "passes_summary", "kept_sources", "page_sources", "page_body",
+    "NotFound", "PageNotFound", "LineView", "journal_days", "journal_day", "with_story", "PageView", "find_page", "wiki_tree",
+    "kept_facts", "map_view", "waiting", "recent_passes", "passes_summary", "kept_sources", "page_sources", "page_body",
 ]  # fmt: skip
 
 
@@ -40,11 +42,19 @@ class LineView:
     lineno: int
     text: str
     state: str  # "read" | "unread" | "set aside" | "before journal_from" | "ignored"
-    reason: str = ""  # why it is set aside
+    reason: str = ""  # why it stands so: set aside, skipped, on which page, what failed (services.lines)
+    # What the passes' records say of it (`services.lines.Story.kind`): "on a page", "skipped", "undone"
+    # for a read line; "failed", "stopped", "left unread", "rejected", "read again" for an unread one.
+    detail: str = ""
+    pages: tuple[str, ...] = ()  # the pages a read line landed on
+    pass_id: str = ""  # the pass that said so
 
     def to_json(self) -> dict[str, Any]:
         """The line as plain JSON."""
-        return {"id": self.id, "day": self.day, "lineno": self.lineno, "text": self.text, "state": self.state, "reason": self.reason}
+        return {
+            "id": self.id, "day": self.day, "lineno": self.lineno, "text": self.text, "state": self.state,
+            "reason": self.reason, "detail": self.detail, "pages": list(self.pages), "pass_id": self.pass_id,
+        }  # fmt: skip
 
 
 def journal_days(project: Project) -> list[str]:
@@ -58,9 +68,10 @@ def journal_days(project: Project) -> list[str]:
     return sorted(days, reverse=True)
 
 
-def journal_day(project: Project, day: str) -> list[LineView]:
+def journal_day(project: Project, day: str, stories: Mapping[str, Story] | None = None) -> list[LineView]:
     """One day's journal lines, each with its id and whether a pass read it, will read it, set it
-    aside, or never reads it (before `journal_from`, or a day file git ignores)."""
+    aside, or never reads it (before `journal_from`, or a day file git ignores), and why, from the
+    passes' records (`stories`: as a long-running reader keeps them; by default read here)."""
     from gitgarden.gardener import setaside
     from gitgarden.project import file_text
     from gitgarden.wiki import journal
@@ -82,13 +93,24 @@ def journal_day(project: Project, day: str) -> list[LineView]:
     state = setaside.load(file_text(project.root, setaside.SET_ASIDE_PATH))
     aside = {ln.id: entry for ln, entry in setaside.listed(state, unread)}
     waiting = {ln.id for ln in unread}
+    stories = line_stories(project.root) if stories is None else stories
     out = []
     for ln in lines:
         if ln.id in aside:
             out.append(LineView(ln.id, day, ln.lineno, ln.text, "set aside", aside[ln.id].reason))
         else:
-            out.append(LineView(ln.id, day, ln.lineno, ln.text, "unread" if ln.id in waiting else "read"))
+            out.append(with_story(LineView(ln.id, day, ln.lineno, ln.text, "unread" if ln.id in waiting else "read"), stories))
     return out
+
+
+def with_story(line: LineView, stories: Mapping[str, Story]) -> LineView:
+    """`line` with what the records say of it, when that agrees with its state and its words now."""
+    story = stories.get(line.id)
+    if story is None or (story.text and story.text.strip() != line.text.strip()):
+        return line  # no word on it, or the id now names another line (the day file was edited)
+    if story.kind not in (READ_KINDS if line.state == "read" else UNREAD_KINDS if line.state == "unread" else ()):
+        return line
+    return replace(line, reason=story.reason, detail=story.kind, pages=story.pages, pass_id=story.pass_id)
 
 
 def _ignored(project: Project, rel: str) -> bool:

@@ -47,6 +47,10 @@ class Run:
     result: dict[str, Any] | None = None
     error: str = ""
     finished: float | None = None
+    # While the model reads the prompt (asking, no reply token yet): since when (seconds into the run)
+    # and how long its measured pace says the reading takes (None: not measured).
+    asking_since: float | None = None
+    expect_s: float | None = None
     # The terminal streams the model's reply only to a display that redraws tokens as they come;
     # the panel does, so a pass started here streams too (gardener.steps.token_steps reads this).
     shows_tokens = True
@@ -59,6 +63,11 @@ class Run:
         with self._lock:
             if step.words() != self.step:
                 self.steps.append((time.monotonic() - self.started, step.words()))
+                asking = step.name == "asking"
+                self.asking_since = time.monotonic() - self.started if asking else None
+                self.expect_s = step.expect_s if asking else None
+                if asking:
+                    self.tokens = 0  # a new request: its reply has brought nothing yet
             self.step = step.words()
             if step.tokens is not None:
                 self.tokens = step.tokens
@@ -84,10 +93,19 @@ class Run:
                 "seconds": round(now - self.started, 1),
                 "steps": [{"at": round(t, 1), "words": w} for t, w in self.steps],
                 "messages": list(self.messages),
+                "reading": self._reading(now),
                 "outcome": None if self.result is None else self.result.get("outcome"),
                 "sentence": None if self.result is None else self.result.get("message"),
                 "error": self.error,
             }
+
+
+    def _reading(self, now: float) -> dict[str, Any] | None:
+        """While the model reads the prompt: the seconds so far and those its measured pace expects."""
+        if self.finished is not None or self.asking_since is None or self.tokens:
+            return None
+        seconds = now - self.started - self.asking_since
+        return {"seconds": round(seconds), "expected": None if self.expect_s is None else round(self.expect_s)}
 
 
 @dataclass

@@ -39,6 +39,7 @@ from gitgarden.wiki import layout
 if TYPE_CHECKING:
     from gitgarden.config import Resolved
     from gitgarden.history.provenance import KeptSources
+    from gitgarden.services.lines import KeptStories
     from gitgarden.services.wikiview import KeptWiki
     from gitgarden.wiki.facts import FactsCache
 
@@ -83,6 +84,7 @@ class Site:
         self._facts: FactsCache | None = None
         self._facts_lock = threading.Lock()
         self._sources: KeptSources | None = None
+        self._stories: KeptStories | None = None
         self._wiki: KeptWiki | None = None
 
     @contextmanager
@@ -112,6 +114,16 @@ class Site:
             if self._sources is None:
                 self._sources = KeptSources()
             return self._sources
+
+    @property
+    def stories(self) -> KeptStories:
+        """Why each journal line stands where it does, read again only when the passes changed."""
+        from gitgarden.services.lines import KeptStories
+
+        with self._facts_lock:
+            if self._stories is None:
+                self._stories = KeptStories()
+            return self._stories
 
     @property
     def csrf(self) -> str:
@@ -163,7 +175,8 @@ class Site:
     def back(self, url: str, note: str = "") -> RedirectResponse:
         """After a POST: to `url` (a GET), with a message when there is one."""
         if note:
-            url += ("&" if "?" in url else "?") + f"note={self.note(note)}"
+            url, hashed, fragment = url.partition("#")  # the note goes in the query, before any #fragment
+            url += ("&" if "?" in url else "?") + f"note={self.note(note)}" + hashed + fragment
         return RedirectResponse(url, status_code=303)
 
     def call(self, fn: Callable[..., Response], request: Request, *args: Any) -> Response:
