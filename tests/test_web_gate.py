@@ -13,7 +13,7 @@ import pytest
 
 from gitgarden.project import Project
 from gitgarden.web.app import make_app
-from gitgarden.web.safety import POST_LIMIT, cookie_value, csrf_value, form_key
+from gitgarden.web.safety import KEY_FIELD, POST_LIMIT, cookie_value, csrf_value, form_key
 from gitgarden.web.site import Site
 from tests.helpers.project import FIXED_NOW, FakeModel, capture, commit_all, git, workspace, write
 from tests.helpers.project import garden as run_garden
@@ -63,11 +63,11 @@ def test_a_wrong_csrf_value_or_key_is_refused(acme: tuple[Project, str]) -> None
     c = client(project)
     before = workspace(project.root)
     for fields in (
-        {"csrf": "0" * 64, "key": form_key(TOKEN)},
-        {"csrf": csrf_value(TOKEN)[:-1] + "x", "key": form_key(TOKEN)},
-        {"csrf": csrf_value(TOKEN), "key": "0" * 64},
-        {"csrf": csrf_value(TOKEN), "key": cookie_value(TOKEN)},
-        {"csrf": csrf_value("another start"), "key": form_key("another start")},
+        {"csrf": "0" * 64, KEY_FIELD: form_key(TOKEN)},
+        {"csrf": csrf_value(TOKEN)[:-1] + "x", KEY_FIELD: form_key(TOKEN)},
+        {"csrf": csrf_value(TOKEN), KEY_FIELD: "0" * 64},
+        {"csrf": csrf_value(TOKEN), KEY_FIELD: cookie_value(TOKEN)},
+        {"csrf": csrf_value("another start"), KEY_FIELD: form_key("another start")},
     ):
         r = c.post("/journal/capture", data={**fields, "text": "a line"}, follow_redirects=False)
         assert r.status_code == 403, fields

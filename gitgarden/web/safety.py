@@ -40,6 +40,7 @@ __all__ = [
     "cookie_value",
     "form_key",
     "own_path",
+    "KEY_FIELD",
     "allowed_hosts",
     "cookie_name",
     "Refused",
@@ -67,6 +68,7 @@ HEADERS: tuple[tuple[bytes, bytes], ...] = (
     (b"cache-control", b"no-store"),
 )
 KEY_FRAGMENT = "gitgarden-key"  # the name in the redirect's fragment the page's script keeps (static/garden.js)
+KEY_FIELD = "gitgarden_start_key"  # the form field the script adds it as (no form of the app has a field so named)
 POST_LIMIT = 1_000_000  # bytes of a form: a capture of a long note fits, a flood does not
 
 
@@ -218,7 +220,7 @@ async def read_post(request: Any, *, csrf: str, key: str, hosts: Iterable[str]) 
     fields = {k: v[-1] for k, v in parse_qs(body.decode("utf-8", "replace"), keep_blank_values=True).items()}
     if not hmac.compare_digest(fields.get("csrf", "").encode(), csrf.encode()):
         raise Refused("refused: this form does not carry this server's token (reload the page); nothing changed")
-    if not hmac.compare_digest(fields.get("key", "").encode(), key.encode()):
+    if not hmac.compare_digest(fields.pop(KEY_FIELD, "").encode(), key.encode()):
         raise Refused(
             "refused: this page does not hold the key of this start of gitgarden serve; "
             "open the address it printed (with ?token=…) again, in a browser with scripts on; nothing changed"

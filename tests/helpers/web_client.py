@@ -13,7 +13,7 @@ from starlette.testclient import TestClient
 from gitgarden.project import Project, init_project
 from gitgarden.services.run import ModelFactory
 from gitgarden.web.app import make_app
-from gitgarden.web.safety import cookie_name, cookie_value, csrf_value, form_key
+from gitgarden.web.safety import KEY_FIELD, cookie_name, cookie_value, csrf_value, form_key
 from gitgarden.web.site import Site
 from tests.helpers.project import FIXED_NOW, FakeModel, sample_repo, write
 from tests.helpers.vault import build_vault
@@ -53,7 +53,7 @@ def client(
 
 def form(**fields: str) -> dict[str, str]:
     """A form as the app's own page sends it: with its CSRF value and the key its script adds."""
-    return {"csrf": csrf_value(TOKEN), "key": form_key(TOKEN), **fields}
+    return {"csrf": csrf_value(TOKEN), KEY_FIELD: form_key(TOKEN), **fields}
 
 
 def sample(tmp: Path) -> Project:

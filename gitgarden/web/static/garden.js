@@ -5,6 +5,7 @@
 (function () {
   "use strict";
   var NAME = "gitgarden-key";
+  var FIELD = "gitgarden_start_key";  // safety.KEY_FIELD
   var store = null;
   try { store = window.localStorage; } catch (e) { store = null; }  // kept across tabs of this origin
   var found = new RegExp("(?:^#|&)" + NAME + "=([0-9a-f]+)").exec(window.location.hash);
@@ -16,11 +17,11 @@
   document.addEventListener("submit", function (event) {
     var form = event.target;
     if (!form || form.method.toLowerCase() !== "post") { return; }
-    var field = form.querySelector("input[name='key']");
+    var field = form.querySelector("input[name='" + FIELD + "']");
     if (!field) {
       field = document.createElement("input");
       field.type = "hidden";
-      field.name = "key";
+      field.name = FIELD;
       form.appendChild(field);
     }
     field.value = (store && store.getItem(NAME)) || "";
