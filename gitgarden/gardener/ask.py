@@ -3,8 +3,8 @@
 `ask` chooses how the model is used (`model.provider.choose_mode`): in full
 mode it builds the prompt from the project's files (never outside its root,
 never through a symlink), narrows the offered lines to those the prompt
-really held, and makes the call (`calls.call_model`); small mode's sort is
-`small.ask`. The stop request and the token/time budget are checked before
+really held, and makes the call (`calls.call_model`); small mode's judging of each
+line is `small.ask`. The stop request and the token/time budget are checked before
 every call.
 """
 
@@ -92,9 +92,9 @@ def ask(run: Pass, work: Work) -> Answer:
 
 def _fit_to_speed(run: Pass, model: Model) -> None:
     """Measure the endpoint once (kept per endpoint and model) and fit the pass to it: `run.settings`
-    and small mode's batch shrink so each request fits `timeout`; said in one line when they did.
+    shrink so each request fits `timeout`; said in one line when they did.
     A model that cannot be measured (a scripted one) is asked as configured."""
-    from gitgarden.model import sort, speed
+    from gitgarden.model import speed
 
     if not callable(getattr(model, "measure_speed", None)):
         return
@@ -106,8 +106,8 @@ def _fit_to_speed(run: Pass, model: Model) -> None:
         found = speed.measure(model, settings, run.now())
         speed.remember(settings, env, found)
     setattr(model, "speed", found)  # noqa: B010 - a measurable model has it; a timeout then says what the server needed
-    fitted = speed.fit(settings, found, run.result.mode, sort.BATCH)
-    run.settings, run.sort_batch = fitted.settings, fitted.batch
+    fitted = speed.fit(settings, found, run.result.mode)
+    run.settings = fitted.settings
     if hasattr(model, "settings"):
         setattr(model, "settings", fitted.settings)  # noqa: B010 - its requests take the fitted output bound
     if fitted.sentence:  # said once, as the pass starts (its record keeps it as `fit`)

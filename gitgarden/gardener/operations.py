@@ -5,7 +5,7 @@ write (or why not), with what the guard needs to judge them. Code, not the model
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -170,7 +170,7 @@ def _create_page(op: Op, tree: Tree, ctx: ApplyContext) -> Applied | Refusal:
             ctx = replace(ctx, keys={**ctx.keys, name.strip().lower(): placed})
     path = pages.page_path(placed)
     body = _rekey(op.get("body"), ctx)
-    text = pages.new_page(op.get("title"), body, source=_cited_days(op, ctx))
+    text = pages.new_page(op.get("title"), body, source=_cited_days(op, ctx), aliases=op.get("aliases") or ())
     return Applied(op, writes={path: file(text)}, prose=[(path, body)], created=[path])
 
 
@@ -203,8 +203,25 @@ def _append(op: Op, tree: Tree, ctx: ApplyContext, original: Op | None = None) -
     if _stands_in(op.get("text"), old):
         return Applied(owner, already_in=path)  # proposing the same thing twice never writes it twice
     text = _rekey(op.get("text"), ctx)
-    new = pages.append_body(_with_source(old, _cited_days(op, ctx)), text)
+    new = pages.append_body(_with_aliases(_with_source(old, _cited_days(op, ctx)), op.get("aliases") or ()), text)
     return Applied(owner, writes={path: file(new)}, prose=[(path, text)], appended=[path])
+
+
+def _with_aliases(text: str, names: Sequence[str]) -> str:
+    """The page with `names` added to its aliases (small mode: "Tomasz Wójcik" for the page
+    "Tomasz"), on a page of the gardener's only; the person's frontmatter is theirs."""
+    if not names:
+        return text
+    try:
+        meta = pages.read_meta(text)
+    except pages.PageError:
+        return text
+    if not pages.is_gardeners(meta):
+        return text
+    have = pages.aliases_of(meta)
+    folded = {a.casefold() for a in (*have, str(meta.get("title", "")))}
+    added = [n for n in names if n.casefold() not in folded]
+    return pages.patch_meta(text, {"aliases": pages.render_aliases([*have, *added])}) if added else text
 
 
 def _persons(text: str | None) -> bool:

@@ -274,7 +274,7 @@ def _run_locked(run: Pass) -> None:
             ledger = apply.apply_and_guard(run, work, answer)
             ledger = apply.repair(run, work, answer, ledger)
     except (Stopped, StandDown, ModelError) as exc:
-        _ended(run, exc)
+        _ended(run, exc, work)
         return  # stop requested, the person came back, the model failed or the budget ran out
     finally:
         _charge(run)
@@ -315,7 +315,7 @@ def _recover(run: Pass) -> None:
         run.on_progress(run.result.recovery)
 
 
-def _ended(run: Pass, exc: Stopped | StandDown | ModelError) -> None:
+def _ended(run: Pass, exc: Stopped | StandDown | ModelError, work: Work | None = None) -> None:
     """The outcome of a pass that ended before its commit."""
     result = run.result
     if isinstance(exc, Stopped):
@@ -324,6 +324,12 @@ def _ended(run: Pass, exc: Stopped | StandDown | ModelError) -> None:
         result.outcome, result.detail = "stood_down", str(exc)
     else:
         result.outcome, result.detail = "failed", str(exc)
+        given = {u["line"] for u in result.unread}
+        result.unread += [
+            {"line": ln.id, "text": ln.text, "reason": f"request failed: {exc}"}
+            for ln in (work.offered_lines() if work is not None else [])
+            if ln.id not in given
+        ]
 
 
 def _charge(run: Pass) -> None:

@@ -156,7 +156,6 @@ class Pass:
     on_step: Callable[[Step], None] = _quiet
     step: recovery.Step = recovery.no_step  # called at the exact steps of the final write (tests act there)
     budget: Budget | None = None  # made by the ask step; what the model calls spent
-    sort_batch: int = 0  # small mode: lines one sort request holds (0: model.sort's default; fitted to a slow server)
     interrupts: Interrupts = field(init=False)
     snapshot_commit: str = ""  # the snapshot, tagged only when the pass commit lands (in the same ref update)
     _status: worktree.Status | None = field(default=None, init=False, repr=False)
