@@ -340,3 +340,20 @@ def test_small_mode_writes_go_through_the_guard(project: Project) -> None:
     assert any("over the page budget" in r for r in result.refusals), result.refusals
     assert [u["line"] for u in result.unread] == ["2026-03-02#1"] and result.unread[0]["reason"].startswith("refused:")
     assert not (project.root / ".gitgarden/read.json").exists()  # the refused line stays unread
+
+
+def test_an_open_question_the_full_map_has_no_room_for_goes_to_the_open_questions_page(project: Project) -> None:
+    entries = []
+    while len("".join(entries)) < 1880:  # a map with room for a short line, not for the question
+        entries.append(f"- [[p{len(entries)}]] — a page about thing number {len(entries)} of this garden\n")
+    write(project.root, "wiki/index.md", f"# Map\n\n## Pages\n\n{''.join(entries)}\n## Open\n")
+    for n in range(len(entries)):
+        write(project.root, f"wiki/p{n}.md", page(f"P{n}", "x\n"))
+    commit_all(project.root)
+    assert 2000 - 100 < len((project.root / "wiki/index.md").read_text()) < 2000 - 45
+    journal(project, "2026-03-02", "Does the quote from Ridge Roofing include the gutters, the scaffolding and taking the old tiles away?")
+    result = garden(project, answers(FakeModel(), "yes"))
+    assert result.refusals == [] and result.marked_read == 1, (result.refusals, result.unread, result.outcome, result.detail)
+    assert "- Does the quote from Ridge Roofing include the gutters, the scaffolding and taking the old tiles away?" in body(project, "open-questions")
+    assert meta(project, "open-questions")["title"] == "Open questions"
+    assert "- More open questions: [[open-questions]]" in open_lines(project)

@@ -324,7 +324,41 @@ def _open_question(op: Op, tree: Tree, ctx: ApplyContext) -> Applied | Refusal:
     line = f"- {text} ({', '.join(names)})" if names else f"- {text}"  # small mode: a question about no page yet
     if line in pages.open_lines(old):
         return Applied(op)
-    return Applied(op, writes={pages.map_path(): file(pages.add_open_line(old, line))})
+    new = pages.add_open_line(old, line)
+    if len(new) > pages.MAP_CEILING:
+        return _open_overflow(op, tree, ctx, line, old)
+    return Applied(op, writes={pages.map_path(): file(new)})
+
+
+OPEN_OVERFLOW = "Open questions"  # the gardener's page that takes the Open lines a full map has no room for
+
+
+def _open_overflow(op: Op, tree: Tree, ctx: ApplyContext, line: str, old_map: str) -> Applied | Refusal:
+    """An Open line the map has no room for goes to the gardener's "Open questions" page, which the
+    map's Open section links to once: an Open question is never refused for room."""
+    path = _resolve(tree, ctx, OPEN_OVERFLOW)
+    days = _cited_days(op, ctx)
+    writes: dict[str, Entry] = {}
+    if path is not None and not _persons(_text(tree, path)):
+        page = _text(tree, path) or ""
+        if line in pages.split_frontmatter(page)[1].splitlines():
+            return Applied(op)
+        writes[path] = file(pages.append_body(_with_source(page, days), line))
+    else:
+        name = ctx.place.new_page("open-questions", OPEN_OVERFLOW) if ctx.place is not None else "open-questions"
+        if _unsafe_name(name) or pages.page_path(name) in tree:
+            name = "open-questions"
+        if pages.page_path(name) in tree:
+            return Refusal(op, f"the map is full and {pages.page_path(name)} is not the gardener's to add Open questions to")
+        path = pages.page_path(name)
+        writes[path] = file(pages.new_page(OPEN_OVERFLOW, line + "\n", source=days))
+    target = pages.page_name(path) or ""
+    pointer = f"- More open questions: [[{target}]]"
+    if not any(f"[[{target}]]" in ln for ln in pages.open_lines(old_map)):
+        with_pointer = pages.add_open_line(old_map, pointer)
+        if len(with_pointer) <= pages.MAP_CEILING:  # else the map's entries job lists the page when it can
+            writes[pages.map_path()] = file(with_pointer)
+    return Applied(op, writes=writes, created=[path] if path not in tree else [])
 
 
 def _recover_line(op: Op, tree: Tree, ctx: ApplyContext) -> Applied | Refusal:

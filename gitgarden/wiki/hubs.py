@@ -235,6 +235,11 @@ def _write_hubs(
     return writes
 
 
+def _gardeners(tree: Tree, name: str) -> bool:
+    found = page_facts(tree, pages.page_path(name)) if pages.page_path(name) in tree else None
+    return found is not None and pages.is_gardeners(found.meta)
+
+
 def map_entries(
     tree: Tree, titles: Titles, skip: Iterable[str], place: Placement | None = None
 ) -> tuple[dict[str, Entry], list[str], list[str]]:
@@ -265,6 +270,11 @@ def map_entries(
     place = place or of_tree(tree)
     reached = reachable(tree, index)
     roots = _roots(tree, index, [n for n in unlisted if n not in reached])
+    # The map's room goes to the gardener's subjects and the Open questions first: the person's own
+    # notes that nothing links to get entries only while the map stays under the fill mark (a
+    # vault's notes stay reachable through its own folders and notes).
+    theirs = [n for n in roots if not _gardeners(tree, n)]
+    roots = [n for n in roots if n not in theirs]
     new, added, unplaced = old or MAP_START, [], []
     everything = pages.add_map_entries(new, [_entry_line(n, titles) for n in roots])
     writes: dict[str, Entry] = {}
@@ -292,10 +302,16 @@ def map_entries(
         added = [n for n in roots if n in placed]
     # Pages reached through others: entries while the map has room to spare, the pages that link
     # to most others (a folder's overview note) first.
-    rooted = set(roots)
+    for name in theirs:
+        candidate = pages.add_map_entries(new, [_entry_line(name, titles)])
+        if len(candidate) <= _FILL:
+            new = candidate
+            added.append(name)
+    rooted = set(roots) | set(theirs)
     # An entry only makes the map longer: a map already at the fill mark takes none, and the
-    # pages are not sorted (every unlisted page's facts read) to find that out.
-    rest = [n for n in unlisted if n not in rooted] if len(new) < _FILL else []
+    # pages are not sorted (every unlisted page's facts read) to find that out. Only the
+    # gardener's pages: the person's own are reached through their notes.
+    rest = [n for n in unlisted if n not in rooted and _gardeners(tree, n)] if len(new) < _FILL else []
     for name in sorted(rest, key=lambda n: (-_links_out(tree, n), n)):
         candidate = pages.add_map_entries(new, [_entry_line(name, titles)])
         if len(candidate) <= _FILL:
