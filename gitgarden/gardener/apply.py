@@ -24,6 +24,7 @@ from gitgarden.guard import grounding
 from gitgarden.guard import rules as guard
 from gitgarden.model.operations import Op
 from gitgarden.wiki import captured, journal, pages, tidy
+from gitgarden.wiki.subjects import SubjectIndex
 
 if TYPE_CHECKING:
     from gitgarden.gardener.outcome import PassResult
@@ -196,6 +197,7 @@ def _apply_all(run: Pass, work: Work, ops: list[Op], ledger: Ledger, label: str 
             continue
         if links_stale or ctx.links is None:
             ctx.links, links_stale = tidy.link_index(titles), False
+            ctx.subjects = SubjectIndex.of(titles)
         applied = apply_op(op, work.tree, ctx)
         if isinstance(applied, Applied) and split_pushed_over(run, work, applied):
             ctx.links = tidy.link_index(titles)  # the split's parts are new pages

@@ -10,13 +10,14 @@ every call.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gitgarden.config import Settings
-from gitgarden.gardener import calls
+from gitgarden.gardener import calls, changed
 from gitgarden.gardener.state import Pass, Work
 from gitgarden.gardener.steps import Step, token_steps
 from gitgarden.project import Project
@@ -87,7 +88,9 @@ def ask(run: Pass, work: Work) -> Answer:
     prompt_tokens = llm.estimate_tokens(messages)
     asking = Step("asking", f"{model.name} (about {prompt_tokens:,} prompt tokens)", expect_s=calls.reading_seconds(model, prompt_tokens))
     run.on_step(asking)
-    return calls.call_model(run, model, messages, budget, token_steps(run.on_step, asking))
+    answer = calls.call_model(run, model, messages, budget, token_steps(run.on_step, asking))
+    # A line that changes an earlier value gets its Open line from code, whatever the model noticed.
+    return dataclasses.replace(answer, operations=changed.open_changes(answer.operations, work.offered, work.base))
 
 
 def _fit_to_speed(run: Pass, model: Model) -> None:

@@ -14,6 +14,7 @@ from gitgarden.wiki import linking, pages
 from gitgarden.wiki.journal import JournalLine, day_path
 from gitgarden.wiki.names import unportable_part
 from gitgarden.wiki.placement import Placement
+from gitgarden.wiki.subjects import SubjectIndex
 from gitgarden.wiki.tree import Entry, Tree, file, text_of
 
 __all__ = ["Applied", "Refusal", "ApplyContext", "apply_op"]
@@ -58,6 +59,9 @@ class ApplyContext:
     # The model's slug of each page this pass created -> the page's name (a human name in the
     # gardener's folder): the slug stays the operation's key for later operations and links.
     keys: dict[str, str] = field(default_factory=dict)
+    # Pages by the ways a journal names them (first names, roles, plurals): a new page the model
+    # proposes for a subject that has one already becomes more text for it.
+    subjects: SubjectIndex | None = None
 
 
 def _text(tree: Tree, path: str) -> str | None:
@@ -148,7 +152,7 @@ def _unsafe_name(name: str) -> str | None:
 
 def _create_page(op: Op, tree: Tree, ctx: ApplyContext) -> Applied | Refusal:
     name = op.get("page")
-    existing = _resolve(tree, ctx, name) or _resolve(tree, ctx, op.get("title"))
+    existing = _resolve(tree, ctx, name) or _resolve(tree, ctx, op.get("title")) or _same_subject(tree, ctx, op.get("title"))
     if existing is not None:
         # Never an overwrite: the same thing again is more text for the page it already has.
         as_append = Op("append", {"page": pages.page_name(existing), "text": op.get("body")}, op.lines, op.index)
@@ -172,6 +176,15 @@ def _create_page(op: Op, tree: Tree, ctx: ApplyContext) -> Applied | Refusal:
     body = _rekey(op.get("body"), ctx)
     text = pages.new_page(op.get("title"), body, source=_cited_days(op, ctx), aliases=op.get("aliases") or ())
     return Applied(op, writes={path: file(text)}, prose=[(path, body)], created=[path])
+
+
+def _same_subject(tree: Tree, ctx: ApplyContext, title: str) -> str | None:
+    """The page of the subject `title` names under another spelling ("Tomasz" for "Tomasz Wójcik",
+    "Electricians" for "Electrician"), or None."""
+    if ctx.subjects is None or not isinstance(title, str):
+        return None
+    found = ctx.subjects.resolve(title)
+    return pages.page_path(found) if found is not None and pages.page_path(found) in tree else None
 
 
 def _rekey(text: str, ctx: ApplyContext) -> str:
