@@ -270,7 +270,7 @@ def test_every_request_shares_one_byte_identical_prefix_and_ends_with_its_line(p
 def test_the_threshold_is_measured_once_per_model_from_labelled_lines() -> None:
     facts = {text: 0.66 for text, fact in judge.CALIBRATION if fact}
     chatter = {text: 0.44 for text, fact in judge.CALIBRATION if not fact}
-    assert judge.calibrate({**facts, **chatter}) == pytest.approx(0.55)
+    assert judge.calibrate({**facts, **chatter}) == pytest.approx(0.44 + 0.65 * 0.22)
     assert judge.calibrate({**{t: 0.4 for t in facts}, **{t: 0.6 for t in chatter}}) is None  # cannot tell them apart
     assert judge.calibrate({}) is None
 

@@ -43,7 +43,7 @@ __all__ = ["Reading", "read_lines", "ask", "operations", "bullet", "changed_fact
 
 THRESHOLD = 0.5  # where a model's threshold is unknown (a model that cannot be measured)
 _UNSURE_BAND = 0.08  # scores this close below the threshold are neither kept nor dropped
-_CHATTER_WEIGHT = 0.2  # what a line's look of chatter (weather, a meal…) takes off its score
+_CHATTER_WEIGHT = 0.3  # what a line's look of chatter (weather, a meal…) takes off its score
 _VALUE_WEIGHT = 0.1  # what an amount, a date or an id adds
 _ANSWER_CHATTER_WEIGHT = 0.45  # the same, where the model's score is its yes/no answer alone
 _DECISION = re.compile(r"^\s*(?:[-*]\s+)?decision\s*[:\-–]|\b(?:we|i)\s+(?:decided|agreed|chose|go with|are going with|will go with)\b", re.I)

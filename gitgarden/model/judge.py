@@ -146,10 +146,17 @@ def judge(
     return Judging(out, total)
 
 
+# Where between the calibration lines' chatter (0) and facts (1) a model's threshold sits. Measured
+# on the labelled dev journals (tests/benchmarks/journals/dev-*): a journal's chatter scores well
+# above the calibration's plain chatter, so the midpoint kept too much of it (Qwen2.5 1.5B: 3 of 25
+# chatter lines at 0.5, 1 at 0.65, with 55 of 58 facts kept either way; Gemma 3 270M: none).
+_PLACE = 0.65
+
+
 def calibrate(scores: Mapping[str, float | None]) -> float | None:
-    """The threshold between the calibration lines' facts and their chatter (the midpoint of their
-    means), from their scores by text; None when too few were scored or the model cannot tell them
-    apart (a fact scored below the chatter on average)."""
+    """The threshold between the calibration lines' facts and their chatter (`_PLACE` of the way
+    from the chatter's mean score to the facts'), from their scores by text; None when too few were
+    scored or the model cannot tell them apart (a fact scored below the chatter on average)."""
     facts = [s for text, fact in CALIBRATION if fact and (s := scores.get(text)) is not None]
     chatter = [s for text, fact in CALIBRATION if not fact and (s := scores.get(text)) is not None]
     if len(facts) < 2 or len(chatter) < 2:
@@ -157,4 +164,4 @@ def calibrate(scores: Mapping[str, float | None]) -> float | None:
     hi, lo = sum(facts) / len(facts), sum(chatter) / len(chatter)
     if hi <= lo or math.isclose(hi, lo):
         return None
-    return (hi + lo) / 2
+    return lo + _PLACE * (hi - lo)
