@@ -66,7 +66,7 @@ _PROJECT_ONLY = "where a project's wiki and journal live is a fact of that proje
 
 
 SPECS: tuple[Spec, ...] = (
-    Spec("model", str, "", "litellm model string (openai/…, ollama_chat/…, anthropic/…); empty: no model"),
+    Spec("model", str, "", "litellm model string (openai/…, ollama_chat/…, anthropic/…; local/gemma3-270m runs in-process); empty: no model"),
     Spec("api_base", str, "", "the model endpoint; the API key is sent only here"),
     Spec("api_key_env", str, "GITGARDEN_API_KEY", "name of the environment variable holding the API key", project_ok=False, not_in_project=_KEY_ONLY),
     Spec("api_key_name", str, "", "the key stored with `gitgarden keys set NAME` the model uses (empty: the model's provider, e.g. openai)", project_ok=False, not_in_project=_KEY_ONLY),

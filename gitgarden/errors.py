@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-# Exit statuses (documented in README.md, "Exit statuses").
+# Exit statuses (documented in docs/exit-statuses.md).
 EXIT_OK = 0
 EXIT_USER = 1
 EXIT_USAGE = 2

@@ -452,14 +452,15 @@ def test_failures_in_a_row_notify_from_the_fourth_with_the_exact_text(tmp_path: 
 
 
 def test_every_place_that_says_when_notifications_start_names_the_failure_that_notifies() -> None:
-    """One truth: the README and the setting's help name the same failure in a row as the first to
+    """One truth: the README, docs/ and the setting's help name the same failure in a row as the first to
     notify as the code does (the test above: the fourth), never "after the third" beside it."""
     import re
 
     from gitgarden.config import SPECS
 
     ordinal = ["first", "second", "third", "fourth", "fifth", "sixth"][registry.NOTIFY_AFTER]
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    repo = Path(__file__).resolve().parents[1]
+    readme = "\n".join(p.read_text() for p in [repo / "README.md", *sorted((repo / "docs").glob("*.md"))])
     [help_text] = [s.help for s in SPECS if s.key == "notify_command"]
     text = f"{readme}\n{help_text}".lower()
     said = re.findall(r"\b(from|after|past) the (\w+)(?: failed pass(?:es)?)? in a row", text)

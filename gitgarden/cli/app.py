@@ -43,6 +43,24 @@ class App:
     now: Callable[[], datetime] = _now
     model_factory: Callable[[Settings, Mapping[str, str]], Model | None] = _default_model_factory
     debug: bool = False
+    # The loopback ports looked at for a local model server when none is configured (None: the usual ones).
+    local_ports: Mapping[int, str] | None = None
+
+    def local_models(self) -> list[dict[str, Any]]:
+        """The local model servers answering on this machine (as JSON), for a command run without a model."""
+        from gitgarden.model import servers
+
+        return [s.to_json() for s in servers.find(None if self.local_ports is None else dict(self.local_ports))]
+
+    def say_local_models(self) -> list[dict[str, Any]]:
+        """Say (stderr) which local model servers answer and the command that uses each, and the
+        in-process model when installed; what was found, as JSON. Never chooses one by itself."""
+        from gitgarden.model import servers
+
+        found = servers.find(None if self.local_ports is None else dict(self.local_ports))
+        for line in servers.advice(found, inprocess=servers.inprocess_installed()):
+            err(line)
+        return [s.to_json() for s in found]
 
     def project(self, start: Path | None = None) -> Project:
         """The project the command works on; its layout is in force until the command ends."""

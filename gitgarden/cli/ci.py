@@ -119,7 +119,7 @@ gitgarden:
     - gitgarden ci
 """
 
-# The pre-commit framework's config: the guard in front of agents (README "The guard, in front of agents").
+# The pre-commit framework's config: the guard in front of agents (docs/agents.md, "The commit hooks").
 PRE_COMMIT = """\
 # .pre-commit-config.yaml: gitgarden's guard in front of agents' commits.
 repos:

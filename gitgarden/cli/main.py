@@ -235,13 +235,18 @@ def run(
     from gitgarden.schedule import registry
 
     registry.record_attempt(project.root, result, app.env, app.now())
+    unset = not settings.model.strip() and (not jobs or "promote" in jobs)  # a local server may be there to use
     if as_json:
         data = result.record()
         if dry_run:
             data["diff"] = result.diff
+        if unset:
+            data["local_servers"] = app.local_models()
         out_json(data)
     else:
         _render_pass(result)
+        if unset:
+            app.say_local_models()
     settle_model_threads()
     sys.exit(result.exit_code)
 
@@ -385,9 +390,13 @@ def llm_status(app: App, as_json: bool, no_probe: bool) -> None:
     settings = resolved.settings
     data = model_status.status(settings, app.env, probe=not no_probe and bool(settings.model), now=app.now())
     if as_json:
+        if not data["configured"]:
+            data["local_servers"] = app.local_models()
         out_json(data)
     else:
         _render_llm_status(data, resolved.sources)
+        if not data["configured"]:
+            app.say_local_models()
     if data["reachable"] is False:
         sys.exit(1)
 

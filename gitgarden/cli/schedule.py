@@ -25,6 +25,7 @@ from gitgarden.cli.app import (
     show_value,
     table,
 )
+from gitgarden.config import load_settings
 from gitgarden.errors import GitgardenError, NotAProject
 
 if TYPE_CHECKING:
@@ -341,12 +342,17 @@ def status(app: App, as_json: bool) -> None:
     data["set_aside"] = [setaside.summary(e) for e in aside]
     for warning in data["warnings"]:
         err(f"warning: {warning}")
+    unset = not load_settings(project.root, env=app.env).settings.model.strip()  # its warnings were said above
     if as_json:
+        if unset:
+            data["local_servers"] = app.local_models()
         out_json(data)
         return
     echo = click.echo
     echo(f"{data['name']}  ({data['path']})")
     _say_no_model(app, data)
+    if unset:
+        app.say_local_models()
     echo(f"  unread journal lines: {data['unread']}" + (f" ({len(aside)} more set aside)" if aside else ""))
     if data["journal_headings"]:
         from gitgarden.wiki.journal import heading_warning

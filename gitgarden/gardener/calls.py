@@ -1,4 +1,4 @@
-"""One model request in a thread of its own (DESIGN §2.5): a stop request or the person coming
+"""One model request in a thread of its own (docs/architecture.md, "One pass", step 8): a stop request or the person coming
 back ends the wait at once, and an abandoned request's tokens are still counted."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""One gardener pass: the steps of DESIGN §2 as a pipeline, and the outcome they end in.
+"""One gardener pass: the steps of docs/architecture.md ("One pass, step by step") as a pipeline, and the outcome they end in.
 
 The pass is handed everything that varies — the project, its settings, the
 model (or None), the clock — so tests drive it with real git and a scripted
@@ -246,7 +246,7 @@ def _shown_path(root: Path, path: Path) -> str:
 
 
 def _run_locked(run: Pass) -> None:
-    """The steps of DESIGN §2 under the pass's lock, in order; every `return` is an early end,
+    """The steps of a pass (docs/architecture.md) under its lock, in order; every `return` is an early end,
     and the outcome it ends in is already in `run.result`."""
     result = run.result
     if not run.dry_run:

@@ -1,4 +1,4 @@
-"""Small mode: the model judges each line, code decides and writes (docs/architecture.md, "Small mode").
+"""Small mode: the model judges each line, code decides and writes (docs/architecture.md, "Small mode and full mode").
 
 A 0.3–2B model is asked one thing per line, alone — is it worth keeping? (`model.judge`) — and
 everything else is code:

@@ -1,4 +1,4 @@
-"""The state a pass carries from step to step (DESIGN §2), and the checks that can end it early.
+"""The state a pass carries from step to step (docs/architecture.md, "One pass, step by step"), and the checks that can end it early.
 
 Three stages, each made by one step and read by the ones after it:
 

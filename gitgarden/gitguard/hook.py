@@ -63,7 +63,7 @@ __all__ = [
     "bypass_line",
 ]
 
-AGENT_ENV = "GITGARDEN_AGENT"  # set by an agent's harness (DESIGN §7)
+AGENT_ENV = "GITGARDEN_AGENT"  # set by an agent's harness (a name the outside world relies on: docs/architecture.md)
 AGENT_TRAILER = "Gardener-Agent"  # added to an agent's commit message, so a pushed range knows it too
 HOOK_ID = "gitgarden-guard"  # the hook's id in .pre-commit-hooks.yaml (SKIP=… names it)
 _MARKER = "# gitgarden-hook:"  # the line that tells our hook from anyone else's

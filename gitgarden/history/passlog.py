@@ -20,7 +20,7 @@ from typing import Any
 from gitgarden.errors import GitgardenError
 from gitgarden.history.common import diff_pages_first, review_tip, review_waiting
 from gitgarden.history.records import LOG_DIR, attempts_path, read_attempts, records_in
-from gitgarden.repo import gitrepo
+from gitgarden.repo import gitrepo, worktree
 
 __all__ = [
     "PassEntry",
@@ -306,7 +306,8 @@ def passes_state(root: Path) -> tuple[object, ...]:
         except OSError:
             continue
         files.append((str(path), st.st_mtime_ns, st.st_size, st.st_ino))
-    return (gitrepo.head(root), review_tip(root), tuple(files))
+    found = worktree.head_from_files(root)  # no git process for the common case: a page view asks this each time
+    return (found[1] if found is not None else gitrepo.head(root), review_tip(root), tuple(files))
 
 
 def resolve_commit(root: Path, ref: str) -> str | None:

@@ -25,7 +25,7 @@ from typing import Any
 
 from gitgarden.config import Settings
 from gitgarden.errors import ModelError
-from gitgarden.model import failures, wire
+from gitgarden.model import failures, inprocess, wire
 from gitgarden.model.endpoints import (
     HOSTED_PROVIDERS,
     NO_KEY,
@@ -335,6 +335,8 @@ class LiteLLMModel:
     def _request_raw(self, messages: list[dict[str, str]], **extra: Any) -> Any:
         """`litellm.completion` with the model, endpoint and key, its exceptions left as they are."""
         litellm = wire.quiet_litellm()
+        if provider_of(self.name) == inprocess.PROVIDER:
+            inprocess.register(litellm, self.name, self.settings.context_window, self.env)
         kwargs: dict[str, Any] = {"model": self.name, "messages": [self._scrub_message(m) for m in messages]}
         if self.settings.api_base:
             kwargs["api_base"] = self.settings.api_base

@@ -1,4 +1,4 @@
-"""Whether a project may be gardened now, and what holds it back: the three clocks of DESIGN §4
+"""Whether a project may be gardened now, and what holds it back: the clocks of docs/architecture.md, "When passes run"
 (`interval_min`, `idle_min`, `min_hours_between_passes`), the nightly `at`, a remote that diverged,
 a repository mid-merge, the map and health as second triggers — from stat calls and the state
 `registry` remembers, never a git process or a journal parse until something changed.

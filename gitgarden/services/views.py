@@ -1,6 +1,7 @@
 """The views the web app and the agents' door share: a journal day with each line's state, a page
-with its backlinks, the map with its Open questions. Apart from `overview` (what `status` shows),
-which every `status` imports; these import the page parser only when called.
+with its backlinks (read off a `wikiview.WikiPicture`: one a long-running reader keeps, or one
+listed for the call), the map with its Open questions. Apart from `overview` (what `status` shows),
+which every `status` imports.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from gitgarden.errors import GitgardenError
 from gitgarden.schedule.clocks import git_dir_of
+from gitgarden.services.wikiview import WikiPicture
 from gitgarden.wiki import layout
 
 if TYPE_CHECKING:
@@ -145,48 +147,38 @@ def _passes_facts(project: Project) -> Any:
     return FactsCache(None if gdir is None else gdir / "gitgarden" / "facts.pickle")
 
 
-def find_page(project: Project, name: str, *, tree: Any = None) -> PageView:
+def find_page(project: Project, name: str, *, tree: Any = None, picture: WikiPicture | None = None) -> PageView:
     """The page `name` names, resolved as Obsidian resolves a link (its name, a human name, an alias,
     in any letter case); PageNotFound for an unknown name, a name that leaves the wiki, or a symlink.
 
-    `tree`: the wiki's files as a long-running caller lists them for this request (`wiki_tree`, with
-    the facts cache it keeps between requests: pages re-read only when their stat changed); by
-    default they are listed here, with the facts cache passes keep, loaded for this one call."""
-    from gitgarden.wiki import pages, tidy
-    from gitgarden.wiki.facts import page_facts
+    Read off `picture` when the caller keeps one in step (`KeptWiki.held`, with the project's layout
+    in force); else off `tree`, the wiki's files as a long-running caller lists them for this
+    request (`wiki_tree`); by default they are listed here, with the facts cache passes keep."""
+    from gitgarden.wiki import pages
 
     wanted = name.strip().removesuffix(".md")
     if not wanted or wanted.startswith(("/", "~")) or "\\" in wanted or "\0" in wanted or ".." in wanted.split("/"):
         raise PageNotFound(f"{name!r} is no page name: a page is named as its file in the wiki, without .md")
     with layout.active(project.layout):
-        own = tree is None
-        if tree is None:
-            tree = wiki_tree(project, _passes_facts(project))
-        titles = tidy.page_titles(tree)
-        index = tidy.link_index(titles)
-        found = index.resolve(wanted)
+        if picture is None:
+            own = tree is None
+            if tree is None:
+                tree = wiki_tree(project, _passes_facts(project))
+            picture = WikiPicture.read(tree, project.layout)
+            if own:
+                tree.facts_cache.save()
+        found = picture.index.resolve(wanted)
         if found is None:
             raise PageNotFound(f"no page named {name!r} in {project.layout.wiki_shown}")
         path = pages.page_path(found)
         target = project.root / path
-        if path not in tree or target.is_symlink() or not target.is_file():
+        if not picture.holds_page(found) or target.is_symlink() or not target.is_file():
             raise PageNotFound(f"no page named {name!r} in {project.layout.wiki_shown} (a symlink is never read)")
         text = target.read_bytes().decode("utf-8", "replace")
         try:
             meta = pages.read_meta(text)
         except pages.PageError:
             meta = {}
-        backlinks = sorted(
-            other
-            for other in titles
-            if other != found
-            and (facts := page_facts(tree, pages.page_path(other))) is not None
-            and any(index.resolve(t) == found for t in facts.targets)
-        )
-        if found != pages.map_name() and _links_to(tree, pages.map_path(), found, index):
-            backlinks.insert(0, pages.map_name())
-        if own:
-            tree.facts_cache.save()
         _, body = pages.split_frontmatter(text)
         state = meta.get("state")
         return PageView(
@@ -199,15 +191,8 @@ def find_page(project: Project, name: str, *, tree: Any = None) -> PageView:
             body=body,
             aliases=pages.aliases_of(meta),
             gardeners=pages.is_gardeners(meta),
-            backlinks=backlinks,
+            backlinks=picture.backlinks(found),
         )
-
-
-def _links_to(tree: Any, path: str, name: str, index: Any) -> bool:
-    from gitgarden.wiki.facts import page_facts
-
-    facts = page_facts(tree, path) if path in tree else None
-    return facts is not None and any(index.resolve(t) == name for t in facts.targets)
 
 
 def map_view(project: Project) -> tuple[str, list[str]]:

@@ -13,7 +13,7 @@ from urllib.parse import quote
 
 from markupsafe import Markup, escape
 
-__all__ = ["FILTERS", "DiffFile", "split_diff", "Refusal", "refusal", "chart", "OUTCOME_KIND"]
+__all__ = ["FILTERS", "DiffFile", "split_diff", "Refusal", "refusal", "chart", "OUTCOME_KIND", "inline_code"]
 
 # How an outcome looks: the pass did its job, needs a look, or failed.
 OUTCOME_KIND = {
@@ -84,8 +84,26 @@ def number(value: Any) -> str:
     return f"{value:,}" if isinstance(value, int | float) and not isinstance(value, bool) else str(value)
 
 
+_CODE = re.compile(r"`([^`\n]+)`")
+
+
+def inline_code(text: Any) -> Markup:
+    """A message as HTML: its `backticked` words as code, everything else escaped (the command
+    line's messages name commands and settings so)."""
+    value = str(text or "")
+    parts: list[Markup] = []
+    pos = 0
+    for m in _CODE.finditer(value):
+        parts.append(escape(value[pos : m.start()]))
+        parts.append(Markup("<code>{}</code>").format(m.group(1)))
+        pos = m.end()
+    parts.append(escape(value[pos:]))
+    return Markup("").join(parts)
+
+
 FILTERS = {
     "asked_by": asked_by,
+    "code": inline_code,
     "moved": moved,
     "number": number,
     "when": when,

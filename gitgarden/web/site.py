@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from gitgarden.config import Resolved, Settings
     from gitgarden.history.provenance import KeptSources
     from gitgarden.model.llm import Model
+    from gitgarden.services.wikiview import KeptWiki
     from gitgarden.wiki.facts import FactsCache
 
 __all__ = ["Site", "view", "action", "View", "Action"]
@@ -49,6 +50,7 @@ def _templates() -> jinja2.Environment:
     env = jinja2.Environment(
         loader=jinja2.PackageLoader("gitgarden.web", "templates"),
         autoescape=True,  # every value is escaped unless a template says it is HTML we made
+        auto_reload=False,  # the templates are the package's: no stat of each at every page
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
@@ -76,6 +78,7 @@ class Site:
         self._facts: FactsCache | None = None
         self._facts_lock = threading.Lock()
         self._sources: KeptSources | None = None
+        self._wiki: KeptWiki | None = None
 
     @contextmanager
     def facts(self) -> Iterator[FactsCache]:
@@ -89,6 +92,17 @@ class Site:
                 self._facts = FactsCache(gitrepo.git_dir(self.root) / "gitgarden" / "facts.pickle")
                 self._facts.path = None  # read, never written: the passes keep the file
             yield self._facts
+
+    @property
+    def wiki(self) -> KeptWiki:
+        """The wiki's pages and links, kept between requests and brought in step at each use
+        (`KeptWiki.held`): a page view costs what changed since the last, not what the wiki holds."""
+        from gitgarden.services.wikiview import KeptWiki
+
+        with self.facts() as cache:
+            if self._wiki is None:
+                self._wiki = KeptWiki(self.root, cache)
+            return self._wiki
 
     @property
     def sources(self) -> KeptSources:

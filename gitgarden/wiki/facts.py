@@ -23,7 +23,7 @@ from gitgarden.wiki.tree import Entry, Overlay, Tree, derived, text_of
 
 __all__ = ["PageFacts", "page_facts", "facts_of", "resolved_targets", "FactsCache", "pages_citing"]
 
-_VERSION = 3  # 2: Markdown links' destinations (md_targets); 3: heading anchors and anchored links
+_VERSION = 4  # 2: Markdown links' destinations (md_targets); 3: heading anchors and anchored links; 4: block ids alone on a line
 
 
 class PageFacts(NamedTuple):
@@ -52,7 +52,8 @@ def facts_of(entry: Entry) -> PageFacts | None:
         meta = None
     md = tuple(link.path for link in linking.find_md_links(text))
     found = linking.find_links(text)
-    anchors = frozenset(linking.heading_anchors(pages.split_frontmatter(text)[1].splitlines())) if "#" in text else frozenset()
+    offers = "#" in text or "^" in text  # a heading or a block id: most pages hold neither
+    anchors = frozenset(linking.heading_anchors(pages.split_frontmatter(text)[1].splitlines())) if offers else frozenset()
     anchored = tuple((link.target, link.anchor) for link in found if link.anchor)
     return PageFacts(len(text), meta, tuple(link.target for link in found), md, anchors, anchored)
 
