@@ -45,3 +45,21 @@ def test_a_change_the_model_did_not_ask_about_gets_an_open_line(project: Project
         "- Which holds? “Tomasz wants a 1,500 EUR deposit, invoice TW-0314” (2026-03-05#1) or "
         "“The deposit for Tomasz is now 2,000 EUR, he re-sent TW-0314” (2026-03-07#1) ([[deposit]])"
     ]
+
+
+def test_a_reply_cut_off_twice_is_asked_again_in_halves_and_no_line_is_dropped(project: Project) -> None:
+    lines = ["Anna Berg quoted 900 EUR", "Jon Lie quoted 700 EUR", "Kari Moe quoted 500 EUR", "lunch was good"]
+    write(project.root, "raw/journal/2026-11-29.md", "".join(f"{ln}\n" for ln in lines))
+    cut = '{"operations": [{"op": "create_page", "page": "anna-berg", "title": "Anna Be'
+    model = FakeModel().enqueue(cut, finish_reason="length").enqueue(cut, finish_reason="length")
+    model.enqueue({"operations": [create("anna-berg", "Anna Berg", "Anna Berg quoted 900 EUR.\n", "2026-11-29#1"),
+                                  create("jon-lie", "Jon Lie", "Jon Lie quoted 700 EUR.\n", "2026-11-29#2")]})  # fmt: skip
+    model.enqueue({"operations": [create("kari-moe", "Kari Moe", "Kari Moe quoted 500 EUR.\n", "2026-11-29#3"),
+                                  {"op": "skip", "lines": ["2026-11-29#4"], "reason": "chatter"}]})  # fmt: skip
+    result = garden(project, model)
+    assert result.outcome == "pages_written", (result.detail, result.refusals)
+    assert sorted(result.created) == ["wiki/anna-berg.md", "wiki/jon-lie.md", "wiki/kari-moe.md"]
+    assert result.marked_read == 4 and result.unread == []
+    halves = [m[-1]["content"] for m in model.history[2:]]
+    assert "Anna Berg quoted" in halves[0] and "Kari Moe" not in halves[0]
+    assert "Kari Moe quoted" in halves[1] and "Anna Berg quoted" not in halves[1]
