@@ -65,6 +65,7 @@ class Score:
     seconds: float = 0.0
     pages: int = 0
     titles: list[str] = field(default_factory=list)
+    read_once: float = 0.0  # seconds the model needs to read the journal's lines once, at its measured pace
 
 
 def fold(text: str) -> str:
@@ -184,11 +185,15 @@ def garden(journal: Path, work: Path, args: argparse.Namespace) -> Score:
             break
     result = score(journal, root, runs)
     result.seconds = time.monotonic() - started
+    speeds = json.loads((work / "state" / "speed.json").read_text()) if (work / "state" / "speed.json").is_file() else {}
+    pace = next((float(v["prompt_tps"]) for v in speeds.values() if isinstance(v, dict) and v.get("prompt_tps")), 0.0)
+    line_tokens = sum(len(t) for t in (journal / "raw" / "journal").glob("*.md") for t in [t.read_text(encoding="utf-8")]) / 4
+    result.read_once = line_tokens / pace if pace else 0.0
     return result
 
 
 def table(scores: list[Score]) -> str:
-    head = "journal            facts on-subject kept  chatter-promoted  persons-split  corrections  decided  unread(reason/silent)  passes(failed)  tok/line(prompt+reply)  s/line  pages"
+    head = "journal            facts on-subject kept  chatter-promoted  persons-split  corrections  decided  unread(reason/silent)  passes(failed)  tok/line(prompt+reply)  s/line  x-read-once  pages"
     rows = [head]
     for s in scores:
         per = max(1, s.lines_read)
@@ -196,7 +201,7 @@ def table(scores: list[Score]) -> str:
             f"{s.journal:18} {s.facts:5} {s.on_subject:4} ({s.on_subject / max(1, s.facts):4.0%}) {s.kept:4}"
             f"  {s.promoted:3}/{s.chatter:<3}           {len(s.split_persons)}/{s.persons:<3}          {s.surfaced}/{s.corrections:<3}"
             f"        {s.decided}/{s.decisions:<3}    {s.unread_reason:3}/{s.unread_silent:<3}               {s.passes}({s.failed})"
-            f"            {s.prompt_tokens / per:6.0f}+{s.reply_tokens / per:<4.1f}          {s.seconds / per:5.1f}  {s.pages}"
+            f"            {s.prompt_tokens / per:6.0f}+{s.reply_tokens / per:<4.1f}          {s.seconds / per:5.1f}  {s.seconds / s.read_once if s.read_once else 0:9.1f}  {s.pages}"
         )
     return "\n".join(rows)
 
