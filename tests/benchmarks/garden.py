@@ -187,7 +187,7 @@ def garden(journal: Path, work: Path, args: argparse.Namespace) -> Score:
     result.seconds = time.monotonic() - started
     speeds = json.loads((work / "state" / "speed.json").read_text()) if (work / "state" / "speed.json").is_file() else {}
     pace = next((float(v["prompt_tps"]) for v in speeds.values() if isinstance(v, dict) and v.get("prompt_tps")), 0.0)
-    line_tokens = sum(len(t) for t in (journal / "raw" / "journal").glob("*.md") for t in [t.read_text(encoding="utf-8")]) / 4
+    line_tokens = sum(len(day.read_text(encoding="utf-8")) for day in (journal / "raw" / "journal").glob("*.md")) / 4
     result.read_once = line_tokens / pace if pace else 0.0
     return result
 
