@@ -81,7 +81,7 @@ def read_lines(
         score = v.score - (weight if chatter else 0.0) + (_VALUE_WEIGHT if has_value else 0.0)
         if _DECISION.search(text) and not chatter:
             out.append(Reading(line, "decision", score=score))
-        elif _QUESTION.search(text.strip()) and score >= threshold - 2 * _UNSURE_BAND:
+        elif _QUESTION.search(text.strip()) and (score >= threshold - 4 * _UNSURE_BAND or subjects.mentions(text)):
             out.append(Reading(line, "question", score=score))
         elif score >= threshold:
             out.append(Reading(line, "fact", score=score))
@@ -324,7 +324,8 @@ def operations(
             plan.add("open_question", {"text": " ".join(line.text.split()), "pages": shown}, [line.id])
             continue
         entry = bullet(line)
-        old = changes.changed_value(line.text, name or title, [*history, *plan.earlier([])])
+        # A decision settles its thing on a page of its own; it is not a change of an earlier value.
+        old = None if r.kind == "decision" else changes.changed_value(line.text, name or title, [*history, *plan.earlier([])])
         if old is not None and old.page:
             name, title, aliases = old.page, "", []
         if name and plan.is_decided(name):
@@ -343,7 +344,8 @@ def operations(
         else:
             name = plan.create(title, entry, line, aliases)
         plan.written.setdefault(name, []).append((line.text, line.day))
-        plan.last_home[line.day] = name
+        if r.kind != "decision":
+            plan.last_home[line.day] = name  # "He …" on the next line: the subject, not the thing decided
         if old is not None:
             said = f"Which holds? “{old.text}” ({old.id}) or “{line.text}” ({line.day})"
             plan.add("open_question", {"text": " ".join(said.split()), "pages": [name]}, [line.id])

@@ -402,8 +402,12 @@ _CHATTER: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
 
 
 def chatter_kind(text: str) -> str:
-    """What kind of chatter a line looks like ("weather", "a meal", …), or "" when code sees none."""
+    """What kind of chatter a line looks like ("weather", "a meal", …), or "" when code sees none.
+    A word of a name does not count ("Calacatta Grey", "Green Bean"): only one written in lower
+    case, or the first word of a sentence — but "Mum" and "Dad" are family however they are written."""
+    starts = _sentence_starts(text)
     for why, pattern in _CHATTER:
-        if pattern.search(text):
-            return why
+        for m in pattern.finditer(text):
+            if m.group()[:1].islower() or m.start() in starts or why == "family":  # "Called Mum"
+                return why
     return ""

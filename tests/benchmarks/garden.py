@@ -96,6 +96,8 @@ def read_pages(root: Path) -> dict[str, tuple[dict[str, Any], str]]:
         if m:
             meta = yaml.safe_load(m.group(1)) or {}
             body = m.group(2)
+        body = re.sub(r"\[\[([^\]|]*)\|([^\]]*)\]\]", r"\2", body)  # a linked mention reads as its words
+        body = re.sub(r"\[\[([^\]|]*)\]\]", r"\1", body)
         out[path.relative_to(root / "wiki").as_posix()[:-3]] = (meta, body)
     return out
 
