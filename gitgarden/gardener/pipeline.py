@@ -379,6 +379,10 @@ def _outcome(result: PassResult, model: Model | None, offered: int, changes: lis
         return "finished_without_writing"
     if not read_ids and not ledger.landed:
         # An empty reply, or one that cites no offered line: nothing is read_ids, nothing is lost.
-        result.detail = result.detail or f"the reply cited none of the {offered} line(s) offered; they stay unread"
+        if result.unread and all(not u["reason"].startswith("no operation") for u in result.unread):
+            reasons = sorted({u["reason"].split(":", 1)[0] for u in result.unread})
+            result.detail = result.detail or f"{len(result.unread)} line(s) left unread ({', '.join(reasons)}); `gitgarden show` says why"
+        else:
+            result.detail = result.detail or f"the reply cited none of the {offered} line(s) offered; they stay unread"
         return "finished_without_writing"
     return "pages_written" if changes else "nothing_earned"
