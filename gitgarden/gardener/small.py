@@ -78,7 +78,10 @@ def read_lines(
         chatter = subjects.chatter_kind(text)
         weight = _ANSWER_CHATTER_WEIGHT if v.how == "answer" else _CHATTER_WEIGHT
         has_value = bool(changes.values(text)) or subjects.has_id(text)
-        score = v.score - (weight if chatter else 0.0) + (_VALUE_WEIGHT if has_value else 0.0)
+        # An amount or a date counts for a fact unless the line looks like chatter ("ran 8 km"); one
+        # that says it changes an earlier value ("not 31", "moved to") counts twice.
+        bonus = 0.0 if chatter or not has_value else _VALUE_WEIGHT * (2.5 if changes.has_change_cue(text) else 1)
+        score = v.score - (weight if chatter else 0.0) + bonus
         if _DECISION.search(text) and not chatter:
             out.append(Reading(line, "decision", score=score))
         elif _QUESTION.search(text.strip()) and (score >= threshold - 4 * _UNSURE_BAND or subjects.mentions(text)):

@@ -276,6 +276,8 @@ def decided_thing(line: str, known_names: Iterable[str] = ()) -> str:
     starts = [0] + [m.end() for m in _AFTER_CUE.finditer(plain)] + [m.end() for m in _DETERMINER.finditer(plain)]
     for at in sorted(set(starts)):
         title = _np(plain, at)
+        if title and fold(title.split()[0]) in names and len(title.split()) > 1:
+            title = title.split(" ", 1)[1].capitalize()  # "the GreenGrow polytunnel": the polytunnel
         if title and fold(title) not in names and fold(title.split()[0]) not in names:
             return title
     return ""
@@ -396,7 +398,7 @@ _CHATTER: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("family", r"mum|mom|dad|grandma|grandpa|granny|nan|sister|brother|baby|kids|son|daughter|aunt|uncle|cousin|family"),
         ("how I feel", r"low today|happy|sad|stressed|anxious|aching|headache|sick|ill|cold coming|mood|fed up|bored"),
         ("an errand", r"post office|dry cleaning|groceries|shopping|supermarket|kettle|parcel|picked up|bought|repair shop|pharmacy|haircut|stamps"),
-        ("free time", r"ran \d|went for a run|walked|walk|gym|yoga|swim|film|movie|quiz|concert|football|match|book club|balcony|netflix|tv"),
+        ("free time", r"video call|ran \d|went for a run|walked|walk|gym|yoga|swim|film|movie|quiz|concert|football|match|book club|balcony|netflix|tv"),
     )
 )
 
