@@ -256,11 +256,15 @@ class _Planner:
     def decision_home(self, line: JournalLine) -> tuple[str, str, list[str], dict[str, str]]:
         """Where a decision goes: the thing decided (the worktop, the polytunnel), never a person's
         page — a decided page takes no more lines, and the person goes on having facts."""
-        thing = subjects.decided_thing(line.text, self.known)
-        if not thing:
+        things = subjects.decided_things(line.text, self.known)
+        if not things:
             return self.home(line)
-        page = self.resolve(thing, "topic")
-        return (page, "", [], {}) if page else ("", thing, [], {})
+        for thing in things:  # a thing that has a page already ("the open day"), its head noun too
+            for title in dict.fromkeys((thing, thing.split()[-1].capitalize())):
+                page = self.resolve(title, "topic")
+                if page:
+                    return page, "", [], {}
+        return "", things[0], [], {}
 
     def resolve(self, text: str, kind: str = "name") -> str | None:
         return self.index.resolve(subjects.Mention(text, kind, 0)) or self.made.get(subjects.fold(text))

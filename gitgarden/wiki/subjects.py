@@ -41,6 +41,7 @@ __all__ = [
     "chatter_kind",
     "has_id",
     "decided_thing",
+    "decided_things",
 ]
 
 _TOKEN = re.compile(r"[^\W\d_][\w'’.&-]*[\w]|[^\W\d_]")
@@ -268,19 +269,26 @@ def topic_title(line: str) -> str:
     return ""
 
 
-def decided_thing(line: str, known_names: Iterable[str] = ()) -> str:
-    """What a decision line decides about, as a title ("Quartz worktop", "GreenGrow polytunnel",
-    "Plant sale"): its first noun phrase that is not a person's name; "" when it has none."""
+def decided_things(line: str, known_names: Iterable[str] = ()) -> list[str]:
+    """What a decision line may decide about, as titles in the order they stand ("Plant sale", "Open
+    day"; "the GreenGrow polytunnel": "Polytunnel"): its noun phrases that are not a person's name."""
     plain = re.sub(r"^\s*(?:decision|decided)\s*[:\-–]\s*", "", line.strip(), flags=re.I)
     names = {fold(m.text) for m in mentions(plain, known_names) if m.kind == "name"} | {fold(w) for w in known_names}
     starts = [0] + [m.end() for m in _AFTER_CUE.finditer(plain)] + [m.end() for m in _DETERMINER.finditer(plain)]
+    out: list[str] = []
     for at in sorted(set(starts)):
         title = _np(plain, at)
         if title and fold(title.split()[0]) in names and len(title.split()) > 1:
             title = title.split(" ", 1)[1].capitalize()  # "the GreenGrow polytunnel": the polytunnel
-        if title and fold(title) not in names and fold(title.split()[0]) not in names:
-            return title
-    return ""
+        if title and fold(title) not in names and fold(title.split()[0]) not in names and title not in out:
+            out.append(title)
+    return out
+
+
+def decided_thing(line: str, known_names: Iterable[str] = ()) -> str:
+    """The first of `decided_things`, or "" when the line names none."""
+    found = decided_things(line, known_names)
+    return found[0] if found else ""
 
 
 # Where the thing decided may start: after a determiner, a possessive, or the verb of deciding.

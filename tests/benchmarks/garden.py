@@ -108,6 +108,12 @@ def labels(meta: dict[str, Any], name: str) -> set[str]:
     return {fold(str(x)) for x in (meta.get("title", name), name.rsplit("/", 1)[-1], *aliases) if str(x).strip()}
 
 
+def about(page_labels: set[str], spellings: set[str]) -> bool:
+    """True when a page's title or an alias is one of a subject's spellings, or holds one as whole
+    words ("Quartz worktop" is about the worktop)."""
+    return any(label == s or f" {s} " in f" {label} " for label in page_labels for s in spellings)
+
+
 def score(journal: Path, root: Path, runs: list[dict[str, Any]]) -> Score:
     key = tomllib.loads((journal / "key.toml").read_text(encoding="utf-8"))
     subjects = {s["name"]: {fold(x) for x in [s["name"], *s.get("spellings", [])]} for s in key.get("subject", [])}
@@ -133,7 +139,7 @@ def score(journal: Path, root: Path, runs: list[dict[str, Any]]) -> Score:
             homes = where(text)
             s.kept += bool(homes)
             wanted = set().union(*(subjects.get(n, {fold(n)}) for n in line.get("subjects", []))) if line.get("subjects") else set()
-            s.on_subject += any(labels(found[h][0], h) & wanted for h in homes)
+            s.on_subject += any(about(labels(found[h][0], h), wanted) for h in homes)
             if line.get("decides"):
                 s.decisions += 1
                 s.decided += any(found[h][0].get("state") == "decided" for h in homes)
