@@ -226,10 +226,11 @@ class _Planner:
             if page:
                 self.index.add_role(page, role)
         subject_start = re.sub(r"^(?:decision|correction|update|note)\s*[:\-–]\s*", "", text, flags=re.I)
-        if subjects.PRONOUN_START.match(subject_start) and not any(m.kind == "name" for m in found):
-            before = self.last_home.get(line.day)
-            if before:
-                return before, "", [], roles
+        before = self.last_home.get(line.day)
+        if before and subjects.PRONOUN_START.match(subject_start) and not any(m.kind == "name" for m in found):
+            return before, "", [], roles  # "He wants …": the line before's subject
+        if before and found and all(m.kind == "id" and not self.resolve(m.text, "id") for m in found):
+            return before, "", [], roles  # "PO number LB-90412, …" after the job it belongs to
         lead = subjects.topic_title(text) if not found or found[0].start > 0 else ""
         lead_page = self.resolve(lead) if lead else None
         if lead_page:
