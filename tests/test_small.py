@@ -357,3 +357,14 @@ def test_an_open_question_the_full_map_has_no_room_for_goes_to_the_open_question
     assert "- Does the quote from Ridge Roofing include the gutters, the scaffolding and taking the old tiles away?" in body(project, "open-questions")
     assert meta(project, "open-questions")["title"] == "Open questions"
     assert "- More open questions: [[open-questions]]" in open_lines(project)
+
+
+def test_an_unsure_line_is_not_asked_again_and_is_set_aside_after_three_passes(project: Project) -> None:
+    journal(project, "2026-03-02", "The van is parked behind the shop.")
+    model = ScoredModel(0.45)
+    first = garden(project, model)
+    assert [u["reason"].split(":")[0] for u in first.unread] == ["unsure"] and len(model.history) == 1
+    later = [garden(project, model) for _ in range(2)]  # the same model: the same line is not asked again
+    assert len(model.history) == 1
+    assert all(r.unread and r.unread[0]["reason"] == first.unread[0]["reason"] for r in later)
+    assert later[-1].set_aside and "unsure" in later[-1].set_aside[0]

@@ -117,8 +117,12 @@ def ask(run: Pass, work: Work, offered: list[JournalLine], premises: str) -> Ans
         def progress(n: int) -> None:
             run.on_step(replace(asking, detail=f"{model.name}: {n} of {len(offered)} line(s) read (small mode)"))
 
-        judging = judge.judge(model, premises, [(ln.id, ln.text) for ln in offered], budget, before_call=before, on_line=progress)  # type: ignore[arg-type]
-        readings = read_lines(offered, judging.verdicts, threshold)
+        # A line this model was unsure of before gets the same answer again: it is not asked twice,
+        # and after a few passes it is set aside and listed (`gitgarden run --retry` asks again).
+        asked = [ln for ln in offered if ln.id not in work.unsure_before]
+        judging = judge.judge(model, premises, [(ln.id, ln.text) for ln in asked], budget, before_call=before, on_line=progress)  # type: ignore[arg-type]
+        readings = read_lines(asked, judging.verdicts, threshold)
+        readings += [Reading(ln, "unsure", work.unsure_before[ln.id]) for ln in offered if ln.id in work.unsure_before]
         run.result.unread.extend(
             {"line": r.line.id, "text": r.line.text, "reason": r.reason} for r in readings if r.kind in ("unsure", "failed")
         )

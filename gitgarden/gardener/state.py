@@ -240,6 +240,9 @@ class Work:
     place: Placement = field(default_factory=Placement)  # where the gardener's own pages go, and their names
     keys: dict[str, str] = field(default_factory=dict)  # the model's key of each page created -> its name
     never_written: dict[str, str] = field(default_factory=dict)  # files git keeps through a filter -> its name
+    # Offered lines the model was unsure of in the passes before (counted toward setting them aside):
+    # line id -> that reason. Small mode does not ask the same model the same question again.
+    unsure_before: dict[str, str] = field(default_factory=dict)
 
     def guard_ctx(self) -> guard.PassContext:
         return guard.PassContext(
