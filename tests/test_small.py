@@ -368,3 +368,12 @@ def test_an_unsure_line_is_not_asked_again_and_is_set_aside_after_three_passes(p
     assert len(model.history) == 1
     assert all(r.unread and r.unread[0]["reason"] == first.unread[0]["reason"] for r in later)
     assert later[-1].set_aside and "unsure" in later[-1].set_aside[0]
+
+
+def test_a_first_name_alone_takes_the_full_name_the_journal_gives_elsewhere(project: Project) -> None:
+    journal(project, "2026-05-11", "New job from LinguaBridge via Chiamaka Eze: a leaflet, 4,200 words.", "Chiamaka says the leaflet is 4,850 words.")
+    result = garden(project, answers(FakeModel(), "yes", "yes"))
+    assert sorted(result.created) == ["wiki/chiamaka.md", "wiki/linguabridge.md"], (result.created, result.refusals)
+    assert meta(project, "chiamaka")["aliases"] == ["Chiamaka Eze"]
+    journal(project, "2026-05-12", "Chiamaka Eze sent the glossary, 112 terms.")
+    assert garden(project, answers(FakeModel(), "yes")).appended == ["wiki/chiamaka.md"]

@@ -204,6 +204,7 @@ class _Planner:
     written: dict[str, list[tuple[str, str]]]  # page name -> (text, day) of bullets written or found
     decided: set[str]
     last_home: dict[str, str]  # day -> the page the line before went to
+    full_names: set[str]  # names of two words or more the lines give ("Kamień Studio", "Chiamaka Eze")
 
     def add(self, kind: str, fields: dict[str, object], lines: list[str]) -> None:
         self.out.append(Op(kind, fields, tuple(lines), len(self.out)))
@@ -250,6 +251,12 @@ class _Planner:
             m = next((m for m in names if m.kind == "name"), names[0])  # a name before a role or an id
             title = m.text if m.kind != "role" else m.text[:1].upper() + m.text[1:]
             aliases = [f"the {roles[m.text]}"] if m.text in roles else []
+            fuller = self.full_name(title) if m.kind == "name" else ""
+            if fuller:  # "Chiamaka" where the journal says "Chiamaka Eze" too: one page, both names
+                page = self.resolve(fuller)
+                # The title stays the line's own word (a title is grounded in its line); the full name
+                # is its alias, so the page answers to both.
+                return (page, "", [title], roles) if page else ("", title, [fuller, *aliases], roles)
             return "", title, aliases, roles
         topic = subjects.topic_title(text)
         if topic:
@@ -270,6 +277,14 @@ class _Planner:
                 if page:
                     return page, "", [], {}
         return "", things[0], [], {}
+
+    def full_name(self, name: str) -> str:
+        """The one longer name the journal gives that begins or ends with the one-word `name`, or ""."""
+        if " " in name:
+            return ""
+        key = subjects.fold(name)
+        found = {n for n in self.full_names if key in (subjects.fold(n).split()[0], subjects.fold(n).split()[-1])}
+        return found.pop() if len(found) == 1 else ""
 
     def resolve(self, text: str, kind: str = "name") -> str | None:
         return self.index.resolve(subjects.Mention(text, kind, 0)) or self.made.get(subjects.fold(text))
@@ -315,11 +330,14 @@ def operations(
     beside what they change with an Open line, decided pages, Open questions, skips."""
     index = subjects.SubjectIndex.of(titles)
     known = {w for title, aliases in titles.values() for label in (title, *aliases) for w in label.split()}
+    full_names: set[str] = set()
     for r in readings:
         for m in subjects.mentions(r.line.text):
             if m.kind == "name" and (m.start > 0 or " " in m.text):
                 known.update(m.text.split())
-    plan = _Planner(tree, index, known, general, "AGENTS.md" if general_from_agents else "", [], {}, {}, set(), {})
+                if " " in m.text:
+                    full_names.add(m.text)
+    plan = _Planner(tree, index, known, general, "AGENTS.md" if general_from_agents else "", [], {}, {}, set(), {}, full_names)
     recent = sorted({day for r in readings for day in _days_before(r.line.day)})
     history = plan.earlier(recent) if recent else []
     skips: dict[str, list[str]] = {}

@@ -187,9 +187,10 @@ def garden(journal: Path, work: Path, args: argparse.Namespace) -> Score:
             record = {"outcome": "failed", "detail": proc.stderr[-500:]}
         runs.append(record)
         print(f"  {journal.name} pass {len(runs)}: {record.get('outcome')} {record.get('detail', '')[:100]}", flush=True)
-        if not record.get("unread") and record.get("outcome") in ("nothing_new", "pages_written", "nothing_earned", "tidied"):
-            if record.get("outcome") == "nothing_new":
-                runs.pop()
+        if record.get("outcome") == "nothing_new" or (len(runs) > 1 and not record.get("marked_read")):
+            runs.pop()  # a pass that read nothing more is not one a person needed
+            break
+        if not record.get("unread"):
             break
     result = score(journal, root, runs)
     result.seconds = time.monotonic() - started
