@@ -17,6 +17,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+from gitgarden.atomic import atomic_write
 from gitgarden.errors import ConfigError
 
 __all__ = [
@@ -439,10 +440,7 @@ def _key_line(lines: list[str], key: str) -> int | None:
 
 
 def _replace_file(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
+    atomic_write(path, text)
 
 
 def write_value(path: Path, key: str, value: Any) -> bool:

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gitgarden.adopt import notes_layout, obsidian_layout, spelt_on_disk, survey
+from gitgarden.atomic import atomic_write
 from gitgarden.config import read_toml
 from gitgarden.errors import ConfigError, NotAProject
 from gitgarden.wiki.layout import DEFAULT, Layout, from_table
@@ -317,7 +318,7 @@ def _ignore_turn_file(gitignore: Path) -> bool:
     nl = b"\r\n" if b"\r\n" in data else b"\n"
     sep = nl if data and not data.endswith(b"\n") else b""
     lines = GITIGNORE_TEMPLATE.encode().replace(b"\n", nl)
-    gitignore.write_bytes(data + sep + lines)
+    atomic_write(gitignore, data + sep + lines)  # the person's file: whole, with its mode
     return True
 
 

@@ -26,7 +26,7 @@ from gitgarden.agents.tools import TOOLS
 from gitgarden.config import Settings
 from gitgarden.gardener.pipeline import run_pass
 from gitgarden.project import Project
-from gitgarden.repo.gitrepo import git_dir
+from gitgarden.repo.gitdir import git_dir
 from gitgarden.wiki import captured
 from tests.helpers.project import FIXED_NOW, FakeModel, commit_all, git, invoke, workspace, write
 

@@ -23,7 +23,7 @@ from gitgarden.errors import GitgardenError, NotAProject
 from gitgarden.project import Project
 from gitgarden.repo.lock import PassLock
 from gitgarden.schedule import clocks, registry, tick, timers
-from gitgarden.services import overview
+from gitgarden.services.status import list_projects, project_status
 from gitgarden.wiki import journal
 from tests.helpers.project import FIXED_NOW, write
 
@@ -539,12 +539,12 @@ def test_project_status_says_which_clock_holds_it_back_and_until_when(tmp_path: 
     root = tiny(tmp_path / "p", "one", "two")
     age(root, NOW - timedelta(minutes=10))
     registry.register(root, env())
-    data = overview.project_status(Project(root), env(), NOW)
+    data = project_status(Project(root), env(), NOW)
     assert data["unread"] == 2 and data["registered"] and not data["eligible"]
     assert [h["clock"] for h in data["held"]] == ["idle_min"]
     assert data["eligible_at"] == (NOW + timedelta(minutes=20)).isoformat()
     assert data["lock"] is None and data["consecutive_failures"] == 0
-    assert overview.project_status(Project(root), env(), NOW + timedelta(minutes=20))["eligible"]
+    assert project_status(Project(root), env(), NOW + timedelta(minutes=20))["eligible"]
 
 
 def test_list_projects_reports_existence_enabled_and_failures(tmp_path: Path) -> None:
@@ -552,7 +552,7 @@ def test_list_projects_reports_existence_enabled_and_failures(tmp_path: Path) ->
     set_config(b, "enabled = false\n")
     registry._write_registry(env(), [a, b, tmp_path / "gone"])
     registry.record_attempt(a, result("failed", 15), env(), NOW, on_message=lambda _m: None)
-    rows = {Path(r["path"]).name: r for r in overview.list_projects(env())}
+    rows = {Path(r["path"]).name: r for r in list_projects(env())}
     assert (rows["a"]["enabled"], rows["a"]["consecutive_failures"], rows["a"]["last_outcome"]) == (True, 1, "failed")
     assert rows["b"]["enabled"] is False
     assert rows["gone"]["exists"] is False

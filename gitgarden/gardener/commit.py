@@ -15,7 +15,7 @@ from gitgarden.errors import GitError, GitgardenError
 from gitgarden.gardener.outcome import PassResult
 from gitgarden.gardener.steps import Step
 from gitgarden.history import records
-from gitgarden.repo import commits, gitrepo, recovery, worktree
+from gitgarden.repo import commits, gitdir, gitrepo, recovery, worktree
 from gitgarden.sharing import sync
 from gitgarden.wiki import journal, layout, tidy
 from gitgarden.wiki.tree import Tree
@@ -147,7 +147,7 @@ def commit_message(result: PassResult, trailers: dict[str, str]) -> str:
 def last_map_chars(project: Project) -> int | None:
     """The map's size when the last pass left it (from the newest record that says: log/ or the attempts)."""
     found: list[tuple[str, int]] = []
-    for record in reversed(records.read_attempts(gitrepo.git_dir(project.root))):
+    for record in reversed(records.read_attempts(gitdir.git_dir(project.root))):
         if record.get("map_chars") is not None:
             found.append((str(record.get("started", "")), int(record["map_chars"])))
             break

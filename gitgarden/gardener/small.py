@@ -129,7 +129,8 @@ def ask(run: Pass, work: Work, offered: list[JournalLine], premises: str) -> Ans
         ops = operations(readings, work.tree, work.titles, general, general_from_agents=general != _named(run))
         return llm.Answer(ops, judging.usage, [])
 
-    return call_model(run, model, prompt, budget, None, asker=judge_them)
+    what = f"one short request a line ({len(offered)} line(s), small mode)"
+    return call_model(run, model, prompt, budget, None, asker=judge_them, what=what)
 
 
 def _threshold(run: Pass, model: Model, premises: str) -> float:

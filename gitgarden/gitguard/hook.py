@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from gitgarden.atomic import atomic_write
 from gitgarden.errors import GitError, GitgardenError
 from gitgarden.repo import gitrepo
 from gitgarden.wiki.tree import Tree, text_of
@@ -236,10 +237,7 @@ def status(root: Path) -> HookStatus:
 
 
 def _write_hook(hook: Path, text: str) -> None:
-    tmp = hook.with_name(hook.name + ".gitgarden-tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.chmod(0o755)
-    os.replace(tmp, hook)
+    atomic_write(hook, text, mode=0o755)
 
 
 def install(root: Path, project: str = ".", python: str = sys.executable, *, shared_ok: bool = False) -> str:

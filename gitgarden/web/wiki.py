@@ -12,14 +12,12 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, RedirectResponse, Response
 
 from gitgarden.project import Project
-from gitgarden.services.views import find_page, map_view
+from gitgarden.services.views import find_page, map_view, page_body
 from gitgarden.services.wikiview import PageRow
-from gitgarden.store.wikisync import read_file
 from gitgarden.web.render import Links, page_url, render_blocks, render_line
 from gitgarden.web.safety import attachment_path
 from gitgarden.web.site import Site, view
 from gitgarden.wiki import pages
-from gitgarden.wiki.tree import text_of
 
 __all__ = ["ROUTES", "PageRow"]
 
@@ -65,11 +63,8 @@ def page_view(site: Site, project: Project, request: Request) -> Response:
 
 
 def _body(project: Project, name: str) -> str | None:
-    """The body of page `name` (a name the link index gave), for an embed; None when it is not a
-    regular UTF-8 file (a symlink is never read through)."""
-    entry = read_file(project.root, pages.page_path(name))
-    text = None if entry is None else text_of(entry)
-    return None if text is None else pages.split_frontmatter(text)[1]
+    """The body of page `name`, for an embed (`services.views.page_body`)."""
+    return page_body(project, name)
 
 
 def map_page(site: Site, project: Project, request: Request) -> Response:

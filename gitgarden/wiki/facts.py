@@ -12,12 +12,12 @@ and losing it only costs one full read.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Collection, Iterator
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from gitgarden.atomic import atomic_write
 from gitgarden.wiki import layout, linking, pages
 from gitgarden.wiki.tree import Entry, Overlay, Tree, derived, text_of
 
@@ -108,10 +108,8 @@ class FactsCache:
         if self.keep is not None:
             self._items = {k: v for k, v in self._items.items() if k in self.keep}
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = self.path.with_name(self.path.name + ".tmp")
-            tmp.write_bytes(pickle.dumps({"version": _VERSION, "items": self._items}, protocol=pickle.HIGHEST_PROTOCOL))
-            os.replace(tmp, self.path)
+            data = pickle.dumps({"version": _VERSION, "items": self._items}, protocol=pickle.HIGHEST_PROTOCOL)
+            atomic_write(self.path, data, durable=False)  # a cache: rebuilt when lost
             self._dirty = False
         except OSError:
             pass
