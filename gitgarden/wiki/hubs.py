@@ -275,10 +275,11 @@ def map_entries(
     # else they gather in hubs (a vault's notes stay reachable through its own notes and folders).
     ours = [n for n in roots if _gardeners(tree, n)]
     theirs = [n for n in roots if n not in ours]
-    roots = ours + theirs
     new, added, unplaced = old or MAP_START, [], []
     everything = pages.add_map_entries(new, [_entry_line(n, titles) for n in roots])
     writes: dict[str, Entry] = {}
+    if len(everything) > (pages.MAP_CEILING if not theirs else _FILL):
+        roots = ours + theirs  # no room for all: the gardener's first
     if len(everything) <= (pages.MAP_CEILING if not theirs else _FILL):
         new, added = everything, list(roots)
     elif not place.auto_hubs or len(roots) < MIN_HUB:
