@@ -377,3 +377,12 @@ def test_a_first_name_alone_takes_the_full_name_the_journal_gives_elsewhere(proj
     assert meta(project, "chiamaka")["aliases"] == ["Chiamaka Eze"]
     journal(project, "2026-05-12", "Chiamaka Eze sent the glossary, 112 terms.")
     assert garden(project, answers(FakeModel(), "yes")).appended == ["wiki/chiamaka.md"]
+
+
+def test_an_id_given_again_goes_where_its_first_line_went(project: Project) -> None:
+    journal(project, "2026-06-08", "Brackenridge House confirmed Saturday 19 September.", "Venue deposit £2,500, invoice BH-2210, due by 30 June.")
+    garden(project, answers(FakeModel(), "yes", "yes"))
+    journal(project, "2026-06-12", "Solveig says sparklers are fine until 10:30pm.", "BH-2210 reissued: the deposit is £2,750 now. Paid it.")
+    result = garden(project, answers(FakeModel(), "yes", "yes"))
+    assert "BH-2210 reissued" in body(project, "brackenridge-house")
+    assert any("£2,500" in ln and "£2,750" in ln for ln in open_lines(project))

@@ -25,7 +25,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from gitgarden.gardener.state import Pass, Work
@@ -206,6 +206,7 @@ class _Planner:
     decided: set[str]
     last_home: dict[str, str]  # day -> the page the line before went to
     full_names: set[str]  # names of two words or more the lines give ("Kamień Studio", "Chiamaka Eze")
+    ids: dict[str, str] = field(default_factory=dict)  # an id (upper case) -> the page its line went to
 
     def add(self, kind: str, fields: dict[str, object], lines: list[str]) -> None:
         self.out.append(Op(kind, fields, tuple(lines), len(self.out)))
@@ -235,6 +236,10 @@ class _Planner:
         before = self.last_home.get(line.day)
         if before and subjects.PRONOUN_START.match(subject_start) and not any(m.kind == "name" for m in found):
             return before, "", [], roles  # "He wants …": the line before's subject
+        for m in found:  # an id written before goes where its first line went ("BH-2210 reissued: …")
+            page = self.ids.get(m.text.upper()) if m.kind == "id" else None
+            if page:
+                return page, "", [], roles
         if before and found and all(m.kind == "id" and not self.resolve(m.text, "id") for m in found):
             return before, "", [], roles  # "PO number LB-90412, …" after the job it belongs to
         lead = subjects.topic_title(text) if not found or found[0].start > 0 else ""
@@ -278,6 +283,12 @@ class _Planner:
                 if page:
                     return page, "", [], {}
         return "", things[0], [], {}
+
+    def note_ids(self, text: str, page: str) -> None:
+        """Remember the page the ids of `text` went to (the first line that gave an id keeps it)."""
+        for m in subjects.mentions(text):
+            if m.kind == "id":
+                self.ids.setdefault(m.text.upper(), page)
 
     def full_name(self, name: str) -> str:
         """The one longer name the journal gives that begins or ends with the one-word `name`, or ""."""
@@ -341,6 +352,8 @@ def operations(
     plan = _Planner(tree, index, known, general, "AGENTS.md" if general_from_agents else "", [], {}, {}, set(), {}, full_names)
     recent = sorted({day for r in readings for day in _days_before(r.line.day)})
     history = plan.earlier(recent) if recent else []
+    for old_line in history:
+        plan.note_ids(old_line.text, old_line.page)
     skips: dict[str, list[str]] = {}
     for r in sorted(readings, key=lambda r: (r.line.day, r.line.lineno)):
         line = r.line
@@ -375,6 +388,7 @@ def operations(
         else:
             name = plan.create(title, entry, line, aliases)
         plan.written.setdefault(name, []).append((line.text, line.day))
+        plan.note_ids(line.text, name)
         if r.kind != "decision":
             plan.last_home[line.day] = name  # "He …" on the next line: the subject, not the thing decided
         if old is not None:

@@ -31,7 +31,8 @@ _NUMBER = re.compile(r"\b\d[\d,.]*\b")
 _CUE = re.compile(
     r"\b(?:correction|corrected|update[d]?|actually|now|no longer|instead|moved|moves|move|pushed|postponed|"
     r"rescheduled|brought forward|changed|changes|raised|lowered|increased|reduced|cut|revised|recounted|"
-    r"earlier than|later than|sooner than|than (?:they|we|he|she) said|wasn't in|was not in|"
+    r"earlier than|later than|sooner than|than (?:they|we|he|she) said|wasn't in|was not in|wasn't on|"
+    r"reissued|re-sent|resent|revised|updated|new date|new price|"
     r"should have (?:said|been)|not\s+(?:\d|the\s+\d|on\s|at\s|in\s|" + _DAYS + r"|" + _MONTHS + r")|rather than|after all)\b",
     re.I,
 )
@@ -85,8 +86,8 @@ class Earlier:
 
 
 def _denied(line: str) -> set[str]:
-    """The values a line says are wrong: the X of "not X"."""
-    return {_norm(m.group(1)) for m in _NOT_VALUE.finditer(line)}
+    """The values a line says are wrong: the X of "not X" ("not the 18th": 18)."""
+    return {re.sub(r"(?<=\d)(?:st|nd|rd|th)\b", "", _norm(m.group(1))) for m in _NOT_VALUE.finditer(line)}
 
 
 def changed_value(line: str, page: str, earlier: Iterable[Earlier]) -> Earlier | None:
@@ -115,7 +116,7 @@ def changed_value(line: str, page: str, earlier: Iterable[Earlier]) -> Earlier |
         )
         if not differs:
             continue
-        named = any(d and any(d == v.text or d in v.text for v in old_values) for d in denied)
+        named = any(d and any(d == v.text or d in v.text or (d.isdigit() and v.text.startswith(d)) for v in old_values) for d in denied)
         shared = len(words & content_words(old.text))
         if named or (cue and (old.page == page or shared >= 2)):
             rank = (named, shared, n)  # a value named, then words in common, then the newest

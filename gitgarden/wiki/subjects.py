@@ -295,6 +295,13 @@ def decided_thing(line: str, known_names: Iterable[str] = ()) -> str:
 _AFTER_CUE = re.compile(r"\b(?:decided|agreed|chose|choose|go with|going with|picked|settled on)\s+(?:on\s+|that\s+)?|[^\W\d_]+['’]s\s+", re.I)
 
 
+def _next_is_verb(text: str, at: int) -> bool:
+    """True when the word after `at` is a verb in the past or a form of "be": "Tasting booked for …",
+    "Tasting moved …" — the -ing word before it is the thing, not a verb."""
+    m = re.match(r"\s+([a-z]+)", text[at:])
+    return m is not None and (m.group(1).endswith("ed") or m.group(1) in ("is", "was", "moves", "set", "went", "got", "starts"))
+
+
 def _np(text: str, at: int) -> str:
     """The noun phrase starting at `at` (up to two words, adjectives dropped), capitalised."""
     words: list[str] = []
@@ -305,7 +312,8 @@ def _np(text: str, at: int) -> str:
         end = at + m.end()
         w = m.group()
         f = fold(w)
-        if f in _FUNCTION or f in _NEVER or _verbish(f) or f in _STARTERS - {"waiting", "open", "work"}:
+        gerund = not words and _verbish(f) and f.endswith("ing") and _next_is_verb(text, at + m.end())
+        if f in _FUNCTION or f in _NEVER or (_verbish(f) and not gerund) or f in _STARTERS - {"waiting", "open", "work"}:
             break
         if _POSSESSIVE.search(w):
             break
