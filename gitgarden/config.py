@@ -75,7 +75,7 @@ SPECS: tuple[Spec, ...] = (
         "mode",
         str,
         "auto",
-        "how the model is used: small (it only sorts lines, code writes them), full (it writes operations) or auto "
+        "how the model is used: small (it judges each line, code finds its page and writes it), full (it writes operations) or auto "
         "(small for a local endpoint or a context_window under 16,000 you set, full otherwise)",
         choices=("auto", "small", "full"),
     ),

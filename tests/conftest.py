@@ -122,7 +122,7 @@ def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         sys.executable, "-m", "llama_cpp.server",
         "--model", str(model_file),
         "--host", "127.0.0.1", "--port", str(port),
-        "--n_ctx", "8192", "--n_threads", "2",
+        "--n_ctx", "8192", "--n_threads", "2", "--logits_all", "true",
     ]  # fmt: skip
     with log_path.open("wb") as log:
         proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)

@@ -102,17 +102,14 @@ def test_a_fast_endpoint_is_not_shrunk_and_nothing_is_said(tmp_path: Path, serve
     assert server.requests[0]["json"]["max_tokens"] == 2048
 
 
-def test_fit_in_small_mode_shrinks_the_batch_and_the_lines() -> None:
-    from gitgarden.model import sort
-
+def test_fit_in_small_mode_offers_the_lines_the_budgets_can_judge() -> None:
     slow = speed.Speed(prompt_tps=40.0, reply_tps=4.0, first_token_s=15.0, measured=FIXED_NOW.isoformat())
-    fitted = speed.fit(Settings(timeout=120, seconds_budget=300), slow, "small", sort.BATCH)
-    assert 1 <= fitted.batch < sort.BATCH
-    per_request = (350 + 30 * fitted.batch) / 40 + (24 + 40 * fitted.batch) / 4
-    assert per_request <= 120 * 0.8  # each sort request fits the timeout
+    fitted = speed.fit(Settings(timeout=120, seconds_budget=300), slow, "small")
+    per_line = 40 / 40 + 1 / 4 + 0.3  # one request a line: the line read, one token written
+    assert fitted.settings.max_lines * per_line + 330 / 40 <= 300 * 0.8  # the pass fits seconds_budget
     assert fitted.settings.max_lines < 200 and "this model reads about 40 prompt tokens a second" in fitted.sentence
     fast = speed.Speed(prompt_tps=4000.0, reply_tps=200.0, first_token_s=0.2, measured=FIXED_NOW.isoformat())
-    assert speed.fit(Settings(), fast, "small", sort.BATCH).sentence == ""
+    assert speed.fit(Settings(), fast, "small").sentence == ""
 
 
 def test_llm_status_measures_and_says_the_pace_and_the_fit(server: FakeOpenAI, tmp_path: Path) -> None:

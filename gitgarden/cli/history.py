@@ -177,6 +177,18 @@ def skipped_lines(record: dict[str, Any] | None) -> list[str]:
     return out
 
 
+def unread_lines(record: dict[str, Any] | None) -> list[str]:
+    """The lines a pass offered and left unread, each with why (its request failed, the model was
+    unsure, an operation citing it was refused): the next pass offers them again."""
+    items = [s for s in ((record or {}).get("unread") or []) if isinstance(s, dict)]
+    if not items:
+        return []
+    out = [f"unread:   {len(items)} line(s) left for the next pass:"]
+    for item in items:
+        out.append(f"  {item.get('line', '?')} ({item.get('reason') or 'no reason given'}): {item.get('text', '')}")
+    return out
+
+
 def _job_lines(record: dict[str, Any] | None) -> list[str]:
     """The jobs a pass ran and what each came to (records older than `run --job` have none)."""
     jobs = _list(record, "jobs")
@@ -258,6 +270,7 @@ def show_cmd(app: App, pass_ref: str | None, as_json: bool) -> None:
         lines.append(f"refused: {refusal}")
     lines.extend(_grounding_lines(rec))
     lines.extend(skipped_lines(rec))
+    lines.extend(unread_lines(rec))
     if rec and rec.get("recovery"):
         lines.append(f"recovery: {rec['recovery']}")
     if rec and rec.get("stop"):

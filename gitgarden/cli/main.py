@@ -239,7 +239,14 @@ def _render_pass(result: Any) -> None:
         err(f"  not written ({label}): {', '.join(items)}")
     if result.offered:
         err(f"  lines offered: {len(result.offered)}" + (f" ({result.overflow} more wait)" if result.overflow else ""))
-    if result.not_cited:
+    if result.unread:
+        reasons: dict[str, int] = {}
+        for item in result.unread:
+            why = item["reason"].split(":", 1)[0] if item["reason"].startswith(("unsure", "refused")) else item["reason"]
+            reasons[why] = reasons.get(why, 0) + 1
+        said = "; ".join(f"{n} {why}" for why, n in sorted(reasons.items(), key=lambda kv: -kv[1]))
+        err(f"  left unread: {len(result.unread)} line(s): {said}; `gitgarden show` lists them")
+    elif result.not_cited:
         err(f"  not cited by the reply, left unread: {listing(result.not_cited)}")
     if result.skipped:
         reasons: dict[str, int] = {}

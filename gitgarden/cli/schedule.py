@@ -386,6 +386,8 @@ def status(app: App, as_json: bool) -> None:
             f"  skipped: {skipped['lines']} journal line(s) read without a page by the last {skipped['passes']} pass(es); "
             "`gitgarden show PASS` lists them with the reasons, `gitgarden reread LINE-ID|DAY` gives them back"
         )
+    for why, n in sorted((data.get("last_unread") or {}).items(), key=lambda kv: -kv[1]):
+        echo(f"  left unread by the last pass: {n} line(s): {why}")
     echo(f"  failed passes in a row: {data['consecutive_failures']}")
     lock = data["lock"]
     if lock is None:

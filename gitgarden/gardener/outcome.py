@@ -64,6 +64,10 @@ class PassResult:
     not_cited: list[str] = field(default_factory=list)  # offered lines no landed operation or skip cites: unread
     # Lines read only because a skip cited them: {"line": id, "text": the line, "reason": the skip's reason}.
     skipped: list[dict[str, str]] = field(default_factory=list)
+    # Lines offered and left unread, each with why: {"line": id, "text": the line, "reason": why}
+    # (its request failed and how, the model was unsure, an operation citing it was refused, no
+    # operation cited it). Offered lines are read, skipped or here: none leaves without a word.
+    unread: list[dict[str, str]] = field(default_factory=list)
     already_there: list[str] = field(default_factory=list)  # operations whose text already stood: landed, nothing written
     # What each landed operation wrote, traced to the lines it cites (`history.provenance` reads it):
     # {"page": name, "op": kind, "text": the text written, "lines": [{"id": …, "text": the line word for word}]}.

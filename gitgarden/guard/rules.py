@@ -24,7 +24,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -278,6 +278,8 @@ def rule_no_rewording(d: Diff) -> Iterator[Finding]:
             for key in sorted({*old, *new} - {"state", "source"}):
                 if key == SUPERSEDED_KEY and old.get(key) is None and _supersedes(d, new.get(key)):
                     continue  # a page may be marked superseded by an existing page, once
+                if key == "aliases" and d.ctx is not None and _aliases_grow(d, old, new):
+                    continue  # the gardener's page learns another name the journal gives it
                 if old.get(key) != new.get(key):
                     why = f"frontmatter key '{key}' changed; only state and source may"
                     yield path, why, f"{key}: {new.get(key)}"
@@ -287,6 +289,22 @@ def rule_no_rewording(d: Diff) -> Iterator[Finding]:
         if not moves.used:
             for i in moves.unplaced:
                 yield path, "a line of the page was changed or removed", page.old[i]
+
+
+def _aliases_grow(d: Diff, old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
+    """True when a pass only added aliases to a page of the gardener's, each a name that stands word
+    for word in a journal line: a person's page keeps its frontmatter as they wrote it."""
+    if not pages.is_gardeners(old):
+        return False
+    before, after = old.get("aliases") or [], new.get("aliases") or []
+    if not isinstance(after, list) or not isinstance(before, list | str) or not after:
+        return False
+    before = [before] if isinstance(before, str) else before
+    if after[: len(before)] != before:
+        return False
+    added = [a for a in after[len(before) :]]
+    journal = d.ctx.journal_lines if d.ctx is not None else ()
+    return all(isinstance(a, str) and a.strip() and any(a.casefold() in line.casefold() for line in journal) for a in added)
 
 
 def _supersedes(d: Diff, value: Any) -> bool:
@@ -388,6 +406,8 @@ def rule_valid_pages(d: Diff) -> Iterator[Finding]:
         state = meta.get("state")
         parent = d.ctx.split_parents.get(path) if d.ctx is not None else d.parents.get(path)
         allowed = ["open"]
+        if d.ctx is not None and parent is None and _state_move(path, "open", state, d.ctx) is None:
+            allowed.append(state)  # a page made from a decision line starts decided, the line quoted as evidence
         if parent is not None:
             inherited = [d.state_of(tree, parent) for tree in (d.base, d.proposed)]
             allowed = [s for s in inherited if _rank(s) is not None] or allowed
