@@ -245,4 +245,5 @@ def test_a_labelled_week_keeps_its_facts_with_gemma(llama_server: str, tmp_path:
     assert len(kept) >= 0.6 * len(facts), f"{len(kept)} of {len(facts)} facts on a page"
     seen = {s["line"] for r in results for s in r.skipped} | {u["line"] for u in results[-1].unread}
     read_or_said = {ln["id"] for ln in key["line"] if f"- {ln['text']} (" in wiki or ln["text"] in wiki} | seen
-    assert {ln["id"] for ln in key["line"]} <= read_or_said
+    lost = {ln["id"] for ln in key["line"]} - read_or_said
+    assert not lost, (sorted(lost), wiki)

@@ -174,6 +174,7 @@ def _apply_all(run: Pass, work: Work, ops: list[Op], ledger: Ledger, label: str 
         journal_texts=work.journal_texts,
         place=work.place,
         keys=work.keys,
+        agent_lines=captured.by_line(captured.load(captured.log_path(run.git_dir)), work.offered.values()),
     )
     rnd = Round()
     round_no = len(ledger.rounds) + 1

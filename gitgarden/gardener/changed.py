@@ -5,7 +5,7 @@ full mode the model writes; whether it noticed that "the deposit is now 2,000 EU
 1,500 EUR deposit" is not left to it. For each line an operation of the reply writes from, the
 journal's earlier lines (the day files of the weeks before, and this pass's own earlier lines) are
 searched the same way (`wiki.changes`), and a change found adds an Open line quoting both lines in
-full — unless the reply already asks it.
+full — unless the reply already asks it (quotes both, or asks a question from the line).
 """
 
 from __future__ import annotations
@@ -28,12 +28,16 @@ def open_changes(ops: Sequence[Op], offered: Mapping[str, JournalLine], tree: Tr
     """`ops` and, after them, an Open line for each offered line they write from that changes an
     earlier line's value (none the reply already asks)."""
     asked = " ".join(str(op.get("text", "")) for op in ops if op.kind == "open_question")
+    # A question the reply asks from the line is its question about it, however it is worded.
+    asked_from = {i for op in ops if op.kind == "open_question" for i in op.lines}
     out = list(ops)
     cited = sorted({i for op in ops if op.kind in _WRITES for i in op.lines if i in offered}, key=lambda i: (offered[i].day, offered[i].lineno))
     pages_of = {i: str(op.get("page", "")) for op in ops if op.kind in _WRITES for i in op.lines}
     for line_id in cited:
         line = offered[line_id]
         earlier = _earlier(tree, line, offered)
+        if line_id in asked_from:
+            continue
         old = changes.changed_value(line.text, pages_of.get(line_id, ""), earlier)
         if old is None or (old.text in asked and line.text in asked):
             continue

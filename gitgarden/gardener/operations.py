@@ -59,6 +59,9 @@ class ApplyContext:
     # The model's slug of each page this pass created -> the page's name (a human name in the
     # gardener's folder): the slug stays the operation's key for later operations and links.
     keys: dict[str, str] = field(default_factory=dict)
+    # The offered lines an agent captured (`gitgarden mcp`'s capture log) -> the name its client gave:
+    # such a line never decides about a page of the person's (`supersede` asks on the map instead).
+    agent_lines: Mapping[str, str] = field(default_factory=dict)
     # Pages by the ways a journal names them (first names, roles, plurals): a new page the model
     # proposes for a subject that has one already becomes more text for it.
     subjects: SubjectIndex | None = None
@@ -527,10 +530,15 @@ def _supersede(op: Op, tree: Tree, ctx: ApplyContext) -> Applied | Refusal:
     unnamed = _not_named(path, meta, [ctx.offered[i].text for i in op.lines])
     if unnamed:
         return Refusal(op, unnamed)
-    if meta.get("state") == "decided":
-        # A decided page is never edited: the contradiction goes to the map's Open section.
-        map_text = _text(tree, pages.map_path()) or ""
+    agents = sorted(i for i in op.lines if i in ctx.agent_lines)
+    line = None
+    if meta.get("state") == "decided":  # a decided page is never edited: the question goes to the map
         line = f"- [[{pages.page_name(path)}]] is decided, but [[{by}]] may supersede it"
+    elif agents and not pages.is_gardeners(meta):
+        # Only the person's own line marks their page: an agent's (whatever name its client gave) asks.
+        line = f"- [[{pages.page_name(path)}]] is your page; a line an agent captured ({', '.join(agents)}) says [[{by}]] supersedes it"
+    if line is not None:
+        map_text = _text(tree, pages.map_path()) or ""
         if line in pages.open_lines(map_text):
             return Applied(op)
         return Applied(op, writes={pages.map_path(): file(pages.add_open_line(map_text, line))})

@@ -72,7 +72,7 @@ class PassResult:
     # What each landed operation wrote, traced to the lines it cites (`history.provenance` reads it):
     # {"page": name, "op": kind, "text": the text written, "lines": [{"id": …, "text": the line word for word}]}.
     provenance: list[dict[str, Any]] = field(default_factory=list)
-    # Who captured the lines the pass read, when an agent did (`gitgarden mcp`'s capture log): name -> line ids.
+    # The lines the pass read that came through `gitgarden mcp` (its capture log): the name each client gave (its claim, never proof of who) -> line ids.
     captured_by: dict[str, list[str]] = field(default_factory=dict)
     rounds: list[dict[str, Any]] = field(default_factory=list)  # per model round: refused, landed (and why no repair)
     set_aside: list[str] = field(default_factory=list)  # lines this pass set aside, with why

@@ -28,6 +28,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from gitgarden.guard import plain
 from gitgarden.guard.anchors import dangling
 from gitgarden.guard.diff import (
     Diff,
@@ -221,7 +222,8 @@ def rule_no_deletion(d: Diff) -> Iterator[Finding]:
 
 def rule_safe_new_files(d: Diff) -> Iterator[Finding]:
     """3. New pages are wiki/<slug>.md (for an agent: the vault's own names), UTF-8 text,
-    no symlinks, no `..`, no hidden files."""
+    no symlinks, no `..`, no hidden files, nothing executable."""
+    yield from plain.mode_findings(d, new=True)
     for path in d.paths("symlink"):
         if d.layout.in_wiki(path):
             yield path, f"a symlink under {d.layout.wiki_shown} was added or changed; none is ever written", ""
@@ -246,7 +248,9 @@ def rule_safe_new_files(d: Diff) -> Iterator[Finding]:
 def rule_no_rewording(d: Diff) -> Iterator[Finding]:
     """4. An existing page's lines all survive, in order; only insertions — except link
     wrapping and verbatim split moves. Frontmatter: state moves forward only, with evidence
-    (in a pass); source only grows; other keys unchanged. An attachment is never written."""
+    (in a pass); source only grows; other keys unchanged. An attachment is never written, and no
+    file becomes executable."""
+    yield from plain.mode_findings(d, new=False)
     for path in d.paths("attachment"):
         yield path, "an attachment (a file that is not a page) is never written", ""
     for path in d.paths("filtered"):
@@ -374,7 +378,10 @@ def rule_journal(d: Diff) -> Iterator[Finding]:
 
 def rule_valid_pages(d: Diff) -> Iterator[Finding]:
     """7. Every page written parses, has a known state and a source naming journal days that
-    exist; a new page starts open (a split part inherits its parent's state)."""
+    exist; a new page starts open (a split part inherits its parent's state). What it writes shows
+    what it says: no hidden character, no frontmatter block opening its body (`guard.plain`)."""
+    yield from plain.hidden_findings(d)
+    yield from plain.body_frontmatter_findings(d)
     for path, page in d.pages.items():
         if not page.front_changed or page.old_meta is None:
             continue

@@ -62,6 +62,11 @@ _SPEED_TOKENS = 16  # reply tokens the speed measure asks for: enough to time th
 _BOUND_SLACK = 8  # tokens past the output bound a stream may bring before it is cut (estimates are rough)
 _RETRY_WAIT = 2.0  # seconds before a retry (times the attempt): only rate limits and busy servers are retried
 _RETRYABLE = frozenset({"rate_limited", "unavailable"})
+# Seconds the HTTP client waits past the request's deadline: the deadline (`wire.within`) is the one
+# clock that ends a request and says why; the client's own timeout only backs it up. Both at the same
+# second, a loaded machine let the client's fire first ("did not answer") instead of the deadline's
+# ("no first token …: the server was still reading the prompt").
+_HTTP_SLACK = 5
 _TELL_EVERY = 0.1  # seconds between two reports of the tokens a stream has brought (at most ~10 a second)
 _DETAIL_CHARS = 200
 
@@ -161,7 +166,7 @@ class LiteLLMModel:
         left = budget.tokens_left() - wire.estimate(sent)
         bound = max(1, min(max_tokens or s.max_output_tokens, s.max_output_tokens, left))
         timeout = max(1, min(s.timeout, math.ceil(budget.seconds_left())))
-        extra: dict[str, Any] = {"timeout": timeout, "num_retries": 0, "max_tokens": bound, "temperature": s.temperature}
+        extra: dict[str, Any] = {"timeout": timeout + _HTTP_SLACK, "num_retries": 0, "max_tokens": bound, "temperature": s.temperature}
         shape = response_format(s, schema) if schema else None
         if shape is not None:
             extra["response_format"] = shape
@@ -170,7 +175,7 @@ class LiteLLMModel:
             on_tokens = None  # the alternatives come with a plain reply
         deadline = time.monotonic() + timeout
         for attempt in range(1 + max(0, s.num_retries)):
-            progress = wire.Progress(prompt_tokens=wire.estimate(sent), bound=bound)
+            progress = wire.Progress(prompt_tokens=wire.estimate(sent), bound=bound, timeout=timeout)
             try:
                 reply = wire.within(
                     deadline,
@@ -218,7 +223,7 @@ class LiteLLMModel:
         try:
             response = self._request_raw(messages, **extra)
         except Exception as exc:
-            raise self._failed(exc, extra["timeout"], progress) from None
+            raise self._failed(exc, progress.timeout, progress) from None
         return self._reply(response)
 
     def _failed(self, exc: Exception, timeout: Any, progress: wire.Progress) -> Exception:
@@ -282,13 +287,13 @@ class LiteLLMModel:
         except Exception as exc:
             refusal = failures.stream_refusal(exc)
             if refusal is None:
-                raise self._failed(exc, extra["timeout"], progress) from None
+                raise self._failed(exc, progress.timeout, progress) from None
             self.stream_refused = failures.scrub(refusal, self._secrets)
             progress.streamed = False
             return None
         over = False
         try:
-            more, over = self._read(stream, chunks, on_tokens, budget, progress, extra["timeout"], bound)
+            more, over = self._read(stream, chunks, on_tokens, budget, progress, progress.timeout, bound)
             chunks += more
         finally:
             failures.close_stream(stream)  # a stopped pass leaves mid-stream: the connection goes, the server stops
