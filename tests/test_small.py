@@ -383,6 +383,6 @@ def test_an_id_given_again_goes_where_its_first_line_went(project: Project) -> N
     journal(project, "2026-06-08", "Brackenridge House confirmed Saturday 19 September.", "Venue deposit £2,500, invoice BH-2210, due by 30 June.")
     garden(project, answers(FakeModel(), "yes", "yes"))
     journal(project, "2026-06-12", "Solveig says sparklers are fine until 10:30pm.", "BH-2210 reissued: the deposit is £2,750 now. Paid it.")
-    result = garden(project, answers(FakeModel(), "yes", "yes"))
+    garden(project, answers(FakeModel(), "yes", "yes"))
     assert "BH-2210 reissued" in body(project, "brackenridge-house")
     assert any("£2,500" in ln and "£2,750" in ln for ln in open_lines(project))

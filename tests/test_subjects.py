@@ -112,3 +112,8 @@ def test_a_line_that_changes_nothing_is_no_change(new: str) -> None:
 def test_values_are_read_by_kind_and_ids_are_not_values() -> None:
     found = {(v.kind, v.text) for v in values("Invoice TW-0314: 1,500 EUR by Friday 13 March, 8:00, 3 rooms.")}
     assert found == {("amount", "1500eur"), ("date", "friday"), ("date", "13march"), ("time", "8:00"), ("count", "3")}
+
+
+def test_a_decided_thing_keeps_the_capitals_it_was_written_with() -> None:
+    """"the Spanish UI" is decided about "UI", never a page titled "Ui"."""
+    assert decided_things("Decision: the Spanish UI goes into 2.4; Emeka estimates two weeks.", ["Emeka", "Spanish"])[0] == "UI"

@@ -37,6 +37,7 @@ __all__ = [
     "topic_title",
     "SubjectIndex",
     "PRONOUN_START",
+    "upper_first",
     "content_words",
     "chatter_kind",
     "has_id",
@@ -279,10 +280,15 @@ def decided_things(line: str, known_names: Iterable[str] = ()) -> list[str]:
     for at in sorted(set(starts)):
         title = _np(plain, at)
         if title and fold(title.split()[0]) in names and len(title.split()) > 1:
-            title = title.split(" ", 1)[1].capitalize()  # "the GreenGrow polytunnel": the polytunnel
+            title = upper_first(title.split(" ", 1)[1])  # "the GreenGrow polytunnel": the polytunnel
         if title and fold(title) not in names and fold(title.split()[0]) not in names and title not in out:
             out.append(title)
     return out
+
+
+def upper_first(title: str) -> str:
+    """`title` with its first letter upper case and the rest as written ("UI" stays "UI", not "Ui")."""
+    return title[:1].upper() + title[1:]
 
 
 def decided_thing(line: str, known_names: Iterable[str] = ()) -> str:
