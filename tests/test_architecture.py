@@ -26,18 +26,19 @@ MAY_IMPORT: dict[str, set[str]] = {
     "search": {"project", "config", "repo", "wiki", "errors"},
     "history": {"project", "config", "repo", "wiki", "errors"},
     "gardener": {"history", "search", "model", "guard", "project", "config", "sharing", "store", "repo", "wiki", "errors"},
+    "answer": {"search", "model", "guard", "history", "project", "config", "store", "repo", "wiki", "errors"},
     "schedule": {"gardener", "history", "model", "guard", "project", "config", "sharing", "store", "repo", "wiki", "errors"},
     "services": {
-        "schedule", "gardener", "history", "search", "model", "gitguard", "guard", "project", "config", "sharing", "store",
+        "answer", "schedule", "gardener", "history", "search", "model", "gitguard", "guard", "project", "config", "sharing", "store",
         "repo", "wiki", "errors",
     },
     "agents": {"services", "gardener", "history", "search", "project", "config", "repo", "wiki", "errors"},
     "web": {
-        "services", "schedule", "gardener", "history", "search", "model", "gitguard", "guard", "project", "config", "sharing",
+        "answer", "services", "schedule", "gardener", "history", "search", "model", "gitguard", "guard", "project", "config", "sharing",
         "store", "repo", "wiki", "errors",
     },
     "cli": {
-        "web", "agents", "services", "schedule", "gardener", "history", "search", "model", "gitguard", "guard", "project",
+        "web", "agents", "answer", "services", "schedule", "gardener", "history", "search", "model", "gitguard", "guard", "project",
         "config", "sharing", "store", "repo", "wiki", "errors",
     },
 }  # fmt: skip
