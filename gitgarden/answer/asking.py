@@ -32,19 +32,19 @@ ANSWER_SECONDS = 30  # what reading the notes should take at the endpoint's meas
 _INSTRUCTIONS = 400  # tokens of the instructions, the question and the message framing (estimate)
 _PACE_SHARE = 0.7  # of ANSWER_SECONDS for reading the notes: the rest is the reply and the request
 _NOTES_CAP = {"small": 1200, "full": 6000}  # a small model picks worse from more; a large one reads more
-_LEAST = 200
+_LEAST = 600  # however slow the endpoint, a dozen notes or so: fewer answers nothing
 
 
 def note_room(settings: Settings, mode: str, pace: speed.Speed | None) -> int:
-    """How many prompt tokens the notes may take: the context window less the reply and the
-    instructions, at most what the endpoint reads in its share of ANSWER_SECONDS (when its pace is
-    known), and at most what suits the mode."""
+    """How many prompt tokens the notes may take: what the mode suits, at most what the endpoint reads
+    in its share of ANSWER_SECONDS when its pace is known (but never under _LEAST), and never more
+    than the context window holds beside the reply and the instructions."""
     reply = prompts.reply_tokens(mode)
-    room = settings.context_window - reply - _INSTRUCTIONS
+    room = _NOTES_CAP.get(mode, _NOTES_CAP["full"])
     if pace is not None and pace.prompt_tps > 0:
         seconds = min(ANSWER_SECONDS, settings.timeout) * _PACE_SHARE - reply / max(pace.reply_tps, 0.1)
-        room = min(room, int(seconds * pace.prompt_tps) - _INSTRUCTIONS)
-    return max(_LEAST, min(room, _NOTES_CAP.get(mode, _NOTES_CAP["full"])))
+        room = max(_LEAST, min(room, int(seconds * pace.prompt_tps) - _INSTRUCTIONS))
+    return max(1, min(room, settings.context_window - reply - _INSTRUCTIONS))
 
 
 def _pace(model: Model, settings: Settings, env: Mapping[str, str], now: datetime) -> speed.Speed | None:
@@ -107,11 +107,11 @@ def ask(
     mode = choose_mode(settings)[0]
     room = tokens if tokens is not None else note_room(settings, mode, _pace(model, settings, env, now()))
     found = gather(project, text, identity=tuple(settings.identity_files), threshold=settings.grounding_min, tokens=room)
-    answer = Answer(text, mode, nearest=found.nearest, notes_offered=len(found.notes))
+    q = check.question(text)
+    answer = Answer(text, mode, nearest=found.nearest, notes_offered=len(found.notes), unknown=q.as_written(found.unknown))
     if found.notes:
         budget = Budget.from_settings(settings, clock=clock)
         written, answer.usage = ask_model(model, project.name, text, found.notes, mode, budget)
-        q = check.question(text)
         if mode == "small":
             picks = [found.notes[w.notes[0]] for w in written if w.notes]
             answer.sentences, answer.dropped = compose.from_picks(q, picks, found, settings.grounding_min)

@@ -6,10 +6,15 @@ to the question at all, and which later lines correct a value.
   grounds dates only), and its share of grounded content words must reach `grounding_min`.
   Unlike a pass, an answer has no "rule off": with `grounding_min = 0` only the share is not
   asked; a number, name or date its citations lack always refuses the sentence.
-- `speaks_to`: a note answers a question only when every name and number the question holds
-  stands in the note (its words, its lines, its page's title and name) and at least half of the
-  question's other content words do. A small model picks some note for any question, and almost
-  never says "not in the notes" by itself: this is where an answer abstains.
+- `unknown` and `speaks_to`: a question the garden can answer is about things it holds — when more than half
+  of its plain content words (not names, not numbers) stand nowhere in the journal, or
+  one of its names does not, the garden does not know. A note answers it only when every name,
+  number and code (`INV-2026-031`) the question holds stands in the note (its words, its lines,
+  its page's title and name) and, unless a number or code already points at it, at least one of
+  the question's other content words does; and the note's own words hold a value of the kind the
+  question asks for (a number for "how much", a date for "when", a name for "who"). A
+  small model picks some note for any question, and almost never says "not in the notes" by
+  itself: this is where an answer abstains.
 - `corrections`: the other journal lines that state another value of the same thing and speak to
   the question at least as well — the later line corrects the earlier. "Another value of the same
   thing", as code can see it: a clause of each line holds a value in the same slot (the word after
@@ -34,11 +39,11 @@ from gitgarden.guard.words import MONTHS, STOP_WORDS, UNITS, WEEKDAYS, normal, n
 from gitgarden.wiki.journal import JournalLine
 
 __all__ = [
-    "verdict", "Question", "question", "reference", "speaks_to", "covered", "values", "subject", "same_subject",
-    "says_change", "restates", "corrections", "COVER_MIN",
+    "verdict", "Question", "question", "expects", "holds_kind", "reference", "speaks_to", "covered", "values", "subject", "same_subject",
+    "says_change", "restates", "corrections", "unknown", "vocabulary", "UNKNOWN_MAX",
 ]  # fmt: skip
 
-COVER_MIN = 0.5  # share of a question's plain content words (not names, not numbers) a note must hold
+UNKNOWN_MAX = 0.5  # share of a question's plain content words the whole garden may lack before it is not known
 SIMILAR = 0.6  # share of the smaller subject two lines without a word of change must share
 # Words with which a later line says it changes an earlier value (as written, lower case).
 _CHANGE = frozenset(
@@ -55,7 +60,9 @@ _ASKING = frozenset(
     happen happens happened get got do did does go going give gave think thought right
     """.split()  # noqa: SIM905 -- a paragraph of words reads better than quoted ones
 )
-_WORD = re.compile(r"\d+(?:[.,]\d+)*|[^\W\d_]+(?:['’][^\W\d_]+)?")
+# A code: letters and digits joined by hyphens (`INV-2026-031`, `LB-90412`, `GG-7731`), read whole.
+_CODE = re.compile(r"\b(?=[\w-]*\d)(?=[\w-]*[^\W\d_])[^\W_]+(?:-[^\W_]+)+\b")
+_WORD = re.compile(_CODE.pattern + r"|\d+(?:[.,]\d+)*|[^\W\d_]+(?:['’][^\W\d_]+)?")
 _NUMBER = re.compile(r"\d+(?:[.,:/-]\d+)*")
 _DATE_WORDS = frozenset(MONTHS) | frozenset(WEEKDAYS)
 _VALUE_TOKEN = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:[.:/-]\d+)*(?:st|nd|rd|th)?|[^\W\d_]+(?:['’][^\W\d_]+)?|[%€$£]")
@@ -83,6 +90,13 @@ class Question:
     names: frozenset[str]
     numbers: frozenset[str]
     plain: frozenset[str]
+    written: tuple[tuple[str, str], ...] = ()  # (normalised, as written) for each word
+    expects: str = ""  # what kind of value answers it: "number", "date", "name" or "" (anything)
+
+    def as_written(self, words: Iterable[str]) -> list[str]:
+        """`words` (normalised) as the question wrote them, in the question's order."""
+        wanted = set(words)
+        return list(dict.fromkeys(raw for norm, raw in self.written if norm in wanted))
 
     @property
     def words(self) -> frozenset[str]:
@@ -95,23 +109,56 @@ def _num(token: str) -> str:
 
 def question(text: str) -> Question:
     """The names, numbers and other content words of a question. A capitalised word is a name
-    unless it opens the question ("What", "Does", "Kessler" alike: the first word is grammar)."""
+    unless it opens the question ("What", "Does", "Kessler" alike: the first word is grammar) or is
+    an acronym."""
     names: set[str] = set()
     numbers: set[str] = set()
     plain: set[str] = set()
+    written: list[tuple[str, str]] = []
     for i, m in enumerate(_WORD.finditer(text)):
         raw = m.group(0)
         low = raw.lower().replace("’", "'")
         low = low[:-2] if low.endswith("'s") else low
         if low in STOP_WORDS or low in _ASKING:
             continue
-        if raw[0].isdigit():
-            numbers.add(_num(raw))
-        elif raw[0].isupper() and i > 0:
-            names.add(normal(low))
+        if _CODE.fullmatch(raw):
+            norm, into = low, numbers
+        elif raw[0].isdigit():
+            norm, into = _num(raw), numbers
         else:
-            plain.add(normal(low))
-    return Question(text, frozenset(names), frozenset(numbers), frozenset(plain - names))
+            # A capitalised word is a name, an acronym ("VAT", "AGM") a plain word: it names a kind of thing.
+            name = raw[0].isupper() and i > 0 and not (raw.isupper() and len(raw) > 1)
+            norm, into = normal(low), names if name else plain
+        into.add(norm)
+        written.append((norm, raw))
+    return Question(text, frozenset(names), frozenset(numbers), frozenset(plain - names), tuple(written), expects(text))
+
+
+def expects(text: str) -> str:
+    """What kind of value answers a question, by how it asks: "number" (how much, how many, what
+    amount, price, cost, rate, fee, number), "date" (when, what date, which day), "name" (who),
+    "" otherwise."""
+    low = " " + " ".join(re.findall(r"[^\W_]+", text.lower())) + " "
+    if re.search(r" (?:how much|how many|what amount|what (?:is|was|are|were) the (?:price|cost|rate|fee|amount|total|budget|number)) ", low):
+        return "number"
+    if re.search(r"^ (?:when|by when|until when|since when)\b| (?:what|which) (?:date|day|time)\b", low):
+        return "date"
+    if re.match(r" (?:who|whom)\b", low):
+        return "name"
+    return ""
+
+
+def holds_kind(kind: str, texts: Sequence[str]) -> bool:
+    """Whether `texts` hold a value of the kind a question expects."""
+    text = " ".join(texts)
+    if kind == "number":
+        return bool(re.search(r"\d", text)) or any(w in UNITS for w in re.findall(r"[^\W\d_]+", text.lower()))
+    if kind == "date":
+        words = {_word(w) for w in re.findall(r"[^\W\d_]+", text)}
+        return bool(re.search(r"\d", text) or words & _DATE_WORDS or words & {"today", "tomorrow", "yesterday", "tonight"})
+    if kind == "name":
+        return any(w[:1].isupper() for w in text.split()[1:]) or bool(re.search(r"\d", text))
+    return True
 
 
 def reference(texts: Iterable[str]) -> frozenset[str]:
@@ -120,18 +167,35 @@ def reference(texts: Iterable[str]) -> frozenset[str]:
     for text in texts:
         out.update(content_words(text))
         out.update(_num(t) for t in _NUMBER.findall(text))
+        out.update(c.lower() for c in _CODE.findall(text))
     return frozenset(out)
 
 
-def speaks_to(q: Question, texts: Iterable[str]) -> bool:
-    """True when `texts` (a note's words, its lines, its page's title and name) hold every name and
-    number of the question and at least COVER_MIN of its other content words."""
-    ref = reference(texts)
-    if not q.names <= ref or not q.numbers <= ref:
+def vocabulary(texts: Iterable[str]) -> frozenset[str]:
+    """Every word the garden holds (its journal lines, its pages' titles), as `reference` reads them."""
+    return reference(texts)
+
+
+def unknown(q: Question, known: frozenset[str]) -> frozenset[str]:
+    """The question's names, numbers and codes the garden lacks, and its plain content words the garden
+    lacks when they are more than half of them; empty when the garden may know the answer."""
+    missing = (q.names | q.numbers) - known
+    plain = q.plain - known
+    if q.plain and len(plain) > UNKNOWN_MAX * len(q.plain):
+        missing |= plain
+    return frozenset(missing)
+
+
+def speaks_to(q: Question, own: Sequence[str], context: Sequence[str] = ()) -> bool:
+    """True when a note answers the question as far as code can tell: its words and lines (`own`)
+    with its `context` (its page's title and name) hold every name, number and code of the
+    question and — unless one of those numbers or codes points at it — at least one of the
+    question's other content words; and its own words hold a value of the kind the question asks
+    for (a number for "how much", a date for "when", a name for "who")."""
+    ref = reference([*own, *context])
+    if not q.names <= ref or not q.numbers <= ref or not holds_kind(q.expects, own):
         return False
-    if not q.plain:
-        return bool(q.names or q.numbers)
-    return len(q.plain & ref) >= COVER_MIN * len(q.plain)
+    return bool(q.numbers or q.plain & ref) if q.plain else bool(q.names or q.numbers)
 
 
 def covered(q: Question, texts: Iterable[str]) -> frozenset[str]:
@@ -147,8 +211,10 @@ def values(text: str) -> frozenset[str]:
 
 
 def subject(text: str) -> frozenset[str]:
-    """What a line is about: its content words without its values."""
-    return frozenset(w for w in content_words(text) if not w[0].isdigit() and w.lower() not in _DATE_WORDS)
+    """What a line is about: its content words without its values and their units (the slots:
+    "EUR" in "2,400 EUR" says what kind of value, not what it is the value of)."""
+    slots = {slot for _words, by_slot in _clauses(text) for slot in by_slot}
+    return frozenset(w for w in content_words(text) if not w[0].isdigit() and w.lower() not in _DATE_WORDS and w not in slots)
 
 
 def same_subject(a: str, b: str, share: float = 0.0) -> bool:
@@ -217,9 +283,11 @@ def corrections(
     line: JournalLine, pool: Iterable[JournalLine], q: Question, context: Sequence[str] = (), paired: Iterable[str] = ()
 ) -> list[JournalLine]:
     """The lines of `pool` that state another value of what `line` states, oldest first: about the
-    same subject, restating one of its values (`restates`, either way round), holding every word of
-    the question `line` holds (`context`, the page's title and name, counts for both). A line of
-    `paired` (the ids an Open question names beside `line`) needs only to state another value."""
+    same subject, the later restating a value of the earlier (`restates`), saying it changes it or
+    sharing most of its words, and holding every word of the question `line` holds (`context`, the
+    page's title and name, counts for both; a line saying it changes something needs only the
+    names and numbers, when there are any). A line of `paired` (the ids an Open question names beside `line`) needs
+    only to state another value."""
     own = values(line.text)
     if not own:
         return []
@@ -234,8 +302,16 @@ def corrections(
             continue
         if other.id in paired_ids:
             out.append(other)
-        elif same_subject(line.text, other.text) and wanted <= covered(q, [other.text, *context]):
+        elif same_subject(line.text, other.text):
             earlier, later = sorted((line, other), key=lambda ln: (ln.day, ln.lineno))
-            if restates(earlier.text, later.text) and (says_change(later.text) or same_subject(earlier.text, later.text, SIMILAR)):
+            change = says_change(later.text)
+            # A line that says it changes something may leave the question's plain words out when it
+            # holds its names ("GreenGrow's invoice says £695" corrects "GreenGrow quoted £640 for a
+            # polytunnel"); otherwise it must hold every word of the question the line holds.
+            named = wanted - q.plain
+            need = named if change and named else wanted
+            if need <= covered(q, [other.text, *context]) and restates(earlier.text, later.text) and (
+                change or same_subject(earlier.text, later.text, SIMILAR)
+            ):
                 out.append(other)
     return sorted(out, key=lambda ln: (ln.day, ln.lineno))

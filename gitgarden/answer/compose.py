@@ -37,6 +37,7 @@ class Sentence:
     lines: tuple[JournalLine, ...]
     pages: tuple[str, ...] = ()
     corrected_by: str = ""
+    anchors: tuple[tuple[str, str], ...] = ()  # (page, the words as they stand there): where a reader finds it
 
     @property
     def citation(self) -> str:
@@ -71,6 +72,7 @@ class Answer:
     usage: Usage = field(default_factory=Usage)
     notes_offered: int = 0
     seconds: float = 0.0
+    unknown: list[str] = field(default_factory=list)  # the question's words the garden holds nowhere, as written
 
     @property
     def abstained(self) -> bool:
@@ -100,6 +102,7 @@ class Answer:
             "dropped": [{"text": text, "why": why} for text, why in self.dropped],
             "usage": {"prompt_tokens": self.usage.prompt_tokens, "completion_tokens": self.usage.completion_tokens},
             "notes_offered": self.notes_offered,
+            "unknown": self.unknown,
         }
 
 
@@ -114,8 +117,14 @@ def _context(note: Note) -> list[str]:
     return [note.title, note.page.replace("-", " ").replace("/", " ")]
 
 
-def _speaks(q: check.Question, note: Note) -> bool:
-    return check.speaks_to(q, [note.text, *_context(note), *(ln.text for ln in note.lines)])
+def _speaks(q: check.Question, note: Note, found: Found) -> bool:
+    """Whether the note answers the question at all. A journal line on no page is read with the line
+    written just before it that day, which it often continues ("New job from LinguaBridge …" / "PO
+    number LB-90412 …"): for the question's words only, never as grounds for a sentence."""
+    context = _context(note)
+    if not note.page:
+        context += [prev.text for prev in (found.journal.before(ln) for ln in note.lines) if prev is not None]
+    return check.speaks_to(q, [note.text, *(ln.text for ln in note.lines)], context)
 
 
 def _note_for(line: JournalLine, found: Found) -> Note:
@@ -134,7 +143,8 @@ def _candidates(note: Note, found: Found) -> list[JournalLine]:
 def _with_corrections(q: check.Question, note: Note, found: Found) -> list[tuple[Note, str]]:
     """The note, or the later line that corrected it, as the answer's current value, then the older
     values, newest first, each with the id of the line that corrects it: [(note, corrected_by)]."""
-    pool = _candidates(note, found)
+    paired = {i for ln in note.lines for i in found.pairs.get(ln.id, ())}
+    pool = _candidates(note, found) + [found.journal.by_id[i] for i in sorted(paired) if i in found.journal.by_id]
     mine = {ln.id for ln in note.lines}
     related: dict[str, JournalLine] = {}
     for line in note.lines:
@@ -163,10 +173,15 @@ def _add(out: list[Sentence], dropped: list[tuple[str, str]], sentence: Sentence
         out.append(sentence)
 
 
+def _sentence(note: Note, corrected_by: str = "") -> Sentence:
+    """A note as an answer's sentence, word for word, ending in its day."""
+    on_page = ((note.page, note.text),) if note.page else ()
+    return Sentence(dated(note), note.lines, (note.page,) if note.page else (), corrected_by, on_page)
+
+
 def _composed(q: check.Question, note: Note, found: Found, out: list[Sentence], dropped: list[tuple[str, str]], threshold: float) -> None:
     for shown_note, corrected_by in _with_corrections(q, note, found):
-        pages = (shown_note.page,) if shown_note.page else ()
-        _add(out, dropped, Sentence(dated(shown_note), shown_note.lines, pages, corrected_by), shown_note.title, threshold)
+        _add(out, dropped, _sentence(shown_note, corrected_by), shown_note.title, threshold)
 
 
 def from_picks(q: check.Question, picks: Sequence[Note], found: Found, threshold: float) -> tuple[list[Sentence], list[tuple[str, str]]]:
@@ -175,7 +190,7 @@ def from_picks(q: check.Question, picks: Sequence[Note], found: Found, threshold
     out: list[Sentence] = []
     dropped: list[tuple[str, str]] = []
     for note in picks:
-        if not _speaks(q, note):
+        if not _speaks(q, note, found):
             dropped.append((note.text, "does not answer the question: it lacks the question's names, numbers or words"))
             continue
         _composed(q, note, found, out, dropped, threshold)
@@ -199,7 +214,7 @@ def from_written(
         pages = tuple(dict.fromkeys(n.page for n in cited if n.page))
         titles = " ".join(dict.fromkeys(n.title for n in cited if n.title))
         merged = Note(" ".join(n.text for n in cited), lines, pages[0] if pages else "", titles)
-        if not _speaks(q, merged):
+        if not _speaks(q, merged, found):
             dropped.append((w.text, "does not answer the question: its notes lack the question's names, numbers or words"))
             continue
         why = check.verdict(w.text, lines, titles, threshold)
@@ -212,9 +227,10 @@ def from_written(
             for n in cited:  # a later line corrects what it cites: the newest value, composed, instead
                 _composed(q, n, found, out, dropped, threshold)
             continue
-        _add(out, dropped, Sentence(w.text, lines, pages), titles, threshold)
+        anchors = tuple(dict.fromkeys((n.page, n.text) for n in cited if n.page))
+        _add(out, dropped, Sentence(w.text, lines, pages, "", anchors), titles, threshold)
         for chain in chains:  # the older values its notes replaced, named as corrected
             for old, by in chain[1:]:
                 if not set(old.line_ids) <= ids:
-                    _add(out, dropped, Sentence(dated(old), old.lines, (old.page,) if old.page else (), by), old.title, threshold)
+                    _add(out, dropped, _sentence(old, by), old.title, threshold)
     return out, dropped

@@ -82,6 +82,12 @@ class Journal:
             found = self._words[line.id] = frozenset(content_words(line.text))
         return found
 
+    def before(self, line: JournalLine) -> JournalLine | None:
+        """The line written just before `line` on its day, or None."""
+        day = self.by_day.get(line.day, [])
+        earlier = [ln for ln in day if ln.lineno < line.lineno]
+        return earlier[-1] if earlier else None
+
     def matching(self, day: str, text: str) -> JournalLine | None:
         """The line of `day` whose words are `text` (a list mark and spacing aside), or None."""
         want = _plain(text)

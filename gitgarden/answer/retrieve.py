@@ -6,14 +6,18 @@ finds `delivery`). The pages it finds first, and the pages those link to (the li
 superseded page's successor), give their notes (`notes.page_notes`); the journal lines it finds
 that no page note cites are notes of their own. The map's Open section pairs the lines a "Which
 holds?" question quotes, for the corrections check. Notes are ranked by the question's words they
-hold (names and numbers weigh most, a newer note wins a tie) and kept while they fit `tokens`.
+hold, a word the rarer in the journal the more (names and numbers double), halved when the note
+holds no value of the kind asked for ("how much": a number); a newer note wins a tie. They are
+kept while they fit `tokens`; a question asked in the notes (a line ending in "?") is no note.
 
 Run with the project's layout in force (`wiki.layout.active`).
 """
 
 from __future__ import annotations
 
+import math
 import re
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -38,8 +42,8 @@ _SEARCH_LIMIT = 40
 _PAGES = 6  # pages found by search whose notes are read
 _LINKED = 4  # pages linked from the first ones whose notes are read too
 _NEAREST = 3
-_WEIGHT_NAME = 3.0
-_WEIGHT_NUMBER = 3.0
+_WEIGHT_NAME = 2.0
+_WEIGHT_NUMBER = 2.0
 _QUOTED = re.compile(r"[“\"]([^”\"]{8,}?)(?:…)?[”\"]")
 _LINE_ID = re.compile(r"\b(\d{4}-\d{2}-\d{2}#\d+)\b")
 _WORD = re.compile(r"\d+(?:[.,]\d+)*|[^\W\d_]+")
@@ -57,6 +61,7 @@ class Found:
     pairs: dict[str, set[str]] = field(default_factory=dict)
     considered: int = 0
     notes_by_line: dict[str, Note] = field(default_factory=dict)  # a line id -> the first page note citing it
+    unknown: frozenset[str] = frozenset()  # the question's words the garden holds nowhere (`check.unknown`)
 
 
 def fts_query(text: str) -> str:
@@ -93,6 +98,11 @@ def gather(project: Project, question: str, *, identity: tuple[str, ...], thresh
     index = tidy.link_index(titles)
     map_name = pages.map_name()
     found_pages = [h.ref for h in hits if h.kind == "page" and h.ref != map_name][:_PAGES]
+    found.nearest = [(n, titles.get(n, (n, []))[0]) for n in found_pages[:_NEAREST]]
+    named = [w for name, (title, aliases) in titles.items() for w in (name.replace("-", " "), title, *aliases)]
+    found.unknown = check.unknown(q, check.vocabulary([*(ln.text for ln in book.lines), *named]))
+    if found.unknown:
+        return found  # the garden holds nothing of what is asked: no note can answer it
     wanted = _with_linked(found_pages, tree, index, map_name)
     sources = traced(passes(project.root)) if wanted else {}
     notes: list[Note] = []
@@ -107,9 +117,9 @@ def gather(project: Project, question: str, *, identity: tuple[str, ...], thresh
         line = book.by_id.get(hit.ref) if hit.kind == "line" else None
         if line is not None and line.id not in found.notes_by_line:
             notes.append(line_note(line))
+    notes = [n for n in notes if not n.text.rstrip().endswith("?")]  # a question asked in the notes answers nothing
     found.pairs = _open_pairs(tidy.read_text(tree, pages.map_path()) or "", book)
-    found.nearest = [(n, titles.get(n, (n, []))[0]) for n in found_pages[:_NEAREST]]
-    ranked = _ranked(q, notes, wanted)
+    ranked = _ranked(q, notes, wanted, _weights(q, book))
     found.considered = len(ranked)
     found.notes = _bounded(ranked, tokens)
     return found
@@ -151,9 +161,19 @@ def _quoted(quote: str, lines: Iterable[journal.JournalLine]) -> list[journal.Jo
     return [ln for ln in lines if " ".join(ln.text.split()).casefold().startswith(want)][:1]
 
 
-def _ranked(q: check.Question, notes: list[Note], pages_found: list[str]) -> list[Note]:
-    """Notes holding any of the question's words, most first; ties go to the page search found
-    first, then to the newer note. The same words twice (a page sentence and its line) count once."""
+def _weights(q: check.Question, book: Journal) -> dict[str, float]:
+    """Each word of the question weighed by how rare it is in the journal (inverse document
+    frequency): "rent" says more than "shop" in a bakery's notes. Names and numbers weigh double."""
+    count = Counter(w for ln in book.lines for w in book.words(ln) if w in q.words)
+    total = len(book.lines) + 1
+    weight = {w: math.log(total / (count.get(w, 0) + 1)) + 1.0 for w in q.words}
+    return {w: v * (_WEIGHT_NAME if w in q.names else _WEIGHT_NUMBER if w in q.numbers else 1.0) for w, v in weight.items()}
+
+
+def _ranked(q: check.Question, notes: list[Note], pages_found: list[str], weights: dict[str, float]) -> list[Note]:
+    """Notes holding any of the question's words, the rarest words weighing most, halved when the
+    note holds no value of the kind the question asks for; ties go to the page search found first,
+    then to the newer note. The same words twice (a page sentence and its line) count once."""
     scored: list[tuple[float, int, tuple[str, int], Note]] = []
     seen: set[tuple[str, ...]] = set()
     place = {name: i for i, name in enumerate(pages_found)}
@@ -163,8 +183,10 @@ def _ranked(q: check.Question, notes: list[Note], pages_found: list[str]) -> lis
             continue
         seen.add(key)
         held = check.covered(q, [note.text, note.title, note.page.replace("-", " ")])
-        score = sum(_WEIGHT_NAME if w in q.names else _WEIGHT_NUMBER if w in q.numbers else 1.0 for w in held)
+        score = sum(weights.get(w, 1.0) for w in held)
         if score > 0:
+            if not check.holds_kind(q.expects, [note.text]):
+                score /= 2
             scored.append((score, -place.get(note.page, len(place)), note.order, note))
     scored.sort(key=lambda row: row[:3], reverse=True)
     return [row[3] for row in scored]
