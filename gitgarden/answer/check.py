@@ -280,18 +280,24 @@ def restates(old: str, new: str) -> bool:
 
 
 def corrections(
-    line: JournalLine, pool: Iterable[JournalLine], q: Question, context: Sequence[str] = (), paired: Iterable[str] = ()
+    line: JournalLine,
+    pool: Iterable[JournalLine],
+    q: Question,
+    context: Sequence[str] = (),
+    paired: Iterable[str] = (),
+    said: str = "",
 ) -> list[JournalLine]:
     """The lines of `pool` that state another value of what `line` states, oldest first: about the
     same subject, the later restating a value of the earlier (`restates`), saying it changes it or
     sharing most of its words, and holding every word of the question `line` holds (`context`, the
-    page's title and name, counts for both; a line saying it changes something needs only the
-    names and numbers, when there are any). A line of `paired` (the ids an Open question names beside `line`) needs
-    only to state another value."""
+    page's title and name, counts for both; `said`, the note's own words, for `line` only; a line
+    saying it changes something needs only the names and numbers, when there are any). A line of
+    `paired` (the ids an Open question names beside `line`) needs only to state another value.
+    Nothing corrects a line that holds none of the question's words."""
     own = values(line.text)
-    if not own:
+    wanted = covered(q, [line.text, said, *context])
+    if not own or not wanted:
         return []
-    wanted = covered(q, [line.text, *context])
     paired_ids = set(paired)
     out = []
     for other in pool:

@@ -148,7 +148,7 @@ def _with_corrections(q: check.Question, note: Note, found: Found) -> list[tuple
     mine = {ln.id for ln in note.lines}
     related: dict[str, JournalLine] = {}
     for line in note.lines:
-        for other in check.corrections(line, pool, q, _context(note), found.pairs.get(line.id, ())):
+        for other in check.corrections(line, pool, q, _context(note), found.pairs.get(line.id, ()), note.text):
             if other.id not in mine:
                 related.setdefault(other.id, other)
     newest = max([*note.lines, *related.values()], key=lambda ln: (ln.day, ln.lineno))

@@ -170,9 +170,11 @@ def _grounded_notes(
 
 
 def _holding(sentence: str, lines: Iterable[JournalLine], title: str) -> tuple[JournalLine, ...]:
-    """The fewest of `lines` that hold the sentence's words (rule 11's own greedy choice), in journal order."""
+    """The fewest of `lines` that hold the sentence's words (rule 11's own greedy choice), in journal
+    order. The page's title is left out of the choice: a name the title also holds ("Marta Okafor"
+    on her page) is still cited from the line that says it."""
     offered = {ln.id: ln for ln in lines}
     if not offered:
         return ()
-    chosen = lines_holding(sentence, [], {i: (ln.text, ln.day) for i, ln in offered.items()}, title=title)
+    chosen = lines_holding(sentence, [], {i: (ln.text, ln.day) for i, ln in offered.items()})
     return tuple(sorted((offered[i] for i in chosen), key=lambda ln: (ln.day, ln.lineno)))
