@@ -86,7 +86,7 @@ def test_small_mode_answers_with_the_picked_line_word_for_word_its_day_and_its_c
     model = Picker("electrician")
     got = answer(kitchen, "Who is the electrician?", model)
     assert [(s.text, [ln.id for ln in s.lines]) for s in got.sentences] == [
-        ("Piotr Nowak the electrician comes on Friday 13 March (2026-03-05).", ["2026-03-05#2"])
+        ("Piotr Nowak the electrician comes on Friday 13 March (5 March 2026).", ["2026-03-05#2"])
     ]
     assert not got.abstained and got.dropped == []
     assert model.prompt.rstrip().endswith("Question: Who is the electrician?")  # what repeats first, the question last
@@ -150,9 +150,9 @@ def test_a_question_about_nothing_the_garden_holds_asks_no_model_and_exits_4_wit
 def test_the_newest_value_is_given_and_the_older_named_as_corrected_citing_both(kitchen: Project) -> None:
     got = answer(kitchen, "What is Tomasz's quote?", Picker("18,400 EUR for demolition"))  # the model picks the old one
     first, second = got.sentences
-    assert first.text == QUOTE_NEW.rstrip(".") + " (2026-03-05)." and [ln.id for ln in first.lines] == ["2026-03-05#1"]
+    assert first.text == QUOTE_NEW.rstrip(".") + " (5 March 2026)." and [ln.id for ln in first.lines] == ["2026-03-05#1"]
     assert first.corrected_by == ""
-    assert second.text == QUOTE_OLD.rstrip(".") + " (2026-03-04)." and [ln.id for ln in second.lines] == ["2026-03-04#1"]
+    assert second.text == QUOTE_OLD.rstrip(".") + " (4 March 2026)." and [ln.id for ln in second.lines] == ["2026-03-04#1"]
     assert second.corrected_by == "2026-03-05#1" and second.shown.startswith("Earlier (corrected by 2026-03-05#1): ")
     assert [ln.id for ln in got.lines] == ["2026-03-04#1", "2026-03-05#1"]
     newest_first = answer(kitchen, "What is Tomasz's quote?", Picker("19,100"))  # picked the newest: the older still named
@@ -199,7 +199,7 @@ def test_a_page_a_pass_wrote_is_cited_with_its_name_and_the_lines_it_came_from(k
     assert result.outcome == "pages_written", result.refusals
     got = answer(kitchen, "What does the worktop cost?", Picker("Marek of"))
     assert [(s.text, s.pages, [ln.id for ln in s.lines]) for s in got.sentences] == [
-        ("Marek of Kamień Studio quoted 2,950 EUR for the quartz worktop (2026-03-02).", ("worktop",), ["2026-03-02#2"])
+        ("Marek of Kamień Studio quoted 2,950 EUR for the quartz worktop (2 March 2026).", ("worktop",), ["2026-03-02#2"])
     ]
     assert got.sentences[0].citation == "[[worktop]] 2026-03-02#2"
 
@@ -221,7 +221,7 @@ def test_ask_json_has_the_answer_its_sentences_their_citations_and_whether_it_ab
     data = json.loads(run.stdout)
     assert set(data) == {"question", "answer", "abstained", "mode", "sentences", "lines", "nearest", "dropped", "usage", "notes_offered", "unknown"}
     assert data["abstained"] is False and data["mode"] == "small" and data["question"] == "Who is the electrician?"
-    assert data["answer"] == "Piotr Nowak the electrician comes on Friday 13 March (2026-03-05)."
+    assert data["answer"] == "Piotr Nowak the electrician comes on Friday 13 March (5 March 2026)."
     assert data["sentences"] == [{"text": data["answer"], "pages": [], "lines": ["2026-03-05#2"], "corrected_by": None}]
     assert data["lines"] == [{"id": "2026-03-05#2", "day": "2026-03-05", "text": "Piotr Nowak the electrician comes on Friday 13 March."}]
     assert data["usage"]["prompt_tokens"] > 0 and data["notes_offered"] >= 1
@@ -249,7 +249,7 @@ def test_the_ask_box_links_each_citation_to_the_page_words_and_the_journal_line(
     c = client(kitchen, Picker("Marek of"), env={"GITGARDEN_MODE": "small"})
     assert 'action="/ask"' in c.get("/").text  # the box on the Garden page
     html = c.get("/ask", params={"q": "What does the worktop cost?"}).text
-    assert "Marek of Kamień Studio quoted 2,950 EUR for the quartz worktop (2026-03-02)." in html
+    assert "Marek of Kamień Studio quoted 2,950 EUR for the quartz worktop (2 March 2026)." in html
     page_link = re.search(r'href="(/page/worktop#:~:text=[^"]+)"', html)
     line_link = re.search(r'href="(/journal/2026-03-02#l2)"', html)
     assert page_link and line_link

@@ -23,6 +23,7 @@ from gitgarden.answer import check, compose, prompts
 from gitgarden.answer.notes import Journal, Note, line_note
 from gitgarden.answer.retrieve import Found
 from gitgarden.config import Settings
+from gitgarden.guard.words import MONTHS
 from gitgarden.model import endpoints
 from gitgarden.wiki.journal import JournalLine
 from tests.helpers.gbnf import Grammar
@@ -73,13 +74,14 @@ def _reply(rng: random.Random, cited: list[Note]) -> str:
 
 
 def missing(sentence: compose.Sentence) -> list[str]:
-    """The digits runs and capitalised words of `sentence` that its cited lines, their days and the
-    titles of its pages do not hold (an independent reading: no rule-11 code)."""
+    """The digits runs and capitalised words of `sentence` that its cited lines and the titles of its
+    pages do not hold, the day a composed sentence ends in (`(4 March 2026)`) standing when it is
+    a cited line's (an independent reading: no rule-11 code)."""
     cited = " ".join(ln.text for ln in sentence.lines) + " " + " ".join(TITLES.get(p, "") for p in sentence.pages)
     numbers = {n.replace(",", "") for n in re.findall(r"\d[\d,]*", cited)}
-    days = {part.lstrip("0") for ln in sentence.lines for part in ln.day.split("-")}
-    text = re.sub(r"\((\d{4})-(\d{2})-(\d{2})\)", lambda m: " ".join(p.lstrip("0") for p in m.groups()), sentence.text)
-    out = [n for n in re.findall(r"\d[\d,]*\d|\d", text) if n.replace(",", "") not in numbers and n.lstrip("0") not in days]
+    days = {f"({int(ln.day[8:])} {MONTHS[int(ln.day[5:7]) - 1].capitalize()} {ln.day[:4]})" for ln in sentence.lines}
+    text = re.sub(r"\(\d{1,2} [A-Z][a-z]+ \d{4}\)", lambda m: "" if m.group(0) in days else m.group(0), sentence.text)
+    out = [n for n in re.findall(r"\d[\d,]*\d|\d", text) if n.replace(",", "") not in numbers]
     words = text.split()
     out += [w.strip(".,") for w in words[1:] if w[:1].isupper() and w.strip(".,").casefold() not in cited.casefold()]
     return out
@@ -102,7 +104,8 @@ def test_no_kept_sentence_holds_a_number_or_name_its_citations_lack(rng: random.
 
 def test_the_property_catches_an_invented_number() -> None:
     line = JournalLine("2026-03-04", 1, "Marta quoted 2,950 EUR for the oven.", "k")
-    assert missing(compose.Sentence("Marta quoted 2,950 EUR (2026-03-04).", (line,))) == []
+    assert missing(compose.Sentence("Marta quoted 2,950 EUR (4 March 2026).", (line,))) == []
+    assert missing(compose.Sentence("Marta quoted 2,950 EUR (5 March 2026).", (line,))) == ["5", "2026", "March"]
     assert missing(compose.Sentence("Marta quoted 3,400 EUR for Piotr.", (line,))) == ["3,400", "Piotr"]
 
 

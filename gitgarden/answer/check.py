@@ -33,13 +33,14 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from datetime import date
 
 from gitgarden.guard.grounding import content_words, score_text
 from gitgarden.guard.words import MONTHS, STOP_WORDS, UNITS, WEEKDAYS, normal, number
 from gitgarden.wiki.journal import JournalLine
 
 __all__ = [
-    "verdict", "Question", "question", "expects", "holds_kind", "reference", "speaks_to", "covered", "values", "subject", "same_subject",
+    "verdict", "Question", "question", "expects", "holds_kind", "reference", "day_words", "speaks_to", "covered", "values", "subject", "same_subject",
     "says_change", "restates", "corrections", "unknown", "vocabulary", "UNKNOWN_MAX",
 ]  # fmt: skip
 
@@ -68,6 +69,8 @@ _DATE_WORDS = frozenset(MONTHS) | frozenset(WEEKDAYS)
 _VALUE_TOKEN = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:[.:/-]\d+)*(?:st|nd|rd|th)?|[^\W\d_]+(?:['’][^\W\d_]+)?|[%€$£]")
 _CLAUSE_BREAK = re.compile(r"[,;()\[\]]|[.!?](?=\s|$)|\s[-–—]\s")
 _CURRENCY = frozenset("€$£")
+_YEAR = re.compile(r"(?:19|20)\d\d")
+_MONTH_NAMES = tuple(MONTHS)
 
 
 def verdict(text: str, lines: Sequence[JournalLine], title: str, threshold: float) -> str:
@@ -83,8 +86,9 @@ def verdict(text: str, lines: Sequence[JournalLine], title: str, threshold: floa
 
 @dataclass(frozen=True)
 class Question:
-    """A question's words as code reads them: names and numbers (which an answer must hold) and its
-    other content words, all normalised as rule 11 compares words."""
+    """A question's words as code reads them: names and numbers (which an answer must hold), the
+    dates it names (a month, a weekday, a year: a line's day may hold them) and its other content
+    words, all normalised as rule 11 compares words."""
 
     text: str
     names: frozenset[str]
@@ -92,6 +96,7 @@ class Question:
     plain: frozenset[str]
     written: tuple[tuple[str, str], ...] = ()  # (normalised, as written) for each word
     expects: str = ""  # what kind of value answers it: "number", "date", "name" or "" (anything)
+    dates: frozenset[str] = frozenset()
 
     def as_written(self, words: Iterable[str]) -> list[str]:
         """`words` (normalised) as the question wrote them, in the question's order."""
@@ -100,7 +105,7 @@ class Question:
 
     @property
     def words(self) -> frozenset[str]:
-        return self.names | self.numbers | self.plain
+        return self.names | self.numbers | self.plain | self.dates
 
 
 def _num(token: str) -> str:
@@ -114,6 +119,7 @@ def question(text: str) -> Question:
     names: set[str] = set()
     numbers: set[str] = set()
     plain: set[str] = set()
+    dates: set[str] = set()
     written: list[tuple[str, str]] = []
     for i, m in enumerate(_WORD.finditer(text)):
         raw = m.group(0)
@@ -123,6 +129,8 @@ def question(text: str) -> Question:
             continue
         if _CODE.fullmatch(raw):
             norm, into = low, numbers
+        elif _word(raw) in _DATE_WORDS or _YEAR.fullmatch(raw):
+            norm, into = _word(raw), dates
         elif raw[0].isdigit():
             norm, into = _num(raw), numbers
         else:
@@ -131,7 +139,7 @@ def question(text: str) -> Question:
             norm, into = normal(low), names if name else plain
         into.add(norm)
         written.append((norm, raw))
-    return Question(text, frozenset(names), frozenset(numbers), frozenset(plain - names), tuple(written), expects(text))
+    return Question(text, frozenset(names), frozenset(numbers), frozenset(plain - names), tuple(written), expects(text), frozenset(dates))
 
 
 def expects(text: str) -> str:
@@ -186,16 +194,31 @@ def unknown(q: Question, known: frozenset[str]) -> frozenset[str]:
     return frozenset(missing)
 
 
-def speaks_to(q: Question, own: Sequence[str], context: Sequence[str] = ()) -> bool:
+def day_words(days: Iterable[str]) -> frozenset[str]:
+    """The year, month and weekday of each journal day (`2026-03-19` -> 2026, march, thursday)."""
+    out: set[str] = set()
+    for day in days:
+        try:
+            d = date.fromisoformat(day)
+        except ValueError:
+            continue
+        out.update({str(d.year), _MONTH_NAMES[d.month - 1], WEEKDAYS[d.weekday()]})
+    return frozenset(out)
+
+
+def speaks_to(q: Question, own: Sequence[str], context: Sequence[str] = (), days: Sequence[str] = ()) -> bool:
     """True when a note answers the question as far as code can tell: its words and lines (`own`)
     with its `context` (its page's title and name) hold every name, number and code of the
     question and — unless one of those numbers or codes points at it — at least one of the
-    question's other content words; and its own words hold a value of the kind the question asks
-    for (a number for "how much", a date for "when", a name for "who")."""
+    question's other content words; the dates the question names stand in them or are the days
+    of its lines (`days`); and its own words hold a value of the kind the question asks for (a
+    number for "how much", a date for "when", a name for "who")."""
     ref = reference([*own, *context])
     if not q.names <= ref or not q.numbers <= ref or not holds_kind(q.expects, own):
         return False
-    return bool(q.numbers or q.plain & ref) if q.plain else bool(q.names or q.numbers)
+    if not q.dates <= ref | {w.lower() for w in ref} | day_words(days):
+        return False
+    return bool(q.numbers or q.plain & ref) if q.plain else bool(q.names or q.numbers or q.dates)
 
 
 def covered(q: Question, texts: Iterable[str]) -> frozenset[str]:

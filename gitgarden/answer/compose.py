@@ -3,7 +3,7 @@ taken from the sentences it wrote (full mode), each judged by `check`, with the 
 given where a later line corrected one.
 
 A note picked is written as it stands in the garden, ending in its day
-(`Rent for the shop is 2,400 EUR a month (2026-11-23).`). When other lines state another value of
+(`Rent for the shop is 2,400 EUR a month (23 November 2026).`). When other lines state another value of
 the same thing, the newest is the answer and each older one follows, marked corrected and citing
 its own line: the reader sees what changed and when. A full-mode sentence that cites a line a
 later one corrected, without citing the later one, is replaced by that composition: the model's
@@ -14,12 +14,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import date
 from typing import Any
 
 from gitgarden.answer import check
 from gitgarden.answer.notes import Note, line_note
 from gitgarden.answer.prompts import Written
 from gitgarden.answer.retrieve import Found
+from gitgarden.guard.words import MONTHS
 from gitgarden.model.llm import Usage
 from gitgarden.wiki.journal import JournalLine
 
@@ -106,11 +108,20 @@ class Answer:
         }
 
 
+def spoken(day: str) -> str:
+    """A journal day as people write it: `2026-03-19` -> `19 March 2026`."""
+    try:
+        d = date.fromisoformat(day)
+    except ValueError:
+        return day
+    return f"{d.day} {MONTHS[d.month - 1].capitalize()} {d.year}"
+
+
 def dated(note: Note) -> str:
-    """A note's words ending in its day: `Rent is 2,400 EUR a month (2026-11-23).`"""
+    """A note's words ending in its day: `Rent is 2,400 EUR a month (23 November 2026).`"""
     text = " ".join(note.text.split()).rstrip()
     end = text[-1] if text and text[-1] in ".!?" else "."
-    return f"{text.rstrip('.!?').rstrip()} ({note.day}){end}" if note.day else text
+    return f"{text.rstrip('.!?').rstrip()} ({spoken(note.day)}){end}" if note.day else text
 
 
 def _context(note: Note) -> list[str]:
@@ -124,7 +135,7 @@ def _speaks(q: check.Question, note: Note, found: Found) -> bool:
     context = _context(note)
     if not note.page:
         context += [prev.text for prev in (found.journal.before(ln) for ln in note.lines) if prev is not None]
-    return check.speaks_to(q, [note.text, *(ln.text for ln in note.lines)], context)
+    return check.speaks_to(q, [note.text, *(ln.text for ln in note.lines)], context, [ln.day for ln in note.lines])
 
 
 def _note_for(line: JournalLine, found: Found) -> Note:
