@@ -203,7 +203,7 @@ def test_ask_answers_from_the_garden_with_its_lines_and_changes_nothing(project:
 
     tool, got, none = talk(params, body)
     assert tool.annotations is not None and tool.annotations.read_only_hint is True and tool.input_schema["required"] == ["question"]
-    assert got["answer"] == "Piotr Nowak the electrician comes on Friday 13 March (2026-03-05)." and got["abstained"] is False
+    assert got["answer"] == "Piotr Nowak the electrician comes on Friday 13 March (5 March 2026)." and got["abstained"] is False
     assert got["sentences"][0]["lines"] == ["2026-03-05#1"] and got["lines"][0]["text"] == "Piotr Nowak the electrician comes on Friday 13 March."
     assert none["abstained"] is True and none["answer"] == "Not in the garden."
     assert len(server.requests) == 1  # the second question asked no model: the garden holds nothing of tiles
