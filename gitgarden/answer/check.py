@@ -6,14 +6,15 @@ to the question at all, and which later lines correct a value.
   grounds dates only), and its share of grounded content words must reach `grounding_min`.
   Unlike a pass, an answer has no "rule off": with `grounding_min = 0` only the share is not
   asked; a number, name or date its citations lack always refuses the sentence.
-- `unknown` and `speaks_to`: a question the garden can answer is about things it holds — when more than half
-  of its plain content words (not names, not numbers) stand nowhere in the journal, or
-  one of its names does not, the garden does not know. A note answers it only when every name,
-  number and code (`INV-2026-031`) the question holds stands in the note (its words, its lines,
-  its page's title and name) and, unless a number or code already points at it, at least one of
-  the question's other content words does; and the note's own words hold a value of the kind the
-  question asks for (a number for "how much", a date for "when", a name for "who"). A
-  small model picks some note for any question, and almost never says "not in the notes" by
+- `unknown` and `speaks_to`: a question the garden can answer is about things it holds — when
+  more than half of its plain content words (not names, not numbers) stand nowhere in the
+  journal, or one of its names does not, the garden does not know. A note answers it only when
+  every name, number and code (`INV-2026-031`) the question holds stands in the note (its words,
+  its lines, its page's title and name), the dates it names (a month, a weekday, a year) stand
+  there or are its lines' days, at least one of the question's other content words stands there
+  (unless a number or code already points at the note), and the note's own words hold a value of
+  the kind the question asks for (a number for "how much", a date for "when", a name for "who").
+  A small model picks some note for any question, and almost never says "not in the notes" by
   itself: this is where an answer abstains.
 - `corrections`: the other journal lines that state another value of the same thing and speak to
   the question at least as well — the later line corrects the earlier. "Another value of the same
