@@ -213,6 +213,15 @@ def test_a_persons_page_sentence_is_cited_with_the_lines_of_its_source_days_that
     assert "We like the street" not in json.dumps(got.to_json())  # no line grounds it: never offered
 
 
+def test_a_small_mode_bullet_is_its_line_with_its_day_once(kitchen: Project) -> None:
+    write(kitchen.root, "wiki/worktop.md", page("Worktop", "- Marek from Kamień Studio quoted 2,950 EUR for a quartz worktop. (2026-03-02)\n", gardener=True))
+    commit_all(kitchen.root)
+    model = Picker("Marek")
+    got = answer(kitchen, "What did Marek quote for the worktop?", model)
+    assert [(s.text, s.pages) for s in got.sentences] == [("Marek from Kamień Studio quoted 2,950 EUR for a quartz worktop (2 March 2026).", ("worktop",))]
+    assert "(2026-03-02)" not in model.prompt  # the day is shown once, beside the note, not as a note of its own
+
+
 def test_ask_json_has_the_answer_its_sentences_their_citations_and_whether_it_abstained(kitchen: Project) -> None:
     (kitchen.root / ".gitgarden" / "config.toml").open("a").write('mode = "small"\n')
     before, head = workspace(kitchen.root), git(kitchen.root, "rev-parse", "HEAD")

@@ -123,20 +123,21 @@ def page_notes(
     for block in _BLANK.split(body.replace("\r\n", "\n")):
         if not block.strip():
             continue
-        source = traced.get(" ".join(block.split()))
-        if source is not None:
-            lines = tuple(ln for ln in (journal.by_id.get(i) for i, _ in source.lines) if ln is not None)
-            out += _traced_notes(block, lines, name, title, threshold)
-            continue
         rest: list[str] = []
         for raw in block.splitlines():
             bullet = BULLET.match(raw)
             line = journal.matching(bullet.group("day"), bullet.group("text")) if bullet else None
-            if line is not None:
-                out.append(Note(_LIST_MARK.sub("", raw.strip(), count=1), (line,), name, title))
+            if bullet and line is not None:
+                out.append(Note(bullet.group("text"), (line,), name, title))  # its day is the line's, shown apart
             else:
                 rest.append(raw)
-        if any(r.strip() for r in rest):
+        if not any(r.strip() for r in rest):
+            continue
+        source = traced.get(" ".join(block.split()))
+        if source is not None:
+            lines = tuple(ln for ln in (journal.by_id.get(i) for i, _ in source.lines) if ln is not None)
+            out += _traced_notes("\n".join(rest), lines, name, title, threshold)
+        else:
             sources = [ln for d in days for ln in journal.by_day.get(d, [])]
             out += _grounded_notes("\n".join(rest), sources, journal, name, title, threshold)
     return out
@@ -146,6 +147,8 @@ def _traced_notes(block: str, lines: Sequence[JournalLine], name: str, title: st
     """The sentences of a paragraph a pass wrote, each citing the paragraph's lines that hold its words."""
     out = []
     for sentence in sentences(block):
+        if not _says(sentence):
+            continue  # a lone day or number: nothing an answer could say
         cited = _holding(sentence, lines, title)
         for tried in (cited, tuple(lines)):
             if tried and not verdict(sentence, tried, title, threshold):
@@ -162,11 +165,18 @@ def _grounded_notes(
     out = []
     for sentence in sentences(text):
         words = set(content_words(sentence))
+        if not _says(sentence):
+            continue
         near = [ln for ln in candidates if len(words & journal.words(ln)) >= _SHARED_MIN]
         cited = _holding(sentence, near, title)
         if cited and not verdict(sentence, cited, title, threshold):
             out.append(Note(sentence, cited, name, title))
     return out
+
+
+def _says(sentence: str) -> bool:
+    """True when a sentence holds a word, not only a day or a number ("(2026-03-05)")."""
+    return any(not w[0].isdigit() for w in content_words(sentence))
 
 
 def _holding(sentence: str, lines: Iterable[JournalLine], title: str) -> tuple[JournalLine, ...]:

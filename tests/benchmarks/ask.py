@@ -163,7 +163,7 @@ def garden(project: Project, settings: Settings, passes: int, log: Any) -> dict[
     started = time.monotonic()
     outcomes = []
     tokens = 0
-    for n in range(passes):
+    for n in range(passes if unread(project) else 0):  # a garden kept from an earlier run (--keep) may be done
         result = run_pass(project, settings, model=LiteLLMModel(settings, os.environ), on_progress=lambda m: print(f"    {m}", file=log, flush=True))
         outcomes.append(result.outcome)
         tokens += result.tokens
@@ -213,7 +213,8 @@ def run_journal(name: str, settings: Settings, args: argparse.Namespace, work: P
 
     log = sys.stderr
     print(f"{name}:", file=log, flush=True)
-    project = make_project(name, work)
+    kept = work / name
+    project = Project(kept) if args.keep and (kept / ".gitgarden").is_dir() else make_project(name, work)
     gardened = garden(project, settings, args.passes, log)
     titles = page_titles(project)
     questions = tomllib.loads((JOURNALS / name / "questions.toml").read_text(encoding="utf-8"))["question"]
@@ -256,6 +257,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--context-window", type=int, default=0, help="the model's context (default: the settings')")
     parser.add_argument("--no-raw", action="store_true", help="ask through the garden only")
     parser.add_argument("--workdir", type=Path)
+    parser.add_argument("--keep", action="store_true", help="ask over the gardens an earlier run left in --workdir (passes run only while lines are unread)")
     parser.add_argument("--json", type=Path, help="write the raw figures here too")
     args = parser.parse_args(argv)
     if not args.model:
