@@ -17,6 +17,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+from gitgarden.atomic import atomic_write
 from gitgarden.errors import ConfigError
 
 __all__ = [
@@ -66,7 +67,7 @@ _PROJECT_ONLY = "where a project's wiki and journal live is a fact of that proje
 
 
 SPECS: tuple[Spec, ...] = (
-    Spec("model", str, "", "litellm model string (openai/…, ollama_chat/…, anthropic/…); empty: no model"),
+    Spec("model", str, "", "litellm model string (openai/…, ollama_chat/…, anthropic/…; local/gemma3-270m runs in-process); empty: no model"),
     Spec("api_base", str, "", "the model endpoint; the API key is sent only here"),
     Spec("api_key_env", str, "GITGARDEN_API_KEY", "name of the environment variable holding the API key", project_ok=False, not_in_project=_KEY_ONLY),
     Spec("api_key_name", str, "", "the key stored with `gitgarden keys set NAME` the model uses (empty: the model's provider, e.g. openai)", project_ok=False, not_in_project=_KEY_ONLY),
@@ -439,10 +440,7 @@ def _key_line(lines: list[str], key: str) -> int | None:
 
 
 def _replace_file(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
+    atomic_write(path, text)
 
 
 def write_value(path: Path, key: str, value: Any) -> bool:

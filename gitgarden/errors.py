@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-# Exit statuses (documented in README.md, "Exit statuses").
+# Exit statuses (documented in docs/exit-statuses.md).
 EXIT_OK = 0
 EXIT_USER = 1
 EXIT_USAGE = 2
@@ -39,11 +39,14 @@ class GitError(GitgardenError):
 
 
 class ModelError(GitgardenError):
-    """The model could not be reached or answered unusably."""
+    """The model could not be reached or answered unusably; `reply` holds what it answered, when
+    that was the trouble, and `request` which request failed, in words (both '' when unknown)."""
 
-    def __init__(self, message: str, *, kind: str = "error") -> None:
+    def __init__(self, message: str, *, kind: str = "error", reply: str = "", request: str = "") -> None:
         super().__init__(message)
         self.kind = kind
+        self.reply = reply
+        self.request = request
 
 
 class LockHeld(GitgardenError):

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import errno
-import os
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from gitgarden.adopt import notes_layout, obsidian_layout, spelt_on_disk, survey
+from gitgarden.atomic import atomic_write
 from gitgarden.config import read_toml
 from gitgarden.errors import ConfigError, NotAProject
 from gitgarden.wiki.layout import DEFAULT, Layout, from_table
@@ -119,21 +119,6 @@ def check_on_disk(found: Layout, root: Path, *, where: str) -> None:
                 )
             if here.exists() and not here.is_dir():
                 raise ConfigError(f"{where}: {key} = {folder!r}, but {shown} is a file, not a folder: set {key} to another")
-
-
-def spelt_on_disk(parent: Path, name: str) -> str | None:
-    """The entry of `parent` that is `name` up to letter case and Unicode composition (`name` itself
-    when it is there), or None when there is none."""
-    try:
-        names = os.listdir(parent)
-    except OSError:
-        return None
-    if name in names:
-        return name
-    import unicodedata  # only for a name not found as spelt: `status` starts without it
-
-    want = unicodedata.normalize("NFC", name).casefold()
-    return next((n for n in sorted(names) if unicodedata.normalize("NFC", n).casefold() == want), None)
 
 
 def of_root_or_default(root: Path | str) -> Layout:
@@ -333,108 +318,17 @@ def _ignore_turn_file(gitignore: Path) -> bool:
     nl = b"\r\n" if b"\r\n" in data else b"\n"
     sep = nl if data and not data.endswith(b"\n") else b""
     lines = GITIGNORE_TEMPLATE.encode().replace(b"\n", nl)
-    gitignore.write_bytes(data + sep + lines)
+    atomic_write(gitignore, data + sep + lines)  # the person's file: whole, with its mode
     return True
-
-
-def obsidian_layout(root: Path) -> tuple[Layout, list[str]]:
-    """The layout that adopts the Obsidian vault at `root` in place, and sentences saying what
-    was chosen: the wiki is the root, the journal the daily-notes folder of
-    `.obsidian/daily-notes.json` (Obsidian's own default, the vault root, cannot hold a journal)."""
-    from gitgarden.wiki.layout import check_dir
-
-    settings, unread = _daily_notes_settings(root / ".obsidian" / "daily-notes.json")
-    notes: list[str] = []
-    given = settings.get("folder")
-    folder = given.strip().strip("/") if isinstance(given, str) else ""
-    journal_dir = "Daily notes"
-    if unread or (given and not isinstance(given, str)):
-        notes.append(f".obsidian/daily-notes.json {unread or f'names the folder {given!r}'}: the journal is {journal_dir}/")
-    elif folder:
-        try:
-            journal_dir = _as_on_disk(root, check_dir("journal_dir", folder, where=".obsidian/daily-notes.json"))
-        except ConfigError as exc:
-            notes.append(f"{exc}; the journal is {journal_dir}/ instead")
-    else:
-        notes.append(
-            f"Obsidian keeps daily notes at the vault root, which cannot be the journal: the journal is {journal_dir}/ "
-            f"(set Obsidian's daily notes folder to {journal_dir!r} to write it there)"
-        )
-    fmt = str(settings.get("format") or "YYYY-MM-DD").strip()
-    if fmt != "YYYY-MM-DD":
-        notes.append(
-            f"Obsidian names daily notes {fmt!r}, but gitgarden reads only YYYY-MM-DD.md files: set the daily notes "
-            "format to YYYY-MM-DD in Obsidian (notes already named otherwise are left as they are, and not read)"
-        )
-    held = [f"{n}/" for n in ("raw", "log") if _holds_notes(root / n)]
-    if held:
-        notes.append(
-            f"the vault's own {' and '.join(held)} {'hold' if len(held) > 1 else 'holds'} notes, which stay where they are but are no pages: gitgarden "
-            "keeps its pass records in log/ and the conversation in raw/ (move the notes to another folder to garden them)"
-        )
-    map_page = Layout().map_page
-    if any(p.name.lower() == Layout(".").map_path() for p in root.iterdir()):  # Index.md, or a symlink, is theirs too
-        # The vault's own index.md is the person's note: the map gets a page of its own.
-        map_page = next(
-            (n for n in ("Map", "Gardener map", "gitgarden map") if not any(p.name.lower() == f"{n.lower()}.md" for p in root.iterdir())),
-            "gitgarden-map",
-        )
-        notes.append(f"the vault's own index.md stays yours: the gardener's map is {map_page}.md (map_page = {map_page!r})")
-    return Layout(".", journal_dir, map_page=map_page), notes
-
-
-def _as_on_disk(root: Path, folder: str) -> str:
-    """`folder` as the disk spells it: Obsidian on a Mac finds `daily notes` in `Daily notes/`, and a
-    vault copied from a Mac may hold `Tägliche Notizen` decomposed (NFD) while its settings name it
-    composed (NFC); the journal is the folder that holds the daily notes, not a look-alike new one."""
-    here, parts = root, []
-    for part in folder.split("/"):
-        part = spelt_on_disk(here, part) or part
-        parts.append(part)
-        here = here / part
-    return "/".join(parts)
-
-
-def _holds_notes(folder: Path) -> bool:
-    """True when `folder` (a real folder, not a symlink) holds a `.md` note at any depth."""
-    if folder.is_symlink() or not folder.is_dir():
-        return False
-    return any(name.endswith(".md") for _, _, files in os.walk(folder) for name in files)
-
-
-_SETTINGS_LIMIT = 64 * 1024  # Obsidian writes a few hundred bytes: a bigger file is no settings file of its own
-
-
-def _daily_notes_settings(path: Path) -> tuple[dict[str, object], str]:
-    """`.obsidian/daily-notes.json` as a table, and why it was not read ('' when it was, or is absent):
-    never through a symlink, never a huge file, never a file that is not a JSON object."""
-    import json
-
-    if not os.path.lexists(path):
-        return {}, ""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0))
-    except OSError as exc:
-        return {}, "is a symlink, not read" if exc.errno == errno.ELOOP else f"cannot be read ({exc.strerror})"
-    try:
-        with open(fd, "rb") as fh:
-            data = fh.read(_SETTINGS_LIMIT + 1)
-    except OSError as exc:  # a folder of that name
-        return {}, f"cannot be read ({exc.strerror})"
-    if len(data) > _SETTINGS_LIMIT:
-        return {}, "is too large to be Obsidian's settings, not read"
-    try:
-        loaded = json.loads(data.decode("utf-8"))
-    except ValueError:
-        return {}, "is not valid JSON, not read"
-    return (loaded, "") if isinstance(loaded, dict) else ({}, "is not a JSON object, not read")
 
 
 def init_project(root: Path) -> InitReport:
     """Make `root` a gitgarden project and a git repository, committing what init made.
 
     A folder holding `.obsidian/` (and no gitgarden settings yet) is an Obsidian vault: it is
-    adopted in place (wiki_dir = ".", the journal its daily-notes folder); nothing moves.
+    adopted in place (wiki_dir = ".", the journal its daily-notes folder); nothing moves. So is a
+    folder of notes without it (more Markdown notes and attachments than other files, no `wiki/`):
+    the journal is the folder of its day files, else a new `Daily notes/` (`adopt`).
     """
     from gitgarden.repo import commits, gitrepo  # git is only needed here, not by every command
 
@@ -442,13 +336,18 @@ def init_project(root: Path) -> InitReport:
     root.mkdir(parents=True, exist_ok=True)
     notes: list[str] = []
     # The layout first: a folder it cannot use (a daily-notes folder that is a symlink) is refused before anything is made.
-    if (root / ".obsidian").is_dir() and not (root / ".gitgarden" / "config.toml").exists():
-        layout, notes = obsidian_layout(root)
+    fresh = not (root / ".gitgarden" / "config.toml").exists()
+    found = survey(root) if fresh and not (root / ".obsidian").is_dir() and not (root / DEFAULT.wiki_dir).exists() else None
+    if fresh and ((root / ".obsidian").is_dir() or (found is not None and found.is_notes)):
+        if found is None:
+            layout, notes = obsidian_layout(root)
+            notes.insert(0, f"adopted the Obsidian vault in place: wiki_dir = {layout.wiki_dir}, journal_dir = {layout.journal_dir}")
+        else:  # a folder of notes: adopted where it stands, never a second tree beside it
+            layout, notes = notes_layout(root, found)
         try:
             check_on_disk(layout, root, where=str(root))
         except ConfigError as exc:  # no settings file yet: say where journal_dir goes
             raise ConfigError(f'{exc} (before init: journal_dir = "…" in .gitgarden/config.toml)') from None
-        notes.insert(0, f"adopted the Obsidian vault in place: wiki_dir = {layout.wiki_dir}, journal_dir = {layout.journal_dir}")
     else:
         layout = of_root(root)
     git_initialised = gitrepo.ensure_repo(root)

@@ -39,7 +39,7 @@ def read_ids(project: Project, rev: str = "HEAD") -> dict[str, list[str]]:
 def last_record(project: Project) -> dict[str, Any]:
     """The newest attempt without a commit (recorded in the git dir, never in the work tree)."""
     from gitgarden.history.records import read_attempts
-    from gitgarden.repo.gitrepo import git_dir
+    from gitgarden.repo.gitdir import git_dir
 
     return read_attempts(git_dir(project.root))[-1]
 

@@ -2,7 +2,7 @@
 
 The server runs on the test's fixed clock (`tests/helpers/mcp_server.py` builds the same
 server `gitgarden mcp` runs); `gitgarden mcp` itself is started where the clock
-does not matter (refusals, the README's install snippets).
+does not matter (refusals, the install snippets of docs/agents.md).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from gitgarden.agents.tools import TOOLS
 from gitgarden.config import Settings
 from gitgarden.gardener.pipeline import run_pass
 from gitgarden.project import Project
-from gitgarden.repo.gitrepo import git_dir
+from gitgarden.repo.gitdir import git_dir
 from gitgarden.wiki import captured
 from tests.helpers.project import (
     FIXED_NOW,
@@ -273,9 +273,9 @@ def test_a_server_started_outside_a_project_refuses_in_one_line(tmp_path: Path) 
 
 
 def _snippets(lang: str) -> list[str]:
-    """The README's fenced blocks in `lang` under "Chat agents"."""
-    readme = (REPO / "README.md").read_text()
-    section = readme.split("## Chat agents: `gitgarden mcp`", 1)[1].split("\n## ", 1)[0]
+    """The fenced blocks in `lang` of docs/agents.md's section on the MCP server."""
+    page = (REPO / "docs" / "agents.md").read_text()
+    section = page.split("## The MCP server: `gitgarden mcp`", 1)[1].split("\n## ", 1)[0]
     return re.findall(rf"```{lang}\n(.*?)```", section, re.S)
 
 

@@ -1,6 +1,6 @@
 """The package's shape: parts that import one way, no import circles, no private names reached into.
 
-The parts and what each may import are the table below (README, "Where things are"). Every
+The parts and what each may import are the table below (docs/architecture.md, "The parts"). Every
 import counts, those inside functions too: a lazy import is still a dependency.
 """
 
@@ -14,31 +14,32 @@ PACKAGE = Path(__file__).resolve().parents[1] / "gitgarden"
 # part -> the parts it may import (besides itself). A top-level module is a part of its own.
 MAY_IMPORT: dict[str, set[str]] = {
     "errors": set(),
-    "wiki": {"errors"},
-    "repo": {"wiki", "errors"},
-    "config": {"wiki", "errors"},
-    "store": {"repo", "wiki", "errors"},
-    "sharing": {"repo", "wiki", "errors"},
-    "project": {"config", "store", "repo", "wiki", "errors"},
-    "guard": {"wiki", "errors"},
-    "gitguard": {"guard", "project", "config", "store", "repo", "wiki", "errors"},
-    "model": {"project", "config", "wiki", "errors"},
-    "search": {"project", "config", "repo", "wiki", "errors"},
-    "history": {"project", "config", "repo", "wiki", "errors"},
-    "gardener": {"history", "search", "model", "guard", "project", "config", "sharing", "store", "repo", "wiki", "errors"},
-    "answer": {"search", "model", "guard", "history", "project", "config", "store", "repo", "wiki", "errors"},
-    "schedule": {"gardener", "history", "model", "guard", "project", "config", "sharing", "store", "repo", "wiki", "errors"},
+    "atomic": set(),  # the one atomic write: any part may use it
+    "wiki": {"errors", "atomic"},
+    "repo": {"wiki", "errors", "atomic"},
+    "config": {"wiki", "errors", "atomic"},
+    "store": {"repo", "wiki", "errors", "atomic"},
+    "sharing": {"repo", "wiki", "errors", "atomic"},
+    "adopt": {"wiki", "errors", "atomic"},
+    "project": {"adopt", "config", "store", "repo", "wiki", "errors", "atomic"},
+    "guard": {"wiki", "errors", "atomic"},
+    "gitguard": {"guard", "project", "config", "store", "repo", "wiki", "errors", "atomic"},
+    "model": {"project", "config", "wiki", "errors", "atomic"},
+    "search": {"project", "config", "repo", "wiki", "errors", "atomic"},
+    "history": {"project", "config", "repo", "wiki", "errors", "atomic"},
+    "gardener": {"history", "search", "model", "guard", "project", "config", "sharing", "store", "repo", "wiki", "errors", "atomic"},
+    "answer": {"search", "model", "guard", "history", "project", "config", "store", "repo", "wiki", "errors", "atomic"},
+    "schedule": {"gardener", "history", "model", "guard", "project", "config", "sharing", "store", "repo", "wiki", "errors", "atomic"},
     "services": {
         "answer", "schedule", "gardener", "history", "search", "model", "gitguard", "guard", "project", "config", "sharing", "store",
         "repo", "wiki", "errors",
     },
-    "agents": {"services", "gardener", "history", "search", "project", "config", "repo", "wiki", "errors"},
-    "web": {
-        "answer", "services", "schedule", "gardener", "history", "search", "model", "gitguard", "guard", "project", "config", "sharing",
-        "store", "repo", "wiki", "errors",
-    },
+    # The faces call services (and history's log, show, undo and review, which the CLI calls too),
+    # never the gardener, the scheduler, the model or git directly.
+    "agents": {"services", "search", "project", "config", "errors"},
+    "web": {"services", "history", "project", "config", "wiki", "errors"},
     "cli": {
-        "web", "agents", "answer", "services", "schedule", "gardener", "history", "search", "model", "gitguard", "guard", "project",
+        "web", "agents", "services", "schedule", "gardener", "history", "search", "model", "gitguard", "guard", "project",
         "config", "sharing", "store", "repo", "wiki", "errors",
     },
 }  # fmt: skip

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from gitgarden.project import Project
-from gitgarden.repo.gitrepo import git_dir
+from gitgarden.repo.gitdir import git_dir
 from gitgarden.repo.lock import PassLock
 from gitgarden.schedule import registry
 from tests.helpers.project import FIXED_LOG, FakeModel, write

@@ -155,8 +155,8 @@ def test_completion_of_pass_ids_setting_keys_and_key_names(passed: Project) -> N
 
 
 def test_completion_is_documented_with_the_variable_click_reads() -> None:
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
-    assert "_GITGARDEN_COMPLETE=bash_source gitgarden" in readme and "_GITGARDEN_COMPLETE=zsh_source gitgarden" in readme
+    page = (Path(__file__).resolve().parents[1] / "docs" / "getting-started.md").read_text()
+    assert "_GITGARDEN_COMPLETE=bash_source gitgarden" in page and "_GITGARDEN_COMPLETE=zsh_source gitgarden" in page
 
 
 def test_the_live_lines_spinner_moves_as_time_passes() -> None:

@@ -31,7 +31,7 @@ from click.testing import CliRunner
 
 from gitgarden.cli.main import App, cli
 from gitgarden.project import Project
-from gitgarden.repo.gitrepo import git_dir
+from gitgarden.repo.gitdir import git_dir
 from gitgarden.repo.lock import holder
 from tests.helpers.fake_openai import FakeOpenAI
 from tests.helpers.project import commit_all, git, page, promote_reply, write

@@ -10,7 +10,7 @@ import pytest
 from gitgarden.config import Settings
 from gitgarden.gardener.pipeline import run_pass
 from gitgarden.project import Project
-from gitgarden.repo.gitrepo import git_dir
+from gitgarden.repo.gitdir import git_dir
 from gitgarden.store.disktree import DiskTree
 from gitgarden.wiki.facts import FactsCache, page_facts
 from gitgarden.wiki.tree import Overlay, file

@@ -1,4 +1,4 @@
-"""The guard's rules (DESIGN §5, 1-10), each from the accepting and the refusing side."""
+"""The guard's rules (docs/guard.md, 1-10), each from the accepting and the refusing side."""
 
 from __future__ import annotations
 
@@ -887,7 +887,7 @@ def test_fenced_code_hides_links() -> None:
         )
 
 
-# --- the rules as DESIGN §5 numbers them; an agent's commit outside a pass ------------------
+# --- the rules as docs/guard.md numbers them; an agent's commit outside a pass -------------
 
 
 def test_every_rule_of_design_5_is_one_numbered_named_function() -> None:

@@ -15,7 +15,7 @@ from gitgarden.history import passlog as history
 from gitgarden.history.records import read_attempts
 from gitgarden.history.undo import undo
 from gitgarden.project import Project
-from gitgarden.repo.gitrepo import git_dir
+from gitgarden.repo.gitdir import git_dir
 from tests.helpers.project import (
     FIXED_LOG,
     FIXED_NOW,

@@ -13,7 +13,7 @@ from gitgarden.cli.main import App, cli
 from gitgarden.gardener.pipeline import OUTCOMES, request_stop, run_pass
 from gitgarden.history.records import read_attempts
 from gitgarden.project import Project
-from gitgarden.repo.gitrepo import git_dir
+from gitgarden.repo.gitdir import git_dir
 from tests.helpers.project import (
     FIXED_LOG,
     FIXED_NOW,

@@ -23,7 +23,7 @@ from gitgarden.history import records
 from gitgarden.model.llm import Answer, Usage
 from gitgarden.model.operations import parse_reply
 from gitgarden.project import Project
-from gitgarden.repo.gitrepo import git_dir
+from gitgarden.repo.gitdir import git_dir
 from gitgarden.wiki import journal, tidy
 from gitgarden.wiki.tree import Overlay, file, text_of
 from tests.helpers.project import FIXED_NOW, SETTINGS, FakeModel, commit_all, page, write

@@ -29,7 +29,7 @@ from gitgarden.gardener.pipeline import request_stop, run_pass
 from gitgarden.history.records import read_attempts
 from gitgarden.model.provider import LiteLLMModel
 from gitgarden.project import Project
-from gitgarden.repo.gitrepo import git_dir
+from gitgarden.repo.gitdir import git_dir
 from tests.helpers.fake_openai import FakeOpenAI
 from tests.helpers.project import FIXED_NOW, commit_all, git, write
 

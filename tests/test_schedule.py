@@ -23,7 +23,7 @@ from gitgarden.errors import GitgardenError, NotAProject
 from gitgarden.project import Project
 from gitgarden.repo.lock import PassLock
 from gitgarden.schedule import clocks, registry, tick, timers
-from gitgarden.services import overview
+from gitgarden.services.status import list_projects, project_status
 from gitgarden.wiki import journal
 from tests.helpers.project import FIXED_NOW, write
 
@@ -452,14 +452,15 @@ def test_failures_in_a_row_notify_from_the_fourth_with_the_exact_text(tmp_path: 
 
 
 def test_every_place_that_says_when_notifications_start_names_the_failure_that_notifies() -> None:
-    """One truth: the README and the setting's help name the same failure in a row as the first to
+    """One truth: the README, docs/ and the setting's help name the same failure in a row as the first to
     notify as the code does (the test above: the fourth), never "after the third" beside it."""
     import re
 
     from gitgarden.config import SPECS
 
     ordinal = ["first", "second", "third", "fourth", "fifth", "sixth"][registry.NOTIFY_AFTER]
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    repo = Path(__file__).resolve().parents[1]
+    readme = "\n".join(p.read_text() for p in [repo / "README.md", *sorted((repo / "docs").glob("*.md"))])
     [help_text] = [s.help for s in SPECS if s.key == "notify_command"]
     text = f"{readme}\n{help_text}".lower()
     said = re.findall(r"\b(from|after|past) the (\w+)(?: failed pass(?:es)?)? in a row", text)
@@ -538,12 +539,12 @@ def test_project_status_says_which_clock_holds_it_back_and_until_when(tmp_path: 
     root = tiny(tmp_path / "p", "one", "two")
     age(root, NOW - timedelta(minutes=10))
     registry.register(root, env())
-    data = overview.project_status(Project(root), env(), NOW)
+    data = project_status(Project(root), env(), NOW)
     assert data["unread"] == 2 and data["registered"] and not data["eligible"]
     assert [h["clock"] for h in data["held"]] == ["idle_min"]
     assert data["eligible_at"] == (NOW + timedelta(minutes=20)).isoformat()
     assert data["lock"] is None and data["consecutive_failures"] == 0
-    assert overview.project_status(Project(root), env(), NOW + timedelta(minutes=20))["eligible"]
+    assert project_status(Project(root), env(), NOW + timedelta(minutes=20))["eligible"]
 
 
 def test_list_projects_reports_existence_enabled_and_failures(tmp_path: Path) -> None:
@@ -551,7 +552,7 @@ def test_list_projects_reports_existence_enabled_and_failures(tmp_path: Path) ->
     set_config(b, "enabled = false\n")
     registry._write_registry(env(), [a, b, tmp_path / "gone"])
     registry.record_attempt(a, result("failed", 15), env(), NOW, on_message=lambda _m: None)
-    rows = {Path(r["path"]).name: r for r in overview.list_projects(env())}
+    rows = {Path(r["path"]).name: r for r in list_projects(env())}
     assert (rows["a"]["enabled"], rows["a"]["consecutive_failures"], rows["a"]["last_outcome"]) == (True, 1, "failed")
     assert rows["b"]["enabled"] is False
     assert rows["gone"]["exists"] is False

@@ -128,6 +128,8 @@ def _other_value(spec: object) -> str:
     layout = {"wiki_dir": ".", "journal_dir": "Daily notes", "map_page": "Map", "journal_from": "2026-11-01"}  # what the project may name
     if spec.key in layout:  # type: ignore[attr-defined]
         return layout[spec.key]  # type: ignore[attr-defined]
+    if spec.key == "api_base":  # type: ignore[attr-defined]
+        return "http://127.0.0.1:8080/v1"  # an endpoint is a URL (`config set` refuses anything else)
     return "x <x@example.org>" if spec.key == "author" else "openai/x"  # type: ignore[attr-defined]
 
 

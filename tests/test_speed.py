@@ -26,7 +26,7 @@ from gitgarden.model import operations as ops
 from gitgarden.model import status as model_status
 from gitgarden.model.provider import LiteLLMModel
 from gitgarden.project import Project, init_project
-from gitgarden.repo.gitrepo import git_dir
+from gitgarden.repo.gitdir import git_dir
 from tests.helpers.fake_openai import FakeOpenAI
 from tests.helpers.project import FIXED_NOW, commit_all, git, write
 from tests.helpers.streaming import Watch

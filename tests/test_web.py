@@ -80,7 +80,7 @@ def test_every_page_renders_on_the_sample_project_after_passes(tmp_path: Path) -
     shown = text_of(c.get("/page/crumb-and-co").text)
     assert line in shown and "2026-11-23#7" in shown and pass_id in shown  # the sentence traced to its line
     day = text_of(c.get("/journal/2026-11-23").text)
-    assert re.search(r"7\s+Dana and I are aiming to open Crumb & Co on Saturday 16 January 2027.\s+read", day)
+    assert re.search(rf"7\s+Dana and I are aiming to open Crumb & Co on Saturday 16 January 2027.\s+on a page\s+Read again\s+on\s+crumb-and-co\s+·\s+by pass\s+{pass_id}", day)
     assert re.search(r"8\s+parking fine near the shop, annoying\s+unread", day)
 
 

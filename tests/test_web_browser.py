@@ -32,6 +32,7 @@ from tests.helpers.project import (
     capture,
     commit_all,
     git,
+    invoke,
     page,
     workspace,
     write,
@@ -252,3 +253,97 @@ def test_serve_refuses_a_taken_port_in_one_line_and_warns_off_loopback(project: 
     _out, err = proc.communicate(timeout=60)
     assert err.startswith("warning: serving on 0.0.0.0, which other machines may reach")
     assert proc.returncode == 0
+
+
+def test_set_the_model_in_the_browser_and_check_it(browser: Browser, project: Project, shots: Path) -> None:
+    with FakeOpenAI() as server, served(project) as (url, base):
+        pg = open_page(browser, url)
+        pg.get_by_role("link", name="Settings", exact=True).click()
+        snap(pg, shots, "20-settings-empty")
+        pg.get_by_label("model", exact=True).fill("openai/fake")
+        pg.get_by_label("api_base", exact=True).fill(server.base_url)
+        pg.locator("#f-mode").select_option("full")
+        model_form = pg.locator("form.settings-form").filter(has=pg.locator("#f-model"))
+        assert model_form.get_by_label(re.compile("your settings on this machine")).is_checked()
+        model_form.get_by_role("button", name="Save").click()
+        assert pg.locator(".note").inner_text().startswith("Saved model = openai/fake, api_base = http://127.0.0.1:")
+        shown = json.loads(invoke(project, "config", "get", "model", "--json", env={"GITGARDEN_MODEL": "", "GITGARDEN_CONFIG": os.environ["GITGARDEN_CONFIG"]}).stdout)
+        assert (shown["value"], shown["source"]) == ("openai/fake", "user")
+        server.enqueue("ok")
+        server.enqueue('{"operations": []}')
+        pg.get_by_role("button", name="Check the model").click()
+        assert pg.locator(".note").inner_text() == "The model answered."
+        assert pg.locator("dd.reachable").inner_text().startswith("yes")
+        assert server.requests[0]["path"] == "/v1/chat/completions"  # the probe went to the endpoint set in the form
+        snap(pg, shots, "21-settings-checked")
+
+
+def test_a_skipped_lines_reason_and_read_again(browser: Browser, project: Project, shots: Path) -> None:
+    capture(project, "2026-11-28", "Acme is the pilot customer", "rain all day")
+    pass_id = pass_with(project, acme_op(), {"op": "skip", "lines": ["2026-11-28#2"], "reason": "chatter: weather"})
+    with served(project) as (url, base):
+        pg = open_page(browser, url)
+        pg.goto(base + "/journal/2026-11-28")
+        skipped = pg.locator("#l2")
+        assert skipped.locator(".state").inner_text() == "skipped"
+        assert skipped.locator(".why").inner_text() == f"skipped: chatter: weather · by pass {pass_id}"
+        assert pg.locator("#l1 .why").inner_text() == f"on acme · by pass {pass_id}"
+        snap(pg, shots, "22-journal-states")
+        skipped.get_by_role("button", name="Read again").click()
+        assert pg.locator(".note").inner_text().startswith("Line 2026-11-28#2 is unread again (commit ")
+        assert pg.locator("#l2 .state").inner_text() == "unread"
+        assert pg.locator("#l1 .state").inner_text() == "on a page"
+        snap(pg, shots, "23-journal-read-again")
+    status = json.loads(invoke(project, "status", "--json").stdout)
+    assert status["unread"] == 1  # the next pass offers it again
+
+
+def test_a_failed_pass_says_why(browser: Browser, project: Project, shots: Path) -> None:
+    capture(project, "2026-11-28", "Acme is the pilot customer")
+    commit_all(project.root, "journal")
+    with FakeOpenAI() as server, served(project, model_env(server)) as (url, base):
+        garbage = "I'd love to help! <b>Acme</b> sounds great. " * 20
+        server.enqueue(garbage)
+        server.enqueue(garbage)
+        pg = open_page(browser, url)
+        pg.goto(base + "/run")
+        pg.get_by_role("button", name="Start the pass").click()
+        pg.locator(".result").wait_for()
+        assert pg.locator(".done-mark.bad").inner_text() == "✗" and pg.locator("#step").inner_text() == "failed"
+        assert pg.locator(".result .outcome.bad").inner_text() == "failed"
+        snap(pg, shots, "24-run-failed")
+        pg.get_by_role("link", name="see why").click()
+        why = pg.locator("#why")
+        assert why.locator("h2").inner_text() == "Why it failed"
+        assert "bad model output: the reply is not JSON" in why.inner_text()
+        assert f"the request for operations to openai/fake at {server.base_url}" in why.inner_text()
+        shown = why.locator("pre.reply").inner_text()
+        assert shown.startswith("I'd love to help! <b>Acme</b> sounds great.") and shown.endswith("…") and len(shown) == 401
+        assert "Acme is the pilot customer" in pg.locator("#unread").inner_text()
+        assert f"openai/fake at {server.base_url}" in pg.locator("dl.facts").first.inner_text()
+        snap(pg, shots, "25-pass-failed")
+        pg.get_by_role("link", name="the whole record").click()
+        assert json.loads(pg.locator("body").inner_text())["failure"]["reply"] == garbage
+
+
+def test_review_item_by_item_lands_one_page_and_not_the_other(browser: Browser, project: Project, shots: Path) -> None:
+    write(project.root, ".gitgarden/config.toml", "review = true\n")
+    capture(project, "2026-11-28", "Acme is the pilot customer", "Dana joined as ops lead")
+    commit_all(project.root, "journal")
+    review = Settings(model="fake/scripted", review=True)
+    pass_id = pass_with(project, acme_op(), {"op": "create_page", "page": "dana", "title": "Dana", "body": "Dana joined as ops lead.\n", "lines": ["2026-11-28#2"]}, settings=review)
+    with served(project) as (url, base):
+        pg = open_page(browser, url)
+        pg.goto(base + "/review")
+        block = pg.locator(f"#p-{pass_id}")
+        assert block.locator("li.item").count() == 4  # two pages, two map entries
+        snap(pg, shots, "26-review-items")
+        block.get_by_label(re.compile(r"take item 2: new page dana")).uncheck()
+        block.get_by_label(re.compile(r"take item \d: map entry: \[\[dana\]\]")).uncheck()
+        block.get_by_role("button", name="Take the ticked items").click()
+        note = pg.locator(".note").inner_text()
+        assert re.match(rf"Took item\(s\) 1, [34] of pass {pass_id} \(commit [0-9a-f]{{10}}\)", note) and "1 journal line(s) are unread again" in note, note
+        snap(pg, shots, "27-review-items-taken")
+    assert (project.root / "wiki/acme.md").exists() and not (project.root / "wiki/dana.md").exists()
+    status = json.loads(invoke(project, "status", "--json").stdout)
+    assert status["unread"] == 1  # Dana's line waits for the next pass

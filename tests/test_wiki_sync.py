@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from gitgarden.project import Project
-from gitgarden.repo import gitrepo
+from gitgarden.repo import gitdir, gitrepo
 from gitgarden.store import wikisync
 from gitgarden.store.disktree import DiskTree
 from gitgarden.wiki import layout
@@ -146,7 +146,7 @@ def test_the_health_command_reads_the_graph_and_a_broken_graph_is_measured_the_s
     wiki(project)
     first = invoke(project, "health", "--json")
     assert first.exit_code == 0, first.output
-    graphs = list((gitrepo.git_dir(project.root) / "gitgarden").glob("wiki-*.sqlite"))
+    graphs = list((gitdir.git_dir(project.root) / "gitgarden").glob("wiki-*.sqlite"))
     assert len(graphs) == 1
     graphs[0].write_bytes(b"this is not a database")
     again = invoke(project, "health", "--json")

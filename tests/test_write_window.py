@@ -18,7 +18,7 @@ import pytest
 from gitgarden.gardener.pipeline import PassResult, run_pass
 from gitgarden.history.undo import UndoRefused, undo
 from gitgarden.project import Project, init_project
-from gitgarden.repo.gitrepo import git_dir
+from gitgarden.repo.gitdir import git_dir
 from tests.helpers import project as helpers
 from tests.helpers.gitlocks import stale_lock_of_a_killed_git
 from tests.helpers.project import (

@@ -2,5 +2,5 @@
 read and search the wiki, and nothing else (no tool writes, moves or deletes a page, runs a pass
 or changes a setting). `tools` is the door as plain functions; `server` wires them to the MCP SDK.
 
-May import: services, gardener, history, search, project, config, repo, wiki, errors.
+May import: services, search, project, config, errors.
 """

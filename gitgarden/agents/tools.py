@@ -16,9 +16,23 @@ from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Any
 
+from gitgarden.config import load_settings
 from gitgarden.errors import GitgardenError
 from gitgarden.project import Project
-from gitgarden.wiki import layout
+from gitgarden.search.index import search
+from gitgarden.services.capture import capture
+from gitgarden.services.status import project_status
+from gitgarden.services.views import (
+    find_page,
+    journal_day,
+    journal_days,
+    kept_facts,
+    kept_sources,
+    map_view,
+    page_sources,
+    passes_summary,
+    wiki_tree,
+)
 
 __all__ = ["Door", "TOOLS"]
 
@@ -42,43 +56,21 @@ class Door:
         self._lock = threading.Lock()
 
     def _page(self, name: str) -> Any:
-        from gitgarden.services.views import find_page, kept_facts, wiki_tree
-
         with self._lock:
             if self._facts is None:
                 self._facts = kept_facts(self.project)
             return find_page(self.project, name, tree=wiki_tree(self.project, self._facts))
 
     def _settings(self) -> Any:
-        from gitgarden.config import load_settings
-
         return load_settings(self.project.root, env=self.env).settings
 
     def capture(self, text: str, client: str = "") -> dict[str, Any]:
         """Append `text` to today's journal, one line per non-empty line; `client` (the agent's
         name) goes to the capture log, never into the line. Never commits."""
-        from gitgarden.repo import gitrepo
-        from gitgarden.wiki import captured, journal
-
-        project = self.project
-        try:
-            log = captured.log_path(gitrepo.git_dir(project.root))
-        except GitgardenError:
-            log = None  # who captured is a convenience: the line is captured all the same
-        try:
-            done = journal.capture(project.journal, text, self.now().astimezone(), by=client, log=log)
-        except OSError as exc:
-            raise GitgardenError(f"capture failed: {exc}") from None
-        return {
-            "ids": done.ids,
-            "file": done.path.relative_to(project.root).as_posix(),
-            "message": f"Captured {len(done.ids)} line(s); the gardener reads them at its next pass (nothing is committed now).",
-        }
+        return capture(self.project, text, self.now(), by=client).to_json()
 
     def search(self, query: str, limit: int = 10) -> dict[str, Any]:
         """Ranked pages and journal lines matching `query` (as `gitgarden search`)."""
-        from gitgarden.search.index import search
-
         if not 1 <= limit <= SEARCH_LIMIT_MAX:
             raise GitgardenError(f"limit must be between 1 and {SEARCH_LIMIT_MAX}")
         identity = tuple(self._settings().identity_files)
@@ -98,16 +90,12 @@ class Door:
 
     def read_map(self) -> dict[str, Any]:
         """The map's text and its Open questions."""
-        from gitgarden.services.views import map_view
-
         text, open_lines = map_view(self.project)
         return {"path": self.project.layout.map_path(), "text": text, "open": open_lines}
 
     def journal(self, day: str = "") -> dict[str, Any]:
         """One day's journal lines (default today) with their ids and read/unread state, and the
         days there are."""
-        from gitgarden.services.views import journal_day, journal_days
-
         day = day.strip() or f"{self.now().astimezone():%Y-%m-%d}"
         days = journal_days(self.project)
         if day not in days and day == f"{self.now().astimezone():%Y-%m-%d}":
@@ -117,38 +105,21 @@ class Door:
 
     def status(self) -> dict[str, Any]:
         """Lines waiting, the last pass, review waiting, the lines set aside (as `gitgarden status`)."""
-        from gitgarden.gardener import setaside
-        from gitgarden.history import passlog
-        from gitgarden.services.overview import project_status
-
-        project = self.project
-        data = project_status(project, self.env, self.now())
-        with layout.active(project.layout):
-            aside = [setaside.summary(e) for _, e in setaside.on_disk(project.root)[1]]
-            entries = passlog.passes(project.root)
-        last = next((e for e in entries if e.review != "waiting"), None)
-        waiting = [e.pass_id for e in entries if e.review == "waiting"]
+        data = project_status(self.project, self.env, self.now())
         return {
             "unread": data["unread"],
-            "set_aside": aside,
-            "last_pass": None if last is None else {
-                "pass_id": last.pass_id, "when": last.when, "outcome": last.outcome, "message": last.message,
-                "commit": last.commit, "read": last.read, "created": last.created, "appended": last.appended,
-            },
-            "review_waiting": waiting,
+            "set_aside": data["set_aside"],
+            **passes_summary(self.project),
             "eligible": data["eligible"],
             "held": data["held"],
             "no_model": data["no_model"],
             "warnings": data["warnings"],
-        }  # fmt: skip
+        }
 
     def page_sources(self, name: str) -> dict[str, Any]:
         """The paragraphs of a page that passes wrote, each with the journal lines it came from."""
-        from gitgarden.history.provenance import KeptSources
-
         page = self._page(name)
         if self._sources is None:
-            self._sources = KeptSources()
-        with layout.active(self.project.layout):
-            sources = self._sources.page_sources(self.project.root, page.name, page.text)
+            self._sources = kept_sources()
+        sources = page_sources(self.project, page, self._sources)
         return {"name": page.name, "path": page.path, "sources": [s.to_json() for s in sources]}

@@ -133,8 +133,8 @@ def _with_linked(first: list[str], tree: DiskTree, index: LinkIndex, map_name: s
         facts = page_facts(tree, pages.page_path(name)) if pages.page_path(name) in tree else None
         if facts is None:
             continue
-        later = (facts.meta or {}).get("superseded_by")
-        targets = [str(later), *facts.targets] if isinstance(later, str) else list(facts.targets)
+        later = (facts.meta or {}).get("superseded_by")  # "[[newer]]", as the supersede operation writes it
+        targets = [later.strip().strip("[]"), *facts.targets] if isinstance(later, str) else list(facts.targets)
         for target in targets:
             page = index.resolve(target)
             if page and page != map_name and page not in out and page not in linked:

@@ -10,6 +10,7 @@ import json
 import os
 import sys
 from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -22,7 +23,10 @@ if TYPE_CHECKING:
     from gitgarden.model.llm import Model
     from gitgarden.project import Project
 
-__all__ = ["App", "activate", "err", "out_json", "pass_app", "render_set_aside", "render_figures", "listing", "show_value", "table"]
+__all__ = [
+    "App", "activate", "err", "out_json", "pass_app", "render_set_aside", "render_figures", "listing", "show_value", "table",
+    "git_policy", "complete_passes",
+]  # fmt: skip
 
 
 def _default_model_factory(settings: Settings, env: Mapping[str, str]) -> Model | None:
@@ -43,6 +47,24 @@ class App:
     now: Callable[[], datetime] = _now
     model_factory: Callable[[Settings, Mapping[str, str]], Model | None] = _default_model_factory
     debug: bool = False
+    # The loopback ports looked at for a local model server when none is configured (None: the usual ones).
+    local_ports: Mapping[int, str] | None = None
+
+    def local_models(self) -> list[dict[str, Any]]:
+        """The local model servers answering on this machine (as JSON), for a command run without a model."""
+        from gitgarden.model import servers
+
+        return [s.to_json() for s in servers.find(None if self.local_ports is None else dict(self.local_ports))]
+
+    def say_local_models(self) -> list[dict[str, Any]]:
+        """Say (stderr) which local model servers answer and the command that uses each, and the
+        in-process model when installed; what was found, as JSON. Never chooses one by itself."""
+        from gitgarden.model import servers
+
+        found = servers.find(None if self.local_ports is None else dict(self.local_ports))
+        for line in servers.advice(found, inprocess=servers.inprocess_installed()):
+            err(line)
+        return [s.to_json() for s in found]
 
     def project(self, start: Path | None = None) -> Project:
         """The project the command works on; its layout is in force until the command ends."""
@@ -84,12 +106,12 @@ def out_json(data: Any) -> None:
 pass_app = click.make_pass_decorator(App, ensure=True)
 
 
-def render_set_aside(entries: list[Any]) -> None:
-    """The set-aside lines, each with why and what to do (for `status` and `health`)."""
+def render_set_aside(entries: list[Mapping[str, Any]]) -> None:
+    """The set-aside lines (as `status --json` lists them), each with why and what to do (for `status` and `health`)."""
     for entry in entries:
-        click.echo(f"  set aside {entry.line}: {entry.text}")
-        click.echo(f"    why: {entry.reason}")
-        click.echo(f"    to offer it again: {entry.advice()}")
+        click.echo(f"  set aside {entry['line']}: {entry['text']}")
+        click.echo(f"    why: {entry['reason']}")
+        click.echo(f"    to offer it again: {entry['advice']}")
 
 
 def render_figures(figures: Mapping[str, Any]) -> str:
@@ -140,3 +162,25 @@ def settle_model_threads(timeout: float = 10.0) -> None:
     for thread in threading.enumerate():
         if thread.name.startswith("gitgarden-model") and thread is not threading.current_thread():
             thread.join(max(0.0, end - time.monotonic()))
+
+
+def git_policy(app: App, project: Any) -> AbstractContextManager[Any]:
+    """The project's git settings (git_timeout, sign_commits) for the commands that commit, as for a pass."""
+    from gitgarden.repo import gitrepo
+
+    s = app.settings(project).settings
+    return gitrepo.git_policy(gitrepo.GitPolicy(timeout=float(s.git_timeout), sign_commits=s.sign_commits))
+
+
+def complete_passes(ctx: click.Context, _param: click.Parameter, incomplete: str) -> list[Any]:
+    """Shell completion for PASS: the newest pass ids of the project you stand in, newest first."""
+    from click.shell_completion import CompletionItem
+
+    try:
+        from gitgarden.history import passlog as history
+        from gitgarden.project import find_project
+
+        entries = history.passes(find_project().root, 50)
+    except Exception:  # completion must never print a traceback into the person's shell
+        return []
+    return [CompletionItem(e.pass_id, help=e.outcome) for e in entries if e.pass_id.startswith(incomplete)]

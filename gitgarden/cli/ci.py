@@ -119,7 +119,7 @@ gitgarden:
     - gitgarden ci
 """
 
-# The pre-commit framework's config: the guard in front of agents (README "The guard, in front of agents").
+# The pre-commit framework's config: the guard in front of agents (docs/agents.md, "The commit hooks").
 PRE_COMMIT = """\
 # .pre-commit-config.yaml: gitgarden's guard in front of agents' commits.
 repos:
@@ -264,17 +264,14 @@ def register(cli: click.Group) -> None:
 
 
 def _run_ci(app: App, as_json: bool) -> None:
-    from gitgarden.gardener.pipeline import run_pass
-    from gitgarden.schedule import registry
+    from gitgarden.services import run as passes
 
     project = app.project()
     settings = app.settings(project).settings
-    model = app.model_factory(settings, app.env) if settings.model else None
-    result = run_pass(project, settings, model=model, now=app.now, on_progress=err, trigger="ci")
-    registry.record_attempt(project.root, result, app.env, app.now())
+    result = passes.run(project, settings, env=app.env, now=app.now, model_factory=app.model_factory, on_progress=err, trigger="ci")
     summary = summary_markdown(result, project.name)
     if as_json:
-        out_json(result.record())
+        out_json(passes.shown(result))
     else:
         click.echo(summary, nl=False)
     step_summary = app.env.get("GITHUB_STEP_SUMMARY")

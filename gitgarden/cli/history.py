@@ -1,4 +1,5 @@
-"""`gitgarden log`, `show`, `undo`, `stop`, `review` and `reread`: parse, call `gitgarden.history` / `.review`, render.
+"""`gitgarden log`, `show`, `undo`, `stop` and `reread`: parse, call `gitgarden.history`, render
+(`review` is `cli.review`).
 
 Imported by `cli.main` for every command, so it stays cheap: git work and rich
 are imported inside the commands that use them.
@@ -10,7 +11,6 @@ import json
 import os
 import sys
 from collections.abc import Sequence
-from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -18,17 +18,17 @@ import click
 if TYPE_CHECKING:
     from gitgarden.history.passlog import PassEntry
 
-from gitgarden.cli.app import App, err, out_json, pass_app, render_figures
+from gitgarden.cli.app import (
+    App,
+    complete_passes,
+    err,
+    git_policy,
+    out_json,
+    pass_app,
+    render_figures,
+)
 
 __all__ = ["register"]
-
-
-def _git_policy(app: App, project: Any) -> AbstractContextManager[Any]:
-    """The project's git settings (git_timeout, sign_commits) for the commands that commit, as for a pass."""
-    from gitgarden.repo import gitrepo
-
-    s = app.settings(project).settings
-    return gitrepo.git_policy(gitrepo.GitPolicy(timeout=float(s.git_timeout), sign_commits=s.sign_commits))
 
 
 def _short(sha: str) -> str:
@@ -55,26 +55,6 @@ def _note(entry: PassEntry) -> str:
     return "; ".join(bits)
 
 
-# Files every pass changes for its own bookkeeping: the review shows the pages, not these.
-_BOOKKEEPING = (".gitgarden/read.json", "log/")
-
-
-def _without_bookkeeping(diff: str) -> tuple[str, list[str]]:
-    """`diff` (git's format) without the sections of the read position and the log records; the paths left out."""
-    kept: list[str] = []
-    left_out: list[str] = []
-    skipping = False
-    for line in diff.splitlines(keepends=True):
-        if line.startswith("diff --git "):
-            path = line.rstrip("\n").rsplit(" b/", 1)[-1]
-            skipping = path == _BOOKKEEPING[0] or path.startswith(_BOOKKEEPING[1])
-            if skipping:
-                left_out.append(path)
-        if not skipping:
-            kept.append(line)
-    return "".join(kept), left_out
-
-
 def _colour_diff(diff: str) -> str:
     """`diff` with git's colours: file headers bold, hunks cyan, removals red, additions green."""
     out = []
@@ -96,20 +76,6 @@ def _colour_diff(diff: str) -> str:
 def _wants_colour(env: Any) -> bool:
     """Colour on a terminal, unless NO_COLOR is set or the terminal is dumb."""
     return not env.get("NO_COLOR") and env.get("TERM", "") != "dumb"
-
-
-def _complete_passes(ctx: click.Context, _param: click.Parameter, incomplete: str) -> list[Any]:
-    """Shell completion for PASS: the newest pass ids of the project you stand in, newest first."""
-    from click.shell_completion import CompletionItem
-
-    try:
-        from gitgarden.history import passlog as history
-        from gitgarden.project import find_project
-
-        entries = history.passes(find_project().root, 50)
-    except Exception:  # completion must never print a traceback into the person's shell
-        return []
-    return [CompletionItem(e.pass_id, help=e.outcome) for e in entries if e.pass_id.startswith(incomplete)]
 
 
 @click.command("log")
@@ -249,7 +215,7 @@ def _grounding_lines(record: dict[str, Any] | None) -> list[str]:
 
 
 @click.command("show")
-@click.argument("pass_ref", metavar="[PASS]", required=False, shell_complete=_complete_passes)
+@click.argument("pass_ref", metavar="[PASS]", required=False, shell_complete=complete_passes)
 @click.option("--json", "as_json", is_flag=True, help="The record and the diff as JSON.")
 @pass_app
 def show_cmd(app: App, pass_ref: str | None, as_json: bool) -> None:
@@ -307,7 +273,7 @@ def show_cmd(app: App, pass_ref: str | None, as_json: bool) -> None:
 
 
 @click.command("undo")
-@click.argument("pass_ref", metavar="[PASS]", required=False, shell_complete=_complete_passes)
+@click.argument("pass_ref", metavar="[PASS]", required=False, shell_complete=complete_passes)
 @click.option("--reread", is_flag=True, help="Make the lines the pass read unread again (the next pass reads them).")
 @click.option("--json", "as_json", is_flag=True, help="What was done, as JSON.")
 @pass_app
@@ -316,7 +282,7 @@ def undo_cmd(app: App, pass_ref: str | None, reread: bool, as_json: bool) -> Non
     from gitgarden.history.undo import undo
 
     project = app.project()
-    with _git_policy(app, project):
+    with git_policy(app, project):
         result = undo(project.root, pass_ref, reread=reread, now=app.now())
     if as_json:
         out_json(result.to_json())
@@ -340,7 +306,7 @@ def undo_cmd(app: App, pass_ref: str | None, reread: bool, as_json: bool) -> Non
 def reread_cmd(app: App, targets: tuple[str, ...], as_json: bool) -> None:
     """Make journal lines unread again (a line id such as 2026-11-29#3, or a whole day), without undoing a pass."""
     project = app.project()
-    with _git_policy(app, project):
+    with git_policy(app, project):
         result = reread_lines(app, project, targets)
     if as_json:
         out_json(result.to_json())
@@ -373,115 +339,19 @@ def _who() -> str:
 @pass_app
 def stop_cmd(app: App) -> None:
     """Ask the running pass to stop now (a model call in flight is abandoned); it keeps what it committed."""
-    from gitgarden.gardener.pipeline import request_stop
-    from gitgarden.repo import gitrepo, lock
+    from gitgarden.services.run import stop
 
-    project = app.project()
-    git_dir = gitrepo.git_dir(project.root)
-    holder = lock.holder(git_dir)
+    holder = stop(app.project(), who=_who(), when=app.now())
     if holder is None:
         err("No pass is running: nothing to stop.")
         return
-    request_stop(git_dir, who=_who(), when=app.now())
     err(
         f"Asked pass {holder.get('pass_id', '?')} (pid {holder.get('pid', '?')}) to stop; "
         "it stops within a second, leaving a model call in flight unanswered, and writes nothing more."
     )
 
 
-@click.group("review", invoke_without_command=True)
-@click.option("--json", "as_json", is_flag=True, help="What waits, as JSON.")
-@click.pass_context
-def review_group(ctx: click.Context, as_json: bool) -> None:
-    """What waits on the branch gitgarden/review (review mode): its passes and their diff, pages first."""
-    if ctx.invoked_subcommand is not None:
-        return
-    from gitgarden.history import review
-
-    app = ctx.ensure_object(App)
-    project = app.project()
-    status = review.review_status(project.root)
-    if as_json:
-        out_json(status.to_json())
-        return
-    if status.tip is None:
-        err("Nothing waits for review.")
-        return
-    click.echo(f"{len(status.passes)} pass(es) wait on {review.REVIEW_BRANCH} ({_short(status.tip)}):")
-    for e in status.passes:
-        click.echo(
-            f"  {e.pass_id}  {e.outcome}: {e.created} created, {e.appended} appended, {e.split} split, "
-            f"{e.read} line(s) read  ({_short(e.commit)})"
-        )
-    pages = [f for f in status.files if f != _BOOKKEEPING[0] and not f.startswith(_BOOKKEEPING[1])]
-    click.echo(f"files: {', '.join(pages) or '(none but the bookkeeping)'}")
-    diff, left_out = _without_bookkeeping(status.diff)
-    if diff:
-        click.echo("")
-        click.echo(diff, nl=False)
-    if left_out:
-        err(f"(not shown: {', '.join(left_out)}: the read position and the passes' records)")
-    err("Accept with `gitgarden review accept [PASS]`, drop with `gitgarden review reject [PASS]` (PASS: one of them, else all).")
-
-
-@review_group.command("accept")
-@click.argument("pass_ref", metavar="[PASS]", required=False, shell_complete=_complete_passes)
-@click.option("--json", "as_json", is_flag=True, help="What was done, as JSON.")
-@pass_app
-def review_accept(app: App, pass_ref: str | None, as_json: bool) -> None:
-    """Bring what waits in (or only PASS): fast-forward when possible, else a commit; refuses on conflicts."""
-    from gitgarden.history import review
-
-    project = app.project()
-    with _git_policy(app, project):
-        result = review.accept(project.root, pass_ref)
-    if as_json:
-        out_json(None if result is None else result.to_json())
-        return
-    if result is None:
-        err("Nothing waits for review.")
-        return
-    how = {"fast-forward": "fast-forward", "merge": f"merge commit {_short(result.commit)}"}.get(result.kind, f"commit {_short(result.commit)}")
-    if pass_ref is None:
-        err(f"Accepted {len(result.passes)} pass(es) ({how}).")
-    else:
-        err(f"Accepted pass {result.passes[0]} ({how}); {len(result.waiting)} pass(es) still wait.")
-
-
-@review_group.command("reject")
-@click.argument("pass_ref", metavar="[PASS]", required=False, shell_complete=_complete_passes)
-@click.option(
-    "--reread/--keep-read",
-    default=True,
-    help="The lines those passes read become unread again, so a later pass offers them (default); --keep-read keeps them read.",
-)
-@click.option("--json", "as_json", is_flag=True, help="What was done, as JSON.")
-@pass_app
-def review_reject(app: App, pass_ref: str | None, reread: bool, as_json: bool) -> None:
-    """Drop what waits on gitgarden/review (or only PASS); the lines it read are unread again (--keep-read keeps them read)."""
-    from gitgarden.history import review
-
-    project = app.project()
-    with _git_policy(app, project):
-        result = review.reject(project.root, reread=reread, now=app.now(), pass_ref=pass_ref)
-    if as_json:
-        out_json(None if result is None else result.to_json())
-        return
-    if result is None:
-        err("Nothing waits for review.")
-        return
-    if pass_ref is None:
-        err(f"Dropped {len(result.passes)} pass(es) (the branch was at {_short(result.dropped_tip)}).")
-    else:
-        err(f"Dropped pass {result.passes[0]}; {len(result.waiting)} pass(es) still wait.")
-    err(
-        "  Their journal lines are unread again: the next pass offers them."
-        if reread
-        else f"  Their journal lines stay read (commit {_short(result.commit)})."
-    )
-
-
 def register(group: click.Group) -> None:
-    """Add log, show, undo, stop, review and reread to the `gitgarden` command group."""
-    for command in (log_cmd, show_cmd, undo_cmd, stop_cmd, review_group, reread_cmd):
+    """Add log, show, undo, stop and reread to the `gitgarden` command group."""
+    for command in (log_cmd, show_cmd, undo_cmd, stop_cmd, reread_cmd):
         group.add_command(command)

@@ -35,7 +35,7 @@ __all__ = ["main", "cli", "App", "ELSEWHERE"]
 # command it names (`status` never pays for `log` or `serve`); `--help` lists them all.
 ELSEWHERE: dict[str, str] = {
     "ask": "ask", "search": "agents", "mcp": "agents", "ci": "ci", "guard": "guard", "hook": "guard", "keys": "keys",
-    "log": "history", "show": "history", "undo": "history", "stop": "history", "review": "history", "reread": "history",
+    "log": "history", "show": "history", "undo": "history", "stop": "history", "review": "review", "reread": "history",
     "tick": "schedule", "projects": "schedule", "timer": "schedule", "status": "schedule",
     "serve": "serve", "config": "settings", "split": "split",
 }  # fmt: skip
@@ -147,27 +147,13 @@ def capture(app: App, text: tuple[str, ...]) -> None:
 
     A line a pass would take for a Markdown heading (`# Meeting …`) is stored as `\\# Meeting …`,
     so it is read."""
-    from gitgarden.project import journal_went_missing
-    from gitgarden.wiki.journal import capture as do_capture
-    from gitgarden.wiki.journal import is_heading
+    from gitgarden.services.capture import capture as do_capture
 
     project = app.project()
-    body = " ".join(text) if text else sys.stdin.read()
-    missing = journal_went_missing(project.root, project.layout.journal_dir)
-    try:
-        done = do_capture(project.journal, body, app.now().astimezone())
-    except OSError as exc:
-        raise GitgardenError(f"capture failed: {exc}") from None
-    shown = done.path.relative_to(project.root)
-    if missing:
-        folder = project.journal.relative_to(project.root).as_posix()
-        err(
-            f"warning: the journal folder {folder}/ was missing and was made again; if you renamed it, "
-            f"set journal_dir to its new name (`gitgarden config set journal_dir NEW`) and move {shown} there"
-        )
-    escaped = sum(1 for typed in body.splitlines() if typed.strip() and is_heading(typed.strip()))
-    note = f"; {escaped} beginning like a heading stored as '\\# …' so a pass reads it" if escaped else ""
-    err(f"Captured {len(done.lines)} line(s) in {shown}{note}")
+    done = do_capture(project, " ".join(text) if text else sys.stdin.read(), app.now())
+    for warning in done.warnings:
+        err(f"warning: {warning}")
+    err(done.message)
 
 
 @cli.command()
@@ -195,7 +181,6 @@ def run(
 ) -> None:
     """Run one gardener pass on the project you stand in."""
     from gitgarden.errors import NotAProject
-    from gitgarden.gardener.pipeline import run_pass
 
     try:
         project = app.project()
@@ -213,35 +198,32 @@ def run(
 
         with gitrepo.git_policy(gitrepo.GitPolicy(timeout=float(settings.git_timeout), sign_commits=settings.sign_commits)):
             reread_lines(app, project, reread)
-    # The model-free jobs never make a model: its library stays unimported.
-    model = app.model_factory(settings, app.env) if settings.model and (not jobs or "promote" in jobs) else None
     from gitgarden.cli.progress import display
-    from gitgarden.repo.gitrepo import person_identity
+    from gitgarden.services import run as passes
 
-    name, email = person_identity(project.root)
     with display(sys.stderr, app.env, enabled=not as_json) as shown:
-        result = run_pass(
+        result = passes.run(
             project,
             settings,
-            model=model,
+            env=app.env,
             now=app.now,
-            dry_run=dry_run,
+            model_factory=app.model_factory,
             on_progress=shown.message,
             on_step=shown.step,
+            dry_run=dry_run,
             retry=retry,
-            trigger=f"run by {name} <{email}>",
-            jobs=jobs or None,
+            jobs=jobs,
         )
-    from gitgarden.schedule import registry
-
-    registry.record_attempt(project.root, result, app.env, app.now())
+    unset = not settings.model.strip() and (not jobs or "promote" in jobs)  # a local server may be there to use
     if as_json:
-        data = result.record()
-        if dry_run:
-            data["diff"] = result.diff
+        data = passes.shown(result)
+        if unset:
+            data["local_servers"] = app.local_models()
         out_json(data)
     else:
         _render_pass(result)
+        if unset:
+            app.say_local_models()
     settle_model_threads()
     sys.exit(result.exit_code)
 
@@ -302,27 +284,16 @@ def schema() -> None:
 @pass_app
 def health(app: App, as_json: bool) -> None:
     """Deterministic health figures: orphans, broken links, duplicates, oversized pages, the map."""
-    from gitgarden.gardener import setaside
-    from gitgarden.store import wikisync
-    from gitgarden.store.disktree import DiskTree
+    from gitgarden.services.health import health as project_health
     from gitgarden.wiki import journal
 
-    project = app.project()
-    not_read = journal.not_read_names(project.journal)
-    if not_read:
-        err(f"warning: {journal.not_read_warning(not_read)}")
-    offerable, aside = setaside.on_disk(project.root)
-    # Read off the wiki graph in the git dir: only the files git says changed are read again.
-    figures = wikisync.health(
-        project.root,
-        lambda: DiskTree(project.root, project.layout.wiki_folders()),
-        unread_lines=len(offerable),
-        today=app.now().date(),
-    )
-    headings = journal.journal_headings(project.journal, project.layout.journal_from)
+    found = project_health(app.project(), app.now().date())
+    for warning in found.warnings:
+        err(f"warning: {warning}")
     if as_json:
-        out_json({**figures.to_json(), "set_aside": [setaside.summary(e) for _, e in aside], "journal_headings": headings})
+        out_json(found.to_json())
         return
+    figures, aside, headings = found.figures, found.aside, found.headings
     rows = [
         ("pages", str(figures.pages)),
         ("orphans (no other page links to them)", listing(figures.orphans)),
@@ -352,7 +323,7 @@ def health(app: App, as_json: bool) -> None:
                 f"advice: {advice['page']} is {advice['chars']} chars and has no `##` sections a split could move: "
                 "give it `##` headings, or split it by hand"
             )
-    render_set_aside([e for _, e in aside])
+    render_set_aside(found.to_json()["set_aside"])
 
 
 @cli.group()
@@ -368,7 +339,7 @@ def llm_status(app: App, as_json: bool, no_probe: bool) -> None:
     """Configured model, endpoint, context window, structured-output mode, small or full mode, key sent or
     withheld, reachable, and the endpoint's measured pace with what a pass fits into timeout."""
     from gitgarden.errors import NotAProject
-    from gitgarden.model import status as model_status
+    from gitgarden.services.llm import llm_status
 
     try:
         project = app.project()
@@ -376,11 +347,15 @@ def llm_status(app: App, as_json: bool, no_probe: bool) -> None:
         project = None
     resolved = app.settings(project)
     settings = resolved.settings
-    data = model_status.status(settings, app.env, probe=not no_probe and bool(settings.model), now=app.now())
+    data = llm_status(settings, app.env, probe=not no_probe and bool(settings.model), now=app.now())
     if as_json:
+        if not data["configured"]:
+            data["local_servers"] = app.local_models()
         out_json(data)
     else:
         _render_llm_status(data, resolved.sources)
+        if not data["configured"]:
+            app.say_local_models()
     if data["reachable"] is False:
         sys.exit(1)
 

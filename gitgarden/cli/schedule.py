@@ -25,6 +25,7 @@ from gitgarden.cli.app import (
     show_value,
     table,
 )
+from gitgarden.config import load_settings
 from gitgarden.errors import GitgardenError, NotAProject
 
 if TYPE_CHECKING:
@@ -68,14 +69,16 @@ def tick(app: App, as_json: bool) -> None:
 
 
 def _run_one(app: App, a: Assessment) -> Any:
-    from gitgarden.gardener.pipeline import run_pass
     from gitgarden.project import Project
+    from gitgarden.services import run as passes
 
     settings = a.settings
     assert settings is not None  # an eligible project's settings were read
     err(f"Gardening {a.name} ({a.root})…")
-    model = app.model_factory(settings, app.env) if settings.model else None
-    result = run_pass(Project(a.root), settings, model=model, now=app.now, on_progress=err, trigger="tick")
+    # The tick records the attempt itself: a pass that could not even start counts as failed too.
+    result = passes.run(
+        Project(a.root), settings, env=app.env, now=app.now, model_factory=app.model_factory, on_progress=err, trigger="tick", record=False
+    )
     for hint in result.hints:
         err(hint)
     return result
@@ -156,9 +159,9 @@ def projects_remove(app: App, path: Path | None) -> None:
 @pass_app
 def projects_list(app: App, as_json: bool) -> None:
     """The registered projects: whether each exists and is enabled, its last attempt and failures."""
-    from gitgarden.services import overview
+    from gitgarden.services.status import list_projects
 
-    rows = overview.list_projects(app.env)
+    rows = list_projects(app.env)
     if as_json:
         out_json(rows)
         return
@@ -331,22 +334,25 @@ def _say_no_model(app: App, data: Mapping[str, Any]) -> None:
 def status(app: App, as_json: bool) -> None:
     """The project you stand in: unread lines, whether a tick would garden it now (or what holds it
     back, and until when), the last pass, the lock and the failures in a row."""
-    from gitgarden.gardener import setaside
     from gitgarden.schedule import clocks
-    from gitgarden.services import overview
+    from gitgarden.services.status import project_status
 
     project = app.project()
-    data = overview.project_status(project, app.env, app.now())
-    aside = [e for _, e in setaside.aside_on_disk(project.root)]
-    data["set_aside"] = [setaside.summary(e) for e in aside]
+    data = project_status(project, app.env, app.now())
+    aside = data["set_aside"]
     for warning in data["warnings"]:
         err(f"warning: {warning}")
+    unset = not load_settings(project.root, env=app.env).settings.model.strip()  # its warnings were said above
     if as_json:
+        if unset:
+            data["local_servers"] = app.local_models()
         out_json(data)
         return
     echo = click.echo
     echo(f"{data['name']}  ({data['path']})")
     _say_no_model(app, data)
+    if unset:
+        app.say_local_models()
     echo(f"  unread journal lines: {data['unread']}" + (f" ({len(aside)} more set aside)" if aside else ""))
     if data["journal_headings"]:
         from gitgarden.wiki.journal import heading_warning

@@ -1,14 +1,14 @@
 """`gitgarden config get|set|unset|list`: settings and the layer each comes from.
 
 flag > GITGARDEN_* environment > the project's `.gitgarden/config.toml` > the
-user config file > defaults. Setting a value checks it, clamps it to its range,
-refuses what an environment variable would override, and reads it back.
+user config file > defaults. Setting a value is `services.settings.set_setting`
+(the web app's settings form calls it too): checked, refused with one line when
+it cannot be read where it is written, and read back.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -16,8 +16,9 @@ import click
 
 from gitgarden.cli.app import App, err, out_json, pass_app, show_value, table
 from gitgarden.errors import ConfigError, GitgardenError, NotAProject
+from gitgarden.services.settings import set_setting, setting_path, spec_of
 
-__all__ = ["register", "set_setting", "SetReport"]
+__all__ = ["register"]
 
 
 def register(group: click.Group) -> None:
@@ -55,80 +56,11 @@ def _where(app: App, scope: str | None) -> tuple[str, Path | None]:
 
 
 def _config_file(app: App, scope: str, root: Path | None) -> Path:
-    from gitgarden.config import user_config_path
-
-    return root / ".gitgarden" / "config.toml" if scope == "project" and root else user_config_path(app.env)
+    return setting_path(scope, root, app.env)
 
 
 def _spec(key: str) -> Any:
-    from gitgarden.config import SPECS, did_you_mean
-
-    for spec in SPECS:
-        if spec.key == key:
-            return spec
-    if key == "api_key":
-        raise ConfigError("unknown setting 'api_key': keys are not settings; store one with `gitgarden keys set NAME`")
-    raise ConfigError(f"unknown setting {key!r}{did_you_mean(key) or ' (see `gitgarden config list`)'}")
-
-
-@dataclass(frozen=True)
-class SetReport:
-    """What `config set` did: the file, whether it was rewritten, the value read back, and what applies here."""
-
-    path: Path
-    changed: bool
-    value: Any
-    effective: Any
-    source: str
-
-
-def set_setting(path: Path, key: str, raw: str, *, scope: str, env: Mapping[str, str], root: Path | None) -> SetReport:
-    """Check and write `key = raw` into `path` (a `scope` file), then read it back.
-
-    Refused (ConfigError, nothing written): an unknown key; a value of the wrong
-    type or out of range (with the range); a key whose environment variable is
-    set (it would never be read); a key that may not live in a project file.
-    """
-    from gitgarden.config import clamp, env_name, load_settings, parse_value, read_toml, write_value
-
-    spec = _spec(key)
-    var = env_name(key)
-    if spec.project_only:
-        _check_layout_setting(key, raw, scope=scope, path=path, root=root)
-    elif env.get(var, "") != "":
-        raise ConfigError(f"{var} is set in the environment and overrides any file: unset it (or change it there) instead")
-    if scope == "project" and not spec.project_ok:
-        raise ConfigError(f"{key} never goes in a project file ({spec.not_in_project}): use `gitgarden config set --user {key} {raw}`")
-    value = parse_value(key, raw, where="gitgarden config set")
-    if spec.project_only:
-        from gitgarden.wiki.layout import check_layout_value
-
-        value = check_layout_value(key, value, where="gitgarden config set")
-    if clamp(key, value)[1] is not None:
-        if spec.choices:
-            raise ConfigError(f"{key} must be one of {', '.join(spec.choices)}; {raw} refused (nothing written)")
-        raise ConfigError(f"{key} must be within {show_value(spec.type(spec.lo))}–{show_value(spec.type(spec.hi))}; {raw} refused (nothing written)")
-    changed = write_value(path, key, value)
-    table = read_toml(path)
-    back = parse_value(key, table[key], where=str(path))
-    resolved = load_settings(root, env=env)
-    return SetReport(path, changed, back, getattr(resolved.settings, key), resolved.sources[key])
-
-
-def _check_layout_setting(key: str, raw: str, *, scope: str, path: Path, root: Path | None) -> None:
-    """Refuse (ConfigError, nothing written) a layout setting outside a project, one that names
-    a wiki folder that does not exist, or one that leaves the two folders clashing."""
-    from gitgarden.config import read_toml
-    from gitgarden.project import check_on_disk
-    from gitgarden.wiki.layout import check_layout_value, from_table
-
-    if scope != "project" or root is None:
-        raise ConfigError(f"{key} is a project's own setting (a fact of the project, the same on every machine): run `gitgarden config set {key} …` inside the project, without --user")
-    value = check_layout_value(key, raw, where="gitgarden config set")
-    table = {**read_toml(path), key: value}
-    check_on_disk(from_table(table, where="gitgarden config set"), root, where="gitgarden config set")
-    if key == "wiki_dir" and value != "." and not (root / value).is_dir():
-        raise ConfigError(f"wiki_dir {value!r}: there is no such folder in {root}; make it (or move your notes there) first")
+    return spec_of(key)
 
 
 @click.group("config")

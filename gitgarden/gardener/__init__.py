@@ -1,4 +1,4 @@
-"""One gardener pass (DESIGN §2): the pipeline (`pipeline.run_pass`, where to start reading) over
+"""One gardener pass (docs/architecture.md, "One pass, step by step"): the pipeline (`pipeline.run_pass`, where to start reading) over
 its state, and its steps — read, ask, apply and guard, repair, tidy, commit, publish — with the
 set-aside lines, the outcome and the prompt's context; small mode (`small`: the model sorts, code
 writes); one model call in a thread of its own (`calls`); `reread` (lines made unread again).

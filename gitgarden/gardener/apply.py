@@ -1,4 +1,4 @@
-"""The apply and guard steps of a pass (DESIGN §2.6–7), the repair round, and the accounting.
+"""The apply and guard steps of a pass (docs/architecture.md, "One pass", steps 9–10), the repair round, and the accounting.
 
 `apply_and_guard` applies the model's operations to the pass's in-memory tree
 one by one; an operation the guard (or rule 11, grounding) refuses is dropped

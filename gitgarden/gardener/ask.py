@@ -1,4 +1,4 @@
-"""The context and ask steps of a pass (DESIGN §2.4–5): what the model sees, and the call itself.
+"""The context and ask steps of a pass (docs/architecture.md, "One pass", step 8): what the model sees, and the call itself.
 
 `ask` chooses how the model is used (`model.provider.choose_mode`): in full
 mode it builds the prompt from the project's files (never outside its root,

@@ -44,14 +44,14 @@ def request_split(
 ) -> SplitRequest:
     """Plan the split of `page`, check it with the guard, and commit it when `apply`."""
     from gitgarden.guard import rules as guard
-    from gitgarden.repo import commits, gitrepo, recovery
+    from gitgarden.repo import commits, gitdir, gitrepo, recovery
     from gitgarden.repo.lock import PassLock
     from gitgarden.store.disktree import DiskTree
     from gitgarden.wiki import journal, layout, pages, split, tidy
     from gitgarden.wiki.tree import Overlay, changed_paths, file
 
     root = project.root
-    git_dir = gitrepo.git_dir(root)
+    git_dir = gitdir.git_dir(root)
     pass_id = f"{now():%Y%m%dT%H%M%SZ}-{secrets.token_hex(2)}"
     here = project.layout
     with layout.active(here), PassLock(git_dir, {"pass_id": pass_id, "started": now().isoformat(), "split": page}):

@@ -1,4 +1,4 @@
-"""One model request in a thread of its own (DESIGN §2.5): a stop request or the person coming
+"""One model request in a thread of its own (docs/architecture.md, "One pass", step 8): a stop request or the person coming
 back ends the wait at once, and an abandoned request's tokens are still counted."""
 
 from __future__ import annotations
@@ -7,6 +7,7 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from gitgarden.errors import ModelError
 from gitgarden.gardener.state import Pass, Stopped
 
 if TYPE_CHECKING:
@@ -23,13 +24,16 @@ def call_model(
     on_tokens: Callable[[int], None] | None = None,
     *,
     asker: Callable[..., Answer] | None = None,
+    what: str = "the request for operations",
 ) -> Answer:
     """One request (and its schema repair) in a thread of its own, so `gitgarden stop` or the person
     coming back ends the wait at once; an abandoned request's prompt is counted, estimated.
 
     With `on_tokens` (a display that shows them) the reply streams: `on_tokens` hears its tokens as
     they come, a stop closes the stream at its next report, and the tokens received are counted too.
-    `asker` (default `llm.ask`) is what asks: small mode's sort goes through the same door."""
+    `asker` (default `llm.ask`) is what asks: small mode's sort goes through the same door. A request
+    that fails says which it was (`what`, the model, where it went, the prompt's size) in the
+    ModelError's `request`, for the pass's record."""
     from gitgarden.model import llm
 
     asker = asker or llm.ask
@@ -64,7 +68,15 @@ def call_model(
 
     # The thread is given a moment to end once its socket is shut: a thread still inside litellm (or an
     # import) when the interpreter exits can hold the process at exit.
-    return llm.call_abandonable(ask, check_interrupts, on_abandon=left_behind, settle=SETTLE_SECONDS)
+    try:
+        return llm.call_abandonable(ask, check_interrupts, on_abandon=left_behind, settle=SETTLE_SECONDS)
+    except ModelError as exc:
+        if not exc.request:
+            endpoint = str(getattr(model, "endpoint", "") or "")
+            where = f" at {endpoint}" if endpoint else ""
+            repaired = ", then one request to repair its reply" if exc.kind == "bad_output" and asker is llm.ask else ""
+            exc.request = f"{what} to {model.name}{where} (about {llm.estimate_tokens(messages):,} prompt tokens){repaired}"
+        raise
 
 
 SETTLE_SECONDS = 3.0  # how long a stopped pass waits for its shut request to end (it usually takes well under one)

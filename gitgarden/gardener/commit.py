@@ -15,7 +15,7 @@ from gitgarden.errors import GitError, GitgardenError
 from gitgarden.gardener.outcome import PassResult
 from gitgarden.gardener.steps import Step
 from gitgarden.history import records
-from gitgarden.repo import commits, gitrepo, recovery, worktree
+from gitgarden.repo import commits, gitdir, gitrepo, recovery, worktree
 from gitgarden.sharing import sync
 from gitgarden.wiki import journal, layout, tidy
 from gitgarden.wiki.tree import Tree
@@ -35,7 +35,7 @@ __all__ = [
 
 
 def snapshot(run: Pass) -> None:
-    """Snapshot the whole workspace (DESIGN §2.2) as a commit the pass tags `pre_gardener/<pass-id>`
+    """Snapshot the whole workspace (docs/architecture.md, "One pass", step 6) as a commit the pass tags `pre_gardener/<pass-id>`
     when its commit lands (in the same ref update); when that fails the pass goes on and its record
     says so."""
     result, settings, root = run.result, run.settings, run.project.root
@@ -57,7 +57,7 @@ def snapshot(run: Pass) -> None:
 
 def commit_offered(run: Pass, work: Work) -> None:
     """Commit the day files of the offered lines as the person's before the model sees them
-    (DESIGN §2.3), so the pass commit's `source:` always points at committed lines."""
+    (step 7), so the pass commit's `source:` always points at committed lines."""
     result = run.result
     result.journal_commit = commit_journal(
         run.project.root, work.offered_lines(), result.pass_id, work.base, status=run.status(), index=run.commit_index()
@@ -65,7 +65,7 @@ def commit_offered(run: Pass, work: Work) -> None:
 
 
 def commit(run: Pass, work: Work, writes: dict[str, bytes]) -> None:
-    """The pass commit (DESIGN §2.9): exactly `writes`, each made from what the pass read of it.
+    """The pass commit (step 15): exactly `writes`, each made from what the pass read of it.
 
     A file the person changed in the moment the pass replaced it ends the
     pass `stood_down`; a commit that did not land (the person's hook said no)
@@ -147,7 +147,7 @@ def commit_message(result: PassResult, trailers: dict[str, str]) -> str:
 def last_map_chars(project: Project) -> int | None:
     """The map's size when the last pass left it (from the newest record that says: log/ or the attempts)."""
     found: list[tuple[str, int]] = []
-    for record in reversed(records.read_attempts(gitrepo.git_dir(project.root))):
+    for record in reversed(records.read_attempts(gitdir.git_dir(project.root))):
         if record.get("map_chars") is not None:
             found.append((str(record.get("started", "")), int(record["map_chars"])))
             break

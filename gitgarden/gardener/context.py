@@ -1,4 +1,4 @@
-"""What the model sees, within a token budget (DESIGN §2 step 4).
+"""What the model sees, within a token budget (docs/architecture.md, "One pass", step 8).
 
 A pure function of what the caller hands in: `build_messages` does no file
 I/O and sees nothing it was not given. Page bodies come through the

@@ -100,7 +100,7 @@ def _with_source(text: str, days: list[str]) -> str:
     """The page with `days` added to its `source:`.
 
     A page without frontmatter (the person's note as they wrote it) gets none forced
-    onto it; on the person's pages `source:` is the only key a pass adds (DESIGN §1).
+    onto it; on the person's pages `source:` is the only key a pass adds (docs/architecture.md, "A project on disk").
     """
     if not pages.split_frontmatter(text)[0]:
         return text
@@ -209,7 +209,7 @@ def _append(op: Op, tree: Tree, ctx: ApplyContext, original: Op | None = None) -
 
 def _persons(text: str | None) -> bool:
     """True for the person's page (no pass created it): a pass only appends to it and adds
-    `source:` days, or splits it as the model proposes (DESIGN §1 "Whose page is it")."""
+    `source:` days, or splits it as the model proposes ("Whose page is it": docs/architecture.md)."""
     if text is None:
         return False
     try:

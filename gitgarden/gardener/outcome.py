@@ -89,6 +89,11 @@ class PassResult:
     cost: float | None = None
     tokens_estimated: bool = False  # a call was abandoned (stop, stand-down): its prompt tokens are an estimate
     model: str = ""
+    endpoint: str = ""  # where the model's requests went, in words ('' for a model that has none, a scripted one)
+    served_by: str = ""  # the model the endpoint said answered, when it named another than `model`
+    # Why a failed pass failed, when a model request did it: {"error", "kind", "request": which request,
+    # in words, "reply": the start of what the model answered (when that was the trouble)}.
+    failure: dict[str, str] = field(default_factory=dict)
     mode: str = ""  # how the model was used: "full" (it writes operations) or "small" (it only sorts lines)
     fit: str = ""  # what a slow endpoint's measured pace made the pass shrink, in one sentence ('' when nothing)
     snapshot: str = ""

@@ -1,4 +1,4 @@
-"""One gardener pass: the steps of DESIGN §2 as a pipeline, and the outcome they end in.
+"""One gardener pass: the steps of docs/architecture.md ("One pass, step by step") as a pipeline, and the outcome they end in.
 
 The pass is handed everything that varies — the project, its settings, the
 model (or None), the clock — so tests drive it with real git and a scripted
@@ -38,7 +38,7 @@ from gitgarden.gardener.state import Clock, Pass, StandDown, Stopped, Work, requ
 from gitgarden.gardener.steps import Step
 from gitgarden.history import records
 from gitgarden.project import Project, file_text
-from gitgarden.repo import gitrepo, recovery
+from gitgarden.repo import gitdir, gitrepo, recovery
 from gitgarden.repo.lock import LOCK_NAME, PassLock
 from gitgarden.repo.states import blocking_state
 from gitgarden.wiki import captured, journal, layout, pages, tidy
@@ -113,6 +113,7 @@ def run_pass(
         if "merge" in result.jobs:
             result.hints.append(MERGE_NOTE)
     result.model = getattr(model, "name", "") if model is not None else ""
+    result.endpoint = str(getattr(model, "endpoint", "") or "") if model is not None else ""
     # Every git process of the pass: never interactive, never longer than git_timeout.
     with gitrepo.git_policy(gitrepo.GitPolicy(timeout=float(settings.git_timeout), sign_commits=settings.sign_commits)):
         try:
@@ -147,7 +148,7 @@ def _run_pass(
 ) -> PassResult:
     dry_run = result.dry_run
     root = project.root
-    git_dir = gitrepo.git_dir(root)
+    git_dir = gitdir.git_dir(root)
     blocked = blocking_state(root, git_dir)
     if blocked:
         # No record in log/: the work tree belongs to the git operation the person is finishing.
@@ -229,7 +230,7 @@ def _finish(project: Project, result: PassResult, now: Clock, *, record: bool) -
     if record:
         # An attempt without a commit is recorded in the git dir, never in the person's work tree.
         try:
-            git_dir = gitrepo.git_dir(project.root)
+            git_dir = gitdir.git_dir(project.root)
             result.record_path = _shown_path(project.root, records.attempts_path(git_dir))
             records.append_attempt(git_dir, result.record())
         except (OSError, GitgardenError):
@@ -246,7 +247,7 @@ def _shown_path(root: Path, path: Path) -> str:
 
 
 def _run_locked(run: Pass) -> None:
-    """The steps of DESIGN §2 under the pass's lock, in order; every `return` is an early end,
+    """The steps of a pass (docs/architecture.md) under its lock, in order; every `return` is an early end,
     and the outcome it ends in is already in `run.result`."""
     result = run.result
     if not run.dry_run:
@@ -278,6 +279,7 @@ def _run_locked(run: Pass) -> None:
         return  # stop requested, the person came back, the model failed or the budget ran out
     finally:
         _charge(run)
+        result.served_by = str(getattr(run.model, "served_by", "") or "")
     tidying.tidy_pages(run, work)
     tidying.map_last(run, work)
 
@@ -324,6 +326,20 @@ def _ended(run: Pass, exc: Stopped | StandDown | ModelError) -> None:
         result.outcome, result.detail = "stood_down", str(exc)
     else:
         result.outcome, result.detail = "failed", str(exc)
+        result.failure = failure_of(exc)
+
+
+REPLY_KEPT = 2000  # characters of a failed reply the record keeps (the page shows the first few hundred)
+
+
+def failure_of(exc: ModelError) -> dict[str, str]:
+    """What the record keeps of a failed model request: the error, its kind, which request, and the
+    start of the reply when the reply was the trouble."""
+    reply = exc.reply if len(exc.reply) <= REPLY_KEPT else exc.reply[:REPLY_KEPT] + " […]"
+    out = {"error": str(exc), "kind": exc.kind, "request": exc.request}
+    if exc.reply or exc.kind == "bad_output":
+        out["reply"] = reply
+    return out
 
 
 def _charge(run: Pass) -> None:

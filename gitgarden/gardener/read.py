@@ -1,4 +1,4 @@
-"""The read step of a pass (DESIGN §2.3): the journal lines it offers, and the wiki it starts from.
+"""The read step of a pass (docs/architecture.md, "One pass", step 4): the journal lines it offers, and the wiki it starts from.
 
 `read` finds the unread journal lines and chooses the ones the pass offers
 (set-aside lines wait, a line too long for any prompt is set aside, at most
@@ -58,7 +58,7 @@ def read(run: Pass) -> Reading | None:
 
 def _not_ignored(run: Pass, unread: list[journal.JournalLine]) -> list[journal.JournalLine]:
     """The unread lines whose day file git does not ignore. A pass commits the day files it reads
-    (DESIGN §2.3): a daily note the person keeps out of git (`.gitignore`) is never read, so it is
+    (step 4 of a pass): a daily note the person keeps out of git (`.gitignore`) is never read, so it is
     never committed, nor pushed; the result says so. A day file git already tracks is read as ever."""
     days = {journal.day_path(ln.day) for ln in unread}
     if not days:

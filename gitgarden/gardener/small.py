@@ -1,4 +1,4 @@
-"""Small mode: the model sorts the lines, code writes them (DESIGN §6, "two ways to use a model").
+"""Small mode: the model sorts the lines, code writes them (docs/architecture.md, "Small mode and full mode").
 
 `ask` offers the model each line with the pages code found for it (`tidy.candidates`:
 pages whose title or alias words stand in the line) and gets back a kind and a page
@@ -68,7 +68,8 @@ def ask(run: Pass, work: Work, offered: list[JournalLine], premises: str) -> Ans
         ops = operations(sorting.items, work.offered, work.tree, work.titles)
         return llm.Answer(ops, sorting.usage, [])
 
-    return call_model(run, model, prompt, budget, token_steps(run.on_step, asking), asker=sort_them)
+    what = f"the sort request{'s' if batches > 1 else ''} ({batches} short one{'s' if batches > 1 else ''} of up to {batch} lines, small mode)"
+    return call_model(run, model, prompt, budget, token_steps(run.on_step, asking), asker=sort_them, what=what)
 
 
 def bullet(line: JournalLine) -> str:

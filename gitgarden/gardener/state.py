@@ -1,4 +1,4 @@
-"""The state a pass carries from step to step (DESIGN §2), and the checks that can end it early.
+"""The state a pass carries from step to step (docs/architecture.md, "One pass, step by step"), and the checks that can end it early.
 
 Three stages, each made by one step and read by the ones after it:
 
@@ -24,6 +24,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from gitgarden.atomic import atomic_write
 from gitgarden.gardener import setaside
 from gitgarden.gardener.operations import Applied
 from gitgarden.gardener.steps import Step
@@ -54,9 +55,7 @@ def stop_path(git_dir: Path) -> Path:
 
 def request_stop(git_dir: Path, who: str, when: datetime) -> None:
     """Ask the running pass to stop at its next check."""
-    path = stop_path(git_dir)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({"who": who, "when": when.isoformat()}))
+    atomic_write(stop_path(git_dir), json.dumps({"who": who, "when": when.isoformat()}))
 
 
 class StandDown(Exception):

@@ -1,4 +1,4 @@
-"""The model-free steps of a pass: split, hubs, links, the map last (DESIGN §2.8), and health.
+"""The model-free steps of a pass: split, hubs, links, the map last (docs/architecture.md, "One pass", step 12), and health.
 
 Each works on the pass's in-memory tree through the same guard as the
 model's operations (`Work.try_apply`), touches only the jobs the pass runs,

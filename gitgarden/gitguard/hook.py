@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from gitgarden.atomic import atomic_write
 from gitgarden.errors import GitError, GitgardenError
 from gitgarden.repo import gitrepo
 from gitgarden.wiki.tree import Tree, text_of
@@ -63,7 +64,7 @@ __all__ = [
     "bypass_line",
 ]
 
-AGENT_ENV = "GITGARDEN_AGENT"  # set by an agent's harness (DESIGN §7)
+AGENT_ENV = "GITGARDEN_AGENT"  # set by an agent's harness (a name the outside world relies on: docs/architecture.md)
 AGENT_TRAILER = "Gardener-Agent"  # added to an agent's commit message, so a pushed range knows it too
 HOOK_ID = "gitgarden-guard"  # the hook's id in .pre-commit-hooks.yaml (SKIP=… names it)
 _MARKER = "# gitgarden-hook:"  # the line that tells our hook from anyone else's
@@ -236,10 +237,7 @@ def status(root: Path) -> HookStatus:
 
 
 def _write_hook(hook: Path, text: str) -> None:
-    tmp = hook.with_name(hook.name + ".gitgarden-tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.chmod(0o755)
-    os.replace(tmp, hook)
+    atomic_write(hook, text, mode=0o755)
 
 
 def install(root: Path, project: str = ".", python: str = sys.executable, *, shared_ok: bool = False) -> str:

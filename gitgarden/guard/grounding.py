@@ -21,7 +21,7 @@ missing words (`lines_holding`), so the repair round can cite them; a line
 named there grounds nothing until an operation cites it.
 
 Calibration: `tests/benchmarks/grounding_calibration.py` (the figures are in
-the README, Performance): on 111 plain paraphrases of lines nobody here wrote,
+docs/performance.md): on 111 plain paraphrases of lines nobody here wrote,
 5 refused (12 before the normalisation table and the date rule of issue 26),
 and none of 122 altered facts lands; on sample-project/, no faithful
 paraphrase or wiki sentence refused, 3 of 12 cited-plus-uncited mixtures land

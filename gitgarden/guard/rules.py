@@ -1,4 +1,4 @@
-"""The guard: the rules of DESIGN §5 checked against the diff of two trees.
+"""The guard: the rules of docs/guard.md checked against the diff of two trees.
 
 `check(base, proposed, ctx)` is a pure function: no I/O, no following of
 symlinks (a tree is data), nothing but the changed paths is read, except the
@@ -9,7 +9,7 @@ pre-commit hook) `ctx` is None and the checks that need the pass's evidence are
 named by `skipped_checks(None)` instead of being guessed at.
 
 Each rule is one function below, listed with its number and name in `RULES`,
-so it can be read against DESIGN §5 on its own. A rule reads the change
+so it can be read against docs/guard.md on its own. A rule reads the change
 through `Diff` — what changed, and how each page's old lines fared — which is
 worked out once and shared; a rule yields (path, why, offending line) and
 `check` turns those into `Verdict`s.
@@ -108,7 +108,7 @@ def skipped_checks(ctx: PassContext | None) -> list[str]:
 def check(
     base: Tree, proposed: Tree, ctx: PassContext | None = None, *, agent: bool = False
 ) -> list[Verdict]:
-    """Every rule of DESIGN §5 that the change from `base` to `proposed` breaks.
+    """Every rule of docs/guard.md that the change from `base` to `proposed` breaks.
 
     An empty list means the change may land. `ctx` None means "outside a pass":
     only what the two trees show is checked (see `skipped_checks`). `agent` True
@@ -178,7 +178,7 @@ def _state_move(
     return None
 
 
-# --- the rules of DESIGN §5, one function each ---------------------------------------
+# --- the rules of docs/guard.md, one function each ------------------------------------
 
 
 def rule_writable_surface(d: Diff) -> Iterator[Finding]:

@@ -15,6 +15,7 @@ from gitgarden.wiki import journal
 from gitgarden.wiki.layout import LOG_DIR
 
 __all__ = [
+    "review_count",
     "REVIEW_BRANCH",
     "REVIEW_REF",
     "ZERO_OID",
@@ -56,6 +57,16 @@ def review_waiting(root: Path) -> str | None:
     if head is None or not is_ancestor(root, tip, head):
         return tip
     return None
+
+
+def review_count(root: Path) -> int:
+    """How many commits of passes on the review branch wait for the person's decision (0: none)."""
+    tip = review_waiting(root)
+    if tip is None:
+        return 0
+    head = gitrepo.head(root)
+    out = gitrepo.git(root, "rev-list", "--count", tip, *([f"^{head}"] if head else []), check=False)
+    return int(out.decode().strip() or 0)
 
 
 def diff_pages_first(root: Path, a: str, b: str) -> str:

@@ -20,7 +20,7 @@ from typing import Any
 from gitgarden.errors import GitgardenError
 from gitgarden.history.common import diff_pages_first, review_tip, review_waiting
 from gitgarden.history.records import LOG_DIR, attempts_path, read_attempts, records_in
-from gitgarden.repo import gitrepo
+from gitgarden.repo import gitdir, gitrepo, worktree
 
 __all__ = [
     "PassEntry",
@@ -144,7 +144,7 @@ def _records(root: Path, extra_rev: str | None) -> list[dict[str, Any]]:
             for rec in records_in(entry.data.decode("utf-8", "replace")):
                 if json.dumps(rec, sort_keys=True) not in seen:
                     records.append(rec)
-    records.extend(read_attempts(gitrepo.git_dir(root)))
+    records.extend(read_attempts(gitdir.git_dir(root)))
     return records
 
 
@@ -259,18 +259,26 @@ def _scan(root: Path) -> tuple[list[PassEntry], dict[str, _Undo]]:
     return [e for e, _ in entries], undos
 
 
-_DECISION_KINDS = (("created", "new pages"), ("appended", "appends"), ("split", "splits"))
+_DECISION_KINDS = (("created", "new pages", "page"), ("appended", "appends", "append"), ("split", "splits", "split"))
+
+
+def _left_out(entry: PassEntry, kind: str) -> int:
+    """How many items of `kind` the person left out when taking a pass item by item (its record's `review_items`)."""
+    items = (entry.record or {}).get("review_items")
+    rejected = items.get("rejected") if isinstance(items, dict) else None
+    return sum(1 for i in rejected if isinstance(i, dict) and i.get("kind") == kind) if isinstance(rejected, list) else 0
 
 
 def review_decisions(root: Path, recent: int = 20) -> dict[str, tuple[int, int]]:
     """What the person did with the last `recent` reviewed passes, per kind of write:
     {kind: (accepted, proposed)}. Accepted = brought in by `review accept`; rejected passes
-    are known from their records. Derived from history, so every clone agrees."""
+    are known from their records, and so are the items left out of a pass taken item by item.
+    Derived from history, so every clone agrees."""
     decided = [e for e in passes(root) if e.reviewed and e.review != "waiting"][:recent]
     out: dict[str, tuple[int, int]] = {}
-    for attr, label in _DECISION_KINDS:
+    for attr, label, kind in _DECISION_KINDS:
         accepted = sum(getattr(e, attr) for e in decided if e.review != "rejected")
-        proposed = sum(getattr(e, attr) for e in decided)
+        proposed = sum(getattr(e, attr) + (_left_out(e, kind) if e.review != "rejected" else 0) for e in decided)
         if proposed:
             out[label] = (accepted, proposed)
     return out
@@ -300,13 +308,14 @@ def passes_state(root: Path) -> tuple[object, ...]:
     long-running reader (the web app, the MCP server) keeps what it derived from them until it
     changes."""
     files: list[tuple[str, int, int, int]] = []
-    for path in [*sorted((root / LOG_DIR).glob("*.jsonl")), attempts_path(gitrepo.git_dir(root))]:
+    for path in [*sorted((root / LOG_DIR).glob("*.jsonl")), attempts_path(gitdir.git_dir(root))]:
         try:
             st = path.lstat()
         except OSError:
             continue
         files.append((str(path), st.st_mtime_ns, st.st_size, st.st_ino))
-    return (gitrepo.head(root), review_tip(root), tuple(files))
+    found = worktree.head_from_files(root)  # no git process for the common case: a page view asks this each time
+    return (found[1] if found is not None else gitrepo.head(root), review_tip(root), tuple(files))
 
 
 def resolve_commit(root: Path, ref: str) -> str | None:

@@ -39,7 +39,7 @@ from gitgarden.history.common import (
 from gitgarden.history.passlog import NotAPass, PassEntry, find_pass, passes
 from gitgarden.history.records import LOG_DIR, append_attempt, log_path
 from gitgarden.history.replay import Waiting, dangling, replay, waiting_commits
-from gitgarden.repo import gitrepo, recovery
+from gitgarden.repo import gitdir, gitrepo, recovery
 from gitgarden.repo.commits import build_commit
 from gitgarden.repo.states import blocking_state
 from gitgarden.wiki import journal
@@ -230,14 +230,14 @@ def _merge_target(root: Path, head: str, tip: str, ident: tuple[str, str], ids: 
     return new, conflicted
 
 
-def _refuse_state(root: Path, what: str) -> None:
+def refuse_state(root: Path, what: str) -> None:
     """ReviewRefused in a repository state where a commit would be lost or mixed in (repostate)."""
     blocked = blocking_state(root)
     if blocked:
         raise ReviewRefused(f"review {what} refused, nothing changed: {blocked}")
 
 
-def _bring_in(root: Path, head: str, target: str) -> None:
+def bring_in(root: Path, head: str, target: str) -> None:
     """Fast-forward the current branch (and the work tree) to `target`; refuses, changing nothing,
     when the person has uncommitted changes in a file it brings in (records it already holds aside)."""
     changed = changed_files(root, head, target)
@@ -278,7 +278,7 @@ def accept(root: Path, pass_ref: str | None = None) -> AcceptResult | None:
     head = gitrepo.head(root)
     if tip is None or head is None:
         return None
-    _refuse_state(root, "accept")
+    refuse_state(root, "accept")
     ids = [e.pass_id for e in passes(root) if e.review == "waiting"]
     resolved: list[str] = []
     if is_ancestor(root, head, tip):
@@ -286,7 +286,7 @@ def accept(root: Path, pass_ref: str | None = None) -> AcceptResult | None:
     else:
         target, resolved = _merge_target(root, head, tip, gitrepo.person_identity(root), ids)
         kind = "merge"
-    _bring_in(root, head, target)
+    bring_in(root, head, target)
     gitrepo.git(root, "update-ref", "-d", REVIEW_REF, tip, check=False)
     return AcceptResult(kind, target, ids, resolved)
 
@@ -313,7 +313,7 @@ class _Chain:
         return [w.pass_id for w in self.commits[: self.at]]
 
 
-def _chain(root: Path, pass_ref: str, what: str) -> _Chain:
+def chain_of(root: Path, pass_ref: str, what: str) -> _Chain:
     """Where the pass `pass_ref` stands on the review branch; ReviewRefused when it does not wait there."""
     tip = review_waiting(root)
     head = gitrepo.head(root)
@@ -332,7 +332,7 @@ def _chain(root: Path, pass_ref: str, what: str) -> _Chain:
     return _Chain(head, tip, fork, commits, at)
 
 
-def _restack(root: Path, rest: list[Waiting], onto: str, why: str) -> tuple[str, list[str]]:
+def restack(root: Path, rest: list[Waiting], onto: str, why: str) -> tuple[str, list[str]]:
     """The passes `rest` replayed, in order, on `onto`: the new tip and their ids; ReviewRefused
     (`why` says what was asked) when one of them no longer fits."""
     tip = onto
@@ -353,7 +353,7 @@ def _restack(root: Path, rest: list[Waiting], onto: str, why: str) -> tuple[str,
     return tip, [w.pass_id for w in rest]
 
 
-def _move_review(root: Path, old_tip: str, new_tip: str | None) -> None:
+def move_review(root: Path, old_tip: str, new_tip: str | None) -> None:
     """Point `gitgarden/review` at `new_tip` (None: nothing waits any more, the branch goes)."""
     if new_tip is None:
         gitrepo.git(root, "update-ref", "-d", REVIEW_REF, old_tip, check=False)
@@ -371,8 +371,8 @@ def accept_one(root: Path, pass_ref: str) -> AcceptResult:
     nothing, when the pass's change needs a pass that still waits before it
     (accept that one first), and as `accept` does.
     """
-    chain = _chain(root, pass_ref, "accept")
-    _refuse_state(root, "accept")
+    chain = chain_of(root, pass_ref, "accept")
+    refuse_state(root, "accept")
     mine = chain.entry
     target = replay(root, mine.commit, mine.parent, chain.head)
     if isinstance(target, list):
@@ -392,9 +392,9 @@ def accept_one(root: Path, pass_ref: str) -> AcceptResult:
             + ". Nothing changed: accept " + ("those first, or all of them (gitgarden review accept)" if earlier else "all (gitgarden review accept)")
         )
     rest = [w for i, w in enumerate(chain.commits) if i != chain.at]
-    new_tip, still = _restack(root, rest, target, f"accepting pass {mine.pass_id}")
-    _bring_in(root, chain.head, target)
-    _move_review(root, chain.tip, new_tip if still else None)
+    new_tip, still = restack(root, rest, target, f"accepting pass {mine.pass_id}")
+    bring_in(root, chain.head, target)
+    move_review(root, chain.tip, new_tip if still else None)
     kind = "fast-forward" if target == mine.commit else "commit"
     return AcceptResult(kind, target, [mine.pass_id], [], still)
 
@@ -459,13 +459,13 @@ def reject(root: Path, *, reread: bool = True, now: datetime | None = None, pass
     tip = review_waiting(root)
     if tip is None:
         return None
-    _refuse_state(root, "reject")
+    refuse_state(root, "reject")
     waiting = [e for e in passes(root) if e.review == "waiting"]
     ids = [e.pass_id for e in waiting]
     records = _rejected_records(root, waiting, {}, tip, reread, now)
     commit = ""
     if reread:
-        git_dir = gitrepo.git_dir(root)
+        git_dir = gitdir.git_dir(root)
         for record in records:  # nothing committed: the person's work tree stays as it was
             append_attempt(git_dir, record)
     else:
@@ -484,17 +484,17 @@ def reject_one(root: Path, pass_ref: str, *, reread: bool = True, now: datetime 
     one before it. Its lines (only those it marked) are unread again unless `reread` is False, as `reject` says.
     Refuses, changing nothing, when a later pass builds on what it wrote (reject that one first)."""
     now = now or datetime.now(UTC)
-    chain = _chain(root, pass_ref, "reject")
-    _refuse_state(root, "reject")
+    chain = chain_of(root, pass_ref, "reject")
+    refuse_state(root, "reject")
     mine = chain.entry
     rest = chain.commits[chain.at + 1 :]
-    new_tip, still = _restack(root, rest, mine.parent, f"rejecting pass {mine.pass_id}")
+    new_tip, still = restack(root, rest, mine.parent, f"rejecting pass {mine.pass_id}")
     still = chain.before() + still
     entry = next(e for e in passes(root) if e.pass_id == mine.pass_id)
     records = _rejected_records(root, [entry], {mine.pass_id: mine.commit}, chain.tip, reread, now)
     commit = ""
     if reread:
-        git_dir = gitrepo.git_dir(root)
+        git_dir = gitdir.git_dir(root)
         for record in records:
             append_attempt(git_dir, record)
     else:
@@ -506,7 +506,7 @@ def reject_one(root: Path, pass_ref: str, *, reread: bool = True, now: datetime 
             f"Gardener-Rejects: {mine.pass_id}\n"
         )
         commit = _keep_read(root, records, gained, message, now)
-    _move_review(root, chain.tip, new_tip if still else None)
+    move_review(root, chain.tip, new_tip if still else None)
     return RejectResult([mine.pass_id], chain.tip, commit, reread, still)
 
 

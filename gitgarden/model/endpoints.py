@@ -13,6 +13,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from gitgarden.config import Settings
+from gitgarden.model import inprocess
 
 __all__ = [
     "HOSTED_PROVIDERS",
@@ -97,6 +98,8 @@ def key_decision(settings: Settings, env: Mapping[str, str]) -> tuple[str | None
         return None, None
     if not settings.model:
         return None, "the API key is not used: no model is configured"
+    if provider_of(settings.model) == inprocess.PROVIDER:
+        return None, None  # the model runs in this process: a key has nowhere to go
     if settings.api_base and settings.api_base_source == "project":
         return None, (
             "the API key is withheld: api_base comes from the project's committed .gitgarden/config.toml; "
@@ -123,8 +126,8 @@ def key_decision(settings: Settings, env: Mapping[str, str]) -> tuple[str | None
 def structured_output_mode(settings: Settings) -> str:
     """How the reply's shape is enforced: "json_schema", "json_object" or "prompt" (the prompt alone)."""
     provider = provider_of(settings.model)
-    if provider == "openai" and settings.api_base:
-        return "json_object"  # llama.cpp-style servers: json_object + schema, enforced by a grammar
+    if (provider == "openai" and settings.api_base) or provider == inprocess.PROVIDER:
+        return "json_object"  # llama.cpp, served or in-process: json_object + schema, enforced by a grammar
     if provider in OLLAMA:
         return "json_schema"
     return HOSTED_PROVIDERS.get(provider, "prompt")
@@ -164,7 +167,7 @@ def response_format(settings: Settings, schema: Mapping[str, Any]) -> dict[str, 
     if mode == "json_schema":
         return {"type": "json_schema", "json_schema": {"name": "operations", "schema": wire_schema(schema)}}
     if mode == "json_object":
-        if provider_of(settings.model) == "openai" and settings.api_base:
+        if (provider_of(settings.model) == "openai" and settings.api_base) or provider_of(settings.model) == inprocess.PROVIDER:
             return {"type": "json_object", "schema": wire_schema(schema)}
         return {"type": "json_object"}
     return None
@@ -172,7 +175,7 @@ def response_format(settings: Settings, schema: Mapping[str, Any]) -> dict[str, 
 
 def is_local(settings: Settings) -> bool:
     """True when requests stay on this machine or a private network: cost is then unknown, not priced."""
-    if provider_of(settings.model) in OLLAMA and not settings.api_base:
+    if provider_of(settings.model) in (*OLLAMA, inprocess.PROVIDER) and not settings.api_base:
         return True
     if not settings.api_base:
         return False
@@ -199,6 +202,8 @@ def choose_mode(settings: Settings) -> tuple[str, str]:
     """
     if settings.mode in ("small", "full"):
         return settings.mode, f"mode = {settings.mode}"
+    if provider_of(settings.model) == inprocess.PROVIDER:
+        return "small", "auto: the model runs in this process"
     if settings.model and is_local(settings):
         return "small", f"auto: {endpoint_of(settings)} is a local endpoint"
     if settings.context_window_source != "default" and settings.context_window < SMALL_WINDOW:
@@ -213,6 +218,8 @@ def endpoint_of(settings: Settings) -> str:
     if settings.api_base:
         return settings.api_base
     provider = provider_of(settings.model)
+    if provider == inprocess.PROVIDER:
+        return inprocess.describe(settings.model)
     if provider in OLLAMA:
         return "http://localhost:11434 (litellm's default for Ollama)"
     if provider:

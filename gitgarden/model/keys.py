@@ -17,6 +17,7 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
+from gitgarden.atomic import atomic_write
 from gitgarden.config import user_config_path
 from gitgarden.errors import ConfigError
 
@@ -94,17 +95,8 @@ def _write(path: Path, keys: Mapping[str, str]) -> None:
     """Replace the file atomically; the new file is 0600 from its first byte."""
     _refuse_inside_a_project(path)
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(json.dumps(dict(sorted(keys.items())), indent=2) + "\n")
-        os.chmod(tmp, 0o600)  # an existing tmp file keeps its mode through O_CREAT
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
-        raise
+    text = json.dumps(dict(sorted(keys.items())), indent=2) + "\n"
+    atomic_write(path, text, mode=0o600, tmp=path.with_name(f".{path.name}.{os.getpid()}.gitgarden-tmp"))
 
 
 def set_key(name: str, key: str, env: Mapping[str, str] | None = None) -> Path:

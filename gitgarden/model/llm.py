@@ -283,7 +283,7 @@ def ask(
         if problem is None:
             return Answer(found, total, [*convo, {"role": "assistant", "content": reply.text}])
         convo = _repair_messages(messages, reply, problem)
-    raise ModelError(f"bad model output: {problem}", kind="bad_output")
+    raise ModelError(f"bad model output: {problem}", kind="bad_output", reply=reply.text)
 
 
 def ask_operations(

@@ -1,6 +1,6 @@
 """The operations a model returns: their schema and their validation.
 
-The wire format is one JSON object `{"operations": [...]}` (DESIGN §3). Every
+The wire format is one JSON object `{"operations": [...]}` (docs/architecture.md, "What the model returns"). Every
 field is checked here before anything is applied; unknown operations and
 unknown fields are refused with a message, never guessed at. How code applies
 them is the gardener's (`gardener.operations`).

@@ -24,7 +24,7 @@ from typing import Any
 
 from gitgarden.config import Settings
 from gitgarden.errors import ModelError
-from gitgarden.model import failures, wire
+from gitgarden.model import failures, inprocess, wire
 from gitgarden.model.endpoints import (
     HOSTED_PROVIDERS,
     NO_KEY,
@@ -88,6 +88,7 @@ class LiteLLMModel:
         self._key = key
         self._secrets = tuple(s for s in {key, key_source(settings, env)[0]} if s)
         self.stream_refused = ""  # why the endpoint cannot stream, once it said so: later calls do not try again
+        self.served_by = ""  # the model the server named in its last reply, when another than `name`
         self.sockets = wire.Sockets()
         self._client: Any = None  # the OpenAI client over `sockets`, made at the first request
         self.speed: Any = None  # the endpoint's measured speed (model.speed.Speed), when known
@@ -181,6 +182,9 @@ class LiteLLMModel:
             if guessed:
                 reply = Reply(reply.text, Usage(prompt, completion, None), reply.finish_reason, reply.model)
             budget.charge(reply.usage, estimated=guessed)
+            # The model the server says answered: one endpoint (a llama.cpp server as `openai/local`)
+            # serves whichever model it was started with, and the pass's record names it.
+            self.served_by = reply.model if reply.model not in (self.name, self.name.partition("/")[2]) else ""
             return reply
         raise AssertionError("unreachable: the last attempt returns or raises")
 
@@ -244,7 +248,8 @@ class LiteLLMModel:
         progress: wire.Progress,
         bound: int,
     ) -> Reply | None:
-        """The reply, streamed; None when the endpoint says it cannot stream (the caller then asks plainly).
+        """The reply, streamed; None when the endpoint says it cannot stream, or answered without
+        streaming (the caller then asks plainly).
 
         Endpoints that cannot stream, or that refuse `stream_options`, answer the request with an
         error before the first chunk. One plain request then does the work — rather than a stream
@@ -274,7 +279,15 @@ class LiteLLMModel:
             chunks += more
         finally:
             failures.close_stream(stream)  # a stopped pass leaves mid-stream: the connection goes, the server stops
-        response = litellm.stream_chunk_builder(chunks, messages=messages) if chunks else None
+        if not over and not any(failures.piece(c) for c in chunks):
+            # A server (or proxy) that does not stream but does not say so answers with its plain JSON
+            # completion, which litellm reads as a stream of no text: the reply would be empty. The
+            # prompt it read is spent; one plain request reads the answer, and later calls ask plainly.
+            budget.charge(Usage(progress.prompt_tokens, 0), estimated=True)
+            self.stream_refused = "the endpoint answered a streamed request without streaming"
+            progress.streamed = False
+            return None
+        response = litellm.stream_chunk_builder(chunks, messages=messages)
         reply = self._reply(response)
         if over:  # the server went on past max_tokens: what came is the reply, cut off at the bound
             usage = Usage(reply.usage.prompt_tokens, max(reply.usage.completion_tokens, progress.received), reply.usage.cost)
@@ -322,6 +335,8 @@ class LiteLLMModel:
     def _request_raw(self, messages: list[dict[str, str]], **extra: Any) -> Any:
         """`litellm.completion` with the model, endpoint and key, its exceptions left as they are."""
         litellm = wire.quiet_litellm()
+        if provider_of(self.name) == inprocess.PROVIDER:
+            inprocess.register(litellm, self.name, self.settings.context_window, self.env)
         kwargs: dict[str, Any] = {"model": self.name, "messages": [self._scrub_message(m) for m in messages]}
         if self.settings.api_base:
             kwargs["api_base"] = self.settings.api_base

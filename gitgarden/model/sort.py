@@ -1,4 +1,4 @@
-"""Small mode's question to the model: sort these journal lines (DESIGN §6, "two ways to use a model").
+"""Small mode's question to the model: sort these journal lines (docs/architecture.md, "Small mode and full mode").
 
 A 1–3B model sorts lines well and writes pages badly, so in small mode it only
 sorts: each line is a `fact`, a `decision`, a `question` or `chatter`, and
@@ -200,6 +200,7 @@ def ask_sort(
     dropped: list[str] = []
     total = Usage()
     problems: list[str] = []
+    last_reply = ""
     size = max(1, batch)
     for start in range(0, len(items), size):
         part = list(items[start : start + size])
@@ -214,6 +215,7 @@ def ask_sort(
                 got, why = parse(reply.text, part)
             except ValueError as exc:
                 problems.append(str(exc))
+                last_reply = reply.text
                 convo = [*convo[:2], {"role": "assistant", "content": reply.text[:1000] or "(empty)"},
                          {"role": "user", "content": f"That reply cannot be used: {exc}. Answer with exactly one JSON object on one line, like the example."}]  # fmt: skip
                 continue
@@ -221,5 +223,5 @@ def ask_sort(
             dropped.extend(why)
             break
     if items and not found and problems:
-        raise ModelError(f"bad model output: {problems[-1]}", kind="bad_output")
+        raise ModelError(f"bad model output: {problems[-1]}", kind="bad_output", reply=last_reply)
     return Sorting(found, total, dropped)

@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, replace
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from gitgarden.atomic import atomic_write
 from gitgarden.config import Settings, state_dir
 
 __all__ = ["Speed", "Fit", "PROBE_PROMPT", "cached", "remember", "measure", "fit", "describe"]
@@ -109,10 +111,9 @@ def remember(settings: Settings, env: Mapping[str, str], speed: Speed) -> None:
     data[_key(settings)] = speed.to_json()
     path = _path(env)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
-        tmp.replace(path)
+        # A cache measured again when lost: no folder sync; passes of two projects may write it at once.
+        text = json.dumps(data, indent=1, sort_keys=True) + "\n"
+        atomic_write(path, text, tmp=path.with_name(f".{path.name}.{os.getpid()}.gitgarden-tmp"), durable=False)
     except OSError:
         pass  # a measure not kept is measured again next time
 

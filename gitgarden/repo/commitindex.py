@@ -13,7 +13,7 @@ import stat
 from collections.abc import Mapping
 from pathlib import Path
 
-from gitgarden.repo import gitrepo, worktree
+from gitgarden.repo import gitdir, gitrepo, worktree
 
 __all__ = ["CommitIndex", "add_blobs"]
 
@@ -31,7 +31,7 @@ class CommitIndex:
     def __init__(self, root: Path, status: worktree.Status | None = None) -> None:
         self.root = root
         self.status = status
-        self.path = gitrepo.git_dir(root) / "gitgarden" / "commit.index"
+        self.path = gitdir.git_dir(root) / "gitgarden" / "commit.index"
         self.seeded = False
         self.base: str | None = None  # the commit the index holds, once seeded
         self.made: list[tuple[str | None, str]] = []  # (parent, commit) of each commit made in it, in order
@@ -62,7 +62,7 @@ class CommitIndex:
         settings = gitrepo.repo_settings(self.root)
         if settings.flag("core.sparsecheckout") or settings.flag("core.splitindex") or settings.flag("index.sparse"):
             return False  # entries that are not plain files of HEAD
-        source = gitrepo.git_dir(self.root) / "index"
+        source = gitdir.git_dir(self.root) / "index"
         if worktree.index_identity(self.root) != status.index_before:
             return False
         import shutil  # here only: it loads bz2, lzma and zlib, which the hook (it imports `commits`) has no use for

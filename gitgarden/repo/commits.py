@@ -16,8 +16,9 @@ import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 
+from gitgarden.atomic import atomic_write
 from gitgarden.errors import GitError
-from gitgarden.repo import gitrepo, worktree
+from gitgarden.repo import gitdir, gitrepo, worktree
 from gitgarden.repo.commitindex import CommitIndex, add_blobs
 
 __all__ = [
@@ -46,7 +47,7 @@ def own_commit(root: Path) -> Iterator[dict[str, str]]:
     import secrets
 
     token = secrets.token_hex(16)
-    folder = gitrepo.git_dir(root) / _OWN_DIR
+    folder = gitdir.git_dir(root) / _OWN_DIR
     folder.mkdir(parents=True, exist_ok=True)
     mark = folder / hashlib.sha256(token.encode()).hexdigest()
     os.close(os.open(mark, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
@@ -63,7 +64,7 @@ def is_own_commit(root: Path, env: Mapping[str, str]) -> bool:
         return False  # every person's commit: the hook never pays for OpenSSL's hashlib
     import hashlib
 
-    return (gitrepo.git_dir(root) / _OWN_DIR / hashlib.sha256(token.encode()).hexdigest()).is_file()
+    return (gitdir.git_dir(root) / _OWN_DIR / hashlib.sha256(token.encode()).hexdigest()).is_file()
 
 
 def commit_paths(
@@ -100,7 +101,7 @@ def snapshot(root: Path, *, message: str, ident: tuple[str, str], parent: str | 
     `tag_snapshot`) tags it with the pass commit: a pass that commits nothing
     leaves no tag behind.
     """
-    gdir = gitrepo.git_dir(root)
+    gdir = gitdir.git_dir(root)
     tmp_index = gdir / "gitgarden-snapshot.index"
     try:
         index = gdir / "index"
@@ -219,7 +220,7 @@ def _commit_marked(
     tag: tuple[str, str] | None,
     own_env: dict[str, str],
 ) -> str | None:
-    gdir = gitrepo.git_dir(root)
+    gdir = gitdir.git_dir(root)
     gitrepo.wait_for_index(gdir)  # a commit whose index cannot follow would leave a staged revert behind
     ref, old, old_tree = _head(root, need_tree=not allow_empty)
     work = gdir / "gitgarden"
@@ -257,7 +258,7 @@ def _commit_marked(
             commit_index.seeded = False  # half-built: the next commit seeds it again
             raise
         record = work / _SYNC_RECORD
-        record.write_text(json.dumps({"ref": ref, "old": old, "new": new_id, "paths": paths}))
+        atomic_write(record, json.dumps({"ref": ref, "old": old, "new": new_id, "paths": paths}))
         subject = message.splitlines()[0] if message else ""
         updates = [f"update {ref} {new_id} {old or '0' * len(new_id)}"]
         if tag is not None:
@@ -341,7 +342,7 @@ def sync_index(root: Path, old: str | None, new: str, paths: Sequence[str]) -> b
     versions, and their next `git commit` would quietly revert the commit.
     Returns False when the index stayed locked (the next pass finishes it).
     """
-    gdir = gitrepo.git_dir(root)
+    gdir = gitdir.git_dir(root)
     try:
         gitrepo.wait_for_index(gdir)
         # Two-tree read-tree is git's own carry-forward rule, done atomically under git's lock;
@@ -398,7 +399,7 @@ def finish_sync(root: Path) -> str:
     process is working in this repository: it is removed. Returns what was
     done, for the pass's record ("" when there was nothing to do).
     """
-    gdir = gitrepo.git_dir(root)
+    gdir = gitdir.git_dir(root)
     record = gdir / "gitgarden" / _SYNC_RECORD
     try:
         data = json.loads(record.read_text())
@@ -430,7 +431,7 @@ def build_commit(
     parents: Sequence[str] = (),
 ) -> str:
     """A commit of `start_tree` (default: `parent`'s) with `blobs` replaced, built in a temporary index."""
-    gdir = gitrepo.git_dir(root)
+    gdir = gitdir.git_dir(root)
     tmp = gdir / "gitgarden-review.index"
     env = {"GIT_INDEX_FILE": str(tmp)}
     try:

@@ -32,7 +32,6 @@ __all__ = [
     "QUARANTINE_ENV",
     "DEFAULT_TIMEOUT",
     "ensure_repo",
-    "git_dir",
     "head",
     "person_identity",
     "index_lock_error",
@@ -315,17 +314,6 @@ def ensure_repo(root: Path) -> bool:
         return False
     git(root, "init", "--quiet")
     return True
-
-
-def git_dir(root: Path) -> Path:
-    """The repository's git dir (absolute)."""
-    dot = root / ".git"
-    if (dot / "HEAD").is_file() and (dot / "objects").is_dir():
-        # The common layout, answered without a git process (a pass asks more than once);
-        # worktrees, submodules and projects below the top of their repository ask git.
-        return dot.resolve()
-    out = git(root, "rev-parse", "--absolute-git-dir").decode().strip()
-    return Path(out)
 
 
 def head(root: Path) -> str | None:

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gitgarden.atomic import atomic_write, tmp_beside, write_beside
 from gitgarden.errors import GitgardenError
 
 __all__ = [
@@ -94,29 +95,6 @@ def _b64(data: bytes | None) -> str | None:
     return None if data is None else base64.b64encode(data).decode()
 
 
-def atomic_write(path: Path, data: bytes) -> None:
-    """Replace `path` with `data` in one rename, keeping its mode; never through a symlink."""
-    os.replace(_write_tmp(path, data), path)
-
-
-def _write_tmp(path: Path, data: bytes) -> Path:
-    """`data` written and synced beside `path` (with its mode), ready to be renamed over it."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = _tmp_name(path)
-    mode = path.stat().st_mode & 0o777 if path.exists() and not path.is_symlink() else 0o644
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
-    try:
-        os.write(fd, data)
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    return tmp
-
-
-def _tmp_name(path: Path) -> Path:
-    return path.with_name(f".{path.name}.gitgarden-tmp")
-
-
 def _keep_name(path: Path) -> Path:
     return path.with_name(f".{path.name}.gitgarden-orig")
 
@@ -142,7 +120,7 @@ def replace_checked(path: Path, data: bytes, expected: bytes | None, *, rel: str
     differs before the rename.
     """
     rel = rel or path.name
-    tmp, keep = _write_tmp(path, data), _keep_name(path)
+    tmp, keep = write_beside(path, data), _keep_name(path)
     try:
         if expected is None:
             step("before_replace", rel)
@@ -286,7 +264,7 @@ def recover(root: Path, git_dir: Path, is_committed: Callable[[str], bool]) -> R
         target = root / rel
         original = None if item.get("original") is None else base64.b64decode(item["original"])
         new = base64.b64decode(item["new"])
-        _tmp_name(target).unlink(missing_ok=True)
+        tmp_beside(target).unlink(missing_ok=True)
         if _put_back_kept(target, original, new):
             result.kept.append(rel)  # the person wrote to it in the moment it was replaced: theirs is back
             continue

@@ -15,6 +15,8 @@ from __future__ import annotations
 import contextlib
 from pathlib import Path
 
+from gitgarden.repo import gitdir
+
 __all__ = ["blocking_state", "PROJECT_FOLDERS", "sparse_left_out"]
 
 # The folders a pass reads and writes; a sparse checkout must hold all of them.
@@ -39,7 +41,7 @@ _IN_PROGRESS = (
 def blocking_state(root: Path, git_dir: Path | None = None) -> str | None:
     """Why a commit by gitgarden in `root`'s repository now would be lost or surprising
     (one sentence saying what to do), or None when it is safe to commit."""
-    gdir = git_dir or _git_dir(root)
+    gdir = git_dir or gitdir.git_dir(root)
     for name, what, fix in _IN_PROGRESS:
         if (gdir / name).exists():
             return f"{what} in this repository: a commit now would be mixed into it; {fix}, {_AGAIN}"
@@ -61,17 +63,6 @@ def blocking_state(root: Path, git_dir: Path | None = None) -> str | None:
             f"bring them back with `git sparse-checkout add {' '.join(left_out)}` (or `git sparse-checkout disable`), {_AGAIN}"
         )
     return None
-
-
-def _git_dir(root: Path) -> Path:
-    """The git dir; the common layout answered from the disk, so `status` starts no git process
-    (and imports no subprocess) for it."""
-    dot = root / ".git"
-    if (dot / "HEAD").is_file() and (dot / "objects").is_dir():
-        return dot.resolve()
-    from gitgarden.repo import gitrepo
-
-    return gitrepo.git_dir(root)
 
 
 def _head_target(gdir: Path) -> str | None:
@@ -126,7 +117,7 @@ def sparse_left_out(root: Path, folders: tuple[str, ...] | None = None, *, git_d
     here = layout.current()
     if folders is None:
         folders = (*here.tree_folders(), ".gitgarden", "log")
-    gdir = git_dir or _git_dir(root)
+    gdir = git_dir or gitdir.git_dir(root)
     if not (gdir / "info" / "sparse-checkout").is_file():
         return []  # no patterns, nothing left out: answered without a git process
     from gitgarden.repo import gitrepo

@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from gitgarden.repo import gitrepo
+from gitgarden.repo import gitdir, gitrepo
 
 __all__ = ["Change", "Status", "read_status", "head_from_files", "ref_from_files", "index_identity"]
 
@@ -84,7 +84,7 @@ def index_identity(root: Path) -> tuple[int, int, int] | None:
     """The person's index file as (inode, size, mtime_ns): git replaces it by renaming a new file over
     it, so an unchanged identity means unchanged contents. None when there is none."""
     try:
-        st = os.stat(gitrepo.git_dir(root) / "index")
+        st = os.stat(gitdir.git_dir(root) / "index")
     except OSError:
         return None
     return st.st_ino, st.st_size, st.st_mtime_ns

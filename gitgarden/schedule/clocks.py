@@ -1,4 +1,4 @@
-"""Whether a project may be gardened now, and what holds it back: the three clocks of DESIGN §4
+"""Whether a project may be gardened now, and what holds it back: the clocks of docs/architecture.md, "When passes run"
 (`interval_min`, `idle_min`, `min_hours_between_passes`), the nightly `at`, a remote that diverged,
 a repository mid-merge, the map and health as second triggers — from stat calls and the state
 `registry` remembers, never a git process or a journal parse until something changed.
@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from gitgarden.config import Settings, load_settings
 from gitgarden.errors import ConfigError, GitgardenError
+from gitgarden.repo.gitdir import find_git_dir
 from gitgarden.repo.lock import holder
 from gitgarden.schedule.registry import (
     ProjectState,
@@ -40,7 +41,6 @@ __all__ = [
     "assess",
     "order",
     "project_at",
-    "git_dir_of",
     "remote_position",
     "health_signal",
 ]
@@ -109,25 +109,6 @@ def _newest_mtime(folder: Path) -> float:
         except OSError:
             continue
     return newest
-
-
-def git_dir_of(root: Path) -> Path | None:
-    """The project's git dir: `.git` itself, or the `gitdir:` of a worktree; git only for odd layouts."""
-    dot = root / ".git"
-    if dot.is_dir():
-        return dot
-    if dot.is_file():
-        with contextlib.suppress(OSError, UnicodeDecodeError):
-            text = dot.read_text(encoding="utf-8").strip()
-            if text.startswith("gitdir:"):
-                found = Path(text[len("gitdir:") :].strip())
-                return found if found.is_absolute() else (root / found).resolve()
-    from gitgarden.repo import gitrepo
-
-    try:
-        return gitrepo.git_dir(root)
-    except GitgardenError:
-        return None
 
 
 # -- eligibility -------------------------------------------------------------------------------
@@ -305,7 +286,7 @@ def _assess(a: Assessment, root: Path, record: ProjectState, now: float, env: Ma
             hold = _at_hold(s.at, nightly, last, now)
             if hold is not None:
                 a.holds.append(hold)
-    git_dir = git_dir_of(root)
+    git_dir = find_git_dir(root)
     info = holder(git_dir) if git_dir is not None else None
     if info is not None:
         a.holds.append(

@@ -32,6 +32,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from gitgarden.atomic import atomic_write
 from gitgarden.config import load_settings, state_dir
 from gitgarden.errors import ConfigError, GitgardenError
 from gitgarden.wiki import layout
@@ -105,13 +106,6 @@ def from_iso(text: Any) -> float | None:
 
 
 # -- files under GITGARDEN_STATE --------------------------------------------------------
-
-
-def atomic_write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
 
 
 @contextlib.contextmanager

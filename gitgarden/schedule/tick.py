@@ -21,7 +21,7 @@ Machine-local state, under GITGARDEN_STATE:
     state.lock      held while projects.json or state.json is rewritten
 
 projects.json and state.json (the registry, attempts and failure counts), and
-when the tick last looked, are kept by `registry`; what `status` shows is `services.overview`; the systemd units and
+when the tick last looked, are kept by `registry`; what `status` shows is `services.status`; the systemd units and
 crontab line that call the tick are in `timers`.
 """
 
@@ -32,6 +32,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from gitgarden.atomic import atomic_write
 from gitgarden.config import load_settings, state_dir
 from gitgarden.errors import GitgardenError
 from gitgarden.schedule.clocks import (
@@ -45,7 +46,6 @@ from gitgarden.schedule.clocks import (
 )
 from gitgarden.schedule.registry import (
     ProjectState,
-    atomic_write,
     flock,
     iso,
     last_look,

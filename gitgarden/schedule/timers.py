@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from gitgarden.atomic import atomic_write
 from gitgarden.config import state_dir, timer_env_file, user_config_path
 from gitgarden.errors import GitgardenError
-from gitgarden.schedule.registry import atomic_write
 
 __all__ = [
     "Crontab",

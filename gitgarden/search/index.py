@@ -31,7 +31,7 @@ from typing import Any, TypeVar
 
 from gitgarden.errors import GitgardenError
 from gitgarden.project import Project
-from gitgarden.repo import gitrepo
+from gitgarden.repo import gitdir
 from gitgarden.search import documents, query
 from gitgarden.wiki.layout import Layout, reserved_at_top
 from gitgarden.wiki.names import is_day
@@ -104,7 +104,7 @@ class Found:
 
 def cache_path(project: Project) -> Path:
     """Where the project's search index lives (in its git dir)."""
-    return gitrepo.git_dir(project.root) / "gitgarden" / CACHE_NAME
+    return gitdir.git_dir(project.root) / "gitgarden" / CACHE_NAME
 
 
 def search(project: Project, text: str, *, limit: int = 10, identity: tuple[str, ...] = ()) -> Found:

@@ -14,7 +14,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from gitgarden.repo import gitrepo
+from gitgarden.repo import gitdir, gitrepo
 from gitgarden.wiki import journal, layout
 from gitgarden.wiki.layout import LOG_DIR
 
@@ -81,7 +81,7 @@ def merge_file(root: Path, path: str, base: bytes | None, ours: bytes | None, th
 
 def _merge_file(root: Path, base: bytes, ours: bytes, theirs: bytes, *, union: bool) -> bytes | None:
     """git's three-way merge of three texts; None when it is not clean (never with `union`)."""
-    with tempfile.TemporaryDirectory(prefix="gitgarden-merge-", dir=gitrepo.git_dir(root)) as tmp:
+    with tempfile.TemporaryDirectory(prefix="gitgarden-merge-", dir=gitdir.git_dir(root)) as tmp:
         names = []
         for label, data in (("ours", ours), ("base", base), ("theirs", theirs)):
             f = Path(tmp) / label

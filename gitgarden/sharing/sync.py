@@ -23,7 +23,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from gitgarden.errors import GitError
-from gitgarden.repo import commits, gitrepo, recovery
+from gitgarden.repo import commits, gitdir, gitrepo, recovery
 from gitgarden.sharing import meaning, remote
 from gitgarden.sharing.remote import RemoteRefused
 from gitgarden.wiki import layout
@@ -134,7 +134,7 @@ def _merge(root: Path, name: str, branch: str, tracking: str, ident: tuple[str, 
 def _resolve_by_meaning(root: Path, journal_dir: str) -> list[str] | None:
     """Resolve the merge's conflicted bookkeeping files by their meaning (written and staged); the
     paths left in conflict. None when no merge is in progress."""
-    if not (gitrepo.git_dir(root) / "MERGE_HEAD").exists():
+    if not (gitdir.git_dir(root) / "MERGE_HEAD").exists():
         return None
     top = Path(gitrepo.git(root, "rev-parse", "--show-toplevel").decode().strip())
     prefix = gitrepo.show_prefix(root)
@@ -164,7 +164,7 @@ def _blob(root: Path, oid: str | None) -> bytes | None:
 
 
 def _abort(root: Path) -> None:
-    if (gitrepo.git_dir(root) / "MERGE_HEAD").exists():
+    if (gitdir.git_dir(root) / "MERGE_HEAD").exists():
         gitrepo.git(root, "merge", "--abort", check=False)
 
 

@@ -39,8 +39,10 @@ class DiskTree(Mapping[str, "Entry"]):
         extra_files: Sequence[str] = (),
         *,
         facts_cache: FactsCache | None = None,
+        on_folder: Callable[[str], object] | None = None,
     ) -> None:
         self.root = root
+        self._on_folder = on_folder  # told of each folder before it is read (a watcher starts watching it)
         self.facts_cache = facts_cache
         self._stats: dict[str, tuple[int, ...]] = {}
         self._paths: set[str] = set()
@@ -86,6 +88,8 @@ class DiskTree(Mapping[str, "Entry"]):
         self._walk(self.root, "", skip=reserved_at_top)
 
     def _walk(self, path: Path, rel: str, skip: Callable[[str], bool] | None = None) -> None:
+        if self._on_folder is not None and path.is_dir() and not path.is_symlink():
+            self._on_folder(rel)
         try:
             entries = list(os.scandir(path))
         except (FileNotFoundError, NotADirectoryError):

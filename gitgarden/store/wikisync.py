@@ -23,7 +23,7 @@ except ImportError:  # pragma: no cover - an interpreter without the builtin mod
     from hashlib import sha1
 
 from gitgarden.errors import GitError
-from gitgarden.repo import gitrepo, worktree
+from gitgarden.repo import gitdir, gitrepo, worktree
 from gitgarden.wiki import layout, pages
 from gitgarden.wiki.graph import GraphError, WikiGraph, kind_of
 from gitgarden.wiki.health import Health, measure, split_advice
@@ -140,7 +140,7 @@ def synced_graph(
     used (the caller measures the wiki itself). `listing` lists the wiki's files, for a first run;
     `status` is a `git status` just read (one is read when None)."""
     try:
-        graph = WikiGraph(graph_path(gitrepo.git_dir(root), here), here)
+        graph = WikiGraph(graph_path(gitdir.git_dir(root), here), here)
     except (GraphError, GitError, OSError):
         return None
     try:
@@ -200,7 +200,7 @@ def record_commit(root: Path, here: layout.Layout, was: str | None, commit: str,
     """Tell the wiki graph that HEAD moved from `was` to `commit`, which wrote `paths` (as they now
     stand on disk): a graph in step with `was` stays in step, and the next pass asks git nothing
     about it. A graph not in step, or not there, is left for the next sync."""
-    path = graph_path(gitrepo.git_dir(root), here)
+    path = graph_path(gitdir.git_dir(root), here)
     if was is None or not path.exists():
         return
     try:

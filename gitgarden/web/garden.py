@@ -14,6 +14,9 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from gitgarden.project import Project
+from gitgarden.services.health import health as project_health
+from gitgarden.services.status import project_status
+from gitgarden.services.views import map_view, recent_passes, waiting
 from gitgarden.web.render import Links, render_line
 from gitgarden.web.shown import chart
 from gitgarden.web.site import Site, view
@@ -24,46 +27,12 @@ CHARTED = (("pages", "pages"), ("broken links", "broken_links"), ("orphans", "or
 CHART_PASSES = 30  # the newest passes with health figures the chart draws
 
 
-def _health(site: Site, project: Project):  # type: ignore[no-untyped-def]
-    """The wiki's health as `gitgarden health` measures it, and the lines set aside."""
-    from gitgarden.gardener import setaside
-    from gitgarden.store import wikisync
-    from gitgarden.store.disktree import DiskTree
-
-    offerable, aside = setaside.on_disk(project.root)
-    # Read off the wiki graph in the git dir, as `gitgarden health` does: only changed files are read.
-    disk = lambda: DiskTree(project.root, project.layout.wiki_folders())  # noqa: E731
-    figures = wikisync.health(project.root, disk, unread_lines=len(offerable), today=site.now().date())
-    return figures, [e for _, e in aside]
-
-
-def _recent(project: Project) -> list[dict[str, Any]]:
-    """The newest passes' records, oldest first, from the record files (the newest months of
-    `log/`, and this machine's attempts) — what the garden shows of them, without walking git."""
-    from gitgarden.history.records import LOG_DIR, read_attempts, records_in
-    from gitgarden.project import file_text
-    from gitgarden.repo import gitrepo
-
-    folder = project.root / LOG_DIR
-    names = sorted(p.name for p in folder.glob("*.jsonl")) if folder.is_dir() and not folder.is_symlink() else []
-    found: list[dict[str, Any]] = []
-    for name in names[-2:]:  # a month's file holds a month of passes: the chart needs the last 30
-        found.extend(records_in(file_text(project.root, f"{LOG_DIR}/{name}") or ""))
-    found.extend(read_attempts(gitrepo.git_dir(project.root)))
-    passes = [r for r in found if isinstance(r.get("pass_id"), str) and r.get("kind") is None and not r.get("dry_run")]
-    return sorted(passes, key=lambda r: str(r.get("started") or ""))
-
-
 def home(site: Site, project: Project, request: Request) -> Response:
     """Lines waiting, the last pass, what holds the next one back, set-aside lines, Open questions,
     review waiting, and health with its recent course."""
-    from gitgarden.gardener import setaside
-    from gitgarden.services.overview import project_status
-    from gitgarden.services.views import map_view
-
     status = project_status(project, site.env, site.now())
-    aside = [e for _, e in setaside.on_disk(project.root)[1]]
-    recent = _recent(project)
+    aside = [e for _, e in waiting(project)[1]]
+    recent = recent_passes(project)
     _map_text, open_questions = map_view(project)
     figured = [r["health_after"] for r in recent if isinstance(r.get("health_after"), dict) and r["health_after"]][-CHART_PASSES:]
     series = [(label, [int(f.get(key, 0) or 0) for f in figured]) for label, key in CHARTED]
@@ -82,8 +51,8 @@ def home(site: Site, project: Project, request: Request) -> Response:
 
 def health(site: Site, project: Project, request: Request) -> Response:
     """Every figure of `gitgarden health`, each item a link to its page."""
-    figures, aside = _health(site, project)
-    return site.page(request, "health.html", h=figures, aside=aside)
+    found = project_health(project, site.now().date())
+    return site.page(request, "health.html", h=found.figures, aside=found.aside)
 
 
 _LINK = re.compile(r"\[\[([^\[\]|]+)(?:\|([^\[\]]+))?\]\]")

@@ -7,6 +7,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from gitgarden.project import Project
+from gitgarden.services.views import NotFound
 from gitgarden.web.shown import refusal, split_diff, url_part
 from gitgarden.web.site import Site, action, view
 
@@ -56,21 +57,74 @@ def pass_page(site: Site, project: Project, request: Request) -> Response:
         skipped=_skipped(record),
         grounding=[g for g in record.get("grounding") or [] if isinstance(g, dict)],
         hints=_lines(record, "hints"),
+        failure=_failure(record),
+        left_unread=_left_unread(project, entry.outcome, record),
     )
 
 
-def _skipped(record: dict[str, object]) -> list[tuple[str, str]]:
-    """The lines a pass skipped, with the reason it gave, when its record holds them."""
+REPLY_SHOWN = 400  # characters of a failed reply the pass's page shows (the record keeps more)
+_ENDED = frozenset({"failed", "refused", "stopped", "stood_down"})
+
+
+def _failure(record: dict[str, object]) -> dict[str, str]:
+    """Why a pass failed, as its record keeps it (`failure`, newer records), the reply shortened."""
+    value = record.get("failure")
+    if not isinstance(value, dict):
+        return {}
+    out = {k: str(v) for k, v in value.items() if isinstance(v, str | int | float) and str(v)}
+    reply = out.get("reply", "")
+    out["reply_shown"] = reply if len(reply) <= REPLY_SHOWN else reply[:REPLY_SHOWN] + "…"
+    out["reply_chars"] = str(len(reply))
+    return out
+
+
+def _left_unread(project: Project, outcome: str, record: dict[str, object]) -> list[tuple[str, str, str]]:
+    """(line id, its words now, why) for each line the pass left unread: those its record lists as
+    `unread` (newer records), else every line a failed or stopped pass offered, then the not-cited ones."""
+    from gitgarden.project import file_text
+    from gitgarden.wiki import journal, names
+
+    why: dict[str, str] = {}
+    listed = record.get("unread")
+    for item in listed if isinstance(listed, list) else []:
+        if isinstance(item, dict) and isinstance(item.get("line"), str):
+            why.setdefault(item["line"], str(item.get("reason") or ""))
+    if outcome in _ENDED:
+        for line in _lines(record, "offered"):
+            why.setdefault(line, "")
+    for line in _lines(record, "not_cited"):
+        why.setdefault(line, "no operation that landed cited it")
+    texts: dict[str, str] = {}
+    for day in sorted({line.partition("#")[0] for line in why}):
+        text = file_text(project.root, project.layout.day_path(day)) if names.is_day(day) else None
+        texts.update((ln.id, ln.text) for ln in journal.parse_day(day, text or ""))
+    return [(line, texts.get(line, ""), reason) for line, reason in why.items()]
+
+
+def pass_record(site: Site, project: Project, request: Request) -> Response:
+    """The pass's record as it is kept (`log/` or the git dir's attempts), as JSON: what the page shortens."""
+    from starlette.responses import JSONResponse
+
+    from gitgarden.history.passlog import show
+
+    shown = show(project.root, request.path_params["pass_id"])
+    if shown.record is None:
+        raise NotFound(f"pass {shown.entry.pass_id} has no record here (older passes kept only their commit)")
+    return JSONResponse(shown.record, headers={"content-disposition": "inline"})
+
+
+def _skipped(record: dict[str, object]) -> list[tuple[str, str, str]]:
+    """The lines a pass skipped, with the reason it gave and their words, when its record holds them."""
     value = record.get("skipped")
-    out: list[tuple[str, str]] = []
+    out: list[tuple[str, str, str]] = []
     if isinstance(value, list):
         for item in value:
             if isinstance(item, dict):
-                out.append((str(item.get("line") or item.get("id") or ""), str(item.get("reason") or "")))
+                out.append((str(item.get("line") or item.get("id") or ""), str(item.get("reason") or ""), str(item.get("text") or "")))
             else:
-                out.append((str(item), ""))
+                out.append((str(item), "", ""))
     elif isinstance(value, dict):
-        out = [(str(k), str(v)) for k, v in value.items()]
+        out = [(str(k), str(v), "") for k, v in value.items()]
     return out
 
 
@@ -98,6 +152,7 @@ def undo_post(site: Site, project: Project, request: Request, form: dict[str, st
 ROUTES = [
     ("/passes", view(pass_list), "GET"),
     ("/pass/{pass_id}", view(pass_page), "GET"),
+    ("/pass/{pass_id}/record", view(pass_record), "GET"),
     ("/pass/{pass_id}/undo", view(undo_confirm), "GET"),
     ("/pass/{pass_id}/undo", action(undo_post), "POST"),
 ]

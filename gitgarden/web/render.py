@@ -1,8 +1,10 @@
-"""Pages as HTML: Markdown (markdown-it, raw HTML off: a note's `<script>` is text) with links
-resolved as Obsidian resolves them, through gitgarden's own resolver (`wiki.linking.LinkIndex`):
-`[[page]]`, `[[page|shown]]`, `[[page#Heading]]`, `![[diagram.png|400]]`, and Markdown links to
-notes and attachments. A page's blocks come out one by one, so each paragraph a pass wrote can
-carry its provenance beside it.
+"""Pages as HTML: Markdown (markdown-it) with Obsidian's own (`obsidian`: callouts, highlights,
+tags, block ids, an allow-list of inline HTML — a note's `<script>` is text) and links resolved as
+Obsidian resolves them, through gitgarden's own resolver (`wiki.linking.LinkIndex`): `[[page]]`,
+`[[page|shown]]`, `[[page#Heading]]`, `[[page#^block-id]]`, embeds of notes (`![[note#Heading]]`,
+the note's text in a box, one level deep) and of attachments (`![[diagram.png|400]]`), and
+Markdown links to notes and attachments. A page's blocks come out one by one, so each paragraph a
+pass wrote can carry its provenance beside it.
 """
 
 from __future__ import annotations
@@ -15,21 +17,31 @@ from urllib.parse import quote, unquote
 
 from markdown_it import MarkdownIt
 from markdown_it.common.utils import escapeHtml
+from markdown_it.rules_core import StateCore
 from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
 
 from gitgarden.history.provenance import Source, paragraphs
+from gitgarden.web.obsidian import BLOCK_ID, block_anchor, install
 from gitgarden.wiki import linking
 
 __all__ = ["Links", "Block", "render_blocks", "render_line", "anchor_id", "page_url", "file_url"]
 
 _IMAGE = re.compile(r"\.(png|jpe?g|gif|webp|svg|bmp|avif)$", re.I)
+_AUDIO = re.compile(r"\.(mp3|ogg|wav|m4a|flac|webm)$", re.I)
+_VIDEO = re.compile(r"\.(mp4|mov|ogv)$", re.I)
 _SCHEME = re.compile(r"^[a-z][a-z0-9+.-]*:", re.I)
+# An embed's size, `|400` or `|400x300`, in ASCII digits only (`int` would take `٤٠٠`, and `²` not at all).
+_SIZE = re.compile(r"([0-9]{1,5})(?:x([0-9]{1,5}))?")
+_ALT_SIZE = re.compile(r"\|([0-9]{1,5})(?:x([0-9]{1,5}))?$")
 
 
-def anchor_id(heading: str) -> str:
-    """The HTML id of a heading, as `[[page#Heading]]` links to it (case and punctuation ignored)."""
-    words = re.sub(r"[^\w\s-]", "", heading.lower(), flags=re.U).split()
+def anchor_id(anchor: str) -> str:
+    """The HTML id a link's anchor jumps to: a heading's (`[[page#Heading]]`, case and punctuation
+    ignored) or a block's (`[[page#^block-id]]`)."""
+    if anchor.strip().startswith("^"):
+        return block_anchor(anchor.strip())
+    words = re.sub(r"[^\w\s-]", "", anchor.lower(), flags=re.U).split()
     return "h-" + "-".join(words)
 
 
@@ -52,6 +64,13 @@ class Links:
     folder: str = ""
     wiki_prefix: str = ""
     broken: list[str] = field(default_factory=list)
+    # The body of a page by name (None: not readable), for `![[note]]`; None: embeds show as links.
+    read: Callable[[str], str | None] | None = None
+
+    def inside(self, name: str) -> Links:
+        """How the links of page `name`, embedded in this one, resolve: from its own folder, its
+        own embeds shown as links (one level deep: no loop), its broken links not this page's."""
+        return Links(self.index, folder=linking.folder_of(name), wiki_prefix=self.wiki_prefix)
 
     def page(self, target: str) -> str | None:
         """The page a wikilink target names."""
@@ -116,25 +135,122 @@ def _render_wikilink(links: Links) -> Callable[..., str]:
             return f'<a class="wl" href="#{escapeHtml(anchor_id(anchor))}">{escapeHtml(label)}</a>'
         name = links.page(target)
         if name is not None:
+            if embed and links.read is not None:
+                return _embedded_note(links, name, anchor, label)
             title = escapeHtml(name)
             return f'<a class="wl" href="{escapeHtml(page_url(name, anchor))}" title="{title}">{escapeHtml(label)}</a>'
         found = links.attachment(target)
         if found is not None:
-            url = escapeHtml(file_url(found))
-            if embed and _IMAGE.search(found):
-                width = f' width="{int(shown)}"' if shown.isdigit() else ""
-                return f'<img class="embed" src="{url}" alt="{escapeHtml(target)}"{width}>'
-            return f'<a class="wl file" href="{url}">{escapeHtml(shown or target)}</a>'
+            return _attachment(found, target, shown, embed)
         links.broken.append(target)
         return f'<span class="wl broken" title="no page or file is named {escapeHtml(target)}">{escapeHtml(label)}</span>'
 
     return render
 
 
+def _attachment(found: str, target: str, shown: str, embed: bool) -> str:
+    """An attachment a wikilink names: an embedded image at its size (`|400`, `|400x300`; other
+    words are its alt text), audio or video with controls, else a link to the file."""
+    url = escapeHtml(file_url(found))
+    if embed and _IMAGE.search(found):
+        size = _SIZE.fullmatch(shown)
+        alt = escapeHtml(target if size or not shown else shown)
+        dims = (f' width="{int(size.group(1))}"' + (f' height="{int(size.group(2))}"' if size.group(2) else "")) if size else ""
+        return f'<img class="embed" src="{url}" alt="{alt}"{dims}>'
+    if embed and _AUDIO.search(found):
+        return f'<audio class="embed" controls preload="none" src="{url}"></audio>'
+    if embed and _VIDEO.search(found):
+        return f'<video class="embed" controls preload="none" src="{url}"></video>'
+    return f'<a class="wl file" href="{url}">{escapeHtml(shown or target)}</a>'
+
+
+def _embedded_note(links: Links, name: str, anchor: str, label: str) -> str:
+    """`![[note]]`, `![[note#Heading]]`, `![[note#^block]]`: the note's text (or that part of it)
+    rendered in a box, with a link to the note; its own embeds show as links."""
+    body = links.read(name) if links.read is not None else None
+    part = None if body is None else section(body, anchor)
+    url = escapeHtml(page_url(name, anchor))
+    head = f'<div class="embed-title"><a class="wl" href="{url}" title="{escapeHtml(name)}">{escapeHtml(label)}</a></div>'
+    if part is None:
+        missing = f"no part {anchor!r} in this note" if body is not None else "this note cannot be read"
+        return f'<div class="embed-note missing">{head}<p class="muted">{escapeHtml(missing)}</p></div>'
+    inner = links.inside(name)
+    html = str(_markdown(inner).render(part)).replace(' id="', ' data-id="')  # this page's own ids stay unique
+    return f'<div class="embed-note" data-note="{escapeHtml(name)}">{head}<div class="embed-body">{html}</div></div>'
+
+
+def _embed_kind(links: Links, token: Token) -> str:
+    """What an inline token is to `unwrap_embeds`: an embedded note, blank, or other."""
+    if token.type == "wikilink":
+        meta = token.meta
+        return "note" if meta["embed"] and links.read is not None and meta["target"] and links.page(meta["target"]) else "other"
+    return "space" if token.type == "softbreak" or (token.type == "text" and not token.content.strip()) else "other"
+
+
+_HEADING = re.compile(r"^(#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$")
+_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s")
+
+
+def section(body: str, anchor: str) -> str | None:
+    """The part of a note's body an embed's anchor names: all of it (no anchor), a heading's section
+    (the heading and what follows it up to the next heading as high), or a block (`^id`: its
+    paragraph or list item, or the block above an id alone on its line); None when there is none."""
+    if not anchor.strip():
+        return body
+    lines = body.replace("\r\n", "\n").split("\n")
+    fence = False
+    want = linking.anchor_key(anchor)
+    for i, line in enumerate(lines):
+        if line.lstrip().startswith(("```", "~~~")):
+            fence = not fence
+        if fence:
+            continue
+        if want.startswith("^"):
+            m = BLOCK_ID.search(line)
+            if m is not None and "^" + m.group(1).lower() == want:
+                return _block_at(lines, i)
+        elif (h := _HEADING.match(line)) and linking.heading_key(h.group(2)) == want:
+            level = len(h.group(1))
+            end = next((j for j in range(i + 1, len(lines)) if (n := _HEADING.match(lines[j])) and len(n.group(1)) <= level), len(lines))
+            return "\n".join(lines[i:end])
+    return None
+
+
+def _block_at(lines: list[str], i: int) -> str:
+    """The block holding a block id found on line `i`."""
+    if _ITEM.match(lines[i]):
+        return lines[i]
+    if not lines[i].strip().startswith("^"):  # the id ends a paragraph: that paragraph
+        start = i
+        while start > 0 and lines[start - 1].strip():
+            start -= 1
+        return "\n".join(lines[start : i + 1])
+    end = i - 1
+    while end >= 0 and not lines[end].strip():
+        end -= 1
+    start = end
+    while start > 0 and lines[start - 1].strip():
+        start -= 1
+    return "\n".join(lines[start : end + 1] + ["", lines[i]])
+
+
 def _markdown(links: Links) -> MarkdownIt:
-    md = MarkdownIt("commonmark", {"html": False}).enable(["table", "strikethrough"])
+    # `html` on for the inline tags of obsidian's allow-list alone: every other tag is escaped there.
+    md = install(MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"]))
     md.inline.ruler.before("link", "wikilink", _wikilink_rule)
     md.add_render_rule("wikilink", _render_wikilink(links))
+
+    def unwrap_embeds(state: StateCore) -> None:
+        """A paragraph of note embeds alone is no paragraph: each embed is a box of its own."""
+        tokens = state.tokens
+        for i, token in enumerate(tokens):
+            if token.type != "inline" or i == 0 or tokens[i - 1].type != "paragraph_open" or not token.children:
+                continue
+            kinds = {_embed_kind(links, child) for child in token.children}
+            if "note" in kinds and kinds <= {"note", "space"}:
+                tokens[i - 1].hidden = tokens[i + 1].hidden = True
+
+    md.core.ruler.push("unwrap_embeds", unwrap_embeds)
 
     def link_open(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any) -> str:
         token = tokens[idx]
@@ -155,7 +271,20 @@ def _markdown(links: Links) -> MarkdownIt:
         src = str(token.attrGet("src") or "")
         found = None if _SCHEME.match(src) else links.markdown_target(src)
         token.attrSet("src", found if found and found.startswith("/file/") else "")  # no image from outside: offline, private
+        size = _ALT_SIZE.search(token.content)
+        if size is not None and token.children and token.children[-1].type == "text":  # `![alt|400](…)`, as Obsidian sizes it
+            token.attrSet("width", str(int(size.group(1))))
+            if size.group(2):
+                token.attrSet("height", str(int(size.group(2))))
+            last = token.children[-1]
+            last.content = last.content.removesuffix(size.group(0))
         return str(self.image(tokens, idx, options, env))
+
+    def table_open(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any) -> str:
+        return '<div class="table-wrap">' + str(self.renderToken(tokens, idx, options, env))  # a wide table scrolls in its box
+
+    def table_close(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any) -> str:
+        return str(self.renderToken(tokens, idx, options, env)) + "</div>\n"
 
     def heading_open(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any) -> str:
         inline = tokens[idx + 1]
@@ -165,6 +294,8 @@ def _markdown(links: Links) -> MarkdownIt:
     md.add_render_rule("link_open", link_open)
     md.add_render_rule("image", image)
     md.add_render_rule("heading_open", heading_open)
+    md.add_render_rule("table_open", table_open)
+    md.add_render_rule("table_close", table_close)
     return md
 
 

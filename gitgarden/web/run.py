@@ -11,6 +11,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from gitgarden.project import Project
+from gitgarden.services.run import JOBS, running, stop
 from gitgarden.services.views import NotFound
 from gitgarden.web.site import Site, action, view
 
@@ -18,15 +19,11 @@ __all__ = ["ROUTES"]
 
 
 def _holder(project: Project) -> dict[str, object] | None:
-    from gitgarden.repo import gitrepo, lock
-
-    return lock.holder(gitrepo.git_dir(project.root))
+    return running(project)
 
 
 def panel(site: Site, project: Project, request: Request) -> Response:
     """The form that starts a pass, the pass holding the lock (with Stop), and this server's runs."""
-    from gitgarden.gardener.outcome import JOBS
-
     settings = site.settings(project).settings
     runs = sorted(site.runs.runs.values(), key=lambda r: r.started, reverse=True)
     return site.page(request, "run.html", jobs=JOBS, holder=_holder(project), runs=runs, model=settings.model, review=settings.review)
@@ -62,37 +59,25 @@ def run_status(site: Site, project: Project, request: Request) -> Response:
     return JSONResponse(_run(site, request).to_json())
 
 
-def _who(project: Project) -> tuple[str, str]:
-    from gitgarden.repo.gitrepo import person_identity
-
-    return person_identity(project.root)
-
-
 def start_post(site: Site, project: Project, request: Request, form: dict[str, str]) -> Response:
     """`gitgarden run [--dry-run] [--retry] [--job …]`, in a thread of the server."""
-    from gitgarden.gardener.outcome import JOBS
-
     jobs = [j for j in JOBS if form.get(f"job-{j}") == "1"]
-    run = site.runs.start(dry_run=form.get("dry_run") == "1", retry=form.get("retry") == "1", jobs=[] if len(jobs) == len(JOBS) else jobs, who=_who(project))
+    run = site.runs.start(dry_run=form.get("dry_run") == "1", retry=form.get("retry") == "1", jobs=[] if len(jobs) == len(JOBS) else jobs)
     return site.back(f"/run/{run.id}")
 
 
 def stop_post(site: Site, project: Project, request: Request, form: dict[str, str]) -> Response:
     """`gitgarden stop`: the pass holding the lock stops within a second and writes nothing more."""
-    from gitgarden.gardener.pipeline import request_stop
-    from gitgarden.repo import gitrepo
-
     back = form.get("back") or "/run"
     if not back.startswith("/") or back.startswith("//"):
         back = "/run"
-    holder = _holder(project)
-    if holder is None:
-        return site.back(back, "No pass is running: nothing to stop.")
     try:
         user = getpass.getuser()
     except (OSError, KeyError):
         user = "someone"
-    request_stop(gitrepo.git_dir(project.root), who=f"{user}@{socket.gethostname()} (browser)", when=site.now())
+    holder = stop(project, who=f"{user}@{socket.gethostname()} (browser)", when=site.now())
+    if holder is None:
+        return site.back(back, "No pass is running: nothing to stop.")
     return site.back(back, f"Asked pass {holder.get('pass_id', '?')} to stop; it stops within a second and writes nothing more.")
 
 

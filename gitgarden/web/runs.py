@@ -1,5 +1,5 @@
-"""Passes started from the browser: each runs `run_pass` in a thread of the server, exactly as
-`gitgarden run` runs it (the same settings, model, lock and record), and reports its `Step`s to a
+"""Passes started from the browser: each runs `services.run.run` in a thread of the server, the call
+`gitgarden run` makes (the same settings, model, lock and record), and reports its `Step`s to a
 `Run` the run panel reads — the same steps and token count the terminal's live line shows.
 
 The lock is the pass's own: a second pass, from another tab, the command line or the timer, is
@@ -18,12 +18,13 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from gitgarden.config import load_settings
 from gitgarden.errors import GitgardenError
-from gitgarden.gardener.steps import Step
+from gitgarden.project import Project
+from gitgarden.services import run as passes
 
 if TYPE_CHECKING:
-    from gitgarden.config import Settings
-    from gitgarden.model.llm import Model
+    from gitgarden.services.run import ModelFactory, Step
 
 __all__ = ["Run", "RunBoard"]
 
@@ -46,6 +47,10 @@ class Run:
     result: dict[str, Any] | None = None
     error: str = ""
     finished: float | None = None
+    # While the model reads the prompt (asking, no reply token yet): since when (seconds into the run)
+    # and how long its measured pace says the reading takes (None: not measured).
+    asking_since: float | None = None
+    expect_s: float | None = None
     # The terminal streams the model's reply only to a display that redraws tokens as they come;
     # the panel does, so a pass started here streams too (gardener.steps.token_steps reads this).
     shows_tokens = True
@@ -58,6 +63,11 @@ class Run:
         with self._lock:
             if step.words() != self.step:
                 self.steps.append((time.monotonic() - self.started, step.words()))
+                asking = step.name == "asking"
+                self.asking_since = time.monotonic() - self.started if asking else None
+                self.expect_s = step.expect_s if asking else None
+                if asking:
+                    self.tokens = 0  # a new request: its reply has brought nothing yet
             self.step = step.words()
             if step.tokens is not None:
                 self.tokens = step.tokens
@@ -83,10 +93,19 @@ class Run:
                 "seconds": round(now - self.started, 1),
                 "steps": [{"at": round(t, 1), "words": w} for t, w in self.steps],
                 "messages": list(self.messages),
+                "reading": self._reading(now),
                 "outcome": None if self.result is None else self.result.get("outcome"),
                 "sentence": None if self.result is None else self.result.get("message"),
                 "error": self.error,
             }
+
+
+    def _reading(self, now: float) -> dict[str, Any] | None:
+        """While the model reads the prompt: the seconds so far and those its measured pace expects."""
+        if self.finished is not None or self.asking_since is None or self.tokens:
+            return None
+        seconds = now - self.started - self.asking_since
+        return {"seconds": round(seconds), "expected": None if self.expect_s is None else round(self.expect_s)}
 
 
 @dataclass
@@ -96,51 +115,40 @@ class RunBoard:
     root: Path
     env: Mapping[str, str]
     now: Callable[[], datetime]
-    model_factory: Callable[[Settings, Mapping[str, str]], Model | None]
+    model_factory: ModelFactory
     runs: dict[str, Run] = field(default_factory=dict)
     threads: dict[str, threading.Thread] = field(default_factory=dict)
 
-    def start(self, *, dry_run: bool, retry: bool, jobs: list[str], who: tuple[str, str]) -> Run:
+    def start(self, *, dry_run: bool, retry: bool, jobs: list[str]) -> Run:
         """Start a pass in a thread of its own and return its `Run` at once."""
         run = Run(secrets.token_hex(4), dry_run, retry, jobs, time.monotonic())
         self.runs[run.id] = run
         for old in [r for r in self.runs.values() if r.done][:-KEPT]:
             self.runs.pop(old.id, None)
             self.threads.pop(old.id, None)
-        thread = threading.Thread(target=self._work, args=(run, who), name=f"gitgarden-pass-{run.id}", daemon=True)
+        thread = threading.Thread(target=self._work, args=(run,), name=f"gitgarden-pass-{run.id}", daemon=True)
         self.threads[run.id] = thread
         thread.start()
         return run
 
-    def _work(self, run: Run, who: tuple[str, str]) -> None:
+    def _work(self, run: Run) -> None:
         """`gitgarden run`, as its command does it, reporting to `run`."""
-        from gitgarden.config import load_settings
-        from gitgarden.gardener.pipeline import run_pass
-        from gitgarden.project import Project
-        from gitgarden.schedule import registry
-
         try:
             project = Project(self.root)
             settings = load_settings(project.root, env=self.env).settings
-            promote = not run.jobs or "promote" in run.jobs
-            model = self.model_factory(settings, self.env) if settings.model and promote else None
-            result = run_pass(
+            result = passes.run(
                 project,
                 settings,
-                model=model,
+                env=self.env,
                 now=self.now,
-                dry_run=run.dry_run,
+                model_factory=self.model_factory,
                 on_progress=run.message,
                 on_step=run.step_to,
+                dry_run=run.dry_run,
                 retry=run.retry,
-                trigger=f"run by {who[0]} <{who[1]}>",
-                jobs=run.jobs or None,
+                jobs=run.jobs,
             )
-            registry.record_attempt(project.root, result, self.env, self.now())
-            data = result.record()
-            if run.dry_run:
-                data["diff"] = result.diff
-            run.result = data
+            run.result = passes.shown(result)
         except GitgardenError as exc:  # e.g. a malformed config file: one line, as the command says it
             run.error = str(exc)
         except Exception as exc:  # a bug: the panel must not wait forever, and the traceback goes to the terminal

@@ -16,8 +16,7 @@ from gitgarden.errors import GitgardenError
 from gitgarden.web.safety import new_token
 
 if TYPE_CHECKING:
-    from gitgarden.config import Settings
-    from gitgarden.model.llm import Model
+    from gitgarden.services.run import ModelFactory
 
 __all__ = ["serve", "is_loopback", "bind"]
 
@@ -74,7 +73,7 @@ def serve(
     open_browser: bool,
     env: Mapping[str, str],
     now: Callable[[], datetime],
-    model_factory: Callable[[Settings, Mapping[str, str]], Model | None],
+    model_factory: ModelFactory,
     say: Callable[[str], None],
     show_url: Callable[[str], None],
 ) -> None:
@@ -82,11 +81,11 @@ def serve(
     its token once; `say` gets the messages for the person."""
     import uvicorn
 
-    from gitgarden.gardener.pipeline import request_stop
+    from gitgarden.project import Project
+    from gitgarden.services.run import stop
+    from gitgarden.web.app import make_app
 
     _Server = _server_class()
-    from gitgarden.repo import gitrepo
-    from gitgarden.web.app import make_app
     from gitgarden.web.site import Site
 
     if host == "localhost":
@@ -116,6 +115,6 @@ def serve(
         sock.close()
         if site.runs.running():
             say("Asking the pass started here to stop…")
-            request_stop(gitrepo.git_dir(root), who="gitgarden serve (ending)", when=now())
+            stop(Project(root), who="gitgarden serve (ending)", when=now())
             site.runs.wait(STOP_WAIT)
     say("Stopped serving.")

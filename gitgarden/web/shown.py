@@ -13,9 +13,9 @@ from urllib.parse import quote
 
 from markupsafe import Markup, escape
 
-__all__ = ["FILTERS", "DiffFile", "split_diff", "Refusal", "refusal", "chart", "OUTCOME_KIND"]
+__all__ = ["FILTERS", "DiffFile", "split_diff", "Refusal", "refusal", "chart", "OUTCOME_KIND", "inline_code"]
 
-# How an outcome looks: the pass did its job, needs a look, or failed.
+# How an outcome looks: the pass did its job (green), needs a look (amber), was stopped (grey), or failed (red).
 OUTCOME_KIND = {
     "nothing_new": "quiet",
     "nothing_earned": "good",
@@ -24,8 +24,8 @@ OUTCOME_KIND = {
     "no_model": "warn",
     "finished_without_writing": "warn",
     "some_refused": "warn",
-    "stood_down": "warn",
-    "stopped": "warn",
+    "stood_down": "stopped",
+    "stopped": "stopped",
     "refused": "bad",
     "failed": "bad",
 }
@@ -79,15 +79,46 @@ def moved(before: Any, after: Any) -> str:
     return ", ".join(parts) or "unchanged"
 
 
+def endpoint_short(value: Any) -> str:
+    """An endpoint as a table cell shows it: its host and port (`127.0.0.1:8080`), or the words as they are."""
+    from urllib.parse import urlsplit
+
+    text = str(value or "")
+    try:
+        netloc = urlsplit(text).netloc if "://" in text else ""
+    except ValueError:
+        netloc = ""
+    return netloc or (text if len(text) <= 32 else text[:31] + "…")
+
+
 def number(value: Any) -> str:
     """A number with thousands separators (a float keeps its decimals)."""
     return f"{value:,}" if isinstance(value, int | float) and not isinstance(value, bool) else str(value)
 
 
+_CODE = re.compile(r"`([^`\n]+)`")
+
+
+def inline_code(text: Any) -> Markup:
+    """A message as HTML: its `backticked` words as code, everything else escaped (the command
+    line's messages name commands and settings so)."""
+    value = str(text or "")
+    parts: list[Markup] = []
+    pos = 0
+    for m in _CODE.finditer(value):
+        parts.append(escape(value[pos : m.start()]))
+        parts.append(Markup("<code>{}</code>").format(m.group(1)))
+        pos = m.end()
+    parts.append(escape(value[pos:]))
+    return Markup("").join(parts)
+
+
 FILTERS = {
     "asked_by": asked_by,
+    "code": inline_code,
     "moved": moved,
     "number": number,
+    "endpoint_short": endpoint_short,
     "when": when,
     "short": short,
     "count": count,

@@ -24,16 +24,23 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
-from gitgarden.errors import GitgardenError
+from gitgarden.config import Resolved, load_settings
+from gitgarden.errors import GitgardenError, NotAProject
+from gitgarden.history.common import review_count
+from gitgarden.history.passlog import NotAPass
+from gitgarden.history.provenance import KeptSources
 from gitgarden.project import Project
+from gitgarden.services.run import ModelFactory, exclusive
+from gitgarden.services.views import NotFound, kept_facts
 from gitgarden.web.runs import RunBoard
 from gitgarden.web.safety import Refused, allowed_hosts, csrf_value, read_post
 from gitgarden.wiki import layout
 
 if TYPE_CHECKING:
-    from gitgarden.config import Resolved, Settings
+    from gitgarden.config import Resolved
     from gitgarden.history.provenance import KeptSources
-    from gitgarden.model.llm import Model
+    from gitgarden.services.lines import KeptStories
+    from gitgarden.services.wikiview import KeptWiki
     from gitgarden.wiki.facts import FactsCache
 
 __all__ = ["Site", "view", "action", "View", "Action"]
@@ -49,6 +56,7 @@ def _templates() -> jinja2.Environment:
     env = jinja2.Environment(
         loader=jinja2.PackageLoader("gitgarden.web", "templates"),
         autoescape=True,  # every value is escaped unless a template says it is HTML we made
+        auto_reload=False,  # the templates are the package's: no stat of each at every page
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
@@ -64,7 +72,7 @@ class Site:
     root: Path
     env: Mapping[str, str]
     now: Callable[[], datetime]
-    model_factory: Callable[[Settings, Mapping[str, str]], Model | None]
+    model_factory: ModelFactory
     token: str
     host: str
     port: int
@@ -76,29 +84,46 @@ class Site:
         self._facts: FactsCache | None = None
         self._facts_lock = threading.Lock()
         self._sources: KeptSources | None = None
+        self._stories: KeptStories | None = None
+        self._wiki: KeptWiki | None = None
 
     @contextmanager
     def facts(self) -> Iterator[FactsCache]:
         """The facts of the wiki's pages, kept between requests (one request at a time uses them):
         loaded once from the cache passes keep, checked against each file's stat, never written."""
-        from gitgarden.repo import gitrepo
-        from gitgarden.wiki.facts import FactsCache
-
         with self._facts_lock:
             if self._facts is None:
-                self._facts = FactsCache(gitrepo.git_dir(self.root) / "gitgarden" / "facts.pickle")
-                self._facts.path = None  # read, never written: the passes keep the file
+                self._facts = kept_facts(Project(self.root))
             yield self._facts
+
+    @property
+    def wiki(self) -> KeptWiki:
+        """The wiki's pages and links, kept between requests and brought in step at each use
+        (`KeptWiki.held`): a page view costs what changed since the last, not what the wiki holds."""
+        from gitgarden.services.wikiview import KeptWiki
+
+        with self.facts() as cache:
+            if self._wiki is None:
+                self._wiki = KeptWiki(self.root, cache)
+            return self._wiki
 
     @property
     def sources(self) -> KeptSources:
         """The paragraphs the passes wrote, traced once and again only when the passes changed."""
-        from gitgarden.history.provenance import KeptSources
-
         with self._facts_lock:
             if self._sources is None:
                 self._sources = KeptSources()
             return self._sources
+
+    @property
+    def stories(self) -> KeptStories:
+        """Why each journal line stands where it does, read again only when the passes changed."""
+        from gitgarden.services.lines import KeptStories
+
+        with self._facts_lock:
+            if self._stories is None:
+                self._stories = KeptStories()
+            return self._stories
 
     @property
     def csrf(self) -> str:
@@ -112,25 +137,14 @@ class Site:
 
     def settings(self, project: Project) -> Resolved:
         """The settings in force for the project, with the layer each comes from (as `config list`)."""
-        from gitgarden.config import load_settings
-
         return load_settings(project.root, env=self.env)
 
     @contextmanager
     def exclusive(self, project: Project, what: str) -> Iterator[None]:
         """Hold the project's pass lock (and its git settings, as a command does) while changing it:
         no pass, other tab or command writes meanwhile. LockHeld, naming the holder, when one does."""
-        from gitgarden.errors import LockHeld
-        from gitgarden.repo import gitrepo
-        from gitgarden.repo.lock import PassLock
-
-        s = self.settings(project).settings
-        policy = gitrepo.GitPolicy(timeout=float(s.git_timeout), sign_commits=s.sign_commits)
-        try:
-            with PassLock(gitrepo.git_dir(project.root), {"pass_id": what, "started": self.now().isoformat()}), gitrepo.git_policy(policy):
-                yield
-        except LockHeld as exc:
-            raise LockHeld(f"{exc}: try again when it has finished; nothing changed") from None
+        with exclusive(project, self.settings(project).settings, what, self.now()):
+            yield
 
     def note(self, text: str) -> str:
         """Keep a one-line message for the page a POST redirects to; its key for the URL."""
@@ -156,15 +170,12 @@ class Site:
     def back(self, url: str, note: str = "") -> RedirectResponse:
         """After a POST: to `url` (a GET), with a message when there is one."""
         if note:
-            url += ("&" if "?" in url else "?") + f"note={self.note(note)}"
+            url, hashed, fragment = url.partition("#")  # the note goes in the query, before any #fragment
+            url += ("&" if "?" in url else "?") + f"note={self.note(note)}" + hashed + fragment
         return RedirectResponse(url, status_code=303)
 
     def call(self, fn: Callable[..., Response], request: Request, *args: Any) -> Response:
         """Serve `fn` with the project read afresh and its layout in force; errors as one line."""
-        from gitgarden.errors import NotAProject
-        from gitgarden.history.passlog import NotAPass
-        from gitgarden.services.views import NotFound
-
         try:
             project = Project(self.root)
             with layout.active(project.layout):
@@ -187,17 +198,8 @@ class Site:
 
 def _waiting_count(root: Path) -> int:
     """How many passes wait for review (for the menu), 0 when that cannot be read."""
-    from gitgarden.history.common import review_waiting
-
     try:
-        tip = review_waiting(root)
-        if tip is None:
-            return 0
-        from gitgarden.repo import gitrepo
-
-        head = gitrepo.head(root)
-        out = gitrepo.git(root, "rev-list", "--count", tip, *([f"^{head}"] if head else []), check=False)
-        return int(out.decode().strip() or 0)
+        return review_count(root)
     except (GitgardenError, ValueError):
         return 0
 

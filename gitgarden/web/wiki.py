@@ -5,8 +5,6 @@ the map with its Open questions; the wiki's attachments, served from inside the 
 from __future__ import annotations
 
 import mimetypes
-from dataclasses import dataclass
-from typing import Any
 from urllib.parse import quote
 
 from markupsafe import Markup
@@ -14,9 +12,12 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, RedirectResponse, Response
 
 from gitgarden.project import Project
+from gitgarden.services.views import find_page, map_view, page_body
+from gitgarden.services.wikiview import PageRow
 from gitgarden.web.render import Links, page_url, render_blocks, render_line
 from gitgarden.web.safety import attachment_path
 from gitgarden.web.site import Site, view
+from gitgarden.wiki import pages
 
 __all__ = ["ROUTES", "PageRow"]
 
@@ -24,84 +25,26 @@ __all__ = ["ROUTES", "PageRow"]
 INLINE = {".png", ".jpg", ".jpeg", ".gif", ".webp", ".bmp", ".avif", ".svg", ".pdf", ".mp3", ".ogg", ".wav", ".mp4", ".webm", ".txt"}
 
 
-@dataclass(frozen=True)
-class PageRow:
-    """A page in the list: its name, title, state, whose it is, its size."""
-
-    name: str
-    title: str
-    state: str
-    gardeners: bool
-    chars: int
-
-
-def _survey(site: Site, project: Project) -> tuple[list[PageRow], Any]:
-    """Every page with its figures, and the link index of the wiki (names, aliases, attachments),
-    from one listing of the wiki; a page is re-read only when it changed since the server last
-    read it, or since a pass did (the facts cache passes keep, loaded once, never written here)."""
-    from gitgarden.store.disktree import DiskTree
-    from gitgarden.wiki import layout, linking, pages
-    from gitgarden.wiki.facts import page_facts
-
-    with site.facts() as cache:
-        return _listed(DiskTree(project.root, project.layout.wiki_folders(), facts_cache=cache), layout.current(), linking, pages, page_facts)
-
-
-def _page_and_index(site: Site, project: Project, asked: str) -> tuple[Any, Any]:
-    """The page `asked` names (`find_page`) and the link index of the wiki, from one listing of the
-    wiki and the facts the server keeps between requests."""
-    from gitgarden.services.views import find_page, wiki_tree
-    from gitgarden.wiki import layout, linking, pages
-    from gitgarden.wiki.facts import page_facts
-
-    with site.facts() as cache:
-        tree = wiki_tree(project, cache)
-        found = find_page(project, asked, tree=tree)
-        if found.name != asked:
-            return found, None  # the caller redirects: no index needed
-        return found, _listed(tree, layout.current(), linking, pages, page_facts)[1]
-
-
-def _listed(tree: Any, here: Any, linking: Any, pages: Any, page_facts: Any) -> tuple[list[PageRow], Any]:
-    rows: list[PageRow] = []
-    aliases: dict[str, list[str]] = {}
-    files: list[str] = []
-    for path in tree:
-        name = pages.page_name(path)
-        if name is None:
-            if pages.is_attachment(path):
-                files.append(here.wiki_relative(path))
-            continue
-        facts = page_facts(tree, path)
-        if facts is None:
-            continue  # a symlink: never read through, so no page
-        meta = facts.meta or {}
-        aliases[name] = pages.aliases_of(meta)
-        state = meta.get("state")
-        rows.append(PageRow(name, str(meta.get("title") or name.rsplit("/", 1)[-1]), state if isinstance(state, str) else "", pages.is_gardeners(meta), facts.chars))
-    return sorted(rows, key=lambda r: r.name.lower()), linking.LinkIndex([r.name for r in rows], aliases, attachments=files)
-
-
 def page_list(site: Site, project: Project, request: Request) -> Response:
     """Every page: name, title, state, whose, size."""
-    from gitgarden.wiki import pages
-
-    rows, _ = _survey(site, project)
-    return site.page(request, "pages.html", rows=rows, map_name=pages.map_name(), budget=pages.PAGE_BUDGET)
+    with site.wiki.held(project.layout) as picture:
+        rows = picture.rows()
+    map_name = pages.map_name()
+    counted = sum(1 for r in rows if r.name != map_name)  # as health counts pages: the map apart
+    return site.page(request, "pages.html", rows=rows, counted=counted, map_name=map_name, budget=pages.PAGE_BUDGET)
 
 
 def page_view(site: Site, project: Project, request: Request) -> Response:
     """One page, rendered; each paragraph a pass wrote carries its journal lines and its pass."""
-    from gitgarden.services.views import map_view
-    from gitgarden.wiki import layout, pages
-
     asked = request.path_params["name"]
-    found, index = _page_and_index(site, project, asked)
+    with site.wiki.held(project.layout) as picture:
+        found = find_page(project, asked, picture=picture)
+        index = picture.links
     if found.name != asked:  # a human name, an alias, another letter case: the page's own address
         return RedirectResponse(page_url(found.name), status_code=307)
-    here = layout.current()
+    here = project.layout
     folder = found.name.rsplit("/", 1)[0] if "/" in found.name else ""
-    links = Links(index, folder=folder, wiki_prefix=here.wiki_prefix)
+    links = Links(index, folder=folder, wiki_prefix=here.wiki_prefix, read=lambda name: _body(project, name))
     sources = site.sources.page_sources(project.root, found.name, found.text)
     blocks = render_blocks(found.body, links, sources)
     is_map = found.name == pages.map_name()
@@ -119,10 +62,13 @@ def page_view(site: Site, project: Project, request: Request) -> Response:
     )
 
 
+def _body(project: Project, name: str) -> str | None:
+    """The body of page `name`, for an embed (`services.views.page_body`)."""
+    return page_body(project, name)
+
+
 def map_page(site: Site, project: Project, request: Request) -> Response:
     """The map is a page: its own address."""
-    from gitgarden.wiki import pages
-
     return RedirectResponse(page_url(pages.map_name()), status_code=307)
 
 

@@ -12,18 +12,18 @@ and losing it only costs one full read.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Collection, Iterator
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from gitgarden.atomic import atomic_write
 from gitgarden.wiki import layout, linking, pages
 from gitgarden.wiki.tree import Entry, Overlay, Tree, derived, text_of
 
 __all__ = ["PageFacts", "page_facts", "facts_of", "resolved_targets", "FactsCache", "pages_citing"]
 
-_VERSION = 3  # 2: Markdown links' destinations (md_targets); 3: heading anchors and anchored links
+_VERSION = 4  # 2: Markdown links' destinations (md_targets); 3: heading anchors and anchored links; 4: block ids alone on a line
 
 
 class PageFacts(NamedTuple):
@@ -52,7 +52,8 @@ def facts_of(entry: Entry) -> PageFacts | None:
         meta = None
     md = tuple(link.path for link in linking.find_md_links(text))
     found = linking.find_links(text)
-    anchors = frozenset(linking.heading_anchors(pages.split_frontmatter(text)[1].splitlines())) if "#" in text else frozenset()
+    offers = "#" in text or "^" in text  # a heading or a block id: most pages hold neither
+    anchors = frozenset(linking.heading_anchors(pages.split_frontmatter(text)[1].splitlines())) if offers else frozenset()
     anchored = tuple((link.target, link.anchor) for link in found if link.anchor)
     return PageFacts(len(text), meta, tuple(link.target for link in found), md, anchors, anchored)
 
@@ -107,10 +108,8 @@ class FactsCache:
         if self.keep is not None:
             self._items = {k: v for k, v in self._items.items() if k in self.keep}
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = self.path.with_name(self.path.name + ".tmp")
-            tmp.write_bytes(pickle.dumps({"version": _VERSION, "items": self._items}, protocol=pickle.HIGHEST_PROTOCOL))
-            os.replace(tmp, self.path)
+            data = pickle.dumps({"version": _VERSION, "items": self._items}, protocol=pickle.HIGHEST_PROTOCOL)
+            atomic_write(self.path, data, durable=False)  # a cache: rebuilt when lost
             self._dirty = False
         except OSError:
             pass

@@ -16,7 +16,7 @@ from gitgarden.wiki.health import dup_keys
 from gitgarden.wiki.linking import resolve_key
 
 PAGE, FILE, DAY = 0, 1, 2  # a page; an attachment (any other file of the wiki); a daily note whose links count
-VERSION = 5
+VERSION = 6  # 6: a block id alone on its line is an anchor
 
 SCHEMA = """
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);

@@ -30,6 +30,7 @@ __all__ = [
     "resolve_key",
     "wrap_first_mention",
     "heading_anchors",
+    "heading_key",
     "anchor_key",
 ]
 
@@ -376,7 +377,8 @@ def wrap_first_mention(text: str, phrase: str, target: str) -> str | None:
 
 
 _ANY_HEADING = re.compile(r"^#{1,6}[ \t]+(.*?)[ \t]*#*[ \t]*$")
-_BLOCK_ID = re.compile(r"\s\^([A-Za-z0-9-]+)[ \t]*$")
+# A block id ends a line (`Text ^id`) or stands alone on one (`^id`, after a list, table or quote).
+_BLOCK_ID = re.compile(r"(?:^|\s)\^([A-Za-z0-9-]+)[ \t]*$")
 
 
 def heading_anchors(lines: Iterable[str]) -> set[str]:
@@ -407,6 +409,11 @@ def _heading_key(heading: str) -> str:
     """A heading (or a link's anchor) as links match it: the characters a link cannot hold become
     spaces, runs of spaces one, any letter case."""
     return " ".join(_NOT_IN_ANCHORS.sub(" ", heading).split()).lower()
+
+
+def heading_key(heading: str) -> str:
+    """A heading's text as a link's anchor names it (`anchor_key` of the link gives the same)."""
+    return _heading_key(heading)
 
 
 def anchor_key(anchor: str) -> str:

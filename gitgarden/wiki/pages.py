@@ -49,7 +49,7 @@ STATES = ("open", "hypothesis", "decided", "done")
 PAGE_BUDGET = 6000
 MAP_CEILING = 2000
 # The frontmatter key code writes on every page a pass creates: a page is the gardener's when
-# it carries `gardener: true`, every other page is the person's (DESIGN §1 "Whose page is it").
+# it carries `gardener: true`, every other page is the person's (docs/architecture.md, "A project on disk").
 # Kept in the page, not derived from pass commits, so it survives squashes, review merges,
 # rebases and copies between repositories; the person makes a page theirs by removing it.
 GARDENER_KEY = "gardener"

@@ -9,6 +9,15 @@ framework's test client (the time a request takes on the server, no browser), an
 command that reads the same data, `--json`, timed in-process through click's runner (imports
 warm, as in the server), in turns with the page: the ratio says what the page adds to the
 reading. Medians of `--runs`, after one warm-up each. Prints figures; asserts nothing.
+
+    python -m tests.benchmarks.web --views [--before main] [--pages 5000] [--rounds 40]
+
+`--views` measures what a person's browser waits for instead, over HTTP from real `gitgarden serve`
+processes on loopback: a page view (each view another page, as a person browses; its first, median
+and 95th percentile), the Pages list, and four clients viewing pages at once (views a second and
+their median). With `--before REF` a second server runs that commit's code (a `git worktree` of
+it) on the same project, and every measurement alternates between the two, so both see the same
+load on a shared machine: the last column is after / before.
 """
 
 from __future__ import annotations
@@ -16,16 +25,22 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import random
+import signal
 import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from tests.benchmarks.__main__ import isolated_env
+import httpx
+
+from tests.benchmarks.__main__ import REPO, isolated_env
 from tests.benchmarks.generate import generate
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
@@ -89,6 +104,113 @@ def median_times(fns: list[Callable[[], object]], runs: int) -> list[float]:
     return [statistics.median(t) for t in times]
 
 
+@contextmanager
+def served(root: Path, code: Path, env: dict[str, str]) -> Iterator[httpx.Client]:
+    """`gitgarden serve` on the project at `root`, running the package found in `code` (a checkout);
+    a client holding its token's cookie. Ctrl-C ends it on leaving."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "gitgarden", "serve"], cwd=root, env={**env, "PYTHONPATH": str(code), "PYTHONUNBUFFERED": "1"},
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+    )  # fmt: skip
+    try:
+        assert proc.stdout is not None
+        url = proc.stdout.readline().strip()
+        base, _, query = url.partition("/?")
+        with httpx.Client(base_url=base, timeout=120) as client:
+            client.get("/?" + query)  # the token becomes the cookie every later request carries
+            yield client
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=60)
+
+
+def timed_get(client: httpx.Client, path: str) -> float:
+    started = time.perf_counter()
+    r = client.get(path)
+    took = time.perf_counter() - started
+    assert r.status_code == 200, (path, r.status_code, r.text[:300])
+    return took
+
+
+def at_once(client: httpx.Client, paths: list[str], clients: int = 4) -> tuple[float, float]:
+    """(views a second, median seconds a view) with `clients` browsers viewing `paths` at once."""
+    times: list[float] = []
+    lock = threading.Lock()
+
+    def browse(mine: list[str]) -> None:
+        with httpx.Client(base_url=str(client.base_url), cookies=client.cookies, timeout=120) as own:
+            for path in mine:
+                took = timed_get(own, path)
+                with lock:
+                    times.append(took)
+
+    threads = [threading.Thread(target=browse, args=(paths[i::clients],)) for i in range(clients)]
+    started = time.perf_counter()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return len(times) / (time.perf_counter() - started), statistics.median(times)
+
+
+def p95(values: list[float]) -> float:
+    return sorted(values)[max(0, round(0.95 * len(values)) - 1)]
+
+
+def in_turns(sides: list[str], i: int) -> list[str]:
+    """The sides in the order of round `i`: neither always goes first."""
+    return sides if i % 2 == 0 else sides[::-1]
+
+
+def measure_views(clients: dict[str, httpx.Client], sample: list[str], rounds: int) -> dict[str, dict[str, float]]:
+    """Each figure of `bench_views` for each server, the servers taking turns."""
+    sides = list(clients)
+    figures: dict[str, dict[str, float]] = {side: {} for side in sides}
+    views: dict[str, list[float]] = {side: [] for side in sides}
+    lists: dict[str, list[float]] = {side: [] for side in sides}
+    for side in sides:
+        figures[side]["first view"] = timed_get(clients[side], f"/page/{sample[0]}")
+    for i in range(rounds):
+        for side in in_turns(sides, i):
+            views[side].append(timed_get(clients[side], f"/page/{sample[i % len(sample)]}"))
+            if i % 4 == 0:
+                lists[side].append(timed_get(clients[side], "/pages"))
+    crowd: dict[str, list[tuple[float, float]]] = {side: [] for side in sides}
+    for i in range(2):
+        for side in in_turns(sides, i):
+            crowd[side].append(at_once(clients[side], [f"/page/{n}" for n in sample[:rounds]]))
+    for side in sides:
+        figures[side]["page view, median"] = statistics.median(views[side])
+        figures[side]["page view, 95th percentile"] = p95(views[side])
+        figures[side]["Pages list, median"] = statistics.median(lists[side])
+        figures[side]["4 clients: views a second"] = statistics.mean(rate for rate, _ in crowd[side])
+        figures[side]["4 clients: median view"] = statistics.mean(med for _, med in crowd[side])
+    return figures
+
+
+def bench_views(root: Path, names: list[str], before: str | None, rounds: int, work: Path, pages: int) -> None:
+    """Page views, the Pages list and four clients at once, over HTTP, alternating between this
+    checkout's server and `before`'s when given; prints the figures (and after / before)."""
+    codes = {"after": REPO}
+    if before:
+        tree = work / "before-code"
+        subprocess.run(["git", "-C", str(REPO), "worktree", "add", "-q", "--detach", str(tree), before], check=True)
+        codes = {"before": tree, **codes}
+    sample = random.Random(7).sample(names, min(len(names), rounds * 2))
+    try:
+        with ExitStack() as stack:
+            clients = {side: stack.enter_context(served(root, code, dict(os.environ))) for side, code in codes.items()}
+            figures = measure_views(clients, sample, rounds)
+    finally:
+        if before:
+            subprocess.run(["git", "-C", str(REPO), "worktree", "remove", "--force", str(work / "before-code")], check=False)
+    print(f"{f'over HTTP, {pages:,} pages':34} " + " ".join(f"{side:>10}" for side in codes) + ("   after/before" if before else ""))
+    for row in figures[next(iter(codes))]:
+        cells = [figures[side][row] for side in codes]
+        shown = " ".join(f"{v:9.1f} " if "a second" in row else f"{v * 1000:7.1f} ms" for v in cells)
+        print(f"{row:34} {shown}" + (f"   {cells[-1] / cells[0]:10.2f}×" if before else ""))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--pages", type=int, default=5000)
@@ -96,6 +218,9 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--workdir", type=Path)
     parser.add_argument("--keep", action="store_true")
+    parser.add_argument("--views", action="store_true", help="page views over HTTP instead of the table of pages beside commands")
+    parser.add_argument("--before", metavar="REF", help="with --views: a second server running REF's code, measured in turns")
+    parser.add_argument("--rounds", type=int, default=40, help="with --views: page views per server")
     args = parser.parse_args()
     work = args.workdir or Path(tempfile.mkdtemp(prefix="gitgarden-bench-web-"))
     os.environ.clear()
@@ -105,7 +230,18 @@ def main() -> None:
     names = [n for n, _ in gen.titles]
     ids = add_passes(gen.root, args.passes, names)
     print(f"project: {gen.pages:,} pages, {len(ids):,} passes, made in {time.perf_counter() - started:.1f} s", file=sys.stderr)
+    if args.views:
+        bench_views(gen.root, names, args.before, args.rounds, work, gen.pages)
+    else:
+        bench_pages(gen.root, names, ids, args.runs)
+    if not args.keep and not args.workdir:
+        import shutil
 
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def bench_pages(root: Path, names: list[str], ids: list[str], runs: int) -> None:
+    """Each page's time on the server beside the command that reads the same data."""
     from click.testing import CliRunner
     from starlette.testclient import TestClient
 
@@ -115,10 +251,10 @@ def main() -> None:
     from gitgarden.web.site import Site
 
     env = dict(os.environ)
-    site = Site(gen.root, env, lambda: NOW, lambda s, e: None, "bench", "127.0.0.1", 8765)
+    site = Site(root, env, lambda: NOW, lambda s, e: None, "bench", "127.0.0.1", 8765)
     client = TestClient(make_app(site), base_url="http://127.0.0.1:8765")
     client.cookies.set(cookie_name(8765), "bench")
-    os.chdir(gen.root)
+    os.chdir(root)
 
     def page(path: str) -> Callable[[], object]:
         def get() -> object:
@@ -151,15 +287,11 @@ def main() -> None:
     print(f"{'page':34} {'server':>9}  {'command (--json, in-process)':32} {'command':>9} {'ratio':>7}")
     for path, argv in pairs:
         if argv is None:
-            (t_page,) = median_times([page(path)], args.runs)
+            (t_page,) = median_times([page(path)], runs)
             print(f"{path[:34]:34} {t_page:8.3f}s  {'—':32} {'':>9} {'':>7}")
             continue
-        t_page, t_cmd = median_times([page(path), command(*argv)], args.runs)
+        t_page, t_cmd = median_times([page(path), command(*argv)], runs)
         print(f"{path[:34]:34} {t_page:8.3f}s  {' '.join(argv)[:32]:32} {t_cmd:8.3f}s {t_page / t_cmd:6.2f}×")
-    if not args.keep and not args.workdir:
-        import shutil
-
-        shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":

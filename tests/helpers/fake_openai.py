@@ -19,7 +19,9 @@ events, the way OpenAI sends them: `data: {chunk}` events whose
 `chunk_delay` seconds apart: a slow model), a final usage chunk when the request
 asked for it with `stream_options.include_usage`, then `data: [DONE]`.
 `refuse_streams` makes the server answer every streamed request with an error
-instead, as servers that cannot stream do. A streamed `/api/chat` request gets
+instead, as servers that cannot stream do; `ignore_streams` makes it answer a
+streamed request with the plain JSON completion, as servers (and proxies) that
+do not stream but do not say so either do. A streamed `/api/chat` request gets
 Ollama's form: one JSON object a line, the last with `done` and the counts.
 """
 
@@ -88,6 +90,7 @@ class FakeOpenAI:
         self.refuse_streams: tuple[int, str] | None = (
             None  # (status, message) for every `stream: true` request
         )
+        self.ignore_streams = False  # answer `stream: true` with a plain JSON completion, no events
         self.stream_ends: list[
             str
         ] = []  # how each stream ended: "complete" or "closed by the client"
@@ -378,7 +381,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._stream_lines(_ollama_chunks(model, scripted), scripted)
         elif ollama:
             self._send(200, _ollama_reply(model, scripted))
-        elif streamed:
+        elif streamed and not self.fake.ignore_streams:
             usage = scripted.usage_chunk and bool(
                 ((body or {}).get("stream_options") or {}).get("include_usage")
             )

@@ -6,7 +6,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from gitgarden.repo.gitrepo import git_dir
+from gitgarden.repo.gitdir import git_dir
 
 
 def stale_lock_of_a_killed_git(root: Path) -> Path:

@@ -139,8 +139,9 @@ def promote_reply(*older: str) -> dict[str, Any]:
         ]
     }
 
-def invoke(project: Project, *args: str, model: FakeModel | None = None) -> Any:
-    """Run a `gitgarden` command inside `project` with the scripted model and the fixed clock."""
+def invoke(project: Project, *args: str, model: FakeModel | None = None, env: dict[str, str] | None = None, input: str | None = None) -> Any:
+    """Run a `gitgarden` command inside `project` with the scripted model and the fixed clock; `env`
+    adds to (or, with "", clears) the command's environment (GITGARDEN_MODEL=fake/scripted)."""
     from click.testing import CliRunner
 
     from gitgarden.cli.main import App, cli
@@ -148,8 +149,8 @@ def invoke(project: Project, *args: str, model: FakeModel | None = None) -> Any:
     cwd = os.getcwd()
     os.chdir(project.root)
     try:
-        app = App(env={"GITGARDEN_MODEL": "fake/scripted"}, now=lambda: FIXED_NOW, model_factory=lambda s, e: model)
-        return CliRunner().invoke(cli, list(args), obj=app)
+        app = App(env={"GITGARDEN_MODEL": "fake/scripted", **(env or {})}, now=lambda: FIXED_NOW, model_factory=lambda s, e: model)
+        return CliRunner().invoke(cli, list(args), obj=app, input=input)
     finally:
         os.chdir(cwd)
 

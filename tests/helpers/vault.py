@@ -164,3 +164,46 @@ def make_vault(root: Path, kind: str) -> Project:
 def at(project: Project, rel: str) -> str:
     """A path of the vault (as tests/helpers/vault.py names it) inside the project."""
     return project.layout.wiki_prefix + rel
+
+
+# Notes written with Obsidian's own Markdown (callouts, highlights, inline HTML, block ids, embeds,
+# tags, a wide table), for the tests of how a page shows them. Kept apart from VAULT so OBSIDIAN_VIEW
+# stays what Obsidian says of that vault.
+FORMATTED = "Formatting/Weekly review.md"
+QUOTED = "Formatting/Reading list.md"
+FORMATTED_NOTES: dict[str, str] = {
+    FORMATTED: (
+        "---\ntags: [review]\n---\n"
+        "# Weekly review\n\n"
+        "> [!tip] Keep it short\n"
+        "> One ==highlight== a week, the rest in <u>plain</u> words. Press <kbd>Ctrl</kbd>+<kbd>S</kbd>.\n\n"
+        "> [!warning]- Folded until opened\n"
+        "> > [!note] A note inside\n"
+        "> > Nested callouts keep their own box.\n\n"
+        "What went well #review/weekly and #focus, H<sub>2</sub>O and x<sup>2</sup>. ^went-well\n\n"
+        "- Ship the export\n- Call the landlord\n\n^todo-list\n\n"
+        "| day | hours | what | where | who | why | notes that run long enough to need a scroll bar of their own |\n"
+        "| --- | --- | --- | --- | --- | --- | --- |\n"
+        "| Monday | 6 | writing the long middle part of the report | the library on the third floor | Dana and Erin | the deadline | "
+        "nothing_that_breaks_in_a_narrow_column_without_spaces_anywhere_at_all_in_this_very_long_cell |\n\n"
+        "The list above: [[#^todo-list]]. From elsewhere: [[Reading list#^best-book|the best book]].\n\n"
+        "![[Reading list#Fiction]]\n\n"
+        "![[diagram.png|120]]\n\n"
+        "Not run: <img src=x onerror=alert(1)>, <u onclick=alert(1)>no handler</u>, [a trap](javascript:alert(1)), "
+        "<script>alert(1)</script>, `#not-a-tag` in code.\n"
+    ),
+    QUOTED: (
+        "# Reading list\n\n"
+        "## Fiction\n\n"
+        "The novel everyone should read first. ^best-book\n\n"
+        "It embeds [[Weekly review]] back: ![[Weekly review]]\n\n"
+        "## Essays\n\n"
+        "Short pieces.\n"
+    ),
+}
+
+
+def build_formatted(root: Path, folder: str = "wiki") -> None:
+    """Write FORMATTED_NOTES under `root/folder` (beside a vault `build_vault` wrote there)."""
+    for rel, text in FORMATTED_NOTES.items():
+        write(root, f"{folder}/{rel}" if folder not in ("", ".") else rel, text)

@@ -11,6 +11,7 @@ from typing import Any
 from starlette.testclient import TestClient
 
 from gitgarden.project import Project, init_project
+from gitgarden.services.run import ModelFactory
 from gitgarden.web.app import make_app
 from gitgarden.web.safety import cookie_name, csrf_value
 from gitgarden.web.site import Site
@@ -30,13 +31,15 @@ def client(
     *,
     env: dict[str, str] | None = None,
     token: bool = True,
+    model_factory: ModelFactory | None = None,
 ) -> TestClient:
-    """A browser of the app for `project`, holding the token's cookie unless `token` is False."""
+    """A browser of the app for `project`, holding the token's cookie unless `token` is False; the
+    pass it starts gets `model`, or what `model_factory` makes (the real one reaches an endpoint)."""
     site = Site(
         project.root,
         {**os.environ, "GITGARDEN_MODEL": "fake/scripted", **(env or {})},
         lambda: FIXED_NOW,
-        lambda _settings, _env: model,
+        model_factory or (lambda _settings, _env: model),
         TOKEN,
         "127.0.0.1",
         PORT,

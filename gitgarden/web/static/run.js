@@ -14,6 +14,8 @@
       return r.json();
     }).then(function (s) {
       text("step", s.step);
+      var r = s.reading;  // the model still reads the prompt: against the time its measured pace gives
+      text("reading", r ? " · reading the prompt (" + r.seconds + " s" + (r.expected !== null ? " of about " + r.expected + " s" : "") + ")" : "");
       text("seconds", String(s.seconds));
       text("tokens", s.tokens.toLocaleString("en"));
       var list = document.getElementById("steps");

@@ -1,6 +1,6 @@
 """What the front ends show of a project: `status` and `projects list` (its clocks, its last
-attempt, the lock, the tick — read from the registry and stat calls, with neither the gardener nor
-the model). The views the web app and the agents' door share are `views`: `status` must stay light.
+attempt, the lock, the tick, the lines set aside — read from the registry and stat calls, with
+neither the pass's machinery nor the model). The views the web app and the agents' door share are `views`: `status` must stay light.
 """
 
 from __future__ import annotations
@@ -13,7 +13,9 @@ from typing import TYPE_CHECKING, Any
 
 from gitgarden.config import load_settings
 from gitgarden.errors import ConfigError, GitgardenError
+from gitgarden.gardener import setaside
 from gitgarden.history.records import recent_skips
+from gitgarden.repo.gitdir import find_git_dir
 from gitgarden.repo.lock import holder
 from gitgarden.schedule.registry import (
     ProjectState,
@@ -34,7 +36,6 @@ from gitgarden.schedule.clocks import (
     Assessment,
     Hold,
     assess,
-    git_dir_of,
     project_at,
     remote_position,
 )
@@ -62,7 +63,7 @@ def _project_status(project: Project, env: Mapping[str, str], now: datetime) -> 
         a.holds.insert(first, Hold("registered", "not registered for tick (`gitgarden projects add`)"))
     user = load_settings(None, env=env).settings
     last = last_look(env)
-    git_dir = git_dir_of(root)
+    git_dir = find_git_dir(root)
     lock = holder(git_dir) if git_dir is not None else None
     size = map_chars(root)
     return {
@@ -93,6 +94,7 @@ def _project_status(project: Project, env: Mapping[str, str], now: datetime) -> 
         "skipped": recent_skips(root),  # lines the last passes read only because a skip cited them
         "warnings": a.warnings + _journal_warnings(root, now) + _map_warnings(root),
         "journal_headings": _headings(root),
+        "set_aside": [setaside.summary(e) for _, e in setaside.aside_on_disk(root)],
     }
 
 
