@@ -159,6 +159,15 @@ def test_the_newest_value_is_given_and_the_older_named_as_corrected_citing_both(
     assert [(s.lines[0].id, s.corrected_by) for s in newest_first.sentences] == [("2026-03-05#1", ""), ("2026-03-04#1", "2026-03-05#1")]
 
 
+def test_a_line_that_moves_a_date_corrects_it_though_it_leaves_words_of_the_question_out(project: Project) -> None:
+    capture(project, "2026-05-11", "New job from LinguaBridge: pharma leaflet, 4,200 words, due Friday 15 May 17:00.")
+    capture(project, "2026-05-14", "LinguaBridge pushed the leaflet to Monday 18 May, 12:00, their client is late.")
+    commit_all(project.root)
+    got = answer(project, "When is the pharma leaflet due?", Picker("due Friday"))
+    assert [(s.lines[0].id, s.corrected_by) for s in got.sentences] == [("2026-05-14#1", ""), ("2026-05-11#1", "2026-05-14#1")]
+    assert "18 May" in got.sentences[0].text
+
+
 def test_an_open_question_of_the_map_pairs_two_values_code_would_not_call_the_same(project: Project) -> None:
     capture(project, "2026-05-01", "The boat club meets on Tuesday evenings.")
     capture(project, "2026-05-09", "Club nights are Thursdays from June.")

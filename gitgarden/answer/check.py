@@ -315,7 +315,8 @@ def corrections(
     same subject, the later restating a value of the earlier (`restates`), saying it changes it or
     sharing most of its words, and holding every word of the question `line` holds (`context`, the
     page's title and name, counts for both; `said`, the note's own words, for `line` only; a line
-    saying it changes something needs only the names and numbers, when there are any). A line of
+    saying it changes something needs only the names and numbers, or one word when there are
+    none). A line of
     `paired` (the ids an Open question names beside `line`) needs only to state another value.
     Nothing corrects a line that holds none of the question's words."""
     own = values(line.text)
@@ -335,13 +336,14 @@ def corrections(
         elif same_subject(line.text, other.text):
             earlier, later = sorted((line, other), key=lambda ln: (ln.day, ln.lineno))
             change = says_change(later.text)
-            # A line that says it changes something may leave the question's plain words out when it
+            # A line that says it changes something may leave some of the question's words out: it
             # holds its names ("GreenGrow's invoice says £695" corrects "GreenGrow quoted £640 for a
-            # polytunnel"); otherwise it must hold every word of the question the line holds.
-            named = wanted - q.plain
-            need = named if change and named else wanted
-            if need <= covered(q, [other.text, *context]) and restates(earlier.text, later.text) and (
-                change or same_subject(earlier.text, later.text, SIMILAR)
-            ):
+            # polytunnel"), or one of its words when it names nothing; otherwise it holds them all.
+            named, theirs = wanted - q.plain, covered(q, [other.text, *context])
+            if not change:
+                holds = wanted <= theirs
+            else:  # its names, else one of its words: "LinguaBridge pushed the leaflet to 18 May"
+                holds = named <= theirs if named else bool(wanted & theirs)
+            if holds and restates(earlier.text, later.text) and (change or same_subject(earlier.text, later.text, SIMILAR)):
                 out.append(other)
     return sorted(out, key=lambda ln: (ln.day, ln.lineno))

@@ -6,7 +6,6 @@ line)."""
 from __future__ import annotations
 
 import re
-from typing import Any
 from urllib.parse import quote
 
 from markupsafe import Markup
