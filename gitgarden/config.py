@@ -75,7 +75,7 @@ SPECS: tuple[Spec, ...] = (
         "mode",
         str,
         "auto",
-        "how the model is used: small (it only sorts lines, code writes them), full (it writes operations) or auto "
+        "how the model is used: small (it judges each line, code finds its page and writes it), full (it writes operations) or auto "
         "(small for a local endpoint or a context_window under 16,000 you set, full otherwise)",
         choices=("auto", "small", "full"),
     ),
@@ -108,6 +108,8 @@ SPECS: tuple[Spec, ...] = (
     ),
     Spec("max_person_pages", int, 3, "the person's pages (those no pass created) one pass may touch", 0, 10_000),
     Spec("guard_agents", list, [], "commit authors the pre-commit hook treats as agents: glob or substring patterns, e.g. '* (aider)'"),
+    Spec("people", list, [], "the people of the project ('Pat <pat@example.com>', an email, or a glob): the wall judges every pushed commit whose author or committer is not one of them (read from the project file as the range's base holds it)"),
+    Spec("require_signed", bool, False, "the wall judges every pushed commit without a good signature (git verify-commit) as an agent's (read from the project file)"),
     Spec("remote", str, "", "git remote a pass fetches from before reading and pushes to after committing; empty: none"),
     Spec("sync", str, "ff", "when the branch and the remote have diverged: ff (refuse the pass) or merge (merge the remote in first)", choices=("ff", "merge")),
     Spec("push_tags", bool, False, "push the pass's pre_gardener snapshot tag along with the pass"),
@@ -161,6 +163,8 @@ class Settings:
     sign_commits: bool = True
     max_person_pages: int = 3
     guard_agents: tuple[str, ...] = ()
+    people: tuple[str, ...] = ()
+    require_signed: bool = False
     remote: str = ""
     sync: str = "ff"
     push_tags: bool = False

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from hypothesis import settings
 
 from gitgarden.project import Project, init_project
 from tests.helpers import llama
@@ -19,6 +20,13 @@ from tests.helpers.project import PROVIDER_ENV, FakeModel, commit_all, git, page
 
 if TYPE_CHECKING:
     from tests.helpers.fake_openai import FakeOpenAI
+
+# Hypothesis draws the same examples on every run (seeded from each test), so a random find never
+# decides whether work lands; the wide random search is `python -m tests.benchmarks.hypothesis_wide`
+# (HYPOTHESIS_PROFILE=wide). A failure found there becomes an explicit @example.
+settings.register_profile("deterministic", derandomize=True, database=None, print_blob=True)
+settings.register_profile("wide", derandomize=False, database=None, max_examples=5000, deadline=None, print_blob=True)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "deterministic"))
 
 
 @pytest.fixture(autouse=True)
@@ -114,7 +122,7 @@ def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         sys.executable, "-m", "llama_cpp.server",
         "--model", str(model_file),
         "--host", "127.0.0.1", "--port", str(port),
-        "--n_ctx", "8192", "--n_threads", "2",
+        "--n_ctx", "8192", "--n_threads", "2", "--logits_all", "true",
     ]  # fmt: skip
     with log_path.open("wb") as log:
         proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)

@@ -146,3 +146,17 @@ def test_through_a_pass_a_count_borrowed_from_the_date_is_refused_and_the_date_l
     fake_model.enqueue({"operations": [dated]})
     result = run_pass(project, Settings(model="fake/scripted"), model=fake_model, now=lambda: FIXED_NOW)
     assert result.created == ["wiki/dress.md"], result.refusals
+
+
+# A relative date in the line ("last Saturday") grounds dates only, never a count beside it.
+SATURDAY_LINE = "Melanie ran a charity race for mental health last Saturday"
+SATURDAY_DAY = "2023-05-25"  # a Thursday: last Saturday was the 20th
+
+
+def test_a_relative_date_never_grounds_a_count_standing_where_a_day_could() -> None:
+    """The issue's alteration: 25 is the journal day's number, and "Saturday, 25" read as a date."""
+    text = "Melanie ran a charity race for mental health last Saturday, 25 times in all."
+    assert unfounded(text, SATURDAY_LINE, SATURDAY_DAY) == ("25",)
+    assert refused(text, SATURDAY_LINE, SATURDAY_DAY)
+    assert unfounded("On Tuesday, 9 people came to the support group.") == ("9",)
+    assert unfounded("On Tuesday the 9th, the support group met.") == ()  # a date, still

@@ -30,7 +30,7 @@ def test_every_forbidden_attempt_is_refused_and_the_good_operation_lands(project
         {"op": "create_page", "page": "ops", "title": "Operations", "body": "Dana Reyes runs the bakery's [[operations]].\n", "lines": [LINE]},  # dangling link
         {"op": "append", "page": "plain", "text": "Dana Reyes runs the bakery's operations. " * 200, "lines": [LINE]},  # over budget
         {"op": "create_page", "page": "dana-reyes", "title": "Dana Reyes", "body": "Dana Reyes runs the bakery's operations.\n", "lines": [LINE]},  # the good one
-        {"op": "set_state", "page": "dana-reyes", "state": "decided", "evidence": "Dana Reyes runs the bakery's operations", "lines": [LINE]},  # new page decided
+        {"op": "set_state", "page": "dana-reyes", "state": "decided", "evidence": "We decided Dana runs it", "lines": [LINE]},  # decided, quoting nothing
     ]
     fake_model.enqueue({"operations": attempts}).enqueue({"operations": []})  # shown its refusals, it corrects nothing
     result = run_pass(project, Settings(model="fake/scripted"), model=fake_model, now=lambda: FIXED_NOW)
@@ -57,7 +57,7 @@ def test_every_forbidden_attempt_is_refused_and_the_good_operation_lands(project
     for reason in expected:
         assert sum(r.startswith(reason) for r in result.refusals) == 1, (reason, result.refusals)
     dana = (project.root / "wiki/dana-reyes.md").read_text()
-    assert "state: open" in dana  # a new page starts open; "decided" was refused
+    assert "state: open" in dana  # a new page starts open: "decided" needs a journal line quoted word for word
     text = (project.root / "wiki/acme.md").read_text()
     assert text.startswith(acme)  # nothing of the page was lost or reworded
     assert "never signed" not in text

@@ -13,8 +13,8 @@ failure is reproducible; it is not shrunk): Hypothesis's own choices favour
 simple values, which starved the rarer edits the first property needs (a state
 moved backward, a source day dropped). Failures print the whole diff instead.
 
-`GUARD_EXAMPLES` sets the number of examples per property (default 3000);
-`HYPOTHESIS_PROFILE=ci` loads the "ci" profile.
+`GUARD_EXAMPLES` sets the number of examples per property (default 3000). The seeds are the
+same on every run (conftest's "deterministic" profile); `HYPOTHESIS_PROFILE=wide` draws new ones.
 """
 
 from __future__ import annotations
@@ -30,10 +30,6 @@ from gitgarden.guard.rules import PassContext, check
 from gitgarden.wiki import pages as wiki
 from gitgarden.wiki.tree import Entry, file, symlink
 from tests.helpers.guard_checker import lost
-
-settings.register_profile("ci", max_examples=2000, deadline=None)
-if os.environ.get("HYPOTHESIS_PROFILE"):
-    settings.load_profile(os.environ["HYPOTHESIS_PROFILE"])
 
 EXAMPLES = int(os.environ.get("GUARD_EXAMPLES", "3000"))
 DAYS = ["2026-11-27", "2026-11-28", "2026-11-29"]

@@ -104,6 +104,28 @@ def commit_precommit_config(root: Path) -> None:
     git(root, "add", "-A")
 
 
+def make_executable(root: Path) -> None:
+    (root / "wiki/acme.md").chmod(0o755)
+    git(root, "add", "-A")
+
+
+def add_executable_page(root: Path) -> None:
+    write(root, "wiki/run-me.md", page("Run me", "Acme signed the pilot.\n"))
+    (root / "wiki/run-me.md").chmod(0o755)
+    git(root, "add", "-A")
+
+
+def append_reversed_price(root: Path) -> None:
+    path = root / "wiki/pricing.md"
+    path.write_text(path.read_text() + "Acme costs \u202e500 EUR a month.\n")
+    git(root, "add", "-A")
+
+
+def page_with_a_second_frontmatter(root: Path) -> None:
+    write(root, "wiki/beta.md", page("Beta", "---\ngardener: false\n---\nBeta signed.\n"))
+    git(root, "add", "-A")
+
+
 CHANGES: list[tuple[Callable[[Path], None], str]] = [
     (reword, "rule 4 (no-rewording)"),
     (delete, "rule 2 (no-deletion)"),
@@ -112,6 +134,10 @@ CHANGES: list[tuple[Callable[[Path], None], str]] = [
     (human_note, "rule 7 (valid-page)"),  # a human name is fine; a page without a state is not
     (fix_journal_typo, "rule 6 (journal)"),
     (commit_precommit_config, "rule 1 (writable-surface)"),
+    (make_executable, "rule 4 (no-rewording)"),
+    (add_executable_page, "rule 3 (safe-new-file)"),
+    (append_reversed_price, "rule 7 (valid-page)"),
+    (page_with_a_second_frontmatter, "rule 7 (valid-page)"),
 ]
 
 

@@ -154,14 +154,19 @@ def test_an_agent_may_not_commit_gitgardens_own_state(wiki: Path, rel: str, text
 
 
 @pytest.mark.parametrize("marker", ["1", "0123456789abcdef0123456789abcdef"])
-def test_the_own_commit_variable_in_an_agents_environment_does_not_disable_the_hook(wiki: Path, marker: str) -> None:
+def test_no_mark_an_agent_can_mint_in_the_checkout_lets_its_commit_through(wiki: Path, marker: str) -> None:
+    """The old own-commit mark: a file named by a token's hash in the git dir and the token in the
+    environment. An agent in the same checkout can make both; nothing of the kind is honoured."""
+    import hashlib
+
+    own = Path(git(wiki, "rev-parse", "--absolute-git-dir").strip()) / "gitgarden/own-commits"
+    own.mkdir(parents=True, exist_ok=True)
+    (own / hashlib.sha256(marker.encode()).hexdigest()).write_text("")
     git(wiki, "rm", "-q", "wiki/acme.md")
     before = head(wiki)
     done = run(wiki, "commit", "-qm", "delete", agent="x", extra={"GITGARDEN_OWN_COMMIT": marker})
     assert done.returncode != 0 and "rule 2 (no-deletion)" in done.stderr
     assert head(wiki) == before
-    own = Path(git(wiki, "rev-parse", "--absolute-git-dir").strip()) / "gitgarden/own-commits"
-    assert not own.exists() or not list(own.iterdir())  # no token outlives gitgarden's own commits
 
 
 def test_a_new_page_with_binary_content_is_refused(wiki: Path) -> None:
@@ -252,7 +257,7 @@ def test_guard_range_finds_an_agents_commit_made_with_no_verify(shared_wiki: tup
     assert judged.returncode == 3
     assert "wiki/acme.md: rule 2 (no-deletion)" in judged.stdout
     assert judged.stdout.startswith(head(root)[:10])
-    assert "1 agent commit(s) of 1" in judged.stderr  # the person's commit is not an agent's
+    assert "1 judged commit(s) of 1" in judged.stderr  # the person's commit is not an agent's
     clean = gitgarden(root, "guard", "--range", "origin/main..HEAD~1")
     assert clean.returncode == 0
 
@@ -306,3 +311,70 @@ def test_ci_init_templates_run_the_range_check_on_pushes_and_pull_requests() -> 
 
     assert "gitgarden guard --range" in TEMPLATES["github"] and "pull_request" in TEMPLATES["github"]
     assert "gitgarden guard --range" in TEMPLATES["gitlab"] and "merge_request" in TEMPLATES["gitlab"]
+
+
+# -- the wall judges what it can prove: the people, signatures ---------------------------------------
+
+
+PAT = "Pat Person <pat@example.com>"  # the identity the tests' git config gives the person
+
+
+def _people(root: Path, extra: str = "") -> None:
+    write(root, ".gitgarden/config.toml", f'people = ["{PAT}"]\n{extra}')
+    commit_all(root, "the people of the project")
+    git(root, "push", "-q", "origin", "main")
+
+
+def test_with_people_set_an_unmarked_agent_commit_made_with_hooks_off_is_judged(shared_wiki: tuple[Path, Path]) -> None:
+    root, _remote = shared_wiki
+    _people(root)
+    git(root, "rm", "-q", "wiki/acme.md")
+    # An agent with its own identity commits with no hook at all: no trailer.
+    done = run(root, "-c", "core.hooksPath=/nonexistent", "commit", "-q", "-m", "tidy", agent="codex",
+               extra={"GIT_AUTHOR_NAME": "Codex", "GIT_AUTHOR_EMAIL": "codex@agents.example"})  # fmt: skip
+    assert done.returncode == 0 and "Gardener-Agent" not in git(root, "log", "-1", "--format=%B")
+    judged = gitgarden(root, "guard", "--range", "origin/main..HEAD")
+    assert judged.returncode == 3 and "wiki/acme.md: rule 2 (no-deletion)" in judged.stdout
+    assert "author Codex <codex@agents.example> not among the people" in judged.stderr
+    # Under the person's name the commit is the person's to the wall, and the message says it cannot tell.
+    git(root, "commit", "-q", "--amend", "--no-edit", "--reset-author")
+    passed = gitgarden(root, "guard", "--range", "origin/main..HEAD")
+    assert passed.returncode == 0
+    assert "What it cannot see: who typed a commit: an agent that writes a person's name and email" in passed.stderr
+    assert "What the wall cannot see" in gitgarden(root, "guard", "--help").stdout
+
+
+def test_with_people_set_gitgardens_own_pass_is_judged_as_a_pass_and_lands(shared_wiki: tuple[Path, Path]) -> None:
+    from tests.helpers.project import FakeModel, garden
+
+    root, _remote = shared_wiki
+    _people(root)
+    write(root, "raw/journal/2026-11-30.md", "Beta signed the pilot too\n")
+    commit_all(root, "a line")
+    reply = {"operations": [{"op": "create_page", "page": "beta", "title": "Beta", "body": "Beta signed the pilot too.\n", "lines": ["2026-11-30#1"]}]}
+    assert garden(Project(root), FakeModel().enqueue(reply)).outcome == "pages_written"
+    judged = gitgarden(root, "guard", "--range", "origin/main..HEAD", "--json")
+    assert judged.returncode == 0, judged.stdout
+    import json
+
+    whys = [c["agent"] for c in json.loads(judged.stdout)["commits"]]
+    assert whys == ["gitgarden's own identity (gitgarden <gitgarden@localhost>), judged as a pass"]
+
+
+def test_with_require_signed_an_unsigned_commit_is_judged_and_a_signed_one_passes(shared_wiki: tuple[Path, Path], tmp_path: Path) -> None:
+    root, _remote = shared_wiki
+    key = tmp_path / "key"
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(key)], check=True)
+    signers = tmp_path / "allowed_signers"
+    signers.write_text(f"pat@example.com {(tmp_path / 'key.pub').read_text()}")
+    for k, v in (("gpg.format", "ssh"), ("user.signingkey", str(key)), ("gpg.ssh.allowedSignersFile", str(signers))):
+        git(root, "config", k, v)
+    _people(root, "require_signed = true\n")
+    path = root / "wiki/acme.md"
+    path.write_text(path.read_text().replace("monthly", "yearly"))
+    commit_all(root, "unsigned, under the person's name")
+    judged = gitgarden(root, "guard", "--range", "origin/main..HEAD")
+    assert judged.returncode == 3 and "rule 4 (no-rewording)" in judged.stdout
+    assert "no good signature (git says N) where require_signed is set" in judged.stderr
+    git(root, "commit", "-q", "--amend", "--no-edit", "-S")
+    assert gitgarden(root, "guard", "--range", "origin/main..HEAD").returncode == 0

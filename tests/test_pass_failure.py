@@ -59,11 +59,15 @@ def test_the_record_of_a_failed_request_keeps_the_error_the_request_and_the_repl
     assert record_of(project, result.pass_id)["offered"] == ["2026-11-28#1", "2026-11-28#2"]
 
 
-def test_small_modes_failed_sort_says_so_too(project: Project) -> None:
-    result = failed_pass(project, "no", "still no", settings=Settings(model="fake/scripted", mode="small"))
-    failure = record_of(project, result.pass_id)["failure"]
-    assert failure["request"].startswith("the sort request (1 short one of up to 12 lines, small mode) to fake/scripted")
-    assert failure["reply"] == "still no" and failure["error"] == "bad model output: the reply is not JSON"
+def test_small_modes_unusable_answers_leave_their_lines_unread_with_the_answer_shown(project: Project) -> None:
+    """In small mode a reply is one word a line: an unusable one fails that line, never the pass."""
+    capture(project, "2026-11-28", "Acme is the pilot customer", "Dana starts Monday")
+    commit_all(project.root, "journal")
+    model = FakeModel().enqueue("no").enqueue("still no?")  # a word, and then not one
+    result = run_pass(project, Settings(model="fake/scripted", mode="small"), model=model, now=lambda: FIXED_NOW)
+    assert result.outcome == "nothing_earned" and not record_of(project, result.pass_id).get("failure")  # the first line skipped
+    reasons = {u["line"]: u["reason"] for u in record_of(project, result.pass_id)["unread"]}
+    assert reasons["2026-11-28#2"] == "the model answered 'still no?', not yes or no"
 
 
 def test_the_failed_pass_page_shows_why_escaped_and_shortened(project: Project) -> None:

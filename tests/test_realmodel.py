@@ -190,9 +190,9 @@ def test_a_full_gitgarden_run_against_the_real_server(llama_server: str, tmp_pat
 
 
 def test_small_mode_against_the_real_server_writes_only_the_lines_themselves(llama_server: str, tmp_path: Path) -> None:
-    """Small mode end to end with a real model: it only sorts (a grammar keyed by line id keeps every
-    line in the reply), and whatever the sort, every sentence that reaches a page is a journal line
-    word for word, the guard holds, and every line is read with a reason or left unread."""
+    """Small mode end to end with a real model: it answers one word a line, and whatever it answers,
+    every sentence that reaches a page is a journal line word for word, the guard holds, and every
+    line is read, skipped with its kind, or left unread with why."""
     from gitgarden.gardener.pipeline import run_pass
     from gitgarden.project import Project, init_project
     from gitgarden.wiki import pages
@@ -201,13 +201,10 @@ def test_small_mode_against_the_real_server_writes_only_the_lines_themselves(lla
     project = Project(init_project(tmp_path / "bakery").root)
     lines = ["Hillside Primary wants bread for 120 pupils", "Ridge Mill will supply our rye flour", "lunch was a sandwich"]
     (project.journal / "2026-11-29.md").write_text("".join(f"{ln}\n" for ln in lines))
-    settings = _settings(llama_server, timeout=_GRAMMAR_TIMEOUT, seconds_budget=2 * _GRAMMAR_TIMEOUT, mode="auto")
+    settings = _settings(llama_server, seconds_budget=_GRAMMAR_TIMEOUT, mode="auto")
     result = run_pass(project, settings, model=provider.LiteLLMModel(settings, {}), now=lambda: FIXED_NOW)
     assert result.mode == "small"  # auto: a loopback endpoint
-    assert result.outcome in {"pages_written", "nothing_earned", "finished_without_writing", "some_refused", "failed"}, result.detail
-    if result.outcome == "failed":
-        assert "model too slow" in result.detail or "bad model output" in result.detail, result.detail
-        return
+    assert result.outcome in {"pages_written", "nothing_earned", "finished_without_writing"}, result.detail
     assert result.refusals == [], result.refusals  # code wrote it: nothing for the guard to refuse
     for path in result.created + result.appended:
         body = pages.split_frontmatter((project.root / path).read_text())[1]
@@ -216,8 +213,10 @@ def test_small_mode_against_the_real_server_writes_only_the_lines_themselves(lla
                 assert any(row == f"- {ln} (2026-11-29)" for ln in lines), row  # the line itself, and its day
     ids = {f"2026-11-29#{n}" for n in (1, 2, 3)}
     skipped = {s["line"] for s in result.skipped}
-    assert all(s["reason"] in ("chatter",) for s in result.skipped)
-    assert skipped | set(result.not_cited) <= ids
+    assert all(s["reason"].startswith("chatter: ") for s in result.skipped)
+    unread = {u["line"] for u in result.unread}
+    assert all(u["reason"] for u in result.unread)
+    assert skipped | unread <= ids and result.marked_read + len(unread) == len(ids)
     assert result.prompt_tokens > 0
 
 
@@ -240,3 +239,33 @@ def test_ask_answers_a_plain_question_about_the_sample_project_with_its_citation
         assert "Marta Okafor" in answer.text
         cited = {ln.id: ln.text for ln in answer.lines}
         assert cited["2026-11-23#2"] == (project.journal / "2026-11-23.md").read_text().splitlines()[1]
+
+
+def test_a_labelled_week_keeps_its_facts_with_gemma(llama_server: str, tmp_path: Path) -> None:
+    """The dev kitchen journal of tests/benchmarks/journals with the 270M model the extra ships: most
+    facts reach a page, and no line leaves the week without a reason the person can see."""
+    import shutil
+    import tomllib
+
+    from gitgarden.gardener.pipeline import run_pass
+    from gitgarden.project import Project, init_project
+    from tests.helpers.project import FIXED_NOW, commit_all
+
+    journal = Path(__file__).parent / "benchmarks" / "journals" / "dev-kitchen"
+    project = Project(init_project(tmp_path / "kitchen").root)
+    shutil.copytree(journal / "raw" / "journal", project.journal, dirs_exist_ok=True)
+    shutil.copy(journal / "AGENTS.md", project.root / "AGENTS.md")
+    commit_all(project.root)
+    settings = _settings(llama_server, seconds_budget=_GRAMMAR_TIMEOUT, mode="small")
+    results = [run_pass(project, settings, model=provider.LiteLLMModel(settings, {}), now=lambda: FIXED_NOW) for _ in range(2)]
+    assert all(r.outcome != "failed" for r in results), [r.detail for r in results]
+    assert all(r.refusals == [] for r in results), [r.refusals for r in results]
+    wiki = "\n".join(p.read_text() for p in (project.root / "wiki").rglob("*.md"))
+    key = tomllib.loads((journal / "key.toml").read_text())
+    facts = [ln["text"] for ln in key["line"] if ln["kind"] in ("fact", "decision")]
+    kept = [f for f in facts if f"- {f} (" in wiki]
+    assert len(kept) >= 0.6 * len(facts), f"{len(kept)} of {len(facts)} facts on a page"
+    seen = {s["line"] for r in results for s in r.skipped} | {u["line"] for u in results[-1].unread}
+    read_or_said = {ln["id"] for ln in key["line"] if f"- {ln['text']} (" in wiki or ln["text"] in wiki} | seen
+    lost = {ln["id"] for ln in key["line"]} - read_or_said
+    assert not lost, (sorted(lost), wiki)

@@ -14,10 +14,14 @@ import signal
 import subprocess
 import sys
 import threading
+import urllib.error
+import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlencode, urlsplit
 
 import pytest
 
@@ -74,18 +78,18 @@ def shots(tmp_path: Path) -> Path:
 
 
 @contextmanager
-def served(project: Project, env: dict[str, str] | None = None) -> Iterator[tuple[str, str]]:
+def served(project: Project, env: dict[str, str] | None = None, *args: str) -> Iterator[tuple[str, str]]:
     """`gitgarden serve` in the project: (the printed address with its token, the bare address). On
     leaving, Ctrl-C ends it, cleanly."""
     full_env = {**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "gitgarden", "serve"], cwd=project.root, env=full_env,
+        [sys.executable, "-m", "gitgarden", "serve", *args], cwd=project.root, env=full_env,
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
     try:
         assert proc.stdout is not None
         url = proc.stdout.readline().strip()
-        assert re.fullmatch(r"http://127\.0\.0\.1:\d+/\?token=[\w-]{40,}", url), (url, proc.stderr.read() if proc.poll() is not None else "")
+        assert re.fullmatch(r"http://127\.\d+\.\d+\.\d+:\d+/\?token=[\w-]{40,}", url), (url, proc.stderr.read() if proc.poll() is not None else "")
         yield url, url.split("/?", 1)[0]
     finally:
         proc.send_signal(signal.SIGINT)  # Ctrl-C
@@ -244,7 +248,7 @@ def test_serve_refuses_a_taken_port_in_one_line_and_warns_off_loopback(project: 
         taken.bind(("127.0.0.1", 0))
         taken.listen(1)
         port = taken.getsockname()[1]
-        r = subprocess.run([sys.executable, "-m", "gitgarden", "serve", "--port", str(port)], cwd=project.root, capture_output=True, text=True, timeout=60)
+        r = subprocess.run([sys.executable, "-m", "gitgarden", "serve", "--host", "127.0.0.1", "--port", str(port)], cwd=project.root, capture_output=True, text=True, timeout=60)
     assert r.returncode == 1 and r.stdout == ""
     assert r.stderr.strip() == f"gitgarden: cannot serve on 127.0.0.1:{port}: it is in use; pick another with --port (or leave it out for a free one)"
     proc = subprocess.Popen([sys.executable, "-m", "gitgarden", "serve", "--host", "0.0.0.0"], cwd=project.root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -347,3 +351,94 @@ def test_review_item_by_item_lands_one_page_and_not_the_other(browser: Browser, 
     assert (project.root / "wiki/acme.md").exists() and not (project.root / "wiki/dana.md").exists()
     status = json.loads(invoke(project, "status", "--json").stdout)
     assert status["unread"] == 1  # Dana's line waits for the next pass
+
+
+@contextmanager
+def another_app(host: str) -> Iterator[tuple[str, list[str]]]:
+    """Another local web app the person opens (a dev server, a notebook): it keeps every `Cookie`
+    header the browser sends it."""
+    got: list[str] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 - the name http.server calls
+            got.append(self.headers.get("Cookie", ""))
+            body = b"<p>another app</p>"
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *_args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer((host, 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://{host}:{server.server_address[1]}", got
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def replay(base: str, path: str, cookie: str, form: dict[str, str] | None = None) -> tuple[int, str]:
+    """What that app can do with what it received: ask the garden itself, outside any browser."""
+    headers = {"Cookie": cookie, "Content-Type": "application/x-www-form-urlencoded"}
+    request = urllib.request.Request(base + path, data=urlencode(form).encode() if form is not None else None, headers=headers)
+    try:
+        with urllib.request.urlopen(request, timeout=30) as r:
+            return r.status, r.read().decode()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read().decode()
+
+
+def capture_in(pg: Page, base: str, text: str) -> str:
+    """Capture `text` from the journal's page; the day file it went to."""
+    pg.goto(base + "/journal")
+    pg.get_by_label(re.compile("One fact a line")).fill(text)
+    pg.get_by_role("button", name="Capture").click()
+    note = pg.locator(".note").inner_text()
+    found = re.search(r"in (\S+\.md)", note)
+    assert note.startswith("Captured 1 line(s)") and found, note
+    return found.group(1)
+
+
+def test_another_local_app_gets_nothing_that_reads_or_changes_the_garden(browser: Browser, project: Project) -> None:
+    with served(project) as (url, base):
+        own = urlsplit(base).hostname
+        assert own is not None and own != "127.0.0.1"  # Linux answers on the garden's own address
+        pg = open_page(browser, url)
+        assert pg.url == base + "/"  # the key's fragment left the address bar too
+        day = project.root / capture_in(pg, base, "the person's own line")
+        with another_app("127.0.0.1") as (elsewhere, got), another_app(own) as (beside, got_beside):
+            pg.goto(elsewhere + "/")
+            pg.goto(beside + "/")
+        assert got and all("gitgarden" not in c for c in got)  # where other apps live: no cookie of the garden
+        assert replay(base, "/journal", got[0])[0] == 403
+        # An app on the garden's own address (another port) does receive its cookie, and can read
+        # with it; with every cookie and the CSRF value of a page read with them, it changes nothing.
+        jar = "; ".join(c for c in (*got, *got_beside) if c)
+        status, html = replay(base, "/journal", jar)
+        csrf = re.search(r'name="csrf" value="([^"]+)"', html)
+        assert status == 200 and csrf is not None
+        status, text = replay(base, "/journal/capture", jar, {"csrf": csrf.group(1), "text": "planted by another app"})
+        assert status == 403 and "key of this start" in text
+        assert day.read_text() == "the person's own line\n"
+        capture_in(pg, base, "and a second one")  # the person's page still can
+        assert day.read_text() == "the person's own line\nand a second one\n"
+
+
+def test_on_127_0_0_1_the_cookie_other_apps_receive_changes_nothing(browser: Browser, project: Project) -> None:
+    with served(project, None, "--host", "127.0.0.1") as (url, base):
+        pg = open_page(browser, url)
+        day = project.root / capture_in(pg, base, "the person's own line")
+        with another_app("127.0.0.1") as (elsewhere, got):
+            pg.goto(elsewhere + "/")
+        assert any("gitgarden-" in c for c in got)  # cookies are not kept apart by port
+        status, html = replay(base, "/journal", got[0])
+        csrf = re.search(r'name="csrf" value="([^"]+)"', html)
+        assert csrf is not None, status
+        for path in ("/journal/capture", "/run/start", "/review/reject"):
+            status, text = replay(base, path, got[0], {"csrf": csrf.group(1), "text": "planted"})
+            assert status == 403 and "key of this start" in text, path
+        assert day.read_text() == "the person's own line\n"

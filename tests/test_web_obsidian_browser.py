@@ -56,7 +56,7 @@ def served(project: Project) -> Iterator[tuple[str, str]]:
     try:
         assert proc.stdout is not None
         url = proc.stdout.readline().strip()
-        assert url.startswith("http://127.0.0.1:"), proc.stderr.read() if proc.poll() is not None else url
+        assert re.match(r"http://127\.\d+\.\d+\.\d+:\d+/", url), proc.stderr.read() if proc.poll() is not None else url  # the garden's own loopback address
         yield url, url.split("/?", 1)[0]
     finally:
         proc.send_signal(signal.SIGINT)

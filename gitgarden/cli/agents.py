@@ -12,7 +12,7 @@ from pathlib import Path
 
 import click
 
-from gitgarden.cli.app import App, err, out_json, pass_app
+from gitgarden.cli.app import App, echo, err, out_json, pass_app, visible
 from gitgarden.errors import GitgardenError
 
 __all__ = ["register"]
@@ -48,10 +48,11 @@ def search_cmd(app: App, query: tuple[str, ...], limit: int, as_json: bool) -> N
     for hit in found.hits:
         if hit.kind == "page":
             facts = [hit.state or "no state"] + ([f"source {', '.join(hit.source)}"] if hit.source else [])
-            click.echo(f"{hit.ref}  {hit.title}  ({'; '.join(facts)})  {hit.path}")
+            echo(f"{hit.ref}  {hit.title}  ({'; '.join(facts)})  {hit.path}")
         else:
-            click.echo(f"{hit.ref}  {hit.path}")
-        snippet = _MARKED.sub(lambda m: click.style(m.group(1), bold=True), hit.snippet) if bold else hit.snippet
+            echo(f"{hit.ref}  {hit.path}")
+        snippet = visible(hit.snippet)  # escaped before the bold goes in, so only ours reaches the terminal
+        snippet = _MARKED.sub(lambda m: click.style(m.group(1), bold=True), snippet) if bold else snippet
         click.echo(f"    {snippet}")
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager
@@ -24,8 +25,8 @@ if TYPE_CHECKING:
     from gitgarden.project import Project
 
 __all__ = [
-    "App", "activate", "err", "out_json", "pass_app", "render_set_aside", "render_figures", "listing", "show_value", "table",
-    "git_policy", "complete_passes",
+    "App", "activate", "echo", "err", "visible", "out_json", "pass_app", "render_set_aside", "render_figures", "listing",
+    "show_value", "table", "git_policy", "complete_passes",
 ]  # fmt: skip
 
 
@@ -93,9 +94,35 @@ def activate(project: Project) -> None:
         ctx.with_resource(layout.active(project.layout))
 
 
+# What a terminal acts on instead of showing: control characters (ESC ] 0 retitles the terminal,
+# ESC ] 52 writes the clipboard), line breaks other than \n, and the bidi controls that reorder
+# what is shown ("costs \u202e500 EUR" reads "RUE 005").
+_UNSEEN = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def _escaped(found: re.Match[str]) -> str:
+    code = ord(found.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def visible(text: str, *, lines: bool = False) -> str:
+    """`text` safe to print on a terminal: each character a terminal would act on instead of show
+    (a control character, a line break, a bidi control) as a visible escape (`\\x1b`, `\\u2028`).
+    A tab stays; with `lines`, so does each `\\n` (text of several lines: a diff, a message)."""
+    if lines:
+        return "\n".join(_UNSEEN.sub(_escaped, part) for part in text.split("\n"))
+    return _UNSEEN.sub(_escaped, text.replace("\n", "\\n"))
+
+
+def echo(text: object = "", *, err: bool = False, nl: bool = True) -> None:
+    """A line (or lines) for the person, on stdout (stderr with `err`): every output of the command
+    line that can hold stored text (journal lines, pages, records) goes through here, escaped."""
+    click.echo(visible(str(text), lines=True), err=err, nl=nl)
+
+
 def err(message: str) -> None:
-    """A message for the person (stderr)."""
-    click.echo(message, err=True)
+    """A message for the person (stderr), escaped as `echo` does: it may quote stored text."""
+    echo(message, err=True)
 
 
 def out_json(data: Any) -> None:
@@ -109,9 +136,9 @@ pass_app = click.make_pass_decorator(App, ensure=True)
 def render_set_aside(entries: list[Mapping[str, Any]]) -> None:
     """The set-aside lines (as `status --json` lists them), each with why and what to do (for `status` and `health`)."""
     for entry in entries:
-        click.echo(f"  set aside {entry['line']}: {entry['text']}")
-        click.echo(f"    why: {entry['reason']}")
-        click.echo(f"    to offer it again: {entry['advice']}")
+        echo(f"  set aside {entry['line']}: {entry['text']}")
+        echo(f"    why: {entry['reason']}")
+        echo(f"    to offer it again: {entry['advice']}")
 
 
 def render_figures(figures: Mapping[str, Any]) -> str:
@@ -134,7 +161,7 @@ def table(headers: list[str], rows: list[list[str]]) -> None:
 
     table = Table(*headers, box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, header_style="bold")
     for row in rows:
-        table.add_row(*row)
+        table.add_row(*(visible(cell) for cell in row))
     # Piped output keeps one row a line, however long the paths.
     Console(file=sys.stdout, width=None if sys.stdout.isatty() else 10_000).print(table)
 

@@ -5,7 +5,7 @@ through the project's `remote` setting) and ends with the exit status cron
 would get. Nothing asks a question; the summary goes to the job's log and, on
 GitHub, to the step summary. `gitgarden ci init github|gitlab` prints a
 ready workflow, which also runs `gitgarden guard --range` on every push and
-pull request: the check no local setting can skip.
+pull request: the check on the remote's side (what it judges: `gitguard.pushed`).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from gitgarden.cli.app import App, err, out_json, pass_app, settle_model_threads
+from gitgarden.cli.app import App, echo, err, out_json, pass_app, settle_model_threads
 
 if TYPE_CHECKING:
     from gitgarden.gardener.outcome import PassResult
@@ -245,7 +245,7 @@ def ci_init(app: App, kind: str) -> None:
     except GitgardenError:
         remote = None
     hook_repo = source.url or (str(source.clone) if source.clone else "<the URL or path of your gitgarden clone>")
-    click.echo(
+    echo(
         TEMPLATES[kind].format(url=source.url or URL_HOLE, rev=source.rev or REV_HOLE, remote=_remote_note(remote), hook_repo=hook_repo),
         nl=False,
     )
@@ -273,7 +273,7 @@ def _run_ci(app: App, as_json: bool) -> None:
     if as_json:
         out_json(passes.shown(result))
     else:
-        click.echo(summary, nl=False)
+        echo(summary, nl=False)
     step_summary = app.env.get("GITHUB_STEP_SUMMARY")
     if step_summary:
         try:

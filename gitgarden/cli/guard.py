@@ -15,7 +15,7 @@ from typing import Any
 
 import click
 
-from gitgarden.cli.app import err, out_json
+from gitgarden.cli.app import echo, err, out_json
 
 __all__ = ["register"]
 
@@ -107,9 +107,18 @@ def guard(
 
     With --staged, check the index instead: what the next commit holds, judged as an
     agent's commit (new pages may have human names, journal appends are capture).
-    With --range BASE..TIP, judge every agent commit of the range (its author matches
-    guard_agents, or it carries the Gardener-Agent trailer); --pre-receive does the same
-    for a push, in the remote's own hook (PATH: the project's folder in the repository).
+    With --range BASE..TIP, judge the commits of the range the wall can tell apart, from the
+    settings file as BASE holds it: with `people` set, every commit whose author or committer
+    is not one of them (gitgarden's own identity judged as a pass); with `require_signed`,
+    every commit without a good signature; always, commits carrying the Gardener-Agent
+    trailer or whose author matches guard_agents. --pre-receive does the same for a push, in
+    the remote's own hook (PATH: the project's folder in the repository).
+
+    What the wall cannot see: who typed a commit. An agent writing a person's name and email
+    as author and committer is that person to it (unless signatures are required and the
+    agent cannot sign with the person's key); without `people`, an agent committing with
+    hooks off carries no trailer and is not judged.
+
     Exit 0 when every rule holds, 3 when any is broken.
     """
     from gitgarden.errors import EXIT_GUARD
@@ -166,7 +175,7 @@ def guard(
         out_json(data)
         sys.exit(EXIT_GUARD if verdicts else 0)
     for line in hook.verdict_lines(verdicts, before, after):
-        click.echo(line)
+        echo(line)
     if verbose:
         for sentence in skipped:
             err(f"skipped: {sentence}")
@@ -213,15 +222,15 @@ def _judge_pushed(range_spec: str | None, path: Path | None, as_json: bool) -> N
         sys.exit(EXIT_GUARD if broken else 0)
     for j in broken:
         for line in hook.verdict_lines(j.verdicts, j.base, j.proposed):
-            click.echo(f"{j.commit[:10]} {line}")
+            echo(f"{j.commit[:10]} {line}")
     if broken:
         count = sum(len(j.verdicts) for j in broken)
         err(
-            f"gitgarden guard: {len(broken)} agent commit(s) of {len(judged)} break the rules ({count} verdict(s)): "
+            f"gitgarden guard: {len(broken)} judged commit(s) of {len(judged)} break the rules ({count} verdict(s)): "
             f"{broken[0].commit[:10]} {broken[0].subject!r} ({broken[0].why_agent}) first"
         )
         sys.exit(EXIT_GUARD)
-    err(f"gitgarden guard: {len(judged)} agent commit(s) judged, every rule holds")
+    err(f"gitgarden guard: {len(judged)} commit(s) judged, every rule holds. What it cannot see: {pushed.WALL_CANNOT_SEE}")
     sys.exit(0)
 
 
@@ -287,9 +296,9 @@ def hook_status(as_json: bool, path: Path | None) -> None:
     if as_json:
         out_json(found.to_json())
         return
-    click.echo(f"{found.state}: {found.hook.parent}")
+    echo(f"{found.state}: {found.hook.parent}")
     for f in found.files:
-        click.echo(f"  {f.name}: {f.state} — {hook.HOOKS[f.name]}")
+        echo(f"  {f.name}: {f.state} — {hook.HOOKS[f.name]}")
         if f.chained is not None:
             err(f"    chained (runs first): {f.chained}")
     if found.state == "foreign":
@@ -298,10 +307,10 @@ def hook_status(as_json: bool, path: Path | None) -> None:
         err("  run `gitgarden hook install` again to cover every command listed")
     if found.python is not None and not found.python_ok:
         err(f"  its interpreter {found.python} is gone: run `gitgarden hook install` again")
-    click.echo("  not covered (no client hook sees them):")
+    echo("  not covered (no client hook sees them):")
     for line in hook.NOT_COVERED:
-        click.echo(f"    - {line}")
-    click.echo(f"  the wall: {hook.WALL}")
+        echo(f"    - {line}")
+    echo(f"  the wall: {hook.WALL}")
 
 
 def register(cli: click.Group) -> None:

@@ -21,12 +21,15 @@ if TYPE_CHECKING:
 from gitgarden.cli.app import (
     App,
     complete_passes,
+    echo,
     err,
     git_policy,
     out_json,
     pass_app,
     render_figures,
+    visible,
 )
+from gitgarden.wiki.captured import claim
 
 __all__ = ["register"]
 
@@ -42,7 +45,7 @@ def _when(when: str) -> str:
 def _note(entry: PassEntry) -> str:
     bits = [entry.trigger.split(" <")[0]] if entry.trigger else []
     if entry.captured_by:
-        bits.append("captured by " + ", ".join(f"{who} ({len(ids)})" for who, ids in entry.captured_by.items()))
+        bits.append("captured through MCP by " + ", ".join(f"{claim(who)}: {len(ids)}" for who, ids in entry.captured_by.items()))
     if entry.undone_by:
         bits.append(f"undone by {_short(entry.undone_by)}")
     if entry.review == "waiting":
@@ -112,10 +115,11 @@ def log_cmd(app: App, limit: int | None, as_json: bool) -> None:
         )
         for e in entries
     ]
+    rows = [tuple(visible(cell) for cell in row) for row in rows]  # a note may quote a record's text
     if not sys.stdout.isatty():  # piped: one tab-separated line a pass, nothing cut short
-        click.echo("\t".join(columns))
+        echo("\t".join(columns))
         for row in rows:
-            click.echo("\t".join(row))
+            echo("\t".join(row))
         return
     from rich.console import Console
 
@@ -168,6 +172,18 @@ def skipped_lines(record: dict[str, Any] | None) -> list[str]:
     if not items:
         return []
     out = [f"skipped:  {len(items)} line(s), read without a page (`gitgarden reread LINE-ID` gives one back):"]
+    for item in items:
+        out.append(f"  {item.get('line', '?')} ({item.get('reason') or 'no reason given'}): {item.get('text', '')}")
+    return out
+
+
+def unread_lines(record: dict[str, Any] | None) -> list[str]:
+    """The lines a pass offered and left unread, each with why (its request failed, the model was
+    unsure, an operation citing it was refused): the next pass offers them again."""
+    items = [s for s in ((record or {}).get("unread") or []) if isinstance(s, dict)]
+    if not items:
+        return []
+    out = [f"unread:   {len(items)} line(s) left for the next pass:"]
     for item in items:
         out.append(f"  {item.get('line', '?')} ({item.get('reason') or 'no reason given'}): {item.get('text', '')}")
     return out
@@ -233,7 +249,7 @@ def show_cmd(app: App, pass_ref: str | None, as_json: bool) -> None:
     lines.append(f"outcome:  {e.outcome}" + (f" — {e.message}" if e.message else ""))
     lines.append(f"read:     {e.read} line(s)")
     for who, ids in e.captured_by.items():
-        lines.append(f"  captured by {who}: {', '.join(ids)}")
+        lines.append(f"  captured through MCP by {claim(who)}: {', '.join(ids)}")
     lines.append(f"pages:    {e.created} created, {e.appended} appended, {e.split} split; {e.refused} refusal(s)")
     cost = "unknown" if e.cost is None else f"${e.cost:.4f}"
     mode = f" ({rec['mode']} mode)" if rec and rec.get("mode") else ""
@@ -254,6 +270,7 @@ def show_cmd(app: App, pass_ref: str | None, as_json: bool) -> None:
         lines.append(f"refused: {refusal}")
     lines.extend(_grounding_lines(rec))
     lines.extend(skipped_lines(rec))
+    lines.extend(unread_lines(rec))
     if rec and rec.get("recovery"):
         lines.append(f"recovery: {rec['recovery']}")
     if rec and rec.get("stop"):
@@ -262,12 +279,14 @@ def show_cmd(app: App, pass_ref: str | None, as_json: bool) -> None:
     lines.extend(_job_lines(rec))
     text = "\n".join(lines) + "\n"
     if not sys.stdout.isatty():
-        click.echo(text + ("\n" + shown.diff if shown.diff else ""), nl=False)
+        echo(text + ("\n" + shown.diff if shown.diff else ""), nl=False)
         return
     # Like `git show`: through the pager, coloured, and gone when it fits on one screen.
     colour = _wants_colour(app.env)
+    text = visible(text, lines=True)  # stored text escaped before the pager's colours go in
     if shown.diff:
-        text += "\n" + (_colour_diff(shown.diff) if colour else shown.diff)
+        diff = visible(shown.diff, lines=True)
+        text += "\n" + (_colour_diff(diff) if colour else diff)
     os.environ.setdefault("LESS", "FRX")  # git's default for its pager; only the pager reads it
     click.echo_via_pager(text, color=colour)
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import click
 
-from gitgarden.cli.app import App, err, out_json, pass_app
+from gitgarden.cli.app import App, echo, err, out_json, pass_app
 from gitgarden.errors import ConfigError
 
 __all__ = ["keys", "register"]
@@ -79,7 +79,7 @@ def keys_list(app: App, as_json: bool) -> None:
     if not names:
         err(f"No keys stored ({store.keys_path(app.env)}): `gitgarden keys set NAME` stores one.")
     for name in names:
-        click.echo(name)
+        echo(name)
 
 
 @keys.command("path")
@@ -88,7 +88,7 @@ def keys_path(app: App) -> None:
     """The file the keys are stored in."""
     from gitgarden.model import keys as store
 
-    click.echo(str(store.keys_path(app.env)))
+    echo(str(store.keys_path(app.env)))
 
 
 @keys.command("unset")

@@ -18,6 +18,7 @@ import click
 from gitgarden import __version__
 from gitgarden.cli.app import (
     App,
+    echo,
     err,
     listing,
     out_json,
@@ -238,7 +239,14 @@ def _render_pass(result: Any) -> None:
         err(f"  not written ({label}): {', '.join(items)}")
     if result.offered:
         err(f"  lines offered: {len(result.offered)}" + (f" ({result.overflow} more wait)" if result.overflow else ""))
-    if result.not_cited:
+    if result.unread:
+        reasons: dict[str, int] = {}
+        for item in result.unread:
+            why = item["reason"].split(":", 1)[0] if item["reason"].startswith(("unsure", "refused")) else item["reason"]
+            reasons[why] = reasons.get(why, 0) + 1
+        said = "; ".join(f"{n} {why}" for why, n in sorted(reasons.items(), key=lambda kv: -kv[1]))
+        err(f"  left unread: {len(result.unread)} line(s): {said}; `gitgarden show` lists them")
+    elif result.not_cited:
         err(f"  not cited by the reply, left unread: {listing(result.not_cited)}")
     if result.skipped:
         reasons: dict[str, int] = {}
@@ -268,7 +276,7 @@ def _render_pass(result: Any) -> None:
     for hint in result.hints:
         err(hint)
     if result.dry_run and result.diff:
-        click.echo(result.diff, nl=False)
+        echo(result.diff, nl=False)
 
 
 @cli.command()
@@ -311,15 +319,15 @@ def health(app: App, as_json: bool) -> None:
         ("open questions", str(figures.open_questions)),
     ]
     for label, value in rows:
-        click.echo(f"{label:40} {value}")
+        echo(f"{label:40} {value}")
     if headings:
-        click.echo(f"note: {journal.heading_warning(headings)}")
+        echo(f"note: {journal.heading_warning(headings)}")
     for advice in figures.split_advice:  # the person's pages: a pass never splits them on its own
         if advice["cut"]:
             cut = ", ".join(f"## {h}" for h in advice["cut"])
-            click.echo(f"advice: {advice['page']} is {advice['chars']} chars; `gitgarden split` would move {cut}")
+            echo(f"advice: {advice['page']} is {advice['chars']} chars; `gitgarden split` would move {cut}")
         else:
-            click.echo(
+            echo(
                 f"advice: {advice['page']} is {advice['chars']} chars and has no `##` sections a split could move: "
                 "give it `##` headings, or split it by hand"
             )
@@ -386,7 +394,7 @@ def _render_llm_status(data: dict[str, Any], sources: Mapping[str, str]) -> None
     else:
         rows.append(("reachable", "not checked" + (" (no model)" if not data["configured"] else " (--no-probe)")))
     for label, value in rows:
-        click.echo(f"{label:18} {value}")
+        echo(f"{label:18} {value}")
     if data["api_key_withheld"]:
         err(data["api_key_withheld"])
     if not data["configured"]:

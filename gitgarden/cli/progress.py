@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import IO, Any
 
+from gitgarden.cli.app import visible
 from gitgarden.gardener.steps import Step
 
 __all__ = ["Display", "display", "plain_console"]
@@ -76,7 +77,7 @@ class _Live(Display):
             self.tokens = step.tokens
 
     def message(self, text: str) -> None:
-        self.console.print(text, markup=False, highlight=False, soft_wrap=True)
+        self.console.print(visible(text, lines=True), markup=False, highlight=False, soft_wrap=True)
 
     def render(self) -> Any:
         from rich.spinner import Spinner

@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from gitgarden.cli.app import App, complete_passes, err, git_policy, out_json, pass_app
+from gitgarden.cli.app import App, complete_passes, echo, err, git_policy, out_json, pass_app
 
 __all__ = ["register"]
 
@@ -58,18 +58,18 @@ def review_group(ctx: click.Context, as_json: bool) -> None:
     if status.tip is None:
         err("Nothing waits for review.")
         return
-    click.echo(f"{len(status.passes)} pass(es) wait on {review.REVIEW_BRANCH} ({_short(status.tip)}):")
+    echo(f"{len(status.passes)} pass(es) wait on {review.REVIEW_BRANCH} ({_short(status.tip)}):")
     for e in status.passes:
-        click.echo(
+        echo(
             f"  {e.pass_id}  {e.outcome}: {e.created} created, {e.appended} appended, {e.split} split, "
             f"{e.read} line(s) read  ({_short(e.commit)})"
         )
     pages = [f for f in status.files if f != _BOOKKEEPING[0] and not f.startswith(_BOOKKEEPING[1])]
-    click.echo(f"files: {', '.join(pages) or '(none but the bookkeeping)'}")
+    echo(f"files: {', '.join(pages) or '(none but the bookkeeping)'}")
     diff, left_out = _without_bookkeeping(status.diff)
     if diff:
-        click.echo("")
-        click.echo(diff, nl=False)
+        echo("")
+        echo(diff, nl=False)
     if left_out:
         err(f"(not shown: {', '.join(left_out)}: the read position and the passes' records)")
     err("Accept with `gitgarden review accept [PASS]`, drop with `gitgarden review reject [PASS]` (PASS: one of them, else all).")
@@ -89,11 +89,11 @@ def review_show(app: App, pass_ref: str, as_json: bool) -> None:
     if as_json:
         out_json(found.to_json())
         return
-    click.echo(f"Pass {found.pass_id} ({_short(found.commit)}): {len(found.items)} item(s)")
+    echo(f"Pass {found.pass_id} ({_short(found.commit)}): {len(found.items)} item(s)")
     for item in found.items:
-        click.echo(_item_line(item))
+        echo(_item_line(item))
         for kind, text in [("-", t) for t in item.removed()][:6] + [("+", t) for t in item.added()][:8]:
-            click.echo(f"      {kind} {text}")
+            echo(f"      {kind} {text}")
     err(f"Take some with `gitgarden review accept {found.pass_id} --only 1 3` (or --choose); the lines of the others come back unread.")
 
 

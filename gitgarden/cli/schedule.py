@@ -17,6 +17,7 @@ import click
 
 from gitgarden.cli.app import (
     App,
+    echo,
     err,
     out_json,
     pass_app,
@@ -224,12 +225,12 @@ def timer_print(app: App, kind: str | None) -> None:
 
     command = timers.tick_command()
     if _kind(kind) == "cron":
-        click.echo(timers.cron_line(command, app.env))
+        echo(timers.cron_line(command, app.env))
         return
     folder = timers.systemd_dir(app.env)
     for name, text in timers.systemd_units(command, app.env).items():
-        click.echo(f"# --- {folder / name} ---")
-        click.echo(text)
+        echo(f"# --- {folder / name} ---")
+        echo(text)
 
 
 @timer.command("install")
@@ -315,14 +316,14 @@ def _say_no_model(app: App, data: Mapping[str, Any]) -> None:
     from gitgarden.config import timer_env_file as env_file
 
     if data["no_model"] == "here":
-        click.echo(
+        echo(
             f"  NO MODEL: {data['unread']} unread journal line(s) wait and no model is configured, so no pass "
             "can read them. Set one: `gitgarden config set --user model …` or GITGARDEN_MODEL "
             f"(for the timer: in {env_file(app.env)})."
         )
     elif data["no_model"] == "last_pass":
         failures = data["consecutive_failures"]
-        click.echo(
+        echo(
             f"  NO MODEL in the last pass ({failures} in a row): you have one here, the timer does not. "
             f"Put GITGARDEN_MODEL (and the key) in {env_file(app.env)}."
         )
@@ -348,7 +349,6 @@ def status(app: App, as_json: bool) -> None:
             data["local_servers"] = app.local_models()
         out_json(data)
         return
-    echo = click.echo
     echo(f"{data['name']}  ({data['path']})")
     _say_no_model(app, data)
     if unset:
@@ -386,6 +386,8 @@ def status(app: App, as_json: bool) -> None:
             f"  skipped: {skipped['lines']} journal line(s) read without a page by the last {skipped['passes']} pass(es); "
             "`gitgarden show PASS` lists them with the reasons, `gitgarden reread LINE-ID|DAY` gives them back"
         )
+    for why, n in sorted((data.get("last_unread") or {}).items(), key=lambda kv: -kv[1]):
+        echo(f"  left unread by the last pass: {n} line(s): {why}")
     echo(f"  failed passes in a row: {data['consecutive_failures']}")
     lock = data["lock"]
     if lock is None:

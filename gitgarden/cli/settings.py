@@ -14,7 +14,7 @@ from typing import Any
 
 import click
 
-from gitgarden.cli.app import App, err, out_json, pass_app, show_value, table
+from gitgarden.cli.app import App, echo, err, out_json, pass_app, show_value, table
 from gitgarden.errors import ConfigError, GitgardenError, NotAProject
 from gitgarden.services.settings import set_setting, setting_path, spec_of
 
@@ -86,7 +86,7 @@ def config_get(app: App, key: str, as_json: bool, scope: str | None) -> None:
     if as_json:
         out_json({"key": key, "value": value, "source": source, "scope": where})
         return
-    click.echo(show_value(value) if isinstance(value, bool | tuple | list) else value)
+    echo(show_value(value) if isinstance(value, bool | tuple | list) else value)
     err(f"({key} from {source})")
 
 
@@ -111,7 +111,7 @@ def config_set(app: App, key: str, value: str, scope: str | None) -> None:
         err(f"Wrote {key} to {path}.")
     else:
         err(f"{key} is already {show_value(report.value)} in {path}: the file was not rewritten.")
-    click.echo(f"{key} = {show_value(report.value)}")
+    echo(f"{key} = {show_value(report.value)}")
     if report.source != where:
         err(f"note: here the {report.source} layer wins: {key} = {show_value(report.effective)}")
     if key in ("wiki_dir", "map_page") and where == "project" and here is not None:
@@ -162,7 +162,7 @@ def config_unset(app: App, key: str, scope: str | None) -> None:
         err(f"{key} was not set in {path}: nothing changed.")
     if key in {s.key for s in SPECS}:
         resolved = app.settings(_project(root))
-        click.echo(f"{key} = {show_value(getattr(resolved.settings, key))}")
+        echo(f"{key} = {show_value(getattr(resolved.settings, key))}")
         err(f"({key} from {resolved.sources[key]})")
 
 

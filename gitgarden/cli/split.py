@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from gitgarden.cli.app import App, err
+from gitgarden.cli.app import App, echo, err
 
 __all__ = ["register"]
 
@@ -62,7 +62,7 @@ def split_command(ctx: click.Context, page: str, apply: bool) -> None:
     if result.commit:
         err(f"  commit {result.commit[:10]} (`gitgarden undo` takes it back)")
     else:
-        click.echo(result.diff, nl=False)
+        echo(result.diff, nl=False)
         err("Nothing changed. Run again with --yes to commit this split.")
     sys.exit(0)
 

@@ -24,6 +24,7 @@ from gitgarden.guard import grounding
 from gitgarden.guard import rules as guard
 from gitgarden.model.operations import Op
 from gitgarden.wiki import captured, journal, pages, tidy
+from gitgarden.wiki.subjects import SubjectIndex
 
 if TYPE_CHECKING:
     from gitgarden.gardener.outcome import PassResult
@@ -150,6 +151,17 @@ def repair(run: Pass, work: Work, answer: Answer, ledger: Ledger) -> Ledger:
     return ledger
 
 
+def _premises_title(run: Pass, op: Op) -> bool:
+    """True for small mode's page for facts without a subject, titled with AGENTS.md's own first
+    heading: the person's words, not the model's (an internal field no model reply can carry)."""
+    if op.kind != "create_page" or op.get("title_from") != "AGENTS.md":
+        return False
+    agents = run.project.root / "AGENTS.md"
+    if not agents.is_file() or agents.is_symlink():
+        return False
+    return f"# {op.get('title')}" in agents.read_text(encoding="utf-8", errors="replace")
+
+
 def _apply_all(run: Pass, work: Work, ops: list[Op], ledger: Ledger, label: str = "") -> Round:
     """Apply one round's operations through the guard; what landed stays in `work.tree`."""
     from gitgarden.gardener.tidying import split_pushed_over
@@ -162,6 +174,7 @@ def _apply_all(run: Pass, work: Work, ops: list[Op], ledger: Ledger, label: str 
         journal_texts=work.journal_texts,
         place=work.place,
         keys=work.keys,
+        agent_lines=captured.by_line(captured.load(captured.log_path(run.git_dir)), work.offered.values()),
     )
     rnd = Round()
     round_no = len(ledger.rounds) + 1
@@ -185,6 +198,7 @@ def _apply_all(run: Pass, work: Work, ops: list[Op], ledger: Ledger, label: str 
             continue
         if links_stale or ctx.links is None:
             ctx.links, links_stale = tidy.link_index(titles), False
+            ctx.subjects = SubjectIndex.of(titles)
         applied = apply_op(op, work.tree, ctx)
         if isinstance(applied, Applied) and split_pushed_over(run, work, applied):
             ctx.links = tidy.link_index(titles)  # the split's parts are new pages
@@ -207,7 +221,7 @@ def _apply_all(run: Pass, work: Work, ops: list[Op], ledger: Ledger, label: str 
             prose_titles = {p: titles[n][0] if n in titles else str(op.get("title") or "") for p, n in names.items()}
             prose = list(applied.prose)
             for path, name in names.items():
-                if name not in titles and prose_titles[path]:
+                if name not in titles and prose_titles[path] and not _premises_title(run, op):
                     # A new page's title grounds its body, so it must itself come from the cited lines.
                     prose.append((f"{path} (title)", prose_titles[path]))
             cited_texts = [work.offered[i].text for i in op.lines]
@@ -315,6 +329,22 @@ def _promoted(ledger: Ledger | None) -> dict[str, int]:
     return ledger.figures
 
 
+def _unread_reasons(
+    result: PassResult, offered: list[journal.JournalLine], status: Mapping[str, str], ledger: Ledger
+) -> list[dict[str, str]]:
+    """Every offered line the pass leaves unread, with why: what small mode said of it (unsure, its
+    request failed), the refusal of the operation that cited it, or that no operation cited it."""
+    given = {u["line"]: u["reason"] for u in result.unread}
+    out = []
+    for ln in offered:
+        if status.get(ln.id) == "read":
+            continue
+        refusal = ledger.last_refusal.get(ln.id)
+        why = given.get(ln.id) or (f"refused: {refusal}" if refusal else "no operation of the reply cited it")
+        out.append({"line": ln.id, "text": ln.text, "reason": why})
+    return out
+
+
 def _account(result: PassResult, reading: Reading, offered: list[journal.JournalLine], ledger: Ledger | None) -> dict[str, bytes]:
     writes: dict[str, bytes] = {}
     status = {} if ledger is None else ledger.status
@@ -328,10 +358,14 @@ def _account(result: PassResult, reading: Reading, offered: list[journal.Journal
             for ln in offered
             if status.get(ln.id) == "read" and ln.id in ledger.skips and ln.id not in ledger.used
         ]
+        result.unread = _unread_reasons(result, offered, status, ledger)
     if read_lines:
         writes[journal.READ_PATH] = journal.render_read(journal.mark_read(reading.read, read_lines)).encode()
         result.marked_read = 0 if result.dry_run else len(read_lines)
     refused = {} if ledger is None else {i: ledger.last_refusal[i] for i in ledger.ids("refused")}
+    # A line the model stays unsure of counts as refused: after a few passes it is set aside and
+    # listed, never offered for ever.
+    refused.update({u["line"]: u["reason"] for u in result.unread if u["reason"].startswith("unsure")})
     state, newly = setaside.account(
         reading.aside,
         unread=reading.unread,

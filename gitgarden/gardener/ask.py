@@ -3,25 +3,28 @@
 `ask` chooses how the model is used (`model.provider.choose_mode`): in full
 mode it builds the prompt from the project's files (never outside its root,
 never through a symlink), narrows the offered lines to those the prompt
-really held, and makes the call (`calls.call_model`); small mode's sort is
-`small.ask`. The stop request and the token/time budget are checked before
+really held, and makes the call (`calls.call_model`); small mode's judging of each
+line is `small.ask`. The stop request and the token/time budget are checked before
 every call.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gitgarden.config import Settings
-from gitgarden.gardener import calls
+from gitgarden.errors import ModelError
+from gitgarden.gardener import calls, changed
 from gitgarden.gardener.state import Pass, Work
 from gitgarden.gardener.steps import Step, token_steps
 from gitgarden.project import Project
 from gitgarden.wiki import pages, tidy
 from gitgarden.wiki.facts import page_facts
+from gitgarden.wiki.journal import JournalLine
 from gitgarden.wiki.tree import Tree
 
 if TYPE_CHECKING:
@@ -45,7 +48,7 @@ def ask(run: Pass, work: Work) -> Answer:
     result.mode = choose_mode(run.settings)[0]
     _fit_to_speed(run, model)  # a slow local server: fewer lines, a smaller prompt (said in one line)
     settings = run.settings
-    run.budget = budget = llm.Budget(tokens=settings.token_budget, seconds=float(settings.seconds_budget))
+    run.budget = llm.Budget(tokens=settings.token_budget, seconds=float(settings.seconds_budget))
     offered = work.offered_lines()
     if len(offered) > settings.max_lines:
         result.overflow += len(offered) - settings.max_lines
@@ -84,17 +87,43 @@ def ask(run: Pass, work: Work) -> Answer:
     if report.conversation_chars < len(work.ctx_conversation):
         # A recovered line's evidence must come from what the model was shown.
         work.ctx_conversation = work.ctx_conversation[len(work.ctx_conversation) - report.conversation_chars :]
+    answer = _ask_halving(run, messages, offered, lambda lines: context.build_messages(dataclasses.replace(inputs, unread=lines, candidates=tidy.candidates(lines, titles)), settings)[0])
+    # A line that changes an earlier value gets its Open line from code, whatever the model noticed.
+    return dataclasses.replace(answer, operations=changed.open_changes(answer.operations, work.offered, work.base))
+
+
+def _ask_halving(
+    run: Pass, messages: list[dict[str, str]], lines: list[JournalLine], prompt_for: Callable[[list[JournalLine]], list[dict[str, str]]]
+) -> Answer:
+    """One full-mode request; a reply cut off at the output limit (twice: `llm.ask` repairs once) is
+    asked again as two smaller requests, each holding half the lines, down to one line: no line is
+    dropped because a reply ran long."""
+    from gitgarden.model import llm
+    from gitgarden.model.operations import Op
+
+    model, budget = run.model, run.budget
+    assert model is not None and budget is not None
     prompt_tokens = llm.estimate_tokens(messages)
     asking = Step("asking", f"{model.name} (about {prompt_tokens:,} prompt tokens)", expect_s=calls.reading_seconds(model, prompt_tokens))
     run.on_step(asking)
-    return calls.call_model(run, model, messages, budget, token_steps(run.on_step, asking))
+    try:
+        return calls.call_model(run, model, messages, budget, token_steps(run.on_step, asking))
+    except ModelError as exc:
+        if exc.kind != "bad_output" or "cut off at the output limit" not in str(exc) or len(lines) < 2:
+            raise
+    half = len(lines) // 2
+    run.on_progress(f"The reply was cut off at the output limit: asking again in two requests of {half} and {len(lines) - half} lines.")
+    first = _ask_halving(run, prompt_for(lines[:half]), lines[:half], prompt_for)
+    second = _ask_halving(run, prompt_for(lines[half:]), lines[half:], prompt_for)
+    ops = [Op(op.kind, op.fields, op.lines, n) for n, op in enumerate([*first.operations, *second.operations])]
+    return llm.Answer(ops, first.usage + second.usage, second.messages)
 
 
 def _fit_to_speed(run: Pass, model: Model) -> None:
     """Measure the endpoint once (kept per endpoint and model) and fit the pass to it: `run.settings`
-    and small mode's batch shrink so each request fits `timeout`; said in one line when they did.
+    shrink so each request fits `timeout`; said in one line when they did.
     A model that cannot be measured (a scripted one) is asked as configured."""
-    from gitgarden.model import sort, speed
+    from gitgarden.model import speed
 
     if not callable(getattr(model, "measure_speed", None)):
         return
@@ -106,8 +135,8 @@ def _fit_to_speed(run: Pass, model: Model) -> None:
         found = speed.measure(model, settings, run.now())
         speed.remember(settings, env, found)
     setattr(model, "speed", found)  # noqa: B010 - a measurable model has it; a timeout then says what the server needed
-    fitted = speed.fit(settings, found, run.result.mode, sort.BATCH)
-    run.settings, run.sort_batch = fitted.settings, fitted.batch
+    fitted = speed.fit(settings, found, run.result.mode)
+    run.settings = fitted.settings
     if hasattr(model, "settings"):
         setattr(model, "settings", fitted.settings)  # noqa: B010 - its requests take the fitted output bound
     if fitted.sentence:  # said once, as the pass starts (its record keeps it as `fit`)

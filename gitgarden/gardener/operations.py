@@ -5,7 +5,7 @@ write (or why not), with what the guard needs to judge them. Code, not the model
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -14,6 +14,7 @@ from gitgarden.wiki import linking, pages
 from gitgarden.wiki.journal import JournalLine, day_path
 from gitgarden.wiki.names import unportable_part
 from gitgarden.wiki.placement import Placement
+from gitgarden.wiki.subjects import SubjectIndex
 from gitgarden.wiki.tree import Entry, Tree, file, text_of
 
 __all__ = ["Applied", "Refusal", "ApplyContext", "apply_op"]
@@ -58,6 +59,12 @@ class ApplyContext:
     # The model's slug of each page this pass created -> the page's name (a human name in the
     # gardener's folder): the slug stays the operation's key for later operations and links.
     keys: dict[str, str] = field(default_factory=dict)
+    # The offered lines an agent captured (`gitgarden mcp`'s capture log) -> the name its client gave:
+    # such a line never decides about a page of the person's (`supersede` asks on the map instead).
+    agent_lines: Mapping[str, str] = field(default_factory=dict)
+    # Pages by the ways a journal names them (first names, roles, plurals): a new page the model
+    # proposes for a subject that has one already becomes more text for it.
+    subjects: SubjectIndex | None = None
 
 
 def _text(tree: Tree, path: str) -> str | None:
@@ -148,7 +155,7 @@ def _unsafe_name(name: str) -> str | None:
 
 def _create_page(op: Op, tree: Tree, ctx: ApplyContext) -> Applied | Refusal:
     name = op.get("page")
-    existing = _resolve(tree, ctx, name) or _resolve(tree, ctx, op.get("title"))
+    existing = _resolve(tree, ctx, name) or _resolve(tree, ctx, op.get("title")) or _same_subject(tree, ctx, op.get("title"))
     if existing is not None:
         # Never an overwrite: the same thing again is more text for the page it already has.
         as_append = Op("append", {"page": pages.page_name(existing), "text": op.get("body")}, op.lines, op.index)
@@ -170,8 +177,17 @@ def _create_page(op: Op, tree: Tree, ctx: ApplyContext) -> Applied | Refusal:
             ctx = replace(ctx, keys={**ctx.keys, name.strip().lower(): placed})
     path = pages.page_path(placed)
     body = _rekey(op.get("body"), ctx)
-    text = pages.new_page(op.get("title"), body, source=_cited_days(op, ctx))
+    text = pages.new_page(op.get("title"), body, source=_cited_days(op, ctx), aliases=op.get("aliases") or ())
     return Applied(op, writes={path: file(text)}, prose=[(path, body)], created=[path])
+
+
+def _same_subject(tree: Tree, ctx: ApplyContext, title: str) -> str | None:
+    """The page of the subject `title` names under another spelling ("Tomasz" for "Tomasz Wójcik",
+    "Electricians" for "Electrician"), or None."""
+    if ctx.subjects is None or not isinstance(title, str):
+        return None
+    found = ctx.subjects.resolve(title)
+    return pages.page_path(found) if found is not None and pages.page_path(found) in tree else None
 
 
 def _rekey(text: str, ctx: ApplyContext) -> str:
@@ -203,8 +219,25 @@ def _append(op: Op, tree: Tree, ctx: ApplyContext, original: Op | None = None) -
     if _stands_in(op.get("text"), old):
         return Applied(owner, already_in=path)  # proposing the same thing twice never writes it twice
     text = _rekey(op.get("text"), ctx)
-    new = pages.append_body(_with_source(old, _cited_days(op, ctx)), text)
+    new = pages.append_body(_with_aliases(_with_source(old, _cited_days(op, ctx)), op.get("aliases") or ()), text)
     return Applied(owner, writes={path: file(new)}, prose=[(path, text)], appended=[path])
+
+
+def _with_aliases(text: str, names: Sequence[str]) -> str:
+    """The page with `names` added to its aliases (small mode: "Tomasz Wójcik" for the page
+    "Tomasz"), on a page of the gardener's only; the person's frontmatter is theirs."""
+    if not names:
+        return text
+    try:
+        meta = pages.read_meta(text)
+    except pages.PageError:
+        return text
+    if not pages.is_gardeners(meta):
+        return text
+    have = pages.aliases_of(meta)
+    folded = {a.casefold() for a in (*have, str(meta.get("title", "")))}
+    added = [n for n in names if n.casefold() not in folded]
+    return pages.patch_meta(text, {"aliases": pages.render_aliases([*have, *added])}) if added else text
 
 
 def _persons(text: str | None) -> bool:
@@ -307,7 +340,41 @@ def _open_question(op: Op, tree: Tree, ctx: ApplyContext) -> Applied | Refusal:
     line = f"- {text} ({', '.join(names)})" if names else f"- {text}"  # small mode: a question about no page yet
     if line in pages.open_lines(old):
         return Applied(op)
-    return Applied(op, writes={pages.map_path(): file(pages.add_open_line(old, line))})
+    new = pages.add_open_line(old, line)
+    if len(new) > pages.MAP_CEILING:
+        return _open_overflow(op, tree, ctx, line, old)
+    return Applied(op, writes={pages.map_path(): file(new)})
+
+
+OPEN_OVERFLOW = "Open questions"  # the gardener's page that takes the Open lines a full map has no room for
+
+
+def _open_overflow(op: Op, tree: Tree, ctx: ApplyContext, line: str, old_map: str) -> Applied | Refusal:
+    """An Open line the map has no room for goes to the gardener's "Open questions" page, which the
+    map's Open section links to once: an Open question is never refused for room."""
+    path = _resolve(tree, ctx, OPEN_OVERFLOW)
+    days = _cited_days(op, ctx)
+    writes: dict[str, Entry] = {}
+    if path is not None and not _persons(_text(tree, path)):
+        page = _text(tree, path) or ""
+        if line in pages.split_frontmatter(page)[1].splitlines():
+            return Applied(op)
+        writes[path] = file(pages.append_body(_with_source(page, days), line))
+    else:
+        name = ctx.place.new_page("open-questions", OPEN_OVERFLOW) if ctx.place is not None else "open-questions"
+        if _unsafe_name(name) or pages.page_path(name) in tree:
+            name = "open-questions"
+        if pages.page_path(name) in tree:
+            return Refusal(op, f"the map is full and {pages.page_path(name)} is not the gardener's to add Open questions to")
+        path = pages.page_path(name)
+        writes[path] = file(pages.new_page(OPEN_OVERFLOW, line + "\n", source=days))
+    target = pages.page_name(path) or ""
+    pointer = f"- More open questions: [[{target}]]"
+    if not any(f"[[{target}]]" in ln for ln in pages.open_lines(old_map)):
+        with_pointer = pages.add_open_line(old_map, pointer)
+        if len(with_pointer) <= pages.MAP_CEILING:  # else the map's entries job lists the page when it can
+            writes[pages.map_path()] = file(with_pointer)
+    return Applied(op, writes=writes, created=[path] if path not in tree else [])
 
 
 def _recover_line(op: Op, tree: Tree, ctx: ApplyContext) -> Applied | Refusal:
@@ -463,10 +530,15 @@ def _supersede(op: Op, tree: Tree, ctx: ApplyContext) -> Applied | Refusal:
     unnamed = _not_named(path, meta, [ctx.offered[i].text for i in op.lines])
     if unnamed:
         return Refusal(op, unnamed)
-    if meta.get("state") == "decided":
-        # A decided page is never edited: the contradiction goes to the map's Open section.
-        map_text = _text(tree, pages.map_path()) or ""
+    agents = sorted(i for i in op.lines if i in ctx.agent_lines)
+    line = None
+    if meta.get("state") == "decided":  # a decided page is never edited: the question goes to the map
         line = f"- [[{pages.page_name(path)}]] is decided, but [[{by}]] may supersede it"
+    elif agents and not pages.is_gardeners(meta):
+        # Only the person's own line marks their page: an agent's (whatever name its client gave) asks.
+        line = f"- [[{pages.page_name(path)}]] is your page; a line an agent captured ({', '.join(agents)}) says [[{by}]] supersedes it"
+    if line is not None:
+        map_text = _text(tree, pages.map_path()) or ""
         if line in pages.open_lines(map_text):
             return Applied(op)
         return Applied(op, writes={pages.map_path(): file(pages.add_open_line(map_text, line))})

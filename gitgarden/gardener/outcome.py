@@ -64,11 +64,15 @@ class PassResult:
     not_cited: list[str] = field(default_factory=list)  # offered lines no landed operation or skip cites: unread
     # Lines read only because a skip cited them: {"line": id, "text": the line, "reason": the skip's reason}.
     skipped: list[dict[str, str]] = field(default_factory=list)
+    # Lines offered and left unread, each with why: {"line": id, "text": the line, "reason": why}
+    # (its request failed and how, the model was unsure, an operation citing it was refused, no
+    # operation cited it). Offered lines are read, skipped or here: none leaves without a word.
+    unread: list[dict[str, str]] = field(default_factory=list)
     already_there: list[str] = field(default_factory=list)  # operations whose text already stood: landed, nothing written
     # What each landed operation wrote, traced to the lines it cites (`history.provenance` reads it):
     # {"page": name, "op": kind, "text": the text written, "lines": [{"id": …, "text": the line word for word}]}.
     provenance: list[dict[str, Any]] = field(default_factory=list)
-    # Who captured the lines the pass read, when an agent did (`gitgarden mcp`'s capture log): name -> line ids.
+    # The lines the pass read that came through `gitgarden mcp` (its capture log): the name each client gave (its claim, never proof of who) -> line ids.
     captured_by: dict[str, list[str]] = field(default_factory=dict)
     rounds: list[dict[str, Any]] = field(default_factory=list)  # per model round: refused, landed (and why no repair)
     set_aside: list[str] = field(default_factory=list)  # lines this pass set aside, with why

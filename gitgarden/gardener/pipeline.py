@@ -275,7 +275,7 @@ def _run_locked(run: Pass) -> None:
             ledger = apply.apply_and_guard(run, work, answer)
             ledger = apply.repair(run, work, answer, ledger)
     except (Stopped, StandDown, ModelError) as exc:
-        _ended(run, exc)
+        _ended(run, exc, work)
         return  # stop requested, the person came back, the model failed or the budget ran out
     finally:
         _charge(run)
@@ -317,7 +317,7 @@ def _recover(run: Pass) -> None:
         run.on_progress(run.result.recovery)
 
 
-def _ended(run: Pass, exc: Stopped | StandDown | ModelError) -> None:
+def _ended(run: Pass, exc: Stopped | StandDown | ModelError, work: Work | None = None) -> None:
     """The outcome of a pass that ended before its commit."""
     result = run.result
     if isinstance(exc, Stopped):
@@ -327,6 +327,12 @@ def _ended(run: Pass, exc: Stopped | StandDown | ModelError) -> None:
     else:
         result.outcome, result.detail = "failed", str(exc)
         result.failure = failure_of(exc)
+        given = {u["line"] for u in result.unread}
+        result.unread += [
+            {"line": ln.id, "text": ln.text, "reason": f"request failed: {exc}"}
+            for ln in (work.offered_lines() if work is not None else [])
+            if ln.id not in given
+        ]
 
 
 REPLY_KEPT = 2000  # characters of a failed reply the record keeps (the page shows the first few hundred)
@@ -389,6 +395,10 @@ def _outcome(result: PassResult, model: Model | None, offered: int, changes: lis
         return "finished_without_writing"
     if not read_ids and not ledger.landed:
         # An empty reply, or one that cites no offered line: nothing is read_ids, nothing is lost.
-        result.detail = result.detail or f"the reply cited none of the {offered} line(s) offered; they stay unread"
+        if result.unread and all(not u["reason"].startswith("no operation") for u in result.unread):
+            reasons = sorted({u["reason"].split(":", 1)[0] for u in result.unread})
+            result.detail = result.detail or f"{len(result.unread)} line(s) left unread ({', '.join(reasons)}); `gitgarden show` says why"
+        else:
+            result.detail = result.detail or f"the reply cited none of the {offered} line(s) offered; they stay unread"
         return "finished_without_writing"
     return "pages_written" if changes else "nothing_earned"

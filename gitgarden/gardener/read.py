@@ -102,6 +102,11 @@ def survey(run: Pass, reading: Reading) -> Work:
         titles=titles,
         own=frozenset({journal.READ_PATH, setaside.SET_ASIDE_PATH, result.record_path}),
         never_written=dict(disk.filtered),
+        unsure_before={
+            ln.id: entry.reason
+            for ln in reading.offered
+            if (entry := reading.aside.get(f"{ln.day}/{ln.key}")) is not None and not entry.aside and entry.reason.startswith("unsure")
+        },
     )
     work.place = placement.of_tree(base, auto_hubs=settings.auto_hubs)
     due = work.due

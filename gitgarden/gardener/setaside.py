@@ -126,7 +126,7 @@ def render(state: Mapping[str, Entry]) -> str:
 
 def _lineno(line_id: str) -> int:
     tail = line_id.rpartition("#")[2]
-    return int(tail) if tail.isdigit() else 0
+    return int(tail) if tail.isascii() and tail.isdigit() else 0
 
 
 def is_aside(state: Mapping[str, Entry], line: JournalLine, why: str = "") -> bool:

@@ -1,208 +1,436 @@
-"""Small mode: the model sorts the lines, code writes them (docs/architecture.md, "Small mode and full mode").
+"""Small mode: the model judges each line, code decides and writes (docs/architecture.md, "Small mode and full mode").
 
-`ask` offers the model each line with the pages code found for it (`tidy.candidates`:
-pages whose title or alias words stand in the line) and gets back a kind and a page
-per line (`model.sort`). `operations` turns that sort into ordinary operations, which
-the pass applies through the same guard as a full-mode reply:
+A 0.3–2B model is asked one thing per line, alone — is it worth keeping? (`model.judge`) — and
+everything else is code:
 
-- a fact goes under its page as the line itself, a bullet ending in its day
-  (`- Acme pays 400 EUR a month (2026-11-29)`), so rule 11 holds by construction;
-  a new page takes a title made of the line's own words;
-- a decision is written the same way, and moves an existing page of the
-  gardener's to `decided` with the line as its evidence (a new page starts open);
-- a question goes to the map's Open section, naming its page when it has one;
-- a fact that says the same about the same subject with another number or date
-  than a line already on the page is written beside the old one, with an Open
-  line asking which holds: code never picks one;
-- what touches a decided page becomes an Open line (a decided page takes no
-  appends); chatter is a skip whose reason is its kind.
+- **fact or chatter**: the model's P(yes), nudged by what code sees (an amount or a date counts
+  for a fact; weather, meals, sleep count against), against a threshold set per model from
+  labelled lines. A line too close to call stays unread with "unsure" as its reason; a line whose
+  request failed stays unread with what failed. Chatter is skipped with its kind ("chatter: weather").
+- **a decision** ("Decision: …", "we agreed", "we go with") or **a question** ("…?", "Ask X
+  whether …") by its words;
+- **its subject** (`wiki.subjects`): a name, a role, an id or a topic, resolved to one page across
+  spellings and passes ("Tomasz" → "Tomasz Wójcik"; "the electrician" → "Piotr Nowak"); a line that
+  begins "He …" goes where the line before it went. A new page's title is that noun phrase;
+- **a change** (`wiki.changes`): a line that changes an amount or a date an earlier line gave is
+  written beside the old one, on the old one's page, with an Open line quoting both in full;
+- the fact itself is written verbatim, a bullet ending in its day, so grounding holds by construction.
+
+`operations` turns the readings into ordinary operations, applied through the same guard as a
+full-mode reply.
 """
 
 from __future__ import annotations
 
+import os
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from gitgarden.gardener.state import Pass, Work
-from gitgarden.model import sort
+from gitgarden.model import judge
 from gitgarden.model.operations import Op
-from gitgarden.wiki import pages, tidy
+from gitgarden.wiki import changes, pages, subjects, tidy
+from gitgarden.wiki.facts import pages_citing
 from gitgarden.wiki.journal import JournalLine
 from gitgarden.wiki.tree import Tree
 
 if TYPE_CHECKING:
-    from gitgarden.model.llm import Answer
+    from gitgarden.model.llm import Answer, Model
 
-__all__ = ["ask", "operations", "bullet", "changed_fact", "title_from_line"]
+__all__ = ["Reading", "read_lines", "ask", "operations", "bullet", "changed_fact", "THRESHOLD"]
 
-_OPEN_QUOTE = 70  # characters of each line quoted in an Open line (the map has a 2,000-char ceiling)
-_WORD = re.compile(r"[^\W_]+(?:[.,'’][^\W_]+)*")
-_NUMBER = re.compile(r"\d+(?:[.,:/-]\d+)*")
+THRESHOLD = 0.5  # where a model's threshold is unknown (a model that cannot be measured)
+_UNSURE_BAND = 0.08  # scores this close below the threshold are neither kept nor dropped
+_CHATTER_WEIGHT = 0.3  # what a line's look of chatter (weather, a meal…) takes off its score
+_VALUE_WEIGHT = 0.1  # what an amount, a date or an id adds
+_ANSWER_CHATTER_WEIGHT = 0.45  # the same, where the model's score is its yes/no answer alone
+_DECISION = re.compile(r"^\s*(?:[-*]\s+)?decision\s*[:\-–]|\b(?:we|i)\s+(?:decided|agreed|chose|go with|are going with|will go with)\b", re.I)
+_QUESTION = re.compile(r"\?\s*(?:ask\b.*)?$|^\s*(?:ask|find out|check (?:whether|if)|to ask)\b", re.I)
 _LIST_MARK = re.compile(r"^(?:[-*+]\s+(?:\[[ xX]\]\s+)?|\d+[.)]\s+)")
-_STOP = frozenset(
-    ["the", "a", "an", "and", "or", "but", "for", "with", "from", "that", "this", "are", "was", "were", "has", "have", "had", "not", "you", "your", "our", "their", "about", "into", "over", "under", "after", "before", "what", "when", "where", "which", "who", "will", "would", "can", "could", "should", "may", "might", "must", "new", "also", "just", "very", "only", "out", "off", "via", "per", "did", "does", "done", "get", "got", "let", "make", "made", "is", "it", "its", "on", "in", "at", "to", "of", "by", "be", "as", "we", "they", "he", "she", "them", "then", "than", "there", "here", "some", "any", "all", "one", "two", "more", "most", "now", "today", "tomorrow", "yesterday", "week", "month", "year"]
-)
+_BULLET_LINE = re.compile(r"^[-*+] (?P<text>.+?) \((?P<day>\d{4}-\d{2}-\d{2})\)\s*$")
+_RECENT_DAYS = 62  # how far back a change is looked for among the pages' bullets
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What became of one line: its kind (fact, decision, question, chatter, unsure, failed) and why."""
+
+    line: JournalLine
+    kind: str
+    reason: str = ""
+    score: float | None = None
+
+
+def read_lines(
+    offered: Sequence[JournalLine], verdicts: Sequence[judge.Verdict], threshold: float
+) -> list[Reading]:
+    """Each line's kind from the model's verdict and what code sees in it."""
+    by_id = {v.line: v for v in verdicts}
+    out = []
+    for line in offered:
+        v = by_id.get(line.id)
+        text = line.text
+        if v is None or v.score is None:
+            out.append(Reading(line, "failed", v.why if v is not None else "the model was not asked"))
+            continue
+        chatter = subjects.chatter_kind(text)
+        weight = _ANSWER_CHATTER_WEIGHT if v.how == "answer" else _CHATTER_WEIGHT
+        has_value = bool(changes.values(text)) or subjects.has_id(text)
+        # An amount or a date counts for a fact unless the line looks like chatter ("ran 8 km"); one
+        # that says it changes an earlier value ("not 31", "moved to") counts twice.
+        bonus = 0.0 if chatter or not has_value else _VALUE_WEIGHT * (2.5 if changes.has_change_cue(text) else 1)
+        score = v.score - (weight if chatter else 0.0) + bonus
+        if _DECISION.search(text) and not chatter:
+            out.append(Reading(line, "decision", score=score))
+        elif _QUESTION.search(text.strip()) and (score >= threshold - 4 * _UNSURE_BAND or subjects.mentions(text)):
+            out.append(Reading(line, "question", score=score))
+        elif score >= threshold:
+            out.append(Reading(line, "fact", score=score))
+        elif score >= threshold - _UNSURE_BAND:
+            out.append(Reading(line, "unsure", f"unsure: the model's score {v.score:.2f} is too close to this model's threshold {threshold:.2f}", score))
+        else:
+            why = chatter or "not about the project"
+            out.append(Reading(line, "chatter", f"chatter: {why}", score))
+    return out
 
 
 def ask(run: Pass, work: Work, offered: list[JournalLine], premises: str) -> Answer:
-    """Sort the offered lines and return the operations code writes from the sort, as an Answer."""
+    """Judge the offered lines, one short request each, and return the operations code writes."""
     from gitgarden.gardener.calls import call_model, reading_seconds
-    from gitgarden.gardener.steps import Step, token_steps
+    from gitgarden.gardener.steps import Step
     from gitgarden.model import llm
 
     model, budget = run.model, run.budget
     assert model is not None and budget is not None, "small mode asks only when a model is configured"
-    found = tidy.candidates(offered, work.titles)
-    items = [sort.Item(ln.id, ln.text, tuple(found.get(ln.id, ()))) for ln in offered]
-    batch = run.sort_batch or sort.BATCH
-    batches = -(-len(items) // batch)
-    prompt = sort.messages(run.project.name, items[:batch], premises)
-    expect = reading_seconds(model, llm.estimate_tokens(prompt))
-    asking = Step("asking", f"{model.name} to sort {len(items)} line(s) ({batches} short request(s), small mode)", expect_s=expect)
+    threshold = _threshold(run, model, premises)
+    prompt = judge.messages(premises, offered[0].text if offered else "")
+    expect = reading_seconds(model, llm.estimate_tokens(prompt[-1:]) * len(offered) + llm.estimate_tokens(prompt))
+    asking = Step("asking", f"{model.name} about {len(offered)} line(s), one short request each (small mode)", expect_s=expect)
     run.on_step(asking)
+    general = _general_title(run)
 
-    def sort_them(model: llm.Model, _messages: list[dict[str, str]], budget: llm.Budget, **kw: object) -> llm.Answer:
-        sorting = sort.ask_sort(model, run.project.name, items, budget, premises=premises, batch=batch, **kw)  # type: ignore[arg-type]
-        run.result.hints.extend(f"sort: {why}" for why in sorting.dropped[:5])
-        ops = operations(sorting.items, work.offered, work.tree, work.titles)
-        return llm.Answer(ops, sorting.usage, [])
+    def judge_them(model: llm.Model, _messages: list[dict[str, str]], budget: llm.Budget, **kw: object) -> llm.Answer:
+        before = kw.get("before_call") or (lambda: None)
 
-    what = f"the sort request{'s' if batches > 1 else ''} ({batches} short one{'s' if batches > 1 else ''} of up to {batch} lines, small mode)"
-    return call_model(run, model, prompt, budget, token_steps(run.on_step, asking), asker=sort_them, what=what)
+        def progress(n: int) -> None:
+            run.on_step(replace(asking, detail=f"{model.name}: {n} of {len(offered)} line(s) read (small mode)"))
+
+        # A line this model was unsure of before gets the same answer again: it is not asked twice,
+        # and after a few passes it is set aside and listed (`gitgarden run --retry` asks again).
+        asked = [ln for ln in offered if ln.id not in work.unsure_before]
+        judging = judge.judge(model, premises, [(ln.id, ln.text) for ln in asked], budget, before_call=before, on_line=progress)  # type: ignore[arg-type]
+        readings = read_lines(asked, judging.verdicts, threshold)
+        readings += [Reading(ln, "unsure", work.unsure_before[ln.id]) for ln in offered if ln.id in work.unsure_before]
+        run.result.unread.extend(
+            {"line": r.line.id, "text": r.line.text, "reason": r.reason} for r in readings if r.kind in ("unsure", "failed")
+        )
+        ops = operations(readings, work.tree, work.titles, general, general_from_agents=general != _named(run))
+        return llm.Answer(ops, judging.usage, [])
+
+    what = f"one short request a line ({len(offered)} line(s), small mode)"
+    return call_model(run, model, prompt, budget, None, asker=judge_them, what=what)
+
+
+def _threshold(run: Pass, model: Model, premises: str) -> float:
+    """This model's threshold: measured once per endpoint and model on labelled lines (kept with its
+    speed), or THRESHOLD for a model that cannot be measured."""
+    from gitgarden.gardener.steps import Step
+    from gitgarden.model import speed
+
+    found = getattr(model, "speed", None)
+    if not isinstance(found, speed.Speed):
+        return THRESHOLD
+    if found.threshold is not None:
+        return found.threshold
+    assert run.budget is not None
+    run.on_step(Step("measuring", f"where {model.name} puts the line between facts and chatter (once for this endpoint)"))
+    lines = [(str(n), text) for n, (text, _fact) in enumerate(judge.CALIBRATION)]
+    judging = judge.judge(model, premises, lines, run.budget, before_call=run.interrupts.check)
+    scores = {text: v.score for (_, text), v in zip(lines, judging.verdicts, strict=True)}
+    measured = judge.calibrate(scores)
+    if measured is None:
+        return THRESHOLD  # the model could not tell the labelled lines apart: not kept, asked again next time
+    found = replace(found, threshold=round(measured, 3))
+    setattr(model, "speed", found)  # noqa: B010 - a measurable model keeps its measure
+    speed.remember(run.settings, {**os.environ, **getattr(model, "env", {})}, found)
+    return measured
+
+
+def _general_title(run: Pass) -> str:
+    """The page for a fact code finds no subject in: AGENTS.md's first heading, else the project's name."""
+    agents = run.project.root / "AGENTS.md"
+    if agents.is_file() and not agents.is_symlink():
+        for line in agents.read_text(encoding="utf-8", errors="replace").splitlines():
+            m = re.match(r"^#\s+(.+?)\s*#*\s*$", line)
+            if m and subjects.is_title(m.group(1)):
+                return m.group(1)
+    return _named(run)
+
+
+def _named(run: Pass) -> str:
+    name = run.project.name.replace("-", " ").replace("_", " ").strip()
+    return name[:1].upper() + name[1:] if subjects.is_title(name) else "Notes"
 
 
 def bullet(line: JournalLine) -> str:
-    """The line as a page bullet, word for word, ending in its day: `- Acme pays 400 EUR (2026-11-29)`."""
+    """The line as a page bullet, word for word, ending in its day: `- Acme pays 400 EUR. (2026-11-29)`."""
     text = _LIST_MARK.sub("", line.text.strip(), count=1).strip()
     return f"- {text} ({line.day})\n"
 
 
-def _words(text: str) -> list[str]:
-    return [w for w in _WORD.findall(text) if not any(c.isdigit() for c in w)]
-
-
-def title_from_line(proposed: str, line: str) -> str:
-    """A new page's title made of words that stand in the line: the model's, when every one of its
-    words is in the line; else the line's first run of capitalised words; else its first content words."""
-    have = {w.casefold() for w in _WORD.findall(line)}
-    words = _WORD.findall(proposed)
-    if words and all(w.casefold() in have for w in words) and any(w.casefold() not in _STOP for w in words):
-        return " ".join(words)
-    run: list[str] = []
-    best: list[str] = []
-    for w in _WORD.findall(_LIST_MARK.sub("", line)):
-        if w[:1].isupper() and w.casefold() not in _STOP:
-            run.append(w)
-            best = run if len(run) > len(best) else best
-        else:
-            run = []
-    if best:
-        best[-1] = re.sub(r"['’]s$", "", best[-1])  # "Ana's birthday": the page is Ana's, titled "Ana"
-        return " ".join(best[:4])
-    content = [w for w in _words(line) if w.casefold() not in _STOP and len(w) > 2]
-    return " ".join(content[:3]) or " ".join(_WORD.findall(line)[:3]) or "Note"
-
-
-def _slug(title: str) -> str:
-    slug = re.sub(r"[^a-z0-9]+", "-", title.casefold()).strip("-")
-    return slug[:60].strip("-") or "note"
-
-
-def _subject(text: str) -> set[str]:
-    return {w.casefold() for w in _words(text) if w.casefold() not in _STOP and len(w) > 2}
-
-
 def changed_fact(new: str, body: str) -> str | None:
-    """A line of `body` about the same subject as `new` whose numbers or dates differ (as code can
-    see: most content words shared, the numbers not), or None."""
-    new_subject, new_numbers = _subject(new), set(_NUMBER.findall(new))
-    if len(new_subject) < 2 or not new_numbers:
-        return None
-    for raw in body.splitlines():
-        old = _LIST_MARK.sub("", raw.strip())
-        old = re.sub(r"\s*\(\d{4}-\d{2}-\d{2}\)$", "", old)  # the day a bullet ends in is no fact of its own
-        old_numbers = set(_NUMBER.findall(old))
-        if not old_numbers or old_numbers == new_numbers:
-            continue
-        shared = new_subject & _subject(old)
-        if len(shared) >= 2 and len(shared) >= 0.6 * min(len(new_subject), len(_subject(old))):
-            return old
-    return None
+    """A bullet of `body` whose value `new` changes (`wiki.changes`), or None."""
+    earlier = [changes.Earlier("", t, "") for t, _day in _bullets(body)]
+    found = changes.changed_value(new, "", earlier)
+    return None if found is None else found.text
 
 
-def _quote(text: str) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= _OPEN_QUOTE else text[: _OPEN_QUOTE - 1] + "…"
+def _bullets(body: str) -> list[tuple[str, str]]:
+    return [(m.group("text"), m.group("day")) for raw in body.splitlines() if (m := _BULLET_LINE.match(raw.strip()))]
+
+
+@dataclass
+class _Planner:
+    """The pages this sort writes to, as it goes: subjects resolved, pages made, bullets written."""
+
+    tree: Tree
+    index: subjects.SubjectIndex
+    known: set[str]
+    general: str
+    general_from: str
+    out: list[Op]
+    made: dict[str, str]  # folded title -> name of a page this pass creates
+    written: dict[str, list[tuple[str, str]]]  # page name -> (text, day) of bullets written or found
+    decided: set[str]
+    last_home: dict[str, str]  # day -> the page the line before went to
+    full_names: set[str]  # names of two words or more the lines give ("Kamień Studio", "Chiamaka Eze")
+    ids: dict[str, str] = field(default_factory=dict)  # an id (upper case) -> the page its line went to
+
+    def add(self, kind: str, fields: dict[str, object], lines: list[str]) -> None:
+        self.out.append(Op(kind, fields, tuple(lines), len(self.out)))
+
+    def page_text(self, name: str) -> str | None:
+        return tidy.read_text(self.tree, pages.page_path(name))
+
+    def is_decided(self, name: str) -> bool:
+        if name in self.decided:
+            return True
+        text = self.page_text(name)
+        try:
+            return text is not None and pages.read_meta(text).get("state") == "decided"
+        except pages.PageError:
+            return False
+
+    def home(self, line: JournalLine) -> tuple[str, str, list[str], dict[str, str]]:
+        """(existing or planned page name, title for a new page, aliases, roles given) of a line."""
+        text = line.text
+        found = subjects.mentions(text, self.known)
+        roles = subjects.roles_given(text, found)
+        for name, role in roles.items():
+            page = self.index.resolve(name) or self.made.get(subjects.fold(name))
+            if page:
+                self.index.add_role(page, role)
+        subject_start = re.sub(r"^(?:decision|correction|update|note)\s*[:\-–]\s*", "", text, flags=re.I)
+        before = self.last_home.get(line.day)
+        if before and subjects.PRONOUN_START.match(subject_start) and not any(m.kind == "name" for m in found):
+            return before, "", [], roles  # "He wants …": the line before's subject
+        for m in found:  # an id written before goes where its first line went ("BH-2210 reissued: …")
+            page = self.ids.get(m.text.upper()) if m.kind == "id" else None
+            if page:
+                return page, "", [], roles
+        if before and found and all(m.kind == "id" and not self.resolve(m.text, "id") for m in found):
+            return before, "", [], roles  # "PO number LB-90412, …" after the job it belongs to
+        lead = subjects.topic_title(text) if not found or found[0].start > 0 else ""
+        lead_page = self.resolve(lead) if lead else None
+        if lead_page:
+            return lead_page, "", [], roles
+        names = [m for m in found if not _placed(text, m)]
+        for m in names or found:
+            page = self.resolve(m.text, m.kind)
+            if page:
+                return page, "", [m.text] if m.kind == "name" else [], roles
+        if lead and not names:
+            return "", lead, [], roles
+        if names:
+            m = next((m for m in names if m.kind == "name"), names[0])  # a name before a role or an id
+            title = m.text if m.kind != "role" else m.text[:1].upper() + m.text[1:]
+            aliases = [f"the {roles[m.text]}"] if m.text in roles else []
+            fuller = self.full_name(title) if m.kind == "name" else ""
+            if fuller:  # "Chiamaka" where the journal says "Chiamaka Eze" too: one page, both names
+                page = self.resolve(fuller)
+                # The title stays the line's own word (a title is grounded in its line); the full name
+                # is its alias, so the page answers to both.
+                return (page, "", [title], roles) if page else ("", title, [fuller, *aliases], roles)
+            return "", title, aliases, roles
+        topic = subjects.topic_title(text)
+        if topic:
+            page = self.resolve(topic)
+            return (page, "", [], roles) if page else ("", topic, [], roles)
+        page = self.resolve(self.general)
+        return (page, "", [], roles) if page else ("", self.general, [], roles)
+
+    def decision_home(self, line: JournalLine) -> tuple[str, str, list[str], dict[str, str]]:
+        """Where a decision goes: the thing decided (the worktop, the polytunnel), never a person's
+        page — a decided page takes no more lines, and the person goes on having facts."""
+        things = subjects.decided_things(line.text, self.known)
+        if not things:
+            return self.home(line)
+        for thing in things:  # a thing that has a page already ("the open day"), its head noun too
+            for title in dict.fromkeys((thing, thing.split()[-1].capitalize())):
+                page = self.resolve(title, "topic")
+                if page:
+                    return page, "", [], {}
+        return "", things[0], [], {}
+
+    def note_ids(self, text: str, page: str) -> None:
+        """Remember the page the ids of `text` went to (the first line that gave an id keeps it)."""
+        for m in subjects.mentions(text):
+            if m.kind == "id":
+                self.ids.setdefault(m.text.upper(), page)
+
+    def full_name(self, name: str) -> str:
+        """The one longer name the journal gives that begins or ends with the one-word `name`, or ""."""
+        if " " in name:
+            return ""
+        key = subjects.fold(name)
+        found = {n for n in self.full_names if key in (subjects.fold(n).split()[0], subjects.fold(n).split()[-1])}
+        return found.pop() if len(found) == 1 else ""
+
+    def resolve(self, text: str, kind: str = "name") -> str | None:
+        return self.index.resolve(subjects.Mention(text, kind, 0)) or self.made.get(subjects.fold(text))
+
+    def create(self, title: str, entry: str, line: JournalLine, aliases: list[str]) -> str:
+        name = _slug(title)
+        while pages.page_path(name) in self.tree or name in self.made.values():
+            name += "-2"
+        self.made[subjects.fold(title)] = name
+        self.index.add(name, title, aliases)
+        fields: dict[str, object] = {"page": name, "title": title, "body": entry}
+        if title == self.general and self.general_from:
+            fields["title_from"] = self.general_from  # the person's own heading: grounded there, not in the line
+        if aliases:
+            fields["aliases"] = [a for a in aliases if subjects.fold(a) != subjects.fold(title)]
+        self.add("create_page", fields, [line.id])
+        return name
+
+    def earlier(self, days: Sequence[str]) -> list[changes.Earlier]:
+        """Bullets already on the gardener's pages for the recent days, then this pass's, oldest first."""
+        found: list[tuple[str, str, str]] = []
+        for day in days:
+            for path in pages_citing(self.tree, [day]):
+                name = pages.page_name(path)
+                text = tidy.read_text(self.tree, path)
+                if name is None or text is None:
+                    continue
+                found += [(d, t, name) for t, d in _bullets(pages.split_frontmatter(text)[1]) if d == day]
+        seen = {(t, n) for _d, t, n in found}
+        for name, items in self.written.items():
+            found += [(d, t, name) for t, d in items if (t, name) not in seen]
+        return [changes.Earlier(d, t, n) for d, t, n in sorted(found, key=lambda x: x[0])]
 
 
 def operations(
-    items: list[sort.Sorted],
-    offered: Mapping[str, JournalLine],
+    readings: Sequence[Reading],
     tree: Tree,
     titles: Mapping[str, tuple[str, list[str]]],
+    general: str = "Notes",
+    general_from_agents: bool = False,
 ) -> list[Op]:
-    """The operations code writes for a sort, in the lines' order: pages, bullets, states, Open lines, skips."""
-    out: list[Op] = []
-    links = tidy.link_index(titles)
-    made: dict[str, str] = {}  # new page title (folded) -> its name, made by an earlier line of this sort
-    written: dict[str, list[str]] = {}  # page name -> bullets this sort already put there
-    skips: dict[str, list[str]] = {}  # reason -> line ids
-
-    def add(kind: str, fields: dict[str, object], lines: list[str]) -> None:
-        out.append(Op(kind, fields, tuple(lines), len(out)))
-
-    for item in sorted(items, key=lambda it: _order(it.line, offered)):
-        line = offered.get(item.line)
-        if line is None:
+    """The operations code writes for the readings, in the lines' order: pages and bullets, changes
+    beside what they change with an Open line, decided pages, Open questions, skips."""
+    index = subjects.SubjectIndex.of(titles)
+    known = {w for title, aliases in titles.values() for label in (title, *aliases) for w in label.split()}
+    full_names: set[str] = set()
+    for r in readings:
+        for m in subjects.mentions(r.line.text):
+            if m.kind == "name" and (m.start > 0 or " " in m.text):
+                known.update(m.text.split())
+                if " " in m.text:
+                    full_names.add(m.text)
+    plan = _Planner(tree, index, known, general, "AGENTS.md" if general_from_agents else "", [], {}, {}, set(), {}, full_names)
+    recent = sorted({day for r in readings for day in _days_before(r.line.day)})
+    history = plan.earlier(recent) if recent else []
+    for old_line in history:
+        plan.note_ids(old_line.text, old_line.page)
+    skips: dict[str, list[str]] = {}
+    for r in sorted(readings, key=lambda r: (r.line.day, r.line.lineno)):
+        line = r.line
+        if r.kind == "chatter":
+            skips.setdefault(r.reason or "chatter", []).append(line.id)
             continue
-        if item.kind == "chatter":
-            skips.setdefault("chatter", []).append(line.id)
-            continue
-        name = item.page if item.page != sort.NEW else ""
-        title = ""
-        if not name:
-            title = title_from_line(item.title, line.text)
-            found = links.resolve(title) or made.get(title.casefold())
-            name = found or ""
-        path = pages.page_path(name) if name else ""
-        text = tidy.read_text(tree, path) if path else None
-        meta = pages.read_meta(text) if text is not None and _parses(text) else {}
-        decided = meta.get("state") == "decided"
-        if item.kind == "question" or decided:
-            shown = [name] if name and (text is not None or name in made.values()) else []
-            said = line.text if item.kind == "question" else f"{line.text} — [[{name}]] is decided"
-            add("open_question", {"text": _quote(said), "pages": shown}, [line.id])
+        if r.kind not in ("fact", "decision", "question"):
+            continue  # unsure, or its request failed: unread, with its reason in the record
+        name, title, aliases, _roles = plan.decision_home(line) if r.kind == "decision" else plan.home(line)
+        if r.kind == "question":
+            shown = [name] if name else []
+            plan.add("open_question", {"text": " ".join(line.text.split()), "pages": shown}, [line.id])
             continue
         entry = bullet(line)
-        if not name:
-            name = _slug(title)
-            while pages.page_path(name) in tree and name not in made.values():
-                name += "-2"
-            made[title.casefold()] = name
-            add("create_page", {"page": name, "title": title, "body": entry}, [line.id])
-        else:
-            old = changed_fact(line.text, "".join(written.get(name, [])) + (pages.split_frontmatter(text)[1] if text else ""))
-            add("append", {"page": name, "text": entry}, [line.id])
+        # A decision settles its thing on a page of its own; it is not a change of an earlier value.
+        old = None if r.kind == "decision" else changes.changed_value(line.text, name or title, [*history, *plan.earlier([])])
+        if old is not None and old.page:
+            name, title, aliases = old.page, "", []
+        if name and plan.is_decided(name):
+            # A decided page takes no more lines (the guard's rule 10): the person settles it.
             if old is not None:
-                said = f"Which holds? “{_quote(old)}” or “{_quote(line.text)}” ({line.day})"
-                add("open_question", {"text": said, "pages": [name]}, [line.id])
-        written.setdefault(name, []).append(entry)
-        if item.kind == "decision" and text is not None and pages.is_gardeners(meta) and meta.get("state") in ("open", "hypothesis"):
-            add("set_state", {"page": name, "state": "decided", "evidence": line.text}, [line.id])
+                said = f"Which holds? “{old.text}” ({old.id}) or “{line.text}” ({line.day}): it is decided"
+            else:
+                said = f"“{line.text}” ({line.day}) touches a decided page"
+            plan.add("open_question", {"text": " ".join(said.split()), "pages": [name]}, [line.id])
+            continue
+        if name:
+            fields: dict[str, object] = {"page": name, "text": entry}
+            if aliases and name not in plan.made.values():
+                fields["aliases"] = aliases
+            plan.add("append", fields, [line.id])
+        else:
+            name = plan.create(title, entry, line, aliases)
+        plan.written.setdefault(name, []).append((line.text, line.day))
+        plan.note_ids(line.text, name)
+        if r.kind != "decision":
+            plan.last_home[line.day] = name  # "He …" on the next line: the subject, not the thing decided
+        if old is not None:
+            said = f"Which holds? “{old.text}” ({old.id}) or “{line.text}” ({line.day})"
+            plan.add("open_question", {"text": " ".join(said.split()), "pages": [name]}, [line.id])
+        if r.kind == "decision" and not plan.is_decided(name) and _may_decide(plan, name):
+            plan.add("set_state", {"page": name, "state": "decided", "evidence": line.text}, [line.id])
+            plan.decided.add(name)
     for reason, ids in skips.items():
-        add("skip", {"reason": reason}, ids)
-    return out
+        plan.add("skip", {"reason": reason}, ids)
+    return plan.out
 
 
-def _order(line_id: str, offered: Mapping[str, JournalLine]) -> tuple[str, int]:
-    line = offered.get(line_id)
-    return (line.day, line.lineno) if line is not None else ("", 0)
-
-
-def _parses(text: str) -> bool:
+def _may_decide(plan: _Planner, name: str) -> bool:
+    """A page of the gardener's (or one this pass makes) may be marked decided; the person's never."""
+    if name in plan.made.values():
+        return True
+    text = plan.page_text(name)
     try:
-        pages.read_meta(text)
+        meta = pages.read_meta(text) if text is not None else {}
     except pages.PageError:
         return False
-    return True
+    return pages.is_gardeners(meta) and meta.get("state") in ("open", "hypothesis")
+
+
+def _placed(text: str, mention: subjects.Mention) -> bool:
+    """True for a name that only says where ("… on Mill Road", "at Green Bean"): never a line's home
+    while the line names something else."""
+    before = text[: mention.start].rstrip().rsplit(" ", 1)[-1].lower()
+    return before in ("on", "at", "in", "near", "along", "via")
+
+
+def _days_before(day: str) -> list[str]:
+    from datetime import date, timedelta
+
+    try:
+        end = date.fromisoformat(day)
+    except ValueError:
+        return []
+    return [(end - timedelta(days=n)).isoformat() for n in range(_RECENT_DAYS)]
+
+
+def _slug(title: str) -> str:
+    slug = re.sub(r"[^a-z0-9]+", "-", subjects.fold(title)).strip("-")
+    return slug[:60].strip("-") or "note"

@@ -155,7 +155,6 @@ class Pass:
     on_step: Callable[[Step], None] = _quiet
     step: recovery.Step = recovery.no_step  # called at the exact steps of the final write (tests act there)
     budget: Budget | None = None  # made by the ask step; what the model calls spent
-    sort_batch: int = 0  # small mode: lines one sort request holds (0: model.sort's default; fitted to a slow server)
     interrupts: Interrupts = field(init=False)
     snapshot_commit: str = ""  # the snapshot, tagged only when the pass commit lands (in the same ref update)
     _status: worktree.Status | None = field(default=None, init=False, repr=False)
@@ -240,6 +239,9 @@ class Work:
     place: Placement = field(default_factory=Placement)  # where the gardener's own pages go, and their names
     keys: dict[str, str] = field(default_factory=dict)  # the model's key of each page created -> its name
     never_written: dict[str, str] = field(default_factory=dict)  # files git keeps through a filter -> its name
+    # Offered lines the model was unsure of in the passes before (counted toward setting them aside):
+    # line id -> that reason. Small mode does not ask the same model the same question again.
+    unsure_before: dict[str, str] = field(default_factory=dict)
 
     def guard_ctx(self) -> guard.PassContext:
         return guard.PassContext(

@@ -85,9 +85,11 @@ NOT_COVERED = (
     "an agent that removes these hooks, or sets core.hooksPath (or -c core.hooksPath) elsewhere",
 )
 WALL = (
-    "`gitgarden guard --range BASE..HEAD` judges every agent commit of a pushed range where no local setting "
-    "can skip it: in CI (`gitgarden ci init` adds it for pushes and pull requests) or as the remote's "
-    "pre-receive hook (`gitgarden guard --pre-receive`)"
+    "`gitgarden guard --range BASE..HEAD` judges the commits of a pushed range on the remote's side, in CI "
+    "(`gitgarden ci init` adds it for pushes and pull requests) or as the remote's pre-receive hook "
+    "(`gitgarden guard --pre-receive`): with `people` set, every commit whose author or committer is not one "
+    "of them; with `require_signed`, every unsigned one; always, those marked as an agent's. It cannot see who "
+    "typed a commit that carries a person's name (unsigned), nor, without `people`, an unmarked agent commit"
 )
 JUDGED_BY_PREPARE = frozenset({"revert", "cherry-pick"})  # the commands prepare-commit-msg judges
 CHAINED_NAME = "pre-commit.gitgarden-chained"  # where a pre-commit hook that was there first is kept
@@ -346,13 +348,10 @@ def agent_name(env: Mapping[str, str]) -> str | None:
 def agent_of(root: Path, env: Mapping[str, str], patterns: Sequence[str]) -> str | None:
     """Why this commit is an agent's (for the refusal's last line), or None for a person's.
 
-    gitgarden's own commits (a pass, undo) are nobody's agent: they carry its one-time token
-    (`commits.own_commit`), which no variable an agent exports can stand in for.
+    gitgarden's own commits (a pass, undo) are nobody's agent: every git process gitgarden starts
+    runs without GITGARDEN_AGENT (`gitrepo` strips it), its own guard having judged the commit. No
+    mark an agent could mint in the same checkout (a file, a variable) lets a commit through.
     """
-    from gitgarden.repo import commits  # here only: `guard --staged` never asks
-
-    if commits.is_own_commit(root, env):
-        return None
     name = agent_name(env)
     if name is not None:
         return f"{AGENT_ENV}={name.strip() or repr(name)}"

@@ -1,4 +1,5 @@
-"""The wall: every agent commit of a pushed range judged by the guard, where no local setting can skip it.
+"""The wall: the commits of a pushed range judged by the guard on the remote's side (CI, or its own
+pre-receive hook), which no setting of the agent's checkout reaches.
 
 A client hook is a guard rail: an agent can commit with `--no-verify`, through a
 command no hook sees (`git rebase`, plumbing), or remove the hook. What reaches
@@ -6,20 +7,25 @@ the shared remote can still be judged: `gitgarden guard --range BASE..TIP` (a CI
 job on pushes and pull requests) and `gitgarden guard --pre-receive` (the remote's
 own hook) read nothing but git objects.
 
-A commit of the range is an agent's when its message carries the
-`Gardener-Agent:` trailer (the prepare-commit-msg hook adds it to every commit
-made with GITGARDEN_AGENT set) or its author matches `guard_agents`. Who counts
-as an agent, and the project's layout, come from `.gitgarden/config.toml` as it
-stood *before* the range: a pushed commit cannot change them for itself. Each
-agent commit is judged against its first parent, as the pre-commit hook would
-have judged it; everyone else's commits (the person's, gitgarden's own) pass.
+Which commits it judges, from what it can prove (`WALL_SEES`, `WALL_CANNOT_SEE`):
+- with `people` set (`["Pat <pat@example.com>"]`), every commit whose author or committer is
+  not one of them is judged: as an agent's, or — when both are gitgarden's own identity (the
+  `author` setting) — as a pass, by the rules two trees show;
+- with `require_signed = true`, every commit without a good signature (`git verify-commit`,
+  with the keys the checking machine trusts) is judged as an agent's;
+- always, a commit whose message carries the `Gardener-Agent:` trailer or whose author matches
+  `guard_agents`. Without `people` that is all it judges, and the trailer is written by the
+  agent's own side (a hook it can skip): an agent that commits without hooks is not seen.
+Who counts as whom, and the project's layout, come from `.gitgarden/config.toml` as it stood
+*before* the range: a pushed commit cannot change them for itself. Each judged commit is
+judged against its first parent, as the pre-commit hook would have judged it.
 """
 
 from __future__ import annotations
 
 import os
 import tomllib
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,9 +36,32 @@ from gitgarden.repo import gitrepo
 from gitgarden.wiki import layout
 from gitgarden.wiki.tree import Entry, Overlay, Tree
 
-__all__ = ["Judged", "ZERO", "judge_range", "judge_pushes", "settings_at"]
+__all__ = ["Judged", "Wall", "ZERO", "WALL_SEES", "WALL_CANNOT_SEE", "judge_range", "judge_pushes", "settings_at"]
 
 ZERO = "0" * 40
+GARDENER = "gitgarden <gitgarden@localhost>"  # the `author` setting's default: gitgarden's own commits
+WALL_SEES = (
+    "with `people` set in .gitgarden/config.toml, every commit whose author or committer is not one of them "
+    "(gitgarden's own passes judged by the rules two trees show); with `require_signed = true`, every commit "
+    "without a good signature; always, commits with the Gardener-Agent: trailer or an author matching guard_agents"
+)
+WALL_CANNOT_SEE = (
+    "who typed a commit: an agent that writes a person's name and email as author and committer is that person "
+    "to it, unless signatures are required and the agent cannot sign with the person's key; without `people`, "
+    "an agent that commits with hooks off (--no-verify, -c core.hooksPath=…) carries no trailer and is not "
+    "judged; and what only a pass knows (its cited lines, state evidence) for commits in gitgarden's name"
+)
+
+
+@dataclass(frozen=True)
+class Wall:
+    """Who the wall judges, from the project's settings file as it stood before the range."""
+
+    layout: layout.Layout = layout.DEFAULT
+    agents: tuple[str, ...] = ()  # guard_agents
+    people: tuple[str, ...] = ()
+    require_signed: bool = False
+    gardener: str = GARDENER
 
 
 @dataclass
@@ -47,23 +76,29 @@ class Judged:
     proposed: Tree
 
 
-def settings_at(root: Path, rev: str | None, prefix: str) -> tuple[layout.Layout, tuple[str, ...]]:
-    """The layout and `guard_agents` of the project at `prefix` as commit `rev` holds its settings file
-    (the defaults when there is none); ConfigError when the file sets them badly."""
+def settings_at(root: Path, rev: str | None, prefix: str) -> Wall:
+    """Who the wall judges in the project at `prefix`, as commit `rev` holds its settings file (the
+    defaults when there is none); ConfigError when the file sets them badly."""
     if not rev:
-        return layout.DEFAULT, ()
+        return Wall()
     proc = gitrepo.git(root, "cat-file", "blob", f"{rev}:{prefix}.gitgarden/config.toml", check=False)
     if not proc:
-        return layout.DEFAULT, ()
+        return Wall()
     where = f"{rev[:10]}:{prefix}.gitgarden/config.toml"
     try:
         table = tomllib.loads(proc.decode("utf-8"))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(f"{where} is not valid TOML ({exc})") from None
-    agents = table.get("guard_agents", [])
-    if not isinstance(agents, list) or not all(isinstance(a, str) for a in agents):
-        raise ConfigError(f"{where}: guard_agents must be a list of texts")
-    return layout.from_table(table, where=where), tuple(agents)
+    lists = {}
+    for key in ("guard_agents", "people"):
+        value = table.get(key, [])
+        if not isinstance(value, list) or not all(isinstance(a, str) for a in value):
+            raise ConfigError(f"{where}: {key} must be a list of texts")
+        lists[key] = tuple(value)
+    signed, gardener = table.get("require_signed", False), table.get("author", GARDENER)
+    if not isinstance(signed, bool) or not isinstance(gardener, str):
+        raise ConfigError(f"{where}: require_signed must be true or false, author a text")
+    return Wall(layout.from_table(table, where=where), lists["guard_agents"], lists["people"], signed, gardener)
 
 
 def _tree(root: Path, rev: str | None, prefix: str) -> dict[str, Entry]:
@@ -91,30 +126,51 @@ def _changes(root: Path, parent: str | None, commit: str, prefix: str) -> dict[s
     return {p.removeprefix(prefix): now.get(p) for p in changed}
 
 
-def _agent(root: Path, commit: str, patterns: Sequence[str]) -> tuple[str, str] | None:
-    """(why the commit is an agent's, its subject), or None for anyone else's commit."""
-    fmt = f"%an <%ae>%x00%s%x00%(trailers:key={hook.AGENT_TRAILER},valueonly,separator=%x2c)"
-    author, subject, trailer = gitrepo.git(root, "show", "-s", f"--format={fmt}", commit).decode("utf-8", "replace").split("\0")
+def _ident_is(who: str, ident: str) -> bool:
+    """True when `ident` (`Name <email>`) is the identity `who` names: the whole `Name <email>`, the
+    email alone, or a glob pattern (as guard_agents')."""
+    if set(who) & set("*?["):
+        return hook.matches_author(who, ident)
+    want, have = " ".join(who.lower().split()), " ".join(ident.lower().split())
+    email = have.rpartition("<")[2].rstrip(">")
+    return want == have or want.strip("<>") == email
+
+
+def _whose(root: Path, commit: str, wall: Wall) -> tuple[str, str, bool] | None:
+    """(why the commit is judged, its subject, True to judge it as an agent's — False: as a pass),
+    or None for a commit the wall lets pass."""
+    fmt = f"%an <%ae>%x00%cn <%ce>%x00%s%x00%G?%x00%(trailers:key={hook.AGENT_TRAILER},valueonly,separator=%x2c)"
+    shown = gitrepo.git(root, "show", "-s", f"--format={fmt}", commit).decode("utf-8", "replace")
+    author, committer, subject, signature, trailer = shown.split("\0")
     trailer = trailer.strip()
     if trailer:
-        return f"{hook.AGENT_TRAILER}: {trailer}", subject
-    for pattern in patterns:
+        return f"{hook.AGENT_TRAILER}: {trailer}", subject, True
+    for pattern in wall.agents:
         if hook.matches_author(pattern, author):
-            return f"the author {author} matches guard_agents {pattern!r}", subject
-    return None
+            return f"the author {author} matches guard_agents {pattern!r}", subject, True
+    if wall.require_signed and signature.strip() not in ("G", "U"):
+        return f"no good signature (git says {signature.strip() or 'N'}) where require_signed is set", subject, True
+    if not wall.people:
+        return None
+    strangers = [f"{role} {who}" for role, who in (("author", author), ("committer", committer)) if not any(_ident_is(p, who) for p in wall.people)]
+    if not strangers:
+        return None
+    if all(_ident_is(wall.gardener, who) for who in (author, committer)):
+        return f"gitgarden's own identity ({wall.gardener}), judged as a pass", subject, False
+    return f"{' and '.join(strangers)} not among the people", subject, True
 
 
-def _judge(root: Path, commits: Iterable[str], patterns: Sequence[str], prefix: str) -> list[Judged]:
+def _judge(root: Path, commits: Iterable[str], wall: Wall, prefix: str) -> list[Judged]:
     out: list[Judged] = []
     for commit in commits:
-        agent = _agent(root, commit, patterns)
-        if agent is None:
+        whose = _whose(root, commit, wall)
+        if whose is None:
             continue
         parents = gitrepo.git(root, "rev-list", "--parents", "-n", "1", commit).decode().split()[1:]
         parent = parents[0] if parents else None
         base = _tree(root, parent, prefix)
         proposed = Overlay(base, _changes(root, parent, commit, prefix))
-        out.append(Judged(commit, agent[1], agent[0], check(base, proposed, None, agent=True), base, proposed))
+        out.append(Judged(commit, whose[1], whose[0], check(base, proposed, None, agent=whose[2]), base, proposed))
     return out
 
 
@@ -132,9 +188,9 @@ def judge_range(root: Path, spec: str, prefix: str = "") -> list[Judged]:
         commits = gitrepo.git(root, "rev-list", "--reverse", f"{base_commit}..{tip}").decode().split()
     except GitError:
         raise GitgardenError(f"{spec!r} is not a range of this repository (fetch both ends first: `git fetch`)") from None
-    here, patterns = settings_at(root, base_commit, prefix)
-    with layout.active(here):
-        return _judge(root, commits, patterns, prefix)
+    wall = settings_at(root, base_commit, prefix)
+    with layout.active(wall.layout):
+        return _judge(root, commits, wall, prefix)
 
 
 def judge_pushes(root: Path, lines: Iterable[str], prefix: str = "") -> list[Judged]:
@@ -160,7 +216,7 @@ def _judge_pushes(root: Path, lines: Iterable[str], prefix: str) -> list[Judged]
         else:
             commits = gitrepo.git(root, "rev-list", "--reverse", f"{old}..{new}").decode().split()
             before = old
-        here, patterns = settings_at(root, before, prefix)
-        with layout.active(here):
-            found.extend(_judge(root, commits, patterns, prefix))
+        wall = settings_at(root, before, prefix)
+        with layout.active(wall.layout):
+            found.extend(_judge(root, commits, wall, prefix))
     return found

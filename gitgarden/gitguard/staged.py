@@ -22,7 +22,7 @@ from gitgarden.guard.diff import Names, aliases_in
 from gitgarden.repo import gitrepo
 from gitgarden.wiki import layout, linking
 from gitgarden.wiki.linking import resolve_key
-from gitgarden.wiki.tree import Entry, Overlay, Tree
+from gitgarden.wiki.tree import Entry, Overlay, Tree, from_git
 
 __all__ = ["HeadTree", "IndexNames", "staged_trees"]
 
@@ -64,7 +64,7 @@ class HeadTree(Mapping[str, Entry]):
         blobs = gitrepo.read_blobs(self.root, [oid for _, _, oid in files])
         self._known.update(dict.fromkeys(todo))  # a folder is no entry of a tree
         for (path, mode, _), data in zip(files, blobs, strict=True):
-            self._known[path] = Entry("symlink" if mode == "120000" else "file", data)
+            self._known[path] = from_git(mode, data)
         # A submodule: known, so no rule lets it go, but never read (its id names a commit).
         self._known.update((p, Entry("gitlink", b"")) for p, (mode, _) in found.items() if mode == "160000")
 
@@ -272,7 +272,7 @@ def staged_trees(root: Path, env: Mapping[str, str]) -> tuple[Tree, Tree]:
         mode, oid = mode_oid
         if mode == "160000":  # a submodule's commit id: no file of this repository
             return Entry("gitlink", b"")
-        return Entry("symlink" if mode == "120000" else "file", blobs[oid])
+        return from_git(mode, blobs[oid])
 
     olds = {path: entry(old) for path, old, _ in changed}
     base = HeadTree(root, head, olds, git_env)

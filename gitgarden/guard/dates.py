@@ -6,7 +6,8 @@ The journal day a cited line was written on is cited text for dates only:
 lines. So a number is grounded by a day only inside a date expression:
 
 - next to a month name: "9 June", "June 9", "9th of June 2026", "June 9th, 2026", "June 2026";
-- next to a weekday or a day named by its distance: "Friday 9", "Friday the 9th", "yesterday, the 8th";
+- next to a weekday or a day named by its distance: "Friday 9", "Friday the 9th", "yesterday, the 8th"
+  (not when a word that is not grammar follows the number: "last Saturday, 25 times" counts);
 - an ISO or numeric date: "2026-06-09", "9/6/2026", "9.6.2026", "9/6";
 - a day by its ordinal after a preposition: "on the 9th", "by the 9th" (not "the 9th time");
 - a year after a preposition or a season: "in 2026", "since 2026", "summer of 2026".
@@ -46,13 +47,15 @@ _PATTERNS = [
         rf"\b{_D}(?:\s+of)?\s+{_M}(?:,?\s+{_Y})?(?!\w)",  # 9 June 2026, ninth of June
         rf"\b{_M}\s+{_D}(?:,?\s+{_Y})?\b",  # June 9, 2026
         rf"\b{_M},?\s+{_Y}\b",  # June 2026
-        rf"\b{_W},?\s+(?:the\s+)?{_D}\b",  # Friday 9, Friday the 9th
-        rf"\b(?:today|yesterday|tomorrow|tonight),?\s+(?:the\s+)?{_D}\b",  # yesterday, the 8th
         rf"\b(?:in|since|until|till|by|during|from|before|after|{_SEASON})(?:\s+of)?[\s-]+{_Y}\b",  # in 2026, summer of 2026
     )
 ]
 # "on the 9th": a date unless a word that is not grammar follows ("the 9th time", "the 3rd floor").
 _ON_THE = re.compile(rf"\b{_PREPOSITION}\s+the\s+({_D})\b(?:\s+([^\W\d_]+))?", re.I)
+# A day named by its weekday or its distance, then a number: "Friday 9", "Friday the 9th",
+# "yesterday, the 8th" — and, as for "on the 9th", not when a word that is not grammar follows:
+# in "last Saturday, 25 times in all" and "on Friday, 9 people came" the number counts.
+_NAMED_DAY = re.compile(rf"\b(?:{_W}|today|yesterday|tomorrow|tonight),?\s+(?:the\s+)?({_D})\b(?:\s+([^\W\d_]+))?", re.I)
 _DOTTED = re.compile(r"\b(\d{1,2})\.(\d{1,2})\.(\d{2,4})\b")
 
 
@@ -65,10 +68,18 @@ def spans(text: str) -> list[tuple[int, int]]:
     """The character spans of `text` that are date expressions (see the module's docstring)."""
     out = [m.span() for p in _PATTERNS for m in p.finditer(text)]
     for m in _ON_THE.finditer(text):
-        after = (m.group(2) or "").lower()
-        if not after or after in STOP_WORDS or after in DATE_WORDS:
+        if _grammar_after(m.group(2)):
             out.append(m.span(1))
+    for m in _NAMED_DAY.finditer(text):
+        if _grammar_after(m.group(2)):
+            out.append((m.start(), m.end(1)))
     return out
+
+
+def _grammar_after(word: str | None) -> bool:
+    """True when what follows a day's number leaves it a day: nothing, grammar or a date word."""
+    after = (word or "").lower()
+    return not after or after in STOP_WORDS or after in DATE_WORDS
 
 
 def parse(text: str) -> date | None:
@@ -84,7 +95,8 @@ _ISO = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
 
 def days_named(texts: Sequence[str], days: Iterable[str]) -> set[date]:
     """The dates the cited lines speak of: their journal days ("yesterday" and "tomorrow" in them
-    add the days either side) and the ISO dates written in them."""
+    add the days either side) and the ISO dates written in them. A weekday in a line ("last
+    Saturday") names no day here: which Saturday is the person's to say, not an inference's."""
     joined = " ".join(texts).lower()
     named = {d for d in map(parse, days) if d is not None}
     for d in list(named):

@@ -30,6 +30,7 @@ paraphrase or wiki sentence refused, 3 of 12 cited-plus-uncited mixtures land
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -73,6 +74,9 @@ _HYPHENATED = re.compile(r"[^\W_]+(?:-[^\W_]+)+")
 _TRIM = ".,;:!?()[]{}\"'“”‘’*_<>"  # punctuation around a word quoted in a verdict
 
 _BLOCK_START = re.compile(r"^\s{0,3}(?:#{1,6}\s|>|\||```|~~~)|^\s*(?:[-*+]|\d{1,9}[.)])\s+")
+# A thematic break (`---`, `***`, `___`) or a setext underline (`===`): no words, and the end of a
+# paragraph — never glued to the lines around it, which are judged each on its own.
+_BREAK_LINE = re.compile(r"^ {0,3}(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,}|=+[ \t]*)$")
 _MARKER = re.compile(r"^\s*(?:#{1,6}\s+|>\s*|(?:[-*+]|\d{1,9}[.)])\s+(?:\[[ xX]\]\s+)?)")
 _CLOSING_HASHES = re.compile(r"\s#+\s*$")
 _CELL = re.compile(r"(?<!\\)\|")
@@ -146,14 +150,33 @@ class _Reference:
         return w.found_in(self.words) or (w.date and w.found_in(self.dates))
 
 
-def _strip_markup(text: str) -> str:
+def _strip_markup(text: str, comma: str = "") -> str:
+    """`text` as words are read from it: links as their text, no possessives or apostrophes, thousands
+    separators as `comma` (gone by default), dotted dates slashed, ordinal endings gone."""
     text = _WIKILINK.sub(lambda m: _link_text(m.group(1)), text)
     text = _MDLINK.sub(r"\1", text)
     text = _POSSESSIVE.sub("", text)
     text = _APOSTROPHE.sub("", text)
-    text = _THOUSANDS.sub(lambda m: m.group(0).replace(",", ""), text)
+    text = _THOUSANDS.sub(lambda m: m.group(0).replace(",", comma), text)
     text = dates.undot(text)
     return _ORDINAL_DIGITS.sub(r"\1", text)
+
+
+_GROUPED = "\0"  # a thousands separator while dates are looked for (no text a guard reads holds NUL)
+
+
+def _stripped_with_dates(text: str) -> tuple[str, list[tuple[int, int]]]:
+    """`_strip_markup(text)` and its date spans, looked for while the thousands separators still
+    stand: "by 1,000 units" and "0,000" hold no year, though "1000" and "0000" would read as one."""
+    marked = _strip_markup(text, comma=_GROUPED)
+    cuts = [i for i, c in enumerate(marked) if c == _GROUPED]
+    if not cuts:
+        return marked, dates.spans(marked)
+
+    def at(pos: int) -> int:
+        return pos - bisect.bisect_left(cuts, pos)
+
+    return marked.replace(_GROUPED, ""), [(at(a), at(b)) for a, b in dates.spans(marked)]
 
 
 def _link_text(inner: str) -> str:
@@ -170,10 +193,9 @@ def _words(text: str) -> list[_Word]:
     ("Flour prices: Type 550 …"): there capitals are grammar, not names. A word
     inside a date expression (`dates.spans`) is marked `date`.
     """
-    stripped = _strip_markup(text)
+    stripped, in_date = _stripped_with_dates(text)
     found = list(_TOKEN.finditer(stripped))
     raw = [m.group(0).lower() for m in found]
-    in_date = dates.spans(stripped)
 
     def dated(i: int) -> bool:
         at = found[i].start()
@@ -319,7 +341,7 @@ def _sentences(text: str) -> list[tuple[str, bool]]:
     table_row = False  # the last block was a table row
     for line in text.splitlines():
         was_row, table_row = table_row, False
-        if not line.strip():
+        if not line.strip() or _BREAK_LINE.match(line):
             flush()
             continue
         if _BLOCK_START.match(line):

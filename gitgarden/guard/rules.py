@@ -24,10 +24,11 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from gitgarden.guard import plain
 from gitgarden.guard.anchors import dangling
 from gitgarden.guard.diff import (
     Diff,
@@ -221,7 +222,8 @@ def rule_no_deletion(d: Diff) -> Iterator[Finding]:
 
 def rule_safe_new_files(d: Diff) -> Iterator[Finding]:
     """3. New pages are wiki/<slug>.md (for an agent: the vault's own names), UTF-8 text,
-    no symlinks, no `..`, no hidden files."""
+    no symlinks, no `..`, no hidden files, nothing executable."""
+    yield from plain.mode_findings(d, new=True)
     for path in d.paths("symlink"):
         if d.layout.in_wiki(path):
             yield path, f"a symlink under {d.layout.wiki_shown} was added or changed; none is ever written", ""
@@ -246,7 +248,9 @@ def rule_safe_new_files(d: Diff) -> Iterator[Finding]:
 def rule_no_rewording(d: Diff) -> Iterator[Finding]:
     """4. An existing page's lines all survive, in order; only insertions — except link
     wrapping and verbatim split moves. Frontmatter: state moves forward only, with evidence
-    (in a pass); source only grows; other keys unchanged. An attachment is never written."""
+    (in a pass); source only grows; other keys unchanged. An attachment is never written, and no
+    file becomes executable."""
+    yield from plain.mode_findings(d, new=False)
     for path in d.paths("attachment"):
         yield path, "an attachment (a file that is not a page) is never written", ""
     for path in d.paths("filtered"):
@@ -274,6 +278,8 @@ def rule_no_rewording(d: Diff) -> Iterator[Finding]:
             for key in sorted({*old, *new} - {"state", "source"}):
                 if key == SUPERSEDED_KEY and old.get(key) is None and _supersedes(d, new.get(key)):
                     continue  # a page may be marked superseded by an existing page, once
+                if key == "aliases" and d.ctx is not None and _aliases_grow(d, old, new):
+                    continue  # the gardener's page learns another name the journal gives it
                 if old.get(key) != new.get(key):
                     why = f"frontmatter key '{key}' changed; only state and source may"
                     yield path, why, f"{key}: {new.get(key)}"
@@ -283,6 +289,22 @@ def rule_no_rewording(d: Diff) -> Iterator[Finding]:
         if not moves.used:
             for i in moves.unplaced:
                 yield path, "a line of the page was changed or removed", page.old[i]
+
+
+def _aliases_grow(d: Diff, old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
+    """True when a pass only added aliases to a page of the gardener's, each a name that stands word
+    for word in a journal line: a person's page keeps its frontmatter as they wrote it."""
+    if not pages.is_gardeners(old):
+        return False
+    before, after = old.get("aliases") or [], new.get("aliases") or []
+    if not isinstance(after, list) or not isinstance(before, list | str) or not after:
+        return False
+    before = [before] if isinstance(before, str) else before
+    if after[: len(before)] != before:
+        return False
+    added = [a for a in after[len(before) :]]
+    journal = d.ctx.journal_lines if d.ctx is not None else ()
+    return all(isinstance(a, str) and a.strip() and any(a.casefold() in line.casefold() for line in journal) for a in added)
 
 
 def _supersedes(d: Diff, value: Any) -> bool:
@@ -356,7 +378,10 @@ def rule_journal(d: Diff) -> Iterator[Finding]:
 
 def rule_valid_pages(d: Diff) -> Iterator[Finding]:
     """7. Every page written parses, has a known state and a source naming journal days that
-    exist; a new page starts open (a split part inherits its parent's state)."""
+    exist; a new page starts open (a split part inherits its parent's state). What it writes shows
+    what it says: no hidden character, no frontmatter block opening its body (`guard.plain`)."""
+    yield from plain.hidden_findings(d)
+    yield from plain.body_frontmatter_findings(d)
     for path, page in d.pages.items():
         if not page.front_changed or page.old_meta is None:
             continue
@@ -381,6 +406,8 @@ def rule_valid_pages(d: Diff) -> Iterator[Finding]:
         state = meta.get("state")
         parent = d.ctx.split_parents.get(path) if d.ctx is not None else d.parents.get(path)
         allowed = ["open"]
+        if d.ctx is not None and parent is None and _state_move(path, "open", state, d.ctx) is None:
+            allowed.append(state)  # a page made from a decision line starts decided, the line quoted as evidence
         if parent is not None:
             inherited = [d.state_of(tree, parent) for tree in (d.base, d.proposed)]
             allowed = [s for s in inherited if _rank(s) is not None] or allowed

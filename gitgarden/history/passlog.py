@@ -75,7 +75,7 @@ class PassEntry:
     reviewed: bool = False  # made in review mode (accepted, rejected or still waiting)
     subject: str = ""
     message: str = ""
-    captured_by: dict[str, list[str]] = field(default_factory=dict)  # agent -> the line ids it captured that the pass read
+    captured_by: dict[str, list[str]] = field(default_factory=dict)  # the name an MCP client gave (its claim) -> the line ids it captured that the pass read
     record: dict[str, Any] | None = field(default=None, repr=False)
 
     def to_json(self) -> dict[str, Any]:
@@ -319,7 +319,7 @@ def passes_state(root: Path) -> tuple[object, ...]:
 
 
 def resolve_commit(root: Path, ref: str) -> str | None:
-    if not ref or ref.startswith("-"):
+    if not ref or ref.startswith("-") or "\0" in ref:  # an option, or what no argument may hold
         return None
     out = gitrepo.git(root, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}", check=False)
     return out.decode().strip() or None

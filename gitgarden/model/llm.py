@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar, cast
 
@@ -85,6 +85,9 @@ class Reply:
     usage: Usage
     finish_reason: str = "stop"
     model: str = ""
+    # The first token's alternatives and their probabilities (stripped, lowercased), when the
+    # request asked for log-probabilities and the endpoint gave them; empty otherwise.
+    alternatives: Mapping[str, float] = field(default_factory=dict)
 
 
 @dataclass
@@ -179,6 +182,7 @@ class StreamingModel(Model, Protocol):
         budget: Budget,
         on_tokens: TokenCallback | None = None,
         max_tokens: int | None = None,
+        logprobs: int | None = None,
     ) -> Reply: ...
 
 
@@ -190,14 +194,18 @@ def complete(
     on_tokens: TokenCallback | None = None,
     *,
     max_tokens: int | None = None,
+    logprobs: int | None = None,
 ) -> Reply:
-    """`model.complete`, with `on_tokens` only when there is one and the model takes it, and a tighter
-    output bound (`max_tokens`, e.g. a sort reply's) where the model takes one."""
+    """`model.complete`, with `on_tokens` only when there is one and the model takes it, a tighter
+    output bound (`max_tokens`, e.g. a one-word answer's) and the first token's `logprobs`
+    alternatives where the model takes them. An empty `schema` asks for no structured output."""
     extra: dict[str, Any] = {}
     if on_tokens is not None and getattr(model, "streams", False):
         extra["on_tokens"] = on_tokens
     if max_tokens is not None and getattr(model, "streams", False):
         extra["max_tokens"] = max_tokens
+    if logprobs is not None and getattr(model, "streams", False):
+        extra["logprobs"] = logprobs
     if extra:
         return cast("StreamingModel", model).complete(messages, schema, budget, **extra)
     return model.complete(messages, schema, budget)

@@ -15,6 +15,7 @@ The only module that imports litellm, and only inside functions: the import cost
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 import os
@@ -61,6 +62,11 @@ _SPEED_TOKENS = 16  # reply tokens the speed measure asks for: enough to time th
 _BOUND_SLACK = 8  # tokens past the output bound a stream may bring before it is cut (estimates are rough)
 _RETRY_WAIT = 2.0  # seconds before a retry (times the attempt): only rate limits and busy servers are retried
 _RETRYABLE = frozenset({"rate_limited", "unavailable"})
+# Seconds the HTTP client waits past the request's deadline: the deadline (`wire.within`) is the one
+# clock that ends a request and says why; the client's own timeout only backs it up. Both at the same
+# second, a loaded machine let the client's fire first ("did not answer") instead of the deadline's
+# ("no first token …: the server was still reading the prompt").
+_HTTP_SLACK = 5
 _TELL_EVERY = 0.1  # seconds between two reports of the tokens a stream has brought (at most ~10 a second)
 _DETAIL_CHARS = 200
 
@@ -88,6 +94,7 @@ class LiteLLMModel:
         self._key = key
         self._secrets = tuple(s for s in {key, key_source(settings, env)[0]} if s)
         self.stream_refused = ""  # why the endpoint cannot stream, once it said so: later calls do not try again
+        self.logprobs_refused = ""  # why the endpoint gives no log-probabilities, once it said so: answers are then labels
         self.served_by = ""  # the model the server named in its last reply, when another than `name`
         self.sockets = wire.Sockets()
         self._client: Any = None  # the OpenAI client over `sockets`, made at the first request
@@ -138,9 +145,14 @@ class LiteLLMModel:
         budget: Budget,
         on_tokens: TokenCallback | None = None,
         max_tokens: int | None = None,
+        logprobs: int | None = None,
     ) -> Reply:
         """One completion, bounded by the settings and what is left of `budget`, which it charges —
         also when it fails: the prompt it sent (estimated) and the tokens it received.
+
+        With `logprobs` the first token's alternatives come back (`Reply.alternatives`), asked for
+        plainly (not streamed). An endpoint that refuses log-probabilities (llama.cpp without
+        `--logits_all`) is asked again without them, and remembered: its answers are then labels.
 
         With `on_tokens` the reply is streamed and `on_tokens` is told the output tokens so far, at
         most about ten times a second (whatever it raises ends the request and goes up); a stream
@@ -154,13 +166,16 @@ class LiteLLMModel:
         left = budget.tokens_left() - wire.estimate(sent)
         bound = max(1, min(max_tokens or s.max_output_tokens, s.max_output_tokens, left))
         timeout = max(1, min(s.timeout, math.ceil(budget.seconds_left())))
-        extra: dict[str, Any] = {"timeout": timeout, "num_retries": 0, "max_tokens": bound, "temperature": s.temperature}
-        shape = response_format(s, schema)
+        extra: dict[str, Any] = {"timeout": timeout + _HTTP_SLACK, "num_retries": 0, "max_tokens": bound, "temperature": s.temperature}
+        shape = response_format(s, schema) if schema else None
         if shape is not None:
             extra["response_format"] = shape
+        if logprobs is not None and not self.logprobs_refused:
+            extra.update(logprobs=True, top_logprobs=logprobs)
+            on_tokens = None  # the alternatives come with a plain reply
         deadline = time.monotonic() + timeout
         for attempt in range(1 + max(0, s.num_retries)):
-            progress = wire.Progress(prompt_tokens=wire.estimate(sent), bound=bound)
+            progress = wire.Progress(prompt_tokens=wire.estimate(sent), bound=bound, timeout=timeout)
             try:
                 reply = wire.within(
                     deadline,
@@ -169,6 +184,9 @@ class LiteLLMModel:
                     functools.partial(self._too_slow, progress, timeout),
                 )
             except ModelError as exc:
+                if "logprobs" in extra and exc.kind == "error" and "logprob" in str(exc).lower() + repr(exc.__cause__).lower():
+                    self.logprobs_refused = str(exc)  # asked once more, plainly: its answer is the label
+                    return self.complete(messages, schema, budget, None, max_tokens, logprobs)
                 if not progress.refused_at_once:  # what went out and came back is spent, even on a failure
                     budget.charge(Usage(progress.prompt_tokens, progress.received), estimated=True)
                 wait = _RETRY_WAIT * (attempt + 1)
@@ -180,7 +198,7 @@ class LiteLLMModel:
                 reply.usage.prompt_tokens, reply.usage.completion_tokens, sent=sent, text=reply.text, bound=bound
             )
             if guessed:
-                reply = Reply(reply.text, Usage(prompt, completion, None), reply.finish_reason, reply.model)
+                reply = dataclasses.replace(reply, usage=Usage(prompt, completion, None))
             budget.charge(reply.usage, estimated=guessed)
             # The model the server says answered: one endpoint (a llama.cpp server as `openai/local`)
             # serves whichever model it was started with, and the pass's record names it.
@@ -205,7 +223,7 @@ class LiteLLMModel:
         try:
             response = self._request_raw(messages, **extra)
         except Exception as exc:
-            raise self._failed(exc, extra["timeout"], progress) from None
+            raise self._failed(exc, progress.timeout, progress) from None
         return self._reply(response)
 
     def _failed(self, exc: Exception, timeout: Any, progress: wire.Progress) -> Exception:
@@ -269,13 +287,13 @@ class LiteLLMModel:
         except Exception as exc:
             refusal = failures.stream_refusal(exc)
             if refusal is None:
-                raise self._failed(exc, extra["timeout"], progress) from None
+                raise self._failed(exc, progress.timeout, progress) from None
             self.stream_refused = failures.scrub(refusal, self._secrets)
             progress.streamed = False
             return None
         over = False
         try:
-            more, over = self._read(stream, chunks, on_tokens, budget, progress, extra["timeout"], bound)
+            more, over = self._read(stream, chunks, on_tokens, budget, progress, progress.timeout, bound)
             chunks += more
         finally:
             failures.close_stream(stream)  # a stopped pass leaves mid-stream: the connection goes, the server stops
@@ -447,7 +465,28 @@ class LiteLLMModel:
             usage=Usage(_as_int(prompt), _as_int(completion), cost),
             finish_reason=str(getattr(choice, "finish_reason", "") or ""),
             model=str(getattr(response, "model", "") or self.name),
+            alternatives=_alternatives(choice),
         )
+
+
+def _alternatives(choice: Any) -> dict[str, float]:
+    """The first token's alternatives as {token (stripped, lowercased): probability}; {} when absent."""
+    logprobs = getattr(choice, "logprobs", None)
+    content = getattr(logprobs, "content", None) if logprobs is not None else None
+    if content is None and isinstance(logprobs, dict):
+        content = logprobs.get("content")
+    if not content:
+        return {}
+    first = content[0]
+    top = getattr(first, "top_logprobs", None) if not isinstance(first, dict) else first.get("top_logprobs")
+    out: dict[str, float] = {}
+    for alt in top or []:
+        token = alt.get("token") if isinstance(alt, dict) else getattr(alt, "token", None)
+        value = alt.get("logprob") if isinstance(alt, dict) else getattr(alt, "logprob", None)
+        if isinstance(token, str) and isinstance(value, int | float) and math.isfinite(value):
+            key = token.strip().lower()
+            out[key] = out.get(key, 0.0) + math.exp(value)
+    return out
 
 
 def _as_int(value: Any) -> int:

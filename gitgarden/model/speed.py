@@ -4,9 +4,9 @@ A model on a laptop CPU reads a prompt at tens of tokens a second: a prompt size
 hosted model takes it many minutes before the first reply token. Before the first pass
 against an endpoint (and in `llm status`) one small streamed request measures the seconds
 to the first token (the prompt's reading) and the reply's pace; the measure is kept per
-endpoint and model in the state folder, and `fit` chooses the prompt size, the lines a
-pass offers and small mode's batch so each request fits `timeout` and the pass fits
-`seconds_budget` — told in one line when it had to shrink anything.
+endpoint and model in the state folder, and `fit` chooses the prompt size and the lines a
+pass offers so each request fits `timeout` and the pass fits `seconds_budget` —
+told in one line when it had to shrink anything.
 """
 
 from __future__ import annotations
@@ -43,9 +43,11 @@ _SAFETY = 0.8  # aim a fifth under the timeout: the measure is one sample on a m
 # What a prompt holds besides its journal lines, and what a line costs, in tokens (estimates).
 _FULL_OVERHEAD = 1500
 _FULL_PER_LINE = 30
-_SORT_OVERHEAD = 350
-_SORT_PER_LINE = 30
-_SORT_REPLY_PER_LINE = 40
+# Small mode asks one line a request after a fixed prefix the server keeps: it reads the prefix once
+# and then only each line; it charges the whole prompt to the token budget, as the server counts it.
+_JUDGE_PREFIX = 330
+_JUDGE_PER_LINE = 40
+_JUDGE_REQUEST_S = 0.3  # a request's own cost on a local server (HTTP, sampling one token)
 _MIN_WINDOW = 1024
 _MIN_REPLY = 256
 
@@ -58,6 +60,9 @@ class Speed:
     reply_tps: float
     first_token_s: float
     measured: str  # ISO time of the measure
+    # Small mode: the score between this model's facts and chatter, measured on labelled lines
+    # (`model.judge.CALIBRATION`); None until measured.
+    threshold: float | None = None
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -65,13 +70,12 @@ class Speed:
 
 @dataclass(frozen=True)
 class Fit:
-    """The settings a pass runs with on this endpoint, small mode's lines per request, and the one
-    line that says what was shrunk ('' when nothing was)."""
+    """The settings a pass runs with on this endpoint, and the one line that says what was shrunk
+    ('' when nothing was)."""
 
     settings: Settings
-    batch: int
     sentence: str
-    said: str = ""  # what the pass offers, in words (`passes offer 20 lines, 4 a request`), shrunk or not
+    said: str = ""  # what the pass offers, in words (`passes offer 20 lines, one a request`), shrunk or not
 
 
 def _path(env: Mapping[str, str]) -> Path:
@@ -96,7 +100,11 @@ def cached(settings: Settings, env: Mapping[str, str], now: datetime) -> Speed |
     if not isinstance(row, dict):
         return None
     try:
-        speed = Speed(float(row["prompt_tps"]), float(row["reply_tps"]), float(row["first_token_s"]), str(row["measured"]))
+        limit = row.get("threshold")
+        speed = Speed(
+            float(row["prompt_tps"]), float(row["reply_tps"]), float(row["first_token_s"]), str(row["measured"]),
+            float(limit) if isinstance(limit, int | float) and 0 < limit < 1 else None,
+        )  # fmt: skip
         when = datetime.fromisoformat(speed.measured)
     except (KeyError, TypeError, ValueError):
         return None
@@ -128,22 +136,20 @@ def measure(model: Any, settings: Settings, now: datetime) -> Speed:
     return Speed(round(prompt_tps, 1), round(max(reply_tps, 0.1), 1), round(first, 2), now.isoformat())
 
 
-def fit(settings: Settings, speed: Speed, mode: str, batch: int) -> Fit:
-    """The settings (context_window, max_output_tokens, max_lines) and small mode's batch that let
-    each request finish within `timeout` and the pass within `seconds_budget` at this pace."""
+def fit(settings: Settings, speed: Speed, mode: str) -> Fit:
+    """The settings (context_window, max_output_tokens, max_lines) that let each request finish within
+    `timeout` and the pass within `seconds_budget` at this pace."""
     room = settings.timeout * _SAFETY
     ps, rs = speed.prompt_tps, speed.reply_tps
     if mode == "small":
-        per_line = _SORT_PER_LINE / ps + _SORT_REPLY_PER_LINE / rs
-        fixed = _SORT_OVERHEAD / ps + 24 / rs
-        fits = max(1, min(batch, math.floor((room - fixed) / per_line))) if room > fixed else 1
-        request = fixed + per_line * fits
-        requests = max(1, math.floor(settings.seconds_budget * _SAFETY / request))
-        lines = max(1, min(settings.max_lines, requests * fits))
+        per_line = _JUDGE_PER_LINE / ps + 1 / rs + _JUDGE_REQUEST_S
+        fixed = _JUDGE_PREFIX / ps
+        # The token budget is not fitted here: where it runs out, the lines not judged yet stay
+        # unread with that reason and the next pass takes them.
+        lines = max(1, min(settings.max_lines, math.floor((settings.seconds_budget * _SAFETY - fixed) / per_line)))
         new = replace(settings, max_lines=lines)
-        shrunk = fits < batch or lines < settings.max_lines
-        said = f"passes offer {lines} lines, {fits} a request"
-        return Fit(new, fits, _sentence(speed, said) if shrunk else "", said)
+        said = f"passes offer {lines} lines, one a request"
+        return Fit(new, _sentence(speed, said) if lines < settings.max_lines else "", said)
     reply = settings.max_output_tokens
     if reply / rs > room / 2:
         reply = max(_MIN_REPLY, math.floor(rs * room / 2))
@@ -161,7 +167,7 @@ def fit(settings: Settings, speed: Speed, mode: str, batch: int) -> Fit:
     needs = (window - reply) / ps + reply / rs
     if needs > settings.timeout:
         said += f"; even that needs about {needs:,.0f} s, over timeout {settings.timeout} s: mode = small suits this model"
-    return Fit(new, batch, _sentence(speed, said) if shrunk else "", said)
+    return Fit(new, _sentence(speed, said) if shrunk else "", said)
 
 
 def _sentence(speed: Speed, said: str) -> str:

@@ -45,7 +45,7 @@ def status(settings: Settings, env: Mapping[str, str], *, probe: bool, now: date
         "error": None,
         "error_kind": None,
     }
-    from gitgarden.model import sort, speed
+    from gitgarden.model import speed
 
     now = now or datetime.now(UTC)
     pace = speed.cached(settings, env, now) if configured else None
@@ -65,7 +65,7 @@ def status(settings: Settings, env: Mapping[str, str], *, probe: bool, now: date
     info["speed_said"] = speed.describe(pace) if pace else None
     info["fit"] = None
     if pace:
-        fitted = speed.fit(settings, pace, info["mode"], sort.BATCH)
+        fitted = speed.fit(settings, pace, info["mode"])
         info["fit"] = fitted.said if fitted.sentence else (
             f"passes offer up to {settings.max_lines} lines, as configured: the endpoint keeps up with timeout {settings.timeout} s"
         )

@@ -108,6 +108,7 @@ class Progress:
     received: int = 0
     refused_at_once: bool = False  # the connection was refused: nothing was sent
     streamed: bool = False  # the reply streams: a missing first token means the server was still reading the prompt
+    timeout: int = 0  # the request's deadline in seconds, as messages name it
 
     def heard(self, tokens: int) -> None:
         if self.first_token is None:

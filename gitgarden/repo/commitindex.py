@@ -89,9 +89,11 @@ def _signature(path: Path) -> tuple[int, ...] | None:
 
 def _holding(path: Path, data: bytes) -> tuple[int, ...] | None:
     """The file's stat signature when it is a regular file holding exactly `data` (read without
-    following a symlink, unchanged while it was read), else None."""
+    following a symlink, unchanged while it was read), else None. An executable file is never
+    taken from the work tree: `update-index` would commit its mode, and a pass commits the mode
+    HEAD has (a page someone made executable meanwhile stays 100644)."""
     before = _signature(path)
-    if before is None or not stat.S_ISREG(before[4]) or before[1] != len(data):
+    if before is None or not stat.S_ISREG(before[4]) or before[1] != len(data) or before[4] & 0o111:
         return None
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0))

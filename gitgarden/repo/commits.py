@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from gitgarden.atomic import atomic_write
@@ -22,51 +22,12 @@ from gitgarden.repo import gitdir, gitrepo, worktree
 from gitgarden.repo.commitindex import CommitIndex, add_blobs
 
 __all__ = [
-    "OWN_COMMIT", "own_commit", "is_own_commit", "commit_paths", "snapshot", "tag_snapshot", "CommitIndex", "commit_blobs",
+    "commit_paths", "snapshot", "tag_snapshot", "CommitIndex", "commit_blobs",
     "commit_files", "sync_index", "finish_sync", "build_commit",
 ]  # fmt: skip
 
 _SYNC_RECORD = "index-sync.json"
 _MAX_PATHSPECS = 200  # more paths than this are picked out of whole listings rather than matched by git
-# Carries the one-time token of gitgarden's own commit (a pass, its journal commit, undo, the
-# sync's merge) to the hooks `gitgarden hook install` writes, which let such a commit through.
-OWN_COMMIT = "GITGARDEN_OWN_COMMIT"
-_OWN_DIR = "gitgarden/own-commits"  # under the git dir: one file per commit in flight
-
-
-@contextlib.contextmanager
-def own_commit(root: Path) -> Iterator[dict[str, str]]:
-    """The environment that marks the commits made inside the block as gitgarden's own.
-
-    A variable alone could be exported by any agent to switch the guard off. The
-    mark is a fresh random token in this environment, which the hook accepts only
-    while a file named by its hash exists in the git dir; the file is made for this
-    block and removed when it ends, so an old or made-up token marks nothing.
-    """
-    import hashlib
-    import secrets
-
-    token = secrets.token_hex(16)
-    folder = gitdir.git_dir(root) / _OWN_DIR
-    folder.mkdir(parents=True, exist_ok=True)
-    mark = folder / hashlib.sha256(token.encode()).hexdigest()
-    os.close(os.open(mark, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
-    try:
-        yield {OWN_COMMIT: token}
-    finally:
-        mark.unlink(missing_ok=True)
-
-
-def is_own_commit(root: Path, env: Mapping[str, str]) -> bool:
-    """True when `env` carries the token of a commit gitgarden is making in this repository now."""
-    token = env.get(OWN_COMMIT, "")
-    if len(token) != 32 or any(c not in "0123456789abcdef" for c in token):
-        return False  # every person's commit: the hook never pays for OpenSSL's hashlib
-    import hashlib
-
-    return (gitdir.git_dir(root) / _OWN_DIR / hashlib.sha256(token.encode()).hexdigest()).is_file()
-
-
 def commit_paths(
     root: Path,
     paths: Sequence[str],
@@ -87,8 +48,7 @@ def commit_paths(
     staged = gitrepo.git(root, "diff", "--cached", "--name-only", "-z", "--", *paths).split(b"\0")
     if not any(staged) and gitrepo.head(root) is not None and not allow_empty:
         return False
-    with own_commit(root) as own:
-        gitrepo.git(root, "commit", "--quiet", "--only", "-m", message, "--", *paths, env={**gitrepo.ident_env(*ident), **own})
+    gitrepo.git(root, "commit", "--quiet", "--only", "-m", message, "--", *paths, env=gitrepo.ident_env(*ident))
     return True
 
 
@@ -204,22 +164,6 @@ def _commit(
 ) -> str | None:
     """A commit of HEAD with what `fill` puts into the commit index (changing only `paths`), made as
     `commit_blobs` says: hooks, signing, a compare-and-swap branch update, the person's index."""
-    # Marked as gitgarden's own: the guard's hooks (`gitgarden hook install`) let it through.
-    with own_commit(root) as own_env:
-        return _commit_marked(root, fill, paths, message, ident, allow_empty, index, tag, own_env)
-
-
-def _commit_marked(
-    root: Path,
-    fill: Callable[[CommitIndex], None],
-    paths: list[str],
-    message: str,
-    ident: tuple[str, str],
-    allow_empty: bool,
-    index: CommitIndex | None,
-    tag: tuple[str, str] | None,
-    own_env: dict[str, str],
-) -> str | None:
     gdir = gitdir.git_dir(root)
     gitrepo.wait_for_index(gdir)  # a commit whose index cannot follow would leave a staged revert behind
     ref, old, old_tree = _head(root, need_tree=not allow_empty)
@@ -227,8 +171,8 @@ def _commit_marked(
     work.mkdir(parents=True, exist_ok=True)
     own = index is None
     commit_index = index or CommitIndex(root)
-    # Marked as gitgarden's own: the guard's pre-commit hook (`gitgarden hook install`) lets it through.
-    env = {**gitrepo.ident_env(*ident), **own_env, **commit_index.env, "GIT_EDITOR": ":"}
+    # No GITGARDEN_AGENT reaches the person's hooks (gitrepo strips it): this commit is gitgarden's.
+    env = {**gitrepo.ident_env(*ident), **commit_index.env, "GIT_EDITOR": ":"}
     try:
         try:
             commit_index.seed(old)
@@ -280,7 +224,7 @@ def _commit_marked(
         if own:
             commit_index.close()
     with contextlib.suppress(GitError):  # git ignores post-commit's exit status too
-        gitrepo.run_hook(top, hooks, "post-commit", [], {**gitrepo.ident_env(*ident), **own_env})
+        gitrepo.run_hook(top, hooks, "post-commit", [], gitrepo.ident_env(*ident))
     return new_id
 
 

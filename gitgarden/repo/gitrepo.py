@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, TypeVar, cast
 
 from gitgarden.errors import GitError
-from gitgarden.wiki.tree import Entry
+from gitgarden.wiki.tree import Entry, from_git
 
 T = TypeVar("T")
 
@@ -61,6 +61,10 @@ _GIT_ENV_STRIP = (
     "GIT_COMMON_DIR",
     "GIT_NAMESPACE",
     "GIT_CEILING_DIRECTORIES",
+    # An agent's harness sets it for the agent's own commits (the guard's hooks judge those). A git
+    # process gitgarden starts makes gitgarden's commit (a pass, undo, a sync's merge), which its own
+    # guard judged: the person's hooks see no agent in it. Nothing an agent can mint marks it.
+    "GITGARDEN_AGENT",
 )
 
 
@@ -408,7 +412,7 @@ def tree_at(root: Path, rev: str, prefixes: Sequence[str] = ()) -> dict[str, Ent
             gitlinks.append(path.decode("utf-8", "surrogateescape"))
     blobs = read_blobs(root, [oid for _, _, oid in metas])
     tree = {
-        path: Entry("symlink" if mode == "120000" else "file", data)
+        path: from_git(mode, data)
         for (path, mode, _), data in zip(metas, blobs, strict=True)
     }
     tree.update((path, Entry("gitlink", b"")) for path in gitlinks)

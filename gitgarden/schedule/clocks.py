@@ -382,7 +382,7 @@ def health_signal(root: Path, s: Settings) -> str:
 def _parse_at(text: str) -> tuple[int, int] | None:
     """`HH:MM` (24-hour) as (hour, minute); None when it is not such a time."""
     parts = text.strip().split(":")
-    if len(parts) != 2 or not all(p.isdigit() and 1 <= len(p) <= 2 for p in parts):
+    if len(parts) != 2 or not all(p.isascii() and p.isdigit() and 1 <= len(p) <= 2 for p in parts):
         return None
     hour, minute = int(parts[0]), int(parts[1])
     return (hour, minute) if hour < 24 and minute < 60 else None

@@ -45,16 +45,16 @@ class Capture:
         return {"ids": list(self.ids), "file": self.file, "message": self.message, "warnings": list(self.warnings)}
 
 
-def capture(project: Project, text: str, now: datetime, *, by: str = "") -> Capture:
+def capture(project: Project, text: str, now: datetime, *, by: str | None = None) -> Capture:
     """Append `text` to the day file of `now`'s local day, one journal line per non-blank line.
 
-    `by` is an agent's name (the MCP client's), kept in the capture log and never in the line; a
-    person's capture passes none. Refused with one line (CaptureError: empty, over the limit, not
+    `by` is the name an agent's MCP client gave ("" when it gave none: still an agent's line), kept
+    in the capture log as the client's claim and never in the line; a person's capture passes None. Refused with one line (CaptureError: empty, over the limit, not
     UTF-8; GitgardenError: the file could not be written), writing nothing.
     """
     missing = journal_went_missing(project.root, project.layout.journal_dir)
     log = None
-    if by:
+    if by is not None:
         try:
             log = captured.log_path(gitdir.git_dir(project.root))
         except GitgardenError:

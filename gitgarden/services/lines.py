@@ -97,12 +97,14 @@ def _of_pass(entry: PassEntry) -> dict[str, Story]:
             say(line, "on a page", f"on {', '.join(pages)}", texts[line], tuple(pages))
     for skip in _items(rec, "skipped"):
         say(skip.get("line") or skip.get("id"), "skipped", str(skip.get("reason") or "no reason given"), skip.get("text"))
+    ended = _ENDED.get(entry.outcome)
+    detail = str(rec.get("detail") or entry.message or entry.outcome.replace("_", " "))
     for left in _items(rec, "unread"):  # the lines a pass offered and left unread, with why (newer records)
         reason = str(left.get("reason") or "left unread")
         kind = "failed" if reason.startswith("request failed") else "left unread"
+        if kind == "failed" and ended == "failed":  # the request that failed ended the pass: say which pass
+            reason = f"pass {pid} failed: {reason.removeprefix('request failed: ')}"
         say(left.get("line") or left.get("id"), kind, reason, left.get("text"))
-    ended = _ENDED.get(entry.outcome)
-    detail = str(rec.get("detail") or entry.message or entry.outcome.replace("_", " "))
     for line in _ids(rec, "offered"):
         if ended == "failed":
             say(line, "failed", f"pass {pid} failed: {detail}")

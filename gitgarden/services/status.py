@@ -112,6 +112,7 @@ def _last_pass(root: Path, git_dir: Path | None, record: ProjectState) -> dict[s
     newest = _newest_record(root, git_dir)
     if newest is None:
         return found
+    found["last_unread"] = _unread_why(newest)
     when = str(newest.get("finished") or newest.get("started") or "")
     if record.last_attempt and when <= str(record.last_attempt):
         return found
@@ -121,7 +122,17 @@ def _last_pass(root: Path, git_dir: Path | None, record: ProjectState) -> dict[s
         "last_pass_id": newest.get("pass_id") or None,
         "last_message": newest.get("message") or None,
         "last_from": "records",
+        "last_unread": _unread_why(newest),
     }
+
+
+def _unread_why(record: Mapping[str, Any]) -> dict[str, int]:
+    """reason -> lines, for the lines the newest pass left unread ({} for a record without them)."""
+    out: dict[str, int] = {}
+    for item in record.get("unread") or []:
+        if isinstance(item, dict) and isinstance(item.get("reason"), str):
+            out[item["reason"]] = out.get(item["reason"], 0) + 1
+    return out
 
 
 def _newest_record(root: Path, git_dir: Path | None) -> dict[str, Any] | None:

@@ -124,8 +124,7 @@ def _merge(root: Path, name: str, branch: str, tracking: str, ident: tuple[str, 
             _abort(root)
             raise _refuse_conflicts(name, branch, unresolved) from None
     try:
-        with commits.own_commit(root) as own:
-            gitrepo.git(root, "commit", "--no-edit", "--no-gpg-sign", "--quiet", env={**env, **own})
+        gitrepo.git(root, "commit", "--no-edit", "--no-gpg-sign", "--quiet", env=env)
     except GitError as exc:
         _abort(root)
         raise RemoteRefused(f"the merge commit of {name}/{branch} did not land ({exc}); nothing was merged") from None

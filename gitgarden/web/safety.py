@@ -4,9 +4,16 @@ It runs on the person's machine, next to their notes, so:
 - a request whose `Host` is not the address the server bound gets nothing (a page of another
   site that resolves its own name to 127.0.0.1 — DNS rebinding — cannot read the garden);
 - every request needs the per-start token: given once in the printed URL, it becomes a cookie
-  (HttpOnly, SameSite=Strict, named for the port, as Jupyter does) and the URL loses it;
-- every change is a POST that also carries a CSRF value derived from the token and comes from
-  the server's own origin (`Origin`, `Sec-Fetch-Site`); a GET never changes anything;
+  (HttpOnly, SameSite=Strict, named for the port) and the URL loses it. The cookie holds a value
+  derived from the token, never the token: cookies are not kept apart by port, so another web app
+  on the same address receives it, and must not be able to trade it for what follows;
+- every change is a POST that comes from the server's own origin (`Origin`, `Sec-Fetch-Site`) and
+  carries two values: the form's CSRF value, and the key of this start. The key reaches the browser
+  once, in the fragment of the address the token redirects to (never sent to a server), and lives in
+  the page's own origin storage, which is kept apart by port: a form gets it from the page's script
+  when it is sent. So a cookie another local app received, even with a page read with it, changes
+  nothing. A GET never changes anything;
+- redirects go only to the app's own paths (`//evil.example/` is the path `/evil.example/`);
 - a file is served only from the wiki's attachments: no `..`, no hidden name (`.git`,
   `.gitgarden`, `.obsidian`), no symlink anywhere on the way, nothing outside the layout.
 """
@@ -21,7 +28,7 @@ import stat
 from collections.abc import Awaitable, Callable, Iterable, MutableMapping
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, urlencode
+from urllib.parse import parse_qs, quote, urlencode
 
 from gitgarden.errors import GitgardenError
 from gitgarden.wiki.layout import Layout
@@ -30,6 +37,10 @@ __all__ = [
     "Gate",
     "new_token",
     "csrf_value",
+    "cookie_value",
+    "form_key",
+    "own_path",
+    "KEY_FIELD",
     "allowed_hosts",
     "cookie_name",
     "Refused",
@@ -56,6 +67,8 @@ HEADERS: tuple[tuple[bytes, bytes], ...] = (
     (b"referrer-policy", b"same-origin"),  # no-referrer would make the browser send `Origin: null` on our own forms
     (b"cache-control", b"no-store"),
 )
+KEY_FRAGMENT = "gitgarden-key"  # the name in the redirect's fragment the page's script keeps (static/garden.js)
+KEY_FIELD = "gitgarden_start_key"  # the form field the script adds it as (no form of the app has a field so named)
 POST_LIMIT = 1_000_000  # bytes of a form: a capture of a long note fits, a flood does not
 
 
@@ -71,6 +84,24 @@ def new_token() -> str:
 def csrf_value(token: str) -> str:
     """The value every form carries: derived from the token, so a page of another site cannot know it."""
     return hmac.new(token.encode(), b"gitgarden-csrf", hashlib.sha256).hexdigest()
+
+
+def cookie_value(token: str) -> str:
+    """What the cookie holds: derived from the token, so whoever receives the cookie cannot present
+    the token (and be given the key the token's redirect carries)."""
+    return hmac.new(token.encode(), b"gitgarden-cookie", hashlib.sha256).hexdigest()
+
+
+def form_key(token: str) -> str:
+    """The key of this start every change carries: given once, in the fragment of the token's
+    redirect, and kept by the page in its own origin's storage; no cookie and no page holds it."""
+    return hmac.new(token.encode(), b"gitgarden-form-key", hashlib.sha256).hexdigest()
+
+
+def own_path(path: str) -> str:
+    """`path` as a redirect target that stays on this server: one leading slash (`//host/` and
+    `/\\host/` name another server to a browser), every character outside a path's own quoted."""
+    return "/" + quote(path.lstrip("/\\"), safe="/!$&'()*+,;=:@-._~")
 
 
 def cookie_name(port: int) -> str:
@@ -99,6 +130,8 @@ class Gate:
         self.token = token
         self.hosts = {h.lower() for h in hosts}
         self.cookie = cookie_name(port)
+        self.session = cookie_value(token)
+        self.key = form_key(token)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -119,10 +152,10 @@ class Gate:
                 await _plain(send, 403, "This token is not the one gitgarden serve printed: nothing shown.")
                 return
             rest = urlencode([(k, v) for k, vs in query.items() if k != "token" for v in vs], doseq=True)
-            cookie = f"{self.cookie}={self.token}; HttpOnly; SameSite=Strict; Path=/"
-            await _redirect(send, path + (f"?{rest}" if rest else ""), cookie)
+            cookie = f"{self.cookie}={self.session}; HttpOnly; SameSite=Strict; Path=/"
+            await _redirect(send, own_path(path) + (f"?{rest}" if rest else "") + f"#{KEY_FRAGMENT}={self.key}", cookie)
             return
-        if not _same(_cookie(headers.get("cookie", ""), self.cookie), self.token):
+        if not _same(_cookie(headers.get("cookie", ""), self.cookie), self.session):
             await _plain(
                 send, 403,
                 "This page needs the token gitgarden serve printed: open the address it printed (with ?token=…).",
@@ -162,11 +195,12 @@ async def _redirect(send: Send, location: str, cookie: str) -> None:
     await send({"type": "http.response.body", "body": b""})
 
 
-async def read_post(request: Any, *, csrf: str, hosts: Iterable[str]) -> dict[str, str]:
+async def read_post(request: Any, *, csrf: str, key: str, hosts: Iterable[str]) -> dict[str, str]:
     """The fields of a POST form from the server's own page; Refused otherwise (nothing is changed).
 
-    The form must carry the CSRF value, and the browser's `Origin` (when it sends one) must be
-    the server's own, and `Sec-Fetch-Site` (when sent) must not say another site.
+    The form must carry the CSRF value and this start's key (which the page's script adds from its
+    origin's storage), the browser's `Origin` (when it sends one) must be the server's own, and
+    `Sec-Fetch-Site` (when sent) must not say another site.
     """
     headers = request.headers
     origins = {f"http://{h}" for h in hosts}
@@ -186,6 +220,11 @@ async def read_post(request: Any, *, csrf: str, hosts: Iterable[str]) -> dict[st
     fields = {k: v[-1] for k, v in parse_qs(body.decode("utf-8", "replace"), keep_blank_values=True).items()}
     if not hmac.compare_digest(fields.get("csrf", "").encode(), csrf.encode()):
         raise Refused("refused: this form does not carry this server's token (reload the page); nothing changed")
+    if not hmac.compare_digest(fields.pop(KEY_FIELD, "").encode(), key.encode()):
+        raise Refused(
+            "refused: this page does not hold the key of this start of gitgarden serve; "
+            "open the address it printed (with ?token=…) again, in a browser with scripts on; nothing changed"
+        )
     return fields
 
 

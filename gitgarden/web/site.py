@@ -33,7 +33,7 @@ from gitgarden.project import Project
 from gitgarden.services.run import ModelFactory, exclusive
 from gitgarden.services.views import NotFound, kept_facts
 from gitgarden.web.runs import RunBoard
-from gitgarden.web.safety import Refused, allowed_hosts, csrf_value, read_post
+from gitgarden.web.safety import Refused, allowed_hosts, csrf_value, form_key, read_post
 from gitgarden.wiki import layout
 
 if TYPE_CHECKING:
@@ -131,6 +131,11 @@ class Site:
         return csrf_value(self.token)
 
     @property
+    def key(self) -> str:
+        """This start's key every change carries besides the CSRF value (see `safety.form_key`)."""
+        return form_key(self.token)
+
+    @property
     def hosts(self) -> set[str]:
         """The `Host` values the app answers to."""
         return allowed_hosts(self.host, self.port)
@@ -221,7 +226,7 @@ def action(fn: Action) -> Callable[[Request], Awaitable[Response]]:
     async def endpoint(request: Request) -> Response:
         site: Site = request.app.state.site
         try:
-            form = await read_post(request, csrf=site.csrf, hosts=site.hosts)
+            form = await read_post(request, csrf=site.csrf, key=site.key, hosts=site.hosts)
         except Refused as exc:
             return HTMLResponse(f"<p>{jinja2.utils.markupsafe.escape(str(exc))}</p>", status_code=403)
         return await run_in_threadpool(site.call, fn, request, form)

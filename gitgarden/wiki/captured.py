@@ -1,8 +1,12 @@
 """Who captured a journal line: the capture log that an agent's capture writes and a pass reads.
 
 A line captured through `gitgarden mcp` carries the name the MCP client gave
-(`clientInfo.name`: `claude-code`, `codex`, `cursor`…). The name is kept beside
-the journal, never in it, so the line stays the words captured. The log is
+(`clientInfo.name`: `claude-code`, `codex`, `cursor`…). That name is the client's
+claim, nothing more: any client may give any name, the person's own included, or
+none (`NO_NAME` then). What the log proves is that the line came through an
+agent's door, whatever the name says; a line with an entry is never the
+person's. The name is kept beside the journal, never in it, so the line stays
+the words captured. The log is
 `<git dir>/gitgarden/captured.jsonl`, one JSON object a line (`day`, `line`,
 `key`, `by`, `at`), machine-local like the facts cache. A pass looks up the
 content keys of the lines it marks read and records who captured them in its
@@ -22,10 +26,16 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-__all__ = ["log_path", "clean_name", "append", "load", "who", "prune"]
+__all__ = ["log_path", "clean_name", "append", "load", "who", "by_line", "prune", "NO_NAME", "claim"]
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]+")
 _NAME_MAX = 64
+NO_NAME = "(no name given)"  # what the log keeps for a client that gave none: still an agent's line
+
+
+def claim(name: str) -> str:
+    """How a client's name is shown: as what the client says, never as who captured."""
+    return "an MCP client that gave no name" if name == NO_NAME else f'an MCP client calling itself "{name}" (as the client says)'
 
 
 def log_path(git_dir: Path) -> Path:
@@ -41,9 +51,10 @@ def clean_name(name: object) -> str:
 
 
 def append(path: Path, lines: Sequence[tuple[str, int, str]], by: str, when: datetime) -> None:
-    """Record that `by` captured `lines` ((day, line number, content key) each) at `when`."""
-    name = clean_name(by)
-    if not name or not lines:
+    """Record that a client calling itself `by` captured `lines` ((day, line number, content key)
+    each) at `when`. An empty name is recorded too (as NO_NAME): the line is an agent's all the same."""
+    name = clean_name(by) or NO_NAME
+    if not lines:
         return
     data = "".join(
         json.dumps({"day": day, "line": n, "key": key, "by": name, "at": when.isoformat()}, ensure_ascii=False) + "\n"
@@ -83,8 +94,14 @@ def _entry(raw: str) -> dict[str, Any] | None:
     return entry
 
 
+def by_line(log: Mapping[tuple[str, str], str], lines: Iterable[Any]) -> dict[str, str]:
+    """The lines of `lines` (JournalLines) an agent captured: line id -> the name its client gave."""
+    return {ln.id: log[(ln.day, ln.key)] for ln in lines if (ln.day, ln.key) in log}
+
+
 def who(log: Mapping[tuple[str, str], str], lines: Iterable[Any]) -> dict[str, list[str]]:
-    """The agents that captured `lines` (JournalLines), each with the ids of its lines, in line order."""
+    """The names the clients that captured `lines` (JournalLines) gave, each with the ids of its
+    lines, in line order."""
     out: dict[str, list[str]] = {}
     for ln in lines:
         name = log.get((ln.day, ln.key))

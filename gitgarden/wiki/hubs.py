@@ -235,6 +235,11 @@ def _write_hubs(
     return writes
 
 
+def _gardeners(tree: Tree, name: str) -> bool:
+    found = page_facts(tree, pages.page_path(name)) if pages.page_path(name) in tree else None
+    return found is not None and pages.is_gardeners(found.meta)
+
+
 def map_entries(
     tree: Tree, titles: Titles, skip: Iterable[str], place: Placement | None = None
 ) -> tuple[dict[str, Entry], list[str], list[str]]:
@@ -265,10 +270,17 @@ def map_entries(
     place = place or of_tree(tree)
     reached = reachable(tree, index)
     roots = _roots(tree, index, [n for n in unlisted if n not in reached])
+    # The map's room goes to the gardener's subjects and the Open questions first: its pages come
+    # first, and the person's own notes take the map only while it stays under the fill mark;
+    # else they gather in hubs (a vault's notes stay reachable through its own notes and folders).
+    ours = [n for n in roots if _gardeners(tree, n)]
+    theirs = [n for n in roots if n not in ours]
     new, added, unplaced = old or MAP_START, [], []
     everything = pages.add_map_entries(new, [_entry_line(n, titles) for n in roots])
     writes: dict[str, Entry] = {}
-    if len(everything) <= pages.MAP_CEILING:
+    if len(everything) > (pages.MAP_CEILING if not theirs else _FILL):
+        roots = ours + theirs  # no room for all: the gardener's first
+    if len(everything) <= (pages.MAP_CEILING if not theirs else _FILL):
         new, added = everything, list(roots)
     elif not place.auto_hubs or len(roots) < MIN_HUB:
         for name in roots:  # what fits goes to the map; health names the rest as unmapped
@@ -290,12 +302,12 @@ def map_entries(
             writes.update(_write_hubs(tree, titles, {hub: (title, lines)}))
         placed = {p for p in roots if p not in unplaced}
         added = [n for n in roots if n in placed]
-    # Pages reached through others: entries while the map has room to spare, the pages that link
-    # to most others (a folder's overview note) first.
+    # The gardener's pages reached through others: entries while the map has room to spare, the
+    # pages that link to most others first. The person's notes reached through others need none.
     rooted = set(roots)
     # An entry only makes the map longer: a map already at the fill mark takes none, and the
     # pages are not sorted (every unlisted page's facts read) to find that out.
-    rest = [n for n in unlisted if n not in rooted] if len(new) < _FILL else []
+    rest = [n for n in unlisted if n not in rooted and _gardeners(tree, n)] if len(new) < _FILL else []
     for name in sorted(rest, key=lambda n: (-_links_out(tree, n), n)):
         candidate = pages.add_map_entries(new, [_entry_line(name, titles)])
         if len(candidate) <= _FILL:

@@ -48,6 +48,7 @@ __all__ = [
     "Captured",
     "CaptureError",
     "CAPTURE_LIMIT",
+    "capture_refusal",
     "split_capture",
     "not_read_names",
     "not_read_warning",
@@ -58,6 +59,14 @@ READ_PATH = ".gitgarden/read.json"
 # does not belong in the journal, and no prompt could offer its lines whole.
 CAPTURE_LIMIT = 100_000
 _ID_RE = re.compile(r"^(\d{4}-\d{2}-\d{2})#(\d+)$")
+# What a captured text may not hold. Control characters (C0 but tab and the line ends, DEL, C1):
+# printed raw they drive a terminal (ESC ] 0 retitles it, ESC ] 52 writes the clipboard), and one NUL
+# makes git call the whole day file binary. The breaks Python's splitlines() takes besides \n and \r
+# (VT, FF, FS, GS, RS, NEL, U+2028, U+2029) would turn one captured line into several.
+_BREAKS = {0x0B: "a vertical tab", 0x0C: "a form feed", 0x1C: "a file separator", 0x1D: "a group separator",
+           0x1E: "a record separator", 0x85: "a next-line character", 0x2028: "a line separator",
+           0x2029: "a paragraph separator"}  # fmt: skip
+_REFUSED = re.compile("[\x00-\x08\x0b-\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029]")
 # A Markdown heading (CommonMark's ATX heading): up to three spaces, one to six `#`, then a space, a
 # tab or the end of the line. `#idea` is a tag and `####### x` text: both are journal lines.
 _HEADING = re.compile(r"^ {0,3}#{1,6}(?:[ \t]|$)")
@@ -264,27 +273,42 @@ class Captured:
     ids: list[str]
 
 
-def capture(journal_dir: Path, text: str, now: datetime, *, by: str = "", log: Path | None = None) -> Captured:
-    """Append `text` to today's day file (one line per non-empty line); never commits.
-
-    Refused with CaptureError, writing nothing, when `text` holds no line or is over
-    CAPTURE_LIMIT bytes. Captures running at once (the CLI, `gitgarden mcp`, the web app) each
-    write their lines together under an flock of the day file: none is lost or interleaved,
-    and each knows the ids its lines got. `by` (an agent's name) goes to the capture log `log`
-    (`captured.log_path`), never into the journal: the line stays the words captured.
-    """
+def capture_refusal(text: str) -> str | None:
+    """Why `text` cannot be captured, in one line (None when it can): not UTF-8, over
+    CAPTURE_LIMIT bytes, no non-blank line, or a character a journal line may not hold — a control
+    character, or a line break other than \\n and \\r — named by its code point (`U+001B`).
+    The one policy every face's capture follows (the CLI, `gitgarden mcp`, the web app)."""
     try:
         size = len(text.encode("utf-8"))
     except UnicodeEncodeError as exc:  # an argument or stdin that was not UTF-8 (surrogate-escaped)
-        raise CaptureError(f"nothing captured: the text is not UTF-8 (at character {exc.start + 1}); capture it as UTF-8") from None
+        return f"nothing captured: the text is not UTF-8 (at character {exc.start + 1}); capture it as UTF-8"
     if size > CAPTURE_LIMIT:
-        raise CaptureError(
-            f"nothing captured: the text is {size:,} bytes, over the {CAPTURE_LIMIT:,}-byte limit of one capture; "
-            "capture it in smaller parts"
-        )
+        return f"nothing captured: the text is {size:,} bytes, over the {CAPTURE_LIMIT:,}-byte limit of one capture; capture it in smaller parts"
+    found = _REFUSED.search(text)
+    if found:
+        code = ord(found.group())
+        what = _BREAKS.get(code)
+        why = f"{what}, which would split one line into several" if what else "a control character, which a journal line may not hold"
+        return f"nothing captured: the text holds U+{code:04X} ({why}) at character {found.start() + 1}; take it out and capture again"
+    if not split_capture(text):
+        return "nothing to capture: give text with at least one non-blank line"
+    return None
+
+
+def capture(journal_dir: Path, text: str, now: datetime, *, by: str | None = None, log: Path | None = None) -> Captured:
+    """Append `text` to today's day file (one line per non-empty line); never commits.
+
+    Refused with CaptureError, writing nothing, for what `capture_refusal` names (no line, over
+    CAPTURE_LIMIT bytes, a control character or a stray line break). Captures running at once (the CLI, `gitgarden mcp`, the web app) each
+    write their lines together under an flock of the day file: none is lost or interleaved,
+    and each knows the ids its lines got. `by` (the name an agent's client gave, "" for none; None
+    for the person) goes to the capture log `log` (`captured.log_path`), never into the journal:
+    the line stays the words captured.
+    """
+    refusal = capture_refusal(text)
+    if refusal is not None:
+        raise CaptureError(refusal)
     lines = split_capture(text)
-    if not lines:
-        raise CaptureError("nothing to capture: give text with at least one non-blank line")
     day = f"{now:%Y-%m-%d}"
     path = journal_dir / f"{day}.md"
     journal_dir.mkdir(parents=True, exist_ok=True)
@@ -303,7 +327,7 @@ def capture(journal_dir: Path, text: str, now: datetime, *, by: str = "", log: P
         whole = (old + data).decode("utf-8", "replace")
         first = len(whole.splitlines()) - len(lines) + 1  # numbered as parse_day numbers them
         keys = {ln.lineno: ln.key for ln in parse_day(day, whole) if ln.lineno >= first}
-        if by and log is not None:
+        if by is not None and log is not None:
             with suppress(OSError):  # who captured is a convenience: the lines are captured all the same
                 captured.append(log, [(day, n, keys[n]) for n in range(first, first + len(lines)) if n in keys], by, now)
     return Captured(path, lines, [f"{day}#{n}" for n in range(first, first + len(lines))])

@@ -40,6 +40,7 @@ __all__ = [
     "add_map_entries",
     "source_days",
     "aliases_of",
+    "render_aliases",
     "GARDENER_KEY",
     "is_gardeners",
     "is_attachment",
@@ -233,18 +234,28 @@ def yaml_scalar(value: str) -> str:
     return dumped.strip().removesuffix("...").strip()
 
 
-def new_page(title: str, body: str, *, state: str = "open", source: Iterable[str] = (), gardener: bool = True) -> str:
+def new_page(
+    title: str, body: str, *, state: str = "open", source: Iterable[str] = (), gardener: bool = True, aliases: Iterable[str] = ()
+) -> str:
     """A new page's full text: frontmatter written by code, then the body.
 
     `gardener` marks the page as the gardener's own (see GARDENER_KEY); a part split
-    off the person's page at their request is theirs and goes without it.
+    off the person's page at their request is theirs and goes without it. `aliases` are other
+    names the journal gives the page's subject ("Tomasz", "the electrician").
     """
     body = body.strip("\n") + "\n" if body.strip() else ""
     mark = f"{GARDENER_KEY}: true\n" if gardener else ""
+    named = list(dict.fromkeys(a for a in aliases if a.strip()))
+    also = f"aliases: {render_aliases(named)}\n" if named else ""
     return (
-        f"---\ntitle: {yaml_scalar(title)}\nstate: {state}\nsource: {render_source(source)}\n{mark}---\n"
+        f"---\ntitle: {yaml_scalar(title)}\n{also}state: {state}\nsource: {render_source(source)}\n{mark}---\n"
         + body
     )
+
+
+def render_aliases(aliases: Iterable[str]) -> str:
+    """`aliases:`'s value in flow style: `[Tomasz, the electrician]`."""
+    return "[" + ", ".join(yaml_scalar(a) for a in aliases) + "]"
 
 
 def is_gardeners(meta: Mapping[str, Any] | None) -> bool:

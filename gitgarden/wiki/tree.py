@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal, TypeVar
 
-__all__ = ["Entry", "Tree", "Overlay", "file", "symlink", "gitlink", "text_of", "changed_paths", "is_lfs_pointer", "derived"]
+__all__ = ["Entry", "Tree", "Overlay", "file", "from_git", "symlink", "gitlink", "text_of", "changed_paths", "is_lfs_pointer", "derived"]
 
 T = TypeVar("T")
 
@@ -27,6 +27,7 @@ class Entry:
 
     kind: Kind
     data: bytes
+    executable: bool = False  # a file git keeps with mode 100755 (a wiki file never becomes one)
 
     @property
     def is_symlink(self) -> bool:
@@ -43,6 +44,13 @@ Tree = Mapping[str, Entry]
 def file(data: bytes | str) -> Entry:
     """A regular file entry; `str` is encoded as UTF-8."""
     return Entry("file", data.encode("utf-8") if isinstance(data, str) else data)
+
+
+def from_git(mode: str, data: bytes) -> Entry:
+    """The entry of a blob git lists with `mode` (100644, 100755 or 120000)."""
+    if mode == "120000":
+        return Entry("symlink", data)
+    return Entry("file", data, mode == "100755")
 
 
 def symlink(target: str) -> Entry:

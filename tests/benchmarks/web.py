@@ -247,13 +247,13 @@ def bench_pages(root: Path, names: list[str], ids: list[str], runs: int) -> None
 
     from gitgarden.cli.main import App, cli
     from gitgarden.web.app import make_app
-    from gitgarden.web.safety import cookie_name
+    from gitgarden.web.safety import cookie_name, cookie_value
     from gitgarden.web.site import Site
 
     env = dict(os.environ)
     site = Site(root, env, lambda: NOW, lambda s, e: None, "bench", "127.0.0.1", 8765)
     client = TestClient(make_app(site), base_url="http://127.0.0.1:8765")
-    client.cookies.set(cookie_name(8765), "bench")
+    client.cookies.set(cookie_name(8765), cookie_value("bench"))
     os.chdir(root)
 
     def page(path: str) -> Callable[[], object]:

@@ -13,7 +13,7 @@ from starlette.testclient import TestClient
 from gitgarden.project import Project, init_project
 from gitgarden.services.run import ModelFactory
 from gitgarden.web.app import make_app
-from gitgarden.web.safety import cookie_name, csrf_value
+from gitgarden.web.safety import KEY_FIELD, cookie_name, cookie_value, csrf_value, form_key
 from gitgarden.web.site import Site
 from tests.helpers.project import FIXED_NOW, FakeModel, sample_repo, write
 from tests.helpers.vault import build_vault
@@ -33,8 +33,9 @@ def client(
     token: bool = True,
     model_factory: ModelFactory | None = None,
 ) -> TestClient:
-    """A browser of the app for `project`, holding the token's cookie unless `token` is False; the
-    pass it starts gets `model`, or what `model_factory` makes (the real one reaches an endpoint)."""
+    """A browser of the app for `project`, holding the token's cookie unless `token` is False (its
+    forms, `form()`, carry what the page's script adds: the key of the start); the pass it starts
+    gets `model`, or what `model_factory` makes (the real one reaches an endpoint)."""
     site = Site(
         project.root,
         {**os.environ, "GITGARDEN_MODEL": "fake/scripted", **(env or {})},
@@ -46,13 +47,13 @@ def client(
     )
     c = TestClient(make_app(site), base_url=BASE)
     if token:
-        c.cookies.set(cookie_name(PORT), TOKEN)
+        c.cookies.set(cookie_name(PORT), cookie_value(TOKEN))
     return c
 
 
 def form(**fields: str) -> dict[str, str]:
-    """A form as the app's own page sends it: with its CSRF value."""
-    return {"csrf": csrf_value(TOKEN), **fields}
+    """A form as the app's own page sends it: with its CSRF value and the key its script adds."""
+    return {"csrf": csrf_value(TOKEN), KEY_FIELD: form_key(TOKEN), **fields}
 
 
 def sample(tmp: Path) -> Project:

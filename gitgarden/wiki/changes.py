@@ -1,0 +1,125 @@
+"""A later line that changes a value an earlier line gave: code finds the pair, a person settles it.
+
+"Correction: his quote is 19,100 EUR, not 18,400", "delivery pushed back to 24 March", "the deposit
+is now 2,000 EUR", "Open day moves to Sunday 10 May": each changes an amount, a date, a time or a
+count an earlier line stated about the same thing. `values` reads those from a line by kind;
+`changed_value` finds, among earlier lines, the one a new line changes: the same subject or words
+in common, a value of the same kind that differs, and — unless they share enough to be sure — a
+cue word ("correction", "now", "moved", "not X"). Pure.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from gitgarden.wiki.subjects import content_words, fold
+
+__all__ = ["Value", "values", "has_change_cue", "Earlier", "changed_value"]
+
+_MONTHS = "january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec"
+_DAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
+_CURRENCY = r"(?:eur|usd|gbp|pln|nok|sek|dkk|chf|inr|ngn|€|£|\$|zł|kr)"
+_DATE = re.compile(
+    rf"\b(?:\d{{4}}-\d{{2}}-\d{{2}}|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTHS})\b|(?:{_MONTHS})\s+\d{{1,2}}(?:st|nd|rd|th)?\b|(?:{_DAYS})\b|the\s+\d{{1,2}}(?:st|nd|rd|th)\b|\d{{1,2}}/\d{{1,2}}(?:/\d{{2,4}})?)",
+    re.I,
+)
+_TIME = re.compile(r"\b\d{1,2}[:.]\d{2}\b|\b\d{1,2}\s?(?:am|pm)\b", re.I)
+_AMOUNT = re.compile(rf"(?:{_CURRENCY}\s?\d[\d,.\s]*\d|{_CURRENCY}\s?\d|\d[\d,.]*\s?(?:{_CURRENCY}|%|k\b))", re.I)
+_NUMBER = re.compile(r"\b\d[\d,.]*\b")
+_CUE = re.compile(
+    r"\b(?:correction|corrected|update[d]?|actually|now|no longer|instead|moved|moves|move|pushed|postponed|"
+    r"rescheduled|brought forward|changed|changes|raised|lowered|increased|reduced|cut|revised|recounted|"
+    r"earlier than|later than|sooner than|than (?:they|we|he|she) said|wasn't in|was not in|wasn't on|"
+    r"reissued|re-sent|resent|revised|updated|new date|new price|"
+    r"should have (?:said|been)|not\s+(?:\d|the\s+\d|on\s|at\s|in\s|" + _DAYS + r"|" + _MONTHS + r")|rather than|after all)\b",
+    re.I,
+)
+_NOT_VALUE = re.compile(r"\bnot\s+(?:on\s+|at\s+|the\s+)?([\w£€$,.:/ ]{1,20}?)(?=[,;.)]|$|\s(?:but|as|and)\b)", re.I)
+
+
+@dataclass(frozen=True)
+class Value:
+    """One value a line states: its kind (amount, date, time, count) and its words, normalised."""
+
+    kind: str
+    text: str
+
+
+def _norm(text: str) -> str:
+    return re.sub(r"[\s,]", "", fold(text)).removesuffix(".")
+
+
+def values(line: str) -> set[Value]:
+    """The amounts, dates, times and counts `line` states (ids and list numbers are not values)."""
+    out: set[Value] = set()
+    taken: list[tuple[int, int]] = []
+    for kind, pattern in (("date", _DATE), ("time", _TIME), ("amount", _AMOUNT)):
+        for m in pattern.finditer(line):
+            if any(a < m.end() and m.start() < b for a, b in taken):
+                continue
+            taken.append((m.start(), m.end()))
+            out.add(Value(kind, _norm(re.sub(r"^(?:the|of)\s+", "", m.group(), flags=re.I))))
+    for m in _NUMBER.finditer(line):
+        if any(a < m.end() and m.start() < b for a, b in taken):
+            continue
+        before = line[max(0, m.start() - 1) : m.start()]
+        if before in ("-", "#") or re.match(r"[A-Za-z]", before):
+            continue  # part of an id (INV-2041, plot 7B's neighbours)
+        out.add(Value("count", _norm(m.group())))
+    return out
+
+
+def has_change_cue(line: str) -> bool:
+    """True when the line says it changes something ("Correction:", "now", "moved to", "not 18,400")."""
+    return _CUE.search(line) is not None
+
+
+@dataclass(frozen=True)
+class Earlier:
+    """An earlier line a new one may change: its id, its text, and the page it stands on."""
+
+    id: str
+    text: str
+    page: str
+
+
+def _denied(line: str) -> set[str]:
+    """The values a line says are wrong: the X of "not X" ("not the 18th": 18)."""
+    return {re.sub(r"(?<=\d)(?:st|nd|rd|th)\b", "", _norm(m.group(1))) for m in _NOT_VALUE.finditer(line)}
+
+
+def changed_value(line: str, page: str, earlier: Iterable[Earlier]) -> Earlier | None:
+    """The newest earlier line whose value `line` (going on `page`) changes, or None.
+
+    A pair needs a value of the same kind on both sides that differs, and either a value the new line
+    denies by name ("not 18,400"), or a cue word and either the same page or two words in common
+    besides the values. Without a cue, two lines with other numbers are progress, not a change."""
+    new = values(line)
+    if not new:
+        return None
+    cue = has_change_cue(line)
+    denied = _denied(line)
+    words = content_words(line)
+    best: Earlier | None = None
+    best_rank: tuple[bool, int, int] = (False, -1, -1)
+    for n, old in enumerate(earlier):
+        if old.text == line:
+            continue
+        old_values = values(old.text)
+        kinds = {v.kind for v in new} & {v.kind for v in old_values}
+        if not kinds:
+            continue
+        differs = any(
+            {v.text for v in new if v.kind == k} - {v.text for v in old_values if v.kind == k} for k in kinds
+        )
+        if not differs:
+            continue
+        named = any(d and any(d == v.text or d in v.text or (d.isdigit() and v.text.startswith(d)) for v in old_values) for d in denied)
+        shared = len(words & content_words(old.text))
+        if named or (cue and (old.page == page or shared >= 2)):
+            rank = (named, shared, n)  # a value named, then words in common, then the newest
+            if rank > best_rank:
+                best, best_rank = old, rank
+    return best

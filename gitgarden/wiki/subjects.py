@@ -1,0 +1,431 @@
+"""Who and what a journal line is about, found by code: the subjects a small model never has to name.
+
+A line names its subjects in a few ways people write quickly:
+
+- a name, a run of capitalised words ("Tomasz Wójcik", "Kamień Studio", "Hollins Lane"), or the
+  first name alone later ("Tomasz", "Tomasz's quote");
+- a role, once given beside a name ("Piotr Nowak the electrician", "Deepa Iyer, my accountant",
+  "Ragnhild Berg (treasurer)") and later alone ("the electrician");
+- an id ("INV-2041", "NK-55817");
+- a topic: a thing the line is about ("the budget", "Deposit for …", "the cabinets").
+
+`mentions` finds them in one line; `SubjectIndex` resolves a mention to one page across passes and
+spellings — a title, an alias, a person's first or last name, a role given before, a plural — so
+the same person or thing gets one page. `home` picks the page a line's fact goes on. Titles are
+noun phrases made of the line's own words, never a pronoun, a cue word or a sentence (`is_title`).
+Pure: text in, data out.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+__all__ = [
+    "Mention",
+    "mentions",
+    "roles_given",
+    "fold",
+    "is_title",
+    "topic_title",
+    "SubjectIndex",
+    "PRONOUN_START",
+    "content_words",
+    "chatter_kind",
+    "has_id",
+    "decided_thing",
+    "decided_things",
+]
+
+_TOKEN = re.compile(r"[^\W\d_][\w'’.&-]*[\w]|[^\W\d_]")
+_ID = re.compile(r"\b(?:[A-Z]{1,5}[-/]?\d[\w-]*\d|[A-Z]{2,5}-[A-Z0-9]{2,}(?:-[A-Z0-9]+)*)\b")
+_POSSESSIVE = re.compile(r"['’]s$")
+# Words that are never a subject's name, whatever their case: cue words, pronouns, calendar words,
+# currencies and the like. A capitalised word at the start of a sentence is a name only when it is
+# not one of these, and the line or the wiki shows it is a name (see `mentions`).
+_NEVER = _words(
+    """i me my mine we us our ours you your he him his she her hers they them their theirs it its this that
+    these those the a an and or but so if then also just still now today tomorrow yesterday tonight
+    decision decided correction update note notes todo fyi re fw ask asked email emailed call called
+    phone phoned rang text texted meeting met total totals summary question answer yes no ok okay
+    monday tuesday wednesday thursday friday saturday sunday mon tue wed thu fri sat sun
+    january february march april may june july august september october november december
+    jan feb mar apr jun jul aug sep sept oct nov dec week weekend morning afternoon evening night
+    eur usd gbp pln nok sek dkk chf jpy inr ngn vat tbd asap eta pdf am pm
+    mum mom dad mother father grandma grandpa granny nan sister brother wife husband baby kids"""
+)
+# Sentence-initial words that start a clause rather than name something: a capitalised one of
+# these is never taken for a name (verbs in the past tense and -ing forms are caught by shape).
+_STARTERS = _words(
+    """got get bought sent ordered picked paid raised lowered moved pushed booked signed agreed heard
+    made took gave had has have was were is are will would can could should must may might need needs
+    wants want went came come saw seen found tried back done did does new old first last next another
+    some any every each all both no not one two three four five six seven eight nine ten few many
+    much more most less least very really quite bit little lots lot good great bad nice glorious
+    spoke talked wrote read left right up down out off over in on at to from with without for by of
+    about after before since until while when where why how what which who whose there here
+    waiting open work"""
+)
+PRONOUN_START = re.compile(r"^(?:he|she|they|his|her|their|him|them)\b", re.I)
+# A role given beside a name: "X the electrician", "X, our designer,", "X (treasurer)".
+_ROLE_AFTER = re.compile(
+    r"^,?\s*(?:\((?:the\s+|our\s+|my\s+)?(?P<paren>[^\W\d_][^()\n]{1,40}?)\)"
+    r"|,?\s*(?:the|our|my|their)\s+(?P<role>(?:[^\W\d_]+['’]s\s+)?[^\W\d_]+(?:\s+[^\W\d_]+)?)"
+    r"(?=\s*(?:[,;:.)]|$|\s(?:can|will|says|said|sent|rang|is|was|has|had|wants|came|asked|agreed|confirmed|offered|needs)\b)))",
+    re.I,
+)
+_DETERMINER = re.compile(r"\b(?:the|our|my|a|an|this|their|his|her)\s+", re.I)
+# Words that end a noun phrase (and start none).
+_FUNCTION = _words(
+    """for is are was were be been being to from at on in of by with without into onto over under after
+    before since until and or but so that which who says said will would can could should may might
+    must has have had does did do not no than then as via per up down out off about if when while
+    because though also just still now again"""
+)
+_ADJECTIVES = _words(
+    """whole new old final first last next other same big small little full main own
+    draft wrong right extra general overgrown"""
+)
+_VERBISH = re.compile(r"^[a-z]+(?:ed|ing)$")
+# Nouns that look like verbs by their ending.
+_ING_NOUNS = _words(
+    """wedding meeting building funding booking planning heating flooring tiling painting wiring
+    plumbing catering lighting housing parking training ceiling opening waiting seating clothing housewarming
+    hiring pricing marketing billing shipping testing banking bedding fencing decking roofing"""
+)
+
+
+def _verbish(word: str) -> bool:
+    return bool(_VERBISH.match(word)) and word not in _ING_NOUNS
+
+
+def has_id(text: str) -> bool:
+    """True when the line names an id (an invoice, an order number)."""
+    return _ID.search(text) is not None
+
+
+def fold(text: str) -> str:
+    """`text` lowercased, without diacritics, apostrophes as `'`, spaces single: how names compare."""
+    text = unicodedata.normalize("NFKD", text.replace("’", "'"))
+    text = "".join(c for c in text if not unicodedata.combining(c))
+    return " ".join(text.casefold().replace("ł", "l").replace("ø", "o").replace("æ", "ae").split())
+
+
+def _stem(word: str) -> str:
+    """A word's plain form, roughly: plurals and -ed/-ing forms fold together ("quoted" ~ "quote")."""
+    w = fold(word)
+    for suffix in ("ies", "es", "s", "ed", "ing", "d", "e"):
+        if len(w) > len(suffix) + 3 and w.endswith(suffix):
+            return w[: -len(suffix)]
+    return w
+
+
+@dataclass(frozen=True)
+class Mention:
+    """One subject a line names: its words as written, its kind (name, role, id or topic), where it starts."""
+
+    text: str
+    kind: str
+    start: int
+
+
+def _sentence_starts(line: str) -> set[int]:
+    starts = {0}
+    for m in re.finditer(r"[.:;!?]\s+|\(\s*|—\s*|-\s+", line):
+        starts.add(m.end())
+    return starts
+
+
+def _tokens(line: str) -> list[tuple[int, str]]:
+    return [(m.start(), m.group().rstrip(".")) for m in _TOKEN.finditer(line)]
+
+
+def _is_cap(word: str) -> bool:
+    if not word[:1].isupper() or fold(word) in _NEVER:
+        return False
+    if word.isupper() and len(word) <= 2:
+        return False  # "DE>EN", "Q1", the "B" of "7B": codes, not names
+    return not ("-" in word and len(word.split("-")[0]) < 2)  # "L-shape"
+
+
+def mentions(line: str, known_names: Iterable[str] = ()) -> list[Mention]:
+    """The subjects `line` names, in the order they stand. `known_names` (folded words already
+    known as names: page titles, names seen mid-sentence in other lines) lets a capitalised word at
+    the start of a sentence count as a name; otherwise it counts only when a name follows it or it
+    is possessive ("Tomasz's quote")."""
+    known = {fold(w) for w in known_names}
+    starts = _sentence_starts(line)
+    toks = _tokens(line)
+    found: list[Mention] = []
+    taken: list[tuple[int, int]] = []
+    for m in _ID.finditer(line):
+        found.append(Mention(m.group(), "id", m.start()))
+        taken.append((m.start(), m.end()))
+    i = 0
+    while i < len(toks):
+        pos, word = toks[i]
+        if any(a <= pos < b for a, b in taken) or not _is_cap(word):
+            i += 1
+            continue
+        run = [(pos, word)]
+        j = i + 1
+        while j < len(toks):
+            gap = line[run[-1][0] + len(run[-1][1]) : toks[j][0]]
+            nxt = toks[j][1]
+            if gap.strip() not in ("", "&") or "'" in run[-1][1][-2:] or "’" in run[-1][1][-2:]:
+                break
+            if _is_cap(nxt):
+                run.append(toks[j])
+                j += 1
+            elif fold(nxt) in ("de", "van", "von", "da", "del", "della", "la", "le", "di", "du", "der", "den", "ter", "bin", "al") and j + 1 < len(toks) and _is_cap(toks[j + 1][1]):
+                run.extend([toks[j], toks[j + 1]])
+                j += 2
+            else:
+                break
+        first_pos, first = run[0]
+        lone_start = first_pos in starts
+        if lone_start and (fold(first) in _STARTERS or _verbish(fold(first))):
+            run = run[1:]  # "Ordered the …", "Got quartz samples from Kamień": the verb is no name
+        elif lone_start and len(run) == 1 and not _POSSESSIVE.search(first) and fold(_POSSESSIVE.sub("", first)) not in known:
+            run = []  # "Budget for the whole job": a sentence's first word, no sign it is a name
+        if run:
+            text = line[run[0][0] : run[-1][0] + len(run[-1][1])]
+            text = _POSSESSIVE.sub("", text)
+            found.append(Mention(text, "name", run[0][0]))
+        i = j
+    for m in re.finditer(r"\b(?:[Tt]he|[Oo]ur|[Mm]y)\s+([a-z][a-z'’]+(?:\s+[a-z][a-z'’]+)?)\b", line):
+        words = m.group(1).split()
+        if words and fold(words[-1]) in _ROLES_FOLDED:
+            found.append(Mention(" ".join(words), "role", m.start(1)))
+        elif len(words) > 1 and fold(words[0]) in _ROLES_FOLDED:
+            found.append(Mention(words[0], "role", m.start(1)))
+    return sorted(found, key=lambda m: m.start)
+
+
+_ROLES_FOLDED = _words(
+    """electrician plumber designer architect contractor builder carpenter joiner painter tiler
+    decorator landlord landlady tenant accountant lawyer solicitor notary agent estate broker banker
+    photographer caterer florist planner officer treasurer secretary chair chairman chairwoman
+    supervisor manager director investor client customer vendor supplier courier mover movers driver
+    teacher doctor dentist nurse vet mechanic engineer developer editor translator recruiter
+    consultant advisor adviser coordinator technician surveyor inspector registrar celebrant dj band
+    baker butcher gardener"""
+)
+
+
+def roles_given(line: str, names: list[Mention]) -> dict[str, str]:
+    """name -> role for each name the line gives a role beside ("Piotr Nowak the electrician"):
+    later lines say "the electrician" for that person."""
+    out: dict[str, str] = {}
+    for m in names:
+        if m.kind != "name":
+            continue
+        after = line[m.start + len(m.text) :]
+        after = re.sub(r"^['’]s\b", "", after)
+        r = _ROLE_AFTER.match(after)
+        if r is None:
+            continue
+        role = (r.group("paren") or r.group("role") or "").strip()
+        last = fold(role.split()[-1]) if role else ""
+        if last in _ROLES_FOLDED or (r.group("paren") and len(role.split()) <= 3):
+            out[m.text] = re.sub(r"^[^\W\d_]+['’]s\s+", "", role)  # "the council's allotments officer" -> "allotments officer"
+    return out
+
+
+def is_title(title: str) -> bool:
+    """True for a page title a pass may make: one to five words, a noun phrase — never a pronoun,
+    a cue word ("Decision", "Total"), a bare calendar word or a sentence."""
+    words = title.split()
+    if not 1 <= len(words) <= 5 or len(title) > 60:
+        return False
+    if any(c in title for c in ".,;:!?\"()[]{}#|"):
+        return False
+    head = fold(words[0])
+    if len(words) == 1 and (head in _NEVER or head in _STARTERS or head in _FUNCTION):
+        return False
+    if any(fold(w) in _FUNCTION for w in words[1:]) and len(words) > 3:
+        return False  # "quote is 19,100 EUR not": a clause, not a name
+    return not any(ch.isdigit() for ch in title) or bool(_ID.fullmatch(title))
+
+
+def topic_title(line: str) -> str:
+    """The thing a line without a name is about, as a title made of its own words ("Budget",
+    "Waiting list", "Cabinets"), or "" when code cannot tell."""
+    plain = re.sub(r"^(?:decision|correction|update|note|todo)\s*:\s*", "", line.strip(), flags=re.I)
+    first = _np(plain, 0)
+    if first:
+        return first
+    for m in _DETERMINER.finditer(plain):
+        found = _np(plain, m.end())
+        if found:
+            return found
+    return ""
+
+
+def decided_things(line: str, known_names: Iterable[str] = ()) -> list[str]:
+    """What a decision line may decide about, as titles in the order they stand ("Plant sale", "Open
+    day"; "the GreenGrow polytunnel": "Polytunnel"): its noun phrases that are not a person's name."""
+    plain = re.sub(r"^\s*(?:decision|decided)\s*[:\-–]\s*", "", line.strip(), flags=re.I)
+    names = {fold(m.text) for m in mentions(plain, known_names) if m.kind == "name"} | {fold(w) for w in known_names}
+    starts = [0] + [m.end() for m in _AFTER_CUE.finditer(plain)] + [m.end() for m in _DETERMINER.finditer(plain)]
+    out: list[str] = []
+    for at in sorted(set(starts)):
+        title = _np(plain, at)
+        if title and fold(title.split()[0]) in names and len(title.split()) > 1:
+            title = title.split(" ", 1)[1].capitalize()  # "the GreenGrow polytunnel": the polytunnel
+        if title and fold(title) not in names and fold(title.split()[0]) not in names and title not in out:
+            out.append(title)
+    return out
+
+
+def decided_thing(line: str, known_names: Iterable[str] = ()) -> str:
+    """The first of `decided_things`, or "" when the line names none."""
+    found = decided_things(line, known_names)
+    return found[0] if found else ""
+
+
+# Where the thing decided may start: after a determiner, a possessive, or the verb of deciding.
+_AFTER_CUE = re.compile(r"\b(?:decided|agreed|chose|choose|go with|going with|picked|settled on)\s+(?:on\s+|that\s+)?|[^\W\d_]+['’]s\s+", re.I)
+
+
+def _next_is_verb(text: str, at: int) -> bool:
+    """True when the word after `at` is a verb in the past or a form of "be": "Tasting booked for …",
+    "Tasting moved …" — the -ing word before it is the thing, not a verb."""
+    m = re.match(r"\s+([a-z]+)", text[at:])
+    return m is not None and (m.group(1).endswith("ed") or m.group(1) in ("is", "was", "moves", "set", "went", "got", "starts"))
+
+
+def _np(text: str, at: int) -> str:
+    """The noun phrase starting at `at` (up to two words, adjectives dropped), capitalised."""
+    words: list[str] = []
+    end = at
+    for m in re.finditer(r"[^\W\d_][\w'’-]*", text[at:]):
+        if text[end : at + m.start()].strip(" -"):
+            break  # punctuation or a number ends the phrase (or keeps one from starting)
+        end = at + m.end()
+        w = m.group()
+        f = fold(w)
+        gerund = not words and _verbish(f) and f.endswith("ing") and _next_is_verb(text, at + m.end())
+        if f in _FUNCTION or f in _NEVER or (_verbish(f) and not gerund) or f in _STARTERS - {"waiting", "open", "work"}:
+            break
+        if _POSSESSIVE.search(w):
+            break
+        if f in _ADJECTIVES and not words:
+            continue
+        words.append(w)
+        if len(words) == 2:
+            break
+    if not words:
+        return ""
+    title = " ".join(words)
+    return title[:1].upper() + title[1:]
+
+
+@dataclass
+class SubjectIndex:
+    """Pages by the ways a line can name them, so a mention resolves to one page across spellings.
+
+    `add(page, title, aliases)` registers a page; `resolve(mention)` answers its page or None, and
+    None too when two pages answer equally (a first name two people share): code never guesses.
+    """
+
+    exact: dict[str, set[str]] = field(default_factory=dict)  # folded title/alias -> pages
+    parts: dict[str, set[str]] = field(default_factory=dict)  # folded first or last name of a person-like title -> pages
+    roles: dict[str, set[str]] = field(default_factory=dict)  # folded role ("electrician") -> pages
+
+    def add(self, page: str, title: str, aliases: Iterable[str] = ()) -> None:
+        for label in (title, page.rsplit("/", 1)[-1].replace("-", " "), *aliases):
+            key = fold(label)
+            if not key:
+                continue
+            if key.startswith(("the ", "our ", "my ")):
+                self.roles.setdefault(key.split(" ", 1)[1], set()).add(page)
+            self.exact.setdefault(key, set()).add(page)
+            self.exact.setdefault(_plural_free(key), set()).add(page)
+            words = [w for w in re.findall(r"[^\W\d_]+", label) if w[:1].isupper()]
+            if len(words) >= 2 and len(words) == len(label.split()):
+                for part in (words[0], words[-1]):
+                    self.parts.setdefault(fold(part), set()).add(page)
+
+    def add_role(self, page: str, role: str) -> None:
+        self.roles.setdefault(fold(role), set()).add(page)
+
+    def resolve(self, mention: Mention | str) -> str | None:
+        text = mention.text if isinstance(mention, Mention) else mention
+        kind = mention.kind if isinstance(mention, Mention) else "name"
+        key = fold(text)
+        for table, k in ((self.exact, key), (self.exact, _plural_free(key))):
+            found = table.get(k)
+            if found:
+                return next(iter(found)) if len(found) == 1 else None
+        if kind == "role":
+            found = self.roles.get(key) or self.roles.get(key.split()[-1])
+            return next(iter(found)) if found and len(found) == 1 else None
+        if kind == "name":
+            words = key.split()
+            if len(words) == 1:
+                found = self.parts.get(key)
+                return next(iter(found)) if found and len(found) == 1 else None
+            # "Tomasz Wójcik" when the page is "Tomasz": its first name stands alone as a title.
+            found = self.exact.get(words[0])
+            if found and len(found) == 1:
+                return next(iter(found))
+        return None
+
+    @classmethod
+    def of(cls, titles: Mapping[str, tuple[str, list[str]]]) -> SubjectIndex:
+        """An index of every page, from `tidy.page_titles`: name -> (title, aliases)."""
+        index = cls()
+        for name, (title, aliases) in titles.items():
+            index.add(name, title, aliases)
+        return index
+
+
+def _plural_free(key: str) -> str:
+    words = key.split()
+    if words and len(words[-1]) > 3 and words[-1].endswith("s") and not words[-1].endswith("ss"):
+        words[-1] = words[-1][:-1]
+    return " ".join(words)
+
+
+def content_words(text: str) -> set[str]:
+    """The line's words that carry meaning, stemmed: what two lines about the same thing share."""
+    out = set()
+    for w in re.findall(r"[^\W\d_][\w'’-]*", text):
+        f = fold(_POSSESSIVE.sub("", w))
+        if len(f) > 3 and f not in _FUNCTION and f not in _NEVER and f not in _STARTERS:
+            out.add(_stem(f))
+    return out
+
+
+_CHATTER: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (why, re.compile(r"\b(?:" + words + r")\b", re.I))
+    for why, words in (
+        ("weather", r"rain(?:ed|ing|y)?|sun(?:ny)?|snow(?:ed|ing)?|frost|wind(?:y)?|storm|fog(?:gy)?|cold|freezing|heatwave|hot day|grey|drizzle|weather|ice cream"),
+        ("a meal", r"coffee|tea|lunch|dinner|breakfast|brunch|pizza|takeaway|beer|wine|porridge|toast|pasta|curry|roast|chicken|cake|falafel|sandwich|cereal"),
+        ("sleep and tiredness", r"slept|sleep|nap|tired|exhausted|wiped out|bed by|early night|insomnia"),
+        ("family", r"mum|mom|dad|grandma|grandpa|granny|nan|sister|brother|baby|kids|son|daughter|aunt|uncle|cousin|family"),
+        ("how I feel", r"low today|happy|sad|stressed|anxious|aching|headache|sick|ill|cold coming|mood|fed up|bored"),
+        ("an errand", r"post office|dry cleaning|groceries|shopping|supermarket|kettle|parcel|picked up|bought|repair shop|pharmacy|haircut|stamps"),
+        ("free time", r"video call|ran \d|went for a run|walked|walk|gym|yoga|swim|film|movie|quiz|concert|football|match|book club|balcony|netflix|tv"),
+    )
+)
+
+
+def chatter_kind(text: str) -> str:
+    """What kind of chatter a line looks like ("weather", "a meal", …), or "" when code sees none.
+    A word of a name does not count ("Calacatta Grey", "Green Bean"): only one written in lower
+    case, or the first word of a sentence — but "Mum" and "Dad" are family however they are written."""
+    starts = _sentence_starts(text)
+    for why, pattern in _CHATTER:
+        for m in pattern.finditer(text):
+            if m.group()[:1].islower() or m.start() in starts or why == "family":  # "Called Mum"
+                return why
+    return ""
