@@ -125,3 +125,26 @@ def test_the_reply_example_each_prompt_shows_fits_the_grammar_the_server_enforce
     for example in shown:
         assert grammar.accepts(example), example
     assert not grammar.accepts('{"notes": ["5"]}')  # a note that was not offered cannot be written
+
+
+def test_a_word_of_the_persons_own_the_garden_never_uses_does_not_hide_a_note_its_names_point_at() -> None:
+    """"How much would Fjellstart invest?" where the line says "put in £400k": the question's name
+    and the number it asks for find the note; a question about nothing the garden holds still does not."""
+    known = check.vocabulary(["Call with Henrik: Fjellstart would put in £400k at a £3.2m pre-money valuation."])
+    asked = check.question("How much would Fjellstart invest?")
+    assert check.unknown(asked, known) == {"invest"}
+    narrowed = check.narrowed(asked, known)
+    assert check.unknown(narrowed, known) == frozenset()
+    assert check.speaks_to(narrowed, ["Call with Henrik: Fjellstart would put in £400k at a £3.2m pre-money valuation."])
+    for other in ("What is our monthly burn rate?", "What is Fjellstart's favourite colour?", "How much would Acme invest?"):
+        q = check.question(other)
+        assert check.unknown(check.narrowed(q, known), known), other
+
+
+def test_a_name_the_other_notes_of_its_page_hold_counts_for_the_question() -> None:
+    q = check.question("What pre-money valuation is in the Fjellstart term sheet?")
+    own = ["Henrik emailed the term sheet: pre-money is £3.5m, not 3.2, his partners pushed it up."]
+    context = ["Henrik Solheim", "henrik solheim"]
+    assert not check.speaks_to(q, own, context)
+    assert check.speaks_to(q, own, context, neighbours=["Henrik Solheim of Fjellstart Ventures wants a call about our seed round."])
+    assert not check.speaks_to(q, own, context, neighbours=["Henrik Solheim of Acme wants a call."])

@@ -107,7 +107,7 @@ def ask(
     mode = choose_mode(settings)[0]
     room = tokens if tokens is not None else note_room(settings, mode, _pace(model, settings, env, now()))
     found = gather(project, text, identity=tuple(settings.identity_files), threshold=settings.grounding_min, tokens=room)
-    q = check.question(text)
+    q = found.question or check.question(text)
     answer = Answer(text, mode, nearest=found.nearest, notes_offered=len(found.notes), unknown=q.as_written(found.unknown))
     if found.notes:
         budget = Budget.from_settings(settings, clock=clock)

@@ -8,9 +8,11 @@ to the question at all, and which later lines correct a value.
   asked; a number, name or date its citations lack always refuses the sentence.
 - `unknown` and `speaks_to`: a question the garden can answer is about things it holds — when
   more than half of its plain content words (not names, not numbers) stand nowhere in the
-  journal, or one of its names does not, the garden does not know. A note answers it only when
-  every name, number and code (`INV-2026-031`) the question holds stands in the note (its words,
-  its lines, its page's title and name), the dates it names (a month, a weekday, a year) stand
+  journal, or one of its names does not, the garden does not know (`narrowed`: one plain word the
+  garden never uses, in a question whose names it holds and which asks for a kind of value, is the
+  person's own wording, and is left out). A note answers it only when every name, number and code
+  (`INV-2026-031`) the question holds stands in the note (its words, its lines, its page's title
+  and name; a name may stand in the other notes of its page), the dates it names (a month, a weekday, a year) stand
   there or are its lines' days, at least one of the question's other content words stands there
   (unless a number or code already points at the note), and the note's own words hold a value of
   the kind the question asks for (a number for "how much", a date for "when", a name for "who").
@@ -33,7 +35,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 
 from gitgarden.guard.grounding import content_words, score_text
@@ -42,7 +44,7 @@ from gitgarden.wiki.journal import JournalLine
 
 __all__ = [
     "verdict", "Question", "question", "expects", "holds_kind", "reference", "day_words", "speaks_to", "covered", "values", "subject", "same_subject",
-    "says_change", "restates", "corrections", "unknown", "vocabulary", "UNKNOWN_MAX",
+    "says_change", "restates", "corrections", "unknown", "narrowed", "vocabulary", "UNKNOWN_MAX",
 ]  # fmt: skip
 
 UNKNOWN_MAX = 0.5  # share of a question's plain content words the whole garden may lack before it is not known
@@ -185,6 +187,18 @@ def vocabulary(texts: Iterable[str]) -> frozenset[str]:
     return reference(texts)
 
 
+def narrowed(q: Question, known: frozenset[str]) -> Question:
+    """`q` without the one plain word the garden never uses, when the question names things the
+    garden holds and asks for a kind of value ("How much would Fjellstart invest?" where the lines
+    say "put in £400k"): a word of the person's own the notes do not share cannot be checked, and
+    the names, with the value the note must hold, still point at the note. Any other question as
+    it is."""
+    missing = q.plain - known
+    if q.names and q.names <= known and q.expects and len(missing) == 1:
+        return replace(q, plain=q.plain - missing)
+    return q
+
+
 def unknown(q: Question, known: frozenset[str]) -> frozenset[str]:
     """The question's names, numbers and codes the garden lacks, and its plain content words the garden
     lacks when they are more than half of them; empty when the garden may know the answer."""
@@ -207,7 +221,7 @@ def day_words(days: Iterable[str]) -> frozenset[str]:
     return frozenset(out)
 
 
-def speaks_to(q: Question, own: Sequence[str], context: Sequence[str] = (), days: Sequence[str] = ()) -> bool:
+def speaks_to(q: Question, own: Sequence[str], context: Sequence[str] = (), days: Sequence[str] = (), neighbours: Sequence[str] = ()) -> bool:
     """True when a note answers the question as far as code can tell: its words and lines (`own`)
     with its `context` (its page's title and name) hold every name, number and code of the
     question and — unless one of those numbers or codes points at it — at least one of the
@@ -215,7 +229,10 @@ def speaks_to(q: Question, own: Sequence[str], context: Sequence[str] = (), days
     of its lines (`days`); and its own words hold a value of the kind the question asks for (a
     number for "how much", a date for "when", a name for "who")."""
     ref = reference([*own, *context])
-    if not q.names <= ref or not q.numbers <= ref or not holds_kind(q.expects, own):
+    # The other notes of its page may hold a name for it ("Henrik emailed the term sheet" on the page
+    # of Henrik Solheim of Fjellstart): for the question's names only.
+    named = ref | reference(neighbours) if neighbours else ref
+    if not q.names <= named or not q.numbers <= ref or not holds_kind(q.expects, own):
         return False
     if not q.dates <= ref | {w.lower() for w in ref} | day_words(days):
         return False

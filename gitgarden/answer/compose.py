@@ -135,7 +135,8 @@ def _speaks(q: check.Question, note: Note, found: Found) -> bool:
     context = _context(note)
     if not note.page:
         context += [prev.text for prev in (found.journal.before(ln) for ln in note.lines) if prev is not None]
-    return check.speaks_to(q, [note.text, *(ln.text for ln in note.lines)], context, [ln.day for ln in note.lines])
+    neighbours = [other.text for other in found.notes if note.page and other.page == note.page and other is not note]
+    return check.speaks_to(q, [note.text, *(ln.text for ln in note.lines)], context, [ln.day for ln in note.lines], neighbours)
 
 
 def _note_for(line: JournalLine, found: Found) -> Note:

@@ -62,6 +62,7 @@ class Found:
     considered: int = 0
     notes_by_line: dict[str, Note] = field(default_factory=dict)  # a line id -> the first page note citing it
     unknown: frozenset[str] = frozenset()  # the question's words the garden holds nowhere (`check.unknown`)
+    question: check.Question | None = None  # the question as the notes are checked against it (`check.narrowed`)
 
 
 def fts_query(text: str) -> str:
@@ -100,7 +101,9 @@ def gather(project: Project, question: str, *, identity: tuple[str, ...], thresh
     found_pages = [h.ref for h in hits if h.kind == "page" and h.ref != map_name][:_PAGES]
     found.nearest = [(n, titles.get(n, (n, []))[0]) for n in found_pages[:_NEAREST]]
     named = [w for name, (title, aliases) in titles.items() for w in (name.replace("-", " "), title, *aliases)]
-    found.unknown = check.unknown(q, check.vocabulary([*(ln.text for ln in book.lines), *named]))
+    known = check.vocabulary([*(ln.text for ln in book.lines), *named])
+    q = found.question = check.narrowed(q, known)
+    found.unknown = check.unknown(q, known)
     if found.unknown:
         return found  # the garden holds nothing of what is asked: no note can answer it
     wanted = _with_linked(found_pages, tree, index, map_name)
