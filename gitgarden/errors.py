@@ -7,6 +7,7 @@ EXIT_OK = 0
 EXIT_USER = 1
 EXIT_USAGE = 2
 EXIT_GUARD = 3
+EXIT_NOT_IN_GARDEN = 4  # `gitgarden ask`: no answer the garden can ground
 EXIT_INTERRUPTED = 130
 
 

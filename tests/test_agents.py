@@ -16,7 +16,7 @@ import sys
 import tomllib
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import pytest
@@ -28,7 +28,19 @@ from gitgarden.gardener.pipeline import run_pass
 from gitgarden.project import Project
 from gitgarden.repo.gitdir import git_dir
 from gitgarden.wiki import captured
-from tests.helpers.project import FIXED_NOW, FakeModel, commit_all, git, invoke, workspace, write
+from tests.helpers.project import (
+    FIXED_NOW,
+    FakeModel,
+    capture,
+    commit_all,
+    git,
+    invoke,
+    workspace,
+    write,
+)
+
+if TYPE_CHECKING:
+    from tests.helpers.fake_openai import FakeOpenAI
 
 REPO = Path(__file__).resolve().parents[1]
 LAUNCHER = Path(__file__).parent / "helpers" / "mcp_server.py"
@@ -80,7 +92,7 @@ async def refused(session: ClientSession, tool: str, **args: Any) -> str:
 
 
 
-def test_the_tools_are_the_seven_with_schemas_and_none_can_change_a_page(sample: Project) -> None:
+def test_the_tools_are_the_eight_with_schemas_and_none_can_change_a_page(sample: Project) -> None:
     async def body(session: ClientSession) -> Any:
         init_tools = (await session.list_tools()).tools
         unknown = [await refused(session, name, name="oven") for name in ("write_page", "delete_page", "move_page", "run_pass", "set_config")]
@@ -175,6 +187,27 @@ def test_read_page_map_status_and_page_sources(sample: Project, fake_model: Fake
     assert cited[f"{DAY}#1"] == "Acme signed the pilot contract"
     assert page_text.contents[0].text == page["text"]  # type: ignore[union-attr]
     assert map_text.contents[0].text == the_map["text"]  # type: ignore[union-attr]
+
+
+def test_ask_answers_from_the_garden_with_its_lines_and_changes_nothing(project: Project, server: FakeOpenAI) -> None:
+    capture(project, "2026-03-05", "Piotr Nowak the electrician comes on Friday 13 March.", "Rain all day, bins blew over again.")
+    commit_all(project.root, "notes")
+    server.enqueue('{"notes": ["1"]}')  # a loopback endpoint: small mode, the model picks the note that answers
+    env = {**_env(), "GITGARDEN_MODEL": "openai/fake", "GITGARDEN_API_BASE": server.base_url}
+    params = StdioServerParameters(command=sys.executable, args=[str(LAUNCHER), str(project.root), FIXED_NOW.isoformat()], env=env)
+    before, head = workspace(project.root), git(project.root, "rev-parse", "HEAD")
+
+    async def body(session: ClientSession) -> Any:
+        tool = next(t for t in (await session.list_tools()).tools if t.name == "ask")
+        return tool, await call(session, "ask", question="Who is the electrician?"), await call(session, "ask", question="What colour are the tiles?")
+
+    tool, got, none = talk(params, body)
+    assert tool.annotations is not None and tool.annotations.read_only_hint is True and tool.input_schema["required"] == ["question"]
+    assert got["answer"] == "Piotr Nowak the electrician comes on Friday 13 March (5 March 2026)." and got["abstained"] is False
+    assert got["sentences"][0]["lines"] == ["2026-03-05#1"] and got["lines"][0]["text"] == "Piotr Nowak the electrician comes on Friday 13 March."
+    assert none["abstained"] is True and none["answer"] == "Not in the garden."
+    assert len(server.requests) == 1  # the second question asked no model: the garden holds nothing of tiles
+    assert workspace(project.root) == before and git(project.root, "rev-parse", "HEAD") == head
 
 
 def test_a_name_outside_the_wiki_or_a_symlink_is_refused(sample: Project, tmp_path: Path) -> None:

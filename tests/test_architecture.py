@@ -28,9 +28,10 @@ MAY_IMPORT: dict[str, set[str]] = {
     "search": {"project", "config", "repo", "wiki", "errors", "atomic"},
     "history": {"project", "config", "repo", "wiki", "errors", "atomic"},
     "gardener": {"history", "search", "model", "guard", "project", "config", "sharing", "store", "repo", "wiki", "errors", "atomic"},
+    "answer": {"search", "model", "guard", "history", "project", "config", "store", "repo", "wiki", "errors", "atomic"},
     "schedule": {"gardener", "history", "model", "guard", "project", "config", "sharing", "store", "repo", "wiki", "errors", "atomic"},
     "services": {
-        "schedule", "gardener", "history", "search", "model", "gitguard", "guard", "project", "config", "sharing", "store",
+        "answer", "schedule", "gardener", "history", "search", "model", "gitguard", "guard", "project", "config", "sharing", "store",
         "repo", "wiki", "errors",
     },
     # The faces call services (and history's log, show, undo and review, which the CLI calls too),

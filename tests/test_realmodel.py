@@ -24,6 +24,7 @@ from gitgarden.gardener.context import ContextInputs, PageInfo, build_messages
 from gitgarden.model import endpoints, llm, provider
 from gitgarden.model import operations as ops
 from gitgarden.model import status as model_status
+from gitgarden.project import Project
 from gitgarden.wiki.journal import JournalLine
 
 pytestmark = pytest.mark.realmodel
@@ -218,6 +219,27 @@ def test_small_mode_against_the_real_server_writes_only_the_lines_themselves(lla
     assert all(u["reason"] for u in result.unread)
     assert skipped | unread <= ids and result.marked_read + len(unread) == len(ids)
     assert result.prompt_tokens > 0
+
+
+def test_ask_answers_a_plain_question_about_the_sample_project_with_its_citation(llama_server: str, sample: Project) -> None:
+    """`ask` in small mode over the sample project: "Who is the landlord?" finds one note, and the
+    model picks it (or says none). Whatever it picks, no sentence holds a number or a name its cited
+    lines lack; answered, the sentence cites the line naming the landlord."""
+    from datetime import UTC, datetime
+
+    from gitgarden.guard.grounding import score_text
+    from gitgarden.services.ask import ask
+
+    project = sample
+    settings = _settings(llama_server, mode="small", timeout=_GRAMMAR_TIMEOUT)
+    answer = ask(project, "Who is the landlord?", env={}, now=lambda: datetime(2026, 11, 30, tzinfo=UTC),
+                 model_factory=lambda s, e: provider.make_model(s, e), settings=settings)  # fmt: skip
+    for s in answer.sentences:
+        assert all(not sc.unfounded for sc in score_text(s.text, [ln.text for ln in s.lines], "", [ln.day for ln in s.lines])), s
+    if not answer.abstained:
+        assert "Marta Okafor" in answer.text
+        cited = {ln.id: ln.text for ln in answer.lines}
+        assert cited["2026-11-23#2"] == (project.journal / "2026-11-23.md").read_text().splitlines()[1]
 
 
 def test_a_labelled_week_keeps_its_facts_with_gemma(llama_server: str, tmp_path: Path) -> None:

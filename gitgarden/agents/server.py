@@ -33,7 +33,9 @@ gitgarden keeps this project's wiki: linked pages written by a gardener from the
 Capture facts; the gardener writes the pages. Use `capture` for anything worth remembering: one fact a line,
 in plain words, with names and numbers as they are (the gardener reads new lines at its next pass and writes,
 links and maps the pages; it never commits your lines before then). Read what the wiki knows with `search`,
-`read_page`, `read_map`, `journal`, `status` and `page_sources` (which journal lines a page's text came from).
+`ask` (a question answered from the wiki, every sentence citing the journal lines it rests on, or "Not in the
+garden"), `read_page`, `read_map`, `journal`, `status` and `page_sources` (which journal lines a page's text
+came from).
 This server has no tool that writes, moves or deletes a page, runs a pass or changes a setting, on purpose:
 do not edit the wiki's pages or the journal's files directly either — capture instead.
 """
@@ -62,7 +64,7 @@ def _call(fn: Callable[..., dict[str, Any]], *args: Any) -> str:
 
 
 def build(project: Project, env: Mapping[str, str], now: Callable[[], datetime]) -> MCPServer[Any]:
-    """The MCP server for `project`: the seven tools, the map and page resources, the instructions."""
+    """The MCP server for `project`: the eight tools, the map and page resources, the instructions."""
     door = Door(project, env, now)
     server: MCPServer[Any] = MCPServer(
         "gitgarden",
@@ -92,6 +94,13 @@ def build(project: Project, env: Mapping[str, str], now: Callable[[], datetime])
         limit: Annotated[int, Field(description="How many results at most.", json_schema_extra=_LIMIT_RANGE)] = 10,
     ) -> str:
         return _call(door.search, query, limit)
+
+    @server.tool(annotations=_READ, description=(
+        "Ask the wiki a question: an answer whose every sentence cites the page and the journal lines it rests on, "
+        'checked by code (the newest value where a later line corrected one), or "Not in the garden" with the nearest pages.'
+    ))  # fmt: skip
+    def ask(question: Annotated[str, Field(description="The question, e.g. what is the rent now?")]) -> str:
+        return _call(door.ask, question)
 
     @server.tool(annotations=_READ, description=(
         "Read one page: its text, state, source days and the pages linking to it; the name may be the page's file "

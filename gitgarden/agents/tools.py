@@ -37,7 +37,7 @@ from gitgarden.services.views import (
 __all__ = ["Door", "TOOLS"]
 
 # The tools, in the order an agent is shown them. A test holds the server's list to exactly these.
-TOOLS = ("capture", "search", "read_page", "read_map", "journal", "status", "page_sources")
+TOOLS = ("capture", "search", "ask", "read_page", "read_map", "journal", "status", "page_sources")
 SEARCH_LIMIT_MAX = 100
 
 
@@ -75,6 +75,14 @@ class Door:
             raise GitgardenError(f"limit must be between 1 and {SEARCH_LIMIT_MAX}")
         identity = tuple(self._settings().identity_files)
         return search(self.project, query, limit=limit, identity=identity).to_json()
+
+    def ask(self, question: str) -> dict[str, Any]:
+        """The garden's answer to `question` (as `gitgarden ask --json`): each sentence with the page
+        and journal lines it rests on, checked by code; "Not in the garden" with the nearest pages
+        when nothing grounds one. Reads only; the model is the project's configured one."""
+        from gitgarden.services.ask import ask
+
+        return ask(self.project, question, env=self.env, now=self.now).to_json()
 
     def read_page(self, name: str) -> dict[str, Any]:
         """A page's text, state, `source:` days and backlinks; `name` resolved as Obsidian resolves it."""

@@ -67,7 +67,7 @@ def search_cmd(app: App, query: tuple[str, ...], limit: int, as_json: bool) -> N
 def mcp_cmd(app: App, project_path: Path | None) -> None:
     """Serve the project to chat agents over MCP (stdio): they capture and read; they never write a page.
 
-    Tools: capture, search, read_page, read_map, journal, status, page_sources.
+    Tools: capture, search, ask, read_page, read_map, journal, status, page_sources.
     Add it to Claude Code with `claude mcp add gitgarden -- gitgarden mcp`.
     """
     project = app.project(project_path)

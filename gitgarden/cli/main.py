@@ -35,7 +35,7 @@ __all__ = ["main", "cli", "App", "ELSEWHERE"]
 # The commands the other `cli` modules hold, by name. A call imports only the module of the
 # command it names (`status` never pays for `log` or `serve`); `--help` lists them all.
 ELSEWHERE: dict[str, str] = {
-    "search": "agents", "mcp": "agents", "ci": "ci", "guard": "guard", "hook": "guard", "keys": "keys",
+    "ask": "ask", "search": "agents", "mcp": "agents", "ci": "ci", "guard": "guard", "hook": "guard", "keys": "keys",
     "log": "history", "show": "history", "undo": "history", "stop": "history", "review": "review", "reread": "history",
     "tick": "schedule", "projects": "schedule", "timer": "schedule", "status": "schedule",
     "serve": "serve", "config": "settings", "split": "split",

@@ -1,7 +1,12 @@
 """The garden at a glance (home) and its health: what `gitgarden status` and `gitgarden health`
-show, read through the same functions, with the health figures of the last passes as a chart."""
+show, read through the same functions, with the health figures of the last passes as a chart; and
+the Ask box (`/ask?q=…`: `gitgarden ask`, each citation a link to the page's words and the journal
+line)."""
 
 from __future__ import annotations
+
+import re
+from urllib.parse import quote
 
 from markupsafe import Markup
 from starlette.requests import Request
@@ -49,4 +54,30 @@ def health(site: Site, project: Project, request: Request) -> Response:
     return site.page(request, "health.html", h=found.figures, aside=found.aside)
 
 
-ROUTES = [("/", view(home), "GET"), ("/health", view(health), "GET")]
+_LINK = re.compile(r"\[\[([^\[\]|]+)(?:\|([^\[\]]+))?\]\]")
+_FRAGMENT_WORDS = 8
+
+
+def words_link(page: str, text: str) -> str:
+    """The page's URL, scrolled to `text` where the browser reads text fragments
+    (`/page/lease#:~:text=The%20rent%20is…`): its first words as the page shows them (a wiki link by
+    its shown text)."""
+    shown = _LINK.sub(lambda m: m.group(2) or m.group(1), text)
+    words = " ".join(shown.replace("*", "").split()[:_FRAGMENT_WORDS])
+    return f"/page/{quote(page)}#:~:text={quote(words, safe='')}"
+
+
+def ask(site: Site, project: Project, request: Request) -> Response:
+    """The Ask box's answer: each sentence with links to the page's words and the journal lines it
+    cites, the lines themselves, or "Not in the garden" with the nearest pages. Reads only."""
+    from gitgarden.services.ask import ask as ask_garden
+
+    question = request.query_params.get("q", "").strip()
+    answer = None
+    if question:
+        settings = site.settings(project).settings
+        answer = ask_garden(project, question, env=site.env, now=site.now, model_factory=site.model_factory, settings=settings)
+    return site.page(request, "ask.html", question=question, answer=answer, words_link=words_link)
+
+
+ROUTES = [("/", view(home), "GET"), ("/health", view(health), "GET"), ("/ask", view(ask), "GET")]
