@@ -30,14 +30,9 @@ from typing import Any
 
 from gitgarden.guard import plain
 from gitgarden.guard.anchors import dangling
-from gitgarden.guard.diff import (
-    Diff,
-    PassContext,
-    encoding_change,
-    meta_of,
-    obsidian_settings,
-    slug_rule,
-)
+from gitgarden.guard.diff import Diff, PassContext
+from gitgarden.guard.names import meta_of
+from gitgarden.guard.paths import encoding_change, obsidian_settings, slug_rule
 from gitgarden.guard.text import (
     common_prefix,
     find_links,
