@@ -15,13 +15,18 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from gitgarden.errors import ModelError
+from gitgarden.gardener import repair as follow_up
 from gitgarden.gardener import setaside
+from gitgarden.gardener.ask import no_room_for
+from gitgarden.gardener.calls import call_model
 from gitgarden.gardener.operations import Applied, ApplyContext, Refusal, apply_op
 from gitgarden.gardener.repair import Refused
 from gitgarden.gardener.state import Pass, Reading, Work
 from gitgarden.gardener.steps import Step
+from gitgarden.gardener.tidying import split_pushed_over
 from gitgarden.guard import grounding
 from gitgarden.guard import rules as guard
+from gitgarden.model import llm
 from gitgarden.model.operations import Op
 from gitgarden.wiki import captured, journal, pages, tidy
 from gitgarden.wiki.subjects import SubjectIndex
@@ -121,11 +126,6 @@ def apply_and_guard(run: Pass, work: Work, answer: Answer) -> Ledger:
 def repair(run: Pass, work: Work, answer: Answer, ledger: Ledger) -> Ledger:
     """While operations are refused, show the model its refusals in the same conversation and apply
     its corrections (at most `repair_rounds` times, within the budget)."""
-    from gitgarden.gardener import repair as follow_up
-    from gitgarden.gardener.ask import no_room_for
-    from gitgarden.gardener.calls import call_model
-    from gitgarden.model import llm
-
     settings, model, budget = run.settings, run.model, run.budget
     assert model is not None and budget is not None, "a repair round follows an ask"
     rnd = ledger.rounds[-1]
@@ -191,8 +191,6 @@ def _grounded(run: Pass, work: Work, op: Op, applied: Applied, grounding_min: fl
 
 def _apply_all(run: Pass, work: Work, ops: list[Op], ledger: Ledger, label: str = "") -> Round:
     """Apply one round's operations through the guard; what landed stays in `work.tree`."""
-    from gitgarden.gardener.tidying import split_pushed_over
-
     result, titles, grounding_min = run.result, work.titles, run.settings.grounding_min
     ctx = ApplyContext(
         offered=work.offered,

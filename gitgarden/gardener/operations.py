@@ -20,9 +20,12 @@ from gitgarden.gardener.applied import (
     unsafe_name,
     with_source,
 )
+from gitgarden.guard.grounding import score_text, sentences
 from gitgarden.model.operations import INVALID, Op
 from gitgarden.wiki import linking, pages
+from gitgarden.wiki.facts import page_facts, pages_citing
 from gitgarden.wiki.journal import day_path
+from gitgarden.wiki.split import split_in_tree
 from gitgarden.wiki.tree import Entry, Tree, file
 
 __all__ = ["Applied", "Refusal", "ApplyContext", "apply_op"]
@@ -157,8 +160,6 @@ def _shown(inner: str) -> str:
 def _sentence_keys(text: str) -> list[tuple[str, ...]]:
     """The sentences of markdown `text` as their words: links read as their shown text, case,
     punctuation and whitespace ignored. Two texts that differ only in those say the same."""
-    from gitgarden.guard.grounding import sentences  # the sentence splitter rule 11 scores with
-
     plain = _MDLINK.sub(r"\1", _WIKILINK.sub(lambda m: _shown(m.group(1)), text))
     keys = [tuple(re.findall(r"\w+", s.casefold())) for s in sentences(plain)]
     return [k for k in keys if k]
@@ -178,8 +179,6 @@ def _made_before(tree: Tree, body: str, days: list[str]) -> str | None:
     proposed again under another name), or None. Only pages whose `source:` holds every cited
     day are read, so this costs a few page reads, not the wiki; which pages those are comes from
     an index the tree read from disk keeps (facts.pages_citing), one sweep a pass, not one a page."""
-    from gitgarden.wiki.facts import page_facts, pages_citing
-
     if not days or not _sentence_keys(body):
         return None
     for path in pages_citing(tree, days):
@@ -290,8 +289,6 @@ def _recover_line(op: Op, tree: Tree, ctx: ApplyContext) -> Applied | Refusal:
 def _already_said(text: str, lines: tuple[str, ...]) -> bool:
     """True when some journal line holds nearly all of `text`'s content words (a duplicate
     recovered line would become a second page, or a page that argues with itself)."""
-    from gitgarden.guard.grounding import score_text
-
     for line in lines:
         scores = score_text(text, [line])
         if scores and min(s.score for s in scores) >= 0.8:
@@ -300,8 +297,6 @@ def _already_said(text: str, lines: tuple[str, ...]) -> bool:
 
 
 def _split(op: Op, tree: Tree, ctx: ApplyContext) -> Applied | Refusal:
-    from gitgarden.wiki.split import split_in_tree  # splitting has its own module
-
     path = resolve_page(tree, ctx, op.get("page"))
     old = None if path is None else page_text(tree, path)
     if path is None or old is None:

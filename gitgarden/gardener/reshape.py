@@ -18,16 +18,16 @@ from gitgarden.gardener.applied import (
     unsafe_name,
     with_source,
 )
+from gitgarden.guard.grounding import content_words
 from gitgarden.model.operations import Op
-from gitgarden.wiki import linking, pages
+from gitgarden.wiki import hubs, linking, pages, tidy
+from gitgarden.wiki.health import duplicate_pair
 from gitgarden.wiki.tree import Tree, file
 
 __all__ = ["merge", "promote_to_hub", "supersede"]
 
 
 def promote_to_hub(op: Op, tree: Tree, ctx: ApplyContext) -> Applied | Refusal:
-    from gitgarden.wiki import hubs, tidy  # hubs are the map's business
-
     name = op.get("page")
     path = resolve_page(tree, ctx, name)
     if path is None and ctx.place is not None:
@@ -123,8 +123,6 @@ def _not_named(path: str, meta: dict[str, Any], cited: list[str]) -> str | None:
     """Why the cited lines may not supersede the page at `path`, or None. They must be about it: a
     word of its title (or name) for a page of the gardener's; the page itself — its whole title,
     name or an alias — for a page of the person's, which a pass never marks on a guess."""
-    from gitgarden.guard.grounding import content_words
-
     name = pages.page_name(path) or path
     title = str(meta.get("title") or name.rsplit("/", 1)[-1])
     said = " ".join(cited)
@@ -143,8 +141,6 @@ def _not_named(path: str, meta: dict[str, Any], cited: list[str]) -> str | None:
 
 
 def merge(op: Op, tree: Tree, ctx: ApplyContext) -> Applied | Refusal:
-    from gitgarden.wiki.health import duplicate_pair
-
     src, dst = resolve_page(tree, ctx, op.get("from")), resolve_page(tree, ctx, op.get("into"))
     if src is None or dst is None or pages.map_path() in (src, dst) or src == dst:
         return Refusal(op, "merge needs two existing pages")
