@@ -26,7 +26,7 @@ from gitgarden.history.passlog import PassEntry, passes
 from gitgarden.history.records import LOG_DIR
 from gitgarden.repo import gitrepo
 from gitgarden.repo.commits import build_commit
-from gitgarden.wiki import journal
+from gitgarden.wiki import journal, layout
 from gitgarden.wiki.tree import Entry, Overlay, Tree
 
 __all__ = ["ReviewStatus", "commit_to_review", "review_base", "review_read_text", "review_status", "union_lines", "union_read"]
@@ -63,8 +63,6 @@ def review_read_text(root: Path, worktree_text: str | None) -> str | None:
 def review_base(root: Path, base: Tree, folders: Sequence[str] | None = None) -> Tree:
     """`base` (the work tree) with what the passes waiting for review changed, so a new pass builds on them
     (`folders`: those of the wiki and the journal, by default the layout's)."""
-    from gitgarden.wiki import layout
-
     here = layout.current()
     tip = review_waiting(root)
     head = gitrepo.head(root)
@@ -137,7 +135,6 @@ def review_status(root: Path) -> ReviewStatus:
     fork = gitrepo.git(root, "merge-base", head, tip, check=False).decode().strip() if head else ""
     if not fork:
         return ReviewStatus(tip, waiting, [], "")
-    from gitgarden.wiki import layout
 
     files = sorted(changed_files(root, fork, tip), key=lambda p: (not layout.current().in_wiki(p), p))
     return ReviewStatus(tip, waiting, files, diff_pages_first(root, fork, tip))
