@@ -18,9 +18,6 @@ from typing import TYPE_CHECKING
 import click
 
 from gitgarden.cli.app import App, echo, err, out_json, pass_app, settle_model_threads
-from gitgarden.errors import GitError, GitgardenError
-from gitgarden.repo import gitrepo
-from gitgarden.services import run as passes
 
 if TYPE_CHECKING:
     from gitgarden.gardener.outcome import PassResult
@@ -184,6 +181,8 @@ def source_of(direct_url: str | None) -> Source:
     import json
     from urllib.parse import unquote, urlparse
 
+    from gitgarden.errors import GitError
+    from gitgarden.repo import gitrepo
 
     try:
         data = json.loads(direct_url or "{}")
@@ -237,6 +236,8 @@ def _remote_note(remote: str | None) -> str:
 def ci_init(app: App, kind: str) -> None:
     """Print a ready workflow for KIND (github, gitlab) or the pre-commit framework's config, filled
     in for this clone: the gitgarden commit and URL to install, the project's remote."""
+    from gitgarden.errors import GitgardenError
+
     source = _installed_source()
     try:
         project = app.project()
@@ -263,6 +264,8 @@ def register(cli: click.Group) -> None:
 
 
 def _run_ci(app: App, as_json: bool) -> None:
+    from gitgarden.services import run as passes
+
     project = app.project()
     settings = app.settings(project).settings
     result = passes.run(project, settings, env=app.env, now=app.now, model_factory=app.model_factory, on_progress=err, trigger="ci")

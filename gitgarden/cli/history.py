@@ -29,10 +29,6 @@ from gitgarden.cli.app import (
     render_figures,
     visible,
 )
-from gitgarden.gardener.reread import reread
-from gitgarden.history import passlog as history
-from gitgarden.history.undo import undo
-from gitgarden.services.run import stop
 from gitgarden.wiki.captured import claim
 
 __all__ = ["register"]
@@ -91,6 +87,8 @@ def _wants_colour(env: Any) -> bool:
 @pass_app
 def log_cmd(app: App, limit: int | None, as_json: bool) -> None:
     """The gardener's passes, newest first, read from the pass commits (and attempts that made none)."""
+    from gitgarden.history import passlog as history
+
     project = app.project()
     entries = history.passes(project.root, limit)
     if as_json:
@@ -238,6 +236,8 @@ def _grounding_lines(record: dict[str, Any] | None) -> list[str]:
 @pass_app
 def show_cmd(app: App, pass_ref: str | None, as_json: bool) -> None:
     """One pass (a pass id or a commit; default the latest): its record, then its diff, pages first."""
+    from gitgarden.history import passlog as history
+
     project = app.project()
     shown = history.show(project.root, pass_ref)
     if as_json:
@@ -298,6 +298,8 @@ def show_cmd(app: App, pass_ref: str | None, as_json: bool) -> None:
 @pass_app
 def undo_cmd(app: App, pass_ref: str | None, reread: bool, as_json: bool) -> None:
     """Take back one pass (default: the latest) with a new commit; history is never rewritten."""
+    from gitgarden.history.undo import undo
+
     project = app.project()
     with git_policy(app, project):
         result = undo(project.root, pass_ref, reread=reread, now=app.now())
@@ -331,6 +333,8 @@ def reread_cmd(app: App, targets: tuple[str, ...], as_json: bool) -> None:
 
 def reread_lines(app: App, project: Any, targets: Sequence[str]) -> Any:
     """`gitgarden reread` (and `run --reread`): the lines made unread, said on stderr."""
+    from gitgarden.gardener.reread import reread
+
     result = reread(project.root, project.journal, list(targets), now=app.now())
     if result.lines:
         err(f"{len(result.lines)} journal line(s) unread again (commit {_short(result.commit)}): the next pass offers them.")
@@ -354,6 +358,8 @@ def _who() -> str:
 @pass_app
 def stop_cmd(app: App) -> None:
     """Ask the running pass to stop now (a model call in flight is abandoned); it keeps what it committed."""
+    from gitgarden.services.run import stop
+
     holder = stop(app.project(), who=_who(), when=app.now())
     if holder is None:
         err("No pass is running: nothing to stop.")

@@ -8,7 +8,6 @@ from typing import Any
 import click
 
 from gitgarden.cli.app import App, echo, err
-from gitgarden.gardener.asked_split import request_split
 
 __all__ = ["register"]
 
@@ -53,6 +52,7 @@ def split_command(ctx: click.Context, page: str, apply: bool) -> None:
     app = ctx.ensure_object(App)
     project = app.project()
     settings = app.settings(project).settings
+    from gitgarden.gardener.asked_split import request_split
 
     result = request_split(project, settings, page, apply=apply, now=app.now)
     prefix = "" if apply else "[dry run] "
