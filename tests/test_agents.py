@@ -177,7 +177,7 @@ def test_read_page_map_status_and_page_sources(sample: Project, fake_model: Fake
         "kessler-mill", "wiki/kessler-mill.md", "Kessler Mill", "open", ["2026-11-24"]
     )  # fmt: skip
     assert page["text"] == (sample.root / "wiki/kessler-mill.md").read_text()
-    assert page["backlinks"] == ["suppliers"]  # reached through the person's own page: the map needs no entry for it
+    assert page["backlinks"] == ["index"]  # the page nothing linked to, which the pass put on the map
     assert the_map["path"] == "wiki/index.md" and the_map["text"] == (sample.root / "wiki/index.md").read_text()
     assert len(the_map["open"]) == 1 and "[[lease]]" in the_map["open"][0]
     assert status["last_pass"]["pass_id"] == result.pass_id and status["last_pass"]["commit"] == result.commit

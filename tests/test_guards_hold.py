@@ -71,13 +71,12 @@ def test_small_mode_asks_on_the_map_instead_of_appending_to_a_decided_page(proje
     write(project.root, "wiki/delivery.md", decided)
     write(project.root, "raw/journal/2026-11-29.md", "Delivery moves to Tuesdays!\n")
     commit_all(project.root)
-    reply = {"lines": [{"line": "2026-11-29#1", "kind": "fact", "page": "delivery", "title": ""}]}
-    result = garden(project, FakeModel().enqueue(reply), SMALL)
+    result = garden(project, FakeModel().enqueue("yes"), SMALL)  # small mode asks one word: keep it
     assert result.outcome == "pages_written", (result.detail, result.refusals)
     assert result.refusals == []
     assert git(project.root, "show", "HEAD:wiki/delivery.md") == decided  # a decided page gets no new line
     opened = pages.open_lines(git(project.root, "show", f"HEAD:{pages.map_path()}"))
-    assert "- Delivery moves to Tuesdays! — [[delivery]] is decided ([[delivery]])" in opened, opened
+    assert "- “Delivery moves to Tuesdays!” (2026-11-29) touches a decided page ([[delivery]])" in opened, opened  # the line whole, its "!" kept
 
 
 @pytest.mark.parametrize("text", ["Acme pays 400 EUR.", "Who pays the flyers?", "Acme signed!", "- Acme pays monthly;", "Acme: yes…"])

@@ -123,6 +123,16 @@ def test_a_first_name_page_learns_the_full_name_as_an_alias(project: Project) ->
     assert meta(project, "ingrid")["aliases"] == ["Ingrid Solberg"]
 
 
+def test_a_role_written_before_a_name_gives_one_page_for_the_person(project: Project) -> None:
+    journal(project, "2026-08-17", "Landlord Joaquín Beltrán confirmed the flat at Calle de Sueca 42: 1,150 EUR a month.")
+    garden(project, answers(FakeModel(), "yes"))
+    journal(project, "2026-08-18", "Joaquín wants two months' deposit, 2,300 EUR.", "The landlord sent the keys by courier.")
+    result = garden(project, answers(FakeModel(), "yes", "yes"))
+    assert result.created == [] and result.appended == ["wiki/joaquin-beltran.md"], (result.created, result.appended)
+    assert meta(project, "joaquin-beltran")["title"] == "Joaquín Beltrán"
+    assert "The landlord sent the keys by courier. (2026-08-18)" in body(project, "joaquin-beltran")
+
+
 @pytest.mark.parametrize(
     "title",
     ["He", "Decision", "Correction", "Total", "My", "Friday", "Marek's quote is 19,100 EUR not 18,400 EUR the 18,400 left", "December Marek."],
@@ -383,6 +393,6 @@ def test_an_id_given_again_goes_where_its_first_line_went(project: Project) -> N
     journal(project, "2026-06-08", "Brackenridge House confirmed Saturday 19 September.", "Venue deposit £2,500, invoice BH-2210, due by 30 June.")
     garden(project, answers(FakeModel(), "yes", "yes"))
     journal(project, "2026-06-12", "Solveig says sparklers are fine until 10:30pm.", "BH-2210 reissued: the deposit is £2,750 now. Paid it.")
-    result = garden(project, answers(FakeModel(), "yes", "yes"))
+    garden(project, answers(FakeModel(), "yes", "yes"))
     assert "BH-2210 reissued" in body(project, "brackenridge-house")
     assert any("£2,500" in ln and "£2,750" in ln for ln in open_lines(project))

@@ -112,3 +112,35 @@ def test_a_line_that_changes_nothing_is_no_change(new: str) -> None:
 def test_values_are_read_by_kind_and_ids_are_not_values() -> None:
     found = {(v.kind, v.text) for v in values("Invoice TW-0314: 1,500 EUR by Friday 13 March, 8:00, 3 rooms.")}
     assert found == {("amount", "1500eur"), ("date", "friday"), ("date", "13march"), ("time", "8:00"), ("count", "3")}
+
+
+def test_a_decided_thing_keeps_the_capitals_it_was_written_with() -> None:
+    """"the Spanish UI" is decided about "UI", never a page titled "Ui"."""
+    assert decided_things("Decision: the Spanish UI goes into 2.4; Emeka estimates two weeks.", ["Emeka", "Spanish"])[0] == "UI"
+
+
+def test_a_role_before_a_name_is_an_alias_not_part_of_the_name() -> None:
+    """"Landlord Joaquín Beltrán confirmed …" names Joaquín Beltrán, whom later lines call the landlord."""
+    line = "Landlord Joaquín Beltrán confirmed the flat at Calle de Sueca 42, 3rd floor, door 7: 1,150 EUR a month."
+    names = mentions(line)
+    assert names[0].text == "Joaquín Beltrán"
+    assert roles_given(line, names) == {"Joaquín Beltrán": "landlord"}
+    line = "Sent the invoice to our accountant Ruth Ames today."
+    assert roles_given(line, mentions(line)) == {"Ruth Ames": "accountant"}
+
+
+@pytest.mark.parametrize(
+    ("line", "known", "things"),
+    [
+        ("Decision: the piano comes with us on the Trans-Europa lorry, too risky to sell and rebuy.", [], ["Piano", "Lorry"]),
+        ("Decision: Maya starts at Colegio Internacional Levante, we pay the first term in full.", ["maya"], []),
+    ],
+)
+def test_a_verb_in_the_present_ends_the_thing_decided(line: str, known: list[str], things: list[str]) -> None:
+    """No page titled "Piano comes" or "Starts": the verb after the noun is no part of its title."""
+    assert decided_things(line, known) == things
+
+
+def test_an_ing_word_before_a_noun_names_a_topic() -> None:
+    assert topic_title("Packing day Tuesday 1 September, the lorry loads on the 2nd.") == "Packing day"
+    assert topic_title("Tasting booked for 3 May.") == "Tasting"

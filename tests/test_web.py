@@ -68,8 +68,6 @@ def test_every_page_renders_on_an_empty_project(project: Project) -> None:
 
 def test_every_page_renders_on_the_sample_project_after_passes(tmp_path: Path) -> None:
     project = sample(tmp_path)
-    write(project.root, "wiki/rye-starter.md", page("Rye starter", "The rye starter is fed at 6 each morning.\n", source="[2026-11-20]"))
-    commit_all(project.root)  # a page the map does not list yet: model-free work for a pass
     assert invoke(project, "run", "--json").exit_code == 0  # no model: the model-free work, one commit
     line = "Dana and I are aiming to open Crumb & Co on Saturday 16 January 2027."
     pass_id = pass_with(project, created("crumb-and-co", "Crumb & Co", line + "\n", "2026-11-23#7"))

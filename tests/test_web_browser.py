@@ -241,6 +241,19 @@ def test_accept_one_review_pass_and_reject_another(browser: Browser, project: Pr
     assert {e.pass_id: e.review for e in passes(project.root)} == {acme: "rejected", dana: ""}
 
 
+def _answering(port: int) -> None:
+    """Return once the server on `port` answers a request (any status), at most a minute on."""
+    for _ in range(600):
+        try:
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5)
+            return
+        except urllib.error.HTTPError:
+            return
+        except OSError:
+            threading.Event().wait(0.1)
+    raise AssertionError(f"nothing answered on port {port} within a minute")
+
+
 def test_serve_refuses_a_taken_port_in_one_line_and_warns_off_loopback(project: Project) -> None:
     import socket
 
@@ -252,7 +265,10 @@ def test_serve_refuses_a_taken_port_in_one_line_and_warns_off_loopback(project: 
     assert r.returncode == 1 and r.stdout == ""
     assert r.stderr.strip() == f"gitgarden: cannot serve on 127.0.0.1:{port}: it is in use; pick another with --port (or leave it out for a free one)"
     proc = subprocess.Popen([sys.executable, "-m", "gitgarden", "serve", "--host", "0.0.0.0"], cwd=project.root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    assert proc.stdout is not None and proc.stdout.readline().startswith("http://0.0.0.0:")
+    assert proc.stdout is not None
+    address = proc.stdout.readline()
+    assert address.startswith("http://0.0.0.0:")
+    _answering(int(urlsplit(address.strip()).port or 0))  # the stop comes once the server listens, not during its start
     proc.send_signal(signal.SIGINT)
     _out, err = proc.communicate(timeout=60)
     assert err.startswith("warning: serving on 0.0.0.0, which other machines may reach")

@@ -273,7 +273,7 @@ class _Planner:
         if not things:
             return self.home(line)
         for thing in things:  # a thing that has a page already ("the open day"), its head noun too
-            for title in dict.fromkeys((thing, thing.split()[-1].capitalize())):
+            for title in dict.fromkeys((thing, subjects.upper_first(thing.split()[-1]))):
                 page = self.resolve(title, "topic")
                 if page:
                     return page, "", [], {}

@@ -37,6 +37,7 @@ __all__ = [
     "topic_title",
     "SubjectIndex",
     "PRONOUN_START",
+    "upper_first",
     "content_words",
     "chatter_kind",
     "has_id",
@@ -81,6 +82,9 @@ _ROLE_AFTER = re.compile(
     r"(?=\s*(?:[,;:.)]|$|\s(?:can|will|says|said|sent|rang|is|was|has|had|wants|came|asked|agreed|confirmed|offered|needs)\b)))",
     re.I,
 )
+# A role given right before a name: at a sentence's start ("Landlord Joaquín Beltrán …") or after a
+# determiner ("our accountant Ruth Ames").
+_ROLE_BEFORE = re.compile(r"(?:^|[.!?;]\s+|\b(?:the|our|my|their)\s+)(?P<role>[^\W\d_]+)\s+$", re.I)
 _DETERMINER = re.compile(r"\b(?:the|our|my|a|an|this|their|his|her)\s+", re.I)
 # Words that end a noun phrase (and start none).
 _FUNCTION = _words(
@@ -94,6 +98,13 @@ _ADJECTIVES = _words(
     draft wrong right extra general overgrown"""
 )
 _VERBISH = re.compile(r"^[a-z]+(?:ed|ing)$")
+# Verbs in the present that end a noun phrase after its first word: "the piano comes with us",
+# "Maya starts at …", "the lorry loads on the 2nd" (their -s is no plural).
+_VERBS_S = _words(
+    """comes goes starts stays moves gets takes makes pays needs wants runs opens closes ends begins
+    arrives leaves lands ships works looks seems becomes remains keeps holds costs includes loads
+    sits fits happens lives joins quits"""
+)
 # Nouns that look like verbs by their ending.
 _ING_NOUNS = _words(
     """wedding meeting building funding booking planning heating flooring tiling painting wiring
@@ -193,6 +204,8 @@ def mentions(line: str, known_names: Iterable[str] = ()) -> list[Mention]:
         lone_start = first_pos in starts
         if lone_start and (fold(first) in _STARTERS or _verbish(fold(first))):
             run = run[1:]  # "Ordered the …", "Got quartz samples from Kamień": the verb is no name
+        elif lone_start and len(run) > 1 and fold(first) in _ROLES_FOLDED:
+            run = run[1:]  # "Landlord Joaquín Beltrán confirmed …": the role is no part of the name
         elif lone_start and len(run) == 1 and not _POSSESSIVE.search(first) and fold(_POSSESSIVE.sub("", first)) not in known:
             run = []  # "Budget for the whole job": a sentence's first word, no sign it is a name
         if run:
@@ -226,6 +239,10 @@ def roles_given(line: str, names: list[Mention]) -> dict[str, str]:
     out: dict[str, str] = {}
     for m in names:
         if m.kind != "name":
+            continue
+        before = _ROLE_BEFORE.search(line[: m.start])
+        if before and fold(before.group("role")) in _ROLES_FOLDED:
+            out[m.text] = before.group("role").lower()  # "Landlord Joaquín Beltrán", "our accountant Ruth Ames"
             continue
         after = line[m.start + len(m.text) :]
         after = re.sub(r"^['’]s\b", "", after)
@@ -279,10 +296,15 @@ def decided_things(line: str, known_names: Iterable[str] = ()) -> list[str]:
     for at in sorted(set(starts)):
         title = _np(plain, at)
         if title and fold(title.split()[0]) in names and len(title.split()) > 1:
-            title = title.split(" ", 1)[1].capitalize()  # "the GreenGrow polytunnel": the polytunnel
+            title = upper_first(title.split(" ", 1)[1])  # "the GreenGrow polytunnel": the polytunnel
         if title and fold(title) not in names and fold(title.split()[0]) not in names and title not in out:
             out.append(title)
     return out
+
+
+def upper_first(title: str) -> str:
+    """`title` with its first letter upper case and the rest as written ("UI" stays "UI", not "Ui")."""
+    return title[:1].upper() + title[1:]
 
 
 def decided_thing(line: str, known_names: Iterable[str] = ()) -> str:
@@ -302,6 +324,16 @@ def _next_is_verb(text: str, at: int) -> bool:
     return m is not None and (m.group(1).endswith("ed") or m.group(1) in ("is", "was", "moves", "set", "went", "got", "starts"))
 
 
+def _next_is_noun(text: str, at: int) -> bool:
+    """True when the word after `at` reads as the noun an -ing word names the kind of: "Packing day",
+    "Moving boxes" — not "Painting the fence", "Sorting out …"."""
+    m = re.match(r"\s+([a-z]+)\b", text[at:])
+    if m is None:
+        return False
+    w = m.group(1)
+    return not (w in _FUNCTION or w in _NEVER or w in _VERBS_S or _verbish(w) or _DETERMINER.match(w + " "))
+
+
 def _np(text: str, at: int) -> str:
     """The noun phrase starting at `at` (up to two words, adjectives dropped), capitalised."""
     words: list[str] = []
@@ -312,10 +344,10 @@ def _np(text: str, at: int) -> str:
         end = at + m.end()
         w = m.group()
         f = fold(w)
-        gerund = not words and _verbish(f) and f.endswith("ing") and _next_is_verb(text, at + m.end())
+        gerund = not words and _verbish(f) and f.endswith("ing") and (_next_is_verb(text, at + m.end()) or _next_is_noun(text, at + m.end()))
         if f in _FUNCTION or f in _NEVER or (_verbish(f) and not gerund) or f in _STARTERS - {"waiting", "open", "work"}:
             break
-        if _POSSESSIVE.search(w):
+        if _POSSESSIVE.search(w) or (words and f in _VERBS_S):
             break
         if f in _ADJECTIVES and not words:
             continue
