@@ -157,3 +157,22 @@ def test_every_part_says_what_it_is_for() -> None:
 def test_no_part_is_named_like_a_library_it_uses() -> None:
     parts = {p.name for p in PACKAGE.iterdir() if (p / "__init__.py").is_file()}
     assert not parts & {"git", "mcp", "litellm", "click", "rich", "yaml", "frontmatter", "starlette", "uvicorn", "sqlite3"}
+
+
+MODULE_LINES = 500  # a module small enough to hold in your head (STYLE.md, habit 8)
+FUNCTION_LINES = 80  # a function that reads as a few named steps
+
+
+def test_modules_and_functions_stay_small() -> None:
+    too_long = []
+    for name, path in sorted(_modules().items()):
+        text = path.read_text(encoding="utf-8")
+        lines = len(text.splitlines())
+        if lines > MODULE_LINES:
+            too_long.append(f"{name}: {lines} lines (module, at most {MODULE_LINES})")
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                size = (node.end_lineno or node.lineno) - node.lineno + 1  # from `def`: decorators declare
+                if size > FUNCTION_LINES:
+                    too_long.append(f"{name}.{node.name}: {size} lines (function, at most {FUNCTION_LINES})")
+    assert not too_long, "too long (split by idea, not by line count):\n" + "\n".join(too_long)

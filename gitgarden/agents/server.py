@@ -135,6 +135,13 @@ def build(project: Project, env: Mapping[str, str], now: Callable[[], datetime])
     def page_sources(name: Annotated[str, Field(description="The page, named as for read_page.")]) -> str:
         return _call(door.page_sources, name)
 
+    _add_resources(server, door)
+    return server
+
+
+def _add_resources(server: MCPServer[Any], door: Door) -> None:
+    """The map and the pages as resources an agent's client may list and read."""
+
     @server.resource("gitgarden://map", name="map", title="The map", mime_type="text/markdown",
                      description="The wiki's map (its index page), with the Open questions.")  # fmt: skip
     def map_resource() -> str:
@@ -144,8 +151,6 @@ def build(project: Project, env: Mapping[str, str], now: Callable[[], datetime])
                      description="A page of the wiki by name (file name, title or alias).")  # fmt: skip
     def page_resource(name: str) -> str:
         return _resource(lambda: door.read_page(name)["text"])
-
-    return server
 
 
 def _resource(read: Callable[[], str]) -> str:

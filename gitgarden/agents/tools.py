@@ -20,6 +20,7 @@ from gitgarden.config import load_settings
 from gitgarden.errors import GitgardenError
 from gitgarden.project import Project
 from gitgarden.search.index import search
+from gitgarden.services.ask import ask
 from gitgarden.services.capture import capture
 from gitgarden.services.status import project_status
 from gitgarden.services.views import (
@@ -80,8 +81,6 @@ class Door:
         """The garden's answer to `question` (as `gitgarden ask --json`): each sentence with the page
         and journal lines it rests on, checked by code; "Not in the garden" with the nearest pages
         when nothing grounds one. Reads only; the model is the project's configured one."""
-        from gitgarden.services.ask import ask
-
         return ask(self.project, question, env=self.env, now=self.now).to_json()
 
     def read_page(self, name: str) -> dict[str, Any]:

@@ -80,6 +80,38 @@ def _agent_patterns(root: Path, hook_mode: bool) -> tuple[str, ...]:
     return resolved.settings.guard_agents
 
 
+def _no_commit_yet(as_json: bool) -> None:
+    """Exit 0 before the first commit: nothing is protected yet, and everything is new."""
+    err("gitgarden guard: no commit yet, nothing to protect")
+    if as_json:
+        out_json({"ok": True, "verdicts": [], "skipped": ["every rule: the repository has no commit yet"]})
+    sys.exit(0)
+
+
+def _hook_agent(root: Path, env: dict[str, str], hook_name: str, message_file: Path | None, as_json: bool) -> tuple[str, str]:
+    """In a hook: the agent whose commit is judged and the git command making it. Exits 0 when
+    there is nothing to judge — a person's commit, gitgarden's own, or a command another hook judges."""
+    from gitgarden.gitguard import hook
+
+    agent = hook.agent_of(root, env, _agent_patterns(root, True))
+    if agent is None:  # a person's commit, or gitgarden's own: not the guard's business
+        if as_json:
+            out_json({"ok": True, "agent": None, "verdicts": [], "skipped": []})
+        sys.exit(0)
+    command = "commit"
+    if hook_name == "prepare-commit-msg":
+        if message_file is not None:
+            hook.mark_agent_commit(root, message_file, env)
+        command = hook.committing_command()
+        if command not in hook.JUDGED_BY_PREPARE:
+            sys.exit(0)  # `git commit` and `git merge` are judged by pre-commit and pre-merge-commit
+    elif hook_name == "pre-merge-commit":
+        command = "merge"
+    elif hook_name == "pre-applypatch":
+        command = "am"
+    return agent, command
+
+
 @click.command()
 @click.option("--base", default="HEAD", show_default=True, help="The revision to compare the work tree with.")
 @click.option("--staged", is_flag=True, help="Check what the next commit holds (the index against HEAD), as the hook does.")
@@ -134,25 +166,9 @@ def guard(
     root = _toplevel(path)
     click.get_current_context().with_resource(_layout_of(root, hook_mode))
     env = dict(os.environ)
-    why_agent = "checked by hand"
-    command = "commit"
+    why_agent, command = "checked by hand", "commit"
     if hook_mode:
-        agent = hook.agent_of(root, env, _agent_patterns(root, True))
-        if agent is None:  # a person's commit, or gitgarden's own: not the guard's business
-            if as_json:
-                out_json({"ok": True, "agent": None, "verdicts": [], "skipped": []})
-            sys.exit(0)
-        why_agent = agent
-        if hook_name == "prepare-commit-msg":
-            if message_file is not None:
-                hook.mark_agent_commit(root, message_file, env)
-            command = hook.committing_command()
-            if command not in hook.JUDGED_BY_PREPARE:
-                sys.exit(0)  # `git commit` and `git merge` are judged by pre-commit and pre-merge-commit
-        elif hook_name == "pre-merge-commit":
-            command = "merge"
-        elif hook_name == "pre-applypatch":
-            command = "am"
+        why_agent, command = _hook_agent(root, env, hook_name, message_file, as_json)
     from gitgarden.guard import rules  # only now: a person's commit never pays for it
 
     if staged or hook_mode:
@@ -160,11 +176,7 @@ def guard(
         verdicts = rules.check(before, after, None, agent=True)
     else:
         if gitrepo.head(root) is None and base == "HEAD":
-            # The first commit: nothing is protected yet, and everything is new.
-            err("gitgarden guard: no commit yet, nothing to protect")
-            if as_json:
-                out_json({"ok": True, "verdicts": [], "skipped": ["every rule: the repository has no commit yet"]})
-            sys.exit(0)
+            _no_commit_yet(as_json)
         before, after = gitrepo.tree_at(root, base), gitrepo.worktree_tree(root)
         verdicts = rules.check(before, after, None)
     skipped = rules.skipped_checks(None)

@@ -15,13 +15,18 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from gitgarden.errors import ModelError
+from gitgarden.gardener import repair as follow_up
 from gitgarden.gardener import setaside
+from gitgarden.gardener.ask import no_room_for
+from gitgarden.gardener.calls import call_model
 from gitgarden.gardener.operations import Applied, ApplyContext, Refusal, apply_op
 from gitgarden.gardener.repair import Refused
 from gitgarden.gardener.state import Pass, Reading, Work
 from gitgarden.gardener.steps import Step
+from gitgarden.gardener.tidying import split_pushed_over
 from gitgarden.guard import grounding
 from gitgarden.guard import rules as guard
+from gitgarden.model import llm
 from gitgarden.model.operations import Op
 from gitgarden.wiki import captured, journal, pages, tidy
 from gitgarden.wiki.subjects import SubjectIndex
@@ -121,11 +126,6 @@ def apply_and_guard(run: Pass, work: Work, answer: Answer) -> Ledger:
 def repair(run: Pass, work: Work, answer: Answer, ledger: Ledger) -> Ledger:
     """While operations are refused, show the model its refusals in the same conversation and apply
     its corrections (at most `repair_rounds` times, within the budget)."""
-    from gitgarden.gardener import repair as follow_up
-    from gitgarden.gardener.ask import no_room_for
-    from gitgarden.gardener.calls import call_model
-    from gitgarden.model import llm
-
     settings, model, budget = run.settings, run.model, run.budget
     assert model is not None and budget is not None, "a repair round follows an ask"
     rnd = ledger.rounds[-1]
@@ -162,10 +162,35 @@ def _premises_title(run: Pass, op: Op) -> bool:
     return f"# {op.get('title')}" in agents.read_text(encoding="utf-8", errors="replace")
 
 
+def _skipped(rnd: Round, op: Op, cited: set[str]) -> None:
+    """A skip: its lines are read, each with the model's reason for leaving it (or NO_REASON)."""
+    rnd.read |= cited
+    reason = " ".join(str(op.get("reason") or "").split())
+    for line_id in sorted(cited):
+        rnd.skips.setdefault(line_id, reason or NO_REASON)
+
+
+def _grounded(run: Pass, work: Work, op: Op, applied: Applied, grounding_min: float) -> tuple[list[Any], float | None]:
+    """Rule 11 for one operation: the verdicts on the sentences it writes that its cited lines do
+    not carry (a new page's title among them), and the lowest score."""
+    titles = work.titles
+    names = {p: pages.page_name(p) or "" for p, _ in applied.prose}
+    prose_titles = {p: titles[n][0] if n in titles else str(op.get("title") or "") for p, n in names.items()}
+    prose = list(applied.prose)
+    for path, name in names.items():
+        if name not in titles and prose_titles[path] and not _premises_title(run, op):
+            # A new page's title grounds its body, so it must itself come from the cited lines.
+            prose.append((f"{path} (title)", prose_titles[path]))
+    cited_texts = [work.offered[i].text for i in op.lines]
+    days = [work.offered[i].day for i in op.lines]
+    # The other offered lines: a verdict names those holding a refused sentence's missing
+    # words, for the repair round to cite. They ground nothing unless the operation cites them.
+    elsewhere = {i: (ln.text, ln.day) for i, ln in work.offered.items() if i not in op.lines}
+    return grounding.check(prose, cited_texts, prose_titles, grounding_min, days=days, elsewhere=elsewhere)
+
+
 def _apply_all(run: Pass, work: Work, ops: list[Op], ledger: Ledger, label: str = "") -> Round:
     """Apply one round's operations through the guard; what landed stays in `work.tree`."""
-    from gitgarden.gardener.tidying import split_pushed_over
-
     result, titles, grounding_min = run.result, work.titles, run.settings.grounding_min
     ctx = ApplyContext(
         offered=work.offered,
@@ -191,10 +216,7 @@ def _apply_all(run: Pass, work: Work, ops: list[Op], ledger: Ledger, label: str 
     for op in ops:
         cited = {i for i in op.lines if i in work.offered}
         if op.kind == "skip":
-            rnd.read |= cited
-            reason = " ".join(str(op.get("reason") or "").split())
-            for line_id in sorted(cited):
-                rnd.skips.setdefault(line_id, reason or NO_REASON)
+            _skipped(rnd, op, cited)
             continue
         if links_stale or ctx.links is None:
             ctx.links, links_stale = tidy.link_index(titles), False
@@ -217,19 +239,7 @@ def _apply_all(run: Pass, work: Work, ops: list[Op], ledger: Ledger, label: str 
         lowest: float | None = None
         if applied.prose:
             # Rule 11: a sentence the cited lines do not carry drops the whole operation.
-            names = {p: pages.page_name(p) or "" for p, _ in applied.prose}
-            prose_titles = {p: titles[n][0] if n in titles else str(op.get("title") or "") for p, n in names.items()}
-            prose = list(applied.prose)
-            for path, name in names.items():
-                if name not in titles and prose_titles[path] and not _premises_title(run, op):
-                    # A new page's title grounds its body, so it must itself come from the cited lines.
-                    prose.append((f"{path} (title)", prose_titles[path]))
-            cited_texts = [work.offered[i].text for i in op.lines]
-            days = [work.offered[i].day for i in op.lines]
-            # The other offered lines: a verdict names those holding a refused sentence's missing
-            # words, for the repair round to cite. They ground nothing unless the operation cites them.
-            elsewhere = {i: (ln.text, ln.day) for i, ln in work.offered.items() if i not in op.lines}
-            verdicts, lowest = grounding.check(prose, cited_texts, prose_titles, grounding_min, days=days, elsewhere=elsewhere)
+            verdicts, lowest = _grounded(run, work, op, applied, grounding_min)
             if verdicts:
                 refuse(op, list(verdicts))
                 continue

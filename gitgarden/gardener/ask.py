@@ -18,9 +18,14 @@ from typing import TYPE_CHECKING, Any
 
 from gitgarden.config import Settings
 from gitgarden.errors import ModelError
-from gitgarden.gardener import calls, changed
+from gitgarden.gardener import calls, changed, context
+from gitgarden.gardener.context import PageInfo, estimate_tokens
 from gitgarden.gardener.state import Pass, Work
 from gitgarden.gardener.steps import Step, token_steps
+from gitgarden.history.passlog import review_summary
+from gitgarden.model import llm, speed
+from gitgarden.model.operations import Op
+from gitgarden.model.provider import choose_mode
 from gitgarden.project import Project
 from gitgarden.wiki import pages, tidy
 from gitgarden.wiki.facts import page_facts
@@ -38,10 +43,6 @@ _REPAIR_OUTPUT_MIN = 256  # tokens a repair round must have left for its answer
 def ask(run: Pass, work: Work) -> Answer:
     """Ask the model about the offered lines; returns its answer. The lines the prompt could not
     hold wait for a later pass: `work.offered` (and the result's `offered`) keep only the rest."""
-    from gitgarden.gardener import context
-    from gitgarden.model import llm
-    from gitgarden.model.provider import choose_mode
-
     project, result, now = run.project, run.result, run.now
     model = run.model
     assert model is not None, "the pipeline asks only when a model is configured"
@@ -98,9 +99,6 @@ def _ask_halving(
     """One full-mode request; a reply cut off at the output limit (twice: `llm.ask` repairs once) is
     asked again as two smaller requests, each holding half the lines, down to one line: no line is
     dropped because a reply ran long."""
-    from gitgarden.model import llm
-    from gitgarden.model.operations import Op
-
     model, budget = run.model, run.budget
     assert model is not None and budget is not None
     prompt_tokens = llm.estimate_tokens(messages)
@@ -123,8 +121,6 @@ def _fit_to_speed(run: Pass, model: Model) -> None:
     """Measure the endpoint once (kept per endpoint and model) and fit the pass to it: `run.settings`
     shrink so each request fits `timeout`; said in one line when they did.
     A model that cannot be measured (a scripted one) is asked as configured."""
-    from gitgarden.model import speed
-
     if not callable(getattr(model, "measure_speed", None)):
         return
     # The state folder of this process (GITGARDEN_STATE), whatever environment the model was handed for its key.
@@ -152,8 +148,6 @@ def premises(agents_md: str, limit: int = 600) -> str:
 
 def no_room_for(convo: list[dict[str, str]], settings: Settings, budget: Budget) -> str:
     """Why the budget cannot take a repair call with this conversation ('' when it can)."""
-    from gitgarden.gardener.context import estimate_tokens
-
     need = sum(estimate_tokens(m["content"]) + 4 for m in convo) + _REPAIR_OUTPUT_MIN
     if budget.seconds_left() <= 0:
         return "the pass's seconds_budget is spent"
@@ -207,14 +201,10 @@ def _identity_texts(project: Project, settings: Settings) -> list[tuple[str, str
 
 
 def _review_summary(root: Path) -> str:
-    from gitgarden.history.passlog import review_summary
-
     return review_summary(root)
 
 
 def _page_infos(tree: Tree, titles: Mapping[str, tuple[str, list[str]]]) -> list[Any]:
-    from gitgarden.gardener.context import PageInfo
-
     infos = []
     for name, (title, aliases) in sorted(titles.items()):
         path = pages.page_path(name)

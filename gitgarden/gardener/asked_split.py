@@ -16,6 +16,12 @@ from typing import TYPE_CHECKING
 
 from gitgarden.errors import GitgardenError
 from gitgarden.gardener import commit
+from gitgarden.guard import rules as guard
+from gitgarden.repo import commits, gitdir, gitrepo, recovery
+from gitgarden.repo.lock import PassLock
+from gitgarden.store.disktree import DiskTree
+from gitgarden.wiki import journal, layout, pages, split, tidy
+from gitgarden.wiki.tree import Overlay, changed_paths, file
 
 if TYPE_CHECKING:
     from gitgarden.config import Settings
@@ -43,13 +49,6 @@ def request_split(
     project: Project, settings: Settings, page: str, *, apply: bool, now: Callable[[], datetime]
 ) -> SplitRequest:
     """Plan the split of `page`, check it with the guard, and commit it when `apply`."""
-    from gitgarden.guard import rules as guard
-    from gitgarden.repo import commits, gitdir, gitrepo, recovery
-    from gitgarden.repo.lock import PassLock
-    from gitgarden.store.disktree import DiskTree
-    from gitgarden.wiki import journal, layout, pages, split, tidy
-    from gitgarden.wiki.tree import Overlay, changed_paths, file
-
     root = project.root
     git_dir = gitdir.git_dir(root)
     pass_id = f"{now():%Y%m%dT%H%M%SZ}-{secrets.token_hex(2)}"

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from gitgarden.errors import ModelError
 from gitgarden.gardener.state import Pass, Stopped
+from gitgarden.model import llm
 
 if TYPE_CHECKING:
     from gitgarden.model.llm import Answer, Budget, Model
@@ -34,8 +35,6 @@ def call_model(
     `asker` (default `llm.ask`) is what asks: small mode's sort goes through the same door. A request
     that fails says which it was (`what`, the model, where it went, the prompt's size) in the
     ModelError's `request`, for the pass's record."""
-    from gitgarden.model import llm
-
     asker = asker or llm.ask
 
     check_interrupts = run.interrupts.check

@@ -255,29 +255,8 @@ def _lines(text: str) -> list[str]:
     return [p + "\n" for p in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
 
 
-def write_and_commit(
-    project: Project,
-    settings: Settings,
-    result: PassResult,
-    writes: dict[str, bytes],
-    git_dir: Path,
-    now: Callable[[], datetime],
-    read: Mapping[str, bytes | None] | None = None,
-    step: recovery.Step = recovery.no_step,
-    *,
-    index: commits.CommitIndex | None = None,
-    tag: tuple[str, str] | None = None,
-) -> None:
-    """Write the pass's files (recorded first, for recovery) and commit exactly those bytes, or to review.
-
-    `read` holds what the pass read of each path it writes (None: absent);
-    a path left out is taken as it is on disk now. A file that no longer
-    holds what the pass read is not written: ChangedUnderfoot, with every
-    write of the pass undone and the person's version in place. `index` is
-    the pass's commit index; `tag` (name, commit) its snapshot, tagged with
-    the commit.
-    """
-    root = project.root
+def _trailers(result: PassResult, settings: Settings) -> dict[str, str]:
+    """The pass commit's trailers: what the pass did, in figures `log` and `show` read back."""
     trailers = {
         "Pass": result.pass_id,
         "Outcome": result.outcome,
@@ -307,6 +286,33 @@ def write_and_commit(
         )
     if result.snapshot:
         trailers["Snapshot"] = result.snapshot
+    return trailers
+
+
+def write_and_commit(
+    project: Project,
+    settings: Settings,
+    result: PassResult,
+    writes: dict[str, bytes],
+    git_dir: Path,
+    now: Callable[[], datetime],
+    read: Mapping[str, bytes | None] | None = None,
+    step: recovery.Step = recovery.no_step,
+    *,
+    index: commits.CommitIndex | None = None,
+    tag: tuple[str, str] | None = None,
+) -> None:
+    """Write the pass's files (recorded first, for recovery) and commit exactly those bytes, or to review.
+
+    `read` holds what the pass read of each path it writes (None: absent);
+    a path left out is taken as it is on disk now. A file that no longer
+    holds what the pass read is not written: ChangedUnderfoot, with every
+    write of the pass undone and the person's version in place. `index` is
+    the pass's commit index; `tag` (name, commit) its snapshot, tagged with
+    the commit.
+    """
+    root = project.root
+    trailers = _trailers(result, settings)
     result.finished = now().isoformat()
     log_rel = result.record_path
     expected = {rel: recovery.current_bytes(recovery.safe_target(root, rel)) for rel in writes}

@@ -12,6 +12,7 @@ from pathlib import Path
 from gitgarden.gardener.state import Pass, Work
 from gitgarden.guard import rules as guard
 from gitgarden.repo import gitrepo
+from gitgarden.sharing import remote
 from gitgarden.wiki import layout
 
 __all__ = ["sync", "publish"]
@@ -54,8 +55,6 @@ def publish(run: Pass, work: Work, writes: Mapping[str, bytes]) -> None:
 
     `writes` are the bytes the pass committed: the take-back puts back what the pass
     read only where a file still holds them (the person's edits since are kept)."""
-    from gitgarden.sharing import remote
-
     project, settings, result, on_progress = run.project, run.settings, run.result, run.on_progress
     root = project.root
     if settings.review:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from gitgarden.gardener import commit, setaside
 from gitgarden.gardener.state import Pass, Reading, Work
 from gitgarden.gardener.steps import Step
+from gitgarden.history import review
 from gitgarden.project import Project
 from gitgarden.repo import gitrepo
 from gitgarden.store.disktree import DiskTree
@@ -23,8 +24,6 @@ __all__ = ["read", "survey", "anything_due"]
 def read(run: Pass) -> Reading | None:
     """The journal lines the pass offers, and what it needs to account for them; None when the read
     position cannot be read (the result says how to mend it; nothing was read or written)."""
-    from gitgarden.history import review
-
     project, settings, result = run.project, run.settings, run.result
     root = project.root
     reading = Reading()
@@ -80,8 +79,6 @@ def _not_ignored(run: Pass, unread: list[journal.JournalLine]) -> list[journal.J
 
 def survey(run: Pass, reading: Reading) -> Work:
     """The wiki as the pass starts from it (in memory), and the model-free work it needs."""
-    from gitgarden.history import review
-
     project, settings, result, jobs = run.project, run.settings, run.result, run.jobs
     root = project.root
     facts = run.facts
@@ -139,8 +136,6 @@ def anything_due(reading: Reading, work: Work) -> bool:
 def _set_aside_text(project: Project) -> str | None:
     """`.gitgarden/set-aside.json` as a pass starts from it: the newest pass waiting for review
     wrote it, else the work tree holds it (never read through a symlink)."""
-    from gitgarden.history import review
-
     tip = review.review_waiting(project.root)
     if tip is not None:
         entry = gitrepo.tree_at(project.root, tip, [setaside.SET_ASIDE_PATH]).get(setaside.SET_ASIDE_PATH)

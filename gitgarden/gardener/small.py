@@ -28,8 +28,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
+from gitgarden.gardener.calls import call_model, reading_seconds
 from gitgarden.gardener.state import Pass, Work
-from gitgarden.model import judge
+from gitgarden.gardener.steps import Step
+from gitgarden.model import judge, llm, speed
 from gitgarden.model.operations import Op
 from gitgarden.wiki import changes, pages, subjects, tidy
 from gitgarden.wiki.facts import pages_citing
@@ -98,10 +100,6 @@ def read_lines(
 
 def ask(run: Pass, work: Work, offered: list[JournalLine], premises: str) -> Answer:
     """Judge the offered lines, one short request each, and return the operations code writes."""
-    from gitgarden.gardener.calls import call_model, reading_seconds
-    from gitgarden.gardener.steps import Step
-    from gitgarden.model import llm
-
     model, budget = run.model, run.budget
     assert model is not None and budget is not None, "small mode asks only when a model is configured"
     threshold = _threshold(run, model, premises)
@@ -136,9 +134,6 @@ def ask(run: Pass, work: Work, offered: list[JournalLine], premises: str) -> Ans
 def _threshold(run: Pass, model: Model, premises: str) -> float:
     """This model's threshold: measured once per endpoint and model on labelled lines (kept with its
     speed), or THRESHOLD for a model that cannot be measured."""
-    from gitgarden.gardener.steps import Step
-    from gitgarden.model import speed
-
     found = getattr(model, "speed", None)
     if not isinstance(found, speed.Speed):
         return THRESHOLD

@@ -11,8 +11,10 @@ from gitgarden.gardener import setaside
 from gitgarden.gardener.operations import Applied
 from gitgarden.gardener.state import Pass, Reading, Work
 from gitgarden.model.operations import Op
+from gitgarden.store import wikisync
 from gitgarden.wiki import hubs, pages, tidy
 from gitgarden.wiki.health import Health
+from gitgarden.wiki.split import split_in_tree
 from gitgarden.wiki.tree import Entry, Overlay, Tree, changed_paths, file, text_of
 
 __all__ = ["tidy_pages", "map_last", "health", "nothing_new", "heading_split", "split_pushed_over"]
@@ -102,8 +104,6 @@ def health(run: Pass, work: Work) -> None:
 def _measure(run: Pass, tree: Tree, unread: int) -> Health:
     """The health figures of `tree` (the work tree as the pass listed it, with the pass's writes on
     top), read off the wiki graph: no page is read again that git does not say changed."""
-    from gitgarden.store import wikisync
-
     changes: dict[str, Entry | None] = {}
     disk = tree
     while isinstance(disk, Overlay):  # the pass's writes (and, in review mode, what waits for review)
@@ -125,8 +125,6 @@ def heading_split(run: Pass, work: Work, path: str, room: int = 0) -> bool:
     """Split a page at its `##` headings until it fits its budget with `room` to spare; True when it landed.
 
     The parts go in the page's folder, named in its style; heading links into moved sections are rewired."""
-    from gitgarden.wiki.split import split_in_tree
-
     result = run.result
     name = pages.page_name(path)
     if path not in work.tree or name is None or path == pages.map_path() or path in work.dirty:

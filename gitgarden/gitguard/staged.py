@@ -18,7 +18,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from functools import cached_property
 from pathlib import Path
 
-from gitgarden.guard.diff import Names, aliases_in
+from gitgarden.guard.names import Names, aliases_in
 from gitgarden.repo import gitrepo
 from gitgarden.wiki import layout, linking
 from gitgarden.wiki.linking import resolve_key

@@ -5,7 +5,7 @@ nouns, verbs: what is left after dropping stop words) that occur in the cited
 journal lines or in the title of the page it is written under. Words are
 compared after the normalisation of `guard/words.py` (case, endings, number
 words, spellings), with hyphenation ("5-year" -> "5", "year") and link syntax
-(`[[target|shown]]` reads as its shown text) undone here. Pure: no I/O.
+(`[[target|shown]]` reads as its shown text) undone by `guard/contentwords.py`. Pure: no I/O.
 
 Numbers and names are never invented: whatever its score, a sentence is
 refused when one of its numbers (amounts, dates, counts; not the loose "one"
@@ -30,26 +30,25 @@ paraphrase or wiki sentence refused, 3 of 12 cited-plus-uncited mixtures land
 
 from __future__ import annotations
 
-import bisect
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from gitgarden.guard import dates
+from gitgarden.guard.contentwords import (
+    HYPHENATED,
+    WIKILINK,
+    Word,
+    content_of,
+    content_words,
+    strip_markup,
+    words_of,
+)
 from gitgarden.guard.rules import Verdict
 from gitgarden.guard.words import (
     LOOSE_NUMBERS,
-    MULTIPLIERS,
-    NUMBER_WORDS,
-    ORDINALS,
-    REPORTING,
-    ROMAN,
-    SCALES,
     STOP_WORDS,
-    UNITS,
-    normal,
-    number,
 )
 
 __all__ = [
@@ -63,15 +62,6 @@ _SENTENCE_CAP = 300  # characters of a sentence kept in a verdict, as the guard 
 _CITED_CAP = 200  # characters of each cited line quoted in a verdict
 _HOLDING_CAP = 3  # other offered lines a verdict names as holding a sentence's missing words
 
-_WIKILINK = re.compile(r"\[\[([^\[\]\n]+?)\]\]")
-_MDLINK = re.compile(r"!?\[([^\[\]\n]*)\]\([^()\s]*\)")
-_POSSESSIVE = re.compile(r"(?<=\w)['’]s\b")
-_APOSTROPHE = re.compile(r"(?<=\w)['’](?=\w)")
-_THOUSANDS = re.compile(r"\b\d{1,3}(?:,\d{3})+(?:\.\d+)?\b")
-_ORDINAL_DIGITS = re.compile(r"\b(\d+)(?:st|nd|rd|th)\b", re.I)
-_TOKEN = re.compile(r"\d+(?:\.\d+)?|[^\W\d_]+|[%€$£]|[^\w\s%€$£'’-]")  # the last: punctuation, a break
-_HYPHENATED = re.compile(r"[^\W_]+(?:-[^\W_]+)+")
-_TRIM = ".,;:!?()[]{}\"'“”‘’*_<>"  # punctuation around a word quoted in a verdict
 
 _BLOCK_START = re.compile(r"^\s{0,3}(?:#{1,6}\s|>|\||```|~~~)|^\s*(?:[-*+]|\d{1,9}[.)])\s+")
 # A thematic break (`---`, `***`, `___`) or a setext underline (`===`): no words, and the end of a
@@ -123,21 +113,6 @@ class GroundingVerdict(Verdict):
         }
 
 
-@dataclass(frozen=True)
-class _Word:
-    surface: str  # as written (lowercase), for messages
-    norm: str  # as compared
-    parts: tuple[str, ...] = ()  # a run of number words: each word's own value
-    number: bool = False  # digits, a run of number words, an ordinal
-    name: bool = False  # capitalised where a sentence does not start (see `_words`)
-    shown: str = ""  # the word as written, with its hyphenated parts ("3-year"), for messages
-    date: bool = False  # part of a date expression ("9 June", "on the 9th"): a journal day may ground it
-
-    def found_in(self, vocab: set[str]) -> bool:
-        # A run matches by its value, or when every one of its words does.
-        return self.norm in vocab or (bool(self.parts) and all(p in vocab for p in self.parts))
-
-
 @dataclass
 class _Reference:
     """What a sentence may draw on: the words of the cited lines and title, and the spellings of the
@@ -146,158 +121,8 @@ class _Reference:
     words: set[str] = field(default_factory=set)
     dates: set[str] = field(default_factory=set)
 
-    def holds(self, w: _Word) -> bool:
+    def holds(self, w: Word) -> bool:
         return w.found_in(self.words) or (w.date and w.found_in(self.dates))
-
-
-def _strip_markup(text: str, comma: str = "") -> str:
-    """`text` as words are read from it: links as their text, no possessives or apostrophes, thousands
-    separators as `comma` (gone by default), dotted dates slashed, ordinal endings gone."""
-    text = _WIKILINK.sub(lambda m: _link_text(m.group(1)), text)
-    text = _MDLINK.sub(r"\1", text)
-    text = _POSSESSIVE.sub("", text)
-    text = _APOSTROPHE.sub("", text)
-    text = _THOUSANDS.sub(lambda m: m.group(0).replace(",", comma), text)
-    text = dates.undot(text)
-    return _ORDINAL_DIGITS.sub(r"\1", text)
-
-
-_GROUPED = "\0"  # a thousands separator while dates are looked for (no text a guard reads holds NUL)
-
-
-def _stripped_with_dates(text: str) -> tuple[str, list[tuple[int, int]]]:
-    """`_strip_markup(text)` and its date spans, looked for while the thousands separators still
-    stand: "by 1,000 units" and "0,000" hold no year, though "1000" and "0000" would read as one."""
-    marked = _strip_markup(text, comma=_GROUPED)
-    cuts = [i for i, c in enumerate(marked) if c == _GROUPED]
-    if not cuts:
-        return marked, dates.spans(marked)
-
-    def at(pos: int) -> int:
-        return pos - bisect.bisect_left(cuts, pos)
-
-    return marked.replace(_GROUPED, ""), [(at(a), at(b)) for a, b in dates.spans(marked)]
-
-
-def _link_text(inner: str) -> str:
-    inner = inner.replace("\\|", "|")
-    if "|" in inner:
-        return inner.split("|", 1)[1]
-    return inner.replace("#", " ").replace("/", " ")
-
-
-def _words(text: str) -> list[_Word]:
-    """Every word of `text`, normalised, stop words included; runs of number words read as one number.
-
-    A capitalised word is a name unless it starts the text or follows a colon
-    ("Flour prices: Type 550 …"): there capitals are grammar, not names. A word
-    inside a date expression (`dates.spans`) is marked `date`.
-    """
-    stripped, in_date = _stripped_with_dates(text)
-    found = list(_TOKEN.finditer(stripped))
-    raw = [m.group(0).lower() for m in found]
-
-    def dated(i: int) -> bool:
-        at = found[i].start()
-        return raw[i] in dates.DATE_WORDS or any(a <= at < b for a, b in in_date)
-
-    out: list[_Word] = []
-    starts = True  # the next word opens the sentence or a clause after a colon
-    i = 0
-    while i < len(raw):
-        tok = raw[i]
-        if _is_break(tok):
-            starts = starts or tok == ":"
-            i += 1
-            continue
-        if tok in NUMBER_WORDS:
-            j = _number_run(raw, i)
-            run = [t for t in raw[i:j] if t != "and"]
-            total = _run_value(run)
-            parts = tuple(str(NUMBER_WORDS.get(t, ORDINALS.get(t))) for t in run) if len(run) > 1 else ()
-            shown = _shown(stripped, found[i].start(), found[j - 1].end())
-            out.append(_Word(" ".join(raw[i:j]), str(total), parts, number=True, shown=shown, date=dated(i)))
-            i, starts = j, False
-            continue
-        shown = _shown(stripped, found[i].start(), found[i].end())
-        written = found[i].group(0)
-        capital = written[0].isupper() and tok not in STOP_WORDS
-        if _regnal(written, tok, starts, raw[i - 1] if i else ""):
-            # "Richard the Third", "Richard III": a name's part, not a count (read as "third").
-            out.append(_Word(tok, ROMAN.get(tok, tok), name=True, shown=shown))
-        elif tok in ORDINALS:
-            out.append(_Word(tok, str(ORDINALS[tok]), number=True, shown=shown, date=dated(i)))
-        elif tok[0].isdigit():
-            out.append(_Word(tok, number(tok), number=True, shown=shown, date=dated(i)))
-        else:
-            # An opening capital is grammar, except before a verb of saying: "Piotr says …" names someone.
-            name = capital and (not starts or (i + 1 < len(raw) and raw[i + 1] in REPORTING))
-            out.append(_Word(tok, normal(tok), name=name, shown=shown, date=dated(i)))
-        starts = False
-        i += 1
-    return out
-
-
-def _regnal(written: str, tok: str, starts: bool, before: str) -> bool:
-    """A capitalised ordinal inside a name ("the Third") or a Roman numeral after one ("III")."""
-    if starts:
-        return False
-    if tok in ORDINALS:
-        return written[0].isupper() and before == "the"
-    return tok in ROMAN and written.isupper() and before not in STOP_WORDS
-
-
-def _number_run(raw: list[str], i: int) -> int:
-    """Where the run of number words starting at `i` ends: "two hundred and fifty", "twenty-first"."""
-    j = i
-    while j < len(raw):
-        t = raw[j]
-        if t in NUMBER_WORDS:
-            j += 1
-        elif t == "and" and j > i and raw[j - 1] in NUMBER_WORDS and j + 1 < len(raw) and raw[j + 1] in UNITS:
-            j += 1  # "two hundred and fifty"
-        elif t in ORDINALS and ORDINALS[t] < 10 and raw[j - 1] in ("twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"):
-            return j + 1  # "twenty-first": the ordinal ends the run
-        else:
-            break
-    return j
-
-
-def _run_value(run: list[str]) -> int:
-    total, current = 0, 0
-    for t in run:
-        if t in UNITS:
-            current += UNITS[t]
-        elif t in ORDINALS:
-            current += ORDINALS[t]
-        elif t in MULTIPLIERS:
-            current = max(current, 1) * MULTIPLIERS[t]
-        elif t in SCALES:
-            total += max(current, 1) * SCALES[t]
-            current = 0
-    return total + current
-
-
-def _shown(text: str, start: int, end: int) -> str:
-    """The written token around text[start:end], whole: "3-year" for the "3" in "a 3-year lease,"."""
-    while start > 0 and not text[start - 1].isspace():
-        start -= 1
-    while end < len(text) and not text[end].isspace():
-        end += 1
-    return text[start:end].strip(_TRIM) or text[start:end]
-
-
-def _is_break(token: str) -> bool:
-    return len(token) == 1 and not token.isalnum() and token not in "%€$£"
-
-
-def content_words(text: str) -> list[str]:
-    """The normalised content words of `text`, in order, without repeats."""
-    return list(dict.fromkeys(w.norm for w in _content(text)))
-
-
-def _content(text: str) -> list[_Word]:
-    return [w for w in _words(text) if w.surface not in STOP_WORDS]
 
 
 def _reference(texts: Sequence[str], days: Sequence[str] = ()) -> _Reference:
@@ -307,15 +132,15 @@ def _reference(texts: Sequence[str], days: Sequence[str] = ()) -> _Reference:
     texts' own date expressions join the dates: they ground a date, never a count."""
     ref = _Reference()
     for text in texts:
-        for w in _words(text):
+        for w in words_of(text):
             # A number the lines write as a date ("on the 14th") grounds that date, not "14 hours".
             into = ref.dates if w.number and w.date else ref.words
             into.add(w.norm)
             into.update(w.parts)
-        for compound in _HYPHENATED.findall(_strip_markup(text)):
-            ref.words.update(w.norm for w in _words(compound.replace("-", "")))
+        for compound in HYPHENATED.findall(strip_markup(text)):
+            ref.words.update(w.norm for w in words_of(compound.replace("-", "")))
     for d in dates.days_named(texts, days):
-        ref.dates.update(w.norm for w in _words(dates.spellings(d)))
+        ref.dates.update(w.norm for w in words_of(dates.spellings(d)))
     return ref
 
 
@@ -389,8 +214,8 @@ def _split_block(block: str) -> list[str]:
 
 
 def _score(sentence: str, ref: _Reference, *, label: bool = False) -> SentenceScore:
-    words: dict[tuple[str, bool], _Word] = {}
-    for w in _content(sentence):
+    words: dict[tuple[str, bool], Word] = {}
+    for w in content_of(sentence):
         words.setdefault((w.norm, w.date), w)  # "9 June" and "9 times" are two words
     unfounded = tuple(dict.fromkeys(shown for shown, _ in _unfounded(sentence, ref, label=label)))
     if not words:
@@ -400,7 +225,7 @@ def _score(sentence: str, ref: _Reference, *, label: bool = False) -> SentenceSc
     return SentenceScore(sentence, held / len(words), missing, unfounded)
 
 
-def _unfounded(sentence: str, ref: _Reference, *, label: bool) -> list[tuple[str, _Word | str]]:
+def _unfounded(sentence: str, ref: _Reference, *, label: bool) -> list[tuple[str, Word | str]]:
     """The numbers and names of `sentence` that the reference lacks: (as written, the word or the
     link's inside), so a caller can look for them elsewhere.
 
@@ -409,14 +234,14 @@ def _unfounded(sentence: str, ref: _Reference, *, label: bool) -> list[tuple[str
     differently ("[[marta-okafor|the landlord]]") is no invention. In a label
     (a heading or a table row) capitals are style, so only numbers and links count there.
     """
-    missing: list[tuple[str, _Word | str]] = []
+    missing: list[tuple[str, Word | str]] = []
 
     def link(m: re.Match[str]) -> str:
         if not _link_found(m.group(1), ref):
             missing.append((m.group(0), m.group(1)))
         return " linked "  # a neutral word: the link was judged whole
 
-    for w in _words(_WIKILINK.sub(link, sentence)):
+    for w in words_of(WIKILINK.sub(link, sentence)):
         if ref.holds(w):
             continue
         if (w.number and w.surface not in LOOSE_NUMBERS) or (w.name and not label):
@@ -426,7 +251,7 @@ def _unfounded(sentence: str, ref: _Reference, *, label: bool) -> list[tuple[str
 
 def _link_found(inner: str, ref: _Reference) -> bool:
     target, _, shown = inner.replace("\\|", "|").partition("|")
-    target_words, shown_words = _content(target), _content(shown)
+    target_words, shown_words = content_of(target), content_of(shown)
     if not target_words and not shown_words:
         return True
     return any(ref.holds(w) for w in target_words) or (bool(shown_words) and all(ref.holds(w) for w in shown_words))
@@ -459,7 +284,7 @@ def _holding(
     sentence: str, ref: _Reference, elsewhere: Mapping[str, tuple[str, str]], *, label: bool, title: str = "", days: Sequence[str] = ()
 ) -> dict[str, tuple[str, ...]]:
     # Links are looked for whole (as `_unfounded` judges them), the other words one by one.
-    lacking: list[tuple[str, _Word | str]] = [(w.surface, w) for w in _content(_WIKILINK.sub(" ", sentence)) if not ref.holds(w)]
+    lacking: list[tuple[str, Word | str]] = [(w.surface, w) for w in content_of(WIKILINK.sub(" ", sentence)) if not ref.holds(w)]
     lacking += [item for item in _unfounded(sentence, ref, label=label) if isinstance(item[1], str)]
     if not lacking or not elsewhere:
         return {}

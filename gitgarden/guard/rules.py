@@ -8,8 +8,9 @@ the gardener hands a `PassContext`; outside a pass (`gitgarden guard`, the
 pre-commit hook) `ctx` is None and the checks that need the pass's evidence are
 named by `skipped_checks(None)` instead of being guessed at.
 
-Each rule is one function below, listed with its number and name in `RULES`,
-so it can be read against docs/guard.md on its own. A rule reads the change
+Each rule is one function — rules 1 to 6 below, 7 to 11 (what the written pages say) in
+`guard.pagerules` — listed with its number and name in `RULES`, so it can be read against
+docs/guard.md on its own. A rule reads the change
 through `Diff` — what changed, and how each page's old lines fared — which is
 worked out once and shared; a rule yields (path, why, offending line) and
 `check` turns those into `Verdict`s.
@@ -30,27 +31,25 @@ from typing import Any
 
 from gitgarden.guard import plain
 from gitgarden.guard.anchors import dangling
-from gitgarden.guard.diff import (
-    Diff,
-    PassContext,
-    encoding_change,
-    meta_of,
-    obsidian_settings,
-    slug_rule,
+from gitgarden.guard.diff import Diff, PassContext
+from gitgarden.guard.pagerules import (
+    rule_budgets,
+    rule_contradictions,
+    rule_grounded,
+    rule_links_resolve,
+    rule_valid_pages,
 )
+from gitgarden.guard.paths import encoding_change, obsidian_settings, slug_rule
+from gitgarden.guard.statemove import state_move
 from gitgarden.guard.text import (
     common_prefix,
     find_links,
-    find_md_links,
-    line_key,
-    same_line,
 )
 from gitgarden.wiki import pages
 from gitgarden.wiki.tree import Entry, Tree, text_of
 
 __all__ = ["RULES", "RULE_NAMES", "Verdict", "PassContext", "Diff", "check", "skipped_checks"]
 
-_KNOWN_STATES = ", ".join(pages.STATES)
 _DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _RECOVERED = re.compile(r'^\[recovered\] (?P<fact>.*\S) \(evidence: "(?P<quote>.*)"\)\s*$')
 SUPERSEDED_KEY = "superseded_by"  # frontmatter a pass may add once: `superseded_by: "[[newer-page]]"`
@@ -147,38 +146,6 @@ def _is_day(name: str) -> bool:
     return True
 
 
-def _rank(state: Any) -> int | None:
-    """A state's place in open -> hypothesis -> decided -> done; None when unknown."""
-    return pages.STATES.index(state) if isinstance(state, str) and state in pages.STATES else None
-
-
-def _state_move(
-    path: str, before: Any, after: Any, ctx: PassContext | None
-) -> tuple[int, str] | None:
-    """(rule, why) when a page's state may not move from `before` to `after`, else None.
-
-    One decision shared by rules 4, 7 and 10, so a move is judged by exactly one of them.
-    """
-    if before == "decided":
-        return 10, "a decided page's state never changes; a contradiction becomes an Open line"
-    if after is None:
-        return 4, "the page's state was removed"
-    if before is not None and _rank(before) is None:
-        return 4, f"state '{before}' is not a known state, so it cannot move"
-    if _rank(after) is None:
-        return 7, f"state must be one of {_KNOWN_STATES}"
-    if before is not None and (_rank(after) or 0) < (_rank(before) or 0):
-        return 4, f"state moved backward from {before}; it only moves forward"
-    if ctx is not None and not (before is None and after == "open"):
-        # Giving a page its first state, `open`, claims nothing; every other move does.
-        quote = ctx.state_evidence.get(path, "").strip()
-        if not quote:
-            return 4, "a state change needs evidence quoted from the journal or the conversation"
-        if not any(quote in source for source in (ctx.conversation, *ctx.journal_lines)):
-            return 4, "the quoted evidence is not in the journal or the conversation word for word"
-    return None
-
-
 # --- the rules of docs/guard.md, one function each ------------------------------------
 
 
@@ -268,7 +235,7 @@ def rule_no_rewording(d: Diff) -> Iterator[Finding]:
         if page.front_changed and page.old_meta is not None and page.new_meta is not None:
             old, new = page.old_meta, page.new_meta
             move = page.state_move
-            judged = _state_move(path, *move, d.ctx) if move else None
+            judged = state_move(path, *move, d.ctx) if move else None
             if move and judged and judged[0] == 4:
                 line = f"state: {move[0]}" if move[1] is None else f"state: {move[1]}"
                 yield path, judged[1], line
@@ -374,155 +341,6 @@ def rule_journal(d: Diff) -> Iterator[Finding]:
         elif not quote.strip() or quote not in d.ctx.conversation:
             why = "the [recovered] line's evidence is not in the conversation word for word"
             yield path, why, line
-
-
-def rule_valid_pages(d: Diff) -> Iterator[Finding]:
-    """7. Every page written parses, has a known state and a source naming journal days that
-    exist; a new page starts open (a split part inherits its parent's state). What it writes shows
-    what it says: no hidden character, no frontmatter block opening its body (`guard.plain`)."""
-    yield from plain.hidden_findings(d)
-    yield from plain.body_frontmatter_findings(d)
-    for path, page in d.pages.items():
-        if not page.front_changed or page.old_meta is None:
-            continue
-        if page.new_meta is None:
-            yield path, "the page's frontmatter no longer parses", ""
-            continue
-        move = page.state_move
-        judged = _state_move(path, *move, d.ctx) if move else None
-        if move and judged and judged[0] == 7:
-            yield path, judged[1], f"state: {move[1]}"
-        old_days = set(pages.source_days(page.old_meta))
-        yield from _missing_days(d, path, sorted(set(pages.source_days(page.new_meta)) - old_days))
-    for path, text in d.new_pages.items():
-        meta = meta_of(text)
-        if path == pages.map_path():  # the map needs no frontmatter
-            if meta is None:
-                yield path, "the map's frontmatter does not parse", ""
-            continue
-        if meta is None:
-            yield path, "the new page's frontmatter does not parse", ""
-            continue
-        state = meta.get("state")
-        parent = d.ctx.split_parents.get(path) if d.ctx is not None else d.parents.get(path)
-        allowed = ["open"]
-        if d.ctx is not None and parent is None and _state_move(path, "open", state, d.ctx) is None:
-            allowed.append(state)  # a page made from a decision line starts decided, the line quoted as evidence
-        if parent is not None:
-            inherited = [d.state_of(tree, parent) for tree in (d.base, d.proposed)]
-            allowed = [s for s in inherited if _rank(s) is not None] or allowed
-        if state is None and parent is not None and d.state_of(d.base, parent) is None:
-            pass  # a part of the person's note that has no state: it has none either
-        elif state is None:
-            yield path, "a new page starts with `state: open` in its frontmatter, and this one has none", ""
-        elif _rank(state) is None:
-            yield path, f"state must be one of {_KNOWN_STATES}", f"state: {state}"
-        elif state not in allowed:
-            why = f"a split part takes the state of {parent}" if parent else "a new page is open"
-            yield path, why, f"state: {state}"
-        yield from _missing_days(d, path, pages.source_days(meta))
-
-
-def _missing_days(d: Diff, path: str, days: list[str]) -> Iterator[Finding]:
-    for day in days:
-        if d.missing_day(day):
-            why = f"source names {day}, but {d.layout.day_path(day)} does not exist"
-            yield path, why, f"source: {day}"
-
-
-def rule_links_resolve(d: Diff) -> Iterator[Finding]:
-    """8. Every link the change adds points to a page that exists after it."""
-    for path in d.written_pages:
-        page = d.pages.get(path)
-        if page is None:  # a new page: every link in it is added
-            body = d.new_bodies[path]
-            added: list[tuple[int, Counter[str]]] = [(j, Counter()) for j in {*body.links, *body.md_links}]
-        else:  # only lines the change touched can hold added links
-            body = page.new
-            added = [(j, Counter()) for j in page.fate.inserted if j in body.links or j in body.md_links]
-            for i, j in page.fate.rewrapped:
-                old = page.old[i]
-                was = [old[lk.start : lk.end] for lk in find_links(old)]
-                was += [old[md.start : md.end] for md in find_md_links(old)]
-                added.append((j, Counter(was)))
-        for j, before in sorted(added):
-            line = body.lines[j]
-            for lk in body.links.get(j, []):
-                raw = line[lk.start : lk.end]
-                if before[raw] > 0:
-                    before[raw] -= 1
-                elif d.resolve(lk.target) is None:
-                    yield path, f"the link {raw} points to no page", line
-            for md in body.md_links.get(j, []):  # a Markdown link, from the page's folder
-                raw = line[md.start : md.end]
-                if before[raw] > 0:
-                    before[raw] -= 1
-                elif d.resolve_md(md.path, path) is None:
-                    yield path, f"the link {raw} points to no page or file", line
-
-
-def rule_budgets(d: Diff) -> Iterator[Finding]:
-    """9. No page written ends over 6,000 chars; the map ends ≤ 2,000 unless it was over
-    before and did not grow. Open lines are never removed."""
-    for path in d.written_pages:
-        page = d.pages.get(path)
-        new_text = page.new_text if page is not None else d.new_pages[path]
-        old_text = d.texts(path)[0]
-        limit = pages.MAP_CEILING if path == pages.map_path() else pages.PAGE_BUDGET
-        old_len = len(old_text) if old_text is not None else 0
-        # A page whose only change is links around its own words (a split's rewired heading link,
-        # a wrapped mention) gains no text: a split is judged on the pages it writes, not on an
-        # over-budget page that merely links into a section it moved.
-        relinked = page is not None and not page.front_changed and not page.fate.inserted and not page.fate.left
-        if len(new_text) > limit and not (old_len > limit and (len(new_text) <= old_len or relinked)):
-            what = "the map's ceiling" if path == pages.map_path() else "the page budget"
-            yield path, f"it ends at {len(new_text)} characters, over {what} of {limit}", ""
-        if path == pages.map_path() and old_text is not None:
-            yield from _open_lines_kept(path, old_text, new_text)
-
-
-def _open_lines_kept(path: str, old_text: str, new_text: str) -> Iterator[Finding]:
-    pool: dict[str, list[str]] = {}
-    for line in pages.open_lines(new_text):
-        pool.setdefault(line_key(line), []).append(line)
-    for line in pages.open_lines(old_text):
-        cands = pool.get(line_key(line), [])
-        hit = next((c for c in cands if same_line(line, c, find_links(c), False)), None)
-        if hit is None:
-            yield path, "a line of the map's Open section was removed", line
-        else:
-            cands.remove(hit)
-
-
-def rule_contradictions(d: Diff) -> Iterator[Finding]:
-    """10. Contradictions are not settled: a decided page's state never changes and it gains
-    no lines (but the links to its split parts); a contradiction becomes an Open line."""
-    for path, page in d.pages.items():
-        move = page.state_move
-        judged = _state_move(path, *move, d.ctx) if move else None
-        if move and judged and judged[0] == 10:
-            yield path, judged[1], f"state: {move[1]}"
-        if not page.decided:
-            continue
-        parts = {pages.page_name(p) for p in d.moves[path].used}
-        for j in page.fate.inserted:
-            line = page.new.lines[j]
-            if parts and (
-                not line.strip()
-                or any(d.resolve(lk.target) in parts for lk in page.new.links.get(j, []))
-            ):
-                continue
-            why = "a decided page gets no new lines; a contradiction becomes an Open line"
-            yield path, why, line
-
-
-def rule_grounded(d: Diff) -> Iterator[Finding]:
-    """11. Grounded: every sentence a pass writes traces to the lines its operation cites.
-
-    Judged per operation by `grounding.check`, where the cited lines are known; two trees
-    alone cannot say which lines a sentence came from, so nothing is found here.
-    """
-    return iter(())
 
 
 Rule = Callable[[Diff], Iterator[Finding]]

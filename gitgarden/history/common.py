@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from gitgarden.repo import commits, gitrepo, recovery, worktree
-from gitgarden.wiki import journal
+from gitgarden.wiki import journal, layout
 from gitgarden.wiki.layout import LOG_DIR
 
 __all__ = [
@@ -71,8 +71,6 @@ def review_count(root: Path) -> int:
 
 def diff_pages_first(root: Path, a: str, b: str) -> str:
     """`git diff a b`, the wiki's pages first, then everything else (in the layout in force)."""
-    from gitgarden.wiki import layout
-
     out = gitrepo.git(root, "diff", "--no-color", "--no-ext-diff", a, b, "--", ".")
     here = layout.current()
     pages: list[bytes] = []

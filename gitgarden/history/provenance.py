@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from gitgarden.history.passlog import PassEntry, passes, passes_state
-from gitgarden.wiki import pages
+from gitgarden.wiki import layout, pages
 
 __all__ = ["Source", "KeptSources", "page_sources", "sources_in", "sources_from", "traced", "paragraphs"]
 
@@ -135,8 +135,6 @@ def page_sources(root: Path, name: str, text: str | None = None) -> list[Source]
 
 
 def _page_text(root: Path, name: str) -> str | None:
-    from gitgarden.wiki import layout
-
     path = root / layout.current().page_path(name)
     if path.is_symlink() or not path.is_file():
         return None

@@ -18,7 +18,7 @@ from gitgarden.history.common import changed_files
 from gitgarden.history.records import LOG_DIR
 from gitgarden.repo import gitrepo, textmerge
 from gitgarden.repo.commits import build_commit
-from gitgarden.wiki import journal, layout
+from gitgarden.wiki import journal, layout, linking, pages
 
 __all__ = ["Waiting", "waiting_commits", "replay", "Clash", "dangling"]
 
@@ -139,8 +139,6 @@ def replay(root: Path, commit: str, parent: str, onto: str) -> str | list[Clash]
 def dangling(root: Path, commit: str, parent: str, onto: str) -> list[str]:
     """The links the change `parent` -> `commit` added to pages that name no page or attachment in
     `onto`'s tree (rule 8 of the guard, for a pass put on another base): `page -> target` each."""
-    from gitgarden.wiki import linking, pages
-
     here = layout.current()
     paths = [p for p in changed_files(root, parent, commit) if here.page_name(p) is not None]
     if not paths:

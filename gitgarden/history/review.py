@@ -7,7 +7,8 @@ checkout, index and HEAD are never touched; the next pass builds on what waits
 fast-forwards or merges it in, resolving conflicts only in the files that only
 ever grow (the read position and log records); `reject` drops it. `accept_one`
 and `reject_one` decide on one waiting pass and put the others back on top
-(`replay`), as `review accept PASS` and `review reject PASS` do.
+(`replay`), as `review accept PASS` and `review reject PASS` do. Writing to the review branch
+and reading what waits there is `history.reviewbranch`'s.
 
 This sits on top of `gitgarden.history`, which reads passes back from git and
 owns the helpers for writing and committing as the person; history imports
@@ -16,34 +17,39 @@ this module only inside the functions that need it, so there is no import cycle.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from gitgarden.errors import GitError, GitgardenError
+from gitgarden.errors import GitgardenError
 from gitgarden.history.common import (
     REVIEW_BRANCH,
     REVIEW_REF,
-    ZERO_OID,
     blob_at,
     changed_files,
-    diff_pages_first,
     is_ancestor,
     own_state,
-    review_tip,
     review_waiting,
     write_and_commit_as_person,
 )
 from gitgarden.history.passlog import NotAPass, PassEntry, find_pass, passes
 from gitgarden.history.records import LOG_DIR, append_attempt, log_path
 from gitgarden.history.replay import Waiting, dangling, replay, waiting_commits
+from gitgarden.history.reviewbranch import (
+    ReviewStatus,
+    commit_to_review,
+    review_base,
+    review_read_text,
+    review_status,
+    union_lines,
+    union_read,
+)
 from gitgarden.repo import gitdir, gitrepo, recovery
 from gitgarden.repo.commits import build_commit
 from gitgarden.repo.states import blocking_state
 from gitgarden.wiki import journal
-from gitgarden.wiki.tree import Entry, Overlay, Tree
 
 __all__ = [
     "ReviewRefused",
@@ -66,116 +72,6 @@ __all__ = [
 
 class ReviewRefused(GitgardenError):
     """`review accept` / `reject` cannot go ahead; nothing was changed."""
-
-
-def _union_lines(first: bytes, second: bytes) -> bytes:
-    """`first`'s lines, then `second`'s lines that `first` lacks (log records: append-only on both sides)."""
-    seen = set(first.splitlines())
-    extra = [ln for ln in second.splitlines() if ln not in seen]
-    out = first if not first or first.endswith(b"\n") else first + b"\n"
-    return out + b"".join(ln + b"\n" for ln in extra)
-
-
-def _union_read(*texts: bytes | None) -> bytes:
-    merged: dict[str, set[str]] = {}
-    for data in texts:
-        for day, keys in journal.load_read(None if data is None else data.decode("utf-8", "replace")).items():
-            merged.setdefault(day, set()).update(keys)
-    return journal.render_read(merged).encode()
-
-
-def review_read_text(root: Path, worktree_text: str | None) -> str | None:
-    """The read position a pass starts from: the work tree's, plus what passes waiting for review read."""
-    tip = review_waiting(root)
-    if tip is None:
-        return worktree_text
-    tip_read = blob_at(root, tip, journal.READ_PATH)
-    if tip_read is None:
-        return worktree_text
-    return _union_read(None if worktree_text is None else worktree_text.encode(), tip_read).decode()
-
-
-def review_base(root: Path, base: Tree, folders: Sequence[str] | None = None) -> Tree:
-    """`base` (the work tree) with what the passes waiting for review changed, so a new pass builds on them
-    (`folders`: those of the wiki and the journal, by default the layout's)."""
-    from gitgarden.wiki import layout
-
-    here = layout.current()
-    tip = review_waiting(root)
-    head = gitrepo.head(root)
-    if tip is None or head is None:
-        return base
-    fork = gitrepo.git(root, "merge-base", head, tip, check=False).decode().strip()
-    if not fork:
-        return base
-    changed = changed_files(root, fork, tip)
-    if folders is None:
-        changed = [p for p in changed if here.in_wiki(p) or p.startswith(here.journal_prefix)]
-    else:
-        changed = [p for p in changed if any(p.startswith(f + "/") for f in folders)]
-    if not changed:
-        return base
-    at_tip = gitrepo.tree_at(root, tip, changed)
-    changes: dict[str, Entry | None] = {p: at_tip.get(p) for p in changed}
-    return Overlay(base, changes)
-
-
-def commit_to_review(root: Path, writes: Mapping[str, bytes], message: str, ident: tuple[str, str]) -> str:
-    """Commit a pass's files to `gitgarden/review` without touching the work tree, the index or HEAD.
-
-    The commit goes on the review branch's tip when passes wait there, else on
-    HEAD. Log files are merged line by line with the version already on that
-    parent so no record is lost. Returns the new commit.
-    """
-    tip = review_tip(root)
-    waiting = review_waiting(root)
-    parent = waiting or gitrepo.head(root)
-    if parent is None:
-        raise GitError("review mode needs a commit to start from: commit something first")
-    blobs = dict(writes)
-    for path, data in writes.items():
-        if path.startswith(f"{LOG_DIR}/"):
-            there = blob_at(root, parent, path)
-            if there is not None:
-                blobs[path] = _union_lines(there, data)
-    new = build_commit(root, parent, blobs, message, ident)
-    gitrepo.git(root, "update-ref", "-m", "gitgarden pass (review mode)", REVIEW_REF, new, tip or ZERO_OID)
-    return new
-
-
-@dataclass
-class ReviewStatus:
-    """What waits on the review branch."""
-
-    tip: str | None
-    passes: list[PassEntry]
-    files: list[str]
-    diff: str
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "branch": REVIEW_BRANCH,
-            "tip": self.tip,
-            "passes": [p.to_json() for p in self.passes],
-            "files": self.files,
-            "diff": self.diff,
-        }
-
-
-def review_status(root: Path) -> ReviewStatus:
-    """The passes waiting on `gitgarden/review` and their combined diff (pages first)."""
-    tip = review_waiting(root)
-    if tip is None:
-        return ReviewStatus(None, [], [], "")
-    waiting = [e for e in passes(root) if e.review == "waiting"]
-    head = gitrepo.head(root)
-    fork = gitrepo.git(root, "merge-base", head, tip, check=False).decode().strip() if head else ""
-    if not fork:
-        return ReviewStatus(tip, waiting, [], "")
-    from gitgarden.wiki import layout
-
-    files = sorted(changed_files(root, fork, tip), key=lambda p: (not layout.current().in_wiki(p), p))
-    return ReviewStatus(tip, waiting, files, diff_pages_first(root, fork, tip))
 
 
 @dataclass
@@ -219,9 +115,9 @@ def _merge_target(root: Path, head: str, tip: str, ident: tuple[str, str], ids: 
     for path in conflicted:
         ours, theirs = blob_at(root, head, path), blob_at(root, tip, path)
         if path == journal.READ_PATH:
-            blobs[path] = _union_read(ours, theirs)
+            blobs[path] = union_read(ours, theirs)
         else:
-            blobs[path] = _union_lines(ours or b"", theirs or b"")
+            blobs[path] = union_lines(ours or b"", theirs or b"")
     message = (
         f"Merge {REVIEW_BRANCH}: {len(ids)} gardener pass(es) accepted\n\n"
         + "".join(f"Accepted pass {i}\n" for i in ids)
@@ -436,7 +332,7 @@ def _keep_read(root: Path, records: list[dict[str, Any]], read_from: bytes | Non
         raise ReviewRefused(f"{journal.READ_PATH} has uncommitted changes: commit or restore it, then reject")
     log_rel = log_path(now)
     read_now = root / journal.READ_PATH
-    new_read = _union_read(read_now.read_bytes() if read_now.is_file() else None, read_from)
+    new_read = union_read(read_now.read_bytes() if read_now.is_file() else None, read_from)
     contents: dict[str, bytes | None] = {log_rel: recovery.with_records(root, log_rel, records)}
     if not read_now.is_file() or read_now.read_bytes() != new_read:
         contents[journal.READ_PATH] = new_read

@@ -18,6 +18,7 @@ from gitgarden.history.common import (
 )
 from gitgarden.history.passlog import (
     NotAPass,
+    PassEntry,
     UndoRefused,
     describe_commit,
     find_pass,
@@ -54,23 +55,9 @@ def _read_at(root: Path, rev: str) -> dict[str, set[str]]:
 
 
 
-def undo(root: Path, ref: str | None, *, reread: bool = False, now: datetime | None = None) -> UndoResult:
-    """Take back one pass with a new commit by the person (history is never rewritten).
-
-    Takes the pass's changes out of the files as they are now, like `git
-    revert`: a three-way merge per file (base: the file after the pass; ours:
-    now; theirs: before the pass), so what was written since — a later pass's
-    map entry, the person's line on the same page — stays. The lines the pass
-    read stay read unless `reread`; `log/` keeps its records and gains one for
-    the undo. Refuses — changing nothing — when `ref` is not a pass, is an
-    undo, made no commit, waits on the review branch or was undone already;
-    when a change made since overlaps the lines the pass wrote (naming the file
-    and lines); and when the person has uncommitted changes in those files.
-    """
-    now = now or datetime.now(UTC)
-    blocked = blocking_state(root)
-    if blocked:  # an undo is a commit too: it would be lost or mixed in as a pass's would
-        raise UndoRefused(f"undo refused, nothing changed: {blocked}")
+def _pass_to_undo(root: Path, ref: str | None) -> PassEntry:
+    """The pass `ref` names (the latest one not undone when None); NotAPass or UndoRefused when it
+    is no pass, made no commit, waits on the review branch or was undone already."""
     if ref is None:
         todo = [e for e in passes(root) if e.commit and not e.review and not e.undone_by]
         if not todo:
@@ -90,6 +77,27 @@ def undo(root: Path, ref: str | None, *, reread: bool = False, now: datetime | N
             f"pass {entry.pass_id} was already undone by {describe_commit(root, entry.undone_by)}: "
             "to have its pages back, run the pass again instead"
         )
+    return entry
+
+
+def undo(root: Path, ref: str | None, *, reread: bool = False, now: datetime | None = None) -> UndoResult:
+    """Take back one pass with a new commit by the person (history is never rewritten).
+
+    Takes the pass's changes out of the files as they are now, like `git
+    revert`: a three-way merge per file (base: the file after the pass; ours:
+    now; theirs: before the pass), so what was written since — a later pass's
+    map entry, the person's line on the same page — stays. The lines the pass
+    read stay read unless `reread`; `log/` keeps its records and gains one for
+    the undo. Refuses — changing nothing — when `ref` is not a pass, is an
+    undo, made no commit, waits on the review branch or was undone already;
+    when a change made since overlaps the lines the pass wrote (naming the file
+    and lines); and when the person has uncommitted changes in those files.
+    """
+    now = now or datetime.now(UTC)
+    blocked = blocking_state(root)
+    if blocked:  # an undo is a commit too: it would be lost or mixed in as a pass's would
+        raise UndoRefused(f"undo refused, nothing changed: {blocked}")
+    entry = _pass_to_undo(root, ref)
     commit = entry.commit
     parent = resolve_commit(root, f"{commit}~1")
     if parent is None:

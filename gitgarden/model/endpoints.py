@@ -13,7 +13,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from gitgarden.config import Settings
-from gitgarden.model import inprocess
+from gitgarden.model import inprocess, keys
 
 __all__ = [
     "HOSTED_PROVIDERS",
@@ -77,7 +77,6 @@ def key_source(settings: Settings, env: Mapping[str, str]) -> tuple[str, str]:
         return env["GITGARDEN_API_KEY"], "the environment (GITGARDEN_API_KEY)"
     if env.get(settings.api_key_env):
         return env[settings.api_key_env], f"the environment ({settings.api_key_env})"
-    from gitgarden.model import keys
 
     name = settings.api_key_name or ("" if settings.api_base else provider_of(settings.model))
     stored = keys.stored_key(name, env)

@@ -19,7 +19,8 @@ from pathlib import Path
 
 from gitgarden.atomic import atomic_write
 from gitgarden.config import user_config_path
-from gitgarden.errors import ConfigError
+from gitgarden.errors import ConfigError, NotAProject
+from gitgarden.project import find_project
 
 __all__ = ["keys_path", "stored_keys", "stored_key", "set_key", "unset_key", "check_name", "looks_like_a_key"]
 
@@ -79,9 +80,6 @@ def stored_key(name: str, env: Mapping[str, str] | None = None) -> str:
 
 
 def _refuse_inside_a_project(path: Path) -> None:
-    from gitgarden.errors import NotAProject
-    from gitgarden.project import find_project
-
     folder = path.parent.expanduser().absolute()
     with contextlib.suppress(NotAProject, OSError):
         root = find_project(folder).root

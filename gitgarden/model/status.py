@@ -9,6 +9,7 @@ from typing import Any
 
 from gitgarden.config import Settings
 from gitgarden.errors import ModelError
+from gitgarden.model import speed
 from gitgarden.model.provider import (
     LiteLLMModel,
     choose_mode,
@@ -45,7 +46,6 @@ def status(settings: Settings, env: Mapping[str, str], *, probe: bool, now: date
         "error": None,
         "error_kind": None,
     }
-    from gitgarden.model import speed
 
     now = now or datetime.now(UTC)
     pace = speed.cached(settings, env, now) if configured else None

@@ -20,6 +20,7 @@ from gitgarden.atomic import atomic_write
 from gitgarden.errors import GitError
 from gitgarden.repo import gitdir, gitrepo, worktree
 from gitgarden.repo.commitindex import CommitIndex, add_blobs
+from gitgarden.repo.hooks import person_hooks, run_hook, wait_for_index
 
 __all__ = [
     "commit_paths", "snapshot", "tag_snapshot", "CommitIndex", "commit_blobs",
@@ -165,7 +166,7 @@ def _commit(
     """A commit of HEAD with what `fill` puts into the commit index (changing only `paths`), made as
     `commit_blobs` says: hooks, signing, a compare-and-swap branch update, the person's index."""
     gdir = gitdir.git_dir(root)
-    gitrepo.wait_for_index(gdir)  # a commit whose index cannot follow would leave a staged revert behind
+    wait_for_index(gdir)  # a commit whose index cannot follow would leave a staged revert behind
     ref, old, old_tree = _head(root, need_tree=not allow_empty)
     work = gdir / "gitgarden"
     work.mkdir(parents=True, exist_ok=True)
@@ -182,15 +183,15 @@ def _commit(
             if old and not allow_empty and tree == old_tree:
                 commit_index.seeded = False
                 return None
-            top, hooks = gitrepo.person_hooks(root)
+            top, hooks = person_hooks(root)
             if "pre-commit" in hooks:
-                gitrepo.run_hook(top, hooks, "pre-commit", [], env)
+                run_hook(top, hooks, "pre-commit", [], env)
                 tree = gitrepo.git(root, "write-tree", env=env).decode().strip()  # what the hook left staged, as git commit would
             if "prepare-commit-msg" in hooks or "commit-msg" in hooks:
                 msg_file = work / "COMMIT_MSG"
                 msg_file.write_text(message, encoding="utf-8")
-                gitrepo.run_hook(top, hooks, "prepare-commit-msg", [str(msg_file), "message"], env)
-                gitrepo.run_hook(top, hooks, "commit-msg", [str(msg_file)], env)
+                run_hook(top, hooks, "prepare-commit-msg", [str(msg_file), "message"], env)
+                run_hook(top, hooks, "commit-msg", [str(msg_file)], env)
                 message = msg_file.read_text(encoding="utf-8")
                 msg_file.unlink(missing_ok=True)
             # commit-tree ignores commit.gpgsign (porcelain reads it): sign as `git commit` would, unless
@@ -224,7 +225,7 @@ def _commit(
         if own:
             commit_index.close()
     with contextlib.suppress(GitError):  # git ignores post-commit's exit status too
-        gitrepo.run_hook(top, hooks, "post-commit", [], gitrepo.ident_env(*ident))
+        run_hook(top, hooks, "post-commit", [], gitrepo.ident_env(*ident))
     return new_id
 
 
@@ -288,12 +289,12 @@ def sync_index(root: Path, old: str | None, new: str, paths: Sequence[str]) -> b
     """
     gdir = gitdir.git_dir(root)
     try:
-        gitrepo.wait_for_index(gdir)
+        wait_for_index(gdir)
         # Two-tree read-tree is git's own carry-forward rule, done atomically under git's lock;
         # it refuses as a whole when the person staged one of the paths differently.
         if old and _read_tree_carry(root, old, new):
             return True
-        gitrepo.wait_for_index(gdir)
+        wait_for_index(gdir)
         # Thousands of paths are not given as pathspecs (git matches each against every file): the
         # listings are read whole and the paths picked out.
         specs = list(paths) if len(paths) <= _MAX_PATHSPECS else []

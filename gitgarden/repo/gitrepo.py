@@ -13,7 +13,6 @@ import contextlib
 import os
 import signal
 import subprocess
-import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -45,9 +44,11 @@ __all__ = [
     "repo_settings",
     "run_bounded",
     "read_blobs",
+    "remembered",
+    "current_policy",
+    "clean_env",
 ]
 
-_DETAIL_CAP = 600  # characters of a refusing hook's words kept in the one-line error
 
 # Variables a hook or a parent git process may leave behind; they would point
 # our commands at another repository or index.
@@ -119,7 +120,7 @@ def git_policy(policy: GitPolicy) -> Iterator[GitPolicy]:
         _POLICY.reset(token)
 
 
-def _remembered(root: Path, what: str, ask: Callable[[], T]) -> T:
+def remembered(root: Path, what: str, ask: Callable[[], T]) -> T:
     """`ask()`, once per repository and question inside a `git_policy` block (every time outside one)."""
     memo = _MEMO.get()
     if memo is None:
@@ -182,7 +183,7 @@ def repo_settings(root: Path) -> RepoSettings:
                 config.setdefault(key.lower(), []).append(value if eq else None)
         return RepoSettings({k: tuple(v) for k, v in config.items()}, author)
 
-    return _remembered(root, "settings", ask)
+    return remembered(root, "settings", ask)
 
 
 def _env(extra: Mapping[str, str] | None) -> dict[str, str]:
@@ -253,9 +254,15 @@ def wants_signing(root: Path) -> bool:
     return repo_settings(root).flag("commit.gpgsign")
 
 
-def clean_env() -> dict[str, str]:
-    """The environment every git process of gitgarden's gets (inherited GIT_* pointers stripped)."""
-    return _env(None)
+def clean_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment every git process of gitgarden's gets (inherited GIT_* pointers stripped),
+    with `extra` on top."""
+    return _env(extra)
+
+
+def current_policy() -> GitPolicy:
+    """The policy git runs under here: the innermost `git_policy` block's, else the default."""
+    return _POLICY.get() or _DEFAULT_POLICY
 
 
 def git(
@@ -391,8 +398,6 @@ def read_blobs(root: Path, names: Sequence[str], env: Mapping[str, str] | None =
     return blobs
 
 
-
-
 def tree_at(root: Path, rev: str, prefixes: Sequence[str] = ()) -> dict[str, Entry]:
     """The files of commit `rev` under `root` (optionally only under `prefixes`) as a tree, by
     path relative to `root` (a project below the top of its repository sees only itself)."""
@@ -440,63 +445,6 @@ def worktree_tree(root: Path, prefixes: Sequence[str] = ()) -> dict[str, Entry]:
     return tree
 
 
-# -- commits built from bytes ---------------------------------------------------
-#
-# A pass commits exactly the bytes it wrote, never whatever the work tree holds
-# at commit time: the commit is built in a temporary index seeded from HEAD,
-# the branch moves with a compare-and-swap (`update-ref <ref> <new> <old>`),
-# and the person's index follows only where it still held the old HEAD's
-# version. The person's hooks run as `git commit` would run them.
-
-_LOCK_WAIT = 3.0  # seconds a commit waits for another git command to let go of the index
-
-
-_HOOKS = ("pre-commit", "prepare-commit-msg", "commit-msg", "post-commit")
-
-
-def person_hooks(root: Path) -> tuple[str, dict[str, Path]]:
-    """The top of the work tree and the person's commit hooks that exist and may run (core.hooksPath respected)."""
-
-    def ask() -> tuple[str, list[Path]]:
-        dot = root / ".git"
-        if dot.is_dir() and repo_settings(root).value("core.hookspath") is None:
-            # The common layout, answered without a git process: the top is `root`, the hooks `.git/hooks`.
-            return str(root), [dot / "hooks" / name for name in _HOOKS]
-        args = ["rev-parse", "--show-toplevel"]
-        for name in _HOOKS:
-            args += ["--git-path", f"hooks/{name}"]
-        top, *paths = git(root, *args).decode().splitlines()
-        return top or str(root), [Path(rel) if os.path.isabs(rel) else root / rel for rel in paths]
-
-    top, paths = _remembered(root, "hooks", ask)
-    found = {}
-    for name, path in zip(_HOOKS, paths, strict=True):
-        if path.is_file() and os.access(path, os.X_OK):  # looked at every time: a hook may come or go
-            found[name] = path
-    return top, found
-
-
-def run_hook(top: str, hooks: Mapping[str, Path], name: str, args: Sequence[str], env: Mapping[str, str]) -> None:
-    """Run the person's hook as `git commit` would (from the top of the work tree); GitError when it refuses."""
-    path = hooks.get(name)
-    if path is None:
-        return
-    policy = _POLICY.get() or _DEFAULT_POLICY
-    try:
-        proc = run_bounded([str(path), *args], env=_env(env), input=None, timeout=policy.timeout, cwd=top)
-    except subprocess.TimeoutExpired:
-        raise GitError(
-            f"your {name} hook did not finish within {policy.timeout:g} s and was stopped; "
-            "the `git_timeout` setting changes the limit"
-        ) from None
-    if proc.returncode != 0:
-        # The hook's own words, every line: a hook usually says why first and how to bypass last.
-        said = [w.strip() for w in (proc.stderr + proc.stdout).decode("utf-8", "replace").splitlines() if w.strip()]
-        words = " | ".join(said)
-        words = words if len(words) <= _DETAIL_CAP else words[:_DETAIL_CAP] + "…"
-        raise GitError(f"your {name} hook refused the commit" + (f": {words}" if said else f" (exit status {proc.returncode})"))
-
-
 def entries(root: Path, args: Sequence[str], env: Mapping[str, str] | None = None) -> dict[str, tuple[str, str]]:
     """(mode, object id) by path from `ls-files -s` or `ls-tree` output (-z); unmerged entries kept apart."""
     out: dict[str, tuple[str, str]] = {}
@@ -518,7 +466,7 @@ def show_prefix(root: Path) -> str:
     """`root`'s path below the top of its repository ('' at the top, else ending in '/')."""
     if (root / ".git").exists():
         return ""  # `root` is the top of a work tree (its own repository, or a linked worktree)
-    return _remembered(root, "prefix", lambda: git(root, "rev-parse", "--show-prefix").decode().strip())
+    return remembered(root, "prefix", lambda: git(root, "rev-parse", "--show-prefix").decode().strip())
 
 
 def head_ref(root: Path) -> tuple[str, str | None, str | None]:
@@ -550,11 +498,3 @@ def blob_ids(root: Path, rev: str, paths: Sequence[str]) -> dict[str, str]:
     return ids
 
 
-def wait_for_index(gdir: Path, seconds: float = _LOCK_WAIT) -> None:
-    """Wait (briefly) for another git command to let go of the index; GitError naming the lock if it will not."""
-    lock = gdir / "index.lock"
-    deadline = time.monotonic() + seconds
-    while lock.exists():
-        if time.monotonic() > deadline:
-            raise GitError(index_lock_error(lock))
-        time.sleep(0.05)

@@ -421,18 +421,24 @@ def record_attempt(
         return None
     attempt = Attempt(root, result.outcome, failures)
     if failed and failures > NOTIFY_AFTER and not quiet:
-        if result.outcome == "no_model":
-            from gitgarden.config import timer_env_file as env_file
-
-            attempt.notification = NO_MODEL_TEXT.format(n=failures, name=root.name, env_file=env_file(env))
-        else:
-            attempt.notification = FAILURE_TEXT.format(n=failures, name=root.name)
-        try:
-            command = load_settings(root, env=env).settings.notify_command
-        except ConfigError:
-            command = ""
-        notify(attempt.notification, command, on_message=say, runner=runner)
+        _notify(attempt, env, say, runner)
     return attempt
+
+
+def _notify(attempt: Attempt, env: Mapping[str, str], say: Callable[[str], None], runner: Callable[..., Any] | None) -> None:
+    """Tell the person a project's passes keep failing: the notice, through their notify command."""
+    root, failures = attempt.root, attempt.consecutive_failures
+    if attempt.outcome == "no_model":
+        from gitgarden.config import timer_env_file as env_file
+
+        attempt.notification = NO_MODEL_TEXT.format(n=failures, name=root.name, env_file=env_file(env))
+    else:
+        attempt.notification = FAILURE_TEXT.format(n=failures, name=root.name)
+    try:
+        command = load_settings(root, env=env).settings.notify_command
+    except ConfigError:
+        command = ""
+    notify(attempt.notification, command, on_message=say, runner=runner)
 
 
 def notify(

@@ -33,6 +33,8 @@ from gitgarden.config import (
 from gitgarden.errors import ConfigError
 from gitgarden.model import keys
 from gitgarden.model.endpoints import endpoint_of, is_local, key_decision, key_source, provider_of
+from gitgarden.project import check_on_disk
+from gitgarden.wiki.layout import check_layout_value, from_table
 
 __all__ = [
     "SCOPES", "SetReport", "spec_of", "setting_path", "check_setting", "set_setting", "check_endpoint",
@@ -145,9 +147,6 @@ def set_setting(path: Path, key: str, raw: str, *, scope: str, env: Mapping[str,
 def _check_layout_setting(key: str, raw: str, *, scope: str, path: Path, root: Path | None) -> None:
     """Refuse (ConfigError, nothing written) a layout setting outside a project, one that names
     a wiki folder that does not exist, or one that leaves the two folders clashing."""
-    from gitgarden.project import check_on_disk
-    from gitgarden.wiki.layout import check_layout_value, from_table
-
     if scope != "project" or root is None:
         raise ConfigError(f"{key} is a project's own setting (a fact of the project, the same on every machine): run `gitgarden config set {key} …` inside the project, without --user")
     value = check_layout_value(key, raw, where="gitgarden config set")

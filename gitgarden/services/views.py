@@ -10,11 +10,22 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from gitgarden.errors import GitgardenError
+from gitgarden.errors import GitError, GitgardenError
+from gitgarden.gardener import setaside
+from gitgarden.history import passlog
+from gitgarden.history.provenance import KeptSources
+from gitgarden.history.records import LOG_DIR, read_attempts, records_in
+from gitgarden.project import file_text
+from gitgarden.repo import gitrepo
 from gitgarden.repo.gitdir import find_git_dir
 from gitgarden.services.lines import READ_KINDS, UNREAD_KINDS, Story, line_stories
 from gitgarden.services.wikiview import WikiPicture
-from gitgarden.wiki import layout
+from gitgarden.store.disktree import DiskTree
+from gitgarden.store.wikisync import read_file
+from gitgarden.wiki import journal, layout, pages
+from gitgarden.wiki.facts import FactsCache
+from gitgarden.wiki.names import is_day
+from gitgarden.wiki.tree import text_of
 
 if TYPE_CHECKING:
     from gitgarden.project import Project
@@ -59,8 +70,6 @@ class LineView:
 
 def journal_days(project: Project) -> list[str]:
     """The project's day files (days, `YYYY-MM-DD`), newest first; symlinks and misnamed files left out."""
-    from gitgarden.wiki.names import is_day
-
     folder = project.journal
     if folder.is_symlink() or not folder.is_dir():
         return []
@@ -72,11 +81,6 @@ def journal_day(project: Project, day: str, stories: Mapping[str, Story] | None 
     """One day's journal lines, each with its id and whether a pass read it, will read it, set it
     aside, or never reads it (before `journal_from`, or a day file git ignores), and why, from the
     passes' records (`stories`: as a long-running reader keeps them; by default read here)."""
-    from gitgarden.gardener import setaside
-    from gitgarden.project import file_text
-    from gitgarden.wiki import journal
-    from gitgarden.wiki.names import is_day
-
     if not is_day(day):
         raise NotFound(f"{day!r} is not a day: journal days are written YYYY-MM-DD")
     here = project.layout
@@ -116,9 +120,6 @@ def with_story(line: LineView, stories: Mapping[str, Story]) -> LineView:
 def _ignored(project: Project, rel: str) -> bool:
     """True when git ignores the untracked day file (a pass never reads a daily note the person
     keeps out of git), asked as the pass asks it."""
-    from gitgarden.errors import GitError
-    from gitgarden.repo import gitrepo
-
     try:
         out = gitrepo.git(project.root, "ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--", rel, check=False)
     except GitError:
@@ -149,14 +150,12 @@ class PageView:
         }  # fmt: skip
 
 
-def wiki_tree(project: Project, facts: Any) -> Any:
+def wiki_tree(project: Project, facts: FactsCache | None) -> DiskTree:
     """The wiki's files, listed now, with the facts cache `facts` (pages re-read only when changed)."""
-    from gitgarden.store.disktree import DiskTree
-
     return DiskTree(project.root, project.layout.wiki_folders(), facts_cache=facts)
 
 
-def kept_facts(project: Project) -> Any:
+def kept_facts(project: Project) -> FactsCache:
     """A facts cache for a long-running reader to keep between calls: loaded once from the one
     passes keep in the git dir, checked against each file's stat, never written (the passes keep
     the file)."""
@@ -165,9 +164,7 @@ def kept_facts(project: Project) -> Any:
     return cache
 
 
-def _passes_facts(project: Project) -> Any:
-    from gitgarden.wiki.facts import FactsCache
-
+def _passes_facts(project: Project) -> FactsCache:
     gdir = find_git_dir(project.root)
     return FactsCache(None if gdir is None else gdir / "gitgarden" / "facts.pickle")
 
@@ -179,8 +176,6 @@ def find_page(project: Project, name: str, *, tree: Any = None, picture: WikiPic
     Read off `picture` when the caller keeps one in step (`KeptWiki.held`, with the project's layout
     in force); else off `tree`, the wiki's files as a long-running caller lists them for this
     request (`wiki_tree`); by default they are listed here, with the facts cache passes keep."""
-    from gitgarden.wiki import pages
-
     wanted = name.strip().removesuffix(".md")
     if not wanted or wanted.startswith(("/", "~")) or "\\" in wanted or "\0" in wanted or ".." in wanted.split("/"):
         raise PageNotFound(f"{name!r} is no page name: a page is named as its file in the wiki, without .md")
@@ -222,9 +217,6 @@ def find_page(project: Project, name: str, *, tree: Any = None, picture: WikiPic
 
 def map_view(project: Project) -> tuple[str, list[str]]:
     """The map's text and its Open questions (an empty map when it is missing or a symlink)."""
-    from gitgarden.project import file_text
-    from gitgarden.wiki import pages
-
     text = file_text(project.root, project.layout.map_path()) or ""
     return text, pages.open_lines(text)
 
@@ -232,8 +224,6 @@ def map_view(project: Project) -> tuple[str, list[str]]:
 def waiting(project: Project) -> tuple[list[Any], list[tuple[Any, Any]]]:
     """(the unread journal lines a pass would offer, the unread lines set aside with their entries),
     from the project's files as they stand."""
-    from gitgarden.gardener import setaside
-
     with layout.active(project.layout):
         return setaside.on_disk(project.root)
 
@@ -241,9 +231,6 @@ def waiting(project: Project) -> tuple[list[Any], list[tuple[Any, Any]]]:
 def recent_passes(project: Project) -> list[dict[str, Any]]:
     """The newest passes' records, oldest first, from the record files (the newest months of `log/`,
     and this machine's attempts), dry runs and other records left out — without walking git."""
-    from gitgarden.history.records import LOG_DIR, read_attempts, records_in
-    from gitgarden.project import file_text
-
     folder = project.root / LOG_DIR
     names = sorted(p.name for p in folder.glob("*.jsonl")) if folder.is_dir() and not folder.is_symlink() else []
     found: list[dict[str, Any]] = []
@@ -259,8 +246,6 @@ def recent_passes(project: Project) -> list[dict[str, Any]]:
 def passes_summary(project: Project) -> dict[str, Any]:
     """The last pass the person need not decide on (id, when, outcome, message, commit, lines read,
     pages written) and the passes waiting for review, as the agents' `status` shows them."""
-    from gitgarden.history import passlog
-
     with layout.active(project.layout):
         entries = passlog.passes(project.root)
     last = next((e for e in entries if e.review != "waiting"), None)
@@ -276,8 +261,6 @@ def passes_summary(project: Project) -> dict[str, Any]:
 def kept_sources() -> Any:
     """What traces a page's paragraphs to the journal lines they came from, for a long-running reader
     to keep between calls: traced again only when the passes changed."""
-    from gitgarden.history.provenance import KeptSources
-
     return KeptSources()
 
 
@@ -291,10 +274,6 @@ def page_sources(project: Project, page: PageView, kept: Any = None) -> list[Any
 def page_body(project: Project, name: str) -> str | None:
     """The body of page `name` (a name the link index gave), for an embed; None when it is not a
     regular UTF-8 file (a symlink is never read through)."""
-    from gitgarden.store.wikisync import read_file
-    from gitgarden.wiki import pages
-    from gitgarden.wiki.tree import text_of
-
     entry = read_file(project.root, pages.page_path(name))
     text = None if entry is None else text_of(entry)
     return None if text is None else pages.split_frontmatter(text)[1]

@@ -331,6 +331,34 @@ class Published:
     warnings: list[str] = field(default_factory=list)  # what did not go as asked (a tag the remote refused)
 
 
+def _landed(
+    root: Path,
+    remote: str,
+    branch: str,
+    pass_commit: str,
+    tip: str,
+    new_journal: str,
+    attempt: int,
+    tags: Sequence[str],
+    timeout: float,
+) -> Published:
+    """The pass is on the remote as `tip`: this clone follows a replay, the snapshot tags go too."""
+    note = f"pushed to {remote}/{branch}"
+    if tip != pass_commit:
+        note += f" after replaying the pass onto the remote's new tip (try {attempt})"
+        if not move_branch(root, branch, pass_commit, tip):
+            note += (
+                f"; this clone could not follow without overwriting your changes: "
+                f"run `git reset --keep {remote}/{branch}` when they are saved"
+            )
+    warnings = []
+    for tag in tags:
+        pushed = run_net(root, ["push", "--quiet", "--no-verify", remote, f"refs/tags/{tag}:refs/tags/{tag}"], timeout)
+        if pushed.returncode != 0:
+            warnings.append(f"the snapshot tag {tag} was not pushed ({remote} said: {git_words(pushed)}); it stays in this clone")
+    return Published("; ".join([note, *warnings]), tip, new_journal, attempt, warnings)
+
+
 def publish(
     root: Path,
     remote: str,
@@ -366,20 +394,7 @@ def publish(
         step("pushing", "")
         landed, why = _push(root, remote, tip, branch, timeout)
         if landed:
-            note = f"pushed to {remote}/{branch}"
-            if tip != pass_commit:
-                note += f" after replaying the pass onto the remote's new tip (try {attempt})"
-                if not move_branch(root, branch, pass_commit, tip):
-                    note += (
-                        f"; this clone could not follow without overwriting your changes: "
-                        f"run `git reset --keep {remote}/{branch}` when they are saved"
-                    )
-            warnings = []
-            for tag in tags:
-                pushed = run_net(root, ["push", "--quiet", "--no-verify", remote, f"refs/tags/{tag}:refs/tags/{tag}"], timeout)
-                if pushed.returncode != 0:
-                    warnings.append(f"the snapshot tag {tag} was not pushed ({remote} said: {git_words(pushed)}); it stays in this clone")
-            return Published("; ".join([note, *warnings]), tip, new_journal, attempt, warnings)
+            return _landed(root, remote, branch, pass_commit, tip, new_journal, attempt, tags, timeout)
         if attempt == max(1, tries):
             why += f" {attempt} times"
             break

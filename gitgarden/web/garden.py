@@ -13,6 +13,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from gitgarden.project import Project
+from gitgarden.services.ask import ask as ask_garden
 from gitgarden.services.health import health as project_health
 from gitgarden.services.status import project_status
 from gitgarden.services.views import map_view, recent_passes, waiting
@@ -70,8 +71,6 @@ def words_link(page: str, text: str) -> str:
 def ask(site: Site, project: Project, request: Request) -> Response:
     """The Ask box's answer: each sentence with links to the page's words and the journal lines it
     cites, the lines themselves, or "Not in the garden" with the nearest pages. Reads only."""
-    from gitgarden.services.ask import ask as ask_garden
-
     question = request.query_params.get("q", "").strip()
     answer = None
     if question:

@@ -6,25 +6,24 @@ from __future__ import annotations
 from starlette.requests import Request
 from starlette.responses import Response
 
-from gitgarden.project import Project
+from gitgarden.history.passlog import passes, show
+from gitgarden.history.undo import undo
+from gitgarden.project import Project, file_text
 from gitgarden.services.views import NotFound
 from gitgarden.web.shown import refusal, split_diff, url_part
 from gitgarden.web.site import Site, action, view
+from gitgarden.wiki import journal, layout, names
 
 __all__ = ["ROUTES", "diff_files"]
 
 
 def pass_list(site: Site, project: Project, request: Request) -> Response:
     """Every pass, newest first: when, who asked, outcome, lines, pages, tokens and cost, health."""
-    from gitgarden.history.passlog import passes
-
     return site.page(request, "passes.html", entries=passes(project.root))
 
 
 def diff_files(diff: str) -> list[object]:
     """A pass's diff as files, pages first (as `show` orders them), each page named."""
-    from gitgarden.wiki import layout
-
     here = layout.current()
     return list(split_diff(diff, here.page_name))
 
@@ -36,8 +35,6 @@ def _lines(record: dict[str, object] | None, key: str) -> list[str]:
 
 def pass_page(site: Site, project: Project, request: Request) -> Response:
     """One pass: its record, refusals, skipped lines and its diff per page; Undo when it can be undone."""
-    from gitgarden.history.passlog import show
-
     shown = show(project.root, request.path_params["pass_id"])
     entry, record = shown.entry, shown.record or {}
     files = diff_files(shown.diff)
@@ -81,9 +78,6 @@ def _failure(record: dict[str, object]) -> dict[str, str]:
 def _left_unread(project: Project, outcome: str, record: dict[str, object]) -> list[tuple[str, str, str]]:
     """(line id, its words now, why) for each line the pass left unread: those its record lists as
     `unread` (newer records), else every line a failed or stopped pass offered, then the not-cited ones."""
-    from gitgarden.project import file_text
-    from gitgarden.wiki import journal, names
-
     why: dict[str, str] = {}
     listed = record.get("unread")
     for item in listed if isinstance(listed, list) else []:
@@ -105,7 +99,6 @@ def pass_record(site: Site, project: Project, request: Request) -> Response:
     """The pass's record as it is kept (`log/` or the git dir's attempts), as JSON: what the page shortens."""
     from starlette.responses import JSONResponse
 
-    from gitgarden.history.passlog import show
 
     shown = show(project.root, request.path_params["pass_id"])
     if shown.record is None:
@@ -130,16 +123,12 @@ def _skipped(record: dict[str, object]) -> list[tuple[str, str, str]]:
 
 def undo_confirm(site: Site, project: Project, request: Request) -> Response:
     """What undoing the pass would do, and the button that does it (this page changes nothing)."""
-    from gitgarden.history.passlog import show
-
     shown = show(project.root, request.path_params["pass_id"])
     return site.page(request, "undo.html", e=shown.entry, pages=[f for f in diff_files(shown.diff) if getattr(f, "is_page", False)])
 
 
 def undo_post(site: Site, project: Project, request: Request, form: dict[str, str]) -> Response:
     """`gitgarden undo PASS [--reread]`, under the pass lock so no pass writes meanwhile."""
-    from gitgarden.history.undo import undo
-
     pass_id = request.path_params["pass_id"]
     reread = form.get("reread") == "1"
     with site.exclusive(project, f"undo {pass_id}"):

@@ -9,7 +9,11 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from gitgarden.errors import GitgardenError
+from gitgarden.history import review
+from gitgarden.history.passlog import review_decisions, show
+from gitgarden.history.review import REVIEW_BRANCH, review_status
 from gitgarden.project import Project
+from gitgarden.services.review import accept_items, items_of
 from gitgarden.web.passes import diff_files
 from gitgarden.web.site import Site, action, view
 
@@ -18,10 +22,6 @@ __all__ = ["ROUTES"]
 
 def review_page(site: Site, project: Project, request: Request) -> Response:
     """The waiting passes, oldest first (the order they stack in), each with its own diff."""
-    from gitgarden.history.passlog import review_decisions, show
-    from gitgarden.history.review import REVIEW_BRANCH, review_status
-    from gitgarden.services.review import items_of
-
     status = review_status(project.root)
     shown = []
     for entry in reversed(status.passes):
@@ -46,8 +46,6 @@ def review_page(site: Site, project: Project, request: Request) -> Response:
 
 def accept_post(site: Site, project: Project, request: Request, form: dict[str, str]) -> Response:
     """`gitgarden review accept [PASS]`."""
-    from gitgarden.history import review
-
     one = form.get("pass") or None
     with site.exclusive(project, "review accept"):
         result = review.accept(project.root, one)
@@ -60,8 +58,6 @@ def accept_post(site: Site, project: Project, request: Request, form: dict[str, 
 
 def reject_post(site: Site, project: Project, request: Request, form: dict[str, str]) -> Response:
     """`gitgarden review reject [PASS] [--keep-read]`: the lines come back unread unless kept read."""
-    from gitgarden.history import review
-
     one = form.get("pass") or None
     reread = form.get("keep_read") != "1"
     with site.exclusive(project, "review reject"):
@@ -75,8 +71,6 @@ def reject_post(site: Site, project: Project, request: Request, form: dict[str, 
 
 def items_post(site: Site, project: Project, request: Request, form: dict[str, str]) -> Response:
     """`gitgarden review accept PASS --only N… [--keep-read]`: the items ticked, as one commit."""
-    from gitgarden.services.review import accept_items
-
     pass_id = form.get("pass", "")
     taken = {int(k.removeprefix("item-")) for k, v in form.items() if k.startswith("item-") and k[5:].isdigit() and v == "1"}
     keep_read = form.get("keep_read") == "1"

@@ -13,7 +13,9 @@ from starlette.responses import JSONResponse, Response
 from gitgarden.project import Project
 from gitgarden.services.run import JOBS, running, stop
 from gitgarden.services.views import NotFound
+from gitgarden.web.passes import diff_files
 from gitgarden.web.site import Site, action, view
+from gitgarden.wiki import layout
 
 __all__ = ["ROUTES"]
 
@@ -38,9 +40,6 @@ def _run(site: Site, request: Request):  # type: ignore[no-untyped-def]
 
 def run_page(site: Site, project: Project, request: Request) -> Response:
     """One run: its steps as they come, then its outcome and what it wrote."""
-    from gitgarden.web.passes import diff_files
-    from gitgarden.wiki import layout
-
     run = _run(site, request)
     result = run.result or {}
     files = diff_files(str(result.get("diff") or "")) if run.dry_run else []

@@ -22,7 +22,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gitgarden.errors import GitgardenError
+from gitgarden.project import Project
+from gitgarden.services.run import stop
+from gitgarden.web.app import make_app
 from gitgarden.web.safety import new_token
+from gitgarden.web.site import Site
 
 if TYPE_CHECKING:
     from gitgarden.services.run import ModelFactory
@@ -122,12 +126,8 @@ def serve(
     messages for the person."""
     import uvicorn
 
-    from gitgarden.project import Project
-    from gitgarden.services.run import stop
-    from gitgarden.web.app import make_app
 
     _Server = _server_class()
-    from gitgarden.web.site import Site
 
     if host == "localhost":
         host = FALLBACK  # one address, so the Host check knows what it bound

@@ -30,8 +30,11 @@ from gitgarden.history.common import review_count
 from gitgarden.history.passlog import NotAPass
 from gitgarden.history.provenance import KeptSources
 from gitgarden.project import Project
+from gitgarden.services.lines import KeptStories
 from gitgarden.services.run import ModelFactory, exclusive
 from gitgarden.services.views import NotFound, kept_facts
+from gitgarden.services.wikiview import KeptWiki
+from gitgarden.web import shown
 from gitgarden.web.runs import RunBoard
 from gitgarden.web.safety import Refused, allowed_hosts, csrf_value, form_key, read_post
 from gitgarden.wiki import layout
@@ -51,8 +54,6 @@ NOTES_KEPT = 50
 
 
 def _templates() -> jinja2.Environment:
-    from gitgarden.web import shown
-
     env = jinja2.Environment(
         loader=jinja2.PackageLoader("gitgarden.web", "templates"),
         autoescape=True,  # every value is escaped unless a template says it is HTML we made
@@ -100,8 +101,6 @@ class Site:
     def wiki(self) -> KeptWiki:
         """The wiki's pages and links, kept between requests and brought in step at each use
         (`KeptWiki.held`): a page view costs what changed since the last, not what the wiki holds."""
-        from gitgarden.services.wikiview import KeptWiki
-
         with self.facts() as cache:
             if self._wiki is None:
                 self._wiki = KeptWiki(self.root, cache)
@@ -118,8 +117,6 @@ class Site:
     @property
     def stories(self) -> KeptStories:
         """Why each journal line stands where it does, read again only when the passes changed."""
-        from gitgarden.services.lines import KeptStories
-
         with self._facts_lock:
             if self._stories is None:
                 self._stories = KeptStories()

@@ -9,8 +9,9 @@ the duplicate-candidate keys. A changed page updates only what it touches: its o
 links whose target it may now win or lose, the reach it adds. Removing a link the map's reach
 went through marks the reach for one recount; nothing else is ever recomputed whole.
 
-The figures are exactly `health.measure`'s (tests hold the two to each other). Which paths
-changed is not this module's business: the caller says (`repo.wikisync` asks git).
+The figures, read off the tables by `wiki.graphfigures`, are exactly `health.measure`'s (tests
+hold the two to each other). Which paths changed is not this module's business: the caller says
+(`repo.wikisync` asks git).
 """
 
 from __future__ import annotations
@@ -20,11 +21,11 @@ import json
 import sqlite3
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from datetime import date, timedelta
+from datetime import date
 from pathlib import Path
 from typing import Any
 
-from gitgarden.wiki import layout, linking, pages
+from gitgarden.wiki import graphfigures, layout, linking, pages
 from gitgarden.wiki.facts import PageFacts, facts_of
 from gitgarden.wiki.graphrows import (
     AN_ATTACHMENT,
@@ -42,9 +43,8 @@ from gitgarden.wiki.graphrows import (
     stale_day_of,
     wiki_link,
 )
-from gitgarden.wiki.health import STALE_DAYS, Health
+from gitgarden.wiki.health import Health
 from gitgarden.wiki.linking import resolve_key
-from gitgarden.wiki.pages import MAP_CEILING
 from gitgarden.wiki.tree import Entry
 
 __all__ = ["WikiGraph", "GraphError", "PAGE", "FILE", "DAY", "kind_of"]
@@ -90,11 +90,10 @@ class WikiGraph:
     # -- what the graph was built from ------------------------------------------------------
 
     def _meta(self, key: str) -> str | None:
-        row = self.db.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
-        return None if row is None else str(row[0])
+        return graphfigures.read_meta(self.db, key)
 
     def _set_meta(self, key: str, value: str) -> None:
-        self.db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
+        graphfigures.write_meta(self.db, key, value)
 
     @property
     def built(self) -> bool:
@@ -165,7 +164,7 @@ class WikiGraph:
         )
         self.db.execute(f"UPDATE links SET broken = 1 WHERE dst IS NULL AND {FROM_PAGE} AND NOT {AN_ATTACHMENT}")
         self.db.execute("INSERT INTO dupkeys SELECT key FROM labels GROUP BY key HAVING count(DISTINCT page) > 1")
-        self._recount_reach()
+        graphfigures.recount_reach(self.db, self.map_name)
         self._set_meta("built", "1")
 
     def _insert_row(self, path: str, kind: int, entry: Entry, sig: str) -> tuple[int, list[LinkRow]]:
@@ -255,7 +254,7 @@ class WikiGraph:
         if kind == FILE:
             self._attachment_moved(row)
             return
-        self._recount_dups(k for (k,) in self.db.execute("SELECT key FROM labels WHERE page=?", (row,)))
+        graphfigures.recount_dups(self.db, (k for (k,) in self.db.execute("SELECT key FROM labels WHERE page=?", (row,))))
         self._resolve_headings(row)
         name, lname, lbase = self.db.execute("SELECT name, lname, lbase FROM files WHERE id=?", (row,)).fetchone()
         if name is not None:
@@ -282,7 +281,7 @@ class WikiGraph:
                 if old_labels != new_labels:
                     self.db.execute("DELETE FROM labels WHERE page=?", (row,))
                     self.db.executemany("INSERT INTO labels VALUES (?, ?)", ((k, row) for k in sorted(new_labels)))
-                    self._recount_dups(old_labels ^ new_labels)
+                    graphfigures.recount_dups(self.db, old_labels ^ new_labels)
                 old_aliases = {a for (a,) in self.db.execute("SELECT alias FROM aliases WHERE page=?", (row,))}
                 new_aliases = set(page_aliases(meta))
                 if old_aliases != new_aliases:
@@ -316,7 +315,7 @@ class WikiGraph:
         self.db.execute("DELETE FROM hlinks WHERE src=?", (row,))
         self.db.execute("DELETE FROM files WHERE id=?", (row,))
         if old_labels:
-            self._recount_dups(old_labels)
+            graphfigures.recount_dups(self.db, old_labels)
         if kind == FILE:
             self._attachment_gone(lname, lbase)
         elif name is not None:
@@ -369,7 +368,7 @@ class WikiGraph:
         if counted:
             self.db.execute("UPDATE files SET inlinks = inlinks + 1 WHERE id=?", (dst,))
         if dst is not None and is_page:
-            self._reached_through(src, dst)
+            graphfigures.reached_through(self.db, src, dst)
 
     def _remove_link(self, link: int) -> None:
         src, dst, counted = self.db.execute("SELECT src, dst, counted FROM links WHERE id=?", (link,)).fetchone()
@@ -377,7 +376,7 @@ class WikiGraph:
         if counted:
             self.db.execute("UPDATE files SET inlinks = inlinks - 1 WHERE id=?", (dst,))
         if dst is not None:
-            self._maybe_unreached(src, dst)
+            graphfigures.maybe_unreached(self.db, src, dst)
 
     def _reresolve(self, keys: Iterable[str | None]) -> None:
         """Resolve again the links that may name one of `keys` (a name or alias came or went)."""
@@ -408,9 +407,9 @@ class WikiGraph:
             if new_counted:
                 self.db.execute("UPDATE files SET inlinks = inlinks + 1 WHERE id=?", (dst,))
             if old is not None:
-                self._maybe_unreached(src, old)
+                graphfigures.maybe_unreached(self.db, src, old)
             if dst is not None and is_page:
-                self._reached_through(src, dst)
+                graphfigures.reached_through(self.db, src, dst)
 
     def _is_page(self, row: int) -> bool:
         found = self.db.execute("SELECT kind FROM files WHERE id=?", (row,)).fetchone()
@@ -444,88 +443,10 @@ class WikiGraph:
         for link, att, att2, att3 in self._links_naming({lname, lbase}):
             self.db.execute("UPDATE links SET broken=? WHERE id=?", (int(not self._attachment_named(att, att2, att3)), link))
 
-    # -- duplicate candidates -------------------------------------------------------------------------
-
-    def _recount_dups(self, keys: Iterable[str]) -> None:
-        self.db.execute("DELETE FROM meta WHERE key='duplicates'")  # the pairs are listed again when next asked
-        for key in keys:
-            n = self.db.execute("SELECT count(DISTINCT page) FROM labels WHERE key=?", (key,)).fetchone()[0]
-            if n > 1:
-                self.db.execute("INSERT OR IGNORE INTO dupkeys VALUES (?)", (key,))
-            else:
-                self.db.execute("DELETE FROM dupkeys WHERE key=?", (key,))
-
-    # -- the map's reach ---------------------------------------------------------------------------------
-
-    def _reached_through(self, src: int, dst: int) -> None:
-        """A link from `src` to `dst` came: when the map reaches `src`, it now reaches `dst` and beyond."""
-        if self._meta("reach_dirty") == "1":
-            return  # a recount is due anyway
-        row = self.db.execute("SELECT reach FROM files WHERE id=?", (src,)).fetchone()
-        if row is None or not row[0]:
-            return
-        todo = [(dst, src)]
-        while todo:
-            node, parent = todo.pop()
-            found = self.db.execute("SELECT reach, kind, ok FROM files WHERE id=?", (node,)).fetchone()
-            if found is None or found[0]:
-                continue
-            self.db.execute("UPDATE files SET reach=1, parent=? WHERE id=?", (parent, node))
-            if found[1] == PAGE and found[2]:
-                todo.extend((d, node) for (d,) in self.db.execute("SELECT dst FROM links WHERE src=? AND dst IS NOT NULL", (node,)))
-
-    def _maybe_unreached(self, src: int, dst: int) -> None:
-        """A link from `src` to `dst` went: when the map's reach came to `dst` through it (and no other
-        such link is left), the reach is counted again before it is next read."""
-        row = self.db.execute("SELECT reach, parent FROM files WHERE id=?", (dst,)).fetchone()
-        if row is None or not row[0] or row[1] != src:
-            return
-        if self.db.execute("SELECT 1 FROM links WHERE src=? AND dst=? LIMIT 1", (src, dst)).fetchone() is None:
-            self._set_meta("reach_dirty", "1")
-
-    def _recount_reach(self) -> None:
-        """Walk the map's links anew (after a link the reach went through was removed)."""
-        self.db.execute("UPDATE files SET reach=0, parent=NULL WHERE reach=1 OR parent IS NOT NULL")
-        root = self.db.execute("SELECT id FROM files WHERE kind=0 AND ok=1 AND name=?", (self.map_name,)).fetchone()
-        if root is not None:
-            out: dict[int, list[int]] = {}
-            for src, dst in self.db.execute(f"SELECT src, dst FROM links WHERE dst IS NOT NULL AND {FROM_PAGE}"):
-                out.setdefault(src, []).append(dst)
-            parent: dict[int, int | None] = {root[0]: None}
-            todo = [root[0]]
-            while todo:
-                node = todo.pop()
-                for nxt in out.get(node, ()):
-                    if nxt not in parent:
-                        parent[nxt] = node
-                        todo.append(nxt)
-            self.db.executemany("UPDATE files SET reach=1, parent=? WHERE id=?", ((p, n) for n, p in parent.items()))
-        self._set_meta("reach_dirty", "0")
-
-    # -- the figures ---------------------------------------------------------------------------------
-
-    def _duplicates(self) -> list[tuple[str, str]]:
-        """The duplicate-candidate pairs, kept listed until a page's labels change (a big wiki of
-        similar titles has thousands of them)."""
-        kept = self._meta("duplicates")
-        if kept is not None:
-            return [(str(a), str(b)) for a, b in json.loads(kept)]
-        pairs: set[tuple[str, str]] = set()
-        groups: dict[str, list[str]] = {}
-        # The few duplicate keys first (CROSS JOIN keeps that order), then their pages by index.
-        for key, name in self.db.execute("SELECT l.key, f.name FROM dupkeys d CROSS JOIN labels l ON l.key = d.key JOIN files f ON f.id = l.page"):
-            groups.setdefault(key, []).append(name)
-        for group in groups.values():
-            ordered = sorted(set(group))
-            pairs.update((a, b) for i, a in enumerate(ordered) for b in ordered[i + 1 :])
-        listed = sorted(pairs)
-        self._set_meta("duplicates", json.dumps(listed))
-        return listed
-
     def settle(self) -> None:
         """Count the map's reach again if a change made that due (before an overlay, which is undone)."""
         if self._meta("reach_dirty") == "1":
-            self._recount_reach()
+            graphfigures.recount_reach(self.db, self.map_name)
 
     def health(
         self,
@@ -537,49 +458,5 @@ class WikiGraph:
     ) -> Health:
         """The figures `health.measure` gives for the wiki the graph holds. `map_text` is the map's
         text; `advice(name, chars)` the split advice of a person's page over the budget."""
-        if self._meta("reach_dirty") == "1":
-            self._recount_reach()
-        pages_only = "kind=0 AND ok=1 AND name != :map"
-        arg = {"map": self.map_name}
-
-        def names(where: str, index: str) -> list[str]:
-            # Each figure read through the index that holds just its pages (a few, in a healthy wiki).
-            query = f"SELECT name FROM files INDEXED BY {index} WHERE {pages_only} AND {where} ORDER BY name"
-            return [n for (n,) in self.db.execute(query, arg)]
-
-        health = Health(unread_lines=unread_lines)
-        health.pages = self.db.execute(f"SELECT count(*) FROM files INDEXED BY files_pages WHERE {pages_only}", arg).fetchone()[0]
-        health.orphans = names("inlinks=0", "files_orphan")
-        health.unmapped = names("reach=0", "files_reach")
-        health.broken_links = [
-            (str(n), str(t))
-            for n, t in self.db.execute("SELECT f.name, l.target FROM links l JOIN files f ON f.id = l.src WHERE l.broken=1 ORDER BY f.name, l.target")
-        ]
-        health.duplicates = self._duplicates()
-        # A heading link to a page that exists, naming a heading (or block) it does not hold.
-        health.broken_headings = sorted(
-            (str(n), f"{t}#{a}")
-            for n, t, a in self.db.execute(
-                "SELECT f.name, h.target, h.anchor FROM hlinks h JOIN files f ON f.id = h.src WHERE h.dst IS NOT NULL"
-                " AND NOT EXISTS (SELECT 1 FROM anchors x WHERE x.page = h.dst AND x.key = h.akey)"
-            )
-        )
-        health.over_budget = names(f"chars > {pages.PAGE_BUDGET}", "files_over")
-        if advice is not None:
-            rows = self.db.execute(
-                f"SELECT name, chars FROM files INDEXED BY files_over WHERE {pages_only} AND chars > {pages.PAGE_BUDGET} AND gardener=0 ORDER BY name",
-                arg,
-            )
-            health.split_advice = [advice(n, c) for n, c in list(rows)]
-        health.superseded = names("(malformed = 1 OR superseded = 1) AND superseded=1", "files_flagged")
-        flagged = "kind=0 AND ok=1 AND (malformed = 1 OR superseded = 1) AND malformed=1"
-        health.malformed = [n for (n,) in self.db.execute(f"SELECT name FROM files INDEXED BY files_flagged WHERE {flagged} ORDER BY name")]
-        health.map_chars = len(map_text)
-        health.map_ceiling = MAP_CEILING
-        health.open_questions = len(pages.open_lines(map_text))
-        if today is not None:
-            cutoff = (today - timedelta(days=STALE_DAYS)).isoformat()
-            health.stale = names(f"stale_day IS NOT NULL AND stale_day < '{cutoff}'", "files_stale")
-        return health
-
-
+        self.settle()
+        return graphfigures.figures(self.db, self.map_name, map_text=map_text, unread_lines=unread_lines, today=today, advice=advice)

@@ -165,13 +165,7 @@ def measure(tree: Tree, *, unread_lines: int = 0, today: date | None = None) -> 
             found = index.resolve(target)
             if found in facts and linking.anchor_key(anchor) not in facts[found].anchors:
                 health.broken_headings.append((name, f"{target}#{anchor}"))
-    seen = {map_name}
-    todo = [map_name]
-    while todo:
-        for target in links.get(todo.pop(), []):
-            if target not in seen:
-                seen.add(target)
-                todo.append(target)
+    seen = _reached(links, map_name)
     linked = {t for name, targets in links.items() for t in targets if t != name}
     if here.journal_in_wiki():
         # A vault's daily notes are the journal, not pages; a page they link to is no orphan
@@ -192,15 +186,34 @@ def measure(tree: Tree, *, unread_lines: int = 0, today: date | None = None) -> 
     health.map_chars = len(map_text)
     health.open_questions = len(pages.open_lines(map_text))
     if today is not None:
-        for name in page_names:
-            meta = metas[name]
-            if str(meta.get("state", "open")) != "open" or meta.get("superseded_by"):
-                continue
-            days = sorted(pages.source_days(meta))
-            try:
-                last = date.fromisoformat(days[-1]) if days else None
-            except ValueError:
-                last = None
-            if last is not None and (today - last).days > STALE_DAYS:
-                health.stale.append(name)
+        health.stale = _stale(page_names, metas, today)
     return health
+
+
+def _reached(links: dict[str, list[str]], map_name: str) -> set[str]:
+    """The pages the map reaches through links, the map among them."""
+    seen = {map_name}
+    todo = [map_name]
+    while todo:
+        for target in links.get(todo.pop(), []):
+            if target not in seen:
+                seen.add(target)
+                todo.append(target)
+    return seen
+
+
+def _stale(page_names: list[str], metas: dict[str, dict[str, Any]], today: date) -> list[str]:
+    """The open pages (not superseded) whose newest source day is more than STALE_DAYS before `today`."""
+    stale = []
+    for name in page_names:
+        meta = metas[name]
+        if str(meta.get("state", "open")) != "open" or meta.get("superseded_by"):
+            continue
+        days = sorted(pages.source_days(meta))
+        try:
+            last = date.fromisoformat(days[-1]) if days else None
+        except ValueError:
+            last = None
+        if last is not None and (today - last).days > STALE_DAYS:
+            stale.append(name)
+    return stale
