@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import fnmatch
 import json
+import math
 import os
 import shutil
 import statistics
@@ -218,6 +219,8 @@ def run_journal(name: str, settings: Settings, args: argparse.Namespace, work: P
     gardened = garden(project, settings, args.passes, log)
     titles = page_titles(project)
     questions = tomllib.loads((JOURNALS / name / "questions.toml").read_text(encoding="utf-8"))["question"]
+    if args.questions and len(questions) > args.questions:  # evenly spread, the same ones both ways
+        questions = questions[:: math.ceil(len(questions) / args.questions)]
     mode = choose_mode(settings)[0]
     via_ask, via_raw = Row(name, "ask"), Row(name, "raw journal")
     left_out = 0
@@ -256,6 +259,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seconds-budget", type=int, default=0, help="seconds a pass may spend in model calls (default: the settings')")
     parser.add_argument("--context-window", type=int, default=0, help="the model's context (default: the settings')")
     parser.add_argument("--no-raw", action="store_true", help="ask through the garden only")
+    parser.add_argument("--questions", type=int, default=0, help="ask at most N of a journal's questions, evenly spread (a long journal's raw prompt takes minutes a question on 2 cores)")
     parser.add_argument("--workdir", type=Path)
     parser.add_argument("--keep", action="store_true", help="ask over the gardens an earlier run left in --workdir (passes run only while lines are unread)")
     parser.add_argument("--json", type=Path, help="write the raw figures here too")
