@@ -369,6 +369,25 @@ def test_an_open_question_the_full_map_has_no_room_for_goes_to_the_open_question
     assert "- More open questions: [[open-questions]]" in open_lines(project)
 
 
+def test_a_full_open_questions_page_continues_on_the_next(project: Project) -> None:
+    """A long journal's questions outgrow one page: the next goes on "Open questions 2", none refused."""
+    entries = [f"- [[p{n}]] — a page about thing number {n} of this garden\n" for n in range(34)]
+    questions = "".join(f"- Is question number {n} of the long study still open, or did a later line settle it? (2026-02-01)\n" for n in range(60))
+    write(project.root, "wiki/index.md", f"# Map\n\n## Pages\n\n{''.join(entries)}\n## Open\n\n- More open questions: [[open-questions]]\n")
+    write(project.root, "wiki/open-questions.md", page("Open questions", questions, gardener=True))
+    for n in range(len(entries)):
+        write(project.root, f"wiki/p{n}.md", page(f"P{n}", "x\n"))
+    commit_all(project.root)
+    assert len((project.root / "wiki/index.md").read_text()) > 2000 - 100
+    assert 6000 - 100 < len((project.root / "wiki/open-questions.md").read_text()) < 6000  # no room for the question
+    journal(project, "2026-03-02", "Does the quote from Ridge Roofing include the gutters, the scaffolding and taking the old tiles away?")
+    result = garden(project, answers(FakeModel(), "yes"))
+    assert result.refusals == [] and result.marked_read == 1, (result.refusals, result.unread)
+    assert "Ridge Roofing" not in body(project, "open-questions")
+    assert "- Does the quote from Ridge Roofing include the gutters, the scaffolding and taking the old tiles away?" in body(project, "open-questions-2")
+    assert meta(project, "open-questions-2")["title"] == "Open questions 2"
+
+
 def test_an_unsure_line_is_not_asked_again_and_is_set_aside_after_three_passes(project: Project) -> None:
     journal(project, "2026-03-02", "The van is parked behind the shop.")
     model = ScoredModel(0.45)

@@ -242,25 +242,39 @@ def _open_question(op: Op, tree: Tree, ctx: ApplyContext) -> Applied | Refusal:
 OPEN_OVERFLOW = "Open questions"  # the gardener's page that takes the Open lines a full map has no room for
 
 
+# An overflow page is filled to this, short of the page budget: the link job may still add links.
+_OVERFLOW_FILL = pages.PAGE_BUDGET - 600
+
+
 def _open_overflow(op: Op, tree: Tree, ctx: ApplyContext, line: str, old_map: str) -> Applied | Refusal:
-    """An Open line the map has no room for goes to the gardener's "Open questions" page, which the
-    map's Open section links to once: an Open question is never refused for room."""
-    path = resolve_page(tree, ctx, OPEN_OVERFLOW)
+    """An Open line the map has no room for goes to the gardener's "Open questions" page ("Open
+    questions 2" and on when that one is full), which the map's Open section links to once: an Open
+    question is never refused for room."""
     days = cited_days(op, ctx)
     writes: dict[str, Entry] = {}
-    if path is not None and not _persons(page_text(tree, path)):
-        page = page_text(tree, path) or ""
-        if line in pages.split_frontmatter(page)[1].splitlines():
-            return Applied(op)
-        writes[path] = file(pages.append_body(with_source(page, days), line))
-    else:
-        name = ctx.place.new_page("open-questions", OPEN_OVERFLOW) if ctx.place is not None else "open-questions"
+    for n in range(1, 100):
+        title = OPEN_OVERFLOW if n == 1 else f"{OPEN_OVERFLOW} {n}"
+        path = resolve_page(tree, ctx, title)
+        if path is not None and not _persons(page_text(tree, path)):
+            page = page_text(tree, path) or ""
+            if line in pages.split_frontmatter(page)[1].splitlines():
+                return Applied(op)
+            grown = pages.append_body(with_source(page, days), line)
+            if len(grown) > _OVERFLOW_FILL:
+                continue  # full: the next one
+            writes[path] = file(grown)
+            break
+        slug = "open-questions" if n == 1 else f"open-questions-{n}"
+        name = ctx.place.new_page(slug, title) if ctx.place is not None else slug
         if unsafe_name(name) or pages.page_path(name) in tree:
-            name = "open-questions"
+            name = slug
         if pages.page_path(name) in tree:
             return Refusal(op, f"the map is full and {pages.page_path(name)} is not the gardener's to add Open questions to")
         path = pages.page_path(name)
-        writes[path] = file(pages.new_page(OPEN_OVERFLOW, line + "\n", source=days))
+        writes[path] = file(pages.new_page(title, line + "\n", source=days))
+        break
+    else:
+        return Refusal(op, "the map and 99 pages of Open questions are full")
     target = pages.page_name(path) or ""
     pointer = f"- More open questions: [[{target}]]"
     if not any(f"[[{target}]]" in ln for ln in pages.open_lines(old_map)):
