@@ -34,10 +34,10 @@ def open_changes(ops: Sequence[Op], offered: Mapping[str, JournalLine], tree: Tr
     cited = sorted({i for op in ops if op.kind in _WRITES for i in op.lines if i in offered}, key=lambda i: (offered[i].day, offered[i].lineno))
     pages_of = {i: str(op.get("page", "")) for op in ops if op.kind in _WRITES for i in op.lines}
     for line_id in cited:
-        line = offered[line_id]
-        earlier = _earlier(tree, line, offered)
         if line_id in asked_from:
             continue
+        line = offered[line_id]
+        earlier = _earlier(tree, line, offered)
         old = changes.changed_value(line.text, pages_of.get(line_id, ""), earlier)
         if old is None or (old.text in asked and line.text in asked):
             continue
