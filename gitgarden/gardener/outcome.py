@@ -98,7 +98,7 @@ class PassResult:
     # Why a failed pass failed, when a model request did it: {"error", "kind", "request": which request,
     # in words, "reply": the start of what the model answered (when that was the trouble)}.
     failure: dict[str, str] = field(default_factory=dict)
-    mode: str = ""  # how the model was used: "full" (it writes operations) or "small" (it only sorts lines)
+    mode: str = ""  # how the model was used: "full" (it writes operations) or "small" (it only judges each line; code writes)
     fit: str = ""  # what a slow endpoint's measured pace made the pass shrink, in one sentence ('' when nothing)
     snapshot: str = ""
     snapshot_error: str = ""
