@@ -15,7 +15,7 @@ import click
 from gitgarden.cli.app import App, echo, err, out_json, pass_app, visible
 from gitgarden.errors import GitgardenError
 
-__all__ = ["register"]
+__all__ = ["search_cmd", "mcp_cmd"]  # the commands, which `cli.main` loads by name
 
 _MARKED = re.compile(r"\*\*(.+?)\*\*")
 
@@ -79,9 +79,3 @@ def mcp_cmd(app: App, project_path: Path | None) -> None:
             "`pipx inject gitgarden mcp`, or `pip install 'gitgarden[agents]'`"
         ) from None
     serve(project, app.env, app.now)
-
-
-def register(cli: click.Group) -> None:
-    """Add `search` and `mcp` to the command group."""
-    cli.add_command(search_cmd)
-    cli.add_command(mcp_cmd)

@@ -22,7 +22,7 @@ from gitgarden.cli.app import App, echo, err, out_json, pass_app, settle_model_t
 if TYPE_CHECKING:
     from gitgarden.gardener.outcome import PassResult
 
-__all__ = ["register", "TEMPLATES", "summary_markdown", "Source", "source_of"]
+__all__ = ["ci", "TEMPLATES", "summary_markdown", "Source", "source_of"]
 
 # One run per branch at a time (the remote is the lock between machines anyway; this saves
 # the second job from doing the work only to have its push replayed or taken back).
@@ -256,11 +256,6 @@ def ci_init(app: App, kind: str) -> None:
         err("No git URL is known for this gitgarden (installed from a folder without a remote): fill in the URL a CI job can clone.")
     if kind != "pre-commit" and remote != "origin":
         err(f"note: {_remote_note(remote)}")
-
-
-def register(cli: click.Group) -> None:
-    """Add `ci` to the command group."""
-    cli.add_command(ci)
 
 
 def _run_ci(app: App, as_json: bool) -> None:

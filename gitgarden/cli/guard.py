@@ -17,7 +17,7 @@ import click
 
 from gitgarden.cli.app import echo, err, out_json
 
-__all__ = ["register"]
+__all__ = ["guard", "hook_group"]  # the commands, which `cli.main` loads by name
 
 
 def _toplevel(path: Path | None) -> Path:
@@ -323,9 +323,3 @@ def hook_status(as_json: bool, path: Path | None) -> None:
     for line in hook.NOT_COVERED:
         echo(f"    - {line}")
     echo(f"  the wall: {hook.WALL}")
-
-
-def register(cli: click.Group) -> None:
-    """Add `guard` and `hook` to the command group."""
-    cli.add_command(guard)
-    cli.add_command(hook_group)

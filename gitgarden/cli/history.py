@@ -31,7 +31,7 @@ from gitgarden.cli.app import (
 )
 from gitgarden.wiki.captured import claim
 
-__all__ = ["register"]
+__all__ = ["log_cmd", "show_cmd", "undo_cmd", "stop_cmd", "reread_cmd"]  # the commands, which `cli.main` loads by name
 
 
 def _short(sha: str) -> str:
@@ -368,9 +368,3 @@ def stop_cmd(app: App) -> None:
         f"Asked pass {holder.get('pass_id', '?')} (pid {holder.get('pid', '?')}) to stop; "
         "it stops within a second, leaving a model call in flight unanswered, and writes nothing more."
     )
-
-
-def register(group: click.Group) -> None:
-    """Add log, show, undo, stop and reread to the `gitgarden` command group."""
-    for command in (log_cmd, show_cmd, undo_cmd, stop_cmd, reread_cmd):
-        group.add_command(command)

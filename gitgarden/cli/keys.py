@@ -14,7 +14,7 @@ import click
 from gitgarden.cli.app import App, echo, err, out_json, pass_app
 from gitgarden.errors import ConfigError
 
-__all__ = ["keys", "register"]
+__all__ = ["keys"]
 
 
 def _complete_names(ctx: click.Context, _param: click.Parameter, incomplete: str) -> list[Any]:
@@ -101,8 +101,3 @@ def keys_unset(app: App, name: str) -> None:
     if not store.unset_key(name, app.env):
         raise ConfigError(f"no key named {name!r} is stored (see `gitgarden keys list`)")
     err(f"Removed the key {name!r} from {store.keys_path(app.env)}.")
-
-
-def register(group: click.Group) -> None:
-    """Add `keys` to the `gitgarden` command group."""
-    group.add_command(keys)

@@ -11,7 +11,7 @@ import click
 
 from gitgarden.cli.app import App, complete_passes, echo, err, git_policy, out_json, pass_app
 
-__all__ = ["register"]
+__all__ = ["review_group"]  # the commands, which `cli.main` loads by name
 
 
 def _short(sha: str) -> str:
@@ -196,8 +196,3 @@ def review_reject(app: App, pass_ref: str | None, reread: bool, as_json: bool) -
         if reread
         else f"  Their journal lines stay read (commit {_short(result.commit)})."
     )
-
-
-def register(group: click.Group) -> None:
-    """Add `review` to the `gitgarden` command group."""
-    group.add_command(review_group)

@@ -33,13 +33,7 @@ if TYPE_CHECKING:
     from gitgarden.schedule.tick import Assessment, TickReport
     from gitgarden.schedule.timers import Crontab
 
-__all__ = ["register"]
-
-
-def register(group: click.Group) -> None:
-    """Add this module's commands to the `gitgarden` group."""
-    for command in (tick, projects, timer, status):
-        group.add_command(command)
+__all__ = ["tick", "projects", "timer", "status"]  # the commands, which `cli.main` loads by name
 
 
 # -- tick -------------------------------------------------------------------------------

@@ -18,12 +18,7 @@ from gitgarden.cli.app import App, echo, err, out_json, pass_app, show_value, ta
 from gitgarden.errors import ConfigError, GitgardenError, NotAProject
 from gitgarden.services.settings import set_setting, setting_path, spec_of
 
-__all__ = ["register"]
-
-
-def register(group: click.Group) -> None:
-    """Add `config` to the `gitgarden` group."""
-    group.add_command(config_group)
+__all__ = ["config_group"]  # the commands, which `cli.main` loads by name
 
 
 def _complete_keys(_ctx: click.Context, _param: click.Parameter, incomplete: str) -> list[Any]:
@@ -197,5 +192,3 @@ def config_list(app: App, as_json: bool, scope: str | None) -> None:
             for k, r in rows.items()
         ],
     )
-
-

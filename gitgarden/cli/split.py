@@ -9,7 +9,7 @@ import click
 
 from gitgarden.cli.app import App, echo, err
 
-__all__ = ["register"]
+__all__ = ["split_command"]  # the commands, which `cli.main` loads by name
 
 
 def _complete_pages(_ctx: click.Context, _param: click.Parameter, incomplete: str) -> list[Any]:
@@ -65,8 +65,3 @@ def split_command(ctx: click.Context, page: str, apply: bool) -> None:
         echo(result.diff, nl=False)
         err("Nothing changed. Run again with --yes to commit this split.")
     sys.exit(0)
-
-
-def register(cli: click.Group) -> None:
-    """Add `split` to the command group."""
-    cli.add_command(split_command)
