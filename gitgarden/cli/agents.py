@@ -14,6 +14,7 @@ import click
 
 from gitgarden.cli.app import App, echo, err, out_json, pass_app, visible
 from gitgarden.errors import GitgardenError
+from gitgarden.search.index import search
 
 __all__ = ["search_cmd", "mcp_cmd"]  # the commands, which `cli.main` loads by name
 
@@ -31,7 +32,6 @@ def search_cmd(app: App, query: tuple[str, ...], limit: int, as_json: bool) -> N
     QUERY is words (all must occur), "a phrase", acme* (words starting so), and
     AND / OR / NOT between them; letter case and accents do not matter.
     """
-    from gitgarden.search.index import search
 
     project = app.project()
     settings = app.settings(project).settings
