@@ -60,20 +60,60 @@ def test_status_defers_what_it_does_not_need(project: Project) -> None:
 
 
 def test_every_command_module_is_loaded_by_the_names_it_registers() -> None:
-    """`cli.main` imports a command's module only when the command is named: its table must hold
-    exactly the names each module's `register` adds, or a command would be missing."""
+    """`cli.main` imports a command's module only when the command is named: its table must name
+    exactly the commands each module holds, each under its own name, or a command would be missing."""
     import importlib
 
     import click
 
     from gitgarden.cli.main import ELSEWHERE, cli
 
-    for module in sorted(set(ELSEWHERE.values())):
-        group = click.Group()
-        importlib.import_module(f"gitgarden.cli.{module}").register(group)
-        assert sorted(group.commands) == sorted(n for n, m in ELSEWHERE.items() if m == module), module
+    for module in sorted({m for m, _attr, _summary in ELSEWHERE.values()}):
+        loaded = importlib.import_module(f"gitgarden.cli.{module}")
+        held = {v for v in vars(loaded).values() if isinstance(v, click.Command) and v.callback and v.callback.__module__ == loaded.__name__}
+        subs = {sub for v in held if isinstance(v, click.Group) for sub in v.commands.values()}
+        named = {n: getattr(loaded, attr) for n, (m, attr, _summary) in ELSEWHERE.items() if m == module}
+        assert all(cmd.name == n for n, cmd in named.items()), module
+        assert held - subs == set(named.values()), module
     own = {name for name, command in cli.commands.items() if command.callback and command.callback.__module__ == cli.callback.__module__}
     assert own and not own & set(ELSEWHERE), "a name both in cli.main and in another module"
+
+
+def test_each_summary_in_the_command_table_is_the_commands_own() -> None:
+    """`--help` lists the other modules' commands from the table's summaries, not from the commands:
+    each summary is the first sentence click makes of the command's help, so the two cannot drift."""
+    import importlib
+    import sys
+
+    from gitgarden.cli.main import ELSEWHERE
+
+    for name, (module, attribute, summary) in ELSEWHERE.items():
+        command = getattr(importlib.import_module(f"gitgarden.cli.{module}"), attribute)
+        assert summary == command.get_short_help_str(sys.maxsize), f"{name}: copy its first sentence into ELSEWHERE"
+
+
+@pytest.mark.parametrize("width", [40, 80, 200])
+def test_help_from_the_table_is_the_help_the_commands_give(width: int) -> None:
+    """The lazy listing shortens each summary as click shortens a loaded command's help."""
+    import click
+    from click.testing import CliRunner
+
+    from gitgarden.cli.main import ELSEWHERE, cli
+
+    lazy = CliRunner().invoke(cli, ["--help"], terminal_width=width)
+    eager = click.Group(cli.name, commands=cli.commands, params=cli.params, help=cli.help, context_settings=cli.context_settings)
+    for name in ELSEWHERE:
+        eager.add_command(cli.get_command(click.Context(cli), name), name)
+    loaded = CliRunner().invoke(eager, ["--help"], terminal_width=width)
+    assert lazy.exit_code == loaded.exit_code == 0
+    assert "Commands:" in lazy.output and lazy.output == loaded.output
+
+
+def test_help_imports_no_command_module(project: Project) -> None:
+    """`gitgarden --help` lists every command from the table in `cli.main`, loading none of them."""
+    names = _imported(project, ["--help"])
+    assert "gitgarden.cli.main" in names, "importtime printed nothing useful: the check would be vacuous"
+    assert sorted(n for n in names if n.startswith("gitgarden.cli.") and n not in {"gitgarden.cli.main", "gitgarden.cli.app"}) == []
 
 
 @pytest.mark.parametrize(("args", "loaded", "not_loaded"), [

@@ -14,8 +14,9 @@ import click
 
 from gitgarden.cli.app import App, echo, err, out_json, pass_app, visible
 from gitgarden.errors import GitgardenError
+from gitgarden.search.index import search
 
-__all__ = ["register"]
+__all__ = ["search_cmd", "mcp_cmd"]  # the commands, which `cli.main` loads by name
 
 _MARKED = re.compile(r"\*\*(.+?)\*\*")
 
@@ -31,7 +32,6 @@ def search_cmd(app: App, query: tuple[str, ...], limit: int, as_json: bool) -> N
     QUERY is words (all must occur), "a phrase", acme* (words starting so), and
     AND / OR / NOT between them; letter case and accents do not matter.
     """
-    from gitgarden.search.index import search
 
     project = app.project()
     settings = app.settings(project).settings
@@ -79,9 +79,3 @@ def mcp_cmd(app: App, project_path: Path | None) -> None:
             "`pipx inject gitgarden mcp`, or `pip install 'gitgarden[agents]'`"
         ) from None
     serve(project, app.env, app.now)
-
-
-def register(cli: click.Group) -> None:
-    """Add `search` and `mcp` to the command group."""
-    cli.add_command(search_cmd)
-    cli.add_command(mcp_cmd)

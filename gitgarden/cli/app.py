@@ -1,7 +1,8 @@
 """What every command shares: the `App` it is handed, messages, JSON, and a few renderings.
 
 The command modules import this one and nothing imports them but `cli.main`, so
-the imports of the command line run one way.
+the imports of the command line run one way. Every command and `--help` load this module, so
+what only some of its helpers need (the project, the settings, git, rich) is imported inside them.
 """
 
 from __future__ import annotations

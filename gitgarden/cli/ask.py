@@ -15,7 +15,7 @@ from gitgarden.cli.app import App, err, out_json, pass_app
 from gitgarden.errors import EXIT_NOT_IN_GARDEN
 from gitgarden.services.ask import Answer, ask
 
-__all__ = ["register"]
+__all__ = ["ask_cmd"]  # the commands, which `cli.main` loads by name
 
 
 def _plain(text: str) -> str:
@@ -65,8 +65,3 @@ def _render(answer: Answer) -> None:
     click.echo("\nCited lines:")
     for line in answer.lines:
         click.echo(f"  {line.id}  {_plain(line.text)}")
-
-
-def register(cli: click.Group) -> None:
-    """Add `ask` to the command group."""
-    cli.add_command(ask_cmd)

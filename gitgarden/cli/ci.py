@@ -10,19 +10,25 @@ pull request: the check on the remote's side (what it judges: `gitguard.pushed`)
 
 from __future__ import annotations
 
+import json
 import sys
 from dataclasses import dataclass
+from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING
+from urllib.parse import unquote, urlparse
 
 import click
 
 from gitgarden.cli.app import App, echo, err, out_json, pass_app, settle_model_threads
+from gitgarden.errors import GitError, GitgardenError
+from gitgarden.repo import gitrepo
+from gitgarden.services import run as passes
 
 if TYPE_CHECKING:
     from gitgarden.gardener.outcome import PassResult
 
-__all__ = ["register", "TEMPLATES", "summary_markdown", "Source", "source_of"]
+__all__ = ["ci", "TEMPLATES", "summary_markdown", "Source", "source_of"]
 
 # One run per branch at a time (the remote is the lock between machines anyway; this saves
 # the second job from doing the work only to have its push replayed or taken back).
@@ -178,11 +184,7 @@ def source_of(direct_url: str | None) -> Source:
     """Where the installed gitgarden came from, read from pip's `direct_url.json` (PEP 610): a git
     URL and its commit, or a clone on this disk, whose `origin` remote and HEAD commit are asked
     of git. A release tag is not carried with a push of a branch, so the commit is what names it."""
-    import json
-    from urllib.parse import unquote, urlparse
 
-    from gitgarden.errors import GitError
-    from gitgarden.repo import gitrepo
 
     try:
         data = json.loads(direct_url or "{}")
@@ -213,7 +215,6 @@ def source_of(direct_url: str | None) -> Source:
 
 
 def _installed_source() -> Source:
-    from importlib import metadata
 
     try:
         return source_of(metadata.distribution("gitgarden").read_text("direct_url.json"))
@@ -236,7 +237,6 @@ def _remote_note(remote: str | None) -> str:
 def ci_init(app: App, kind: str) -> None:
     """Print a ready workflow for KIND (github, gitlab) or the pre-commit framework's config, filled
     in for this clone: the gitgarden commit and URL to install, the project's remote."""
-    from gitgarden.errors import GitgardenError
 
     source = _installed_source()
     try:
@@ -258,13 +258,7 @@ def ci_init(app: App, kind: str) -> None:
         err(f"note: {_remote_note(remote)}")
 
 
-def register(cli: click.Group) -> None:
-    """Add `ci` to the command group."""
-    cli.add_command(ci)
-
-
 def _run_ci(app: App, as_json: bool) -> None:
-    from gitgarden.services import run as passes
 
     project = app.project()
     settings = app.settings(project).settings

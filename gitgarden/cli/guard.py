@@ -16,16 +16,19 @@ from typing import Any
 import click
 
 from gitgarden.cli.app import echo, err, out_json
+from gitgarden.config import load_settings
+from gitgarden.errors import EXIT_GUARD, ConfigError, GitError, GitgardenError, NotAProject
+from gitgarden.gitguard import hook
+from gitgarden.project import find_project, of_root
+from gitgarden.repo import gitrepo
+from gitgarden.wiki import layout
 
-__all__ = ["register"]
+__all__ = ["guard", "hook_group"]  # the commands, which `cli.main` loads by name
 
 
 def _toplevel(path: Path | None) -> Path:
     """The project's root when `path` (or here) is inside one — a project below the top of its
     repository is judged by its own paths — else the top of the repository."""
-    from gitgarden.errors import GitError, GitgardenError, NotAProject
-    from gitgarden.project import find_project
-    from gitgarden.repo import gitrepo
 
     start = path or Path.cwd()
     if not start.is_dir():
@@ -49,9 +52,6 @@ def _toplevel(path: Path | None) -> Path:
 def _layout_of(root: Path, hook_mode: bool) -> Any:
     """The project's layout in force while the guard judges (the default outside a project); in
     hook mode a broken settings file never blocks a commit (one warning line, the default layout)."""
-    from gitgarden.errors import ConfigError
-    from gitgarden.project import of_root
-    from gitgarden.wiki import layout
 
     if not (root / ".gitgarden").is_dir():
         return layout.active(layout.DEFAULT)
@@ -67,8 +67,6 @@ def _layout_of(root: Path, hook_mode: bool) -> Any:
 def _agent_patterns(root: Path, hook_mode: bool) -> tuple[str, ...]:
     """`guard_agents` for this repository; in hook mode a broken settings file never blocks a
     person's commit (one warning line, and only GITGARDEN_AGENT marks an agent)."""
-    from gitgarden.config import load_settings
-    from gitgarden.errors import ConfigError
 
     try:
         resolved = load_settings(root)
@@ -91,7 +89,6 @@ def _no_commit_yet(as_json: bool) -> None:
 def _hook_agent(root: Path, env: dict[str, str], hook_name: str, message_file: Path | None, as_json: bool) -> tuple[str, str]:
     """In a hook: the agent whose commit is judged and the git command making it. Exits 0 when
     there is nothing to judge — a person's commit, gitgarden's own, or a command another hook judges."""
-    from gitgarden.gitguard import hook
 
     agent = hook.agent_of(root, env, _agent_patterns(root, True))
     if agent is None:  # a person's commit, or gitgarden's own: not the guard's business
@@ -153,9 +150,6 @@ def guard(
 
     Exit 0 when every rule holds, 3 when any is broken.
     """
-    from gitgarden.errors import EXIT_GUARD
-    from gitgarden.gitguard import hook
-    from gitgarden.repo import gitrepo
 
     modes = sum(bool(m) for m in (staged or hook_mode, range_spec, pre_receive))
     if modes > 1 or ((staged or hook_mode or range_spec or pre_receive) and base != "HEAD"):
@@ -205,8 +199,8 @@ def guard(
 def _judge_pushed(range_spec: str | None, path: Path | None, as_json: bool) -> None:
     """`guard --range` (in a clone: the project around PATH or here) and `guard --pre-receive` (in a
     bare repository: PATH is the project's folder in it, the top by default)."""
-    from gitgarden.errors import EXIT_GUARD, GitError, GitgardenError
-    from gitgarden.gitguard import hook, pushed
+    # only here: it loads the rules, which a person's commit never pays for
+    from gitgarden.gitguard import pushed
 
     here = Path.cwd()
     try:
@@ -248,7 +242,6 @@ def _judge_pushed(range_spec: str | None, path: Path | None, as_json: bool) -> N
 
 def _top(path: Path) -> str:
     """The top of the work tree that holds `path`."""
-    from gitgarden.repo import gitrepo
 
     return gitrepo.git(path, "rev-parse", "--show-toplevel").decode().strip()
 
@@ -263,8 +256,6 @@ _PATH_ARG = click.argument("path", required=False, type=click.Path(file_okay=Fal
 
 def _project_root(path: Path | None) -> Path:
     """The gitgarden project around `path` (or here); a one-line refusal outside one."""
-    from gitgarden.errors import GitgardenError, NotAProject
-    from gitgarden.project import find_project
 
     try:
         return find_project(path or Path.cwd()).root
@@ -280,7 +271,6 @@ def _project_root(path: Path | None) -> Path:
 @_PATH_ARG
 def hook_install(shared_ok: bool, path: Path | None) -> None:
     """Write the repository's hooks for this project; hooks already there are kept and run first."""
-    from gitgarden.gitguard import hook
 
     root = _project_root(path)
     top = Path(_top(root))
@@ -292,7 +282,6 @@ def hook_install(shared_ok: bool, path: Path | None) -> None:
 @_PATH_ARG
 def hook_uninstall(path: Path | None) -> None:
     """Remove gitgarden's hooks and put back the hooks they chained."""
-    from gitgarden.gitguard import hook
 
     err(hook.uninstall(_toplevel(path)))
 
@@ -302,7 +291,6 @@ def hook_uninstall(path: Path | None) -> None:
 @_PATH_ARG
 def hook_status(as_json: bool, path: Path | None) -> None:
     """Say whether gitgarden's hooks are installed, which commands they cover, and which they cannot."""
-    from gitgarden.gitguard import hook
 
     found = hook.status(_toplevel(path))
     if as_json:
@@ -323,9 +311,3 @@ def hook_status(as_json: bool, path: Path | None) -> None:
     for line in hook.NOT_COVERED:
         echo(f"    - {line}")
     echo(f"  the wall: {hook.WALL}")
-
-
-def register(cli: click.Group) -> None:
-    """Add `guard` and `hook` to the command group."""
-    cli.add_command(guard)
-    cli.add_command(hook_group)

@@ -18,6 +18,12 @@ import click
 if TYPE_CHECKING:
     from gitgarden.history.passlog import PassEntry
 
+import getpass
+import socket
+
+from rich.console import Console
+from rich.table import Table
+
 from gitgarden.cli.app import (
     App,
     complete_passes,
@@ -29,9 +35,13 @@ from gitgarden.cli.app import (
     render_figures,
     visible,
 )
+from gitgarden.gardener.reread import reread
+from gitgarden.history import passlog as history
+from gitgarden.history.undo import undo
+from gitgarden.services.run import stop
 from gitgarden.wiki.captured import claim
 
-__all__ = ["register"]
+__all__ = ["log_cmd", "show_cmd", "undo_cmd", "stop_cmd", "reread_cmd"]  # the commands, which `cli.main` loads by name
 
 
 def _short(sha: str) -> str:
@@ -87,7 +97,6 @@ def _wants_colour(env: Any) -> bool:
 @pass_app
 def log_cmd(app: App, limit: int | None, as_json: bool) -> None:
     """The gardener's passes, newest first, read from the pass commits (and attempts that made none)."""
-    from gitgarden.history import passlog as history
 
     project = app.project()
     entries = history.passes(project.root, limit)
@@ -121,7 +130,6 @@ def log_cmd(app: App, limit: int | None, as_json: bool) -> None:
         for row in rows:
             echo("\t".join(row))
         return
-    from rich.console import Console
 
     console = Console()
     headers = ("when", "pass", "outcome", "read", "new", "app", "spl", "ref", "tokens", "model", "commit", "")
@@ -131,7 +139,6 @@ def log_cmd(app: App, limit: int | None, as_json: bool) -> None:
         for line in _log_lines(rows, console.width):
             console.print(line, markup=False, highlight=False, soft_wrap=True)
         return
-    from rich.table import Table
 
     room = console.width - fixed
     table = Table(box=None, pad_edge=False, header_style="bold")
@@ -236,7 +243,6 @@ def _grounding_lines(record: dict[str, Any] | None) -> list[str]:
 @pass_app
 def show_cmd(app: App, pass_ref: str | None, as_json: bool) -> None:
     """One pass (a pass id or a commit; default the latest): its record, then its diff, pages first."""
-    from gitgarden.history import passlog as history
 
     project = app.project()
     shown = history.show(project.root, pass_ref)
@@ -298,7 +304,6 @@ def show_cmd(app: App, pass_ref: str | None, as_json: bool) -> None:
 @pass_app
 def undo_cmd(app: App, pass_ref: str | None, reread: bool, as_json: bool) -> None:
     """Take back one pass (default: the latest) with a new commit; history is never rewritten."""
-    from gitgarden.history.undo import undo
 
     project = app.project()
     with git_policy(app, project):
@@ -333,7 +338,6 @@ def reread_cmd(app: App, targets: tuple[str, ...], as_json: bool) -> None:
 
 def reread_lines(app: App, project: Any, targets: Sequence[str]) -> Any:
     """`gitgarden reread` (and `run --reread`): the lines made unread, said on stderr."""
-    from gitgarden.gardener.reread import reread
 
     result = reread(project.root, project.journal, list(targets), now=app.now())
     if result.lines:
@@ -344,8 +348,6 @@ def reread_lines(app: App, project: Any, targets: Sequence[str]) -> Any:
 
 
 def _who() -> str:
-    import getpass
-    import socket
 
     try:
         user = getpass.getuser()
@@ -358,7 +360,6 @@ def _who() -> str:
 @pass_app
 def stop_cmd(app: App) -> None:
     """Ask the running pass to stop now (a model call in flight is abandoned); it keeps what it committed."""
-    from gitgarden.services.run import stop
 
     holder = stop(app.project(), who=_who(), when=app.now())
     if holder is None:
@@ -368,9 +369,3 @@ def stop_cmd(app: App) -> None:
         f"Asked pass {holder.get('pass_id', '?')} (pid {holder.get('pid', '?')}) to stop; "
         "it stops within a second, leaving a model call in flight unanswered, and writes nothing more."
     )
-
-
-def register(group: click.Group) -> None:
-    """Add log, show, undo, stop and reread to the `gitgarden` command group."""
-    for command in (log_cmd, show_cmd, undo_cmd, stop_cmd, reread_cmd):
-        group.add_command(command)

@@ -13,13 +13,13 @@ import click
 
 from gitgarden.cli.app import App, echo, err, out_json, pass_app
 from gitgarden.errors import ConfigError
+from gitgarden.model import keys as store
 
-__all__ = ["keys", "register"]
+__all__ = ["keys"]
 
 
 def _complete_names(ctx: click.Context, _param: click.Parameter, incomplete: str) -> list[Any]:
     """Shell completion: the names of the stored keys (never the keys)."""
-    from gitgarden.model import keys as store
 
     try:
         names = sorted(store.stored_keys())
@@ -52,7 +52,6 @@ _NEVER_ON_THE_LINE = (
 @pass_app
 def keys_set(app: App, name: str, extra: tuple[str, ...]) -> None:
     """Store a key as NAME: typed at a hidden prompt, or piped on stdin (`… | gitgarden keys set NAME`)."""
-    from gitgarden.model import keys as store
 
     if extra or store.looks_like_a_key(name):
         raise click.UsageError(_NEVER_ON_THE_LINE)
@@ -70,7 +69,6 @@ def keys_set(app: App, name: str, extra: tuple[str, ...]) -> None:
 @pass_app
 def keys_list(app: App, as_json: bool) -> None:
     """The names of the stored keys (never the keys)."""
-    from gitgarden.model import keys as store
 
     names = sorted(store.stored_keys(app.env))
     if as_json:
@@ -86,7 +84,6 @@ def keys_list(app: App, as_json: bool) -> None:
 @pass_app
 def keys_path(app: App) -> None:
     """The file the keys are stored in."""
-    from gitgarden.model import keys as store
 
     echo(str(store.keys_path(app.env)))
 
@@ -96,13 +93,7 @@ def keys_path(app: App) -> None:
 @pass_app
 def keys_unset(app: App, name: str) -> None:
     """Forget the key stored as NAME."""
-    from gitgarden.model import keys as store
 
     if not store.unset_key(name, app.env):
         raise ConfigError(f"no key named {name!r} is stored (see `gitgarden keys list`)")
     err(f"Removed the key {name!r} from {store.keys_path(app.env)}.")
-
-
-def register(group: click.Group) -> None:
-    """Add `keys` to the `gitgarden` command group."""
-    group.add_command(keys)

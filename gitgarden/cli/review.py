@@ -10,8 +10,10 @@ from typing import Any
 import click
 
 from gitgarden.cli.app import App, complete_passes, echo, err, git_policy, out_json, pass_app
+from gitgarden.history import review
+from gitgarden.services.review import accept_items, items_of, parse_numbers
 
-__all__ = ["register"]
+__all__ = ["review_group"]  # the commands, which `cli.main` loads by name
 
 
 def _short(sha: str) -> str:
@@ -47,7 +49,6 @@ def review_group(ctx: click.Context, as_json: bool) -> None:
     """What waits on the branch gitgarden/review (review mode): its passes and their diff, pages first."""
     if ctx.invoked_subcommand is not None:
         return
-    from gitgarden.history import review
 
     app = ctx.ensure_object(App)
     project = app.project()
@@ -82,7 +83,6 @@ def review_group(ctx: click.Context, as_json: bool) -> None:
 def review_show(app: App, pass_ref: str, as_json: bool) -> None:
     """The items of the waiting pass PASS, numbered: each new page, append, link, state change, split
     and map entry, with the journal lines it cites (take some with `review accept PASS --only N…`)."""
-    from gitgarden.services.review import items_of
 
     project = app.project()
     found = items_of(project.root, pass_ref)
@@ -122,7 +122,6 @@ def _choose(found: Any) -> set[int]:
 def review_accept(app: App, pass_ref: str | None, only: tuple[str, ...], choose: bool, keep_read: bool, as_json: bool) -> None:
     """Bring what waits in (or only PASS, or only some items of PASS): fast-forward when possible,
     else a commit; refuses on conflicts."""
-    from gitgarden.history import review
 
     project = app.project()
     if only or choose:
@@ -147,7 +146,6 @@ def review_accept(app: App, pass_ref: str | None, only: tuple[str, ...], choose:
 
 def _accept_items(app: App, project: Any, pass_ref: str, only: tuple[str, ...], choose: bool, keep_read: bool, as_json: bool) -> None:
     """`review accept PASS --only N… | --choose`: the items taken, as one commit."""
-    from gitgarden.services.review import accept_items, items_of, parse_numbers
 
     found = items_of(project.root, pass_ref)
     taken = _choose(found) if choose else parse_numbers(only, len(found.items))
@@ -176,7 +174,6 @@ def _accept_items(app: App, project: Any, pass_ref: str, only: tuple[str, ...], 
 @pass_app
 def review_reject(app: App, pass_ref: str | None, reread: bool, as_json: bool) -> None:
     """Drop what waits on gitgarden/review (or only PASS); the lines it read are unread again (--keep-read keeps them read)."""
-    from gitgarden.history import review
 
     project = app.project()
     with git_policy(app, project):
@@ -196,8 +193,3 @@ def review_reject(app: App, pass_ref: str | None, reread: bool, as_json: bool) -
         if reread
         else f"  Their journal lines stay read (commit {_short(result.commit)})."
     )
-
-
-def register(group: click.Group) -> None:
-    """Add `review` to the `gitgarden` command group."""
-    group.add_command(review_group)

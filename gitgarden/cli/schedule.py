@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import sys
 from collections.abc import Callable, Mapping
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -26,20 +27,19 @@ from gitgarden.cli.app import (
     show_value,
     table,
 )
-from gitgarden.config import load_settings
+from gitgarden.config import load_settings, state_dir
+from gitgarden.config import timer_env_file as env_file
 from gitgarden.errors import GitgardenError, NotAProject
+from gitgarden.project import Project, find_project
+from gitgarden.schedule import clocks, registry
+from gitgarden.services.status import list_projects, project_status
+from gitgarden.wiki.journal import heading_warning
 
 if TYPE_CHECKING:
     from gitgarden.schedule.tick import Assessment, TickReport
     from gitgarden.schedule.timers import Crontab
 
-__all__ = ["register"]
-
-
-def register(group: click.Group) -> None:
-    """Add this module's commands to the `gitgarden` group."""
-    for command in (tick, projects, timer, status):
-        group.add_command(command)
+__all__ = ["tick", "projects", "timer", "status"]  # the commands, which `cli.main` loads by name
 
 
 # -- tick -------------------------------------------------------------------------------
@@ -55,6 +55,7 @@ def tick(app: App, as_json: bool) -> None:
     nothing. Exit status: the pass's when one ran; else 1 when a registered
     project could not be looked at (malformed config, folder gone); else 0.
     """
+    # only here: `status` must not load the tick (test_startup)
     from gitgarden.schedule.tick import run_tick
 
     report = run_tick(app.env, app.now, lambda a: _run_one(app, a), on_message=err)
@@ -70,7 +71,7 @@ def tick(app: App, as_json: bool) -> None:
 
 
 def _run_one(app: App, a: Assessment) -> Any:
-    from gitgarden.project import Project
+    # only here: the pass machinery, which `status` never loads
     from gitgarden.services import run as passes
 
     settings = a.settings
@@ -126,8 +127,6 @@ def projects() -> None:
 @pass_app
 def projects_add(app: App, path: Path | None) -> None:
     """Register the project at PATH (default: the one you stand in) for `gitgarden tick`."""
-    from gitgarden.project import find_project
-    from gitgarden.schedule import registry
 
     root = find_project(path).root
     if registry.register(root, app.env):
@@ -141,8 +140,6 @@ def projects_add(app: App, path: Path | None) -> None:
 @pass_app
 def projects_remove(app: App, path: Path | None) -> None:
     """Stop `gitgarden tick` looking at PATH (default: here); works for a folder that is gone."""
-    from gitgarden.project import find_project
-    from gitgarden.schedule import registry
 
     target = (path or Path.cwd()).expanduser().absolute()
     candidates = [target, target.resolve()]
@@ -160,7 +157,6 @@ def projects_remove(app: App, path: Path | None) -> None:
 @pass_app
 def projects_list(app: App, as_json: bool) -> None:
     """The registered projects: whether each exists and is enabled, its last attempt and failures."""
-    from gitgarden.services.status import list_projects
 
     rows = list_projects(app.env)
     if as_json:
@@ -192,6 +188,7 @@ def projects_list(app: App, as_json: bool) -> None:
 
 
 def _crontab(env: Mapping[str, str]) -> Crontab:
+    # only here: `status` must not load the timers (test_startup)
     from gitgarden.schedule import timers
 
     return timers.SystemCrontab(env)
@@ -221,6 +218,7 @@ def timer() -> None:
 @pass_app
 def timer_print(app: App, kind: str | None) -> None:
     """Write the unit files (or the crontab line) to stdout without installing anything."""
+    # only here, as in `_crontab`
     from gitgarden.schedule import timers
 
     command = timers.tick_command()
@@ -238,7 +236,7 @@ def timer_print(app: App, kind: str | None) -> None:
 @pass_app
 def timer_install(app: App, kind: str | None) -> None:
     """Install the systemd user units (and print the systemctl steps) or the crontab line."""
-    from gitgarden.config import load_settings, state_dir
+    # only here, as in `_crontab`
     from gitgarden.schedule import timers
 
     command = timers.tick_command()
@@ -282,6 +280,7 @@ def timer_install(app: App, kind: str | None) -> None:
 @pass_app
 def timer_uninstall(app: App, kind: str | None) -> None:
     """Remove what `timer install` wrote (the units, or the crontab line)."""
+    # only here, as in `_crontab`
     from gitgarden.schedule import timers
 
     if _kind(kind) == "cron":
@@ -304,7 +303,6 @@ def timer_uninstall(app: App, kind: str | None) -> None:
 
 def _when(iso: str) -> str:
     """An ISO time from the state, in local time for people."""
-    from datetime import datetime
 
     return datetime.fromisoformat(iso).astimezone().strftime("%Y-%m-%d %H:%M")
 
@@ -313,7 +311,6 @@ def _say_no_model(app: App, data: Mapping[str, Any]) -> None:
     """First, before anything else: unread lines no pass can read, for want of a model."""
     if not data["no_model"]:
         return
-    from gitgarden.config import timer_env_file as env_file
 
     if data["no_model"] == "here":
         echo(
@@ -335,8 +332,6 @@ def _say_no_model(app: App, data: Mapping[str, Any]) -> None:
 def status(app: App, as_json: bool) -> None:
     """The project you stand in: unread lines, whether a tick would garden it now (or what holds it
     back, and until when), the last pass, the lock and the failures in a row."""
-    from gitgarden.schedule import clocks
-    from gitgarden.services.status import project_status
 
     project = app.project()
     data = project_status(project, app.env, app.now())
@@ -355,7 +350,6 @@ def status(app: App, as_json: bool) -> None:
         app.say_local_models()
     echo(f"  unread journal lines: {data['unread']}" + (f" ({len(aside)} more set aside)" if aside else ""))
     if data["journal_headings"]:
-        from gitgarden.wiki.journal import heading_warning
 
         echo(f"  {heading_warning(data['journal_headings'])}")
     render_set_aside(aside)

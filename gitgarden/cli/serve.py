@@ -7,7 +7,7 @@ import click
 from gitgarden.cli.app import App, err, pass_app
 from gitgarden.errors import GitgardenError
 
-__all__ = ["register"]
+__all__ = ["serve_cmd"]  # the commands, which `cli.main` loads by name
 
 WEB_EXTRA = "gitgarden serve needs the web extra: pip install 'gitgarden[web]' (pipx: pipx install '.[web]' --force)"
 
@@ -43,8 +43,3 @@ def serve_cmd(app: App, port: int, host: str | None, open_browser: bool) -> None
         say=err,
         show_url=click.echo,
     )
-
-
-def register(group: click.Group) -> None:
-    """Add `serve` to the `gitgarden` command group."""
-    group.add_command(serve_cmd)

@@ -13,24 +13,20 @@ from pathlib import Path
 from typing import Any
 
 import click
+from click.shell_completion import CompletionItem
 
 from gitgarden.cli.app import App, echo, err, out_json, pass_app, show_value, table
+from gitgarden.config import SPECS, env_name, read_toml, unset_value
 from gitgarden.errors import ConfigError, GitgardenError, NotAProject
+from gitgarden.project import Project, find_project, of_root
 from gitgarden.services.settings import set_setting, setting_path, spec_of
 
-__all__ = ["register"]
-
-
-def register(group: click.Group) -> None:
-    """Add `config` to the `gitgarden` group."""
-    group.add_command(config_group)
+__all__ = ["config_group"]  # the commands, which `cli.main` loads by name
 
 
 def _complete_keys(_ctx: click.Context, _param: click.Parameter, incomplete: str) -> list[Any]:
     """Shell completion for KEY: the setting names, each with what it means."""
-    from click.shell_completion import CompletionItem
 
-    from gitgarden.config import SPECS
 
     return [CompletionItem(s.key, help=s.help) for s in SPECS if s.key.startswith(incomplete)]
 
@@ -43,7 +39,6 @@ def _scope_options(func: Callable[..., Any]) -> Callable[..., Any]:
 
 def _where(app: App, scope: str | None) -> tuple[str, Path | None]:
     """(scope, project root or None): the project when inside one, unless --user."""
-    from gitgarden.project import find_project
 
     if scope == "user":
         return "user", None
@@ -91,7 +86,6 @@ def config_get(app: App, key: str, as_json: bool, scope: str | None) -> None:
 
 
 def _project(root: Path | None) -> Any:
-    from gitgarden.project import Project
 
     return Project(root) if root else None
 
@@ -127,7 +121,6 @@ def config_set(app: App, key: str, value: str, scope: str | None) -> None:
 def _warn_of_a_persons_map(root: Path) -> None:
     """Say so when the map the layout now names is a note of the person's (gitgarden's own map has
     its `## Pages` and `## Open` sections): a pass adds entries to the map."""
-    from gitgarden.project import of_root
 
     try:
         map_path = root / of_root(root).map_path()
@@ -147,7 +140,6 @@ def _warn_of_a_persons_map(root: Path) -> None:
 @pass_app
 def config_unset(app: App, key: str, scope: str | None) -> None:
     """Remove KEY from the project or user file; print the value that applies now."""
-    from gitgarden.config import SPECS, read_toml, unset_value
 
     where, root = _where(app, scope)
     path = _config_file(app, where, root)
@@ -172,7 +164,6 @@ def config_unset(app: App, key: str, scope: str | None) -> None:
 @pass_app
 def config_list(app: App, as_json: bool, scope: str | None) -> None:
     """Every setting, its value here and the layer it comes from (flag, env, project, user, default)."""
-    from gitgarden.config import SPECS, env_name
 
     _where_scope, root = _where(app, scope)
     resolved = app.settings(_project(root))
@@ -197,5 +188,3 @@ def config_list(app: App, as_json: bool, scope: str | None) -> None:
             for k, r in rows.items()
         ],
     )
-
-

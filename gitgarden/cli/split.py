@@ -6,22 +6,22 @@ import sys
 from typing import Any
 
 import click
+from click.shell_completion import CompletionItem
 
 from gitgarden.cli.app import App, echo, err
+from gitgarden.gardener.asked_split import request_split
+from gitgarden.project import find_project
+from gitgarden.store.disktree import DiskTree
+from gitgarden.wiki import layout, pages
 
-__all__ = ["register"]
+__all__ = ["split_command"]  # the commands, which `cli.main` loads by name
 
 
 def _complete_pages(_ctx: click.Context, _param: click.Parameter, incomplete: str) -> list[Any]:
     """Shell completion for PAGE: the page names of the project you stand in (by name or file
     name, any case), the pages over the budget first, each with its size."""
-    from click.shell_completion import CompletionItem
 
     try:
-        from gitgarden.project import find_project
-        from gitgarden.store.disktree import DiskTree
-        from gitgarden.wiki import layout, pages
-
         project = find_project()
         with layout.active(project.layout) as here:
             tree = DiskTree(project.root, [here.wiki_dir])
@@ -52,7 +52,6 @@ def split_command(ctx: click.Context, page: str, apply: bool) -> None:
     app = ctx.ensure_object(App)
     project = app.project()
     settings = app.settings(project).settings
-    from gitgarden.gardener.asked_split import request_split
 
     result = request_split(project, settings, page, apply=apply, now=app.now)
     prefix = "" if apply else "[dry run] "
@@ -65,8 +64,3 @@ def split_command(ctx: click.Context, page: str, apply: bool) -> None:
         echo(result.diff, nl=False)
         err("Nothing changed. Run again with --yes to commit this split.")
     sys.exit(0)
-
-
-def register(cli: click.Group) -> None:
-    """Add `split` to the command group."""
-    cli.add_command(split_command)
