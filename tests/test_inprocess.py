@@ -40,12 +40,12 @@ class FakeLlama:
         import numpy as np
 
         self.asked.append(kwargs)
-        if kwargs.get("stream"):
-            return self._chunks()
         logprobs = None
         if kwargs.get("logprobs"):
             top = [{"token": t, "logprob": np.float32(lp), "bytes": None} for t, lp in (("yes", -0.1), ("no", -2.4))]
             logprobs = {"content": [{"token": "yes", "logprob": np.float32(-0.1), "bytes": None, "top_logprobs": top}]}
+        if kwargs.get("stream"):
+            return self._chunks(logprobs)
         return {
             "choices": [{"index": 0, "message": {"role": "assistant", "content": REPLY}, "finish_reason": "stop", "logprobs": logprobs}],
             "usage": {"prompt_tokens": 41, "completion_tokens": 23, "total_tokens": 64},
@@ -53,10 +53,10 @@ class FakeLlama:
 
     n_tokens = 0
 
-    def _chunks(self) -> Iterator[dict[str, Any]]:
+    def _chunks(self, logprobs: Any = None) -> Iterator[dict[str, Any]]:
         for i in range(0, len(REPLY), 10):
             self.n_tokens += 1
-            yield {"choices": [{"index": 0, "delta": {"content": REPLY[i : i + 10]}, "finish_reason": None}]}
+            yield {"choices": [{"index": 0, "delta": {"content": REPLY[i : i + 10]}, "finish_reason": None, "logprobs": logprobs if i == 0 else None}]}
         yield {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}
 
 
@@ -113,6 +113,7 @@ def test_log_probabilities_asked_for_come_back_as_a_server_gives_them(fake_llama
         max_tokens=1, temperature=0.0, logprobs=True, top_logprobs=2,
     )  # fmt: skip
     assert (fake.asked[-1]["logprobs"], fake.asked[-1]["top_logprobs"], fake.asked[-1]["max_tokens"]) == (True, 2, 1)
+    assert fake.asked[-1]["stream"] is True  # a plain reply works out every prompt position's (seconds on a CPU)
     assert logits_all == [True]  # llama-cpp-python keeps every position's logits only for such a request
     top = done.choices[0].logprobs["content"][0]["top_logprobs"]
     assert [(t["token"], t["logprob"]) for t in top] == [("yes", pytest.approx(-0.1)), ("no", pytest.approx(-2.4))]

@@ -6,6 +6,7 @@ scripted replies, so headers, bodies and error mapping are the real ones.
 
 from __future__ import annotations
 
+import math
 import json
 import socket
 import subprocess
@@ -481,3 +482,28 @@ def test_status_probe_reports_a_refused_key(server: FakeOpenAI) -> None:
     info = model_status.status(replace(local(server)), ENV, probe=True)
     assert info["reachable"] is False and info["error_kind"] == "auth"
     assert KEY not in json.dumps(info)
+
+
+# -- log-probabilities (small mode's one-token answers) ----------------------------
+
+
+def test_log_probabilities_come_with_a_streamed_answer(server: FakeOpenAI) -> None:
+    # llama-cpp-python works out a plain reply's log-probabilities for every prompt position (seconds
+    # a line on a CPU); streamed, only for the answer's one token.
+    server.enqueue("yes", completion_tokens=1, logprobs={"yes": -0.2, "no": -1.8})
+    reply = provider.LiteLLMModel(local(server), ENV).complete(MESSAGES, {}, budget(), max_tokens=1, logprobs=5)
+    body = server.requests[0]["json"]
+    assert (body["stream"], body["logprobs"], body["top_logprobs"], body["max_tokens"]) == (True, True, 5, 1)
+    assert reply.text == "yes"
+    assert reply.alternatives == {"yes": pytest.approx(math.exp(-0.2)), "no": pytest.approx(math.exp(-1.8))}
+
+
+def test_a_stream_without_log_probabilities_is_its_own_label_then_they_are_asked_plainly(server: FakeOpenAI) -> None:
+    for _ in range(2):
+        server.enqueue("no", completion_tokens=1, logprobs={"yes": -2.0, "no": -0.1}, plain_logprobs_only=True)
+    model = provider.LiteLLMModel(local(server), ENV)
+    first = model.complete(MESSAGES, {}, budget(), max_tokens=1, logprobs=5)
+    second = model.complete(MESSAGES, {}, budget(), max_tokens=1, logprobs=5)
+    assert [r["json"].get("stream", False) for r in server.requests] == [True, False]  # one request each
+    assert (first.text, first.alternatives) == ("no", {})  # the answer is the label: judge.score_of reads it
+    assert second.alternatives == {"yes": pytest.approx(math.exp(-2.0)), "no": pytest.approx(math.exp(-0.1))}

@@ -162,7 +162,7 @@ def _handler_class(litellm: Any) -> type:
             reply = kwargs["model_response"]
             llm, request = _request(self.files, model, messages, kwargs.get("optional_params") or {})
             with _LOCK:
-                done = llm.create_chat_completion(**request)
+                done = _gathered(llm, request) if request.get("logprobs") else llm.create_chat_completion(**request)
             choice = done["choices"][0]
             reply.choices[0].message.content = choice["message"].get("content") or ""
             reply.choices[0].finish_reason = choice.get("finish_reason") or "stop"
@@ -185,6 +185,23 @@ def _handler_class(litellm: Any) -> type:
             return _stream(llm, request)
 
     return InProcess
+
+
+def _gathered(llm: Any, request: dict[str, Any]) -> dict[str, Any]:
+    """A plain completion with log-probabilities, read off a stream: llama-cpp-python's plain reply
+    works them out for every position of the prompt (seconds on a CPU), its stream for the reply's
+    tokens only. The caller holds `_LOCK`."""
+    text, finish, steps = "", "stop", []
+    for chunk in llm.create_chat_completion(stream=True, **request):
+        choice = chunk["choices"][0]
+        text += choice.get("delta", {}).get("content") or ""
+        finish = choice.get("finish_reason") or finish
+        steps += (choice.get("logprobs") or {}).get("content") or []
+    pieces = len(steps) or (1 if text else 0)
+    prompt = max(0, llm.n_tokens - pieces)
+    usage = {"prompt_tokens": prompt, "completion_tokens": pieces, "total_tokens": prompt + pieces}
+    choice = {"message": {"content": text}, "finish_reason": finish, "logprobs": {"content": steps} if steps else None}
+    return {"choices": [choice], "usage": usage}
 
 
 def _stream(llm: Any, request: dict[str, Any]) -> Iterator[dict[str, Any]]:

@@ -95,6 +95,7 @@ class LiteLLMModel:
         self._secrets = tuple(s for s in {key, key_source(settings, env)[0]} if s)
         self.stream_refused = ""  # why the endpoint cannot stream, once it said so: later calls do not try again
         self.logprobs_refused = ""  # why the endpoint gives no log-probabilities, once it said so: answers are then labels
+        self.logprobs_plain = ""  # why log-probabilities are asked plainly: a stream brought none, once
         self.served_by = ""  # the model the server named in its last reply, when another than `name`
         self.sockets = wire.Sockets()
         self._client: Any = None  # the OpenAI client over `sockets`, made at the first request
@@ -150,9 +151,11 @@ class LiteLLMModel:
         """One completion, bounded by the settings and what is left of `budget`, which it charges —
         also when it fails: the prompt it sent (estimated) and the tokens it received.
 
-        With `logprobs` the first token's alternatives come back (`Reply.alternatives`), asked for
-        plainly (not streamed). An endpoint that refuses log-probabilities (llama.cpp without
-        `--logits_all`) is asked again without them, and remembered: its answers are then labels.
+        With `logprobs` the first token's alternatives come back (`Reply.alternatives`), streamed:
+        llama-cpp-python's plain reply works out log-probabilities for every position of the prompt
+        (seconds a request on a CPU), its stream only for the reply's token. An endpoint whose stream
+        brings none has that answer taken as its label and is asked plainly from then on; one that refuses log-probabilities (llama.cpp
+        without `--logits_all`) is asked again without them, and remembered: its answers are then labels.
 
         With `on_tokens` the reply is streamed and `on_tokens` is told the output tokens so far, at
         most about ten times a second (whatever it raises ends the request and goes up); a stream
@@ -172,7 +175,10 @@ class LiteLLMModel:
             extra["response_format"] = shape
         if logprobs is not None and not self.logprobs_refused:
             extra.update(logprobs=True, top_logprobs=logprobs)
-            on_tokens = None  # the alternatives come with a plain reply
+            if self.logprobs_plain or provider_of(self.name) == inprocess.PROVIDER:
+                on_tokens = None  # the in-process model gathers its own stream (`inprocess`)
+            elif on_tokens is None:
+                on_tokens = _unheard
         deadline = time.monotonic() + timeout
         for attempt in range(1 + max(0, s.num_retries)):
             progress = wire.Progress(prompt_tokens=wire.estimate(sent), bound=bound, timeout=timeout)
@@ -310,6 +316,14 @@ class LiteLLMModel:
         if over:  # the server went on past max_tokens: what came is the reply, cut off at the bound
             usage = Usage(reply.usage.prompt_tokens, max(reply.usage.completion_tokens, progress.received), reply.usage.cost)
             reply = Reply(reply.text, usage, "length", reply.model)
+        if "logprobs" in extra:
+            found = next((a for c in chunks if (a := replies.streamed_alternatives(c))), {})
+            if found:
+                reply = dataclasses.replace(reply, alternatives=found)
+            else:
+                # litellm's builder drops a stream's log-probabilities, and some servers stream none:
+                # this answer is its own label, and later requests ask for them plainly.
+                self.logprobs_plain = "the endpoint's stream brought no log-probabilities"
         on_tokens(reply.usage.completion_tokens or failures.tokens_in(reply.text))
         return reply
 
@@ -453,6 +467,10 @@ class LiteLLMModel:
 
     def _reply(self, response: Any) -> Reply:
         return replies.reply_of(response, name=self.name, priced=not is_local(self.settings))
+
+
+def _unheard(_tokens: int) -> None:
+    """A stream's progress nobody shows (a one-token answer streamed for its log-probabilities)."""
 
 
 def make_model(settings: Settings, env: Mapping[str, str] | None = None) -> Model | None:

@@ -11,7 +11,7 @@ from typing import Any
 from gitgarden.model import wire
 from gitgarden.model.llm import Reply, Usage
 
-__all__ = ["reply_of"]
+__all__ = ["reply_of", "streamed_alternatives"]
 
 
 def reply_of(response: Any, *, name: str, priced: bool) -> Reply:
@@ -32,6 +32,12 @@ def reply_of(response: Any, *, name: str, priced: bool) -> Reply:
         model=str(getattr(response, "model", "") or name),
         alternatives=_alternatives(choice),
     )
+
+
+def streamed_alternatives(chunk: Any) -> dict[str, float]:
+    """The alternatives a stream chunk carries for its token ({} when it carries none)."""
+    choices = getattr(chunk, "choices", None) or []
+    return _alternatives(choices[0]) if choices else {}
 
 
 def _alternatives(choice: Any) -> dict[str, float]:

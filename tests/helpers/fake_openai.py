@@ -67,6 +67,10 @@ class Scripted:
     usage_chunk: bool = (
         True  # a streamed reply ends with a usage chunk when the request asks for one
     )
+    # The first token's alternatives {token: log-probability}, sent (plain, or with the first streamed
+    # piece) when the request asks for `logprobs`, as llama.cpp with `--logits_all` does.
+    logprobs: dict[str, float] | None = None
+    plain_logprobs_only: bool = False  # a stream carries none (some servers): only a plain reply does
 
 
 class FakeOpenAI:
@@ -120,13 +124,16 @@ class FakeOpenAI:
         chunk_delay: float = 0.0,
         gate_after: int | None = None,
         usage_chunk: bool = True,
+        logprobs: dict[str, float] | None = None,
+        plain_logprobs_only: bool = False,
     ) -> None:
         """Script the next completion: its text, finish reason, reported usage, and an optional delay
         or `gate` (the reply is held until the test sets it: a slow model without a sleep).
 
         Streamed, the text goes out `chunk_chars` characters a chunk, `chunk_delay` seconds apart;
         with `gate_after` the stream sends that many chunks, then waits for `gate`. `usage_chunk`
-        False plays a server that ignores `stream_options.include_usage`.
+        False plays a server that ignores `stream_options.include_usage`. `logprobs` are the first
+        token's alternatives, sent when asked for (`plain_logprobs_only`: not in a stream).
         """
         with self._lock:
             self._queue.append(
@@ -141,6 +148,8 @@ class FakeOpenAI:
                     chunk_delay=chunk_delay,
                     gate_after=gate_after,
                     usage_chunk=usage_chunk,
+                    logprobs=logprobs,
+                    plain_logprobs_only=plain_logprobs_only,
                 )
             )
 
@@ -385,11 +394,16 @@ class _Handler(BaseHTTPRequestHandler):
             usage = scripted.usage_chunk and bool(
                 ((body or {}).get("stream_options") or {}).get("include_usage")
             )
+            asked = bool((body or {}).get("logprobs")) and not scripted.plain_logprobs_only
             self._stream(
-                _openai_chunks(model, scripted, len(self.fake.requests), usage=usage), scripted
+                _openai_chunks(model, scripted, len(self.fake.requests), usage=usage, logprobs=asked),
+                scripted,
             )
         else:
-            self._send(200, _openai_reply(model, scripted, len(self.fake.requests)))
+            reply = _openai_reply(model, scripted, len(self.fake.requests))
+            if (body or {}).get("logprobs") and scripted.logprobs is not None:
+                reply["choices"][0]["logprobs"] = _logprobs_of(scripted)
+            self._send(200, reply)
 
     def _wait_or_gone(self, gate: threading.Event) -> bool:
         """Wait for `gate` (at most GATE_LIMIT s); False as soon as the client closed its end."""
@@ -498,7 +512,17 @@ def _openai_reply(model: str, s: Scripted, n: int) -> dict[str, Any]:
     }
 
 
-def _openai_chunks(model: str, s: Scripted, n: int, *, usage: bool) -> list[dict[str, Any]]:
+def _logprobs_of(s: Scripted) -> dict[str, Any]:
+    """OpenAI's `logprobs` for the reply's first token, its alternatives from `s.logprobs`."""
+    assert s.logprobs is not None
+    top = [{"token": t, "logprob": lp, "bytes": None} for t, lp in s.logprobs.items()]
+    first = max(s.logprobs, key=lambda t: s.logprobs[t] if s.logprobs else 0.0)
+    return {"content": [{"token": first, "logprob": s.logprobs[first], "bytes": None, "top_logprobs": top}]}
+
+
+def _openai_chunks(
+    model: str, s: Scripted, n: int, *, usage: bool, logprobs: bool = False
+) -> list[dict[str, Any]]:
     """The chunks OpenAI streams for `s`: the role, the text in pieces, the finish reason, and the usage if asked."""
     base = {
         "id": f"chatcmpl-fake-{n}",
@@ -513,6 +537,8 @@ def _openai_chunks(model: str, s: Scripted, n: int, *, usage: bool) -> list[dict
     pieces = [s.content[i : i + s.chunk_chars] for i in range(0, len(s.content), s.chunk_chars)]
     out = [chunk({"role": "assistant", "content": ""})]
     out += [chunk({"content": piece}) for piece in pieces]
+    if logprobs and s.logprobs is not None and len(out) > 1:
+        out[1]["choices"][0]["logprobs"] = _logprobs_of(s)
     out.append(chunk({}, s.finish_reason))
     if usage:
         total = s.prompt_tokens + s.completion_tokens
