@@ -15,7 +15,12 @@ garden is then read back and scored against the journal's `key.toml`:
 - corrections surfaced: a line that changes an earlier one, both quoted in one Open line of the map;
 - decided: a decision line's page ends `state: decided`;
 - lines left unread, with a reason the person can see (the last pass's record) and without;
-- passes, failed passes, prompt and reply tokens per line read, seconds per line.
+- passes, failed passes, prompt and reply tokens per line read, seconds per line, and how many
+  times over that is what the model needs to read the lines once at the endpoint's measured pace.
+
+Before the journal, a two-line "first day" is gardened in a project of its own sharing the state
+folder: that pass measures the endpoint's speed and the model's threshold (kept a week), and its
+seconds are shown apart (first-day-s). The journal's passes are then those of every later day.
 
 Everything runs with its own HOME and gitgarden state (tests.benchmarks.__main__.isolated_env).
 """
@@ -66,6 +71,7 @@ class Score:
     pages: int = 0
     titles: list[str] = field(default_factory=list)
     read_once: float = 0.0  # seconds the model needs to read the journal's lines once, at its measured pace
+    measuring: float = 0.0  # seconds of a first day's pass against the endpoint: its speed and threshold measured, once
 
 
 def fold(text: str) -> str:
@@ -176,6 +182,7 @@ def garden(journal: Path, work: Path, args: argparse.Namespace) -> Score:
     env.update(GITGARDEN_MODEL=args.model, GITGARDEN_API_BASE=args.api_base, GITGARDEN_STATE=str(work / "state"))
     if args.mode:
         env["GITGARDEN_MODE"] = args.mode
+    result_measuring = first_day(work, env)
     root = make_project(journal, work, env)
     runs = []
     started = time.monotonic()
@@ -198,11 +205,31 @@ def garden(journal: Path, work: Path, args: argparse.Namespace) -> Score:
     pace = next((float(v["prompt_tps"]) for v in speeds.values() if isinstance(v, dict) and v.get("prompt_tps")), 0.0)
     line_tokens = sum(len(day.read_text(encoding="utf-8")) for day in (journal / "raw" / "journal").glob("*.md")) / 4
     result.read_once = line_tokens / pace if pace else 0.0
+    result.measuring = result_measuring
     return result
 
 
+FIRST_DAY = "Signed the lease for the unit on Dock Street, 1,250 EUR a month from 1 May.\nSlept badly, too warm.\n"
+
+
+def first_day(work: Path, env: dict[str, str]) -> float:
+    """Seconds of the pass a person's first day takes: a two-line journal, in a project of its own
+    sharing the state folder, so the endpoint's speed and this model's threshold are measured there,
+    once (kept a week), and the journal's passes are the ones every later day takes."""
+    root = work / "first-day"
+    (root / "raw" / "journal").mkdir(parents=True)
+    (root / "raw" / "journal" / "2026-01-05.md").write_text(FIRST_DAY, encoding="utf-8")
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True, env=env)
+    subprocess.run(["git", "add", "-A"], cwd=root, check=True, env=env)
+    subprocess.run(["git", "commit", "-qm", "A first day"], cwd=root, check=True, env=env)
+    subprocess.run([*gitgarden_command(), "init"], cwd=root, check=True, env=env, capture_output=True)
+    started = time.monotonic()
+    subprocess.run([*gitgarden_command(), "run", "--json"], cwd=root, env=env, capture_output=True, text=True)
+    return time.monotonic() - started
+
+
 def table(scores: list[Score]) -> str:
-    head = "journal            facts on-subject kept  chatter-promoted  persons-split  corrections  decided  unread(reason/silent)  passes(failed)  tok/line(prompt+reply)  s/line  x-read-once  pages"
+    head = "journal            facts on-subject kept  chatter-promoted  persons-split  corrections  decided  unread(reason/silent)  passes(failed)  tok/line(prompt+reply)  s/line  x-read-once  first-day-s  pages"
     rows = [head]
     for s in scores:
         per = max(1, s.lines_read)
@@ -210,7 +237,7 @@ def table(scores: list[Score]) -> str:
             f"{s.journal:18} {s.facts:5} {s.on_subject:4} ({s.on_subject / max(1, s.facts):4.0%}) {s.kept:4}"
             f"  {s.promoted:3}/{s.chatter:<3}           {len(s.split_persons)}/{s.persons:<3}          {s.surfaced}/{s.corrections:<3}"
             f"        {s.decided}/{s.decisions:<3}    {s.unread_reason:3}/{s.unread_silent:<3}               {s.passes}({s.failed})"
-            f"            {s.prompt_tokens / per:6.0f}+{s.reply_tokens / per:<4.1f}          {s.seconds / per:5.1f}  {s.seconds / s.read_once if s.read_once else 0:9.1f}  {s.pages}"
+            f"            {s.prompt_tokens / per:6.0f}+{s.reply_tokens / per:<4.1f}          {s.seconds / per:5.1f}  {s.seconds / s.read_once if s.read_once else 0:9.1f}  {s.measuring:11.0f}  {s.pages}"
         )
     return "\n".join(rows)
 
