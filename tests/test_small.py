@@ -217,6 +217,30 @@ def test_a_decision_line_marks_the_thing_decided_and_leaves_the_persons_page_ope
     assert any("2,950 EUR for a quartz worktop" in ln and "now 3,100 EUR" in ln for ln in asked)
 
 
+def test_a_decision_about_a_person_settles_a_topic_not_the_persons_page(project: Project) -> None:
+    """"We hire Ananya" decides the hiring: Ananya's page stays open and goes on taking her facts."""
+    journal(project, "2026-07-07", "Final interview with Ananya Krishnan for the backend role.", "Decision: we hire Ananya, start date 3 August.")
+    result = garden(project, answers(FakeModel(), "yes", "yes"))
+    assert result.refusals == [], result.refusals
+    assert meta(project, "hiring")["state"] == "decided"
+    assert body(project, "hiring") == "- Decision: we hire Ananya, start date 3 August. (2026-07-07)\n"
+    assert meta(project, "ananya-krishnan")["state"] == "open"
+    journal(project, "2026-07-08", "Ananya Krishnan signed the contract, salary £82,000.")
+    result = garden(project, answers(FakeModel(), "yes"))
+    assert result.refusals == [] and "salary £82,000" in body(project, "ananya-krishnan")
+
+
+def test_a_decision_that_lands_on_someones_page_leaves_it_open(project: Project) -> None:
+    journal(project, "2026-06-11", "Maya Ortiz visited Colegio Levante with us.", "Decision: Maya starts at Colegio Levante in September.")
+    result = garden(project, answers(FakeModel(), "yes", "yes"))
+    assert result.refusals == [], result.refusals
+    home = next(n for n in ("maya-ortiz", "colegio-levante") if "Decision: Maya starts" in body(project, n))
+    assert meta(project, home)["state"] == "open"  # a person or a school goes on taking facts
+    journal(project, "2026-06-12", "Maya Ortiz needs a uniform, 85 EUR.")
+    result = garden(project, answers(FakeModel(), "yes"))
+    assert result.refusals == [] and "uniform, 85 EUR" in body(project, "maya-ortiz")
+
+
 def test_a_decision_on_the_persons_own_page_does_not_change_its_state(project: Project) -> None:
     write(project.root, "wiki/Worktop.md", page("Worktop", "Quartz or oak, to be decided.\n", source="[2026-03-01]"))
     commit_all(project.root)

@@ -9,6 +9,7 @@ from gitgarden.wiki.subjects import (
     SubjectIndex,
     chatter_kind,
     decided_things,
+    decision_topic,
     mentions,
     roles_given,
     topic_title,
@@ -139,6 +140,24 @@ def test_a_role_before_a_name_is_an_alias_not_part_of_the_name() -> None:
 def test_a_verb_in_the_present_ends_the_thing_decided(line: str, known: list[str], things: list[str]) -> None:
     """No page titled "Piano comes" or "Starts": the verb after the noun is no part of its title."""
     assert decided_things(line, known) == things
+
+
+@pytest.mark.parametrize(
+    ("line", "known", "things"),
+    [
+        ("Decision: we keep the old boiler for now.", [], ["Boiler"]),  # an adjective before the thing is no end to it
+        ("We agreed to sign with Fjellstart if our lawyer is happy with the clause.", ["Fjellstart"], []),  # a condition is not what is decided
+        ("Decision: we take on Jonas as apprentice from September.", ["Jonas"], ["Apprentice"]),
+    ],
+)
+def test_the_thing_decided_is_the_one_the_decision_names(line: str, known: list[str], things: list[str]) -> None:
+    assert decided_things(line, known) == things
+
+
+def test_a_decision_about_a_person_names_its_topic_by_its_verb() -> None:
+    assert decision_topic("Decision: we hire Ananya, start date 3 August.") == "Hiring"
+    assert decision_topic("We took on Priya for the Saturday shifts.") == "Hiring"
+    assert decision_topic("Decision: Małgorzata is our photographer.") == ""
 
 
 def test_an_ing_word_before_a_noun_names_a_topic() -> None:

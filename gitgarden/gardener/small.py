@@ -202,6 +202,7 @@ class _Planner:
     last_home: dict[str, str]  # day -> the page the line before went to
     full_names: set[str]  # names of two words or more the lines give ("Kamień Studio", "Chiamaka Eze")
     ids: dict[str, str] = field(default_factory=dict)  # an id (upper case) -> the page its line went to
+    titles: dict[str, str] = field(default_factory=dict)  # name -> title of a page this pass creates
 
     def add(self, kind: str, fields: dict[str, object], lines: list[str]) -> None:
         self.out.append(Op(kind, fields, tuple(lines), len(self.out)))
@@ -271,7 +272,10 @@ class _Planner:
         page — a decided page takes no more lines, and the person goes on having facts."""
         things = subjects.decided_things(line.text, self.known)
         if not things:
-            return self.home(line)
+            topic = subjects.decision_topic(line.text)
+            if not topic:
+                return self.home(line)
+            things = [topic]
         for thing in things:  # a thing that has a page already ("the open day"), its head noun too
             for title in dict.fromkeys((thing, subjects.upper_first(thing.split()[-1]))):
                 page = self.resolve(title, "topic")
@@ -301,6 +305,7 @@ class _Planner:
         while pages.page_path(name) in self.tree or name in self.made.values():
             name += "-2"
         self.made[subjects.fold(title)] = name
+        self.titles[name] = title
         self.index.add(name, title, aliases)
         fields: dict[str, object] = {"page": name, "title": title, "body": entry}
         if title == self.general and self.general_from:
@@ -398,15 +403,30 @@ def operations(
 
 
 def _may_decide(plan: _Planner, name: str) -> bool:
-    """A page of the gardener's (or one this pass makes) may be marked decided; the person's never."""
-    if name in plan.made.values():
-        return True
+    """A page of the gardener's (or one this pass makes) may be marked decided; the person's never,
+    nor one about someone (a person or an organisation goes on taking facts after a decision)."""
     text = plan.page_text(name)
     try:
         meta = pages.read_meta(text) if text is not None else {}
     except pages.PageError:
         return False
+    if _names_someone(plan, str(meta.get("title") or plan.titles.get(name, ""))):
+        return False
+    if name in plan.made.values():
+        return True
     return pages.is_gardeners(meta) and meta.get("state") in ("open", "hypothesis")
+
+
+def _names_someone(plan: _Planner, title: str) -> bool:
+    """True for a title that is a name: two or more capitalised words ("Ananya Krishnan", "Kamień
+    Studio"), or one that is a first or last name of a name the journal gives ("Tomasz")."""
+    words = title.split()
+    if not words:
+        return False
+    if len(words) >= 2:
+        return all(w[:1].isupper() for w in words)
+    key = subjects.fold(title)
+    return any(key in (subjects.fold(n).split()[0], subjects.fold(n).split()[-1]) for n in plan.full_names)
 
 
 def _placed(text: str, mention: subjects.Mention) -> bool:

@@ -195,6 +195,7 @@ FAMILIES: tuple[tuple[str, ...], ...] = (
     ("christmas", "xmas"),
     ("buy", "purchase", "purchased"),
     ("begin", "start", "started", "commence"),
+    ("hire", "hires", "hired", "hiring"),  # the stemmer keeps a four-letter word's final e: "hire" and "hir"
     ("finish", "finished", "complete", "completed", "done"),
     ("large", "big", "huge"),
     ("help", "assist", "assistance", "helper", "assistant", "assistants"),

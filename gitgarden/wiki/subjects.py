@@ -290,8 +290,10 @@ def decided_things(line: str, known_names: Iterable[str] = ()) -> list[str]:
     """What a decision line may decide about, as titles in the order they stand ("Plant sale", "Open
     day"; "the GreenGrow polytunnel": "Polytunnel"): its noun phrases that are not a person's name."""
     plain = re.sub(r"^\s*(?:decision|decided)\s*[:\-–]\s*", "", line.strip(), flags=re.I)
+    plain = _CONDITION.split(plain, maxsplit=1)[0]  # "… if our lawyer is happy": the lawyer is not what is decided
     names = {fold(m.text) for m in mentions(plain, known_names) if m.kind == "name"} | {fold(w) for w in known_names}
     starts = [0] + [m.end() for m in _AFTER_CUE.finditer(plain)] + [m.end() for m in _DETERMINER.finditer(plain)]
+    starts += [m.end() for m in _AS_ROLE.finditer(plain)]
     out: list[str] = []
     for at in sorted(set(starts)):
         title = _np(plain, at)
@@ -300,6 +302,22 @@ def decided_things(line: str, known_names: Iterable[str] = ()) -> list[str]:
         if title and fold(title) not in names and fold(title.split()[0]) not in names and title not in out:
             out.append(title)
     return out
+
+
+def decision_topic(line: str) -> str:
+    """The topic a decision about a person settles, by its verb ("we hire Ananya": "Hiring"), or "":
+    a person's page is never the one a decision marks decided, and goes on taking facts."""
+    for cue, topic in _DECISION_TOPICS:
+        if cue.search(line):
+            return topic
+    return ""
+
+
+_CONDITION = re.compile(r",?\s+\b(?:if|unless|provided|as long as|once|because|since)\b\s+", re.I)
+_AS_ROLE = re.compile(r"\bas\s+(?=(?:our|the|a|an|head|lead|new)\b|[a-z])", re.I)
+_DECISION_TOPICS = (
+    (re.compile(r"\b(?:hire|hired|hiring|recruit\w*|take on|takes on|took on|employ|employs|offer(?:ed)? (?:him|her|them) the (?:job|role|post))\b", re.I), "Hiring"),
+)
 
 
 def upper_first(title: str) -> str:
@@ -345,12 +363,12 @@ def _np(text: str, at: int) -> str:
         w = m.group()
         f = fold(w)
         gerund = not words and _verbish(f) and f.endswith("ing") and (_next_is_verb(text, at + m.end()) or _next_is_noun(text, at + m.end()))
+        if f in _ADJECTIVES and not words and f not in _FUNCTION and f not in ("first", "last", "next"):
+            continue  # "the old boiler": the boiler
         if f in _FUNCTION or f in _NEVER or (_verbish(f) and not gerund) or f in _STARTERS - {"waiting", "open", "work"}:
             break
         if _POSSESSIVE.search(w) or (words and f in _VERBS_S):
             break
-        if f in _ADJECTIVES and not words:
-            continue
         words.append(w)
         if len(words) == 2:
             break
