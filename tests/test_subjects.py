@@ -110,6 +110,14 @@ def test_a_line_that_changes_nothing_is_no_change(new: str) -> None:
     assert changed_value(new, "tomasz", [OLD]) is None
 
 
+@pytest.mark.parametrize("new", ["Added 10 more chairs, 50 in all.", "Hallam Hire sent another 5 chairs."])
+def test_a_line_that_adds_to_a_count_changes_it(new: str) -> None:
+    """The person sees the count move: the old line and the addition quoted in one Open line."""
+    old = Earlier("2026-01-02#1", "Booked 40 folding chairs from Hallam Hire for the fete.", "chairs")
+    assert changed_value(new, "chairs", [old]) == old
+    assert changed_value("Bought 3 tins of paint for the stage.", "chairs", [old]) is None
+
+
 def test_values_are_read_by_kind_and_ids_are_not_values() -> None:
     found = {(v.kind, v.text) for v in values("Invoice TW-0314: 1,500 EUR by Friday 13 March, 8:00, 3 rooms.")}
     assert found == {("amount", "1500eur"), ("date", "friday"), ("date", "13march"), ("time", "8:00"), ("count", "3")}

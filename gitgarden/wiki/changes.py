@@ -32,7 +32,7 @@ _CUE = re.compile(
     r"\b(?:correction|corrected|update[d]?|actually|now|no longer|instead|moved|moves|move|pushed|postponed|"
     r"rescheduled|brought forward|changed|changes|raised|lowered|increased|reduced|cut|revised|recounted|"
     r"earlier than|later than|sooner than|than (?:they|we|he|she) said|wasn't in|was not in|wasn't on|"
-    r"reissued|re-sent|resent|revised|updated|new date|new price|"
+    r"reissued|re-sent|resent|revised|updated|new date|new price|added|\d+\s+more|another\s+\d+|\d+\s+fewer|"
     r"should have (?:said|been)|not\s+(?:\d|the\s+\d|on\s|at\s|in\s|" + _DAYS + r"|" + _MONTHS + r")|rather than|after all)\b",
     re.I,
 )
