@@ -56,6 +56,7 @@ class Score:
     promoted: int = 0
     persons: int = 0
     split_persons: list[str] = field(default_factory=list)
+    off_subject: list[str] = field(default_factory=list)  # facts not on their subject's page: id, where, wanted
     corrections: int = 0
     surfaced: int = 0
     decisions: int = 0
@@ -145,7 +146,10 @@ def score(journal: Path, root: Path, runs: list[dict[str, Any]]) -> Score:
             homes = where(text)
             s.kept += bool(homes)
             wanted = set().union(*(subjects.get(n, {fold(n)}) for n in line.get("subjects", []))) if line.get("subjects") else set()
-            s.on_subject += any(about(labels(found[h][0], h), wanted) for h in homes)
+            hit = any(about(labels(found[h][0], h), wanted) for h in homes)
+            s.on_subject += hit
+            if not hit:
+                s.off_subject.append(f"{line['id']} on {', '.join(homes) or 'no page'} (wanted {', '.join(line.get('subjects', []))})")
             if line.get("decides"):
                 s.decisions += 1
                 s.decided += any(found[h][0].get("state") == "decided" for h in homes)
@@ -261,6 +265,8 @@ def main(argv: list[str] | None = None) -> int:
         print(table(scores[-1:]), flush=True)
         for s in scores[-1].split_persons:
             print(f"    split: {s}")
+        for s in scores[-1].off_subject:
+            print(f"    off subject: {s}")
         print(f"    titles: {', '.join(scores[-1].titles)}", flush=True)
     print()
     print(table(scores))
