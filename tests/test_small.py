@@ -267,6 +267,14 @@ def test_the_score_decides_with_code_and_an_unsure_line_stays_unread_with_why(pr
     assert "The van is parked behind the shop." not in json.dumps(read)
 
 
+def test_a_decision_the_model_keeps_is_no_chatter_for_a_feeling_word_in_it(project: Project) -> None:
+    line = "We agreed to sign with Fjellstart if our lawyer is happy with the clause."
+    journal(project, "2026-07-12", line, "Happy and tired after the long run.")
+    result = garden(project, ScoredModel(0.7, 0.6))  # 0.7 less a feeling's 0.3 would be chatter
+    assert result.unread == [] and [s["line"] for s in result.skipped] == ["2026-07-12#2"]
+    assert any(line in body(project, p.removeprefix("wiki/").removesuffix(".md")) for p in result.created)
+
+
 def test_a_failed_request_leaves_its_line_unread_with_why_and_the_others_land(project: Project) -> None:
     journal(project, "2026-03-02", "Anna Berg quoted 900 EUR.", "Jon Lie quoted 700 EUR.", "Kari Moe quoted 500 EUR.")
     broken = ModelError("model endpoint refused the request: http://127.0.0.1:8080/v1 (500)", kind="error")

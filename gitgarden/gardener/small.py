@@ -84,7 +84,8 @@ def read_lines(
         # that says it changes an earlier value ("not 31", "moved to") counts twice.
         bonus = 0.0 if chatter or not has_value else _VALUE_WEIGHT * (2.5 if changes.has_change_cue(text) else 1)
         score = v.score - (weight if chatter else 0.0) + bonus
-        if _DECISION.search(text) and not chatter:
+        if _DECISION.search(text) and (not chatter or v.score >= threshold):
+            # "We agreed to sign … if our lawyer is happy": a feeling word in a decision the model keeps
             out.append(Reading(line, "decision", score=score))
         elif _QUESTION.search(text.strip()) and (score >= threshold - 4 * _UNSURE_BAND or subjects.mentions(text)):
             out.append(Reading(line, "question", score=score))
