@@ -6,8 +6,8 @@ scripted replies, so headers, bodies and error mapping are the real ones.
 
 from __future__ import annotations
 
-import math
 import json
+import math
 import socket
 import subprocess
 import sys

@@ -241,6 +241,29 @@ def test_a_decision_that_lands_on_someones_page_leaves_it_open(project: Project)
     assert result.refusals == [] and "uniform, 85 EUR" in body(project, "maya-ortiz")
 
 
+def test_a_topic_said_short_goes_where_it_was_said_in_full(project: Project) -> None:
+    journal(project, "2026-09-01", "Stage build starts Mon 7 Sept, 9am.", "Stage moved to Tue 8 Sept, the hall is booked Monday.")
+    result = garden(project, answers(FakeModel(), "yes", "yes"))
+    assert result.refusals == [] and result.created == ["wiki/stage-build.md"]
+    assert any("Stage build starts" in ln and "Stage moved to Tue 8 Sept" in ln for ln in open_lines(project))
+
+
+def test_a_fact_about_a_decided_thing_goes_to_the_other_subject_it_names(project: Project) -> None:
+    journal(project, "2026-09-01", "Decision: raffle tickets £2 each.")
+    garden(project, answers(FakeModel(), "yes"))
+    journal(project, "2026-09-02", "Raffle tickets printed by Inkwell Press, order IP-5521.")
+    result = garden(project, answers(FakeModel(), "yes"))
+    assert result.refusals == [] and result.created == ["wiki/inkwell-press.md"], result
+    assert meta(project, "raffle-tickets")["state"] == "decided"
+
+
+def test_going_with_someone_decides_the_role(project: Project) -> None:
+    journal(project, "2026-09-01", "Priya Shah applied to be treasurer.", "Going with Priya for treasurer, from the AGM.")
+    result = garden(project, answers(FakeModel(), "yes", "yes"))
+    assert result.refusals == [], result.refusals
+    assert meta(project, "treasurer")["state"] == "decided" and meta(project, "priya-shah")["state"] == "open"
+
+
 def test_a_decision_on_the_persons_own_page_does_not_change_its_state(project: Project) -> None:
     write(project.root, "wiki/Worktop.md", page("Worktop", "Quartz or oak, to be decided.\n", source="[2026-03-01]"))
     commit_all(project.root)

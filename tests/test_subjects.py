@@ -118,6 +118,19 @@ def test_a_line_that_adds_to_a_count_changes_it(new: str) -> None:
     assert changed_value("Bought 3 tins of paint for the stage.", "chairs", [old]) is None
 
 
+def test_a_revised_offer_and_a_page_named_by_its_words_are_changes() -> None:
+    quote = Earlier("2026-02-02#1", "Brightline quoted 4,200 EUR for the rewiring.", "brightline")
+    assert changed_value("Brightline will do 3,900 EUR if we book this week.", "brightline", [quote]) == quote
+    fitting = Earlier("2026-02-02#2", "Boiler fitting pencilled for Mon 9 Feb.", "boiler-fitting")
+    moved = "The plumber is off sick, so the fitting's moved to Thu 12 Feb."
+    assert changed_value(moved, "jan-kowalski", [fitting]) == fitting  # another page, the old one's words named
+
+
+def test_a_place_with_a_possessive_in_its_name_is_one_name() -> None:
+    assert [m.text for m in mentions("Rehearsals at St Mary's Hall from Monday, ask Gwen.")] == ["St Mary's Hall", "Gwen"]
+    assert [m.text for m in mentions("Sent Tomasz's quote to Ingrid.")] == ["Tomasz", "Ingrid"]
+
+
 def test_values_are_read_by_kind_and_ids_are_not_values() -> None:
     found = {(v.kind, v.text) for v in values("Invoice TW-0314: 1,500 EUR by Friday 13 March, 8:00, 3 rooms.")}
     assert found == {("amount", "1500eur"), ("date", "friday"), ("date", "13march"), ("time", "8:00"), ("count", "3")}
@@ -156,6 +169,10 @@ def test_a_verb_in_the_present_ends_the_thing_decided(line: str, known: list[str
         ("Decision: we keep the old boiler for now.", [], ["Boiler"]),  # an adjective before the thing is no end to it
         ("We agreed to sign with Fjellstart if our lawyer is happy with the clause.", ["Fjellstart"], []),  # a condition is not what is decided
         ("Decision: we take on Jonas as apprentice from September.", ["Jonas"], ["Apprentice"]),
+        ("Decision: we sign the Dock Street lease at 900 EUR.", [], ["Lease"]),  # the thing after a place's name
+        ("Going with Priya for treasurer, from the AGM.", ["Priya"], ["Treasurer"]),
+        ("Decision: two sittings, 40 min each.", [], ["Sittings"]),  # a count before the thing
+        ("Decision: going ahead with the new boiler.", [], ["Boiler"]),  # no page "Going ahead"
     ],
 )
 def test_the_thing_decided_is_the_one_the_decision_names(line: str, known: list[str], things: list[str]) -> None:

@@ -48,7 +48,11 @@ _UNSURE_BAND = 0.08  # scores this close below the threshold are neither kept no
 _CHATTER_WEIGHT = 0.3  # what a line's look of chatter (weather, a meal…) takes off its score
 _VALUE_WEIGHT = 0.1  # what an amount, a date or an id adds
 _ANSWER_CHATTER_WEIGHT = 0.45  # the same, where the model's score is its yes/no answer alone
-_DECISION = re.compile(r"^\s*(?:[-*]\s+)?decision\s*[:\-–]|\b(?:we|i)\s+(?:decided|agreed|chose|go with|are going with|will go with)\b", re.I)
+_DECISION = re.compile(
+    r"^\s*(?:[-*]\s+)?(?:decision\s*[:\-–]|going with\b|go with\b)|\b(?:we|i)\s+(?:decided|agreed|chose|go with|are going with|will go with)\b"
+    r"|\bwe['’]re going with\b",
+    re.I,
+)
 _QUESTION = re.compile(r"\?\s*(?:ask\b.*)?$|^\s*(?:ask|find out|check (?:whether|if)|to ask)\b", re.I)
 _LIST_MARK = re.compile(r"^(?:[-*+]\s+(?:\[[ xX]\]\s+)?|\d+[.)]\s+)")
 _BULLET_LINE = re.compile(r"^[-*+] (?P<text>.+?) \((?P<day>\d{4}-\d{2}-\d{2})\)\s*$")
@@ -239,8 +243,11 @@ class _Planner:
                 return page, "", [], roles
         if before and found and all(m.kind == "id" and not self.resolve(m.text, "id") for m in found):
             return before, "", [], roles  # "PO number LB-90412, …" after the job it belongs to
-        lead = subjects.topic_title(text) if not found or found[0].start > 0 else ""
-        lead_page = self.resolve(lead) if lead else None
+        # A sentence's first word known only from a title ("Raffle tickets printed …") is no name of
+        # its own: the topic it begins is looked for first.
+        lone = bool(found) and found[0].start == 0 and found[0].kind == "name" and " " not in found[0].text
+        lead = subjects.topic_title(text) if not found or found[0].start > 0 or (lone and not self.resolve(found[0].text)) else ""
+        lead_page = (self.resolve(lead) or self.index.starting(lead)) if lead else None
         if lead_page:
             return lead_page, "", [], roles
         names = [m for m in found if not _placed(text, m)]
@@ -263,7 +270,7 @@ class _Planner:
             return "", title, aliases, roles
         topic = subjects.topic_title(text)
         if topic:
-            page = self.resolve(topic)
+            page = self.resolve(topic) or self.index.starting(topic)
             return (page, "", [], roles) if page else ("", topic, [], roles)
         page = self.resolve(self.general)
         return (page, "", [], roles) if page else ("", self.general, [], roles)
@@ -283,6 +290,17 @@ class _Planner:
                 if page:
                     return page, "", [], {}
         return "", things[0], [], {}
+
+    def besides(self, line: JournalLine, decided: str) -> tuple[str, str, list[str]] | None:
+        """(page, title for a new page, aliases) of a name or id the line gives other than the
+        decided page `decided`, or None when it gives none."""
+        found = [m for m in subjects.mentions(line.text, self.known) if m.kind == "id" or (m.kind == "name" and (m.start > 0 or " " in m.text))]
+        for m in found:
+            page = self.resolve(m.text, m.kind)
+            if page and page != decided and not self.is_decided(page):
+                return page, "", []
+        fresh = next((m for m in found if m.kind == "name" and not self.resolve(m.text, m.kind)), None)
+        return ("", fresh.text, []) if fresh is not None else None
 
     def note_ids(self, text: str, page: str) -> None:
         """Remember the page the ids of `text` went to (the first line that gave an id keeps it)."""
@@ -373,6 +391,10 @@ def operations(
         old = None if r.kind == "decision" else changes.changed_value(line.text, name or title, [*history, *plan.earlier([])])
         if old is not None and old.page:
             name, title, aliases = old.page, "", []
+        if name and plan.is_decided(name) and old is None and r.kind == "fact":
+            # "Tickets live on TicketNest" after "Decision: tickets £12": a fact that only extends
+            # the thing decided goes to the other subject it names, when it names one.
+            name, title, aliases = plan.besides(line, name) or (name, title, aliases)
         if name and plan.is_decided(name):
             # A decided page takes no more lines (the guard's rule 10): the person settles it.
             if old is not None:

@@ -32,7 +32,7 @@ _CUE = re.compile(
     r"\b(?:correction|corrected|update[d]?|actually|now|no longer|instead|moved|moves|move|pushed|postponed|"
     r"rescheduled|brought forward|changed|changes|raised|lowered|increased|reduced|cut|revised|recounted|"
     r"earlier than|later than|sooner than|than (?:they|we|he|she) said|wasn't in|was not in|wasn't on|"
-    r"reissued|re-sent|resent|revised|updated|new date|new price|added|\d+\s+more|another\s+\d+|\d+\s+fewer|"
+    r"reissued|re-sent|resent|revised|updated|new date|new price|added|will do|would do|can do|down to|came down|knocked|\d+\s+more|another\s+\d+|\d+\s+fewer|"
     r"should have (?:said|been)|not\s+(?:\d|the\s+\d|on\s|at\s|in\s|" + _DAYS + r"|" + _MONTHS + r")|rather than|after all)\b",
     re.I,
 )
@@ -90,6 +90,11 @@ def _denied(line: str) -> set[str]:
     return {re.sub(r"(?<=\d)(?:st|nd|rd|th)\b", "", _norm(m.group(1))) for m in _NOT_VALUE.finditer(line)}
 
 
+def _stems(words: Iterable[str]) -> set[str]:
+    """Words without their -ing, -ed or -s, so "opening" and "open" are one word here."""
+    return {re.sub(r"(?:ing|ed|es|s)$", "", w) if len(w) > 5 else w.removesuffix("s") for w in words}
+
+
 def changed_value(line: str, page: str, earlier: Iterable[Earlier]) -> Earlier | None:
     """The newest earlier line whose value `line` (going on `page`) changes, or None.
 
@@ -117,8 +122,10 @@ def changed_value(line: str, page: str, earlier: Iterable[Earlier]) -> Earlier |
         if not differs:
             continue
         named = any(d and any(d == v.text or d in v.text or (d.isdigit() and v.text.startswith(d)) for v in old_values) for d in denied)
-        shared = len(words & content_words(old.text))
-        if named or (cue and (old.page == page or shared >= 2)):
+        shared = len(_stems(words) & _stems(content_words(old.text)))
+        # "the install's moved to …" names the old line's page ("x-ray-install") as well as its words
+        page_named = bool(_stems({w for w in old.page.split("-") if len(w) > 3}) & _stems(words))
+        if named or (cue and (old.page == page or page_named or shared >= 2)):
             rank = (named, shared, n)  # a value named, then words in common, then the newest
             if rank > best_rank:
                 best, best_rank = old, rank

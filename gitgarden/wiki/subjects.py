@@ -91,12 +91,17 @@ _FUNCTION = _words(
     """for is are was were be been being to from at on in of by with without into onto over under after
     before since until and or but so that which who says said will would can could should may might
     must has have had does did do not no than then as via per up down out off about if when while
-    because though also just still now again"""
+    because though also just still now again rather ahead"""
 )
 _ADJECTIVES = _words(
     """whole new old final first last next other same big small little full main own
     draft wrong right extra general overgrown"""
 )
+_PLACE_NOUNS = _words(
+    """hall church chapel school college hospital road street lane park wood court house centre center
+    square green gardens market yard wharf"""
+)
+_COUNTS = _words("one two three four five six seven eight nine ten twelve")  # "one interval": the interval
 _VERBISH = re.compile(r"^[a-z]+(?:ed|ing)$")
 # Verbs in the present that end a noun phrase after its first word: "the piano comes with us",
 # "Maya starts at …", "the lorry loads on the 2nd" (their -s is no plural).
@@ -190,8 +195,9 @@ def mentions(line: str, known_names: Iterable[str] = ()) -> list[Mention]:
         while j < len(toks):
             gap = line[run[-1][0] + len(run[-1][1]) : toks[j][0]]
             nxt = toks[j][1]
-            if gap.strip() not in ("", "&") or "'" in run[-1][1][-2:] or "’" in run[-1][1][-2:]:
-                break
+            possessive = "'" in run[-1][1][-2:] or "’" in run[-1][1][-2:]
+            if gap.strip() not in ("", "&") or (possessive and not (_is_cap(nxt) and fold(nxt) in _PLACE_NOUNS)):
+                break  # "Tomasz's quote" ends the name; "St Aldhelm's Hall" goes on
             if _is_cap(nxt):
                 run.append(toks[j])
                 j += 1
@@ -294,6 +300,9 @@ def decided_things(line: str, known_names: Iterable[str] = ()) -> list[str]:
     names = {fold(m.text) for m in mentions(plain, known_names) if m.kind == "name"} | {fold(w) for w in known_names}
     starts = [0] + [m.end() for m in _AFTER_CUE.finditer(plain)] + [m.end() for m in _DETERMINER.finditer(plain)]
     starts += [m.end() for m in _AS_ROLE.finditer(plain)]
+    for m in mentions(plain, known_names):
+        if m.kind == "name" and " " in m.text:
+            starts.append(m.start + len(m.text))  # "the Marlow Road lease": the lease
     out: list[str] = []
     for at in sorted(set(starts)):
         title = _np(plain, at)
@@ -314,7 +323,7 @@ def decision_topic(line: str) -> str:
 
 
 _CONDITION = re.compile(r",?\s+\b(?:if|unless|provided|as long as|once|because|since)\b\s+", re.I)
-_AS_ROLE = re.compile(r"\bas\s+(?=(?:our|the|a|an|head|lead|new)\b|[a-z])", re.I)
+_AS_ROLE = re.compile(r"\b(?:as|for)\s+(?=(?:our|the|a|an|head|lead|new)\b|[a-z])", re.I)
 _DECISION_TOPICS = (
     (re.compile(r"\b(?:hire|hired|hiring|recruit\w*|take on|takes on|took on|employ|employs|offer(?:ed)? (?:him|her|them) the (?:job|role|post))\b", re.I), "Hiring"),
 )
@@ -363,7 +372,7 @@ def _np(text: str, at: int) -> str:
         w = m.group()
         f = fold(w)
         gerund = not words and _verbish(f) and f.endswith("ing") and (_next_is_verb(text, at + m.end()) or _next_is_noun(text, at + m.end()))
-        if f in _ADJECTIVES and not words and f not in _FUNCTION and f not in ("first", "last", "next"):
+        if not words and ((f in _ADJECTIVES and f not in _FUNCTION and f not in ("first", "last", "next")) or f in _COUNTS):
             continue  # "the old boiler": the boiler
         if f in _FUNCTION or f in _NEVER or (_verbish(f) and not gerund) or f in _STARTERS - {"waiting", "open", "work"}:
             break
@@ -428,6 +437,15 @@ class SubjectIndex:
             if found and len(found) == 1:
                 return next(iter(found))
         return None
+
+    def starting(self, topic: str) -> str | None:
+        """The one page whose title or alias begins with the one-word `topic` ("Tech" for "Tech
+        rehearsal"), else None: a topic said short goes where it was said in full."""
+        key = fold(topic)
+        if not key or " " in key:
+            return None
+        found = {page for label, pages in self.exact.items() if label.startswith(key + " ") for page in pages}
+        return next(iter(found)) if len(found) == 1 else None
 
     @classmethod
     def of(cls, titles: Mapping[str, tuple[str, list[str]]]) -> SubjectIndex:
