@@ -56,7 +56,13 @@ def test_roles_given_beside_a_name_and_said_alone() -> None:
 
 @pytest.mark.parametrize(
     ("line", "topic"),
-    [("Budget for the whole job: 25,000 EUR.", "Budget"), ("Waiting list is 23 names long.", "Waiting list"), ("Open day set for Saturday 9 May.", "Open day")],
+    [
+        ("Budget for the whole job: 25,000 EUR.", "Budget"),
+        ("Waiting list is 23 names long.", "Waiting list"),
+        ("Open day set for Saturday 9 May.", "Open day"),
+        ("Spring plant sale on Saturday 9 May, 30 tables.", "Plant sale"),  # three words: the head is last
+        ("Quartz worktop Calacatta Grey chosen.", "Quartz worktop"),  # a name after it is no part of it
+    ],
 )
 def test_a_line_without_a_name_is_about_its_first_noun_phrase(line: str, topic: str) -> None:
     assert topic_title(line) == topic

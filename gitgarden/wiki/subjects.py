@@ -101,6 +101,7 @@ _PLACE_NOUNS = _words(
     """hall church chapel school college hospital road street lane park wood court house centre center
     square green gardens market yard wharf"""
 )
+_BARE_VERBS = _words("set put cut let hit shut quit")  # past forms without -ed, after a noun
 _COUNTS = _words("one two three four five six seven eight nine ten twelve")  # "one interval": the interval
 _VERBISH = re.compile(r"^[a-z]+(?:ed|ing)$")
 # Verbs in the present that end a noun phrase after its first word: "the piano comes with us",
@@ -362,7 +363,8 @@ def _next_is_noun(text: str, at: int) -> bool:
 
 
 def _np(text: str, at: int) -> str:
-    """The noun phrase starting at `at` (up to two words, adjectives dropped), capitalised."""
+    """The noun phrase starting at `at` (up to two words, the last two of three — its head is last —
+    adjectives dropped), capitalised."""
     words: list[str] = []
     end = at
     for m in re.finditer(r"[^\W\d_][\w'’-]*", text[at:]):
@@ -378,8 +380,12 @@ def _np(text: str, at: int) -> str:
             break
         if _POSSESSIVE.search(w) or (words and f in _VERBS_S):
             break
+        if len(words) == 2 and (w[:1].isupper() or f in _BARE_VERBS):
+            break  # "Quartz worktop Calacatta", "Open day set for …": no part of the phrase
         words.append(w)
-        if len(words) == 2:
+        if len(words) == 3:
+            # "Autumn vaccine clinic": its head is last, "Vaccine clinic"; "Dock Street lease": the name
+            words = words[:2] if words[1][:1].isupper() else words[1:]
             break
     if not words:
         return ""
