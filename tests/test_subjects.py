@@ -81,6 +81,8 @@ def test_a_decision_is_about_the_thing_decided_not_a_person() -> None:
         ("Got quartz samples from Kamień; Calacatta Grey looks best in daylight.", ""),  # a name's word
         ("Called Mum, she wants to see the drawings.", "family"),
         ("Quoted Nordvik 9,800 NOK for the manual.", ""),
+        ("Seating plan at 90 after Dev's mum added her neighbours.", ""),  # someone else's family: a guest
+        ("My brother's kids came round.", "family"),
     ],
 )
 def test_what_kind_of_chatter_a_line_looks_like(line: str, kind: str) -> None:

@@ -500,6 +500,8 @@ def chatter_kind(text: str) -> str:
     starts = _sentence_starts(text)
     for why, pattern in _CHATTER:
         for m in pattern.finditer(text):
+            if why == "family" and re.search(r"[^\W\d_]['’]s\s+$", text[: m.start()]) and not re.search(r"\b(?:my|our)\s+\S+\s+$", text[: m.start()], re.I):
+                continue  # "Arjun's mum added the cousins": someone else's family, a guest
             if m.group()[:1].islower() or m.start() in starts or why == "family":  # "Called Mum"
                 return why
     return ""
