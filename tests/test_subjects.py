@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from gitgarden.wiki.changes import Earlier, changed_value, values
+from gitgarden.wiki.chatter import chatter_kind
 from gitgarden.wiki.subjects import (
     SubjectIndex,
-    chatter_kind,
     decided_things,
     decision_topic,
     mentions,

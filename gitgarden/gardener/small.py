@@ -34,6 +34,7 @@ from gitgarden.gardener.steps import Step
 from gitgarden.model import judge, llm, speed
 from gitgarden.model.operations import Op
 from gitgarden.wiki import changes, pages, subjects, tidy
+from gitgarden.wiki.chatter import chatter_kind
 from gitgarden.wiki.facts import pages_citing
 from gitgarden.wiki.journal import JournalLine
 from gitgarden.wiki.tree import Tree
@@ -81,7 +82,7 @@ def read_lines(
         if v is None or v.score is None:
             out.append(Reading(line, "failed", v.why if v is not None else "the model was not asked"))
             continue
-        chatter = subjects.chatter_kind(text)
+        chatter = chatter_kind(text)
         weight = _ANSWER_CHATTER_WEIGHT if v.how == "answer" else _CHATTER_WEIGHT
         has_value = bool(changes.values(text)) or subjects.has_id(text)
         # An amount or a date counts for a fact unless the line looks like chatter ("ran 8 km"); one

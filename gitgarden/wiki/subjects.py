@@ -39,10 +39,11 @@ __all__ = [
     "PRONOUN_START",
     "upper_first",
     "content_words",
-    "chatter_kind",
     "has_id",
     "decided_thing",
     "decided_things",
+    "decision_topic",
+    "sentence_starts",
 ]
 
 _TOKEN = re.compile(r"[^\W\d_][\w'’.&-]*[\w]|[^\W\d_]")
@@ -153,7 +154,8 @@ class Mention:
     start: int
 
 
-def _sentence_starts(line: str) -> set[int]:
+def sentence_starts(line: str) -> set[int]:
+    """Where a sentence (or a clause after a colon, a dash, a bracket) may start in `line`."""
     starts = {0}
     for m in re.finditer(r"[.:;!?]\s+|\(\s*|—\s*|-\s+", line):
         starts.add(m.end())
@@ -178,7 +180,7 @@ def mentions(line: str, known_names: Iterable[str] = ()) -> list[Mention]:
     the start of a sentence count as a name; otherwise it counts only when a name follows it or it
     is possessive ("Tomasz's quote")."""
     known = {fold(w) for w in known_names}
-    starts = _sentence_starts(line)
+    starts = sentence_starts(line)
     toks = _tokens(line)
     found: list[Mention] = []
     taken: list[tuple[int, int]] = []
@@ -477,31 +479,3 @@ def content_words(text: str) -> set[str]:
         if len(f) > 3 and f not in _FUNCTION and f not in _NEVER and f not in _STARTERS:
             out.add(_stem(f))
     return out
-
-
-_CHATTER: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
-    (why, re.compile(r"\b(?:" + words + r")\b", re.I))
-    for why, words in (
-        ("weather", r"rain(?:ed|ing|y)?|sun(?:ny)?|snow(?:ed|ing)?|frost|wind(?:y)?|storm|fog(?:gy)?|cold|freezing|heatwave|hot day|grey|drizzle|weather|ice cream"),
-        ("a meal", r"coffee|tea|lunch|dinner|breakfast|brunch|pizza|takeaway|beer|wine|porridge|toast|pasta|curry|roast|chicken|cake|falafel|sandwich|cereal"),
-        ("sleep and tiredness", r"slept|sleep|nap|tired|exhausted|wiped out|bed by|early night|insomnia"),
-        ("family", r"mum|mom|dad|grandma|grandpa|granny|nan|sister|brother|baby|kids|son|daughter|aunt|uncle|cousin|family"),
-        ("how I feel", r"low today|happy|sad|stressed|anxious|aching|headache|sick|ill|cold coming|mood|fed up|bored"),
-        ("an errand", r"post office|dry cleaning|groceries|shopping|supermarket|kettle|parcel|picked up|bought|repair shop|pharmacy|haircut|stamps"),
-        ("free time", r"video call|ran \d|went for a run|walked|walk|gym|yoga|swim|film|movie|quiz|concert|football|match|book club|balcony|netflix|tv"),
-    )
-)
-
-
-def chatter_kind(text: str) -> str:
-    """What kind of chatter a line looks like ("weather", "a meal", …), or "" when code sees none.
-    A word of a name does not count ("Calacatta Grey", "Green Bean"): only one written in lower
-    case, or the first word of a sentence — but "Mum" and "Dad" are family however they are written."""
-    starts = _sentence_starts(text)
-    for why, pattern in _CHATTER:
-        for m in pattern.finditer(text):
-            if why == "family" and re.search(r"[^\W\d_]['’]s\s+$", text[: m.start()]) and not re.search(r"\b(?:my|our)\s+\S+\s+$", text[: m.start()], re.I):
-                continue  # "Arjun's mum added the cousins": someone else's family, a guest
-            if m.group()[:1].islower() or m.start() in starts or why == "family":  # "Called Mum"
-                return why
-    return ""
