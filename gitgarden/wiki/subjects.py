@@ -303,12 +303,16 @@ def decided_things(line: str, known_names: Iterable[str] = ()) -> list[str]:
     names = {fold(m.text) for m in mentions(plain, known_names) if m.kind == "name"} | {fold(w) for w in known_names}
     starts = [0] + [m.end() for m in _AFTER_CUE.finditer(plain)] + [m.end() for m in _DETERMINER.finditer(plain)]
     starts += [m.end() for m in _AS_ROLE.finditer(plain)]
+    named: dict[int, str] = {}  # where a thing begins right after a name of two words: that name
     for m in mentions(plain, known_names):
-        if m.kind == "name" and " " in m.text:
-            starts.append(m.start + len(m.text))  # "the Marlow Road lease": the lease
+        if m.kind == "name" and " " in m.text and plain[m.start + len(m.text) : m.start + len(m.text) + 1] == " ":
+            named[m.start + len(m.text)] = m.text  # "the Marlow Road lease": the Marlow Road lease
+    starts += list(named)
     out: list[str] = []
     for at in sorted(set(starts)):
         title = _np(plain, at)
+        if title and at in named:
+            title = f"{named[at]} {title[:1].lower()}{title[1:]}" if title[1:2].islower() or len(title) == 1 else f"{named[at]} {title}"
         if title and fold(title.split()[0]) in names and len(title.split()) > 1:
             title = upper_first(title.split(" ", 1)[1])  # "the GreenGrow polytunnel": the polytunnel
         if title and fold(title) not in names and fold(title.split()[0]) not in names and title not in out:
