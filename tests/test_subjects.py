@@ -134,6 +134,12 @@ def test_a_revised_offer_and_a_page_named_by_its_words_are_changes() -> None:
     assert changed_value(moved, "jan-kowalski", [fitting]) == fitting  # another page, the old one's words named
 
 
+def test_of_two_earlier_lines_as_like_the_one_on_the_same_page_is_changed() -> None:
+    sale = Earlier("2026-05-01#1", "Spring plant sale Sat 9 May, 18 stalls so far.", "plant-sale")
+    other = Earlier("2026-05-02#1", "Olu wants the plant sale 10–2 only, not all day.", "olu")
+    assert changed_value("6 more tables for the plant sale, 24 now.", "plant-sale", [sale, other]) == sale
+
+
 def test_a_place_with_a_possessive_in_its_name_is_one_name() -> None:
     assert [m.text for m in mentions("Rehearsals at St Mary's Hall from Monday, ask Gwen.")] == ["St Mary's Hall", "Gwen"]
     assert [m.text for m in mentions("Sent Tomasz's quote to Ingrid.")] == ["Tomasz", "Ingrid"]

@@ -108,7 +108,7 @@ def changed_value(line: str, page: str, earlier: Iterable[Earlier]) -> Earlier |
     denied = _denied(line)
     words = content_words(line)
     best: Earlier | None = None
-    best_rank: tuple[bool, int, int] = (False, -1, -1)
+    best_rank: tuple[bool, bool, int, int] = (False, False, -1, -1)
     for n, old in enumerate(earlier):
         if old.text == line:
             continue
@@ -126,7 +126,7 @@ def changed_value(line: str, page: str, earlier: Iterable[Earlier]) -> Earlier |
         # "the install's moved to …" names the old line's page ("x-ray-install") as well as its words
         page_named = bool(_stems({w for w in old.page.split("-") if len(w) > 3}) & _stems(words))
         if named or (cue and (old.page == page or page_named or shared >= 2)):
-            rank = (named, shared, n)  # a value named, then words in common, then the newest
+            rank = (named, old.page == page, shared, n)  # a value named, the same page, words in common, the newest
             if rank > best_rank:
                 best, best_rank = old, rank
     return best
