@@ -7,6 +7,7 @@ import pytest
 from gitgarden.wiki.changes import Earlier, changed_value, values
 from gitgarden.wiki.chatter import chatter_kind
 from gitgarden.wiki.subjects import (
+    Mention,
     SubjectIndex,
     decided_things,
     decision_topic,
@@ -138,6 +139,10 @@ def test_of_two_earlier_lines_as_like_the_one_on_the_same_page_is_changed() -> N
     sale = Earlier("2026-05-01#1", "Spring plant sale Sat 9 May, 18 stalls so far.", "plant-sale")
     other = Earlier("2026-05-02#1", "Olu wants the plant sale 10–2 only, not all day.", "olu")
     assert changed_value("6 more tables for the plant sale, 24 now.", "plant-sale", [sale, other]) == sale
+
+
+def test_calendar_words_in_the_plural_are_no_names() -> None:
+    assert mentions("Delivery moves to Tuesdays, Olu says.") == [Mention("Olu", "name", 29)]
 
 
 def test_a_place_with_a_possessive_in_its_name_is_one_name() -> None:

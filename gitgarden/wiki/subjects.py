@@ -167,8 +167,9 @@ def _tokens(line: str) -> list[tuple[int, str]]:
 
 
 def _is_cap(word: str) -> bool:
-    if not word[:1].isupper() or fold(word) in _NEVER:
-        return False
+    f = fold(word)
+    if not word[:1].isupper() or f in _NEVER or (len(f) > 4 and f.endswith("s") and f[:-1] in _NEVER):
+        return False  # "Tuesdays", "Mornings": calendar words in the plural are no names either
     if word.isupper() and len(word) <= 2:
         return False  # "DE>EN", "Q1", the "B" of "7B": codes, not names
     return not ("-" in word and len(word.split("-")[0]) < 2)  # "L-shape"
