@@ -189,6 +189,8 @@ def test_a_verb_in_the_present_ends_the_thing_decided(line: str, known: list[str
         ("We agreed to sign with Fjellstart if our lawyer is happy with the clause.", ["Fjellstart"], []),  # a condition is not what is decided
         ("Decision: we take on Jonas as apprentice from September.", ["Jonas"], ["Apprentice"]),
         ("Decision: we sign the Dock Street lease at 900 EUR.", [], ["Dock Street lease"]),  # a place and its thing
+        ("Decision: we sign the Dock Street lease at 900 EUR.", ["Dock", "Street"], ["Dock Street lease"]),  # its page known
+        ("Decision: I redo the Nordvik diagrams myself.", ["Nordvik"], ["Diagrams"]),  # no "Diagrams myself"
         ("Going with Priya for treasurer, from the AGM.", ["Priya"], ["Treasurer"]),
         ("Decision: two sittings, 40 min each.", [], ["Sittings"]),  # a count before the thing
         ("Decision: going ahead with the new boiler.", [], ["Boiler"]),  # no page "Going ahead"

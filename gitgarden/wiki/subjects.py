@@ -92,7 +92,8 @@ _FUNCTION = _words(
     """for is are was were be been being to from at on in of by with without into onto over under after
     before since until and or but so that which who says said will would can could should may might
     must has have had does did do not no than then as via per up down out off about if when while
-    because though also just still now again rather ahead"""
+    because though also just still now again rather ahead myself yourself himself herself itself ourselves
+    themselves"""
 )
 _ADJECTIVES = _words(
     """whole new old final first last next other same big small little full main own
@@ -312,8 +313,10 @@ def decided_things(line: str, known_names: Iterable[str] = ()) -> list[str]:
     out: list[str] = []
     for at in sorted(set(starts)):
         title = _np(plain, at)
-        if title and at in named:
+        if title and at in named:  # a name's thing: the name is part of its title, not a reason to drop it
             title = f"{named[at]} {title[:1].lower()}{title[1:]}" if title[1:2].islower() or len(title) == 1 else f"{named[at]} {title}"
+            out += [title] if title not in out else []
+            continue
         if title and fold(title.split()[0]) in names and len(title.split()) > 1:
             title = upper_first(title.split(" ", 1)[1])  # "the GreenGrow polytunnel": the polytunnel
         if title and fold(title) not in names and fold(title.split()[0]) not in names and title not in out:
