@@ -292,6 +292,11 @@ def test_the_live_line_says_the_server_is_reading_the_prompt_against_its_measure
     fresh = _Live(io.StringIO(), console, lambda: now[0])
     fresh.step(Step("asking", "openai/local (about 1,900 prompt tokens)"))  # no measured pace: no expectation
     assert "reading prompt 0 s" in _render(fresh) and "of ~" not in _render(fresh)
+    # Small mode asks a line a request, each read in a moment: no "reading prompt" for minutes.
+    lines = _Live(io.StringIO(), console, lambda: now[0])
+    lines.step(Step("asking", "openai/local: 40 of 78 line(s) read (small mode)", expect_s=103.0, per_line=True))
+    now[0] += 60
+    assert "· 60 s of ~103 s" in _render(lines) and "reading prompt" not in _render(lines)
 
 
 def _render(live: object) -> str:

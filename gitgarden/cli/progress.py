@@ -86,7 +86,11 @@ class _Live(Display):
         now = self.clock()
         tail = [f"{now - self.started:.0f} s"]
         reading = self.current.name == "asking" and not self.tokens
-        if reading:
+        if reading and self.current.per_line:
+            # Small mode: a request a line, each read in a moment; the step's seconds against what its pace gives.
+            expect = self.current.expect_s
+            tail = [f"{now - self.step_started:.0f} s" + (f" of ~{expect:,.0f} s" if expect and expect >= 1 else "")]
+        elif reading:
             # Nothing streams while a local server reads the prompt: say so, against the time its pace gives
             # (in place of the pass's seconds, so the step's words keep their room on an 80-column line).
             expect = self.current.expect_s

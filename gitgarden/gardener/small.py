@@ -111,7 +111,7 @@ def ask(run: Pass, work: Work, offered: list[JournalLine], premises: str) -> Ans
     threshold = _threshold(run, model, premises)
     prompt = judge.messages(premises, offered[0].text if offered else "")
     expect = reading_seconds(model, llm.estimate_tokens(prompt[-1:]) * len(offered) + llm.estimate_tokens(prompt))
-    asking = Step("asking", f"{model.name} about {len(offered)} line(s), one short request each (small mode)", expect_s=expect)
+    asking = Step("asking", f"{model.name} about {len(offered)} line(s), one short request each (small mode)", expect_s=expect, per_line=True)
     run.on_step(asking)
     general = _general_title(run)
 

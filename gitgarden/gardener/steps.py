@@ -18,6 +18,7 @@ class Step:
     detail: str = ""
     tokens: int | None = None
     expect_s: float | None = None  # asking: how long the server should take to read the prompt (its measured pace)
+    per_line: bool = False  # asking: one short request a line (small mode), not one prompt read at length
 
     def words(self) -> str:
         """`asking openai/gpt-4o-mini` — the step as a person reads it."""
