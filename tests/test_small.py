@@ -298,6 +298,13 @@ def test_a_decision_the_model_keeps_is_no_chatter_for_a_feeling_word_in_it(proje
     assert any(line in body(project, p.removeprefix("wiki/").removesuffix(".md")) for p in result.created)
 
 
+def test_a_name_given_in_full_counts_for_a_fact(project: Project) -> None:
+    journal(project, "2026-08-05", "Marguerite Oyelaran wants the blocking notes typed up.", "The van is parked behind the shop.")
+    result = garden(project, ScoredModel(0.45, 0.45))  # threshold 0.5: both just under it
+    assert result.created == ["wiki/marguerite-oyelaran.md"]
+    assert [(u["line"], u["reason"].split(":")[0]) for u in result.unread] == [("2026-08-05#2", "unsure")]
+
+
 def test_a_failed_request_leaves_its_line_unread_with_why_and_the_others_land(project: Project) -> None:
     journal(project, "2026-03-02", "Anna Berg quoted 900 EUR.", "Jon Lie quoted 700 EUR.", "Kari Moe quoted 500 EUR.")
     broken = ModelError("model endpoint refused the request: http://127.0.0.1:8080/v1 (500)", kind="error")

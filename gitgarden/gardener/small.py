@@ -88,6 +88,9 @@ def read_lines(
         # An amount or a date counts for a fact unless the line looks like chatter ("ran 8 km"); one
         # that says it changes an earlier value ("not 31", "moved to") counts twice.
         bonus = 0.0 if chatter or not has_value else _VALUE_WEIGHT * (2.5 if changes.has_change_cue(text) else 1)
+        # A name given in full ("Marguerite Oyelaran wants …") counts for a fact as a value does.
+        if not chatter and any(m.kind == "name" and " " in m.text for m in subjects.mentions(text)):
+            bonus += _VALUE_WEIGHT
         score = v.score - (weight if chatter else 0.0) + bonus
         if _DECISION.search(text) and (not chatter or v.score >= threshold):
             # "We agreed to sign … if our lawyer is happy": a feeling word in a decision the model keeps
