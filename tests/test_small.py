@@ -264,6 +264,19 @@ def test_going_with_someone_decides_the_role(project: Project) -> None:
     assert meta(project, "treasurer")["state"] == "decided" and meta(project, "priya-shah")["state"] == "open"
 
 
+def test_a_name_before_an_id_leads_where_the_id_went_before(project: Project) -> None:
+    """An episode id first said on the project's page does not pull the editor's lines there."""
+    write(project.root, "AGENTS.md", "# Low Tide\n\nA podcast.\n")
+    commit_all(project.root)
+    journal(project, "2026-12-01", "Season 3 opens with LT-301 on 12 January.", "Callum Reid, our editor, sent the rough cut of LT-301.")
+    garden(project, answers(FakeModel(), "yes", "yes"))
+    journal(project, "2026-12-02", "Callum says LT-301 runs 52 minutes.", "LT-301 artwork approved.")
+    result = garden(project, answers(FakeModel(), "yes", "yes"))
+    assert result.refusals == []
+    assert "runs 52 minutes" in body(project, "callum-reid") and "rough cut" in body(project, "callum-reid")
+    assert "artwork approved" not in body(project, "callum-reid")
+
+
 def test_a_decision_on_the_persons_own_page_does_not_change_its_state(project: Project) -> None:
     write(project.root, "wiki/Worktop.md", page("Worktop", "Quartz or oak, to be decided.\n", source="[2026-03-01]"))
     commit_all(project.root)

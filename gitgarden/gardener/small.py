@@ -241,9 +241,10 @@ class _Planner:
         before = self.last_home.get(line.day)
         if before and subjects.PRONOUN_START.match(subject_start) and not any(m.kind == "name" for m in found):
             return before, "", [], roles  # "He wants …": the line before's subject
+        first_name = next((m.start for m in found if m.kind == "name"), len(text))
         for m in found:  # an id written before goes where its first line went ("BH-2210 reissued: …")
-            page = self.ids.get(m.text.upper()) if m.kind == "id" else None
-            if page:
+            page = (self.resolve(m.text, "id") or self.ids.get(m.text.upper())) if m.kind == "id" and m.start < first_name else None
+            if page and page != self.resolve(self.general):  # a name before it leads; the catch-all page never does
                 return page, "", [], roles
         if before and found and all(m.kind == "id" and not self.resolve(m.text, "id") for m in found):
             return before, "", [], roles  # "PO number LB-90412, …" after the job it belongs to
@@ -255,7 +256,9 @@ class _Planner:
         if lead_page:
             return lead_page, "", [], roles
         names = [m for m in found if not _placed(text, m)]
-        for m in names or found:
+        # A name that opens the line is its subject: it is not passed over for a later one with a page.
+        opening = names[:1] if names and names[0].kind == "name" and names[0].start == 0 else []
+        for m in opening or names or found:
             page = self.resolve(m.text, m.kind)
             if page:
                 return page, "", [m.text] if m.kind == "name" else [], roles

@@ -93,7 +93,7 @@ _FUNCTION = _words(
     before since until and or but so that which who says said will would can could should may might
     must has have had does did do not no than then as via per up down out off about if when while
     because though also just still now again rather ahead myself yourself himself herself itself ourselves
-    themselves"""
+    themselves finally already maybe probably eventually"""
 )
 _ADJECTIVES = _words(
     """whole new old final first last next other same big small little full main own
