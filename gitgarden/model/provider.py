@@ -154,8 +154,9 @@ class LiteLLMModel:
         With `logprobs` the first token's alternatives come back (`Reply.alternatives`), streamed:
         llama-cpp-python's plain reply works out log-probabilities for every position of the prompt
         (seconds a request on a CPU), its stream only for the reply's token. An endpoint whose stream
-        brings none has that answer taken as its label and is asked plainly from then on; one that refuses log-probabilities (llama.cpp
-        without `--logits_all`) is asked again without them, and remembered: its answers are then labels.
+        brings none has that answer taken as its label and is asked plainly from then on; one that
+        refuses log-probabilities (llama.cpp without `--logits_all`) is asked again without them, and
+        remembered: its answers are then labels.
 
         With `on_tokens` the reply is streamed and `on_tokens` is told the output tokens so far, at
         most about ten times a second (whatever it raises ends the request and goes up); a stream
