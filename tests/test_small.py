@@ -246,6 +246,9 @@ def test_a_topic_said_short_goes_where_it_was_said_in_full(project: Project) -> 
     result = garden(project, answers(FakeModel(), "yes", "yes"))
     assert result.refusals == [] and result.created == ["wiki/stage-build.md"]
     assert any("Stage build starts" in ln and "Stage moved to Tue 8 Sept" in ln for ln in open_lines(project))
+    journal(project, "2026-09-02", "Stage needs black paint on the back wall.")  # no value changed: its topic alone
+    result = garden(project, answers(FakeModel(), "yes"))
+    assert result.refusals == [] and result.created == [] and "black paint" in body(project, "stage-build")
 
 
 def test_a_fact_about_a_decided_thing_goes_to_the_other_subject_it_names(project: Project) -> None:

@@ -277,7 +277,7 @@ class _Planner:
             return "", title, aliases, roles
         topic = subjects.topic_title(text)
         if topic:
-            page = self.resolve(topic) or self.index.starting(topic)
+            page = self.resolve(topic)
             return (page, "", [], roles) if page else ("", topic, [], roles)
         page = self.resolve(self.general)
         return (page, "", [], roles) if page else ("", self.general, [], roles)
@@ -317,11 +317,15 @@ class _Planner:
 
     def full_name(self, name: str) -> str:
         """The one longer name the journal gives that begins or ends with the one-word `name`, or ""."""
-        if " " in name:
-            return ""
-        key = subjects.fold(name)
-        found = {n for n in self.full_names if key in (subjects.fold(n).split()[0], subjects.fold(n).split()[-1])}
+        found = self.longer_names(name)
         return found.pop() if len(found) == 1 else ""
+
+    def longer_names(self, name: str) -> set[str]:
+        """The longer names the journal gives that begin or end with the one-word `name`."""
+        if " " in name.strip() or not name.strip():
+            return set()
+        key = subjects.fold(name)
+        return {n for n in self.full_names if key in (subjects.fold(n).split()[0], subjects.fold(n).split()[-1])}
 
     def resolve(self, text: str, kind: str = "name") -> str | None:
         return self.index.resolve(subjects.Mention(text, kind, 0)) or self.made.get(subjects.fold(text))
@@ -450,13 +454,7 @@ def _may_decide(plan: _Planner, name: str) -> bool:
 def _names_someone(plan: _Planner, title: str) -> bool:
     """True for a title that is a name: two or more capitalised words ("Ananya Krishnan", "Kamień
     Studio"), or one that is a first or last name of a name the journal gives ("Tomasz")."""
-    words = title.split()
-    if not words:
-        return False
-    if len(words) >= 2:
-        return all(w[:1].isupper() for w in words)
-    key = subjects.fold(title)
-    return any(key in (subjects.fold(n).split()[0], subjects.fold(n).split()[-1]) for n in plan.full_names)
+    return subjects.is_full_name(title) or bool(plan.longer_names(title))
 
 
 def _placed(text: str, mention: subjects.Mention) -> bool:

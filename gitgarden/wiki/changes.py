@@ -90,11 +90,6 @@ def _denied(line: str) -> set[str]:
     return {re.sub(r"(?<=\d)(?:st|nd|rd|th)\b", "", _norm(m.group(1))) for m in _NOT_VALUE.finditer(line)}
 
 
-def _stems(words: Iterable[str]) -> set[str]:
-    """Words without their -ing, -ed or -s, so "opening" and "open" are one word here."""
-    return {re.sub(r"(?:ing|ed|es|s)$", "", w) if len(w) > 5 else w.removesuffix("s") for w in words}
-
-
 def changed_value(line: str, page: str, earlier: Iterable[Earlier]) -> Earlier | None:
     """The newest earlier line whose value `line` (going on `page`) changes, or None.
 
@@ -122,9 +117,9 @@ def changed_value(line: str, page: str, earlier: Iterable[Earlier]) -> Earlier |
         if not differs:
             continue
         named = any(d and any(d == v.text or d in v.text or (d.isdigit() and v.text.startswith(d)) for v in old_values) for d in denied)
-        shared = len(_stems(words) & _stems(content_words(old.text)))
+        shared = len(words & content_words(old.text))
         # "the install's moved to …" names the old line's page ("x-ray-install") as well as its words
-        page_named = bool(_stems({w for w in old.page.split("-") if len(w) > 3}) & _stems(words))
+        page_named = bool(words & content_words(old.page.replace("-", " ")))
         if named or (cue and (old.page == page or page_named or shared >= 2)):
             rank = (named, old.page == page, shared, n)  # a value named, the same page, words in common, the newest
             if rank > best_rank:

@@ -44,6 +44,7 @@ __all__ = [
     "decided_things",
     "decision_topic",
     "sentence_starts",
+    "is_full_name",
 ]
 
 _TOKEN = re.compile(r"[^\W\d_][\w'’.&-]*[\w]|[^\W\d_]")
@@ -314,7 +315,7 @@ def decided_things(line: str, known_names: Iterable[str] = ()) -> list[str]:
     for at in sorted(set(starts)):
         title = _np(plain, at)
         if title and at in named:  # a name's thing: the name is part of its title, not a reason to drop it
-            title = f"{named[at]} {title[:1].lower()}{title[1:]}" if title[1:2].islower() or len(title) == 1 else f"{named[at]} {title}"
+            title = f"{named[at]} {title if title[:2].isupper() else title[:1].lower() + title[1:]}"  # "UI" stays
             out += [title] if title not in out else []
             continue
         if title and fold(title.split()[0]) in names and len(title.split()) > 1:
@@ -338,6 +339,13 @@ _AS_ROLE = re.compile(r"\b(?:as|for)\s+(?=(?:our|the|a|an|head|lead|new)\b|[a-z]
 _DECISION_TOPICS = (
     (re.compile(r"\b(?:hire|hired|hiring|recruit\w*|take on|takes on|took on|employ|employs|offer(?:ed)? (?:him|her|them) the (?:job|role|post))\b", re.I), "Hiring"),
 )
+
+
+def is_full_name(label: str) -> bool:
+    """True for a label of two or more words, each capitalised: a person's or an organisation's name
+    ("Tomasz Wójcik", "Kamień Studio"), not a topic ("Quartz worktop")."""
+    words = [w for w in re.findall(r"[^\W\d_]+", label) if w[:1].isupper()]
+    return len(words) >= 2 and len(words) == len(label.split())
 
 
 def upper_first(title: str) -> str:
@@ -424,8 +432,8 @@ class SubjectIndex:
                 self.roles.setdefault(key.split(" ", 1)[1], set()).add(page)
             self.exact.setdefault(key, set()).add(page)
             self.exact.setdefault(_plural_free(key), set()).add(page)
-            words = [w for w in re.findall(r"[^\W\d_]+", label) if w[:1].isupper()]
-            if len(words) >= 2 and len(words) == len(label.split()):
+            if is_full_name(label):
+                words = re.findall(r"[^\W\d_]+", label)
                 for part in (words[0], words[-1]):
                     self.parts.setdefault(fold(part), set()).add(page)
 
