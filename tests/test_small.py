@@ -321,6 +321,22 @@ def test_a_name_given_in_full_counts_for_a_fact(project: Project) -> None:
     assert [(u["line"], u["reason"].split(":")[0]) for u in result.unread] == [("2026-08-05#2", "unsure")]
 
 
+def test_a_person_named_in_full_elsewhere_counts_for_a_fact_by_first_name(project: Project) -> None:
+    journal(project, "2026-10-13", "Hamish Oduya starts on the front desk Monday.")
+    garden(project, ScoredModel(0.9))
+    journal(project, "2026-10-14", "Hamish has worked with Carys, says she's good with exotics.", "The van is parked behind the shop.")
+    result = garden(project, ScoredModel(0.45, 0.45))  # threshold 0.5: both just under it
+    assert result.created == [] and "worked with Carys" in body(project, "hamish-oduya")
+    assert [(u["line"], u["reason"].split(":")[0]) for u in result.unread] == [("2026-10-14#2", "unsure")]
+
+
+def test_someone_elses_family_or_health_is_no_chatter(project: Project) -> None:
+    journal(project, "2026-12-03", "Fernhill Studios moved our booking to 10 December, their engineer is off sick.", "Dentist at 4, one filling.")
+    result = garden(project, ScoredModel(0.7, 0.7))  # 0.7 less chatter's 0.3 would fall under 0.5
+    assert result.created == ["wiki/fernhill-studios.md"]
+    assert [s["reason"] for s in result.skipped] == ["chatter: an appointment"]
+
+
 def test_a_failed_request_leaves_its_line_unread_with_why_and_the_others_land(project: Project) -> None:
     journal(project, "2026-03-02", "Anna Berg quoted 900 EUR.", "Jon Lie quoted 700 EUR.", "Kari Moe quoted 500 EUR.")
     broken = ModelError("model endpoint refused the request: http://127.0.0.1:8080/v1 (500)", kind="error")

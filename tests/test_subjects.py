@@ -6,11 +6,10 @@ import pytest
 
 from gitgarden.wiki.changes import Earlier, changed_value, values
 from gitgarden.wiki.chatter import chatter_kind
+from gitgarden.wiki.decisions import decided_things, decision_topic, is_decision
 from gitgarden.wiki.subjects import (
     Mention,
     SubjectIndex,
-    decided_things,
-    decision_topic,
     mentions,
     roles_given,
     topic_title,
@@ -73,6 +72,26 @@ def test_a_decision_is_about_the_thing_decided_not_a_person() -> None:
     assert decided_things("Decision: Tomasz does the main works, starting Monday 16 March.", ["Tomasz"])[0] == "Works"
     assert decided_things("Decision: we buy the GreenGrow polytunnel and pay for it from the grant.", ["GreenGrow"])[:2] == ["Polytunnel", "Grant"]
     assert decided_things("Decision: plant sale at the open day capped at £2 a pot.") == ["Plant sale", "Open day", "Pot"]
+    assert decided_things("We've settled on Hallam Print for the flyers, £240.", ["Hallam Print"]) == ["Flyers"]
+    assert decided_things("Decision: we go with the coach from Dalby.")[0] == "Coach"
+    assert decided_things("Decision: we hire Ananya Krishnan for the backend role.") == ["Backend role"]
+
+
+@pytest.mark.parametrize(
+    ("line", "decides"),
+    [
+        ("Decision: raffle tickets £2 each.", True),
+        ("We've settled on Hallam Print for the flyers.", True),
+        ("Agreed to use the church hall for the lunch.", True),
+        ("Going with the blue banners.", True),
+        ("I have chosen the 3pm slot.", True),
+        ("We'll go with Riverside Coaches.", True),
+        ("Tom agreed to lend us his trailer.", False),  # someone else agreeing decides nothing of ours
+        ("The decision is still open.", False),
+    ],
+)
+def test_a_decision_is_said_in_several_ways(line: str, decides: bool) -> None:
+    assert is_decision(line) is decides
 
 
 @pytest.mark.parametrize(
@@ -84,6 +103,13 @@ def test_a_decision_is_about_the_thing_decided_not_a_person() -> None:
         ("Quoted Nordvik 9,800 NOK for the manual.", ""),
         ("Seating plan at 90 after Dev's mum added her neighbours.", ""),  # someone else's family: a guest
         ("My brother's kids came round.", "family"),
+        ("Dentist at 4, one filling, £72 on the card.", "an appointment"),
+        ("Rang Mum, her hip's a bit better.", "family"),
+        # someone else's day is a fact about them, not the writer's chatter
+        ("Fernhill booking moved to 10 December, their engineer is off sick.", ""),
+        ("Desmond will fix the roof on Sunday with his son.", ""),
+        ("Tom can't do Tuesdays in Sept, physio.", ""),
+        ("It's cold in the hall again.", "weather"),
     ],
 )
 def test_what_kind_of_chatter_a_line_looks_like(line: str, kind: str) -> None:

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
@@ -33,7 +33,7 @@ from gitgarden.gardener.state import Pass, Work
 from gitgarden.gardener.steps import Step
 from gitgarden.model import judge, llm, speed
 from gitgarden.model.operations import Op
-from gitgarden.wiki import changes, pages, subjects, tidy
+from gitgarden.wiki import changes, decisions, pages, subjects, tidy
 from gitgarden.wiki.chatter import chatter_kind
 from gitgarden.wiki.facts import pages_citing
 from gitgarden.wiki.journal import JournalLine
@@ -49,11 +49,6 @@ _UNSURE_BAND = 0.08  # scores this close below the threshold are neither kept no
 _CHATTER_WEIGHT = 0.3  # what a line's look of chatter (weather, a meal…) takes off its score
 _VALUE_WEIGHT = 0.1  # what an amount, a date or an id adds
 _ANSWER_CHATTER_WEIGHT = 0.45  # the same, where the model's score is its yes/no answer alone
-_DECISION = re.compile(
-    r"^\s*(?:[-*]\s+)?(?:decision\s*[:\-–]|going with\b|go with\b)|\b(?:we|i)\s+(?:decided|agreed|chose|go with|are going with|will go with)\b"
-    r"|\bwe['’]re going with\b",
-    re.I,
-)
 _QUESTION = re.compile(r"\?\s*(?:ask\b.*)?$|^\s*(?:ask|find out|check (?:whether|if)|to ask)\b", re.I)
 _LIST_MARK = re.compile(r"^(?:[-*+]\s+(?:\[[ xX]\]\s+)?|\d+[.)]\s+)")
 _BULLET_LINE = re.compile(r"^[-*+] (?P<text>.+?) \((?P<day>\d{4}-\d{2}-\d{2})\)\s*$")
@@ -71,10 +66,15 @@ class Reading:
 
 
 def read_lines(
-    offered: Sequence[JournalLine], verdicts: Sequence[judge.Verdict], threshold: float
+    offered: Sequence[JournalLine],
+    verdicts: Sequence[judge.Verdict],
+    threshold: float,
+    titles: Iterable[str] = (),
 ) -> list[Reading]:
-    """Each line's kind from the model's verdict and what code sees in it."""
+    """Each line's kind from the model's verdict and what code sees in it. `titles` are the pages'
+    titles and aliases: a person one of them names, or one the lines name in full, counts for a fact."""
     by_id = {v.line: v for v in verdicts}
+    people = _people(offered, titles)
     out = []
     for line in offered:
         v = by_id.get(line.id)
@@ -88,11 +88,13 @@ def read_lines(
         # An amount or a date counts for a fact unless the line looks like chatter ("ran 8 km"); one
         # that says it changes an earlier value ("not 31", "moved to") counts twice.
         bonus = 0.0 if chatter or not has_value else _VALUE_WEIGHT * (2.5 if changes.has_change_cue(text) else 1)
-        # A name given in full ("Marguerite Oyelaran wants …") counts for a fact as a value does.
-        if not chatter and any(m.kind == "name" and " " in m.text for m in subjects.mentions(text)):
+        # A name given in full ("Marguerite Oyelaran wants …"), or a person known by it ("Hamish has
+        # worked with Carys"), counts for a fact as a value does.
+        named = [m.text for m in subjects.mentions(text, people) if m.kind == "name"]
+        if not chatter and any(" " in n or subjects.fold(n) in people for n in named):
             bonus += _VALUE_WEIGHT
         score = v.score - (weight if chatter else 0.0) + bonus
-        if _DECISION.search(text) and (not chatter or v.score >= threshold):
+        if decisions.is_decision(text) and (not chatter or v.score >= threshold):
             # "We agreed to sign … if our lawyer is happy": a feeling word in a decision the model keeps
             out.append(Reading(line, "decision", score=score))
         elif _QUESTION.search(text.strip()) and (score >= threshold - 4 * _UNSURE_BAND or subjects.mentions(text)):
@@ -105,6 +107,13 @@ def read_lines(
             why = chatter or "not about the project"
             out.append(Reading(line, "chatter", f"chatter: {why}", score))
     return out
+
+
+def _people(offered: Sequence[JournalLine], titles: Iterable[str]) -> set[str]:
+    """Folded names of people: each name given in full in the lines or as a title, and its first word."""
+    full = {m.text for ln in offered for m in subjects.mentions(ln.text) if m.kind == "name" and " " in m.text}
+    full |= {t for t in titles if subjects.is_full_name(t)}
+    return {subjects.fold(n) for n in full} | {subjects.fold(n.split()[0]) for n in full}
 
 
 def ask(run: Pass, work: Work, offered: list[JournalLine], premises: str) -> Answer:
@@ -128,7 +137,8 @@ def ask(run: Pass, work: Work, offered: list[JournalLine], premises: str) -> Ans
         # and after a few passes it is set aside and listed (`gitgarden run --retry` asks again).
         asked = [ln for ln in offered if ln.id not in work.unsure_before]
         judging = judge.judge(model, premises, [(ln.id, ln.text) for ln in asked], budget, before_call=before, on_line=progress)  # type: ignore[arg-type]
-        readings = read_lines(asked, judging.verdicts, threshold)
+        known = [name for title, aliases in work.titles.values() for name in (title, *aliases)]
+        readings = read_lines(asked, judging.verdicts, threshold, known)
         readings += [Reading(ln, "unsure", work.unsure_before[ln.id]) for ln in offered if ln.id in work.unsure_before]
         run.result.unread.extend(
             {"line": r.line.id, "text": r.line.text, "reason": r.reason} for r in readings if r.kind in ("unsure", "failed")
@@ -285,9 +295,9 @@ class _Planner:
     def decision_home(self, line: JournalLine) -> tuple[str, str, list[str], dict[str, str]]:
         """Where a decision goes: the thing decided (the worktop, the polytunnel), never a person's
         page — a decided page takes no more lines, and the person goes on having facts."""
-        things = subjects.decided_things(line.text, self.known)
+        things = decisions.decided_things(line.text, self.known)
         if not things:
-            topic = subjects.decision_topic(line.text)
+            topic = decisions.decision_topic(line.text)
             if not topic:
                 return self.home(line)
             things = [topic]

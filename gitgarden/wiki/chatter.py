@@ -1,6 +1,6 @@
-"""What chatter a journal line looks like — weather, a meal, sleep, family, a feeling, an errand,
-free time — read from its words, so a skip can say why ("chatter: weather") and small mode can weigh
-the model's score against it. Pure.
+"""What chatter a journal line looks like — weather, a meal, sleep, family, an appointment, a
+feeling, an errand, free time — read from its words, so a skip can say why ("chatter: weather") and
+small mode can weigh the model's score against it. Pure.
 """
 
 from __future__ import annotations
@@ -14,26 +14,48 @@ __all__ = ["chatter_kind"]
 _CHATTER: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (why, re.compile(r"\b(?:" + words + r")\b", re.I))
     for why, words in (
-        ("weather", r"rain(?:ed|ing|y)?|sun(?:ny)?|snow(?:ed|ing)?|frost|wind(?:y)?|storm|fog(?:gy)?|cold|freezing|heatwave|hot day|grey|drizzle|weather|ice cream"),
+        ("weather", r"rain(?:ed|ing|y)?|sun(?:ny)?|snow(?:ed|ing)?|frost|wind(?:y)?|storm|fog(?:gy)?|cold|freezing|heatwave|hot day|grey|drizzle|sleet|weather|ice cream"),
         ("a meal", r"coffee|tea|lunch|dinner|breakfast|brunch|pizza|takeaway|beer|wine|porridge|toast|pasta|curry|roast|chicken|cake|falafel|sandwich|cereal"),
         ("sleep and tiredness", r"slept|sleep|nap|tired|exhausted|wiped out|bed by|early night|insomnia"),
         ("family", r"mum|mom|dad|grandma|grandpa|granny|nan|sister|brother|baby|kids|son|daughter|aunt|uncle|cousin|family"),
+        ("an appointment", r"dentist(?:['’]s)?|doctor['’]s|gp|physio|optician(?:['’]?s)?|hairdresser(?:['’]?s)?|barber(?:['’]?s)?|check-?up|filling|flu jab|blood test"),
         ("how I feel", r"low today|happy|sad|stressed|anxious|aching|headache|sick|ill|cold coming|mood|fed up|bored"),
         ("an errand", r"post office|dry cleaning|groceries|shopping|supermarket|kettle|parcel|picked up|bought|repair shop|pharmacy|haircut|stamps"),
         ("free time", r"video call|ran \d|went for a run|walked|walk|gym|yoga|swim|film|movie|quiz|concert|football|match|book club|balcony|netflix|tv"),
     )
+)
+# Kinds that can be someone else's: "their engineer is off sick", "with his son", "Arjun's mum",
+# "Tom can't do Tuesdays, physio" are facts about them, not the writer's own day.
+_ABOUT_SOMEONE = frozenset({"family", "an appointment", "how I feel", "sleep and tiredness"})
+_THEIRS = re.compile(
+    r"\b(?:his|her|their)\b|\b(?!(?:it|that|there|what|here|let|he|she|who)['’]s\b)[^\W\d_]+['’]s\b", re.I
+)
+_MINE = re.compile(r"\b(?:i|my|me|we|our|us)\b", re.I)
+_SOMEONE_DOES = re.compile(
+    r"\b[A-Z][^\W\d_]+(?:\s+[A-Z][^\W\d_]+)?\s+"
+    r"(?:is|was|has|had|can['’]?t|cannot|won['’]t|will|says|said|isn['’]t|wasn['’]t)\b"
 )
 
 
 def chatter_kind(text: str) -> str:
     """What kind of chatter a line looks like ("weather", "a meal", …), or "" when code sees none.
     A word of a name does not count ("Calacatta Grey", "Green Bean"): only one written in lower
-    case, or the first word of a sentence — but "Mum" and "Dad" are family however they are written."""
+    case, or the first word of a sentence — but "Mum" and "Dad" are family however they are written.
+    Family, health and feelings count only as the writer's own, not someone else's."""
     starts = sentence_starts(text)
     for why, pattern in _CHATTER:
         for m in pattern.finditer(text):
-            if why == "family" and re.search(r"[^\W\d_]['’]s\s+$", text[: m.start()]) and not re.search(r"\b(?:my|our)\s+\S+\s+$", text[: m.start()], re.I):
-                continue  # "Arjun's mum added the cousins": someone else's family, a guest
+            if why in _ABOUT_SOMEONE and _someone_elses(text, m.start()):
+                continue
             if m.group()[:1].islower() or m.start() in starts or why == "family":  # "Called Mum"
                 return why
     return ""
+
+
+def _someone_elses(text: str, at: int) -> bool:
+    """Whether the chatter word at `at` is about someone other than the writer: a his/her/their or
+    someone's possessive earlier in its clause, or a named person earlier in the line doing something."""
+    clause = re.split(r"[,;:.!?()–—]", text[:at])[-1]
+    if _THEIRS.search(clause) and not _MINE.search(clause):
+        return True
+    return bool(_SOMEONE_DOES.search(text[:at])) and not _MINE.search(text[:at])

@@ -40,9 +40,8 @@ __all__ = [
     "upper_first",
     "content_words",
     "has_id",
-    "decided_thing",
-    "decided_things",
-    "decision_topic",
+    "noun_phrase",
+    "DETERMINER",
     "sentence_starts",
     "is_full_name",
 ]
@@ -87,7 +86,7 @@ _ROLE_AFTER = re.compile(
 # A role given right before a name: at a sentence's start ("Landlord Joaquín Beltrán …") or after a
 # determiner ("our accountant Ruth Ames").
 _ROLE_BEFORE = re.compile(r"(?:^|[.!?;]\s+|\b(?:the|our|my|their)\s+)(?P<role>[^\W\d_]+)\s+$", re.I)
-_DETERMINER = re.compile(r"\b(?:the|our|my|a|an|this|their|his|her)\s+", re.I)
+DETERMINER = re.compile(r"\b(?:the|our|my|a|an|this|their|his|her)\s+", re.I)
 # Words that end a noun phrase (and start none).
 _FUNCTION = _words(
     """for is are was were be been being to from at on in of by with without into onto over under after
@@ -288,57 +287,14 @@ def topic_title(line: str) -> str:
     """The thing a line without a name is about, as a title made of its own words ("Budget",
     "Waiting list", "Cabinets"), or "" when code cannot tell."""
     plain = re.sub(r"^(?:decision|correction|update|note|todo)\s*:\s*", "", line.strip(), flags=re.I)
-    first = _np(plain, 0)
+    first = noun_phrase(plain, 0)
     if first:
         return first
-    for m in _DETERMINER.finditer(plain):
-        found = _np(plain, m.end())
+    for m in DETERMINER.finditer(plain):
+        found = noun_phrase(plain, m.end())
         if found:
             return found
     return ""
-
-
-def decided_things(line: str, known_names: Iterable[str] = ()) -> list[str]:
-    """What a decision line may decide about, as titles in the order they stand ("Plant sale", "Open
-    day"; "the GreenGrow polytunnel": "Polytunnel"): its noun phrases that are not a person's name."""
-    plain = re.sub(r"^\s*(?:decision|decided)\s*[:\-–]\s*", "", line.strip(), flags=re.I)
-    plain = _CONDITION.split(plain, maxsplit=1)[0]  # "… if our lawyer is happy": the lawyer is not what is decided
-    names = {fold(m.text) for m in mentions(plain, known_names) if m.kind == "name"} | {fold(w) for w in known_names}
-    starts = [0] + [m.end() for m in _AFTER_CUE.finditer(plain)] + [m.end() for m in _DETERMINER.finditer(plain)]
-    starts += [m.end() for m in _AS_ROLE.finditer(plain)]
-    named: dict[int, str] = {}  # where a thing begins right after a name of two words: that name
-    for m in mentions(plain, known_names):
-        if m.kind == "name" and " " in m.text and plain[m.start + len(m.text) : m.start + len(m.text) + 1] == " ":
-            named[m.start + len(m.text)] = m.text  # "the Marlow Road lease": the Marlow Road lease
-    starts += list(named)
-    out: list[str] = []
-    for at in sorted(set(starts)):
-        title = _np(plain, at)
-        if title and at in named:  # a name's thing: the name is part of its title, not a reason to drop it
-            title = f"{named[at]} {title if title[:2].isupper() else title[:1].lower() + title[1:]}"  # "UI" stays
-            out += [title] if title not in out else []
-            continue
-        if title and fold(title.split()[0]) in names and len(title.split()) > 1:
-            title = upper_first(title.split(" ", 1)[1])  # "the GreenGrow polytunnel": the polytunnel
-        if title and fold(title) not in names and fold(title.split()[0]) not in names and title not in out:
-            out.append(title)
-    return out
-
-
-def decision_topic(line: str) -> str:
-    """The topic a decision about a person settles, by its verb ("we hire Ananya": "Hiring"), or "":
-    a person's page is never the one a decision marks decided, and goes on taking facts."""
-    for cue, topic in _DECISION_TOPICS:
-        if cue.search(line):
-            return topic
-    return ""
-
-
-_CONDITION = re.compile(r",?\s+\b(?:if|unless|provided|as long as|once|because|since)\b\s+", re.I)
-_AS_ROLE = re.compile(r"\b(?:as|for)\s+(?=(?:our|the|a|an|head|lead|new)\b|[a-z])", re.I)
-_DECISION_TOPICS = (
-    (re.compile(r"\b(?:hire|hired|hiring|recruit\w*|take on|takes on|took on|employ|employs|offer(?:ed)? (?:him|her|them) the (?:job|role|post))\b", re.I), "Hiring"),
-)
 
 
 def is_full_name(label: str) -> bool:
@@ -351,16 +307,6 @@ def is_full_name(label: str) -> bool:
 def upper_first(title: str) -> str:
     """`title` with its first letter upper case and the rest as written ("UI" stays "UI", not "Ui")."""
     return title[:1].upper() + title[1:]
-
-
-def decided_thing(line: str, known_names: Iterable[str] = ()) -> str:
-    """The first of `decided_things`, or "" when the line names none."""
-    found = decided_things(line, known_names)
-    return found[0] if found else ""
-
-
-# Where the thing decided may start: after a determiner, a possessive, or the verb of deciding.
-_AFTER_CUE = re.compile(r"\b(?:decided|agreed|chose|choose|go with|going with|picked|settled on)\s+(?:on\s+|that\s+)?|[^\W\d_]+['’]s\s+", re.I)
 
 
 def _next_is_verb(text: str, at: int) -> bool:
@@ -377,10 +323,10 @@ def _next_is_noun(text: str, at: int) -> bool:
     if m is None:
         return False
     w = m.group(1)
-    return not (w in _FUNCTION or w in _NEVER or w in _VERBS_S or _verbish(w) or _DETERMINER.match(w + " "))
+    return not (w in _FUNCTION or w in _NEVER or w in _VERBS_S or _verbish(w) or DETERMINER.match(w + " "))
 
 
-def _np(text: str, at: int) -> str:
+def noun_phrase(text: str, at: int) -> str:
     """The noun phrase starting at `at` (up to two words, the last two of three — its head is last —
     adjectives dropped), capitalised."""
     words: list[str] = []

@@ -1,0 +1,85 @@
+"""Decisions in a journal line, found by code: whether a line decides something ("Decision: …",
+"We've settled on …", "Going with …"), what it decides about (the noun phrases a page may be
+titled by), and the topic a decision about a person settles ("we hire Ananya": "Hiring"). Pure.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from gitgarden.wiki.subjects import DETERMINER, fold, mentions, noun_phrase, upper_first
+
+__all__ = ["decided_thing", "decided_things", "decision_topic", "is_decision"]
+
+_DECISION = re.compile(
+    r"^\s*(?:[-*]\s+)?(?:decisions?\s*[:\-–]|decided\s*[:\-–]|going with\b|go with\b|settled on\b"
+    r"|agreed\b|opted for\b)|\b(?:we|i)(?:['’]ve|['’]d| have| had)?\s+(?:finally\s+|now\s+|just\s+)?"
+    r"(?:decided|agreed|chose|chosen|settled on|opted for|go with|are going with|will go with)\b"
+    r"|\b(?:we|i)['’](?:re|ll) (?:going with|go with)\b",
+    re.I,
+)
+
+
+def is_decision(text: str) -> bool:
+    """Whether the line records a decision: a "Decision:" line, or one the writer decides in
+    ("Going with …", "we agreed …", "We've settled on …"). Someone else agreeing is not one."""
+    return bool(_DECISION.search(text))
+
+
+def decided_things(line: str, known_names: Iterable[str] = ()) -> list[str]:
+    """What a decision line may decide about, as titles in the order they stand ("Plant sale", "Open
+    day"; "the GreenGrow polytunnel": "Polytunnel"): its noun phrases that are not a person's name."""
+    plain = re.sub(r"^\s*(?:decision|decided)\s*[:\-–]\s*", "", line.strip(), flags=re.I)
+    we = re.match(r"(?:we|i)(?:['’](?:ve|d|ll)|\s+have|\s+had|\s+will)?\s+(?:finally\s+|now\s+|just\s+)?", plain, re.I)
+    if we and _AFTER_CUE.match(plain, we.end()):
+        plain = plain[we.end() :]  # "We've settled on Hallam Print …": the thing comes after the verb
+    plain = _CONDITION.split(plain, maxsplit=1)[0]  # "… if our lawyer is happy": the lawyer is not what is decided
+    names = {fold(m.text) for m in mentions(plain, known_names) if m.kind == "name"} | {fold(w) for w in known_names}
+    cue = _AFTER_CUE.match(plain)  # "go with the coach": the thing starts after the verb
+    starts = [cue.end() if cue else 0] + [m.end() for m in _AFTER_CUE.finditer(plain)]
+    starts += [m.end() for m in DETERMINER.finditer(plain)]
+    starts += [m.end() for m in _AS_ROLE.finditer(plain)]
+    named: dict[int, str] = {}  # where a thing begins right after a name of two words: that name
+    for m in mentions(plain, known_names):
+        if m.kind == "name" and " " in m.text and plain[m.start + len(m.text) : m.start + len(m.text) + 1] == " ":
+            named[m.start + len(m.text)] = m.text  # "the Marlow Road lease": the Marlow Road lease
+    starts += list(named)
+    out: list[str] = []
+    for at in sorted(set(starts)):
+        title = noun_phrase(plain, at)
+        if title and at in named:  # a name's thing: the name is part of its title, not a reason to drop it
+            title = f"{named[at]} {title if title[:2].isupper() else title[:1].lower() + title[1:]}"  # "UI" stays
+            out += [title] if title not in out else []
+            continue
+        if title and fold(title.split()[0]) in names and len(title.split()) > 1:
+            title = upper_first(title.split(" ", 1)[1])  # "the GreenGrow polytunnel": the polytunnel
+        if title and fold(title) not in names and fold(title.split()[0]) not in names and title not in out:
+            out.append(title)
+    return out
+
+
+def decision_topic(line: str) -> str:
+    """The topic a decision about a person settles, by its verb ("we hire Ananya": "Hiring"), or "":
+    a person's page is never the one a decision marks decided, and goes on taking facts."""
+    for cue, topic in _DECISION_TOPICS:
+        if cue.search(line):
+            return topic
+    return ""
+
+
+_CONDITION = re.compile(r",?\s+\b(?:if|unless|provided|as long as|once|because|since)\b\s+", re.I)
+_AS_ROLE = re.compile(r"\b(?:as|for)\s+(?=(?:our|the|a|an|head|lead|new)\b|[a-z])", re.I)
+_DECISION_TOPICS = (
+    (re.compile(r"\b(?:hire|hired|hiring|recruit\w*|take on|takes on|took on|employ|employs|offer(?:ed)? (?:him|her|them) the (?:job|role|post))\b", re.I), "Hiring"),
+)
+
+
+def decided_thing(line: str, known_names: Iterable[str] = ()) -> str:
+    """The first of `decided_things`, or "" when the line names none."""
+    found = decided_things(line, known_names)
+    return found[0] if found else ""
+
+
+# Where the thing decided may start: after a determiner, a possessive, or the verb of deciding.
+_AFTER_CUE = re.compile(r"\b(?:(?:have|had)\s+)?(?:decided|agreed|chose|chosen|choose|go with|going with|picked|settled on|opted for)\s+(?:on\s+|that\s+)?|[^\W\d_]+['’]s\s+", re.I)
