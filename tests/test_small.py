@@ -337,6 +337,21 @@ def test_someone_elses_family_or_health_is_no_chatter(project: Project) -> None:
     assert [s["reason"] for s in result.skipped] == ["chatter: an appointment"]
 
 
+def test_a_line_code_settles_is_not_sent_to_the_model(project: Project) -> None:
+    journal(
+        project,
+        "2026-09-01",
+        "Decision: raffle tickets £2 each.",
+        "Is the hall free on 12 Sept? Ask Inkwell Press.",
+        "Inkwell Press printed 400 tickets, order IP-5521.",
+    )
+    model = ScoredModel(0.9)  # one score: asked more than once, it fails the test
+    result = garden(project, model)
+    assert len(model.history) == 1 and "IP-5521" in model.history[0][-1]["content"]
+    assert result.unread == [] and meta(project, "raffle-tickets")["state"] == "decided"
+    assert any("Is the hall free on 12 Sept?" in ln for ln in open_lines(project))
+
+
 def test_a_failed_request_leaves_its_line_unread_with_why_and_the_others_land(project: Project) -> None:
     journal(project, "2026-03-02", "Anna Berg quoted 900 EUR.", "Jon Lie quoted 700 EUR.", "Kari Moe quoted 500 EUR.")
     broken = ModelError("model endpoint refused the request: http://127.0.0.1:8080/v1 (500)", kind="error")

@@ -109,6 +109,14 @@ def read_lines(
     return out
 
 
+def settled(text: str) -> bool:
+    """Whether code settles a line's kind whatever score the model gives it (`read_lines`): a decision
+    without a look of chatter, or a question that names a subject."""
+    if decisions.is_decision(text):
+        return not chatter_kind(text)
+    return bool(_QUESTION.search(text.strip())) and bool(subjects.mentions(text))
+
+
 def _people(offered: Sequence[JournalLine], titles: Iterable[str]) -> set[str]:
     """Folded names of people: each name given in full in the lines or as a title, and its first word."""
     full = {m.text for ln in offered for m in subjects.mentions(ln.text) if m.kind == "name" and " " in m.text}
@@ -130,15 +138,21 @@ def ask(run: Pass, work: Work, offered: list[JournalLine], premises: str) -> Ans
     def judge_them(model: llm.Model, _messages: list[dict[str, str]], budget: llm.Budget, **kw: object) -> llm.Answer:
         before = kw.get("before_call") or (lambda: None)
 
-        def progress(n: int) -> None:
-            run.on_step(replace(asking, detail=f"{model.name}: {n} of {len(offered)} line(s) read (small mode)"))
-
         # A line this model was unsure of before gets the same answer again: it is not asked twice,
         # and after a few passes it is set aside and listed (`gitgarden run --retry` asks again).
         asked = [ln for ln in offered if ln.id not in work.unsure_before]
-        judging = judge.judge(model, premises, [(ln.id, ln.text) for ln in asked], budget, before_call=before, on_line=progress)  # type: ignore[arg-type]
+        # A line whose kind code settles whatever the model says is not sent: its request would be time
+        # the person waits for nothing.
+        to_ask = [ln for ln in asked if not settled(ln.text)]
+
+        def progress(n: int) -> None:
+            done = n + len(offered) - len(to_ask)
+            run.on_step(replace(asking, detail=f"{model.name}: {done} of {len(offered)} line(s) read (small mode)"))
+
+        judging = judge.judge(model, premises, [(ln.id, ln.text) for ln in to_ask], budget, before_call=before, on_line=progress)  # type: ignore[arg-type]
+        verdicts = [*judging.verdicts, *(judge.Verdict(ln.id, threshold, "code") for ln in asked if ln not in to_ask)]
         known = [name for title, aliases in work.titles.values() for name in (title, *aliases)]
-        readings = read_lines(asked, judging.verdicts, threshold, known)
+        readings = read_lines(asked, verdicts, threshold, known)
         readings += [Reading(ln, "unsure", work.unsure_before[ln.id]) for ln in offered if ln.id in work.unsure_before]
         run.result.unread.extend(
             {"line": r.line.id, "text": r.line.text, "reason": r.reason} for r in readings if r.kind in ("unsure", "failed")
