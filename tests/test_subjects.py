@@ -21,6 +21,7 @@ from gitgarden.wiki.subjects import (
     [
         ("Tomasz Wójcik came round to measure the kitchen.", ["Tomasz Wójcik"]),
         ("Marek Zieliński from Kamień Studio quoted 2,950 EUR.", ["Marek Zieliński", "Kamień Studio"]),
+        ("Read-through for Twelfth Night went ok, Marguerite wants notes.", ["Twelfth Night", "Marguerite"]),
         ("Ordered the cabinets from Nordhus Kjøkken, order NK-55817.", ["Nordhus Kjøkken", "NK-55817"]),
         ("Marta Ruiz Gómez at Editorial Alba liked the sample.", ["Marta Ruiz Gómez", "Editorial Alba"]),
         ("Budget for the whole job: 25,000 EUR.", []),  # a sentence's first word, no sign it is a name
@@ -49,6 +50,8 @@ def test_roles_given_beside_a_name_and_said_alone() -> None:
     index.add("piotr-nowak", "Piotr Nowak", ["the electrician"])
     said = next(m for m in mentions("The electrician can't do the 12th.") if m.kind == "role")
     assert index.resolve(said) == "piotr-nowak"
+    owned = next(m for m in mentions("The electrician's invoice EL-0112 came in: £360.") if m.kind == "role")
+    assert index.resolve(owned) == "piotr-nowak"  # "the electrician's invoice": still the electrician
     assert index.resolve("Piotr") == "piotr-nowak" and index.resolve("Nowak") == "piotr-nowak"
     index.add("piotr-lis", "Piotr Lis")
     assert index.resolve("Piotr") is None  # two people answer: code never guesses
@@ -110,6 +113,7 @@ def test_a_decision_is_said_in_several_ways(line: str, decides: bool) -> None:
         ("Desmond will fix the roof on Sunday with his son.", ""),
         ("Tom can't do Tuesdays in Sept, physio.", ""),
         ("It's cold in the hall again.", "weather"),
+        ("Car MOT, passed, £54.85.", "an errand"),
     ],
 )
 def test_what_kind_of_chatter_a_line_looks_like(line: str, kind: str) -> None:

@@ -20,7 +20,7 @@ _CHATTER: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("family", r"mum|mom|dad|grandma|grandpa|granny|nan|sister|brother|baby|kids|son|daughter|aunt|uncle|cousin|family"),
         ("an appointment", r"dentist(?:['’]s)?|doctor['’]s|gp|physio|optician(?:['’]?s)?|hairdresser(?:['’]?s)?|barber(?:['’]?s)?|check-?up|filling|flu jab|blood test"),
         ("how I feel", r"low today|happy|sad|stressed|anxious|aching|headache|sick|ill|cold coming|mood|fed up|bored"),
-        ("an errand", r"post office|dry cleaning|groceries|shopping|supermarket|kettle|parcel|picked up|bought|repair shop|pharmacy|haircut|stamps"),
+        ("an errand", r"car['’]?s? (?:mot|service|wash|tax|insurance)|my (?:car|bike|phone|laptop)|post office|dry cleaning|groceries|shopping|supermarket|kettle|parcel|picked up|bought|repair shop|pharmacy|haircut|stamps"),
         ("free time", r"video call|ran \d|went for a run|walked|walk|gym|yoga|swim|film|movie|quiz|concert|football|match|book club|balcony|netflix|tv"),
     )
 )

@@ -203,8 +203,8 @@ def mentions(line: str, known_names: Iterable[str] = ()) -> list[Mention]:
             possessive = "'" in run[-1][1][-2:] or "’" in run[-1][1][-2:]
             if gap.strip() not in ("", "&") or (possessive and not (_is_cap(nxt) and fold(nxt) in _PLACE_NOUNS)):
                 break  # "Tomasz's quote" ends the name; "St Aldhelm's Hall" goes on
-            if _is_cap(nxt):
-                run.append(toks[j])
+            if _is_cap(nxt) or (nxt[:1].isupper() and fold(nxt) in ("night", "day", "eve")):
+                run.append(toks[j])  # "Twelfth Night", "Boxing Day": a calendar word inside a name
                 j += 1
             elif fold(nxt) in ("de", "van", "von", "da", "del", "della", "la", "le", "di", "du", "der", "den", "ter", "bin", "al") and j + 1 < len(toks) and _is_cap(toks[j + 1][1]):
                 run.extend([toks[j], toks[j + 1]])
@@ -226,10 +226,10 @@ def mentions(line: str, known_names: Iterable[str] = ()) -> list[Mention]:
         i = j
     for m in re.finditer(r"\b(?:[Tt]he|[Oo]ur|[Mm]y)\s+([a-z][a-z'’]+(?:\s+[a-z][a-z'’]+)?)\b", line):
         words = m.group(1).split()
-        if words and fold(words[-1]) in _ROLES_FOLDED:
-            found.append(Mention(" ".join(words), "role", m.start(1)))
-        elif len(words) > 1 and fold(words[0]) in _ROLES_FOLDED:
-            found.append(Mention(words[0], "role", m.start(1)))
+        if words and fold(_POSSESSIVE.sub("", words[-1])) in _ROLES_FOLDED:
+            found.append(Mention(_POSSESSIVE.sub("", " ".join(words)), "role", m.start(1)))
+        elif len(words) > 1 and fold(_POSSESSIVE.sub("", words[0])) in _ROLES_FOLDED:
+            found.append(Mention(_POSSESSIVE.sub("", words[0]), "role", m.start(1)))  # "the editor's invoice"
     return sorted(found, key=lambda m: m.start)
 
 
