@@ -352,6 +352,15 @@ def test_a_line_code_settles_is_not_sent_to_the_model(project: Project) -> None:
     assert any("Is the hall free on 12 Sept?" in ln for ln in open_lines(project))
 
 
+def test_a_line_led_by_a_topic_stays_with_it_when_a_name_comes_after_because(project: Project) -> None:
+    journal(project, "2026-06-07", "Arjun Mehta is doing the seating plan.")
+    garden(project, ScoredModel(0.9))
+    journal(project, "2026-06-08", "Guest list at 120 after Arjun's mum added the Leicester cousins.", "Arjun wants the plan by Friday.")
+    result = garden(project, ScoredModel(0.9, 0.9))
+    assert result.created == ["wiki/guest-list.md"] and "Leicester cousins" in body(project, "guest-list")
+    assert "plan by Friday" in body(project, "arjun-mehta")
+
+
 def test_a_failed_request_leaves_its_line_unread_with_why_and_the_others_land(project: Project) -> None:
     journal(project, "2026-03-02", "Anna Berg quoted 900 EUR.", "Jon Lie quoted 700 EUR.", "Kari Moe quoted 500 EUR.")
     broken = ModelError("model endpoint refused the request: http://127.0.0.1:8080/v1 (500)", kind="error")

@@ -50,6 +50,7 @@ _CHATTER_WEIGHT = 0.3  # what a line's look of chatter (weather, a meal…) take
 _VALUE_WEIGHT = 0.1  # what an amount, a date or an id adds
 _ANSWER_CHATTER_WEIGHT = 0.45  # the same, where the model's score is its yes/no answer alone
 _QUESTION = re.compile(r"\?\s*(?:ask\b.*)?$|^\s*(?:ask|find out|check (?:whether|if)|to ask)\b", re.I)
+_SUBORDINATE = re.compile(r"\b(?:after|because|since|when|while|until|though|although|as)\b", re.I)
 _LIST_MARK = re.compile(r"^(?:[-*+]\s+(?:\[[ xX]\]\s+)?|\d+[.)]\s+)")
 _BULLET_LINE = re.compile(r"^[-*+] (?P<text>.+?) \((?P<day>\d{4}-\d{2}-\d{2})\)\s*$")
 _RECENT_DAYS = 62  # how far back a change is looked for among the pages' bullets
@@ -280,6 +281,8 @@ class _Planner:
         if lead_page:
             return lead_page, "", [], roles
         names = [m for m in found if not _placed(text, m)]
+        if lead and names and all(_SUBORDINATE.search(text[: m.start]) for m in names):
+            return "", lead, [], roles  # "Guest list at 120 after Arjun's mum added …": the list's line
         # A name that opens the line is its subject: it is not passed over for a later one with a page.
         opening = names[:1] if names and names[0].kind == "name" and names[0].start == 0 else []
         for m in opening or names or found:
