@@ -4,8 +4,9 @@
 is now 2,000 EUR", "Open day moves to Sunday 10 May": each changes an amount, a date, a time or a
 count an earlier line stated about the same thing. `values` reads those from a line by kind;
 `changed_value` finds, among earlier lines, the one a new line changes: the same subject or words
-in common, a value of the same kind that differs, and — unless they share enough to be sure — a
-cue word ("correction", "now", "moved", "not X"). Pure.
+in common, a value of the same kind that differs, and a cue word ("correction", "now", "moved",
+"not X"), the old value marked as old ("the £11.40 was …", "up from 38"), or — on the same page —
+a new amount or count for the same thing ("£7,300 for the coach" after "Coach … £6,850"). Pure.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from gitgarden.wiki.subjects import content_words, fold
+from gitgarden.wiki.subjects import content_words, fold, mentions
 
 __all__ = ["Value", "values", "has_change_cue", "Earlier", "changed_value"]
 
@@ -32,10 +33,15 @@ _CUE = re.compile(
     r"\b(?:correction|corrected|update[d]?|actually|now|no longer|instead|moved|moves|move|pushed|postponed|"
     r"rescheduled|brought forward|changed|changes|raised|lowered|increased|reduced|cut|revised|recounted|"
     r"earlier than|later than|sooner than|than (?:they|we|he|she) said|wasn't in|was not in|wasn't on|"
-    r"reissued|re-sent|resent|revised|updated|new date|new price|added|will do|would do|can do|down to|came down|knocked|\d+\s+more|another\s+\d+|\d+\s+fewer|"
+    r"reissued|re-sent|resent|revised|updated|new date|new price|added|will do|would do|can do|down to|came down|knocked|"
+    r"dropped|drops|gone up|went up|goes up|going up|put(?:ting)? (?:\w+ ){0,3}up|rose|risen|up to|"
+    r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|a few)\s+(?:more|fewer|extra)|another\s+\d+|"
     r"should have (?:said|been)|not\s+(?:\d|the\s+\d|on\s|at\s|in\s|" + _DAYS + r"|" + _MONTHS + r")|rather than|after all)\b",
     re.I,
 )
+# An old value the new line marks as old: "the £11.40 was without the logo", "up from 38", "instead of 15:00".
+_OLD_BEFORE = re.compile(r"\b(?:not|instead of|rather than|than|up from|down from|was|were)\s+(?:the\s+)?$", re.I)
+_OLD_AFTER = re.compile(r"^\s*(?:was|were|had been|before|earlier|previously)\b", re.I)
 _NOT_VALUE = re.compile(r"\bnot\s+(?:on\s+|at\s+|the\s+)?([\w£€$,.:/ ]{1,20}?)(?=[,;.)]|$|\s(?:but|as|and)\b)", re.I)
 
 
@@ -90,18 +96,40 @@ def _denied(line: str) -> set[str]:
     return {re.sub(r"(?<=\d)(?:st|nd|rd|th)\b", "", _norm(m.group(1))) for m in _NOT_VALUE.finditer(line)}
 
 
+def _marked_old(line: str) -> set[str]:
+    """The values `line` marks as old ("the £11.40 was …", "up from 38", "instead of 15:00")."""
+    out = set()
+    for pattern in (_DATE, _TIME, _AMOUNT, _NUMBER):
+        for m in pattern.finditer(line):
+            if _OLD_BEFORE.search(line[: m.start()]) or _OLD_AFTER.match(line[m.end() :]):
+                out.add(_norm(m.group()))
+    return out
+
+
+def _plain_words(text: str) -> set[str]:
+    """`content_words` of the line without its names: the thing it is about, not who."""
+    spans = sorted((m.start, m.start + len(m.text)) for m in mentions(text) if m.kind in ("name", "id"))
+    for a, b in reversed(spans):
+        text = text[:a] + " " + text[b:]
+    return content_words(text)
+
+
 def changed_value(line: str, page: str, earlier: Iterable[Earlier]) -> Earlier | None:
     """The newest earlier line whose value `line` (going on `page`) changes, or None.
 
     A pair needs a value of the same kind on both sides that differs, and either a value the new line
     denies by name ("not 18,400"), or a cue word and either the same page or two words in common
-    besides the values. Without a cue, two lines with other numbers are progress, not a change."""
+    besides the values; or the old value marked as old; or, on the same page, a new amount or count
+    beside a word of the same thing (not a name). Otherwise two lines with other numbers are progress,
+    not a change."""
     new = values(line)
     if not new:
         return None
     cue = has_change_cue(line)
     denied = _denied(line)
+    old_marked = _marked_old(line)
     words = content_words(line)
+    plain = _plain_words(line)
     best: Earlier | None = None
     best_rank: tuple[bool, bool, int, int] = (False, False, -1, -1)
     for n, old in enumerate(earlier):
@@ -117,10 +145,14 @@ def changed_value(line: str, page: str, earlier: Iterable[Earlier]) -> Earlier |
         if not differs:
             continue
         named = any(d and any(d == v.text or d in v.text or (d.isdigit() and v.text.startswith(d)) for v in old_values) for d in denied)
+        named = named or bool(old_marked & {v.text for v in old_values})
         shared = len(words & content_words(old.text))
         # "the install's moved to …" names the old line's page ("x-ray-install") as well as its words
         page_named = bool(words & content_words(old.page.replace("-", " ")))
-        if named or (cue and (old.page == page or page_named or shared >= 2)):
+        thing_shared = bool(plain & _plain_words(old.text))
+        # "£7,300 for the coach" beside "Coach sorted … £6,850": a new amount for the same thing
+        same_thing = old.page == page and bool({"amount", "count"} & kinds) and thing_shared
+        if named or same_thing or (cue and (old.page == page or page_named or shared >= 2 or thing_shared)):
             rank = (named, old.page == page, shared, n)  # a value named, the same page, words in common, the newest
             if rank > best_rank:
                 best, best_rank = old, rank
