@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from gitgarden.wiki.changes import Earlier, changed_value, values
-from gitgarden.wiki.chatter import chatter_kind
+from gitgarden.wiki.chatter import chatter_kind, domain_words
 from gitgarden.wiki.decisions import decided_things, decision_topic, is_decision
 from gitgarden.wiki.subjects import (
     Mention,
@@ -114,10 +114,19 @@ def test_a_decision_is_said_in_several_ways(line: str, decides: bool) -> None:
         ("Tom can't do Tuesdays in Sept, physio.", ""),
         ("It's cold in the hall again.", "weather"),
         ("Car MOT, passed, £54.85.", "an errand"),
+        ("Haircut at lunch, much shorter than I asked for.", "an appointment"),
     ],
 )
 def test_what_kind_of_chatter_a_line_looks_like(line: str, kind: str) -> None:
     assert chatter_kind(line) == kind
+
+
+def test_a_word_of_the_projects_own_is_no_chatter() -> None:
+    choir = domain_words("# Ashgrove Choir\nNotes on the tour: the coach, the hotel, the concert. Some of it is just my day.")
+    assert chatter_kind("Correction: the concert is 16:00, not 15:00.", choir) == ""
+    assert chatter_kind("Correction: the concert is 16:00, not 15:00.") == "free time"
+    kitchen = domain_words("Notes on our kitchen. Anything else in here (weather, family, dinner) is just life.")
+    assert chatter_kind("Rain all day, dinner at Mum's.", kitchen) == "weather"  # said to be life, not the kitchen
 
 
 OLD = Earlier("2026-03-04#1", "Tomasz's quote came in: 18,400 EUR for demolition and fitting.", "tomasz")
@@ -155,6 +164,37 @@ def test_a_line_that_adds_to_a_count_changes_it(new: str) -> None:
     old = Earlier("2026-01-02#1", "Booked 40 folding chairs from Hallam Hire for the fete.", "chairs")
     assert changed_value(new, "chairs", [old]) == old
     assert changed_value("Bought 3 tins of paint for the stage.", "chairs", [old]) is None
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        # a new amount for the same thing, on the same page, without a cue word
+        ("Coach booked with Gary Pascoe at Westway Coaches: 49 seats, £6,850.", "Gary rang back, it's £7,300 for the coach with the ferry."),
+        ("Kestrel Sails quoted £1,180 for a new mainsail.", "Kestrel's mainsail is £1,260 with a third reef."),
+        # the old value marked as old, a count raised in words, a price dropped
+        ("Ordered 50 polo shirts, £11.40 each.", "Shirt people say £12.90 each — the £11.40 was without the logo."),
+        ("Desmond says 38 singers have paid.", "Three more transfers overnight, Desmond has 41 singers paid."),
+        ("Femi found a Yanmar engine for £2,350.", "Femi's engine seller has dropped to £2,100 if we collect."),
+    ],
+)
+def test_a_new_value_for_the_same_thing_is_a_change(old: str, new: str) -> None:
+    earlier = Earlier("2026-03-09#1", old, "p")
+    assert changed_value(new, "p", [earlier]) == earlier
+
+
+def test_progress_on_another_thing_is_no_change() -> None:
+    paid = Earlier("2026-03-10#2", "Desmond Okafor says 38 singers have paid, £6,840 in the tour account.", "desmond")
+    assert changed_value("Desmond's spreadsheet puts the whole trip at £14,200 with insurance.", "desmond", [paid]) is None
+    assert changed_value("Paid Desmond a 5,000 EUR deposit.", "desmond", [paid]) is None  # a name is not a thing shared
+
+
+def test_a_moved_date_on_another_page_shares_the_things_word() -> None:
+    due = Earlier("2026-03-09#3", "Members' deposits due Friday 20 March, £180 each.", "deposits-due")
+    moved = "Members' deadline moved to Friday 27 March, the treasurer is giving an extra week."
+    assert changed_value(moved, "treasurer", [due]) == due
+    fee = Earlier("2026-05-18#1", "Hauled out at Pennock's Boatyard, yard fee £42 a week.", "pennocks-boatyard")
+    assert changed_value("The yard is putting the weekly fee up to £48 from 1 June.", "yard", [fee]) == fee
 
 
 def test_a_revised_offer_and_a_page_named_by_its_words_are_changes() -> None:

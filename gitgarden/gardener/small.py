@@ -24,17 +24,18 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from gitgarden.gardener.calls import call_model, reading_seconds
+from gitgarden.gardener.reading import Reading, read_lines, settled
 from gitgarden.gardener.state import Pass, Work
 from gitgarden.gardener.steps import Step
 from gitgarden.model import judge, llm, speed
 from gitgarden.model.operations import Op
 from gitgarden.wiki import changes, decisions, pages, subjects, tidy
-from gitgarden.wiki.chatter import chatter_kind
+from gitgarden.wiki.chatter import domain_words
 from gitgarden.wiki.facts import pages_citing
 from gitgarden.wiki.journal import JournalLine
 from gitgarden.wiki.tree import Tree
@@ -42,87 +43,13 @@ from gitgarden.wiki.tree import Tree
 if TYPE_CHECKING:
     from gitgarden.model.llm import Answer, Model
 
-__all__ = ["Reading", "read_lines", "ask", "operations", "bullet", "changed_fact", "THRESHOLD"]
+__all__ = ["ask", "operations", "bullet", "changed_fact", "THRESHOLD"]
 
 THRESHOLD = 0.5  # where a model's threshold is unknown (a model that cannot be measured)
-_UNSURE_BAND = 0.08  # scores this close below the threshold are neither kept nor dropped
-_CHATTER_WEIGHT = 0.3  # what a line's look of chatter (weather, a meal…) takes off its score
-_VALUE_WEIGHT = 0.1  # what an amount, a date or an id adds
-_ANSWER_CHATTER_WEIGHT = 0.45  # the same, where the model's score is its yes/no answer alone
-_QUESTION = re.compile(r"\?\s*(?:ask\b.*)?$|^\s*(?:ask|find out|check (?:whether|if)|to ask)\b", re.I)
 _SUBORDINATE = re.compile(r"\b(?:after|because|since|when|while|until|though|although|as)\b", re.I)
 _LIST_MARK = re.compile(r"^(?:[-*+]\s+(?:\[[ xX]\]\s+)?|\d+[.)]\s+)")
 _BULLET_LINE = re.compile(r"^[-*+] (?P<text>.+?) \((?P<day>\d{4}-\d{2}-\d{2})\)\s*$")
 _RECENT_DAYS = 62  # how far back a change is looked for among the pages' bullets
-
-
-@dataclass(frozen=True)
-class Reading:
-    """What became of one line: its kind (fact, decision, question, chatter, unsure, failed) and why."""
-
-    line: JournalLine
-    kind: str
-    reason: str = ""
-    score: float | None = None
-
-
-def read_lines(
-    offered: Sequence[JournalLine],
-    verdicts: Sequence[judge.Verdict],
-    threshold: float,
-    titles: Iterable[str] = (),
-) -> list[Reading]:
-    """Each line's kind from the model's verdict and what code sees in it. `titles` are the pages'
-    titles and aliases: a person one of them names, or one the lines name in full, counts for a fact."""
-    by_id = {v.line: v for v in verdicts}
-    people = _people(offered, titles)
-    out = []
-    for line in offered:
-        v = by_id.get(line.id)
-        text = line.text
-        if v is None or v.score is None:
-            out.append(Reading(line, "failed", v.why if v is not None else "the model was not asked"))
-            continue
-        chatter = chatter_kind(text)
-        weight = _ANSWER_CHATTER_WEIGHT if v.how == "answer" else _CHATTER_WEIGHT
-        has_value = bool(changes.values(text)) or subjects.has_id(text)
-        # An amount or a date counts for a fact unless the line looks like chatter ("ran 8 km"); one
-        # that says it changes an earlier value ("not 31", "moved to") counts twice.
-        bonus = 0.0 if chatter or not has_value else _VALUE_WEIGHT * (2.5 if changes.has_change_cue(text) else 1)
-        # A name given in full ("Marguerite Oyelaran wants …"), or a person known by it ("Hamish has
-        # worked with Carys"), counts for a fact as a value does.
-        named = [m.text for m in subjects.mentions(text, people) if m.kind == "name"]
-        if not chatter and any(" " in n or subjects.fold(n) in people for n in named):
-            bonus += _VALUE_WEIGHT
-        score = v.score - (weight if chatter else 0.0) + bonus
-        if decisions.is_decision(text) and (not chatter or v.score >= threshold):
-            # "We agreed to sign … if our lawyer is happy": a feeling word in a decision the model keeps
-            out.append(Reading(line, "decision", score=score))
-        elif _QUESTION.search(text.strip()) and (score >= threshold - 4 * _UNSURE_BAND or subjects.mentions(text)):
-            out.append(Reading(line, "question", score=score))
-        elif score >= threshold:
-            out.append(Reading(line, "fact", score=score))
-        elif score >= threshold - _UNSURE_BAND:
-            out.append(Reading(line, "unsure", f"unsure: the model's score {v.score:.2f} is too close to this model's threshold {threshold:.2f}", score))
-        else:
-            why = chatter or "not about the project"
-            out.append(Reading(line, "chatter", f"chatter: {why}", score))
-    return out
-
-
-def settled(text: str) -> bool:
-    """Whether code settles a line's kind whatever score the model gives it (`read_lines`): a decision
-    without a look of chatter, or a question that names a subject."""
-    if decisions.is_decision(text):
-        return not chatter_kind(text)
-    return bool(_QUESTION.search(text.strip())) and bool(subjects.mentions(text))
-
-
-def _people(offered: Sequence[JournalLine], titles: Iterable[str]) -> set[str]:
-    """Folded names of people: each name given in full in the lines or as a title, and its first word."""
-    full = {m.text for ln in offered for m in subjects.mentions(ln.text) if m.kind == "name" and " " in m.text}
-    full |= {t for t in titles if subjects.is_full_name(t)}
-    return {subjects.fold(n) for n in full} | {subjects.fold(n.split()[0]) for n in full}
 
 
 def ask(run: Pass, work: Work, offered: list[JournalLine], premises: str) -> Answer:
@@ -135,6 +62,7 @@ def ask(run: Pass, work: Work, offered: list[JournalLine], premises: str) -> Ans
     asking = Step("asking", f"{model.name} about {len(offered)} line(s), one short request each (small mode)", expect_s=expect, per_line=True)
     run.on_step(asking)
     general = _general_title(run)
+    domain = domain_words(premises)
 
     def judge_them(model: llm.Model, _messages: list[dict[str, str]], budget: llm.Budget, **kw: object) -> llm.Answer:
         before = kw.get("before_call") or (lambda: None)
@@ -144,7 +72,7 @@ def ask(run: Pass, work: Work, offered: list[JournalLine], premises: str) -> Ans
         asked = [ln for ln in offered if ln.id not in work.unsure_before]
         # A line whose kind code settles whatever the model says is not sent: its request would be time
         # the person waits for nothing.
-        to_ask = [ln for ln in asked if not settled(ln.text)]
+        to_ask = [ln for ln in asked if not settled(ln.text, domain)]
 
         def progress(n: int) -> None:
             done = n + len(offered) - len(to_ask)
@@ -153,7 +81,7 @@ def ask(run: Pass, work: Work, offered: list[JournalLine], premises: str) -> Ans
         judging = judge.judge(model, premises, [(ln.id, ln.text) for ln in to_ask], budget, before_call=before, on_line=progress)  # type: ignore[arg-type]
         verdicts = [*judging.verdicts, *(judge.Verdict(ln.id, threshold, "code") for ln in asked if ln not in to_ask)]
         known = [name for title, aliases in work.titles.values() for name in (title, *aliases)]
-        readings = read_lines(asked, verdicts, threshold, known)
+        readings = read_lines(asked, verdicts, threshold, known, domain)
         readings += [Reading(ln, "unsure", work.unsure_before[ln.id]) for ln in offered if ln.id in work.unsure_before]
         run.result.unread.extend(
             {"line": r.line.id, "text": r.line.text, "reason": r.reason} for r in readings if r.kind in ("unsure", "failed")

@@ -7,20 +7,20 @@ from __future__ import annotations
 
 import re
 
-from gitgarden.wiki.subjects import sentence_starts
+from gitgarden.wiki.subjects import content_words, sentence_starts
 
-__all__ = ["chatter_kind"]
+__all__ = ["chatter_kind", "domain_words"]
 
 _CHATTER: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (why, re.compile(r"\b(?:" + words + r")\b", re.I))
     for why, words in (
         ("weather", r"rain(?:ed|ing|y)?|sun(?:ny)?|snow(?:ed|ing)?|frost|wind(?:y)?|storm|fog(?:gy)?|cold|freezing|heatwave|hot day|grey|drizzle|sleet|weather|ice cream"),
+        ("an appointment", r"dentist(?:['’]s)?|doctor['’]s|gp|physio|optician(?:['’]?s)?|hairdresser(?:['’]?s)?|barber(?:['’]?s)?|haircut|check-?up|filling|flu jab|blood test"),
         ("a meal", r"coffee|tea|lunch|dinner|breakfast|brunch|pizza|takeaway|beer|wine|porridge|toast|pasta|curry|roast|chicken|cake|falafel|sandwich|cereal"),
         ("sleep and tiredness", r"slept|sleep|nap|tired|exhausted|wiped out|bed by|early night|insomnia"),
         ("family", r"mum|mom|dad|grandma|grandpa|granny|nan|sister|brother|baby|kids|son|daughter|aunt|uncle|cousin|family"),
-        ("an appointment", r"dentist(?:['’]s)?|doctor['’]s|gp|physio|optician(?:['’]?s)?|hairdresser(?:['’]?s)?|barber(?:['’]?s)?|check-?up|filling|flu jab|blood test"),
         ("how I feel", r"low today|happy|sad|stressed|anxious|aching|headache|sick|ill|cold coming|mood|fed up|bored"),
-        ("an errand", r"car['’]?s? (?:mot|service|wash|tax|insurance)|my (?:car|bike|phone|laptop)|post office|dry cleaning|groceries|shopping|supermarket|kettle|parcel|picked up|bought|repair shop|pharmacy|haircut|stamps"),
+        ("an errand", r"car['’]?s? (?:mot|service|wash|tax|insurance)|my (?:car|bike|phone|laptop)|post office|dry cleaning|groceries|shopping|supermarket|kettle|parcel|picked up|bought|repair shop|pharmacy|stamps"),
         ("free time", r"video call|ran \d|went for a run|walked|walk|gym|yoga|swim|film|movie|quiz|concert|football|match|book club|balcony|netflix|tv"),
     )
 )
@@ -37,15 +37,18 @@ _SOMEONE_DOES = re.compile(
 )
 
 
-def chatter_kind(text: str) -> str:
+def chatter_kind(text: str, domain: frozenset[str] = frozenset()) -> str:
     """What kind of chatter a line looks like ("weather", "a meal", …), or "" when code sees none.
     A word of a name does not count ("Calacatta Grey", "Green Bean"): only one written in lower
     case, or the first word of a sentence — but "Mum" and "Dad" are family however they are written.
-    Family, health and feelings count only as the writer's own, not someone else's."""
+    Family, health and feelings count only as the writer's own, not someone else's; a word of the
+    project's own `domain` (`domain_words`: a choir's concert, a bakery's cake) not at all."""
     starts = sentence_starts(text)
     for why, pattern in _CHATTER:
         for m in pattern.finditer(text):
             if why in _ABOUT_SOMEONE and _someone_elses(text, m.start()):
+                continue
+            if domain and content_words(m.group()) <= domain:
                 continue
             if m.group()[:1].islower() or m.start() in starts or why == "family":  # "Called Mum"
                 return why
@@ -59,3 +62,18 @@ def _someone_elses(text: str, at: int) -> bool:
     if _THEIRS.search(clause) and not _MINE.search(clause):
         return True
     return bool(_SOMEONE_DOES.search(text[:at])) and not _MINE.search(text[:at])
+
+
+# A sentence of AGENTS.md that says what is *not* the project ("some of it is just my day",
+# "Anything else (weather, family, dinner) is just life") names no word of the project's own.
+_NOT_THE_PROJECT = re.compile(
+    r"\b(?:just|only|ordinary|personal|nothing to do|not about|not all of it|odd|bits? of|whatever else|along with|home stuff|life|my day)\b",
+    re.I,
+)
+
+
+def domain_words(about: str) -> frozenset[str]:
+    """The words a project's own description (AGENTS.md) uses for what it is about: a chatter word
+    among them ("the concert" of a choir's tour) is the project's, not the writer's day."""
+    sentences = re.split(r"(?<=[.!?;])\s+|\n+", about)
+    return frozenset(w for s in sentences if not _NOT_THE_PROJECT.search(s) for w in content_words(s))

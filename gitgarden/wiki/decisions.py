@@ -52,6 +52,8 @@ def decided_things(line: str, known_names: Iterable[str] = ()) -> list[str]:
             title = f"{named[at]} {title if title[:2].isupper() else title[:1].lower() + title[1:]}"  # "UI" stays
             out += [title] if title not in out else []
             continue
+        if title and fold(title) in names:
+            continue  # "Going with Bounce Brothers": an organisation's name, not a thing decided
         if title and fold(title.split()[0]) in names and len(title.split()) > 1:
             title = upper_first(title.split(" ", 1)[1])  # "the GreenGrow polytunnel": the polytunnel
         if title and fold(title) not in names and fold(title.split()[0]) not in names and title not in out:

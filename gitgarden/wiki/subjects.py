@@ -101,7 +101,8 @@ _ADJECTIVES = _words(
 )
 _PLACE_NOUNS = _words(
     """hall church chapel school college hospital road street lane park wood court house centre center
-    square green gardens market yard wharf"""
+    square green gardens market yard wharf boatyard cathedral abbey farm mill marina quay studio studios
+    garage inn arms cafe café surgery"""
 )
 _BARE_VERBS = _words("set put cut let hit shut quit")  # past forms without -ed, after a noun
 _COUNTS = _words("one two three four five six seven eight nine ten twelve")  # "one interval": the interval

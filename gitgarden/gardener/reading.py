@@ -1,0 +1,98 @@
+"""Small mode's reading of each line: the model's score weighed with what code sees in the line.
+
+The model's P(yes) — is this line worth keeping? — is nudged by code: an amount, a date, an id or a
+person named in full counts for a fact; the look of weather, a meal, sleep, an appointment counts
+against (`wiki.chatter`), unless the word is the project's own. The result is held against the
+model's threshold: a fact, chatter (skipped with its kind), or — too close to call — unsure, left
+unread with its score. A decision and a question are known by their words. Pure.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from gitgarden.model import judge
+from gitgarden.wiki import changes, decisions, subjects
+from gitgarden.wiki.chatter import chatter_kind
+from gitgarden.wiki.journal import JournalLine
+
+__all__ = ["Reading", "read_lines", "settled", "QUESTION"]
+
+_UNSURE_BAND = 0.08  # scores this close below the threshold are neither kept nor dropped
+_CHATTER_WEIGHT = 0.3  # what a line's look of chatter (weather, a meal…) takes off its score
+_VALUE_WEIGHT = 0.1  # what an amount, a date or an id adds
+_ANSWER_CHATTER_WEIGHT = 0.45  # the same, where the model's score is its yes/no answer alone
+QUESTION = re.compile(r"\?\s*(?:ask\b.*)?$|^\s*(?:ask|find out|check (?:whether|if)|to ask)\b", re.I)
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What became of one line: its kind (fact, decision, question, chatter, unsure, failed) and why."""
+
+    line: JournalLine
+    kind: str
+    reason: str = ""
+    score: float | None = None
+
+
+def read_lines(
+    offered: Sequence[JournalLine],
+    verdicts: Sequence[judge.Verdict],
+    threshold: float,
+    titles: Iterable[str] = (),
+    domain: frozenset[str] = frozenset(),
+) -> list[Reading]:
+    """Each line's kind from the model's verdict and what code sees in it. `titles` are the pages'
+    titles and aliases: a person one of them names, or one the lines name in full, counts for a fact.
+    `domain` are the project's own words (`chatter.domain_words`): none of them looks like chatter."""
+    by_id = {v.line: v for v in verdicts}
+    people = _people(offered, titles)
+    out = []
+    for line in offered:
+        v = by_id.get(line.id)
+        text = line.text
+        if v is None or v.score is None:
+            out.append(Reading(line, "failed", v.why if v is not None else "the model was not asked"))
+            continue
+        chatter = chatter_kind(text, domain)
+        weight = _ANSWER_CHATTER_WEIGHT if v.how == "answer" else _CHATTER_WEIGHT
+        has_value = bool(changes.values(text)) or subjects.has_id(text)
+        # An amount or a date counts for a fact unless the line looks like chatter ("ran 8 km"); one
+        # that says it changes an earlier value ("not 31", "moved to") counts twice.
+        bonus = 0.0 if chatter or not has_value else _VALUE_WEIGHT * (2.5 if changes.has_change_cue(text) else 1)
+        # A name given in full ("Marguerite Oyelaran wants …"), or a person known by it ("Hamish has
+        # worked with Carys"), counts for a fact as a value does.
+        named = [m.text for m in subjects.mentions(text, people) if m.kind == "name"]
+        if not chatter and any(" " in n or subjects.fold(n) in people for n in named):
+            bonus += _VALUE_WEIGHT
+        score = v.score - (weight if chatter else 0.0) + bonus
+        if decisions.is_decision(text) and (not chatter or v.score >= threshold):
+            # "We agreed to sign … if our lawyer is happy": a feeling word in a decision the model keeps
+            out.append(Reading(line, "decision", score=score))
+        elif QUESTION.search(text.strip()) and (score >= threshold - 4 * _UNSURE_BAND or subjects.mentions(text)):
+            out.append(Reading(line, "question", score=score))
+        elif score >= threshold:
+            out.append(Reading(line, "fact", score=score))
+        elif score >= threshold - _UNSURE_BAND:
+            out.append(Reading(line, "unsure", f"unsure: the model's score {v.score:.2f} is too close to this model's threshold {threshold:.2f}", score))
+        else:
+            why = chatter or "not about the project"
+            out.append(Reading(line, "chatter", f"chatter: {why}", score))
+    return out
+
+
+def settled(text: str, domain: frozenset[str] = frozenset()) -> bool:
+    """Whether code settles a line's kind whatever score the model gives it (`read_lines`): a decision
+    without a look of chatter, or a question that names a subject."""
+    if decisions.is_decision(text):
+        return not chatter_kind(text, domain)
+    return bool(QUESTION.search(text.strip())) and bool(subjects.mentions(text))
+
+
+def _people(offered: Sequence[JournalLine], titles: Iterable[str]) -> set[str]:
+    """Folded names of people: each name given in full in the lines or as a title, and its first word."""
+    full = {m.text for ln in offered for m in subjects.mentions(ln.text) if m.kind == "name" and " " in m.text}
+    full |= {t for t in titles if subjects.is_full_name(t)}
+    return {subjects.fold(n) for n in full} | {subjects.fold(n.split()[0]) for n in full}
