@@ -62,6 +62,8 @@ def test_roles_given_beside_a_name_and_said_alone() -> None:
     [
         ("Budget for the whole job: 25,000 EUR.", "Budget"),
         ("Waiting list is 23 names long.", "Waiting list"),
+        ("Members' deposits due Friday 20 March, £180 each.", "Members' deposits"),  # "due" is no part of it
+        ("We've settled on keeping the bronze winches.", "Bronze winches"),  # never "We've"
         ("Open day set for Saturday 9 May.", "Open day"),
         ("Spring plant sale on Saturday 9 May, 30 tables.", "Plant sale"),  # three words: the head is last
         ("Quartz worktop Calacatta Grey chosen.", "Quartz worktop"),  # a name after it is no part of it
@@ -115,6 +117,8 @@ def test_a_decision_is_said_in_several_ways(line: str, decides: bool) -> None:
         ("It's cold in the hall again.", "weather"),
         ("Car MOT, passed, £54.85.", "an errand"),
         ("Haircut at lunch, much shorter than I asked for.", "an appointment"),
+        ("A12 shut at Marks Tey, an hour to do twenty miles.", "the journey"),
+        ("Jam jars for the preserves stall: 200 ordered.", ""),
     ],
 )
 def test_what_kind_of_chatter_a_line_looks_like(line: str, kind: str) -> None:
@@ -272,6 +276,19 @@ def test_the_thing_decided_is_the_one_the_decision_names(line: str, known: list[
 
 def test_a_decision_about_a_person_names_its_topic_by_its_verb() -> None:
     assert decision_topic("Decision: we hire Ananya, start date 3 August.") == "Hiring"
+
+
+@pytest.mark.parametrize(
+    ("line", "things"),
+    [
+        ("Decision: cap the tour at 44 singers, everyone else on a waiting list.", ["Tour", "Waiting list"]),  # "cap" is the verb
+        ("We've settled on keeping all 26 rooms on GH-7730.", []),  # a verb and its object: the id's page takes it
+        ("Going with Femi's Yanmar at £2,100, collecting it Sunday in his van.", []),  # a name's thing, not the van
+        ("Decision: bronze keel bolts; the shipwright will order them.", ["Keel bolts", "Shipwright"]),
+    ],
+)
+def test_what_a_decision_decides_is_never_its_verb_or_an_aside(line: str, things: list[str]) -> None:
+    assert decided_things(line, ["Femi", "Yanmar"]) == things
     assert decision_topic("We took on Priya for the Saturday shifts.") == "Hiring"
     assert decision_topic("Decision: Małgorzata is our photographer.") == ""
 

@@ -35,6 +35,9 @@ def decided_things(line: str, known_names: Iterable[str] = ()) -> list[str]:
     if we and _AFTER_CUE.match(plain, we.end()):
         plain = plain[we.end() :]  # "We've settled on Hallam Print …": the thing comes after the verb
     plain = _CONDITION.split(plain, maxsplit=1)[0]  # "… if our lawyer is happy": the lawyer is not what is decided
+    first = re.split(r"[,;—–]", plain, maxsplit=1)[0]
+    if first != plain and any(m.kind == "name" for m in mentions(first, known_names)) and not decided_things(first, known_names):
+        return []  # "Going with Femi's Yanmar at £2,100, collecting it in his van": about the Yanmar, a name
     names = {fold(m.text) for m in mentions(plain, known_names) if m.kind == "name"} | {fold(w) for w in known_names}
     cue = _AFTER_CUE.match(plain)  # "go with the coach": the thing starts after the verb
     starts = [cue.end() if cue else 0] + [m.end() for m in _AFTER_CUE.finditer(plain)]

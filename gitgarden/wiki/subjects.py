@@ -324,7 +324,13 @@ def _next_is_noun(text: str, at: int) -> bool:
     if m is None:
         return False
     w = m.group(1)
+    if w in _QUANTIFIERS:
+        return False  # "keeping all 26 rooms": a verb and its object
     return not (w in _FUNCTION or w in _NEVER or w in _VERBS_S or _verbish(w) or DETERMINER.match(w + " "))
+
+
+_QUANTIFIERS = _words("all every each both some any several most few many")
+_ENDS_PHRASE = _words("due each apiece ready")  # "deposits due Friday": the deposits
 
 
 def noun_phrase(text: str, at: int) -> str:
@@ -338,6 +344,11 @@ def noun_phrase(text: str, at: int) -> str:
         end = at + m.end()
         w = m.group()
         f = fold(w)
+        base = re.split(r"['’]", f)[0]
+        if base != f and (base in _NEVER or base in _FUNCTION):
+            break  # "We've settled …": a pronoun, no thing
+        if f in _ENDS_PHRASE or (not words and re.match(r"\s+(?:the|a|an|our|my|their|his|her|all|every)\s", text[at + m.end() :])):
+            break  # "cap the tour": a verb before its object is no part of a phrase
         gerund = not words and _verbish(f) and f.endswith("ing") and (_next_is_verb(text, at + m.end()) or _next_is_noun(text, at + m.end()))
         if not words and ((f in _ADJECTIVES and f not in _FUNCTION and f not in ("first", "last", "next")) or f in _COUNTS):
             continue  # "the old boiler": the boiler
