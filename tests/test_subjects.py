@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gitgarden.wiki.changes import Earlier, changed_value, values
+from gitgarden.wiki.changes import Earlier, changed_value, has_change_cue, values
 from gitgarden.wiki.chatter import chatter_kind, domain_words
 from gitgarden.wiki.decisions import decided_things, decision_topic, is_decision
 from gitgarden.wiki.subjects import (
@@ -187,6 +187,11 @@ def test_a_new_value_for_the_same_thing_is_a_change(old: str, new: str) -> None:
     assert changed_value(new, "p", [earlier]) == earlier
 
 
+def test_an_old_value_marked_as_old_is_a_cue() -> None:
+    assert has_change_cue("Shirt people say £12.90 each — the £11.40 was without the logo.")
+    assert not has_change_cue("Shirt people say £12.90 each with the logo.")
+
+
 def test_progress_on_another_thing_is_no_change() -> None:
     paid = Earlier("2026-03-10#2", "Desmond Okafor says 38 singers have paid, £6,840 in the tour account.", "desmond")
     assert changed_value("Desmond's spreadsheet puts the whole trip at £14,200 with insurance.", "desmond", [paid]) is None
@@ -196,7 +201,8 @@ def test_progress_on_another_thing_is_no_change() -> None:
 def test_a_moved_date_on_another_page_shares_the_things_word() -> None:
     due = Earlier("2026-03-09#3", "Members' deposits due Friday 20 March, £180 each.", "deposits-due")
     moved = "Members' deadline moved to Friday 27 March, the treasurer is giving an extra week."
-    assert changed_value(moved, "treasurer", [due]) == due
+    extra = Earlier("2026-03-13#2", "Going with one Flemish piece; the extra Thursday rehearsal can go.", "flemish")
+    assert changed_value(moved, "treasurer", [due, extra]) == due  # "extra" is no thing in common
     fee = Earlier("2026-05-18#1", "Hauled out at Pennock's Boatyard, yard fee £42 a week.", "pennocks-boatyard")
     assert changed_value("The yard is putting the weekly fee up to £48 from 1 June.", "yard", [fee]) == fee
 

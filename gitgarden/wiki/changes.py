@@ -78,8 +78,9 @@ def values(line: str) -> set[Value]:
 
 
 def has_change_cue(line: str) -> bool:
-    """True when the line says it changes something ("Correction:", "now", "moved to", "not 18,400")."""
-    return _CUE.search(line) is not None
+    """True when the line says it changes something ("Correction:", "now", "moved to", "not 18,400",
+    "the £11.40 was without the logo")."""
+    return _CUE.search(line) is not None or bool(_marked_old(line))
 
 
 @dataclass(frozen=True)
@@ -111,7 +112,12 @@ def _plain_words(text: str) -> set[str]:
     spans = sorted((m.start, m.start + len(m.text)) for m in mentions(text) if m.kind in ("name", "id"))
     for a, b in reversed(spans):
         text = text[:a] + " " + text[b:]
-    return content_words(text)
+    return content_words(text) - _WEAK
+
+
+# Words two lines about different things share as easily as two about one: "an extra week", "an extra
+# rehearsal".
+_WEAK = frozenset({"extra", "more", "less", "whole", "full", "other", "same", "each", "every", "total", "thing", "things", "just", "only"})
 
 
 def changed_value(line: str, page: str, earlier: Iterable[Earlier]) -> Earlier | None:
