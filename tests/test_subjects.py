@@ -205,6 +205,8 @@ def test_a_moved_date_on_another_page_shares_the_things_word() -> None:
     assert changed_value(moved, "treasurer", [due, extra]) == due  # "extra" is no thing in common
     fee = Earlier("2026-05-18#1", "Hauled out at Pennock's Boatyard, yard fee £42 a week.", "pennocks-boatyard")
     assert changed_value("The yard is putting the weekly fee up to £48 from 1 June.", "yard", [fee]) == fee
+    balance = Earlier("2026-11-02#1", "Margaret says the society account stands at £2,318.40 after October rents.", "margaret")
+    assert changed_value("Tom emailed: site rent going up to £1,450 from April.", "tom", [balance]) is None  # one word, another page
 
 
 def test_a_revised_offer_and_a_page_named_by_its_words_are_changes() -> None:

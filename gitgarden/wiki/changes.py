@@ -112,9 +112,17 @@ def _plain_words(text: str) -> set[str]:
     spans = sorted((m.start, m.start + len(m.text)) for m in mentions(text) if m.kind in ("name", "id"))
     for a, b in reversed(spans):
         text = text[:a] + " " + text[b:]
-    return content_words(text) - _WEAK
+    short = {fold(w) for w in re.findall(r"\b[^\W\d_]{3}\b", text)} - _SHORT_FUNCTION  # "the fee", "the van"
+    return (content_words(text) | short) - _WEAK
 
 
+_SHORT_FUNCTION = frozenset(
+    "the and but for not nor yet our you her his its who why how any all was are has had did can may now "
+    "one two six ten per via off out too got get let put set say see saw new old due own few "
+    "eur usd gbp pln nok sek dkk chf inr ngn vat inc est etc max min hrs pcs day "
+    "mon tue wed thu fri sat sun jan feb mar apr jun jul aug sep oct nov dec am pm"
+    .split()
+)
 # Words two lines about different things share as easily as two about one: "an extra week", "an extra
 # rehearsal".
 _WEAK = frozenset({"extra", "more", "less", "whole", "full", "other", "same", "each", "every", "total", "thing", "things", "just", "only"})
@@ -145,20 +153,22 @@ def changed_value(line: str, page: str, earlier: Iterable[Earlier]) -> Earlier |
         kinds = {v.kind for v in new} & {v.kind for v in old_values}
         if not kinds:
             continue
-        differs = any(
-            {v.text for v in new if v.kind == k} - {v.text for v in old_values if v.kind == k} for k in kinds
-        )
-        if not differs:
+        differing = {k for k in kinds if {v.text for v in new if v.kind == k} - {v.text for v in old_values if v.kind == k}}
+        if not differing:
             continue
         named = any(d and any(d == v.text or d in v.text or (d.isdigit() and v.text.startswith(d)) for v in old_values) for d in denied)
         named = named or bool(old_marked & {v.text for v in old_values})
         shared = len(words & content_words(old.text))
         # "the install's moved to …" names the old line's page ("x-ray-install") as well as its words
         page_named = bool(words & content_words(old.page.replace("-", " ")))
-        thing_shared = bool(plain & _plain_words(old.text))
+        things = len(plain & _plain_words(old.text))
+        thing_shared = things > 0
         # "£7,300 for the coach" beside "Coach sorted … £6,850": a new amount for the same thing
         same_thing = old.page == page and bool({"amount", "count"} & kinds) and thing_shared
-        if named or same_thing or (cue and (old.page == page or page_named or shared >= 2 or thing_shared)):
+        # On another page one word of the thing is enough for a moved date ("Members' deadline moved to
+        # …" after "Members' deposits due …"), not for an amount: a rent going up is no account's balance.
+        moved = things >= 2 or (thing_shared and "date" in differing)
+        if named or same_thing or (cue and (old.page == page or page_named or shared >= 2 or moved)):
             rank = (named, old.page == page, shared, n)  # a value named, the same page, words in common, the newest
             if rank > best_rank:
                 best, best_rank = old, rank
