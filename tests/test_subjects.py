@@ -22,6 +22,8 @@ from gitgarden.wiki.subjects import (
         ("Tomasz Wójcik came round to measure the kitchen.", ["Tomasz Wójcik"]),
         ("Marek Zieliński from Kamień Studio quoted 2,950 EUR.", ["Marek Zieliński", "Kamień Studio"]),
         ("Read-through for Twelfth Night went ok, Marguerite wants notes.", ["Twelfth Night", "Marguerite"]),
+        ("Aled Pryce of Pryce & Daughters Ltd starts Monday.", ["Aled Pryce", "Pryce & Daughters Ltd"]),  # "Aled" is no verb
+        ("Told Marta yes to the sage-green cover.", ["Marta"]),  # "Told" is
         ("Ordered the cabinets from Nordhus Kjøkken, order NK-55817.", ["Nordhus Kjøkken", "NK-55817"]),
         ("Marta Ruiz Gómez at Editorial Alba liked the sample.", ["Marta Ruiz Gómez", "Editorial Alba"]),
         ("Budget for the whole job: 25,000 EUR.", []),  # a sentence's first word, no sign it is a name
@@ -44,8 +46,11 @@ def test_roles_given_beside_a_name_and_said_alone() -> None:
         ("Deepa Iyer, my accountant, needs the receipts.", "accountant"),
         ("Ragnhild Berg (treasurer) says 31 have paid.", "treasurer"),
         ("Anil Mehta, the council's allotments officer, rang.", "allotments officer"),
+        ("Aled Pryce of Pryce & Daughters Ltd, our builder, starts Monday.", "builder"),
     ]:
         assert list(roles_given(line, mentions(line)).values()) == [role], line
+    firm = "Aled Pryce of Pryce & Daughters Ltd, our builder, starts Monday."
+    assert roles_given(firm, mentions(firm)) == {"Aled Pryce": "builder"}  # the person's role, not the firm's
     index = SubjectIndex()
     index.add("piotr-nowak", "Piotr Nowak", ["the electrician"])
     said = next(m for m in mentions("The electrician can't do the 12th.") if m.kind == "role")
@@ -91,6 +96,8 @@ def test_a_decision_is_about_the_thing_decided_not_a_person() -> None:
         ("Going with the blue banners.", True),
         ("I have chosen the 3pm slot.", True),
         ("We'll go with Riverside Coaches.", True),
+        ("Both gates will be staffed, going with Jen's plan.", True),
+        ("Committee agreed £2,000 from reserves for the rot repairs.", True),
         ("Tom agreed to lend us his trailer.", False),  # someone else agreeing decides nothing of ours
         ("The decision is still open.", False),
     ],
@@ -118,6 +125,8 @@ def test_a_decision_is_said_in_several_ways(line: str, decides: bool) -> None:
         ("Car MOT, passed, £54.85.", "an errand"),
         ("Haircut at lunch, much shorter than I asked for.", "an appointment"),
         ("A12 shut at Marks Tey, an hour to do twenty miles.", "the journey"),
+        ("Eye test at 2, ordered tortoiseshell frames.", "an appointment"),
+        ("Weirdly flat all day, launch nerves probably.", "how I feel"),
         ("Jam jars for the preserves stall: 200 ordered.", ""),
     ],
 )
@@ -293,6 +302,8 @@ def test_a_decision_about_a_person_names_its_topic_by_its_verb() -> None:
         ("We've settled on keeping all 26 rooms on GH-7730.", []),  # a verb and its object: the id's page takes it
         ("Going with Femi's Yanmar at £2,100, collecting it Sunday in his van.", []),  # a name's thing, not the van
         ("Decision: bronze keel bolts; the shipwright will order them.", ["Keel bolts", "Shipwright"]),
+        ("Decision: first print run will be 400 copies.", ["Print run"]),
+        ("Committee agreed £2,000 from reserves for the rot repairs.", ["Rot repairs"]),  # the committee decides, it is not decided
     ],
 )
 def test_what_a_decision_decides_is_never_its_verb_or_an_aside(line: str, things: list[str]) -> None:

@@ -16,7 +16,8 @@ _DECISION = re.compile(
     r"^\s*(?:[-*]\s+)?(?:decisions?\s*[:\-–]|decided\s*[:\-–]|going with\b|go with\b|settled on\b"
     r"|agreed\b|opted for\b)|\b(?:we|i)(?:['’]ve|['’]d| have| had)?\s+(?:finally\s+|now\s+|just\s+)?"
     r"(?:decided|agreed|chose|chosen|settled on|opted for|go with|are going with|will go with)\b"
-    r"|\b(?:we|i)['’](?:re|ll) (?:going with|go with)\b",
+    r"|\b(?:we|i)['’](?:re|ll) (?:going with|go with)\b|[,;]\s*(?:going with|we['’]ll go with|we go with)\b"
+    r"|\b(?:the\s+)?(?:committee|board|trustees|team|group|we all|everyone)\s+(?:has\s+|have\s+)?(?:agreed|decided|voted|chose|settled on)\b",
     re.I,
 )
 
@@ -31,7 +32,11 @@ def decided_things(line: str, known_names: Iterable[str] = ()) -> list[str]:
     """What a decision line may decide about, as titles in the order they stand ("Plant sale", "Open
     day"; "the GreenGrow polytunnel": "Polytunnel"): its noun phrases that are not a person's name."""
     plain = re.sub(r"^\s*(?:decision|decided)\s*[:\-–]\s*", "", line.strip(), flags=re.I)
-    we = re.match(r"(?:we|i)(?:['’](?:ve|d|ll)|\s+have|\s+had|\s+will)?\s+(?:finally\s+|now\s+|just\s+)?", plain, re.I)
+    we = re.match(
+        r"(?:we|i|(?:the\s+)?(?:committee|board|trustees|team|group))(?:['’](?:ve|d|ll)|\s+ha(?:ve|s)|\s+had|\s+will)?\s+(?:finally\s+|now\s+|just\s+)?",
+        plain,
+        re.I,
+    )
     if we and _AFTER_CUE.match(plain, we.end()):
         plain = plain[we.end() :]  # "We've settled on Hallam Print …": the thing comes after the verb
     plain = _CONDITION.split(plain, maxsplit=1)[0]  # "… if our lawyer is happy": the lawyer is not what is decided

@@ -72,6 +72,8 @@ _STARTERS = _words(
     some any every each all both no not one two three four five six seven eight nine ten few many
     much more most less least very really quite bit little lots lot good great bad nice glorious
     spoke talked wrote read left right up down out off over in on at to from with without for by of
+    told rang met sold spent lent won lost kept brought thought caught taught ran felt held built chose
+    drove rode let put set cut shut
     about after before since until while when where why how what which who whose there here
     waiting open work"""
 )
@@ -106,7 +108,8 @@ _PLACE_NOUNS = _words(
 )
 _BARE_VERBS = _words("set put cut let hit shut quit")  # past forms without -ed, after a noun
 _COUNTS = _words("one two three four five six seven eight nine ten twelve")  # "one interval": the interval
-_VERBISH = re.compile(r"^[a-z]+(?:ed|ing)$")
+_VERBISH = re.compile(r"^[a-z]{3,}ed$|^[a-z]{2,}ing$")  # "Aled", "Fred", "Ned": a name, not a verb
+_NAMES_LIKE_VERBS = frozenset({"ahmed", "mohammed", "mohamed", "muhammed", "sinead", "reed", "jared"})
 # Verbs in the present that end a noun phrase after its first word: "the piano comes with us",
 # "Maya starts at …", "the lorry loads on the 2nd" (their -s is no plural).
 _VERBS_S = _words(
@@ -123,7 +126,7 @@ _ING_NOUNS = _words(
 
 
 def _verbish(word: str) -> bool:
-    return bool(_VERBISH.match(word)) and word not in _ING_NOUNS
+    return bool(_VERBISH.match(word)) and word not in _ING_NOUNS and word not in _NAMES_LIKE_VERBS
 
 
 def has_id(text: str) -> bool:
@@ -249,9 +252,13 @@ def roles_given(line: str, names: list[Mention]) -> dict[str, str]:
     """name -> role for each name the line gives a role beside ("Piotr Nowak the electrician"):
     later lines say "the electrician" for that person."""
     out: dict[str, str] = {}
+    prev: Mention | None = None
     for m in names:
         if m.kind != "name":
             continue
+        # "Aled Pryce of Pryce & Daughters Ltd, our builder": the person's role, said after their firm
+        holder = prev.text if prev and re.fullmatch(r"\s+(?:of|from|at)\s+", line[prev.start + len(prev.text) : m.start]) else m.text
+        prev = m
         before = _ROLE_BEFORE.search(line[: m.start])
         if before and fold(before.group("role")) in _ROLES_FOLDED:
             out[m.text] = before.group("role").lower()  # "Landlord Joaquín Beltrán", "our accountant Ruth Ames"
@@ -264,7 +271,7 @@ def roles_given(line: str, names: list[Mention]) -> dict[str, str]:
         role = (r.group("paren") or r.group("role") or "").strip()
         last = fold(role.split()[-1]) if role else ""
         if last in _ROLES_FOLDED or (r.group("paren") and len(role.split()) <= 3):
-            out[m.text] = re.sub(r"^[^\W\d_]+['’]s\s+", "", role)  # "the council's allotments officer" -> "allotments officer"
+            out[holder] = re.sub(r"^[^\W\d_]+['’]s\s+", "", role)  # "the council's allotments officer" -> "allotments officer"
     return out
 
 
@@ -317,6 +324,12 @@ def _next_is_verb(text: str, at: int) -> bool:
     return m is not None and (m.group(1).endswith("ed") or m.group(1) in ("is", "was", "moves", "set", "went", "got", "starts"))
 
 
+def _next_in(text: str, at: int, words: frozenset[str]) -> bool:
+    """True when the word after `at` is one of `words`."""
+    m = re.match(r"\s+([^\W\d_]+)", text[at:])
+    return m is not None and fold(m.group(1)) in words
+
+
 def _next_is_noun(text: str, at: int) -> bool:
     """True when the word after `at` reads as the noun an -ing word names the kind of: "Packing day",
     "Moving boxes" — not "Painting the fence", "Sorting out …"."""
@@ -350,8 +363,9 @@ def noun_phrase(text: str, at: int) -> str:
         if f in _ENDS_PHRASE or (not words and re.match(r"\s+(?:the|a|an|our|my|their|his|her|all|every)\s", text[at + m.end() :])):
             break  # "cap the tour": a verb before its object is no part of a phrase
         gerund = not words and _verbish(f) and f.endswith("ing") and (_next_is_verb(text, at + m.end()) or _next_is_noun(text, at + m.end()))
-        if not words and ((f in _ADJECTIVES and f not in _FUNCTION and f not in ("first", "last", "next")) or f in _COUNTS):
-            continue  # "the old boiler": the boiler
+        ordinal = f in ("first", "last", "next") and not _next_in(text, at + m.end(), _NEVER)  # not "next week"
+        if not words and ((f in _ADJECTIVES and f not in _FUNCTION and (f not in ("first", "last", "next") or ordinal)) or f in _COUNTS):
+            continue  # "the old boiler": the boiler; "first print run": the print run
         if f in _FUNCTION or f in _NEVER or (_verbish(f) and not gerund) or f in _STARTERS - {"waiting", "open", "work"}:
             break
         if _POSSESSIVE.search(w) or (words and f in _VERBS_S):
