@@ -24,6 +24,7 @@ from gitgarden.wiki.subjects import (
         ("Read-through for Twelfth Night went ok, Marguerite wants notes.", ["Twelfth Night", "Marguerite"]),
         ("Aled Pryce of Pryce & Daughters Ltd starts Monday.", ["Aled Pryce", "Pryce & Daughters Ltd"]),  # "Aled" is no verb
         ("Told Marta yes to the sage-green cover.", ["Marta"]),  # "Told" is
+        ("Fun run for St Brigid's Hospice confirmed.", ["St Brigid's Hospice"]),  # a saint's, then what
         ("Ordered the cabinets from Nordhus Kjøkken, order NK-55817.", ["Nordhus Kjøkken", "NK-55817"]),
         ("Marta Ruiz Gómez at Editorial Alba liked the sample.", ["Marta Ruiz Gómez", "Editorial Alba"]),
         ("Budget for the whole job: 25,000 EUR.", []),  # a sentence's first word, no sign it is a name
@@ -59,6 +60,8 @@ def test_roles_given_beside_a_name_and_said_alone() -> None:
     assert index.resolve(owned) == "piotr-nowak"  # "the electrician's invoice": still the electrician
     assert index.resolve("Piotr") == "piotr-nowak" and index.resolve("Nowak") == "piotr-nowak"
     index.add("piotr-lis", "Piotr Lis")
+    index.add("st-brigids-hospice", "St Brigid's Hospice")
+    assert [index.resolve(m) for m in mentions("St Brigid's dropping off a gazebo.")] == ["st-brigids-hospice"]
     assert index.resolve("Piotr") is None  # two people answer: code never guesses
 
 
@@ -127,6 +130,9 @@ def test_a_decision_is_said_in_several_ways(line: str, decides: bool) -> None:
         ("A12 shut at Marks Tey, an hour to do twenty miles.", "the journey"),
         ("Eye test at 2, ordered tortoiseshell frames.", "an appointment"),
         ("Weirdly flat all day, launch nerves probably.", "how I feel"),
+        ("Fernleaf seats 60, Olu says, wine by the glass at £4.", ""),  # what the venue serves
+        ("Jen Okafor volunteered to lead the marshals, she did the same for the canal walk.", ""),
+        ("Washed the car, then snooker on the telly all afternoon.", "free time"),
         ("Jam jars for the preserves stall: 200 ordered.", ""),
     ],
 )

@@ -22,19 +22,20 @@ _CHATTER: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("how I feel", r"low today|happy|sad|stressed|anxious|aching|headache|sick|ill|cold coming|mood|fed up|bored|nerves|nervous|knackered|shattered|grumpy|miserable|flat all day"),
         ("an errand", r"car['’]?s? (?:mot|service|wash|tax|insurance)|my (?:car|bike|phone|laptop)|post office|dry cleaning|groceries|shopping|supermarket|kettle|parcel|picked up|bought|repair shop|pharmacy|stamps"),
         ("the journey", r"traffic|roadworks|ring road|motorway|bypass|stuck behind|commute|school run|drop-off|bin lorry|diversion|(?:an hour|\d+ min(?:ute)?s|forty minutes|twenty minutes) to (?:do|go|get)|late train|train was late|bus was late"),
-        ("free time", r"video call|ran \d|went for a run|walked|walk|gym|yoga|swim|film|movie|quiz|concert|football|match|book club|balcony|netflix|tv"),
+        ("free time", r"video call|ran \d|went for a run|walked|walk|gym|yoga|swim|film|movie|quiz|concert|football|match|book club|balcony|netflix|tv|telly|parkrun|jigsaw|crossword"),
     )
 )
 # Kinds that can be someone else's: "their engineer is off sick", "with his son", "Arjun's mum",
-# "Tom can't do Tuesdays, physio" are facts about them, not the writer's own day.
-_ABOUT_SOMEONE = frozenset({"family", "an appointment", "how I feel", "sleep and tiredness"})
+# "Tom can't do Tuesdays, physio", "Olu says, wine by the glass at £4", "Jen Okafor volunteered …, she
+# did the same for the canal walk" are facts about them, not the writer's own day.
+_ABOUT_SOMEONE = frozenset({"family", "an appointment", "how I feel", "sleep and tiredness", "a meal", "free time"})
 _THEIRS = re.compile(
     r"\b(?:his|her|their)\b|\b(?!(?:it|that|there|what|here|let|he|she|who)['’]s\b)[^\W\d_]+['’]s\b", re.I
 )
 _MINE = re.compile(r"\b(?:i|my|me|we|our|us)\b", re.I)
 _SOMEONE_DOES = re.compile(
     r"\b[A-Z][^\W\d_]+(?:\s+[A-Z][^\W\d_]+)?\s+"
-    r"(?:is|was|has|had|can['’]?t|cannot|won['’]t|will|says|said|isn['’]t|wasn['’]t)\b"
+    r"(?:is|was|has|had|can['’]?t|cannot|won['’]t|will|says|said|isn['’]t|wasn['’]t|[a-z]{3,}ed)\b"
 )
 
 

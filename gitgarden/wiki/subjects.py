@@ -205,7 +205,8 @@ def mentions(line: str, known_names: Iterable[str] = ()) -> list[Mention]:
             gap = line[run[-1][0] + len(run[-1][1]) : toks[j][0]]
             nxt = toks[j][1]
             possessive = "'" in run[-1][1][-2:] or "’" in run[-1][1][-2:]
-            if gap.strip() not in ("", "&") or (possessive and not (_is_cap(nxt) and fold(nxt) in _PLACE_NOUNS)):
+            saint = fold(run[0][1]) in ("st", "st.", "saint")  # "St Brigid's Hospice": a saint's, then what
+            if gap.strip() not in ("", "&") or (possessive and not (_is_cap(nxt) and (fold(nxt) in _PLACE_NOUNS or saint))):
                 break  # "Tomasz's quote" ends the name; "St Aldhelm's Hall" goes on
             if _is_cap(nxt) or (nxt[:1].isupper() and fold(nxt) in ("night", "day", "eve")):
                 run.append(toks[j])  # "Twelfth Night", "Boxing Day": a calendar word inside a name
@@ -404,6 +405,9 @@ class SubjectIndex:
                 self.roles.setdefault(key.split(" ", 1)[1], set()).add(page)
             self.exact.setdefault(key, set()).add(page)
             self.exact.setdefault(_plural_free(key), set()).add(page)
+            owner = re.match(r"(.+?)['’]s\s+\S", key)
+            if owner and is_full_name(label):  # "St Brigid's" for "St Brigid's Hospice"
+                self.exact.setdefault(owner.group(1), set()).add(page)
             if is_full_name(label):
                 words = re.findall(r"[^\W\d_]+", label)
                 for part in (words[0], words[-1]):
