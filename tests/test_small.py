@@ -361,6 +361,15 @@ def test_a_line_led_by_a_topic_stays_with_it_when_a_name_comes_after_because(pro
     assert "plan by Friday" in body(project, "arjun-mehta")
 
 
+def test_an_id_keeps_the_page_of_the_first_line_that_gave_it_across_passes(project: Project) -> None:
+    """The pages are read back in the journal's order, not the pages' names' order."""
+    journal(project, "2026-04-01", "Zelda Brook booked the hall, ref HB-4410.", "Anna Kowal paid the deposit on HB-4410.")
+    garden(project, ScoredModel(0.9, 0.9))
+    journal(project, "2026-04-02", "HB-4410 moved to the small hall.")
+    result = garden(project, ScoredModel(0.9))
+    assert result.created == [] and "small hall" in body(project, "zelda-brook")
+
+
 def test_a_failed_request_leaves_its_line_unread_with_why_and_the_others_land(project: Project) -> None:
     journal(project, "2026-03-02", "Anna Berg quoted 900 EUR.", "Jon Lie quoted 700 EUR.", "Kari Moe quoted 500 EUR.")
     broken = ModelError("model endpoint refused the request: http://127.0.0.1:8080/v1 (500)", kind="error")

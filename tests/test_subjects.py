@@ -71,6 +71,7 @@ def test_roles_given_beside_a_name_and_said_alone() -> None:
         ("Budget for the whole job: 25,000 EUR.", "Budget"),
         ("Waiting list is 23 names long.", "Waiting list"),
         ("Members' deposits due Friday 20 March, £180 each.", "Members' deposits"),  # "due" is no part of it
+        ("Ordered 50 tour polo shirts, order no. SC-55812.", "Polo shirts"),  # after the verb and the count
         ("We've settled on keeping the bronze winches.", "Bronze winches"),  # never "We've"
         ("Open day set for Saturday 9 May.", "Open day"),
         ("Spring plant sale on Saturday 9 May, 30 tables.", "Plant sale"),  # three words: the head is last
@@ -309,11 +310,12 @@ def test_a_decision_about_a_person_names_its_topic_by_its_verb() -> None:
         ("Going with Femi's Yanmar at £2,100, collecting it Sunday in his van.", []),  # a name's thing, not the van
         ("Decision: bronze keel bolts; the shipwright will order them.", ["Keel bolts", "Shipwright"]),
         ("Decision: first print run will be 400 copies.", ["Print run"]),
+        ("Decision: first print run of 400 from Clayhill Print.", ["Print run"]),  # "print" is a name's word only capitalised
         ("Committee agreed £2,000 from reserves for the rot repairs.", ["Rot repairs"]),  # the committee decides, it is not decided
     ],
 )
 def test_what_a_decision_decides_is_never_its_verb_or_an_aside(line: str, things: list[str]) -> None:
-    assert decided_things(line, ["Femi", "Yanmar"]) == things
+    assert decided_things(line, ["Femi", "Yanmar", "Clayhill", "Print"]) == things
     assert decision_topic("We took on Priya for the Saturday shifts.") == "Hiring"
     assert decision_topic("Decision: Małgorzata is our photographer.") == ""
 

@@ -34,7 +34,7 @@ from gitgarden.gardener.state import Pass, Work
 from gitgarden.gardener.steps import Step
 from gitgarden.model import judge, llm, speed
 from gitgarden.model.operations import Op
-from gitgarden.wiki import changes, decisions, pages, subjects, tidy
+from gitgarden.wiki import changes, decisions, journal, pages, subjects, tidy
 from gitgarden.wiki.chatter import domain_words
 from gitgarden.wiki.facts import pages_citing
 from gitgarden.wiki.journal import JournalLine
@@ -313,7 +313,10 @@ class _Planner:
         seen = {(t, n) for _d, t, n in found}
         for name, items in self.written.items():
             found += [(d, t, name) for t, d in items if (t, name) not in seen]
-        return [changes.Earlier(d, t, n) for d, t, n in sorted(found, key=lambda x: x[0])]
+        # In the journal's order, so the first line that gave an id is the first one noted.
+        order = {d: _line_order(self.tree, d) for d in {d for d, _t, _n in found}}
+        found.sort(key=lambda x: (x[0], order[x[0]].get(x[1], len(order[x[0]]))))
+        return [changes.Earlier(d, t, n) for d, t, n in found]
 
 
 def operations(
@@ -410,6 +413,15 @@ def _names_someone(plan: _Planner, title: str) -> bool:
     """True for a title that is a name: two or more capitalised words ("Ananya Krishnan", "Kamień
     Studio"), or one that is a first or last name of a name the journal gives ("Tomasz")."""
     return subjects.is_full_name(title) or bool(plan.longer_names(title))
+
+
+def _line_order(tree: Tree, day: str) -> dict[str, int]:
+    """Each line of the day's journal file -> its place in the file ({} when the tree has none)."""
+    text = tidy.read_text(tree, journal.day_path(day)) or ""
+    order: dict[str, int] = {}
+    for n, raw in enumerate(text.splitlines()):
+        order.setdefault(_LIST_MARK.sub("", raw.strip(), count=1).strip(), n)
+    return order
 
 
 def _placed(text: str, mention: subjects.Mention) -> bool:

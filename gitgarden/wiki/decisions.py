@@ -62,9 +62,11 @@ def decided_things(line: str, known_names: Iterable[str] = ()) -> list[str]:
             continue
         if title and fold(title) in names:
             continue  # "Going with Bounce Brothers": an organisation's name, not a thing decided
-        if title and fold(title.split()[0]) in names and len(title.split()) > 1:
+        named_first = bool(title) and fold(title.split()[0]) in names and _capitalised_from(plain, at, title.split()[0])
+        if title and named_first and len(title.split()) > 1:
             title = upper_first(title.split(" ", 1)[1])  # "the GreenGrow polytunnel": the polytunnel
-        if title and fold(title) not in names and fold(title.split()[0]) not in names and title not in out:
+            named_first = False
+        if title and fold(title) not in names and not named_first and title not in out:
             out.append(title)
     return out
 
@@ -93,3 +95,10 @@ def decided_thing(line: str, known_names: Iterable[str] = ()) -> str:
 
 # Where the thing decided may start: after a determiner, a possessive, or the verb of deciding.
 _AFTER_CUE = re.compile(r"\b(?:(?:have|had)\s+)?(?:decided|agreed|chose|chosen|choose|go with|going with|picked|settled on|opted for)\s+(?:on\s+|that\s+)?|[^\W\d_]+['’]s\s+", re.I)
+
+
+def _capitalised_from(text: str, at: int, word: str) -> bool:
+    """True when `word`, first found from `at`, stands capitalised: "the GreenGrow polytunnel", not
+    "first print run" (though "Clayhill Print" comes later)."""
+    m = re.compile(rf"\b{re.escape(word)}\b", re.I).search(text, at)
+    return m is not None and m.group()[:1].isupper()

@@ -299,6 +299,11 @@ def topic_title(line: str) -> str:
     first = noun_phrase(plain, 0)
     if first:
         return first
+    verb = re.match(r"([^\W\d_]+)\s+(?:\d+\s+)?(?=[a-z])", plain)
+    if verb and (fold(verb.group(1)) in _STARTERS or _verbish(fold(verb.group(1)))):
+        found = noun_phrase(plain, verb.end())  # "Ordered 50 tour polo shirts, …": the polo shirts
+        if found:
+            return found
     for m in DETERMINER.finditer(plain):
         found = noun_phrase(plain, m.end())
         if found:
