@@ -25,6 +25,8 @@ from gitgarden.wiki.subjects import (
         ("Aled Pryce of Pryce & Daughters Ltd starts Monday.", ["Aled Pryce", "Pryce & Daughters Ltd"]),  # "Aled" is no verb
         ("Told Marta yes to the sage-green cover.", ["Marta"]),  # "Told" is
         ("Fun run for St Brigid's Hospice confirmed.", ["St Brigid's Hospice"]),  # a saint's, then what
+        ("We're at 44, the Canadian cousins are coming.", []),  # a word describing the cousins
+        ("Hamish has worked with Carys.", ["Carys"]),  # sentence-first, unknown: no sign of a name yet
         ("Ordered the cabinets from Nordhus Kjøkken, order NK-55817.", ["Nordhus Kjøkken", "NK-55817"]),
         ("Marta Ruiz Gómez at Editorial Alba liked the sample.", ["Marta Ruiz Gómez", "Editorial Alba"]),
         ("Budget for the whole job: 25,000 EUR.", []),  # a sentence's first word, no sign it is a name
@@ -196,6 +198,8 @@ def test_a_line_that_adds_to_a_count_changes_it(new: str) -> None:
         ("Ordered 50 polo shirts, £11.40 each.", "Shirt people say £12.90 each — the £11.40 was without the logo."),
         ("Desmond says 38 singers have paid.", "Three more transfers overnight, Desmond has 41 singers paid."),
         ("Femi found a Yanmar engine for £2,350.", "Femi's engine seller has dropped to £2,100 if we collect."),
+        # pence are no time of day: "£26.50" against "£24"
+        ("Quote from Sinead Brennan: Saturday buffet £24 a head.", "Sinead's back with £26.50 a head, salmon's gone up."),
     ],
 )
 def test_a_new_value_for_the_same_thing_is_a_change(old: str, new: str) -> None:
@@ -206,6 +210,13 @@ def test_a_new_value_for_the_same_thing_is_a_change(old: str, new: str) -> None:
 def test_an_old_value_marked_as_old_is_a_cue() -> None:
     assert has_change_cue("Shirt people say £12.90 each — the £11.40 was without the logo.")
     assert not has_change_cue("Shirt people say £12.90 each with the logo.")
+
+
+def test_the_same_thing_counted_again_elsewhere_is_a_change() -> None:
+    headcount = Earlier("2026-06-15#2", "Headcount so far: 38 adults and 11 kids.", "headcount")
+    assert changed_value("We're now at 44 adults, the Canadian cousins are coming.", "cousins", [headcount]) == headcount
+    chairs = Earlier("2026-01-02#1", "Booked 40 folding chairs from Hallam Hire.", "chairs")
+    assert changed_value("Bought 10 chairs for the bar.", "bar", [chairs]) is None  # no cue, another page
 
 
 def test_progress_on_another_thing_is_no_change() -> None:

@@ -26,7 +26,7 @@ _DATE = re.compile(
     rf"\b(?:\d{{4}}-\d{{2}}-\d{{2}}|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTHS})\b|(?:{_MONTHS})\s+\d{{1,2}}(?:st|nd|rd|th)?\b|(?:{_DAYS})\b|the\s+\d{{1,2}}(?:st|nd|rd|th)\b|\d{{1,2}}/\d{{1,2}}(?:/\d{{2,4}})?)",
     re.I,
 )
-_TIME = re.compile(r"\b\d{1,2}[:.]\d{2}\b|\b\d{1,2}\s?(?:am|pm)\b", re.I)
+_TIME = re.compile(r"(?<![£€$\d.,])\b\d{1,2}[:.]\d{2}\b(?!\s?(?:eur|usd|gbp|pln|nok|sek|€|kr|zł)\b)|\b\d{1,2}\s?(?:am|pm)\b", re.I)  # not "£26.50"
 _AMOUNT = re.compile(rf"(?:{_CURRENCY}\s?\d[\d,.\s]*\d|{_CURRENCY}\s?\d|\d[\d,.]*\s?(?:{_CURRENCY}|%|k\b))", re.I)
 _NUMBER = re.compile(r"\b\d[\d,.]*\b")
 _CUE = re.compile(
@@ -107,6 +107,15 @@ def _marked_old(line: str) -> set[str]:
     return out
 
 
+def _counted(line: str) -> dict[str, set[str]]:
+    """The things the line counts and how many: "38 adults and 11 kids" -> {adult: {38}, kid: {11}}."""
+    out: dict[str, set[str]] = {}
+    for m in re.finditer(r"(?<![\w£€$.,-])(\d[\d,]*)\s+([a-z]{3,})(?:[ -]([a-z]{3,}))?\b", line):
+        for noun in content_words(f"{m.group(2)} {m.group(3) or ''}"):  # "22 home shirts": home, shirts
+            out.setdefault(noun, set()).add(_norm(m.group(1)))
+    return out
+
+
 def _plain_words(text: str) -> set[str]:
     """`content_words` of the line without its names: the thing it is about, not who."""
     spans = sorted((m.start, m.start + len(m.text)) for m in mentions(text) if m.kind in ("name", "id"))
@@ -144,6 +153,7 @@ def changed_value(line: str, page: str, earlier: Iterable[Earlier]) -> Earlier |
     old_marked = _marked_old(line)
     words = content_words(line)
     plain = _plain_words(line)
+    counted = _counted(line)
     best: Earlier | None = None
     best_rank: tuple[bool, bool, int, int] = (False, False, -1, -1)
     for n, old in enumerate(earlier):
@@ -167,7 +177,10 @@ def changed_value(line: str, page: str, earlier: Iterable[Earlier]) -> Earlier |
         same_thing = old.page == page and bool({"amount", "count"} & kinds) and thing_shared
         # On another page one word of the thing is enough for a moved date ("Members' deadline moved to
         # …" after "Members' deposits due …"), not for an amount: a rent going up is no account's balance.
-        moved = things >= 2 or (thing_shared and "date" in differing)
+        old_counted = _counted(old.text)
+        # "now at 44 adults" after "38 adults and 11 kids": the same thing counted again, another number
+        recounted = any(n in old_counted and nums != old_counted[n] for n, nums in counted.items())
+        moved = things >= 2 or (thing_shared and "date" in differing) or recounted
         if named or same_thing or (cue and (old.page == page or page_named or shared >= 2 or moved)):
             rank = (named, old.page == page, shared, n)  # a value named, the same page, words in common, the newest
             if rank > best_rank:

@@ -218,6 +218,9 @@ def mentions(line: str, known_names: Iterable[str] = ()) -> list[Mention]:
                 break
         first_pos, first = run[0]
         lone_start = first_pos in starts
+        if len(run) == 1 and fold(first) in _DEMONYMS and re.match(r"\s+[a-z]", line[first_pos + len(first) :]):
+            i = j
+            continue  # "the Canadian cousins", "two Flemish pieces": a word describing a thing, no name
         if lone_start and (fold(first) in _STARTERS or _verbish(fold(first))):
             run = run[1:]  # "Ordered the …", "Got quartz samples from Kamień": the verb is no name
         elif lone_start and len(run) > 1 and fold(first) in _ROLES_FOLDED:
@@ -348,6 +351,13 @@ def _next_is_noun(text: str, at: int) -> bool:
     return not (w in _FUNCTION or w in _NEVER or w in _VERBS_S or _verbish(w) or DETERMINER.match(w + " "))
 
 
+_DEMONYMS = _words(
+    """canadian american mexican brazilian argentinian australian indian pakistani chinese japanese korean
+    vietnamese thai filipino russian ukrainian polish czech slovak hungarian romanian bulgarian serbian
+    croatian greek turkish italian spanish portuguese french german dutch flemish belgian swiss austrian
+    danish swedish norwegian finnish icelandic irish scottish welsh english british cornish european
+    african nigerian ghanaian kenyan egyptian moroccan lebanese israeli iranian syrian"""
+)
 _QUANTIFIERS = _words("all every each both some any several most few many")
 _ENDS_PHRASE = _words("due each apiece ready")  # "deposits due Friday": the deposits
 
