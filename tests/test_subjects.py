@@ -63,6 +63,9 @@ def test_roles_given_beside_a_name_and_said_alone() -> None:
     assert index.resolve("Piotr") == "piotr-nowak" and index.resolve("Nowak") == "piotr-nowak"
     index.add("piotr-lis", "Piotr Lis")
     index.add("st-brigids-hospice", "St Brigid's Hospice")
+    index.add("owen-pritchard", "Owen Pritchard", ["our election agent"])
+    agent = next(m for m in mentions("Our agent double-checked the limit.") if m.kind == "role")
+    assert index.resolve(agent) == "owen-pritchard"  # a role said shorter later
     assert [index.resolve(m) for m in mentions("St Brigid's dropping off a gazebo.")] == ["st-brigids-hospice"]
     assert index.resolve("Piotr") is None  # two people answer: code never guesses
 
@@ -104,6 +107,8 @@ def test_a_decision_is_about_the_thing_decided_not_a_person() -> None:
         ("We'll go with Riverside Coaches.", True),
         ("Both gates will be staffed, going with Jen's plan.", True),
         ("Committee agreed £2,000 from reserves for the rot repairs.", True),
+        ("Settled: a second, smaller leaflet run of 3,000.", True),
+        ("Settled with the coach: Tomasz starts up front.", True),
         ("Tom agreed to lend us his trailer.", False),  # someone else agreeing decides nothing of ours
         ("The decision is still open.", False),
     ],
@@ -134,6 +139,7 @@ def test_a_decision_is_said_in_several_ways(line: str, decides: bool) -> None:
         ("Eye test at 2, ordered tortoiseshell frames.", "an appointment"),
         ("Weirdly flat all day, launch nerves probably.", "how I feel"),
         ("Fernleaf seats 60, Olu says, wine by the glass at £4.", ""),  # what the venue serves
+        ("Aunt Moira Fitzgerald is keeping the kitty, £85 per adult, kids free.", ""),  # about Moira
         ("Jen Okafor volunteered to lead the marshals, she did the same for the canal walk.", ""),
         ("Washed the car, then snooker on the telly all afternoon.", "free time"),
         ("Jam jars for the preserves stall: 200 ordered.", ""),
@@ -321,6 +327,8 @@ def test_a_decision_about_a_person_names_its_topic_by_its_verb() -> None:
         ("Going with Femi's Yanmar at £2,100, collecting it Sunday in his van.", []),  # a name's thing, not the van
         ("Decision: bronze keel bolts; the shipwright will order them.", ["Keel bolts", "Shipwright"]),
         ("Decision: first print run will be 400 copies.", ["Print run"]),
+        ("Decision: subs go to £6 a week from April.", ["Subs"]),  # never "Subs go"
+        ("Settled: a second, smaller leaflet run of 3,000.", []),  # never "Second"
         ("Decision: first print run of 400 from Clayhill Print.", ["Print run"]),  # "print" is a name's word only capitalised
         ("Committee agreed £2,000 from reserves for the rot repairs.", ["Rot repairs"]),  # the committee decides, it is not decided
     ],

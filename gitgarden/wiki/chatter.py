@@ -50,6 +50,8 @@ def chatter_kind(text: str, domain: frozenset[str] = frozenset()) -> str:
         for m in pattern.finditer(text):
             if why in _ABOUT_SOMEONE and _someone_elses(text, m.start()):
                 continue
+            if why == "family" and re.match(r"\s+[A-Z][^\W\d_]+\s+[A-Z]", text[m.end() :]):
+                continue  # "Aunt Moira Fitzgerald is keeping the kitty": her title, the line is about her
             if domain and content_words(m.group()) <= domain:
                 continue
             if m.group()[:1].islower() or m.start() in starts or why == "family":  # "Called Mum"

@@ -13,7 +13,7 @@ from gitgarden.wiki.subjects import DETERMINER, fold, mentions, noun_phrase, upp
 __all__ = ["decided_thing", "decided_things", "decision_topic", "is_decision"]
 
 _DECISION = re.compile(
-    r"^\s*(?:[-*]\s+)?(?:decisions?\s*[:\-–]|decided\s*[:\-–]|going with\b|go with\b|settled on\b"
+    r"^\s*(?:[-*]\s+)?(?:decisions?\s*[:\-–]|decided\s*[:\-–]|settled\s*[:\-–]|settled with\b|going with\b|go with\b|settled on\b"
     r"|agreed\b|opted for\b)|\b(?:we|i)(?:['’]ve|['’]d| have| had)?\s+(?:finally\s+|now\s+|just\s+)?"
     r"(?:decided|agreed|chose|chosen|settled on|opted for|go with|are going with|will go with)\b"
     r"|\b(?:we|i)['’](?:re|ll) (?:going with|go with)\b|[,;]\s*(?:going with|we['’]ll go with|we go with)\b"
@@ -31,7 +31,7 @@ def is_decision(text: str) -> bool:
 def decided_things(line: str, known_names: Iterable[str] = ()) -> list[str]:
     """What a decision line may decide about, as titles in the order they stand ("Plant sale", "Open
     day"; "the GreenGrow polytunnel": "Polytunnel"): its noun phrases that are not a person's name."""
-    plain = re.sub(r"^\s*(?:decision|decided)\s*[:\-–]\s*", "", line.strip(), flags=re.I)
+    plain = re.sub(r"^\s*(?:decision|decided|settled)\s*[:\-–]\s*|^\s*settled with [^:]{1,40}:\s*", "", line.strip(), flags=re.I)
     we = re.match(
         r"(?:we|i|(?:the\s+)?(?:committee|board|trustees|team|group))(?:['’](?:ve|d|ll)|\s+ha(?:ve|s)|\s+had|\s+will)?\s+(?:finally\s+|now\s+|just\s+)?",
         plain,

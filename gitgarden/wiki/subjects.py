@@ -358,6 +358,7 @@ _DEMONYMS = _words(
     danish swedish norwegian finnish icelandic irish scottish welsh english british cornish european
     african nigerian ghanaian kenyan egyptian moroccan lebanese israeli iranian syrian"""
 )
+_PLAIN_VERBS = _words("go stay come happen arrive begin")  # not "print run", "house move", "unit cost"
 _QUANTIFIERS = _words("all every each both some any several most few many")
 _ENDS_PHRASE = _words("due each apiece ready")  # "deposits due Friday": the deposits
 
@@ -379,12 +380,12 @@ def noun_phrase(text: str, at: int) -> str:
         if f in _ENDS_PHRASE or (not words and re.match(r"\s+(?:the|a|an|our|my|their|his|her|all|every)\s", text[at + m.end() :])):
             break  # "cap the tour": a verb before its object is no part of a phrase
         gerund = not words and _verbish(f) and f.endswith("ing") and (_next_is_verb(text, at + m.end()) or _next_is_noun(text, at + m.end()))
-        ordinal = f in ("first", "last", "next") and not _next_in(text, at + m.end(), _NEVER)  # not "next week"
-        if not words and ((f in _ADJECTIVES and f not in _FUNCTION and (f not in ("first", "last", "next") or ordinal)) or f in _COUNTS):
+        ordinal = f in ("first", "second", "third", "last", "next") and not _next_in(text, at + m.end(), _NEVER)  # not "next week"
+        if not words and ((f in _ADJECTIVES and f not in _FUNCTION and (f not in ("first", "last", "next") or ordinal)) or f in _COUNTS or ordinal):
             continue  # "the old boiler": the boiler; "first print run": the print run
         if f in _FUNCTION or f in _NEVER or (_verbish(f) and not gerund) or f in _STARTERS - {"waiting", "open", "work"}:
             break
-        if _POSSESSIVE.search(w) or (words and f in _VERBS_S):
+        if _POSSESSIVE.search(w) or (words and (f in _VERBS_S or f in _PLAIN_VERBS)):  # "subs go to £6"
             break
         if len(words) == 2 and (w[:1].isupper() or f in _BARE_VERBS):
             break  # "Quartz worktop Calacatta", "Open day set for …": no part of the phrase
@@ -417,7 +418,7 @@ class SubjectIndex:
             if not key:
                 continue
             if key.startswith(("the ", "our ", "my ")):
-                self.roles.setdefault(key.split(" ", 1)[1], set()).add(page)
+                self.add_role(page, key.split(" ", 1)[1])
             self.exact.setdefault(key, set()).add(page)
             self.exact.setdefault(_plural_free(key), set()).add(page)
             owner = re.match(r"(.+?)['’]s\s+\S", key)
@@ -429,7 +430,10 @@ class SubjectIndex:
                     self.parts.setdefault(fold(part), set()).add(page)
 
     def add_role(self, page: str, role: str) -> None:
-        self.roles.setdefault(fold(role), set()).add(page)
+        key = fold(role)
+        self.roles.setdefault(key, set()).add(page)
+        if " " in key:  # "our election agent", later "our agent"
+            self.roles.setdefault(key.split()[-1], set()).add(page)
 
     def resolve(self, mention: Mention | str) -> str | None:
         text = mention.text if isinstance(mention, Mention) else mention
