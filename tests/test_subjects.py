@@ -225,6 +225,18 @@ def test_the_same_thing_counted_again_elsewhere_is_a_change() -> None:
     assert changed_value("Bought 10 chairs for the bar.", "bar", [chairs]) is None  # no cue, another page
 
 
+def test_a_line_naming_its_own_old_value_changes_only_a_line_that_gave_it() -> None:
+    balance = Earlier("2026-03-09#2", "Marcus says £2,340 in the club account after the winter subs.", "marcus")
+    assert changed_value("Marcus wants subs up from £5 to £6 a week.", "marcus", [balance]) is None
+    rate = Earlier("2026-03-01#1", "Subs are £5 a week this season.", "marcus")
+    assert changed_value("Marcus wants subs up from £5 to £6 a week.", "marcus", [balance, rate]) == rate
+
+
+def test_a_bare_weekday_is_no_date_to_move_on_another_page() -> None:
+    registered = Earlier("2026-03-10#2", "Tomasz's league registration went through, eligible from Saturday.", "tomasz")
+    assert changed_value("League email says the QF is now Sun 29 March.", "qf", [registered]) is None
+
+
 def test_progress_on_another_thing_is_no_change() -> None:
     paid = Earlier("2026-03-10#2", "Desmond Okafor says 38 singers have paid, £6,840 in the tour account.", "desmond")
     assert changed_value("Desmond's spreadsheet puts the whole trip at £14,200 with insurance.", "desmond", [paid]) is None

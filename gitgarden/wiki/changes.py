@@ -168,6 +168,8 @@ def changed_value(line: str, page: str, earlier: Iterable[Earlier]) -> Earlier |
             continue
         named = any(d and any(d == v.text or d in v.text or (d.isdigit() and v.text.startswith(d)) for v in old_values) for d in denied)
         named = named or bool(old_marked & {v.text for v in old_values})
+        if old_marked and not named:
+            continue  # "subs up from £5 to £6": the line names the value it changes, and this line has none of it
         shared = len(words & content_words(old.text))
         # "the install's moved to …" names the old line's page ("x-ray-install") as well as its words
         page_named = bool(words & content_words(old.page.replace("-", " ")))
@@ -179,8 +181,9 @@ def changed_value(line: str, page: str, earlier: Iterable[Earlier]) -> Earlier |
         # …" after "Members' deposits due …"), not for an amount: a rent going up is no account's balance.
         old_counted = _counted(old.text)
         # "now at 44 adults" after "38 adults and 11 kids": the same thing counted again, another number
-        recounted = any(n in old_counted and nums != old_counted[n] for n, nums in counted.items())
-        moved = things >= 2 or (thing_shared and "date" in differing) or recounted
+        recounted = any(noun in old_counted and nums != old_counted[noun] for noun, nums in counted.items())
+        dated = any(v.kind == "date" and any(c.isdigit() for c in v.text) for v in old_values)  # not "Saturday" alone
+        moved = things >= 2 or (thing_shared and "date" in differing and dated) or recounted
         if named or same_thing or (cue and (old.page == page or page_named or shared >= 2 or moved)):
             rank = (named, old.page == page, shared, n)  # a value named, the same page, words in common, the newest
             if rank > best_rank:
