@@ -314,6 +314,13 @@ def test_a_decision_the_model_keeps_is_no_chatter_for_a_feeling_word_in_it(proje
     assert any(line in body(project, p.removeprefix("wiki/").removesuffix(".md")) for p in result.created)
 
 
+def test_an_unsure_line_says_what_code_weighed_beside_the_models_score(project: Project) -> None:
+    journal(project, "2026-06-11", "Grey all afternoon in the rehearsal room.")
+    result = garden(project, ScoredModel(0.75))  # 0.45: too close to 0.5 to call
+    [unsure] = result.unread
+    assert unsure["reason"].startswith("unsure: the model's score 0.75, weighed 0.45 (looks like weather),")
+
+
 def test_a_name_given_in_full_counts_for_a_fact(project: Project) -> None:
     journal(project, "2026-08-05", "Marguerite Oyelaran wants the blocking notes typed up.", "The van is parked behind the shop.")
     result = garden(project, ScoredModel(0.45, 0.45))  # threshold 0.5: both just under it

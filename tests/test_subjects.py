@@ -27,6 +27,7 @@ from gitgarden.wiki.subjects import (
         ("Fun run for St Brigid's Hospice confirmed.", ["St Brigid's Hospice"]),  # a saint's, then what
         ("We're at 44, the Canadian cousins are coming.", []),  # a word describing the cousins
         ("Hamish has worked with Carys.", ["Carys"]),  # sentence-first, unknown: no sign of a name yet
+        ("Tomás Ó Briain can do cello tutoring all week.", ["Tomás Ó Briain"]),
         ("Ordered the cabinets from Nordhus Kjøkken, order NK-55817.", ["Nordhus Kjøkken", "NK-55817"]),
         ("Marta Ruiz Gómez at Editorial Alba liked the sample.", ["Marta Ruiz Gómez", "Editorial Alba"]),
         ("Budget for the whole job: 25,000 EUR.", []),  # a sentence's first word, no sign it is a name
@@ -140,6 +141,7 @@ def test_a_decision_is_said_in_several_ways(line: str, decides: bool) -> None:
         ("Weirdly flat all day, launch nerves probably.", "how I feel"),
         ("Fernleaf seats 60, Olu says, wine by the glass at £4.", ""),  # what the venue serves
         ("Aunt Moira Fitzgerald is keeping the kitty, £85 per adult, kids free.", ""),  # about Moira
+        ("Niamh Gallagher wants the final concert on Saturday 8 August.", ""),  # her concert, the project's
         ("Jen Okafor volunteered to lead the marshals, she did the same for the canal walk.", ""),
         ("Washed the car, then snooker on the telly all afternoon.", "free time"),
         ("Jam jars for the preserves stall: 200 ordered.", ""),

@@ -76,11 +76,19 @@ def read_lines(
         elif score >= threshold:
             out.append(Reading(line, "fact", score=score))
         elif score >= threshold - _UNSURE_BAND:
-            out.append(Reading(line, "unsure", f"unsure: the model's score {v.score:.2f} is too close to this model's threshold {threshold:.2f}", score))
+            weighed = f", weighed {score:.2f} ({_weighing(chatter, bonus)})," if round(score, 2) != round(v.score, 2) else ""
+            why = f"unsure: the model's score {v.score:.2f}{weighed} is too close to this model's threshold {threshold:.2f}"
+            out.append(Reading(line, "unsure", why, score))
         else:
             why = chatter or "not about the project"
             out.append(Reading(line, "chatter", f"chatter: {why}", score))
     return out
+
+
+def _weighing(chatter: str, bonus: float) -> str:
+    """What code added to or took off the model's score, in words: "looks like free time"."""
+    said = [f"looks like {chatter}"] if chatter else []
+    return ", ".join(said + ([f"+{bonus:.2f} for its amounts, dates, ids or names"] if bonus else [])) or "weighed"
 
 
 def settled(text: str, domain: frozenset[str] = frozenset()) -> bool:

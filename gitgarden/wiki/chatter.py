@@ -35,7 +35,7 @@ _THEIRS = re.compile(
 _MINE = re.compile(r"\b(?:i|my|me|we|our|us)\b", re.I)
 _SOMEONE_DOES = re.compile(
     r"\b[A-Z][^\W\d_]+(?:\s+[A-Z][^\W\d_]+)?\s+"
-    r"(?:is|was|has|had|can['’]?t|cannot|won['’]t|will|says|said|isn['’]t|wasn['’]t|[a-z]{3,}ed)\b"
+    r"(?:is|was|has|had|can['’]?t|cannot|won['’]t|will|says|said|isn['’]t|wasn['’]t|[a-z]{3,}ed|[a-z]{2,}[^s\W]s)\b"
 )
 
 

@@ -211,7 +211,7 @@ def mentions(line: str, known_names: Iterable[str] = ()) -> list[Mention]:
             if _is_cap(nxt) or (nxt[:1].isupper() and fold(nxt) in ("night", "day", "eve")):
                 run.append(toks[j])  # "Twelfth Night", "Boxing Day": a calendar word inside a name
                 j += 1
-            elif fold(nxt) in ("de", "van", "von", "da", "del", "della", "la", "le", "di", "du", "der", "den", "ter", "bin", "al") and j + 1 < len(toks) and _is_cap(toks[j + 1][1]):
+            elif fold(nxt) in ("de", "van", "von", "da", "del", "della", "la", "le", "di", "du", "der", "den", "ter", "bin", "al", "o", "ni", "nic", "mac", "ap") and j + 1 < len(toks) and _is_cap(toks[j + 1][1]):
                 run.extend([toks[j], toks[j + 1]])
                 j += 2
             else:
