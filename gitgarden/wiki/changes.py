@@ -125,13 +125,11 @@ def _plain_words(text: str) -> set[str]:
     return (content_words(text) | short) - _WEAK
 
 
-_SHORT_FUNCTION = frozenset(
-    "the and but for not nor yet our you her his its who why how any all was are has had did can may now "
-    "one two six ten per via off out too got get let put set say see saw new old due own few "
-    "eur usd gbp pln nok sek dkk chf inr ngn vat inc est etc max min hrs pcs day "
-    "mon tue wed thu fri sat sun jan feb mar apr jun jul aug sep oct nov dec am pm"
-    .split()
-)
+_SHORT_WORDS = """the and but for not nor yet our you her his its who why how any all was are has had did can
+may now one two six ten per via off out too got get let put set say see saw new old due own few eur usd
+gbp pln nok sek dkk chf inr ngn vat inc est etc max min hrs pcs day mon tue wed thu fri sat sun jan feb
+mar apr jun jul aug sep oct nov dec am pm"""
+_SHORT_FUNCTION = frozenset(_SHORT_WORDS.split())  # three-letter words that name no thing
 # Words two lines about different things share as easily as two about one: "an extra week", "an extra
 # rehearsal".
 _WEAK = frozenset({"extra", "more", "less", "whole", "full", "other", "same", "each", "every", "total", "thing", "things", "just", "only"})
