@@ -28,6 +28,7 @@ from gitgarden.wiki.subjects import (
         ("We're at 44, the Canadian cousins are coming.", []),  # a word describing the cousins
         ("Hamish has worked with Carys.", ["Carys"]),  # sentence-first, unknown: no sign of a name yet
         ("Tomás Ó Briain can do cello tutoring all week.", ["Tomás Ó Briain"]),
+        ("Aunt Moira Fitzgerald is keeping the kitty.", ["Moira Fitzgerald"]),  # her title is no part of her name
         ("Ordered the cabinets from Nordhus Kjøkken, order NK-55817.", ["Nordhus Kjøkken", "NK-55817"]),
         ("Marta Ruiz Gómez at Editorial Alba liked the sample.", ["Marta Ruiz Gómez", "Editorial Alba"]),
         ("Budget for the whole job: 25,000 EUR.", []),  # a sentence's first word, no sign it is a name
@@ -142,6 +143,7 @@ def test_a_decision_is_said_in_several_ways(line: str, decides: bool) -> None:
         ("Fernleaf seats 60, Olu says, wine by the glass at £4.", ""),  # what the venue serves
         ("Aunt Moira Fitzgerald is keeping the kitty, £85 per adult, kids free.", ""),  # about Moira
         ("Niamh Gallagher wants the final concert on Saturday 8 August.", ""),  # her concert, the project's
+        ("Hay fever raging, half a box of tissues gone by lunch.", "how I feel"),  # not "a meal"
         ("Jen Okafor volunteered to lead the marshals, she did the same for the canal walk.", ""),
         ("Washed the car, then snooker on the telly all afternoon.", "free time"),
         ("Jam jars for the preserves stall: 200 ordered.", ""),

@@ -223,8 +223,8 @@ def mentions(line: str, known_names: Iterable[str] = ()) -> list[Mention]:
             continue  # "the Canadian cousins", "two Flemish pieces": a word describing a thing, no name
         if lone_start and (fold(first) in _STARTERS or _verbish(fold(first))):
             run = run[1:]  # "Ordered the …", "Got quartz samples from Kamień": the verb is no name
-        elif lone_start and len(run) > 1 and fold(first) in _ROLES_FOLDED:
-            run = run[1:]  # "Landlord Joaquín Beltrán confirmed …": the role is no part of the name
+        elif (lone_start and len(run) > 1 and fold(first) in _ROLES_FOLDED) or (len(run) > 2 and fold(first) in _KIN):
+            run = run[1:]  # "Landlord Joaquín Beltrán confirmed …", "Aunt Moira Fitzgerald": no part of the name
         elif lone_start and len(run) == 1 and not _POSSESSIVE.search(first) and fold(_POSSESSIVE.sub("", first)) not in known:
             run = []  # "Budget for the whole job": a sentence's first word, no sign it is a name
         if run:
@@ -351,6 +351,7 @@ def _next_is_noun(text: str, at: int) -> bool:
     return not (w in _FUNCTION or w in _NEVER or w in _VERBS_S or _verbish(w) or DETERMINER.match(w + " "))
 
 
+_KIN = _words("aunt auntie uncle cousin gran granny grandma grandad grandpa nan nana")
 _DEMONYMS = _words(
     """canadian american mexican brazilian argentinian australian indian pakistani chinese japanese korean
     vietnamese thai filipino russian ukrainian polish czech slovak hungarian romanian bulgarian serbian
