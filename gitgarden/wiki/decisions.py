@@ -10,7 +10,7 @@ from collections.abc import Iterable
 
 from gitgarden.wiki.subjects import DETERMINER, fold, mentions, noun_phrase, upper_first
 
-__all__ = ["decided_thing", "decided_things", "decision_topic", "is_decision"]
+__all__ = ["decided_things", "decision_topic", "is_decision"]
 
 _DECISION = re.compile(
     r"^\s*(?:[-*]\s+)?(?:decisions?\s*[:\-–]|decided\s*[:\-–]|settled\s*[:\-–]|settled with\b|going with\b|go with\b|settled on\b"
@@ -85,12 +85,6 @@ _AS_ROLE = re.compile(r"\b(?:as|for)\s+(?=(?:our|the|a|an|head|lead|new)\b|[a-z]
 _DECISION_TOPICS = (
     (re.compile(r"\b(?:hire|hired|hiring|recruit\w*|take on|takes on|took on|employ|employs|offer(?:ed)? (?:him|her|them) the (?:job|role|post))\b", re.I), "Hiring"),
 )
-
-
-def decided_thing(line: str, known_names: Iterable[str] = ()) -> str:
-    """The first of `decided_things`, or "" when the line names none."""
-    found = decided_things(line, known_names)
-    return found[0] if found else ""
 
 
 # Where the thing decided may start: after a determiner, a possessive, or the verb of deciding.
