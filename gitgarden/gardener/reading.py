@@ -101,6 +101,5 @@ def settled(text: str, domain: frozenset[str] = frozenset()) -> bool:
 
 def _people(offered: Sequence[JournalLine], titles: Iterable[str]) -> set[str]:
     """Folded names of people: each name given in full in the lines or as a title, and its first word."""
-    full = {m.text for ln in offered for m in subjects.mentions(ln.text) if m.kind == "name" and " " in m.text}
-    full |= {t for t in titles if subjects.is_full_name(t)}
+    full = subjects.full_names(ln.text for ln in offered) | {t for t in titles if subjects.is_full_name(t)}
     return {subjects.fold(n) for n in full} | {subjects.fold(n.split()[0]) for n in full}

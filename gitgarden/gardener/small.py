@@ -165,6 +165,7 @@ class _Planner:
     full_names: set[str]  # names of two words or more the lines give ("Kamień Studio", "Chiamaka Eze")
     ids: dict[str, str] = field(default_factory=dict)  # an id (upper case) -> the page its line went to
     titles: dict[str, str] = field(default_factory=dict)  # name -> title of a page this pass creates
+    orders: dict[str, dict[str, int]] = field(default_factory=dict)  # day -> its journal lines' places, read once
 
     def add(self, kind: str, fields: dict[str, object], lines: list[str]) -> None:
         self.out.append(Op(kind, fields, tuple(lines), len(self.out)))
@@ -314,8 +315,9 @@ class _Planner:
         for name, items in self.written.items():
             found += [(d, t, name) for t, d in items if (t, name) not in seen]
         # In the journal's order, so the first line that gave an id is the first one noted.
-        order = {d: _line_order(self.tree, d) for d in {d for d, _t, _n in found}}
-        found.sort(key=lambda x: (x[0], order[x[0]].get(x[1], len(order[x[0]]))))
+        for day in {d for d, _t, _n in found} - self.orders.keys():
+            self.orders[day] = _line_order(self.tree, day)  # asked again for every line of the pass
+        found.sort(key=lambda x: (x[0], self.orders[x[0]].get(x[1], len(self.orders[x[0]]))))
         return [changes.Earlier(d, t, n) for d, t, n in found]
 
 
@@ -330,13 +332,11 @@ def operations(
     beside what they change with an Open line, decided pages, Open questions, skips."""
     index = subjects.SubjectIndex.of(titles)
     known = {w for title, aliases in titles.values() for label in (title, *aliases) for w in label.split()}
-    full_names: set[str] = set()
     for r in readings:
         for m in subjects.mentions(r.line.text):
             if m.kind == "name" and (m.start > 0 or " " in m.text):
                 known.update(m.text.split())
-                if " " in m.text:
-                    full_names.add(m.text)
+    full_names = subjects.full_names(r.line.text for r in readings)
     plan = _Planner(tree, index, known, general, "AGENTS.md" if general_from_agents else "", [], {}, {}, set(), {}, full_names)
     recent = sorted({day for r in readings for day in _days_before(r.line.day)})
     history = plan.earlier(recent) if recent else []

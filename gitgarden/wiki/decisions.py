@@ -12,12 +12,15 @@ from gitgarden.wiki.subjects import DETERMINER, fold, mentions, noun_phrase, upp
 
 __all__ = ["decided_things", "decision_topic", "is_decision"]
 
+# The verbs of deciding and who decides with the writer: one list for "is it a decision" and for
+# "where does the thing decided start".
+_DECIDES = r"decided|agreed|chose|chosen|choose|picked|settled on|opted for|go with|going with"
+_DECIDERS = r"we|i|(?:the\s+)?(?:committee|board|trustees|team|group)|we all|everyone"
 _DECISION = re.compile(
     r"^\s*(?:[-*]\s+)?(?:decisions?\s*[:\-–]|decided\s*[:\-–]|settled\s*[:\-–]|settled with\b|going with\b|go with\b|settled on\b"
-    r"|agreed\b|opted for\b)|\b(?:we|i)(?:['’]ve|['’]d| have| had)?\s+(?:finally\s+|now\s+|just\s+)?"
-    r"(?:decided|agreed|chose|chosen|settled on|opted for|go with|are going with|will go with)\b"
-    r"|\b(?:we|i)['’](?:re|ll) (?:going with|go with)\b|[,;]\s*(?:going with|we['’]ll go with|we go with)\b"
-    r"|\b(?:the\s+)?(?:committee|board|trustees|team|group|we all|everyone)\s+(?:has\s+|have\s+)?(?:agreed|decided|voted|chose|settled on)\b",
+    r"|agreed\b|opted for\b)"
+    rf"|\b(?:{_DECIDERS})(?:['’](?:ve|d|re|ll)|\s+ha(?:ve|s)|\s+had|\s+will|\s+are)?\s+(?:finally\s+|now\s+|just\s+)?(?:{_DECIDES}|voted)\b"
+    r"|[,;]\s*(?:going with|we['’]ll go with|we go with)\b",
     re.I,
 )
 
@@ -32,11 +35,7 @@ def decided_things(line: str, known_names: Iterable[str] = ()) -> list[str]:
     """What a decision line may decide about, as titles in the order they stand ("Plant sale", "Open
     day"; "the GreenGrow polytunnel": "Polytunnel"): its noun phrases that are not a person's name."""
     plain = re.sub(r"^\s*(?:decision|decided|settled)\s*[:\-–]\s*|^\s*settled with [^:]{1,40}:\s*", "", line.strip(), flags=re.I)
-    we = re.match(
-        r"(?:we|i|(?:the\s+)?(?:committee|board|trustees|team|group))(?:['’](?:ve|d|ll)|\s+ha(?:ve|s)|\s+had|\s+will)?\s+(?:finally\s+|now\s+|just\s+)?",
-        plain,
-        re.I,
-    )
+    we = re.match(rf"(?:{_DECIDERS})(?:['’](?:ve|d|ll)|\s+ha(?:ve|s)|\s+had|\s+will)?\s+(?:finally\s+|now\s+|just\s+)?", plain, re.I)
     if we and _AFTER_CUE.match(plain, we.end()):
         plain = plain[we.end() :]  # "We've settled on Hallam Print …": the thing comes after the verb
     plain = _CONDITION.split(plain, maxsplit=1)[0]  # "… if our lawyer is happy": the lawyer is not what is decided
@@ -88,7 +87,7 @@ _DECISION_TOPICS = (
 
 
 # Where the thing decided may start: after a determiner, a possessive, or the verb of deciding.
-_AFTER_CUE = re.compile(r"\b(?:(?:have|had)\s+)?(?:decided|agreed|chose|chosen|choose|go with|going with|picked|settled on|opted for)\s+(?:on\s+|that\s+)?|[^\W\d_]+['’]s\s+", re.I)
+_AFTER_CUE = re.compile(rf"\b(?:(?:have|had)\s+)?(?:{_DECIDES})\s+(?:on\s+|that\s+)?|[^\W\d_]+['’]s\s+", re.I)
 
 
 def _capitalised_from(text: str, at: int, word: str) -> bool:

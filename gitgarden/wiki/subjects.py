@@ -44,6 +44,7 @@ __all__ = [
     "DETERMINER",
     "sentence_starts",
     "is_full_name",
+    "full_names",
 ]
 
 _TOKEN = re.compile(r"[^\W\d_][\w'’.&-]*[\w]|[^\W\d_]")
@@ -312,6 +313,11 @@ def topic_title(line: str) -> str:
         if found:
             return found
     return ""
+
+
+def full_names(texts: Iterable[str]) -> set[str]:
+    """The names of two words or more the lines give ("Kamień Studio", "Chiamaka Eze")."""
+    return {m.text for text in texts for m in mentions(text) if m.kind == "name" and " " in m.text}
 
 
 def is_full_name(label: str) -> bool:
