@@ -549,3 +549,52 @@ def test_an_id_given_again_goes_where_its_first_line_went(project: Project) -> N
     garden(project, answers(FakeModel(), "yes", "yes"))
     assert "BH-2210 reissued" in body(project, "brackenridge-house")
     assert any("£2,500" in ln and "£2,750" in ln for ln in open_lines(project))
+
+
+def test_an_id_on_a_line_about_a_thing_of_its_own_does_not_follow_the_line_before(project: Project) -> None:
+    """"Ordered 50 polo shirts, order SC-55812" after a line about the coach is the shirts' line;
+    "Pitch 3 at Millbrook Park booked, ref MP-7781" is the park's — no page is titled by a ref."""
+    journal(
+        project,
+        "2026-03-12",
+        "Gary Pascoe at Westway Coaches confirmed the 53-seater for the tour.",
+        "Ordered 50 tour polo shirts, order no. SC-55812, £11.40 each.",
+        "Pitch 3 at Millbrook Park booked for Thursday training, £45 a session, ref MP-7781.",
+    )
+    result = garden(project, answers(FakeModel(), "yes", "yes", "yes"))
+    assert result.refusals == [], result.refusals
+    assert "Ordered 50 tour polo shirts" in body(project, "polo-shirts")
+    assert "Pitch 3 at Millbrook Park" in body(project, "millbrook-park")
+    assert not any("sc-55812" in p or "mp-7781" in p for p in result.created), result.created
+
+
+def test_the_festival_is_the_festival_the_journal_names_in_full(project: Project) -> None:
+    journal(project, "2026-05-11", "Pitch confirmed at Kestrel Bay Food Festival: B14, £380 for both days.", "The festival is Sat 30 May and Sun 31 May.")
+    result = garden(project, answers(FakeModel(), "yes", "yes"))
+    assert result.refusals == [], result.refusals
+    assert "The festival is Sat 30 May" in body(project, "festival")
+    assert meta(project, "festival")["aliases"] == ["Kestrel Bay Food Festival"]  # the page answers to its full name
+    journal(project, "2026-05-12", "Kestrel Bay Food Festival wants our hygiene certificate by Friday.")
+    assert garden(project, answers(FakeModel(), "yes")).appended == ["wiki/festival.md"]
+
+
+def test_a_count_that_leads_a_line_is_its_topic(project: Project) -> None:
+    journal(project, "2026-06-08", "38 players signed up so far, strings-heavy as usual.", "Late viola and two more violins, so we're at 41 players now.")
+    result = garden(project, answers(FakeModel(), "yes", "yes"))
+    assert result.refusals == [], result.refusals
+    assert "38 players" in body(project, "players") and "41 players" in body(project, "players")
+    assert any("38 players" in ln and "41 players" in ln for ln in open_lines(project))
+
+
+def test_a_change_to_a_decided_page_is_kept_on_its_own_page_and_asked(project: Project) -> None:
+    """The decided page takes no line, yet the fact is not lost to the map: it goes on its own
+    subject's page, and the Open line says the old value is decided."""
+    journal(project, "2026-09-17", "Going with Rosa Delacroix for manager, she starts 28 Sept.")
+    garden(project, answers(FakeModel()))
+    assert meta(project, "manager")["state"] == "decided"
+    journal(project, "2026-09-18", "Rosa's start moved to 5 Oct, she has to work her notice.")
+    result = garden(project, answers(FakeModel(), "yes"))
+    assert result.refusals == [], result.refusals
+    assert "Rosa's start moved to 5 Oct" in body(project, "rosa")
+    asked = [ln for ln in open_lines(project) if "28 Sept" in ln and "5 Oct" in ln]
+    assert asked and ": it is decided" in asked[0], open_lines(project)

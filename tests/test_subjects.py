@@ -7,9 +7,9 @@ import pytest
 from gitgarden.wiki.changes import Earlier, changed_value, has_change_cue, values
 from gitgarden.wiki.chatter import chatter_kind, domain_words
 from gitgarden.wiki.decisions import decided_things, decision_topic, is_decision
+from gitgarden.wiki.subject_index import SubjectIndex
 from gitgarden.wiki.subjects import (
     Mention,
-    SubjectIndex,
     mentions,
     roles_given,
     topic_title,
@@ -92,7 +92,8 @@ def test_a_line_without_a_name_is_about_its_first_noun_phrase(line: str, topic: 
 def test_a_decision_is_about_the_thing_decided_not_a_person() -> None:
     assert decided_things("Decision: Tomasz does the main works, starting Monday 16 March.", ["Tomasz"])[0] == "Works"
     assert decided_things("Decision: we buy the GreenGrow polytunnel and pay for it from the grant.", ["GreenGrow"])[:2] == ["Polytunnel", "Grant"]
-    assert decided_things("Decision: plant sale at the open day capped at £2 a pot.") == ["Plant sale", "Open day", "Pot"]
+    assert decided_things("Decision: plant sale at the open day capped at £2 a pot.") == ["Plant sale", "Open day"]  # "a pot": a unit
+    assert decided_things("Decision: camp fee is €395 a player, €40 off for a second sibling.") == ["Camp fee"]
     assert decided_things("We've settled on Hallam Print for the flyers, £240.", ["Hallam Print"]) == ["Flyers"]
     assert decided_things("Decision: we go with the coach from Dalby.")[0] == "Coach"
     assert decided_things("Decision: we hire Ananya Krishnan for the backend role.") == ["Backend role"]
@@ -344,7 +345,7 @@ def test_a_decision_about_a_person_names_its_topic_by_its_verb() -> None:
         ("Decision: bronze keel bolts; the shipwright will order them.", ["Keel bolts", "Shipwright"]),
         ("Decision: first print run will be 400 copies.", ["Print run"]),
         ("Decision: subs go to £6 a week from April.", ["Subs"]),  # never "Subs go"
-        ("Settled: a second, smaller leaflet run of 3,000.", []),  # never "Second"
+        ("Settled: a second, smaller leaflet run of 3,000.", ["Leaflet run"]),  # never "Second"
         ("Decision: first print run of 400 from Clayhill Print.", ["Print run"]),  # "print" is a name's word only capitalised
         ("Committee agreed £2,000 from reserves for the rot repairs.", ["Rot repairs"]),  # the committee decides, it is not decided
     ],
@@ -358,3 +359,19 @@ def test_what_a_decision_decides_is_never_its_verb_or_an_aside(line: str, things
 def test_an_ing_word_before_a_noun_names_a_topic() -> None:
     assert topic_title("Packing day Tuesday 1 September, the lorry loads on the 2nd.") == "Packing day"
     assert topic_title("Tasting booked for 3 May.") == "Tasting"
+
+
+def test_a_firm_of_brothers_and_an_id_after_a_word_are_read_apart() -> None:
+    assert [m.text for m in mentions("Going with Bounce Brothers at £340; Gwilym to pay.")] == ["Bounce Brothers"]
+    assert [(m.text, m.kind) for m in mentions("Invoice INV-2207 from Pennyford: £494, 30 days.")] == [("INV-2207", "id"), ("Pennyford", "name")]
+    assert topic_title("38 players signed up so far, strings-heavy as usual.") == "Players"
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["Going with Doyle's 08:15 departure from the school car park.", "Both gates staffed, 4 marshals each, going with Jen's plan."],
+)
+def test_choosing_someones_offer_decides_no_thing_of_its_own(line: str) -> None:
+    """The page is Doyle's or Jen's, never "Car park" or "Plan" (but "Marek's worktop" is the worktop)."""
+    assert decided_things(line, ["Doyle", "Jen"]) == []
+    assert decided_things("Decision: we go with Marek's worktop.", ["Marek"]) == ["Worktop"]

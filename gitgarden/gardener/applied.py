@@ -15,7 +15,7 @@ from gitgarden.wiki import linking, pages
 from gitgarden.wiki.journal import JournalLine
 from gitgarden.wiki.names import unportable_part
 from gitgarden.wiki.placement import Placement
-from gitgarden.wiki.subjects import SubjectIndex
+from gitgarden.wiki.subject_index import SubjectIndex
 from gitgarden.wiki.tree import Entry, Tree, text_of
 
 __all__ = [

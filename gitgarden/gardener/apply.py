@@ -29,7 +29,7 @@ from gitgarden.guard import rules as guard
 from gitgarden.model import llm
 from gitgarden.model.operations import Op
 from gitgarden.wiki import captured, journal, pages, tidy
-from gitgarden.wiki.subjects import SubjectIndex
+from gitgarden.wiki.subject_index import SubjectIndex
 
 if TYPE_CHECKING:
     from gitgarden.gardener.outcome import PassResult

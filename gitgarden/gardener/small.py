@@ -38,6 +38,7 @@ from gitgarden.wiki import changes, decisions, journal, pages, subjects, tidy
 from gitgarden.wiki.chatter import domain_words
 from gitgarden.wiki.facts import pages_citing
 from gitgarden.wiki.journal import JournalLine
+from gitgarden.wiki.subject_index import SubjectIndex
 from gitgarden.wiki.tree import Tree
 
 if TYPE_CHECKING:
@@ -153,7 +154,7 @@ class _Planner:
     """The pages this sort writes to, as it goes: subjects resolved, pages made, bullets written."""
 
     tree: Tree
-    index: subjects.SubjectIndex
+    index: SubjectIndex
     known: set[str]
     general: str
     general_from: str
@@ -201,7 +202,10 @@ class _Planner:
             if page and page != self.resolve(self.general):  # a name before it leads; the catch-all page never does
                 return page, "", [], roles
         if before and found and all(m.kind == "id" and not self.resolve(m.text, "id") for m in found):
-            return before, "", [], roles  # "PO number LB-90412, …" after the job it belongs to
+            topic = subjects.topic_title(text)
+            if not topic or _plural_free(subjects.fold(topic.split()[-1])) in _PAPERWORK:
+                return before, "", [], roles  # "PO number LB-90412, …" after the job it belongs to
+            # "Ordered 50 tour polo shirts, order no. SC-55812": a thing of its own, not the line before's
         # A sentence's first word known only from a title ("Raffle tickets printed …") is no name of
         # its own: the topic it begins is looked for first.
         lone = bool(found) and found[0].start == 0 and found[0].kind == "name" and " " not in found[0].text
@@ -218,8 +222,17 @@ class _Planner:
             page = self.resolve(m.text, m.kind)
             if page:
                 return page, "", [m.text] if m.kind == "name" else [], roles
-        if lead and not names:
-            return "", lead, [], roles
+        # Ids alone, with no page yet, do not title a page while the line names something else: "Hotel
+        # in Ghent holding 26 rooms, ref GH-7730" is the hotel's; "Pitch 3 at Millbrook Park booked
+        # …, ref MP-7781" (a numbered part of a place) the park's.
+        refs_only = bool(names) and all(m.kind == "id" for m in names)
+        place = next((m for m in found if m.kind == "name" and _placed(text, m)), None)
+        numbered = bool(lead) and re.match(rf"\W*{re.escape(lead)}\s+\d", text, re.I) is not None
+        if place and refs_only and (numbered or not lead):
+            page = self.resolve(place.text)
+            return (page, "", [], roles) if page else ("", place.text, [], roles)
+        if lead and (not names or refs_only):
+            return self.topic_home(lead) + (roles,)
         if names:
             m = next((m for m in names if m.kind == "name"), names[0])  # a name before a role or an id
             title = m.text if m.kind != "role" else m.text[:1].upper() + m.text[1:]
@@ -234,9 +247,21 @@ class _Planner:
         topic = subjects.topic_title(text)
         if topic:
             page = self.resolve(topic)
-            return (page, "", [], roles) if page else ("", topic, [], roles)
+            return (page, "", [], roles) if page else self.topic_home(topic) + (roles,)
         page = self.resolve(self.general)
         return (page, "", [], roles) if page else ("", self.general, [], roles)
+
+    def topic_home(self, topic: str) -> tuple[str, str, list[str]]:
+        """(page, title for a new page, aliases) of a topic no page answers to yet. "The festival"
+        where the journal names the Kestrel Bay Food Festival is that festival: a page titled with
+        the line's word, its full name an alias (or that name's page, made earlier this pass)."""
+        key = subjects.fold(topic)
+        fuller = {n for n in self.full_names if " " not in key and subjects.fold(n).split()[-1] == key}
+        if len(fuller) == 1:
+            name = fuller.pop()
+            page = self.resolve(name)
+            return (page, "", []) if page else ("", topic, [name])
+        return "", topic, []
 
     def decision_home(self, line: JournalLine) -> tuple[str, str, list[str], dict[str, str]]:
         """Where a decision goes: the thing decided (the worktop, the polytunnel), never a person's
@@ -330,7 +355,7 @@ def operations(
 ) -> list[Op]:
     """The operations code writes for the readings, in the lines' order: pages and bullets, changes
     beside what they change with an Open line, decided pages, Open questions, skips."""
-    index = subjects.SubjectIndex.of(titles)
+    index = SubjectIndex.of(titles)
     known = {w for title, aliases in titles.values() for label in (title, *aliases) for w in label.split()}
     for r in readings:
         for m in subjects.mentions(r.line.text):
@@ -358,7 +383,11 @@ def operations(
         entry = bullet(line)
         # A decision settles its thing on a page of its own; it is not a change of an earlier value.
         old = None if r.kind == "decision" else changes.changed_value(line.text, name or title, [*history, *plan.earlier([])])
-        if old is not None and old.page:
+        settled_old = old is not None and bool(old.page) and plan.is_decided(old.page)
+        if settled_old and (title or (name and name != old.page and not plan.is_decided(name))):
+            pass  # "Rosa's start moved …" after "Going with Rosa for manager, she starts 28 Sept": the
+            # decided page takes no line, so the change stays on its own page, the question asked
+        elif old is not None and old.page:
             name, title, aliases = old.page, "", []
         if name and plan.is_decided(name) and old is None and r.kind == "fact":
             # "Tickets live on TicketNest" after "Decision: tickets £12": a fact that only extends
@@ -384,7 +413,7 @@ def operations(
         if r.kind != "decision":
             plan.last_home[line.day] = name  # "He …" on the next line: the subject, not the thing decided
         if old is not None:
-            said = f"Which holds? “{old.text}” ({old.id}) or “{line.text}” ({line.day})"
+            said = f"Which holds? “{old.text}” ({old.id}) or “{line.text}” ({line.day})" + (": it is decided" if settled_old else "")
             plan.add("open_question", {"text": " ".join(said.split()), "pages": [name]}, [line.id])
         if r.kind == "decision" and not plan.is_decided(name) and _may_decide(plan, name):
             plan.add("set_state", {"page": name, "state": "decided", "evidence": line.text}, [line.id])
@@ -422,6 +451,18 @@ def _line_order(tree: Tree, day: str) -> dict[str, int]:
     for n, raw in enumerate(text.splitlines()):
         order.setdefault(_LIST_MARK.sub("", raw.strip(), count=1).strip(), n)
     return order
+
+
+# What an id on a line about nothing else is (the paper of the line before's job): "Venue deposit
+# £2,500, invoice BH-2210" follows the venue.
+_PAPERWORK = frozenset(
+    {"deposit", "invoice", "payment", "receipt", "balance", "bill", "order", "ref", "reference", "booking"}
+    | {"confirmation", "number", "quote", "estimate", "fee", "po", "transfer", "instalment", "installment"}
+)
+
+
+def _plural_free(word: str) -> str:
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
 
 
 def _placed(text: str, mention: subjects.Mention) -> bool:

@@ -44,8 +44,15 @@ def decided_things(line: str, known_names: Iterable[str] = ()) -> list[str]:
         return []  # "Going with Femi's Yanmar at £2,100, collecting it in his van": about the Yanmar, a name
     names = {fold(m.text) for m in mentions(plain, known_names) if m.kind == "name"} | {fold(w) for w in known_names}
     cue = _AFTER_CUE.match(plain)  # "go with the coach": the thing starts after the verb
+    cues = {c.end() for c in _AFTER_CUE.finditer(plain) if not _POSSESSIVE_AT.search(c.group())}
+    for m in mentions(plain, known_names):
+        owned = _POSSESSIVE_AT.match(plain, m.start + len(m.text)) if m.kind == "name" and m.start in cues else None
+        thing = noun_phrase(plain, owned.end() + 1) if owned else ""
+        if owned and (not thing or fold(thing) in _SOMEONES):
+            return []  # "Going with Doyle's 08:15 departure", "going with Jen's plan": Doyle's, Jen's
     starts = [cue.end() if cue else 0] + [m.end() for m in _AFTER_CUE.finditer(plain)]
-    starts += [m.end() for m in DETERMINER.finditer(plain)]
+    # "€395 a player", "£2 a pot": a unit an amount is counted in, never the thing decided
+    starts += [m.end() for m in DETERMINER.finditer(plain) if not re.search(r"\d\s*$", plain[: m.start()])]
     starts += [m.end() for m in _AS_ROLE.finditer(plain)]
     named: dict[int, str] = {}  # where a thing begins right after a name of two words: that name
     for m in mentions(plain, known_names):
@@ -88,6 +95,11 @@ _DECISION_TOPICS = (
 
 # Where the thing decided may start: after a determiner, a possessive, or the verb of deciding.
 _AFTER_CUE = re.compile(rf"\b(?:(?:have|had)\s+)?(?:{_DECIDES})\s+(?:on\s+|that\s+)?|[^\W\d_]+['’]s\s+", re.I)
+
+
+_POSSESSIVE_AT = re.compile(r"['’]s\b")
+# What someone offers, not a thing of its own: "Jen's plan" is Jen's ("Marek's worktop" is the worktop).
+_SOMEONES = frozenset(["plan", "idea", "offer", "suggestion", "proposal", "option", "quote", "price", "rate", "version", "choice", "one", "deal", "terms"])
 
 
 def _capitalised_from(text: str, at: int, word: str) -> bool:

@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Iterable
+from dataclasses import dataclass
 
 
 def _words(text: str) -> frozenset[str]:
@@ -35,7 +35,6 @@ __all__ = [
     "fold",
     "is_title",
     "topic_title",
-    "SubjectIndex",
     "PRONOUN_START",
     "upper_first",
     "content_words",
@@ -63,6 +62,9 @@ _NEVER = _words(
     jan feb mar apr jun jul aug sep sept oct nov dec week weekend morning afternoon evening night
     eur usd gbp pln nok sek dkk chf jpy inr ngn vat tbd asap eta pdf am pm
     mum mom dad mother father grandma grandpa granny nan sister brother wife husband baby kids"""
+)
+_CALENDAR = _words(
+    """monday tuesday wednesday thursday friday saturday sunday week weekend morning afternoon evening night"""
 )
 # Sentence-initial words that start a clause rather than name something: a capitalised one of
 # these is never taken for a name (verbs in the past tense and -ing forms are caught by shape).
@@ -100,7 +102,7 @@ _FUNCTION = _words(
 )
 _ADJECTIVES = _words(
     """whole new old final first last next other same big small little full main own
-    draft wrong right extra general overgrown"""
+    draft wrong right extra general overgrown smaller bigger larger cheaper shorter longer"""
 )
 _PLACE_NOUNS = _words(
     """hall church chapel school college hospital road street lane park wood court house centre center
@@ -174,8 +176,8 @@ def _tokens(line: str) -> list[tuple[int, str]]:
 
 def _is_cap(word: str) -> bool:
     f = fold(word)
-    if not word[:1].isupper() or f in _NEVER or (len(f) > 4 and f.endswith("s") and f[:-1] in _NEVER):
-        return False  # "Tuesdays", "Mornings": calendar words in the plural are no names either
+    if not word[:1].isupper() or f in _NEVER or (len(f) > 4 and f.endswith("s") and f[:-1] in _CALENDAR):
+        return False  # "Tuesdays", "Mornings": calendar words in the plural are no names either (but "Bounce Brothers" is)
     if word.isupper() and len(word) <= 2:
         return False  # "DE>EN", "Q1", the "B" of "7B": codes, not names
     return not ("-" in word and len(word.split("-")[0]) < 2)  # "L-shape"
@@ -207,6 +209,8 @@ def mentions(line: str, known_names: Iterable[str] = ()) -> list[Mention]:
             nxt = toks[j][1]
             possessive = "'" in run[-1][1][-2:] or "’" in run[-1][1][-2:]
             saint = fold(run[0][1]) in ("st", "st.", "saint")  # "St Brigid's Hospice": a saint's, then what
+            if any(a <= toks[j][0] < b for a, b in taken):
+                break  # "Invoice INV-2207": the id is a subject of its own, no part of a name
             if gap.strip() not in ("", "&") or (possessive and not (_is_cap(nxt) and (fold(nxt) in _PLACE_NOUNS or saint))):
                 break  # "Tomasz's quote" ends the name; "St Aldhelm's Hall" goes on
             if _is_cap(nxt) or (nxt[:1].isupper() and fold(nxt) in ("night", "day", "eve")):
@@ -303,6 +307,11 @@ def topic_title(line: str) -> str:
     first = noun_phrase(plain, 0)
     if first:
         return first
+    count = re.match(r"(?:about\s+|around\s+)?\d[\d,]*\s+(?=[a-z])", plain)
+    if count:
+        found = noun_phrase(plain, count.end())  # "38 players signed up so far": the players
+        if found:
+            return found
     verb = re.match(r"([^\W\d_]+)\s+(?:\d+\s+)?(?=[a-z])", plain)
     if verb and (fold(verb.group(1)) in _STARTERS or _verbish(fold(verb.group(1)))):
         found = noun_phrase(plain, verb.end())  # "Ordered 50 tour polo shirts, …": the polo shirts
@@ -375,8 +384,10 @@ def noun_phrase(text: str, at: int) -> str:
     adjectives dropped), capitalised."""
     words: list[str] = []
     end = at
+    skipped = False  # an adjective or an ordinal was passed over: "a second, smaller leaflet run"
     for m in re.finditer(r"[^\W\d_][\w'’-]*", text[at:]):
-        if text[end : at + m.start()].strip(" -"):
+        gap = text[end : at + m.start()].strip(" -")
+        if gap and not (skipped and not words and gap == ","):
             break  # punctuation or a number ends the phrase (or keeps one from starting)
         end = at + m.end()
         w = m.group()
@@ -389,6 +400,7 @@ def noun_phrase(text: str, at: int) -> str:
         gerund = not words and _verbish(f) and f.endswith("ing") and (_next_is_verb(text, at + m.end()) or _next_is_noun(text, at + m.end()))
         ordinal = f in ("first", "second", "third", "last", "next") and not _next_in(text, at + m.end(), _NEVER)  # not "next week"
         if not words and ((f in _ADJECTIVES and f not in _FUNCTION and (f not in ("first", "last", "next") or ordinal)) or f in _COUNTS or ordinal):
+            skipped = True
             continue  # "the old boiler": the boiler; "first print run": the print run
         if f in _FUNCTION or f in _NEVER or (_verbish(f) and not gerund) or f in _STARTERS - {"waiting", "open", "work"}:
             break
@@ -405,88 +417,6 @@ def noun_phrase(text: str, at: int) -> str:
         return ""
     title = " ".join(words)
     return title[:1].upper() + title[1:]
-
-
-@dataclass
-class SubjectIndex:
-    """Pages by the ways a line can name them, so a mention resolves to one page across spellings.
-
-    `add(page, title, aliases)` registers a page; `resolve(mention)` answers its page or None, and
-    None too when two pages answer equally (a first name two people share): code never guesses.
-    """
-
-    exact: dict[str, set[str]] = field(default_factory=dict)  # folded title/alias -> pages
-    parts: dict[str, set[str]] = field(default_factory=dict)  # folded first or last name of a person-like title -> pages
-    roles: dict[str, set[str]] = field(default_factory=dict)  # folded role ("electrician") -> pages
-
-    def add(self, page: str, title: str, aliases: Iterable[str] = ()) -> None:
-        for label in (title, page.rsplit("/", 1)[-1].replace("-", " "), *aliases):
-            key = fold(label)
-            if not key:
-                continue
-            if key.startswith(("the ", "our ", "my ")):
-                self.add_role(page, key.split(" ", 1)[1])
-            self.exact.setdefault(key, set()).add(page)
-            self.exact.setdefault(_plural_free(key), set()).add(page)
-            owner = re.match(r"(.+?)['’]s\s+\S", key)
-            if owner and is_full_name(label):  # "St Brigid's" for "St Brigid's Hospice"
-                self.exact.setdefault(owner.group(1), set()).add(page)
-            if is_full_name(label):
-                words = re.findall(r"[^\W\d_]+", label)
-                for part in (words[0], words[-1]):
-                    self.parts.setdefault(fold(part), set()).add(page)
-
-    def add_role(self, page: str, role: str) -> None:
-        key = fold(role)
-        self.roles.setdefault(key, set()).add(page)
-        if " " in key:  # "our election agent", later "our agent"
-            self.roles.setdefault(key.split()[-1], set()).add(page)
-
-    def resolve(self, mention: Mention | str) -> str | None:
-        text = mention.text if isinstance(mention, Mention) else mention
-        kind = mention.kind if isinstance(mention, Mention) else "name"
-        key = fold(text)
-        for table, k in ((self.exact, key), (self.exact, _plural_free(key))):
-            found = table.get(k)
-            if found:
-                return next(iter(found)) if len(found) == 1 else None
-        if kind == "role":
-            found = self.roles.get(key) or self.roles.get(key.split()[-1])
-            return next(iter(found)) if found and len(found) == 1 else None
-        if kind == "name":
-            words = key.split()
-            if len(words) == 1:
-                found = self.parts.get(key)
-                return next(iter(found)) if found and len(found) == 1 else None
-            # "Tomasz Wójcik" when the page is "Tomasz": its first name stands alone as a title.
-            found = self.exact.get(words[0])
-            if found and len(found) == 1:
-                return next(iter(found))
-        return None
-
-    def starting(self, topic: str) -> str | None:
-        """The one page whose title or alias begins with the one-word `topic` ("Tech" for "Tech
-        rehearsal"), else None: a topic said short goes where it was said in full."""
-        key = fold(topic)
-        if not key or " " in key:
-            return None
-        found = {page for label, pages in self.exact.items() if label.startswith(key + " ") for page in pages}
-        return next(iter(found)) if len(found) == 1 else None
-
-    @classmethod
-    def of(cls, titles: Mapping[str, tuple[str, list[str]]]) -> SubjectIndex:
-        """An index of every page, from `tidy.page_titles`: name -> (title, aliases)."""
-        index = cls()
-        for name, (title, aliases) in titles.items():
-            index.add(name, title, aliases)
-        return index
-
-
-def _plural_free(key: str) -> str:
-    words = key.split()
-    if words and len(words[-1]) > 3 and words[-1].endswith("s") and not words[-1].endswith("ss"):
-        words[-1] = words[-1][:-1]
-    return " ".join(words)
 
 
 def content_words(text: str) -> set[str]:

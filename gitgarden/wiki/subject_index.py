@@ -1,0 +1,97 @@
+"""One page per subject across spellings and passes: a mention ("Tomasz", "the electrician",
+"Kestrel Bay Food Festival", "INV-2207") resolved to the page that answers to it — by title, alias,
+a person's first or last name, a role given before, a plural — or to none when two pages answer
+equally (code never guesses). Pure.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+from gitgarden.wiki.subjects import Mention, fold, is_full_name
+
+__all__ = ["SubjectIndex"]
+
+
+@dataclass
+class SubjectIndex:
+    """Pages by the ways a line can name them, so a mention resolves to one page across spellings.
+
+    `add(page, title, aliases)` registers a page; `resolve(mention)` answers its page or None, and
+    None too when two pages answer equally (a first name two people share): code never guesses.
+    """
+
+    exact: dict[str, set[str]] = field(default_factory=dict)  # folded title/alias -> pages
+    parts: dict[str, set[str]] = field(default_factory=dict)  # folded first or last name of a person-like title -> pages
+    roles: dict[str, set[str]] = field(default_factory=dict)  # folded role ("electrician") -> pages
+
+    def add(self, page: str, title: str, aliases: Iterable[str] = ()) -> None:
+        for label in (title, page.rsplit("/", 1)[-1].replace("-", " "), *aliases):
+            key = fold(label)
+            if not key:
+                continue
+            if key.startswith(("the ", "our ", "my ")):
+                self.add_role(page, key.split(" ", 1)[1])
+            self.exact.setdefault(key, set()).add(page)
+            self.exact.setdefault(_plural_free(key), set()).add(page)
+            owner = re.match(r"(.+?)['’]s\s+\S", key)
+            if owner and is_full_name(label):  # "St Brigid's" for "St Brigid's Hospice"
+                self.exact.setdefault(owner.group(1), set()).add(page)
+            if is_full_name(label):
+                words = re.findall(r"[^\W\d_]+", label)
+                for part in (words[0], words[-1]):
+                    self.parts.setdefault(fold(part), set()).add(page)
+
+    def add_role(self, page: str, role: str) -> None:
+        key = fold(role)
+        self.roles.setdefault(key, set()).add(page)
+        if " " in key:  # "our election agent", later "our agent"
+            self.roles.setdefault(key.split()[-1], set()).add(page)
+
+    def resolve(self, mention: Mention | str) -> str | None:
+        text = mention.text if isinstance(mention, Mention) else mention
+        kind = mention.kind if isinstance(mention, Mention) else "name"
+        key = fold(text)
+        for table, k in ((self.exact, key), (self.exact, _plural_free(key))):
+            found = table.get(k)
+            if found:
+                return next(iter(found)) if len(found) == 1 else None
+        if kind == "role":
+            found = self.roles.get(key) or self.roles.get(key.split()[-1])
+            return next(iter(found)) if found and len(found) == 1 else None
+        if kind == "name":
+            words = key.split()
+            if len(words) == 1:
+                found = self.parts.get(key)
+                return next(iter(found)) if found and len(found) == 1 else None
+            # "Tomasz Wójcik" when the page is "Tomasz": its first name stands alone as a title.
+            found = self.exact.get(words[0])
+            if found and len(found) == 1:
+                return next(iter(found))
+        return None
+
+    def starting(self, topic: str) -> str | None:
+        """The one page whose title or alias begins with the one-word `topic` ("Tech" for "Tech
+        rehearsal"), else None: a topic said short goes where it was said in full."""
+        key = fold(topic)
+        if not key or " " in key:
+            return None
+        found = {page for label, pages in self.exact.items() if label.startswith(key + " ") for page in pages}
+        return next(iter(found)) if len(found) == 1 else None
+
+    @classmethod
+    def of(cls, titles: Mapping[str, tuple[str, list[str]]]) -> SubjectIndex:
+        """An index of every page, from `tidy.page_titles`: name -> (title, aliases)."""
+        index = cls()
+        for name, (title, aliases) in titles.items():
+            index.add(name, title, aliases)
+        return index
+
+
+def _plural_free(key: str) -> str:
+    words = key.split()
+    if words and len(words[-1]) > 3 and words[-1].endswith("s") and not words[-1].endswith("ss"):
+        words[-1] = words[-1][:-1]
+    return " ".join(words)
