@@ -598,3 +598,24 @@ def test_a_change_to_a_decided_page_is_kept_on_its_own_page_and_asked(project: P
     assert "Rosa's start moved to 5 Oct" in body(project, "rosa")
     asked = [ln for ln in open_lines(project) if "28 Sept" in ln and "5 Oct" in ln]
     assert asked and ": it is decided" in asked[0], open_lines(project)
+
+
+def test_a_role_agents_md_gives_someone_finds_their_page(project: Project) -> None:
+    """"Niamh is our conductor and Conor our treasurer": "our treasurer" is Conor's page, and "the
+    conductor" makes the page Niamh's lines later find."""
+    write(project.root, "AGENTS.md", "# Youth orchestra\n\nI run the camp; Niamh is our conductor and Conor our treasurer.\n")
+    commit_all(project.root)
+    journal(
+        project,
+        "2026-06-08",
+        "Conor Walsh wants the camp fee fixed by Friday.",
+        "Our treasurer reckons €21,000 all in.",
+        "The conductor wants the strings seated by 09:30 every morning.",
+    )
+    result = garden(project, answers(FakeModel(), "yes", "yes", "yes"))
+    assert result.refusals == [], result.refusals
+    assert "Our treasurer reckons" in body(project, "conor-walsh")
+    assert "The conductor wants" in body(project, "conductor")
+    assert "Niamh" in meta(project, "conductor")["aliases"]
+    journal(project, "2026-06-09", "Niamh Gallagher wants two extra desks of cellos.")
+    assert garden(project, answers(FakeModel(), "yes")).appended == ["wiki/conductor.md"]

@@ -12,6 +12,7 @@ from gitgarden.wiki.subjects import (
     Mention,
     mentions,
     roles_given,
+    roles_said,
     topic_title,
 )
 
@@ -375,3 +376,13 @@ def test_choosing_someones_offer_decides_no_thing_of_its_own(line: str) -> None:
     """The page is Doyle's or Jen's, never "Car park" or "Plan" (but "Marek's worktop" is the worktop)."""
     assert decided_things(line, ["Doyle", "Jen"]) == []
     assert decided_things("Decision: we go with Marek's worktop.", ["Marek"]) == ["Worktop"]
+
+
+def test_who_holds_which_role_as_agents_md_says_it() -> None:
+    said = roles_said("# Youth orchestra I run the camp; Niamh is our conductor and Conor our treasurer.")
+    assert said == {"Niamh": "conductor", "Conor": "treasurer"}
+    assert roles_said("Bethan Morgan is my co-leader, and Marcus Adebayo our business manager.") == {
+        "Bethan Morgan": "co-leader",
+        "Marcus Adebayo": "business manager",
+    }
+    assert roles_said("These are my notes on the fair. My wife Sam and our daughter move too.") == {}

@@ -32,6 +32,7 @@ __all__ = [
     "Mention",
     "mentions",
     "roles_given",
+    "roles_said",
     "fold",
     "is_title",
     "topic_title",
@@ -281,6 +282,26 @@ def roles_given(line: str, names: list[Mention]) -> dict[str, str]:
         last = fold(role.split()[-1]) if role else ""
         if last in _ROLES_FOLDED or (r.group("paren") and len(role.split()) <= 3):
             out[holder] = re.sub(r"^[^\W\d_]+['’]s\s+", "", role)  # "the council's allotments officer" -> "allotments officer"
+    return out
+
+
+# "Niamh is our conductor and Conor our treasurer", "Bethan Morgan is my co-leader": who holds which
+# role, as a person says it about their project (AGENTS.md). Any words may be the role here.
+_NAME_RUN = r"[^\W\d_][\w'’-]*(?:\s+[A-Z][\w'’-]*){0,2}"
+_ROLE_SAID = re.compile(
+    rf"(?:^|(?<=[.;:!?,]\s)|(?<=\band\s)|(?<=\bwhile\s))(?P<name>{_NAME_RUN}),?\s+(?:is\s+|['’]s\s+)?(?:our|my)\s+"
+    r"(?P<role>[a-z][a-z-]*(?:\s+[a-z][a-z-]*){0,2}?)(?=\s*(?:[,.;:!?)]|$|\s+and\b|\s+(?:for|at|on|who)\b))"
+)
+
+
+def roles_said(text: str) -> dict[str, str]:
+    """name -> role for each "X is our Y" (or "…, and X our Y") that `text` says: later lines say
+    "our treasurer" or "the treasurer" for that person."""
+    out: dict[str, str] = {}
+    for m in _ROLE_SAID.finditer(text):
+        name = re.sub(r"^(?:and|while)\s+", "", m.group("name"))  # ", and Marcus Adebayo our …"
+        if name[:1].isupper() and fold(name.split()[0]) not in _NEVER and fold(name.split()[0]) not in _STARTERS:
+            out[name] = m.group("role")
     return out
 
 

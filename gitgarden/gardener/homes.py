@@ -1,0 +1,295 @@
+"""Where small mode writes each line: the page of its subject, found by code (docs/architecture.md,
+"Small mode and full mode").
+
+`Planner` goes through a pass's lines in the journal's order and answers, for each, the page it
+goes on (one that exists, or one this pass makes, with its title and aliases): a name, a role or
+an id resolved across spellings and passes (`SubjectIndex`), a topic the line leads with, an id's
+first page, the line before's subject for "He …", the thing a decision decides. It keeps what the
+pass has written so a later line finds it, and the bullets of recent days so a change finds the
+value it changes.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from gitgarden.model.operations import Op
+from gitgarden.wiki import changes, decisions, journal, pages, subjects, tidy
+from gitgarden.wiki.facts import pages_citing
+from gitgarden.wiki.journal import JournalLine
+from gitgarden.wiki.subject_index import SubjectIndex
+from gitgarden.wiki.tree import Tree
+
+__all__ = ["Planner", "bullets", "LIST_MARK"]
+
+_SUBORDINATE = re.compile(r"\b(?:after|because|since|when|while|until|though|although|as)\b", re.I)
+LIST_MARK = re.compile(r"^(?:[-*+]\s+(?:\[[ xX]\]\s+)?|\d+[.)]\s+)")
+_BULLET_LINE = re.compile(r"^[-*+] (?P<text>.+?) \((?P<day>\d{4}-\d{2}-\d{2})\)\s*$")
+
+
+def bullets(body: str) -> list[tuple[str, str]]:
+    return [(m.group("text"), m.group("day")) for raw in body.splitlines() if (m := _BULLET_LINE.match(raw.strip()))]
+
+
+@dataclass
+class Planner:
+    """The pages this sort writes to, as it goes: subjects resolved, pages made, bullets written."""
+
+    tree: Tree
+    index: SubjectIndex
+    known: set[str]
+    general: str
+    general_from: str
+    out: list[Op]
+    made: dict[str, str]  # folded title -> name of a page this pass creates
+    written: dict[str, list[tuple[str, str]]]  # page name -> (text, day) of bullets written or found
+    decided: set[str]
+    last_home: dict[str, str]  # day -> the page the line before went to
+    full_names: set[str]  # names of two words or more the lines give ("Kamień Studio", "Chiamaka Eze")
+    ids: dict[str, str] = field(default_factory=dict)  # an id (upper case) -> the page its line went to
+    titles: dict[str, str] = field(default_factory=dict)  # name -> title of a page this pass creates
+    orders: dict[str, dict[str, int]] = field(default_factory=dict)  # day -> its journal lines' places, read once
+    said_roles: dict[str, str] = field(default_factory=dict)  # folded role -> name, as AGENTS.md says them, no page yet
+
+    def add(self, kind: str, fields: dict[str, object], lines: list[str]) -> None:
+        self.out.append(Op(kind, fields, tuple(lines), len(self.out)))
+
+    def page_text(self, name: str) -> str | None:
+        return tidy.read_text(self.tree, pages.page_path(name))
+
+    def is_decided(self, name: str) -> bool:
+        if name in self.decided:
+            return True
+        text = self.page_text(name)
+        try:
+            return text is not None and pages.read_meta(text).get("state") == "decided"
+        except pages.PageError:
+            return False
+
+    def home(self, line: JournalLine) -> tuple[str, str, list[str], dict[str, str]]:
+        """(existing or planned page name, title for a new page, aliases, roles given) of a line."""
+        text = line.text
+        found = self.mentions(text)
+        roles = subjects.roles_given(text, found)
+        for name, role in roles.items():
+            page = self.index.resolve(name) or self.made.get(subjects.fold(name))
+            if page:
+                self.index.add_role(page, role)
+        subject_start = re.sub(r"^(?:decision|correction|update|note)\s*[:\-–]\s*", "", text, flags=re.I)
+        before = self.last_home.get(line.day)
+        if before and subjects.PRONOUN_START.match(subject_start) and not any(m.kind == "name" for m in found):
+            return before, "", [], roles  # "He wants …": the line before's subject
+        first_name = next((m.start for m in found if m.kind == "name"), len(text))
+        for m in found:  # an id written before goes where its first line went ("BH-2210 reissued: …")
+            page = (self.resolve(m.text, "id") or self.ids.get(m.text.upper())) if m.kind == "id" and m.start < first_name else None
+            if page and page != self.resolve(self.general):  # a name before it leads; the catch-all page never does
+                return page, "", [], roles
+        if before and found and all(m.kind == "id" and not self.resolve(m.text, "id") for m in found):
+            topic = subjects.topic_title(text)
+            if not topic or _plural_free(subjects.fold(topic.split()[-1])) in _PAPERWORK:
+                return before, "", [], roles  # "PO number LB-90412, …" after the job it belongs to
+            # "Ordered 50 tour polo shirts, order no. SC-55812": a thing of its own, not the line before's
+        # A sentence's first word known only from a title ("Raffle tickets printed …") is no name of
+        # its own: the topic it begins is looked for first.
+        lone = bool(found) and found[0].start == 0 and found[0].kind == "name" and " " not in found[0].text
+        lead = subjects.topic_title(text) if not found or found[0].start > 0 or (lone and not self.resolve(found[0].text)) else ""
+        lead_page = (self.resolve(lead) or self.index.starting(lead)) if lead else None
+        if lead_page:
+            return lead_page, "", [], roles
+        names = [m for m in found if not _placed(text, m)]
+        if lead and names and all(_SUBORDINATE.search(text[: m.start]) for m in names):
+            return "", lead, [], roles  # "Guest list at 120 after Arjun's mum added …": the list's line
+        # A name that opens the line is its subject: it is not passed over for a later one with a page.
+        opening = names[:1] if names and names[0].kind == "name" and names[0].start == 0 else []
+        for m in opening or names or found:
+            page = self.resolve(m.text, m.kind)
+            if page:
+                return page, "", [m.text] if m.kind == "name" else [], roles
+        # Ids alone, with no page yet, do not title a page while the line names something else: "Hotel
+        # in Ghent holding 26 rooms, ref GH-7730" is the hotel's; "Pitch 3 at Millbrook Park booked
+        # …, ref MP-7781" (a numbered part of a place) the park's.
+        refs_only = bool(names) and all(m.kind == "id" for m in names)
+        place = next((m for m in found if m.kind == "name" and _placed(text, m)), None)
+        numbered = bool(lead) and re.match(rf"\W*{re.escape(lead)}\s+\d", text, re.I) is not None
+        if place and refs_only and (numbered or not lead):
+            page = self.resolve(place.text)
+            return (page, "", [], roles) if page else ("", place.text, [], roles)
+        if lead and (not names or refs_only):
+            return self.topic_home(lead) + (roles,)
+        if names:
+            m = next((m for m in names if m.kind == "name"), names[0])  # a name before a role or an id
+            title = m.text if m.kind != "role" else m.text[:1].upper() + m.text[1:]
+            aliases = [f"the {roles[m.text]}"] if m.text in roles else []
+            holder = self.said_roles.get(subjects.fold(m.text)) if m.kind == "role" else None
+            if holder:  # "Our treasurer reckons …" where AGENTS.md says Conor is: Conor's page, to be
+                aliases = list(dict.fromkeys([holder, self.full_name(holder) or holder, f"the {m.text}"]))
+            fuller = self.full_name(title) if m.kind == "name" else ""
+            if fuller:  # "Chiamaka" where the journal says "Chiamaka Eze" too: one page, both names
+                page = self.resolve(fuller)
+                # The title stays the line's own word (a title is grounded in its line); the full name
+                # is its alias, so the page answers to both.
+                return (page, "", [title], roles) if page else ("", title, [fuller, *aliases], roles)
+            return "", title, aliases, roles
+        topic = subjects.topic_title(text)
+        if topic:
+            page = self.resolve(topic)
+            return (page, "", [], roles) if page else self.topic_home(topic) + (roles,)
+        page = self.resolve(self.general)
+        return (page, "", [], roles) if page else ("", self.general, [], roles)
+
+    def topic_home(self, topic: str) -> tuple[str, str, list[str]]:
+        """(page, title for a new page, aliases) of a topic no page answers to yet. "The festival"
+        where the journal names the Kestrel Bay Food Festival is that festival: a page titled with
+        the line's word, its full name an alias (or that name's page, made earlier this pass)."""
+        key = subjects.fold(topic)
+        fuller = {n for n in self.full_names if " " not in key and subjects.fold(n).split()[-1] == key}
+        if len(fuller) == 1:
+            name = fuller.pop()
+            page = self.resolve(name)
+            return (page, "", []) if page else ("", topic, [name])
+        return "", topic, []
+
+    def decision_home(self, line: JournalLine) -> tuple[str, str, list[str], dict[str, str]]:
+        """Where a decision goes: the thing decided (the worktop, the polytunnel), never a person's
+        page — a decided page takes no more lines, and the person goes on having facts."""
+        things = decisions.decided_things(line.text, self.known)
+        if not things:
+            topic = decisions.decision_topic(line.text)
+            if not topic:
+                return self.home(line)
+            things = [topic]
+        for thing in things:  # a thing that has a page already ("the open day"), its head noun too
+            for title in dict.fromkeys((thing, subjects.upper_first(thing.split()[-1]))):
+                page = self.resolve(title, "topic")
+                if page:
+                    return page, "", [], {}
+        return "", things[0], [], {}
+
+    def besides(self, line: JournalLine, decided: str) -> tuple[str, str, list[str]] | None:
+        """(page, title for a new page, aliases) of a name or id the line gives other than the
+        decided page `decided`, or None when it gives none."""
+        found = [m for m in subjects.mentions(line.text, self.known) if m.kind == "id" or (m.kind == "name" and (m.start > 0 or " " in m.text))]
+        for m in found:
+            page = self.resolve(m.text, m.kind)
+            if page and page != decided and not self.is_decided(page):
+                return page, "", []
+        fresh = next((m for m in found if m.kind == "name" and not self.resolve(m.text, m.kind)), None)
+        return ("", fresh.text, []) if fresh is not None else None
+
+    def mentions(self, text: str) -> list[subjects.Mention]:
+        """The line's mentions, with a role AGENTS.md gives someone ("our conductor") among them."""
+        found = subjects.mentions(text, self.known)
+        taken = {m.start for m in found}
+        for role in self.roles_said:
+            for m in re.finditer(rf"\b(?:[Tt]he|[Oo]ur|[Mm]y)\s+({re.escape(role)})\b", text):
+                if m.start(1) not in taken:
+                    found.append(subjects.Mention(m.group(1), "role", m.start(1)))
+        return sorted(found, key=lambda m: m.start)
+
+    @property
+    def roles_said(self) -> set[str]:
+        return set(self.said_roles) | set(self.index.roles)
+
+    def hold_roles(self, said: Mapping[str, str]) -> None:
+        """Register the roles AGENTS.md says people hold: on their pages, or kept until one is made."""
+        for name, role in said.items():
+            page = self.resolve(name) or (self.resolve(self.full_name(name)) if self.full_name(name) else None)
+            if page:
+                self.index.add_role(page, role)
+            else:
+                self.said_roles[subjects.fold(role)] = name
+
+    def note_ids(self, text: str, page: str) -> None:
+        """Remember the page the ids of `text` went to (the first line that gave an id keeps it)."""
+        for m in subjects.mentions(text):
+            if m.kind == "id":
+                self.ids.setdefault(m.text.upper(), page)
+
+    def full_name(self, name: str) -> str:
+        """The one longer name the journal gives that begins or ends with the one-word `name`, or ""."""
+        found = self.longer_names(name)
+        return found.pop() if len(found) == 1 else ""
+
+    def longer_names(self, name: str) -> set[str]:
+        """The longer names the journal gives that begin or end with the one-word `name`."""
+        if " " in name.strip() or not name.strip():
+            return set()
+        key = subjects.fold(name)
+        return {n for n in self.full_names if key in (subjects.fold(n).split()[0], subjects.fold(n).split()[-1])}
+
+    def resolve(self, text: str, kind: str = "name") -> str | None:
+        return self.index.resolve(subjects.Mention(text, kind, 0)) or self.made.get(subjects.fold(text))
+
+    def create(self, title: str, entry: str, line: JournalLine, aliases: list[str]) -> str:
+        name = _slug(title)
+        while pages.page_path(name) in self.tree or name in self.made.values():
+            name += "-2"
+        self.made[subjects.fold(title)] = name
+        self.titles[name] = title
+        for role, holder in list(self.said_roles.items()):
+            said = {subjects.fold(holder), subjects.fold(self.full_name(holder) or holder)}
+            if said & {subjects.fold(x) for x in (title, *aliases)}:  # AGENTS.md's role for this person
+                aliases = [*aliases, f"the {role}"] if f"the {role}" not in aliases else aliases
+                del self.said_roles[role]
+        self.index.add(name, title, aliases)
+        fields: dict[str, object] = {"page": name, "title": title, "body": entry}
+        if title == self.general and self.general_from:
+            fields["title_from"] = self.general_from  # the person's own heading: grounded there, not in the line
+        if aliases:
+            fields["aliases"] = [a for a in aliases if subjects.fold(a) != subjects.fold(title)]
+        self.add("create_page", fields, [line.id])
+        return name
+
+    def earlier(self, days: Sequence[str]) -> list[changes.Earlier]:
+        """Bullets already on the gardener's pages for the recent days, then this pass's, oldest first."""
+        found: list[tuple[str, str, str]] = []
+        for day in days:
+            for path in pages_citing(self.tree, [day]):
+                name = pages.page_name(path)
+                text = tidy.read_text(self.tree, path)
+                if name is None or text is None:
+                    continue
+                found += [(d, t, name) for t, d in bullets(pages.split_frontmatter(text)[1]) if d == day]
+        seen = {(t, n) for _d, t, n in found}
+        for name, items in self.written.items():
+            found += [(d, t, name) for t, d in items if (t, name) not in seen]
+        # In the journal's order, so the first line that gave an id is the first one noted.
+        for day in {d for d, _t, _n in found} - self.orders.keys():
+            self.orders[day] = _line_order(self.tree, day)  # asked again for every line of the pass
+        found.sort(key=lambda x: (x[0], self.orders[x[0]].get(x[1], len(self.orders[x[0]]))))
+        return [changes.Earlier(d, t, n) for d, t, n in found]
+
+
+def _line_order(tree: Tree, day: str) -> dict[str, int]:
+    """Each line of the day's journal file -> its place in the file ({} when the tree has none)."""
+    text = tidy.read_text(tree, journal.day_path(day)) or ""
+    order: dict[str, int] = {}
+    for n, raw in enumerate(text.splitlines()):
+        order.setdefault(LIST_MARK.sub("", raw.strip(), count=1).strip(), n)
+    return order
+
+
+# What an id on a line about nothing else is (the paper of the line before's job): "Venue deposit
+# £2,500, invoice BH-2210" follows the venue.
+_PAPERWORK = frozenset(
+    {"deposit", "invoice", "payment", "receipt", "balance", "bill", "order", "ref", "reference", "booking"}
+    | {"confirmation", "number", "quote", "estimate", "fee", "po", "transfer", "instalment", "installment"}
+)
+
+
+def _plural_free(word: str) -> str:
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
+
+
+def _placed(text: str, mention: subjects.Mention) -> bool:
+    """True for a name that only says where ("… on Mill Road", "at Green Bean"): never a line's home
+    while the line names something else."""
+    before = text[: mention.start].rstrip().rsplit(" ", 1)[-1].lower()
+    return before in ("on", "at", "in", "near", "along", "via")
+
+
+def _slug(title: str) -> str:
+    slug = re.sub(r"[^a-z0-9]+", "-", subjects.fold(title)).strip("-")
+    return slug[:60].strip("-") or "note"
