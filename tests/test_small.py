@@ -619,3 +619,24 @@ def test_a_role_agents_md_gives_someone_finds_their_page(project: Project) -> No
     assert "Niamh" in meta(project, "conductor")["aliases"]
     journal(project, "2026-06-09", "Niamh Gallagher wants two extra desks of cellos.")
     assert garden(project, answers(FakeModel(), "yes")).appended == ["wiki/conductor.md"]
+
+
+def test_a_role_given_after_a_name_finds_the_person_later_also_in_a_decision(project: Project) -> None:
+    journal(
+        project,
+        "2026-03-09",
+        "Ewa Kowalczyk, the school nurse, wants the medical forms back by 1 May.",
+        "Ravi Menon, our DoP, wants the Sony FX6 and a set of primes.",
+    )
+    garden(project, answers(FakeModel(), "yes", "yes"))
+    journal(
+        project,
+        "2026-03-10",
+        "We agreed the nurse comes as our fifth adult.",
+        "The DoP's borrowing a sound kit from his uni for free.",
+    )
+    result = garden(project, answers(FakeModel(), "yes"))
+    assert result.refusals == [] and result.created == [], (result.refusals, result.created)
+    assert "We agreed the nurse comes" in body(project, "ewa-kowalczyk")
+    assert meta(project, "ewa-kowalczyk")["state"] == "open"  # a person goes on taking facts
+    assert "The DoP's borrowing" in body(project, "ravi-menon")

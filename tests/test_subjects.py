@@ -386,3 +386,30 @@ def test_who_holds_which_role_as_agents_md_says_it() -> None:
         "Marcus Adebayo": "business manager",
     }
     assert roles_said("These are my notes on the fair. My wife Sam and our daughter move too.") == {}
+
+
+@pytest.mark.parametrize(
+    ("line", "role"),
+    [
+        ("Rupert Hale, the party-wall surveyor, is serving notice this week.", "party-wall surveyor"),
+        ("Ravi Menon, our DoP, wants the Sony FX6.", "DoP"),  # between commas after a name: a role
+        ("Ewa Kowalczyk, the school nurse, wants the medical forms back.", "school nurse"),
+    ],
+)
+def test_a_role_set_after_a_name_in_any_words(line: str, role: str) -> None:
+    assert list(roles_given(line, mentions(line)).values()) == [role]
+
+
+@pytest.mark.parametrize(
+    ("line", "known", "things"),
+    [
+        ("Decision: Chiara plays Mara, emailing her the full script tonight.", ["Chiara", "Mara"], []),  # about Chiara
+        ("Decision: Low Tide goes to Northern Lights first.", ["Northern", "Lights"], []),  # never "Low Tide goes"
+        ("Decision: Fraser & Sons get the job, the only quote broken down line by line.", ["Fraser"], ["Job", "Only quote"]),
+        ("Decision: no deposit to Callum until planning's granted, and he's fine with that.", ["Callum"], ["Deposit"]),
+        ("Decision: Marlow Road hours 7–3, closed Mondays.", [], ["Marlow Road hours"]),  # a plural, not a verb
+        ("Decision: I redo the Nordvik diagrams myself.", ["Nordvik"], ["Diagrams"]),
+    ],
+)
+def test_a_names_verb_is_no_part_of_what_is_decided(line: str, known: list[str], things: list[str]) -> None:
+    assert decided_things(line, known) == things

@@ -160,6 +160,10 @@ class Planner:
             if not topic:
                 return self.home(line)
             things = [topic]
+        # The role someone holds, first ("We agreed the nurse comes as our fifth adult"): the person's line.
+        page = self.resolve(things[0], "role") if self.index.roles.get(subjects.fold(things[0])) else None
+        if page and not self.is_decided(page):
+            return page, "", [], {}
         for thing in things:  # a thing that has a page already ("the open day"), its head noun too
             for title in dict.fromkeys((thing, subjects.upper_first(thing.split()[-1]))):
                 page = self.resolve(title, "topic")
@@ -180,16 +184,16 @@ class Planner:
 
     def mentions(self, text: str) -> list[subjects.Mention]:
         """The line's mentions, with a role AGENTS.md gives someone ("our conductor") among them."""
-        found = subjects.mentions(text, self.known)
-        taken = {m.start for m in found}
-        for role in self.roles_said:
-            for m in re.finditer(rf"\b(?:[Tt]he|[Oo]ur|[Mm]y)\s+({re.escape(role)})\b", text):
-                if m.start(1) not in taken:
-                    found.append(subjects.Mention(m.group(1), "role", m.start(1)))
-        return sorted(found, key=lambda m: m.start)
+        found = {m.start: m for m in subjects.mentions(text, self.known)}
+        for role in self.known_roles:
+            for m in re.finditer(rf"\b(?:[Tt]he|[Oo]ur|[Mm]y)\s+((?i:{re.escape(role)}))(?:['’]s)?\b", text):
+                if m.start(1) not in found or subjects.fold(found[m.start(1)].text) == subjects.fold(m.group(1)):
+                    found[m.start(1)] = subjects.Mention(m.group(1), "role", m.start(1))  # "the DoP's": a role, no name
+        return sorted(found.values(), key=lambda m: m.start)
 
     @property
-    def roles_said(self) -> set[str]:
+    def known_roles(self) -> set[str]:
+        """The roles a line may name someone by: given beside a name, or said in AGENTS.md."""
         return set(self.said_roles) | set(self.index.roles)
 
     def hold_roles(self, said: Mapping[str, str]) -> None:

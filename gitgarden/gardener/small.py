@@ -153,7 +153,9 @@ def operations(
     """The operations code writes for the readings, in the lines' order: pages and bullets, changes
     beside what they change with an Open line, decided pages, Open questions, skips."""
     index = SubjectIndex.of(titles)
-    known = {w for title, aliases in titles.values() for label in (title, *aliases) for w in label.split()}
+    # Words of names: "the school nurse" is a role, its words no name ("the nurse" is still decided about).
+    labels = [label for title, aliases in titles.values() for label in (title, *aliases) if not re.match(r"(?i)(?:the|our|my)\s", label)]
+    known = {w for label in labels for w in label.split()}
     for r in readings:
         for m in subjects.mentions(r.line.text):
             if m.kind == "name" and (m.start > 0 or " " in m.text):

@@ -54,6 +54,7 @@ def decided_things(line: str, known_names: Iterable[str] = ()) -> list[str]:
     # "€395 a player", "£2 a pot": a unit an amount is counted in, never the thing decided
     starts += [m.end() for m in DETERMINER.finditer(plain) if not re.search(r"\d\s*$", plain[: m.start()])]
     starts += [m.end() for m in _AS_ROLE.finditer(plain)]
+    starts += [m.end() for m in re.finditer(r"^no\s+", plain, re.I)]  # "Decision: no deposit to Callum until …"
     named: dict[int, str] = {}  # where a thing begins right after a name of two words: that name
     for m in mentions(plain, known_names):
         if m.kind == "name" and " " in m.text and plain[m.start + len(m.text) : m.start + len(m.text) + 1] == " ":
@@ -62,6 +63,8 @@ def decided_things(line: str, known_names: Iterable[str] = ()) -> list[str]:
     out: list[str] = []
     for at in sorted(set(starts)):
         title = noun_phrase(plain, at)
+        if title and at in named and _NAME_VERB.match(plain, at) and not re.match(r"\s*\w+ss\b", plain[at:]):
+            continue  # "Low Tide goes to Northern Lights": the name's verb, not its thing
         if title and at in named:  # a name's thing: the name is part of its title, not a reason to drop it
             title = f"{named[at]} {title if title[:2].isupper() else title[:1].lower() + title[1:]}"  # "UI" stays
             out += [title] if title not in out else []
@@ -94,10 +97,12 @@ _DECISION_TOPICS = (
 
 
 # Where the thing decided may start: after a determiner, a possessive, or the verb of deciding.
-_AFTER_CUE = re.compile(rf"\b(?:(?:have|had)\s+)?(?:{_DECIDES})\s+(?:on\s+|that\s+)?|[^\W\d_]+['’]s\s+", re.I)
+_AFTER_CUE = re.compile(rf"\b(?:(?:have|had)\s+)?(?:{_DECIDES})\s+(?:on\s+|that\s+)?|\b(?!(?:he|she|it|that|there|what|who|here)['’])[^\W\d_]+['’]s\s+", re.I)
 
 
 _POSSESSIVE_AT = re.compile(r"['’]s\b")
+# A name's verb in -s, before an object or a place: "Low Tide goes to …", "Chiara plays Mara".
+_NAME_VERB = re.compile(r"\s*[a-z]+s\b(?!['’])\s+(?:[A-Z]|(?:the|a|an|our|my|their|his|her|to)\b)")
 # What someone offers, not a thing of its own: "Jen's plan" is Jen's ("Marek's worktop" is the worktop).
 _SOMEONES = frozenset(["plan", "idea", "offer", "suggestion", "proposal", "option", "quote", "price", "rate", "version", "choice", "one", "deal", "terms"])
 

@@ -85,7 +85,7 @@ PRONOUN_START = re.compile(r"^(?:he|she|they|his|her|their|him|them)\b", re.I)
 # A role given beside a name: "X the electrician", "X, our designer,", "X (treasurer)".
 _ROLE_AFTER = re.compile(
     r"^,?\s*(?:\((?:the\s+|our\s+|my\s+)?(?P<paren>[^\W\d_][^()\n]{1,40}?)\)"
-    r"|,?\s*(?:the|our|my|their)\s+(?P<role>(?:[^\W\d_]+['’]s\s+)?[^\W\d_]+(?:\s+[^\W\d_]+)?)"
+    r"|,?\s*(?:the|our|my|their)\s+(?P<role>(?:[^\W\d_]+['’]s\s+)?[^\W\d_][\w-]*(?:\s+[^\W\d_][\w-]*)?)"
     r"(?=\s*(?:[,;:.)]|$|\s(?:can|will|says|said|sent|rang|is|was|has|had|wants|came|asked|agreed|confirmed|offered|needs)\b)))",
     re.I,
 )
@@ -116,6 +116,7 @@ _VERBISH = re.compile(r"^[a-z]{3,}ed$|^[a-z]{2,}ing$")  # "Aled", "Fred", "Ned":
 _NAMES_LIKE_VERBS = frozenset({"ahmed", "mohammed", "mohamed", "muhammed", "sinead", "reed", "jared"})
 # Verbs in the present that end a noun phrase after its first word: "the piano comes with us",
 # "Maya starts at …", "the lorry loads on the 2nd" (their -s is no plural).
+_PARTICIPLES = _words("broken written taken given chosen driven shown known grown thrown spoken frozen hidden done gone")
 _VERBS_S = _words(
     """comes goes starts stays moves gets takes makes pays needs wants runs opens closes ends begins
     arrives leaves lands ships works looks seems becomes remains keeps holds costs includes loads
@@ -280,7 +281,9 @@ def roles_given(line: str, names: list[Mention]) -> dict[str, str]:
             continue
         role = (r.group("paren") or r.group("role") or "").strip()
         last = fold(role.split()[-1]) if role else ""
-        if last in _ROLES_FOLDED or (r.group("paren") and len(role.split()) <= 3):
+        # "Ravi Menon, our DoP, wants …": a word set between commas after a name is their role
+        apposed = bool(r.group("role")) and after.lstrip().startswith(",") and after[r.end() :].startswith(",")
+        if last in _ROLES_FOLDED or (r.group("paren") and len(role.split()) <= 3) or (apposed and len(role.split()) <= 2):
             out[holder] = re.sub(r"^[^\W\d_]+['’]s\s+", "", role)  # "the council's allotments officer" -> "allotments officer"
     return out
 
@@ -425,8 +428,11 @@ def noun_phrase(text: str, at: int) -> str:
             continue  # "the old boiler": the boiler; "first print run": the print run
         if f in _FUNCTION or f in _NEVER or (_verbish(f) and not gerund) or f in _STARTERS - {"waiting", "open", "work"}:
             break
-        if _POSSESSIVE.search(w) or (words and (f in _VERBS_S or f in _PLAIN_VERBS)):  # "subs go to £6"
+        if _POSSESSIVE.search(w) or (words and (f in _VERBS_S or f in _PLAIN_VERBS or f in _PARTICIPLES)):  # "subs go to £6"
             break
+        verb_next = re.match(r"\s+(?:[A-Z]|(?:the|a|an|our|my|their|his|her|to)\b)", text[at + m.end() :])
+        if words and words[-1][:1].isupper() and w.islower() and f.endswith("s") and not f.endswith(("ss", "us", "is")) and verb_next:
+            break  # "Chiara plays Mara", "Low Tide goes to …": after a name, a word in -s is its verb
         if len(words) == 2 and (w[:1].isupper() or f in _BARE_VERBS):
             break  # "Quartz worktop Calacatta", "Open day set for …": no part of the phrase
         words.append(w)
