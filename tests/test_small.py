@@ -621,6 +621,19 @@ def test_a_role_agents_md_gives_someone_finds_their_page(project: Project) -> No
     assert garden(project, answers(FakeModel(), "yes")).appended == ["wiki/conductor.md"]
 
 
+def test_a_first_name_agents_md_gives_in_full_is_one_person(project: Project) -> None:
+    """AGENTS.md says "Bethan Morgan is my co-leader"; the journal says "Bethan": her page answers
+    to her full name and her role too."""
+    write(project.root, "AGENTS.md", "# Year 8 trip\n\nBethan Morgan is my co-leader and Marcus Adebayo our business manager.\n")
+    commit_all(project.root)
+    journal(project, "2026-03-09", "Bethan wants the risk assessment by 20 March.", "Our business manager says the coach invoice is paid.")
+    result = garden(project, answers(FakeModel(), "yes", "yes"))
+    assert result.refusals == [], result.refusals
+    assert meta(project, "bethan")["aliases"] == ["Bethan Morgan", "the co-leader"]
+    assert "Our business manager says" in body(project, "business-manager")
+    assert meta(project, "business-manager")["aliases"][0] == "Marcus Adebayo"
+
+
 def test_a_role_given_after_a_name_finds_the_person_later_also_in_a_decision(project: Project) -> None:
     journal(
         project,

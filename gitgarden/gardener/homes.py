@@ -233,9 +233,10 @@ class Planner:
         self.made[subjects.fold(title)] = name
         self.titles[name] = title
         for role, holder in list(self.said_roles.items()):
-            said = {subjects.fold(holder), subjects.fold(self.full_name(holder) or holder)}
-            if said & {subjects.fold(x) for x in (title, *aliases)}:  # AGENTS.md's role for this person
-                aliases = [*aliases, f"the {role}"] if f"the {role}" not in aliases else aliases
+            said = {subjects.fold(holder), subjects.fold(self.full_name(holder) or holder), subjects.fold(holder.split()[0])}
+            if said & {subjects.fold(x) for x in (title, *aliases)}:  # AGENTS.md's role for this person,
+                extra = [holder, f"the {role}"]  # and their full name where the journal gives only "Bethan"
+                aliases = [*aliases, *(a for a in extra if subjects.fold(a) not in {subjects.fold(x) for x in (title, *aliases)})]
                 del self.said_roles[role]
         self.index.add(name, title, aliases)
         fields: dict[str, object] = {"page": name, "title": title, "body": entry}

@@ -290,9 +290,9 @@ def roles_given(line: str, names: list[Mention]) -> dict[str, str]:
 
 # "Niamh is our conductor and Conor our treasurer", "Bethan Morgan is my co-leader": who holds which
 # role, as a person says it about their project (AGENTS.md). Any words may be the role here.
-_NAME_RUN = r"[^\W\d_][\w'’-]*(?:\s+[A-Z][\w'’-]*){0,2}"
+_NAME_RUN = r"[^\W\d_a-z][\w'’-]*(?:\s+[A-Z][\w'’-]*){0,2}"
 _ROLE_SAID = re.compile(
-    rf"(?:^|(?<=[.;:!?,]\s)|(?<=\band\s)|(?<=\bwhile\s))(?P<name>{_NAME_RUN}),?\s+(?:is\s+|['’]s\s+)?(?:our|my)\s+"
+    rf"(?:^|(?<=\s))(?P<name>{_NAME_RUN}),?\s+(?:is\s+|['’]s\s+)?(?:our|my)\s+"
     r"(?P<role>[a-z][a-z-]*(?:\s+[a-z][a-z-]*){0,2}?)(?=\s*(?:[,.;:!?)]|$|\s+and\b|\s+(?:for|at|on|who)\b))"
 )
 
@@ -302,7 +302,7 @@ def roles_said(text: str) -> dict[str, str]:
     "our treasurer" or "the treasurer" for that person."""
     out: dict[str, str] = {}
     for m in _ROLE_SAID.finditer(text):
-        name = re.sub(r"^(?:and|while)\s+", "", m.group("name"))  # ", and Marcus Adebayo our …"
+        name = m.group("name")
         if name[:1].isupper() and fold(name.split()[0]) not in _NEVER and fold(name.split()[0]) not in _STARTERS:
             out[name] = m.group("role")
     return out
@@ -398,6 +398,7 @@ _DEMONYMS = _words(
     danish swedish norwegian finnish icelandic irish scottish welsh english british cornish european
     african nigerian ghanaian kenyan egyptian moroccan lebanese israeli iranian syrian"""
 )
+_AFTER_PLURAL = _words("pay get take need want keep cover share bring give make have do sign agree say")
 _PLAIN_VERBS = _words("go stay come happen arrive begin")  # not "print run", "house move", "unit cost"
 _QUANTIFIERS = _words("all every each both some any several most few many")
 _ENDS_PHRASE = _words("due each apiece ready")  # "deposits due Friday": the deposits
@@ -430,6 +431,8 @@ def noun_phrase(text: str, at: int) -> str:
             break
         if _POSSESSIVE.search(w) or (words and (f in _VERBS_S or f in _PLAIN_VERBS or f in _PARTICIPLES)):  # "subs go to £6"
             break
+        if words and f in _AFTER_PLURAL and fold(words[-1]).endswith("s") and not fold(words[-1]).endswith("ss"):
+            break  # "Decision: parents pay £220": a plural's verb ("holiday pay" stays)
         verb_next = re.match(r"\s+(?:[A-Z]|(?:the|a|an|our|my|their|his|her|to)\b)", text[at + m.end() :])
         if words and words[-1][:1].isupper() and w.islower() and f.endswith("s") and not f.endswith(("ss", "us", "is")) and verb_next:
             break  # "Chiara plays Mara", "Low Tide goes to …": after a name, a word in -s is its verb
