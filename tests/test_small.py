@@ -87,7 +87,7 @@ KITCHEN = [
 
 def test_facts_land_on_one_page_per_person_with_chatter_skipped_by_its_kind(project: Project, fake_model: FakeModel) -> None:
     journal(project, "2026-03-02", *KITCHEN)
-    result = garden(project, answers(fake_model, "yes", "yes", "no", "yes", "yes", "yes"))
+    result = garden(project, answers(fake_model, "yes", "yes", "yes", "yes", "yes"))  # the rain is not asked
     assert result.outcome == "pages_written", (result.detail, result.refusals)
     assert result.mode == "small" and result.refusals == []
     # "Tomasz Wójcik", "Tomasz's" and "He" are one person: one page, titled with the full name.
@@ -315,7 +315,7 @@ def test_a_decision_the_model_keeps_is_no_chatter_for_a_feeling_word_in_it(proje
 
 
 def test_an_unsure_line_says_what_code_weighed_beside_the_models_score(project: Project) -> None:
-    journal(project, "2026-06-11", "Grey all afternoon in the rehearsal room.")
+    journal(project, "2026-06-11", "Grey all afternoon in the rehearsal room with Marguerite.")  # a name: asked
     result = garden(project, ScoredModel(0.75))  # 0.45: too close to 0.5 to call
     [unsure] = result.unread
     assert unsure["reason"].startswith("unsure: the model's score 0.75, weighed 0.45 (looks like weather),")
@@ -351,11 +351,13 @@ def test_a_line_code_settles_is_not_sent_to_the_model(project: Project) -> None:
         "Decision: raffle tickets £2 each.",
         "Is the hall free on 12 Sept? Ask Inkwell Press.",
         "Inkwell Press printed 400 tickets, order IP-5521.",
+        "Rain all day, the dog refused to go out.",  # chatter with nothing of a fact in it
     )
     model = ScoredModel(0.9)  # one score: asked more than once, it fails the test
     result = garden(project, model)
     assert len(model.history) == 1 and "IP-5521" in model.history[0][-1]["content"]
     assert result.unread == [] and meta(project, "raffle-tickets")["state"] == "decided"
+    assert [s["reason"] for s in result.skipped] == ["chatter: weather"]
     assert any("Is the hall free on 12 Sept?" in ln for ln in open_lines(project))
 
 
@@ -405,10 +407,10 @@ def test_a_reply_that_is_not_a_word_leaves_the_line_unread_with_the_answer_shown
 
 def test_every_request_shares_one_byte_identical_prefix_and_ends_with_its_line(project: Project, fake_model: FakeModel) -> None:
     journal(project, "2026-03-02", *KITCHEN)
-    garden(project, answers(fake_model, *["yes"] * len(KITCHEN)))
+    garden(project, answers(fake_model, *["yes"] * (len(KITCHEN) - 1)))
     prefixes = {json.dumps(h[:-1]) for h in fake_model.history}
-    assert len(prefixes) == 1 and len(fake_model.history) == len(KITCHEN)
-    assert [h[-1]["content"] for h in fake_model.history] == KITCHEN
+    asked = [line for line in KITCHEN if not line.startswith("Rain")]  # chatter with nothing of a fact: not sent
+    assert len(prefixes) == 1 and [h[-1]["content"] for h in fake_model.history] == asked
 
 
 def test_the_threshold_is_measured_once_per_model_from_labelled_lines() -> None:

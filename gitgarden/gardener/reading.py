@@ -93,10 +93,14 @@ def _weighing(chatter: str, bonus: float) -> str:
 
 def settled(text: str, domain: frozenset[str] = frozenset()) -> bool:
     """Whether code settles a line's kind whatever score the model gives it (`read_lines`): a decision
-    without a look of chatter, or a question that names a subject."""
+    without a look of chatter, a question that names a subject, or the look of chatter with nothing
+    of a fact in it — no amount, date, id or name ("Rain all day, the dog refused to go out")."""
     if decisions.is_decision(text):
         return not chatter_kind(text, domain)
-    return bool(QUESTION.search(text.strip())) and bool(subjects.mentions(text))
+    if QUESTION.search(text.strip()):
+        return bool(subjects.mentions(text))
+    plain = not changes.values(text) and not any(m.kind in ("name", "id") for m in subjects.mentions(text))
+    return plain and bool(chatter_kind(text, domain))
 
 
 def _people(offered: Sequence[JournalLine], titles: Iterable[str]) -> set[str]:
