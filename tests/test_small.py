@@ -230,6 +230,15 @@ def test_a_decision_about_a_person_settles_a_topic_not_the_persons_page(project:
     assert result.refusals == [] and "salary £82,000" in body(project, "ananya-krishnan")
 
 
+def test_a_decision_about_a_work_named_in_quotes_marks_its_page_decided(project: Project) -> None:
+    """'Salt Lines' is a song, not a person: two capitalised words in quotes may be decided."""
+    journal(project, "2026-09-05", "Decision: we open every night with 'Salt Lines' and close on 'Kingfisher'.")
+    result = garden(project, answers(FakeModel(), "yes"))
+    assert result.refusals == [], result.refusals
+    home = next(n for n in ("salt-lines", "kingfisher") if (project.root / "wiki" / f"{n}.md").exists())
+    assert meta(project, home)["state"] == "decided"
+
+
 def test_a_decision_that_lands_on_someones_page_leaves_it_open(project: Project) -> None:
     journal(project, "2026-06-11", "Maya Ortiz visited Colegio Levante with us.", "Decision: Maya starts at Colegio Levante in September.")
     result = garden(project, answers(FakeModel(), "yes", "yes"))

@@ -215,7 +215,7 @@ def operations(
         if old is not None:
             said = f"Which holds? “{old.text}” ({old.id}) or “{line.text}” ({line.day})" + (": it is decided" if settled_old else "")
             plan.add("open_question", {"text": " ".join(said.split()), "pages": [name]}, [line.id])
-        if r.kind == "decision" and not plan.is_decided(name) and _may_decide(plan, name):
+        if r.kind == "decision" and not plan.is_decided(name) and _may_decide(plan, name, line.text):
             plan.add("set_state", {"page": name, "state": "decided", "evidence": line.text}, [line.id])
             plan.decided.add(name)
     for reason, ids in skips.items():
@@ -223,19 +223,28 @@ def operations(
     return plan.out
 
 
-def _may_decide(plan: Planner, name: str) -> bool:
+def _may_decide(plan: Planner, name: str, said: str = "") -> bool:
     """A page of the gardener's (or one this pass makes) may be marked decided; the person's never,
-    nor one about someone (a person or an organisation goes on taking facts after a decision)."""
+    nor one about someone (a person or an organisation goes on taking facts after a decision) — but
+    a work's title the line `said` in quotes is a thing ("we open with 'Salt Lines'")."""
     text = plan.page_text(name)
     try:
         meta = pages.read_meta(text) if text is not None else {}
     except pages.PageError:
         return False
-    if _names_someone(plan, str(meta.get("title") or plan.titles.get(name, ""))):
+    title = str(meta.get("title") or plan.titles.get(name, ""))
+    if _names_someone(plan, title) and not _quoted(title, said):
         return False
     if name in plan.made.values():
         return True
     return pages.is_gardeners(meta) and meta.get("state") in ("open", "hypothesis")
+
+
+def _quoted(title: str, line: str) -> bool:
+    """True when `line` gives `title` in quotes: 'Salt Lines', "Kingfisher", ‘Low Water’."""
+    return bool(title) and any(
+        subjects.fold(m.group(1)) == subjects.fold(title) for m in re.finditer(r"(?<!\w)['‘\"“]([^'’\"”]{2,60})['’\"”](?!\w)", line)
+    )
 
 
 def _names_someone(plan: Planner, title: str) -> bool:

@@ -116,6 +116,19 @@ def _counted(line: str) -> dict[str, set[str]]:
     return out
 
 
+def _recount_cued(line: str, nouns: set[str]) -> bool:
+    """True when a cue word stands by a count of one of `nouns`: "now at 44 adults", "Down to 11 dogs",
+    "at 41 players now" — not "14 dogs in our care and 3 more on the waiting list" (the list's cue)."""
+    for m in re.finditer(r"(?<![\w£€$.,-])(\d[\d,]*)\s+([a-z]{3,})(?:[ -]([a-z]{3,}))?\b", line):
+        if content_words(f"{m.group(2)} {m.group(3) or ''}") & nouns:
+            around = line[max(0, m.start() - 25) : m.end() + 12]
+            if _CUE.search(around) and not re.match(r"\s*(?:more|fewer|extra)\b", line[m.end(1) :]):
+                return True
+            if re.match(r"\s*(?:more|fewer|extra)\s", line[m.end(1) :]):
+                return True  # "two more violins"
+    return False
+
+
 def _plain_words(text: str) -> set[str]:
     """`content_words` of the line without its names: the thing it is about, not who."""
     spans = sorted((m.start, m.start + len(m.text)) for m in mentions(text) if m.kind in ("name", "id"))
@@ -179,7 +192,7 @@ def changed_value(line: str, page: str, earlier: Iterable[Earlier]) -> Earlier |
         # …" after "Members' deposits due …"), not for an amount: a rent going up is no account's balance.
         old_counted = _counted(old.text)
         # "now at 44 adults" after "38 adults and 11 kids": the same thing counted again, another number
-        recounted = any(noun in old_counted and nums != old_counted[noun] for noun, nums in counted.items())
+        recounted = _recount_cued(line, {noun for noun, nums in counted.items() if noun in old_counted and nums != old_counted[noun]})
         dated = any(v.kind == "date" and any(c.isdigit() for c in v.text) for v in old_values)  # not "Saturday" alone
         moved = things >= 2 or (thing_shared and "date" in differing and dated) or recounted
         if named or same_thing or (cue and (old.page == page or page_named or shared >= 2 or moved)):

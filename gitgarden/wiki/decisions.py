@@ -42,6 +42,9 @@ def decided_things(line: str, known_names: Iterable[str] = ()) -> list[str]:
     first = re.split(r"[,;—–]", plain, maxsplit=1)[0]
     if first != plain and any(m.kind == "name" for m in mentions(first, known_names)) and not decided_things(first, known_names):
         return []  # "Going with Femi's Yanmar at £2,100, collecting it in his van": about the Yanmar, a name
+    won = _WON.match(plain)
+    if won and any(m.kind == "name" and m.start == 0 and m.text == won.group("name") for m in mentions(plain, known_names)):
+        return [f"{won.group('name')} {won.group('thing').lower()}"]  # "Fenland get the contract": the Fenland contract
     names = {fold(m.text) for m in mentions(plain, known_names) if m.kind == "name"} | {fold(w) for w in known_names}
     cue = _AFTER_CUE.match(plain)  # "go with the coach": the thing starts after the verb
     cues = {c.end() for c in _AFTER_CUE.finditer(plain) if not _POSSESSIVE_AT.search(c.group())}
@@ -101,6 +104,11 @@ _AFTER_CUE = re.compile(rf"\b(?:(?:have|had)\s+)?(?:{_DECIDES})\s+(?:on\s+|that\
 
 
 _POSSESSIVE_AT = re.compile(r"['’]s\b")
+# Someone given a job, a contract or a gig: the thing decided is theirs, titled with their name.
+_WON = re.compile(
+    r"(?P<name>[A-Z][\w'’&.-]*(?:\s+(?:&\s+)?[A-Z][\w'’.-]*)*)\s+(?:get|gets|got|win|wins|won|land|lands|landed)\s+(?:the\s+)?"
+    r"(?P<thing>job|contract|gig|tender|order|booking|commission)\b"
+)
 # A name's verb in -s, before an object or a place: "Low Tide goes to …", "Chiara plays Mara".
 _NAME_VERB = re.compile(r"\s*[a-z]+s\b(?!['’])\s+(?:[A-Z]|(?:the|a|an|our|my|their|his|her|to)\b)")
 # What someone offers, not a thing of its own: "Jen's plan" is Jen's ("Marek's worktop" is the worktop).

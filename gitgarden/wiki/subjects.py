@@ -99,7 +99,7 @@ _FUNCTION = _words(
     before since until and or but so that which who says said will would can could should may might
     must has have had does did do not no than then as via per up down out off about if when while
     because though also just still now again rather ahead myself yourself himself herself itself ourselves
-    themselves finally already maybe probably eventually"""
+    themselves finally already maybe probably eventually towards toward against between among across through within"""
 )
 _ADJECTIVES = _words(
     """whole new old final first last next other same big small little full main own
@@ -339,6 +339,9 @@ def topic_title(line: str) -> str:
     verb = re.match(r"([^\W\d_]+)\s+(?:\d+\s+)?(?=[a-z])", plain)
     if verb and (fold(verb.group(1)) in _STARTERS or _verbish(fold(verb.group(1)))):
         found = noun_phrase(plain, verb.end())  # "Ordered 50 tour polo shirts, …": the polo shirts
+        rest = plain[verb.end() + len(found) :] if plain[verb.end() :].lower().startswith(found.lower()) else ""
+        if found and " " not in found and fold(verb.group(1)).endswith("ed") and _ITS_VERB.match(rest):
+            return upper_first(f"{verb.group(1).lower()} {found.lower()}")  # "Sponsored walk set for …": an -ed word describing it
         if found:
             return found
     for m in DETERMINER.finditer(plain):
@@ -346,6 +349,9 @@ def topic_title(line: str) -> str:
         if found:
             return found
     return ""
+
+
+_ITS_VERB = re.compile(r"\s+(?:is|was|are|were|set|put|cut|goes|looks|[a-z]+ed)\b")
 
 
 def full_names(texts: Iterable[str]) -> set[str]:
@@ -399,6 +405,7 @@ _DEMONYMS = _words(
     african nigerian ghanaian kenyan egyptian moroccan lebanese israeli iranian syrian"""
 )
 _AFTER_PLURAL = _words("pay get take need want keep cover share bring give make have do sign agree say")
+_COPULA = _words("is was are were goes has")
 _PLAIN_VERBS = _words("go stay come happen arrive begin")  # not "print run", "house move", "unit cost"
 _QUANTIFIERS = _words("all every each both some any several most few many")
 _ENDS_PHRASE = _words("due each apiece ready")  # "deposits due Friday": the deposits
@@ -427,7 +434,8 @@ def noun_phrase(text: str, at: int) -> str:
         if not words and ((f in _ADJECTIVES and f not in _FUNCTION and (f not in ("first", "last", "next") or ordinal)) or f in _COUNTS or ordinal):
             skipped = True
             continue  # "the old boiler": the boiler; "first print run": the print run
-        if f in _FUNCTION or f in _NEVER or (_verbish(f) and not gerund) or f in _STARTERS - {"waiting", "open", "work"}:
+        named_thing = not words and f in _STARTERS and _next_in(text, at + m.end(), _COPULA)  # "Set is 45 minutes"
+        if f in _FUNCTION or f in _NEVER or (_verbish(f) and not gerund) or (f in _STARTERS - {"waiting", "open", "work"} and not named_thing):
             break
         if _POSSESSIVE.search(w) or (words and (f in _VERBS_S or f in _PLAIN_VERBS or f in _PARTICIPLES)):  # "subs go to £6"
             break
