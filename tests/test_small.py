@@ -632,6 +632,33 @@ def test_a_role_agents_md_gives_someone_finds_their_page(project: Project) -> No
     assert garden(project, answers(FakeModel(), "yes")).appended == ["wiki/conductor.md"]
 
 
+def test_a_role_agents_md_gives_leads_a_line_that_names_someone_else_later(project: Project) -> None:
+    write(project.root, "AGENTS.md", "# Fennel & Fig\n\nGraham Whitlock is the landlord; Ferhat Yilmaz is our builder.\n")
+    commit_all(project.root)
+    journal(project, "2026-06-11", "Ferhat Yilmaz quoted £18,600 for the fit-out.", "The landlord wants his written consent before Ferhat touches the extraction flue.")
+    result = garden(project, answers(FakeModel(), "yes", "yes"))
+    assert result.refusals == [], result.refusals
+    assert "The landlord wants" in body(project, "landlord") and "Graham Whitlock" in meta(project, "landlord")["aliases"]
+    assert "The landlord" not in body(project, "ferhat-yilmaz")
+
+
+def test_a_thing_a_firm_is_named_for_is_decided_and_a_name_said_shorter_is_one_page(project: Project) -> None:
+    journal(
+        project,
+        "2026-03-14",
+        "Apex Scaffolding quoted £14,200 for eight weeks, quote AS-5078.",
+        "Grant form in to the Wessex Historic Churches Trust, asking for £25,000.",
+        "Churches Trust panel meets on 20 March.",
+        "We've settled on Apex for the scaffolding even at £16,850, the other firm can't start till June.",
+    )
+    result = garden(project, answers(FakeModel(), "yes", "yes", "yes", "yes"))
+    assert result.refusals == [], result.refusals
+    assert meta(project, "scaffolding")["state"] == "decided"  # "the scaffolding", not Apex Scaffolding's page
+    assert meta(project, "apex-scaffolding")["state"] == "open"
+    assert "Churches Trust panel meets" in body(project, "wessex-historic-churches-trust")
+    assert not (project.root / "wiki" / "churches-trust.md").exists()
+
+
 def test_a_first_name_agents_md_gives_in_full_is_one_person(project: Project) -> None:
     """AGENTS.md says "Bethan Morgan is my co-leader"; the journal says "Bethan": her page answers
     to her full name and her role too."""

@@ -11,8 +11,10 @@ from gitgarden.wiki.subject_index import SubjectIndex
 from gitgarden.wiki.subjects import (
     Mention,
     mentions,
+    noun_phrase,
     roles_given,
     roles_said,
+    said_as_thing,
     topic_title,
 )
 
@@ -396,6 +398,42 @@ def test_who_holds_which_role_as_agents_md_says_it() -> None:
         "Marcus Adebayo": "business manager",
     }
     assert roles_said("These are my notes on the fair. My wife Sam and our daughter move too.") == {}
+    assert roles_said("Graham Whitlock is the landlord; Ferhat Yilmaz is our builder.") == {"Graham Whitlock": "landlord", "Ferhat Yilmaz": "builder"}
+
+
+def test_a_longer_names_tail_is_that_name_said_shorter() -> None:
+    index = SubjectIndex()
+    index.add("wessex-historic-churches-trust", "Wessex Historic Churches Trust")
+    assert index.resolve("Churches Trust") == "wessex-historic-churches-trust"
+    assert index.resolve("Historic Trust") is None
+    index.add("devon-churches-trust", "Devon Churches Trust")
+    assert index.resolve("Churches Trust") is None  # two answer: code never guesses
+
+
+def test_a_word_written_only_in_lower_case_is_a_thing() -> None:
+    assert said_as_thing("Scaffolding", ["We've settled on Apex for the scaffolding."])
+    assert not said_as_thing("Scaffolding", ["Apex Scaffolding quoted £14,200.", "the scaffolding"])
+    assert not said_as_thing("Tomasz", ["Tomasz quoted 19,100 EUR."])
+
+
+@pytest.mark.parametrize(
+    ("line", "known", "things"),
+    [
+        ("We've settled on Apex for the scaffolding even at £16,850, the other firm can't start till June.", ["Apex", "Scaffolding"], ["Scaffolding", "Firm"]),
+        ("Agreed with Ferhat: counter on the window side, seating at the back.", ["Ferhat"], ["Counter", "Window side"]),
+        ("Decision: Fennel & Fig opens 8 till 4, Tuesday to Sunday.", ["Fennel", "Fig"], []),  # never "Fennel & Fig opens"
+        ("Agreed with Hannah: no posed family groups beyond the 8 on her list.", ["Hannah"], ["Family groups"]),  # "her list" is hers
+        ("Decision: we only take small electricals Kwame has checked in at the door.", ["Kwame"], ["Electricals", "Door"]),
+    ],
+)
+def test_what_a_decision_said_plainly_decides(line: str, known: list[str], things: list[str]) -> None:
+    assert decided_things(line, known) == things
+
+
+def test_a_participle_after_a_determiner_describes_the_thing() -> None:
+    assert noun_phrase("the revised quote", 4) == "Quote"
+    assert noun_phrase("the signed contract is in", 4) == "Contract"
+    assert noun_phrase("the scaffolding even at £16,850", 4) == "Scaffolding"
 
 
 @pytest.mark.parametrize(

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -141,8 +142,10 @@ def _fit_to_speed(run: Pass, model: Model) -> None:
 
 
 def premises(agents_md: str, limit: int = 600) -> str:
-    """The start of AGENTS.md, for small mode's short prompt: what the project is about."""
-    text = " ".join(agents_md.split())
+    """The start of AGENTS.md, for small mode's short prompt: what the project is about. A heading
+    ends with a colon, so it never runs into the name that follows ("Fennel & Fig: Graham …")."""
+    headed = re.sub(r"(?m)^#+[ \t]*(.*?)[ \t]*$", lambda m: m.group(1) + (":" if m.group(1) and m.group(1)[-1] not in ".:!?" else ""), agents_md)
+    text = " ".join(headed.split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 

@@ -103,10 +103,14 @@ class Planner:
             return "", lead, [], roles  # "Guest list at 120 after Arjun's mum added …": the list's line
         # A name that opens the line is its subject: it is not passed over for a later one with a page.
         opening = names[:1] if names and names[0].kind == "name" and names[0].start == 0 else []
+        # A role AGENTS.md says someone holds, first, leads ("The landlord wants … before Ferhat …").
+        held = names[0] if names and names[0].kind == "role" and subjects.fold(names[0].text) in self.said_roles else None
         for m in opening or names or found:
             page = self.resolve(m.text, m.kind)
             if page:
                 return page, "", [m.text] if m.kind == "name" else [], roles
+            if m is held:
+                break
         # Ids alone, with no page yet, do not title a page while the line names something else: "Hotel
         # in Ghent holding 26 rooms, ref GH-7730" is the hotel's; "Pitch 3 at Millbrook Park booked
         # …, ref MP-7781" (a numbered part of a place) the park's.
@@ -119,7 +123,7 @@ class Planner:
         if lead and (not names or refs_only):
             return self.topic_home(lead) + (roles,)
         if names:
-            m = next((m for m in names if m.kind == "name"), names[0])  # a name before a role or an id
+            m = held or next((m for m in names if m.kind == "name"), names[0])  # a name before a role or an id
             title = m.text if m.kind != "role" else m.text[:1].upper() + m.text[1:]
             aliases = [f"the {roles[m.text]}"] if m.text in roles else []
             holder = self.said_roles.get(subjects.fold(m.text)) if m.kind == "role" else None

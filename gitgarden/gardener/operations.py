@@ -26,6 +26,7 @@ from gitgarden.wiki import linking, pages
 from gitgarden.wiki.facts import page_facts, pages_citing
 from gitgarden.wiki.journal import day_path
 from gitgarden.wiki.split import split_in_tree
+from gitgarden.wiki.subjects import Mention, said_as_thing
 from gitgarden.wiki.tree import Entry, Tree, file
 
 __all__ = ["Applied", "Refusal", "ApplyContext", "apply_op"]
@@ -52,7 +53,7 @@ def apply_op(op: Op, tree: Tree, ctx: ApplyContext) -> Applied | Refusal:
 
 def _create_page(op: Op, tree: Tree, ctx: ApplyContext) -> Applied | Refusal:
     name = op.get("page")
-    existing = resolve_page(tree, ctx, name) or resolve_page(tree, ctx, op.get("title")) or _same_subject(tree, ctx, op.get("title"))
+    existing = resolve_page(tree, ctx, name) or resolve_page(tree, ctx, op.get("title")) or _same_subject(tree, ctx, op.get("title"), op.lines)
     if existing is not None:
         # Never an overwrite: the same thing again is more text for the page it already has.
         as_append = Op("append", {"page": pages.page_name(existing), "text": op.get("body")}, op.lines, op.index)
@@ -78,12 +79,14 @@ def _create_page(op: Op, tree: Tree, ctx: ApplyContext) -> Applied | Refusal:
     return Applied(op, writes={path: file(text)}, prose=[(path, body)], created=[path])
 
 
-def _same_subject(tree: Tree, ctx: ApplyContext, title: str) -> str | None:
+def _same_subject(tree: Tree, ctx: ApplyContext, title: str, cited: Sequence[str] = ()) -> str | None:
     """The page of the subject `title` names under another spelling ("Tomasz" for "Tomasz Wójcik",
-    "Electricians" for "Electrician"), or None."""
+    "Electricians" for "Electrician"), or None. A word the cited lines write only in lower case
+    ("the scaffolding") is a thing, never the last name of "Apex Scaffolding"."""
     if ctx.subjects is None or not isinstance(title, str):
         return None
-    found = ctx.subjects.resolve(title)
+    common = said_as_thing(title, (ctx.offered[i].text for i in cited if i in ctx.offered))
+    found = ctx.subjects.resolve(Mention(title, "topic" if common else "name", 0))
     return pages.page_path(found) if found is not None and pages.page_path(found) in tree else None
 
 

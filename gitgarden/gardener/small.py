@@ -226,14 +226,15 @@ def operations(
 def _may_decide(plan: Planner, name: str, said: str = "") -> bool:
     """A page of the gardener's (or one this pass makes) may be marked decided; the person's never,
     nor one about someone (a person or an organisation goes on taking facts after a decision) — but
-    a work's title the line `said` in quotes is a thing ("we open with 'Salt Lines'")."""
+    a work's title the line `said` in quotes is a thing ("we open with 'Salt Lines'"), as is a word it
+    says in lower case ("the scaffolding", though "Apex Scaffolding" is a firm)."""
     text = plan.page_text(name)
     try:
         meta = pages.read_meta(text) if text is not None else {}
     except pages.PageError:
         return False
     title = str(meta.get("title") or plan.titles.get(name, ""))
-    if _names_someone(plan, title) and not _quoted(title, said):
+    if _names_someone(plan, title) and not _quoted(title, said) and not subjects.said_as_thing(title, [said]):
         return False
     if name in plan.made.values():
         return True

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from gitgarden.wiki.subjects import DETERMINER, fold, mentions, noun_phrase, upper_first
+from gitgarden.wiki.subjects import DETERMINER, VERBS_S, fold, mentions, noun_phrase, upper_first
 
 __all__ = ["decided_things", "decision_topic", "is_decision"]
 
@@ -34,7 +34,7 @@ def is_decision(text: str) -> bool:
 def decided_things(line: str, known_names: Iterable[str] = ()) -> list[str]:
     """What a decision line may decide about, as titles in the order they stand ("Plant sale", "Open
     day"; "the GreenGrow polytunnel": "Polytunnel"): its noun phrases that are not a person's name."""
-    plain = re.sub(r"^\s*(?:decision|decided|settled)\s*[:\-–]\s*|^\s*settled with [^:]{1,40}:\s*", "", line.strip(), flags=re.I)
+    plain = re.sub(r"^\s*(?:decision|decided|settled)\s*[:\-–]\s*|^\s*(?:settled|agreed|decided) with [^:]{1,40}:\s*", "", line.strip(), flags=re.I)
     we = re.match(rf"(?:{_DECIDERS})(?:['’](?:ve|d|ll)|\s+ha(?:ve|s)|\s+had|\s+will)?\s+(?:finally\s+|now\s+|just\s+)?", plain, re.I)
     if we and _AFTER_CUE.match(plain, we.end()):
         plain = plain[we.end() :]  # "We've settled on Hallam Print …": the thing comes after the verb
@@ -45,7 +45,8 @@ def decided_things(line: str, known_names: Iterable[str] = ()) -> list[str]:
     won = _WON.match(plain)
     if won and any(m.kind == "name" and m.start == 0 and m.text == won.group("name") for m in mentions(plain, known_names)):
         return [f"{won.group('name')} {won.group('thing').lower()}"]  # "Fenland get the contract": the Fenland contract
-    names = {fold(m.text) for m in mentions(plain, known_names) if m.kind == "name"} | {fold(w) for w in known_names}
+    known = {fold(w) for w in known_names}
+    names = {fold(m.text) for m in mentions(plain, known_names) if m.kind == "name"} | known
     cue = _AFTER_CUE.match(plain)  # "go with the coach": the thing starts after the verb
     cues = {c.end() for c in _AFTER_CUE.finditer(plain) if not _POSSESSIVE_AT.search(c.group())}
     for m in mentions(plain, known_names):
@@ -55,7 +56,9 @@ def decided_things(line: str, known_names: Iterable[str] = ()) -> list[str]:
             return []  # "Going with Doyle's 08:15 departure", "going with Jen's plan": Doyle's, Jen's
     starts = [cue.end() if cue else 0] + [m.end() for m in _AFTER_CUE.finditer(plain)]
     # "€395 a player", "£2 a pot": a unit an amount is counted in, never the thing decided
-    starts += [m.end() for m in DETERMINER.finditer(plain) if not re.search(r"\d\s*$", plain[: m.start()])]
+    # … and "her list", "his van": someone's, not a thing of its own
+    starts += [m.end() for m in DETERMINER.finditer(plain) if not re.search(r"\d\s*$", plain[: m.start()]) and not _THEIRS.match(m.group())]
+    starts += [m.end() for m in _WE_DO.finditer(plain)]  # "we only take small electricals": what we take
     starts += [m.end() for m in _AS_ROLE.finditer(plain)]
     starts += [m.end() for m in re.finditer(r"^no\s+", plain, re.I)]  # "Decision: no deposit to Callum until …"
     named: dict[int, str] = {}  # where a thing begins right after a name of two words: that name
@@ -72,13 +75,14 @@ def decided_things(line: str, known_names: Iterable[str] = ()) -> list[str]:
             title = f"{named[at]} {title if title[:2].isupper() else title[:1].lower() + title[1:]}"  # "UI" stays
             out += [title] if title not in out else []
             continue
-        if title and fold(title) in names:
-            continue  # "Going with Bounce Brothers": an organisation's name, not a thing decided
+        a_name = bool(title) and fold(title) in names and (fold(title) not in known or _capitalised_from(plain, at, title.split()[0]))
+        if a_name:
+            continue  # "Going with Bounce Brothers": an organisation's name, not a thing decided ("the scaffolding" is)
         named_first = bool(title) and fold(title.split()[0]) in names and _capitalised_from(plain, at, title.split()[0])
         if title and named_first and len(title.split()) > 1:
             title = upper_first(title.split(" ", 1)[1])  # "the GreenGrow polytunnel": the polytunnel
             named_first = False
-        if title and fold(title) not in names and not named_first and title not in out:
+        if title and not a_name and not named_first and title not in out:
             out.append(title)
     return out
 
@@ -104,13 +108,18 @@ _AFTER_CUE = re.compile(rf"\b(?:(?:have|had)\s+)?(?:{_DECIDES})\s+(?:on\s+|that\
 
 
 _POSSESSIVE_AT = re.compile(r"['’]s\b")
+_THEIRS = re.compile(r"(?i)(?:his|her|their)\s")
+_WE_DO = re.compile(r"^(?:we|I)\s+(?:only\s+|just\s+|will\s+|now\s+)?(?!(?:are|were|will|have|had|can|could|should|may|might|must)\b)[a-z]+\s+(?=[a-z])")
 # Someone given a job, a contract or a gig: the thing decided is theirs, titled with their name.
 _WON = re.compile(
     r"(?P<name>[A-Z][\w'’&.-]*(?:\s+(?:&\s+)?[A-Z][\w'’.-]*)*)\s+(?:get|gets|got|win|wins|won|land|lands|landed)\s+(?:the\s+)?"
     r"(?P<thing>job|contract|gig|tender|order|booking|commission)\b"
 )
 # A name's verb in -s, before an object or a place: "Low Tide goes to …", "Chiara plays Mara".
-_NAME_VERB = re.compile(r"\s*[a-z]+s\b(?!['’])\s+(?:[A-Z]|(?:the|a|an|our|my|their|his|her|to)\b)")
+_NAME_VERB = re.compile(
+    r"\s*[a-z]+s\b(?!['’])\s+(?:[A-Z]|(?:the|a|an|our|my|their|his|her|to)\b)"
+    rf"|\s*(?:{'|'.join(sorted(VERBS_S))})\s+\d"  # "Fennel & Fig opens 8 till 4" (not "Marlow Road hours 7–3")
+)
 # What someone offers, not a thing of its own: "Jen's plan" is Jen's ("Marek's worktop" is the worktop).
 _SOMEONES = frozenset(["plan", "idea", "offer", "suggestion", "proposal", "option", "quote", "price", "rate", "version", "choice", "one", "deal", "terms"])
 

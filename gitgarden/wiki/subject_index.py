@@ -70,6 +70,10 @@ class SubjectIndex:
             found = self.exact.get(words[0])
             if found and len(found) == 1:
                 return next(iter(found))
+            # "Churches Trust" when the page is "Wessex Historic Churches Trust": the name said shorter.
+            found = {page for label, pages in self.exact.items() if label.endswith(" " + key) and is_full_name(label.title()) for page in pages}
+            if len(found) == 1:
+                return next(iter(found))
         return None
 
     def starting(self, topic: str) -> str | None:

@@ -45,6 +45,8 @@ __all__ = [
     "sentence_starts",
     "is_full_name",
     "full_names",
+    "said_as_thing",
+    "VERBS_S",
 ]
 
 _TOKEN = re.compile(r"[^\W\d_][\w'’.&-]*[\w]|[^\W\d_]")
@@ -99,7 +101,7 @@ _FUNCTION = _words(
     before since until and or but so that which who says said will would can could should may might
     must has have had does did do not no than then as via per up down out off about if when while
     because though also just still now again rather ahead myself yourself himself herself itself ourselves
-    themselves finally already maybe probably eventually towards toward against between among across through within"""
+    themselves finally already maybe probably eventually even beyond despite except towards toward against between among across through within"""
 )
 _ADJECTIVES = _words(
     """whole new old final first last next other same big small little full main own
@@ -117,7 +119,7 @@ _NAMES_LIKE_VERBS = frozenset({"ahmed", "mohammed", "mohamed", "muhammed", "sine
 # Verbs in the present that end a noun phrase after its first word: "the piano comes with us",
 # "Maya starts at …", "the lorry loads on the 2nd" (their -s is no plural).
 _PARTICIPLES = _words("broken written taken given chosen driven shown known grown thrown spoken frozen hidden done gone")
-_VERBS_S = _words(
+VERBS_S = _VERBS_S = _words(
     """comes goes starts stays moves gets takes makes pays needs wants runs opens closes ends begins
     arrives leaves lands ships works looks seems becomes remains keeps holds costs includes loads
     sits fits happens lives joins quits"""
@@ -292,13 +294,13 @@ def roles_given(line: str, names: list[Mention]) -> dict[str, str]:
 # role, as a person says it about their project (AGENTS.md). Any words may be the role here.
 _NAME_RUN = r"[^\W\d_a-z][\w'’-]*(?:\s+[A-Z][\w'’-]*){0,2}"
 _ROLE_SAID = re.compile(
-    rf"(?:^|(?<=\s))(?P<name>{_NAME_RUN}),?\s+(?:is\s+|['’]s\s+)?(?:our|my)\s+"
+    rf"(?:^|(?<=\s))(?P<name>{_NAME_RUN}),?\s+(?:(?:is\s+|['’]s\s+)?(?:our|my)|is\s+the)\s+"
     r"(?P<role>[a-z][a-z-]*(?:\s+[a-z][a-z-]*){0,2}?)(?=\s*(?:[,.;:!?)]|$|\s+and\b|\s+(?:for|at|on|who)\b))"
 )
 
 
 def roles_said(text: str) -> dict[str, str]:
-    """name -> role for each "X is our Y" (or "…, and X our Y") that `text` says: later lines say
+    """name -> role for each "X is our Y", "X is the Y" (or "…, and X our Y") that `text` says: later lines say
     "our treasurer" or "the treasurer" for that person."""
     out: dict[str, str] = {}
     for m in _ROLE_SAID.finditer(text):
@@ -354,6 +356,16 @@ def topic_title(line: str) -> str:
 _ITS_VERB = re.compile(r"\s+(?:is|was|are|were|set|put|cut|goes|looks|[a-z]+ed)\b")
 
 
+def said_as_thing(word: str, texts: Iterable[str]) -> bool:
+    """True when the lines write the one word `word` only in lower case ("the scaffolding"): a thing,
+    never the last name of "Apex Scaffolding"."""
+    said = list(texts)
+    if " " in word.strip() or not word.strip():
+        return False
+    lower = any(re.search(rf"\b{re.escape(word.lower())}\b", t) for t in said)
+    return lower and not any(re.search(rf"\b{re.escape(upper_first(word.lower()))}\b", t) for t in said)
+
+
 def full_names(texts: Iterable[str]) -> set[str]:
     """The names of two words or more the lines give ("Kamień Studio", "Chiamaka Eze")."""
     return {m.text for text in texts for m in mentions(text) if m.kind == "name" and " " in m.text}
@@ -406,6 +418,7 @@ _DEMONYMS = _words(
 )
 _AFTER_PLURAL = _words("pay get take need want keep cover share bring give make have do sign agree say")
 _COPULA = _words("is was are were goes has")
+_AFTER_DETERMINER = re.compile(r"\b(?:the|a|an|our|my|their|his|her|its|this|that|no)\s+$", re.I)  # "the revised quote"
 _PLAIN_VERBS = _words("go stay come happen arrive begin")  # not "print run", "house move", "unit cost"
 _QUANTIFIERS = _words("all every each both some any several most few many")
 _ENDS_PHRASE = _words("due each apiece ready")  # "deposits due Friday": the deposits
@@ -429,9 +442,12 @@ def noun_phrase(text: str, at: int) -> str:
             break  # "We've settled …": a pronoun, no thing
         if f in _ENDS_PHRASE or (not words and re.match(r"\s+(?:the|a|an|our|my|their|his|her|all|every)\s", text[at + m.end() :])):
             break  # "cap the tour": a verb before its object is no part of a phrase
-        gerund = not words and _verbish(f) and f.endswith("ing") and (_next_is_verb(text, at + m.end()) or _next_is_noun(text, at + m.end()))
+        gerund = not words and _verbish(f) and f.endswith("ing") and (
+            _next_is_verb(text, at + m.end()) or _next_is_noun(text, at + m.end()) or _AFTER_DETERMINER.search(text, 0, at + m.start()) is not None
+        )  # "the scaffolding": a thing
         ordinal = f in ("first", "second", "third", "last", "next") and not _next_in(text, at + m.end(), _NEVER)  # not "next week"
-        if not words and ((f in _ADJECTIVES and f not in _FUNCTION and (f not in ("first", "last", "next") or ordinal)) or f in _COUNTS or ordinal):
+        described = f.endswith("ed") and _AFTER_DETERMINER.search(text, 0, at + m.start()) is not None and _next_is_noun(text, at + m.end())
+        if not words and ((f in _ADJECTIVES and f not in _FUNCTION and (f not in ("first", "last", "next") or ordinal)) or f in _COUNTS or ordinal or described):
             skipped = True
             continue  # "the old boiler": the boiler; "first print run": the print run
         named_thing = not words and f in _STARTERS and _next_in(text, at + m.end(), _COPULA)  # "Set is 45 minutes"
@@ -444,6 +460,8 @@ def noun_phrase(text: str, at: int) -> str:
         verb_next = re.match(r"\s+(?:[A-Z]|(?:the|a|an|our|my|their|his|her|to)\b)", text[at + m.end() :])
         if words and words[-1][:1].isupper() and w.islower() and f.endswith("s") and not f.endswith(("ss", "us", "is")) and verb_next:
             break  # "Chiara plays Mara", "Low Tide goes to …": after a name, a word in -s is its verb
+        if words and w[:1].isupper() and words[-1].islower():
+            break  # "small electricals Kwame has checked": a name after a thing is no part of it
         if len(words) == 2 and (w[:1].isupper() or f in _BARE_VERBS):
             break  # "Quartz worktop Calacatta", "Open day set for …": no part of the phrase
         words.append(w)
