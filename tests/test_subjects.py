@@ -243,6 +243,23 @@ def test_the_same_thing_counted_again_elsewhere_is_a_change() -> None:
     assert changed_value("14 dogs in our care this week and 3 more on the waiting list.", "dogs", [invoice]) is None
 
 
+def test_the_same_thing_priced_again_elsewhere_is_a_change() -> None:
+    quoted = Earlier("2026-06-02#1", "Dalton Coach Hire quoted £310 for a 16-seat minibus, Friday to Sunday, quote DCH-5581.", "dalton-coach-hire")
+    assert changed_value("The minibus is now £355 for the weekend.", "minibus", [quoted]) == quoted
+    assert changed_value("The minibus fuel is £60.", "minibus", [quoted]) is None  # no cue: another cost
+    hire = Earlier("2026-09-14#1", "Corn Exchange confirmed for Saturday 17 October, hire £420, booking CE-0917.", "corn-exchange")
+    moved = Earlier("2026-09-16#1", "Colin rang: the Corn Exchange double-booked us, so the festival moved to Saturday 24 October.", "colin-price")
+    # The hire priced again is the change, though the line after it moved the date and stands on its page.
+    assert changed_value("The venue manager says the hire is £450 for the new date, due Friday 2 October.", "colin-price", [hire, moved]) == hire
+
+
+def test_an_id_said_wrong_before_is_changed_by_its_correction() -> None:
+    ordered = Earlier("2026-06-04#1", "Replacement poles ordered from Scout Store, order SS-40912, £64.50.", "scout-store")
+    fixed = "Correction: the Scout Store order for the tent poles is SS-40921, I'd swapped the last two digits."
+    assert changed_value(fixed, "scout-store", [ordered]) == ordered
+    assert changed_value("Second order from Scout Store, SS-40913, for mallets.", "scout-store", [ordered]) is None  # a new order
+
+
 def test_a_line_naming_its_own_old_value_changes_only_a_line_that_gave_it() -> None:
     balance = Earlier("2026-03-09#2", "Marcus says £2,340 in the club account after the winter subs.", "marcus")
     assert changed_value("Marcus wants subs up from £5 to £6 a week.", "marcus", [balance]) is None

@@ -129,6 +129,41 @@ def _recount_cued(line: str, nouns: set[str]) -> bool:
     return False
 
 
+def _priced(line: str) -> dict[str, set[str]]:
+    """The things the line gives an amount for: "hire £420", "the hire is £450", "£310 for a 16-seat
+    minibus" -> {hire: {£420}}, {hire: {£450}}, {minibus: {£310}}."""
+    out: dict[str, set[str]] = {}
+    for m in _AMOUNT.finditer(line):
+        amount = _norm(m.group())
+        before = re.search(r"\b([a-z]{3,})\s+(?:(?:is|was|are|were)\s+)?(?:now\s+|only\s+|just\s+)?(?:of\s+|at\s+)?$", line[: m.start()])
+        after = re.match(r"\s+(?:for|on)\s+(?:the\s+|a\s+|an\s+|our\s+)?(?:[\w-]+\s+)?([a-z]{3,})\b", line[m.end() :])
+        for found in (before, after):
+            if found is None or found.group(1).endswith("ed") or found.group(1) in _PRICE_VERBS:
+                continue  # "quoted £310", "costs £40": a verb, not the thing
+            for noun in content_words(found.group(1)):
+                out.setdefault(noun, set()).add(amount)
+    return out
+
+
+def _near_id(line: str, old: str) -> bool:
+    """True when `line` corrects an id `old` gave, said with a cue of its own ("Correction: … is
+    SS-40921, I'd swapped the last two digits" after "order SS-40912"): the same shape, the digits
+    swapped or one or two of them changed."""
+    if not _ID_FIX.search(line):
+        return False
+    ids = [m.text for m in mentions(line) if m.kind == "id"]
+    for a in ids:
+        for b in (m.text for m in mentions(old) if m.kind == "id"):
+            same_shape = a != b and len(a) == len(b) and re.sub(r"\d", "0", a) == re.sub(r"\d", "0", b)
+            if same_shape and (sorted(a) == sorted(b) or sum(x != y for x, y in zip(a, b, strict=True)) <= 2):
+                return True
+    return False
+
+
+_PRICE_VERBS = frozenset({"cost", "costs", "pay", "pays", "paying", "comes", "says", "charge", "charges", "wants", "asks", "offers"})
+_ID_FIX = re.compile(r"\b(?:correction|corrected|should have|wrong|swapped|typo|misread|copied|not\s+\d)", re.I)
+
+
 def _plain_words(text: str) -> set[str]:
     """`content_words` of the line without its names: the thing it is about, not who."""
     spans = sorted((m.start, m.start + len(m.text)) for m in mentions(text) if m.kind in ("name", "id"))
@@ -157,7 +192,7 @@ def changed_value(line: str, page: str, earlier: Iterable[Earlier]) -> Earlier |
     beside a word of the same thing (not a name). Otherwise two lines with other numbers are progress,
     not a change."""
     new = values(line)
-    if not new:
+    if not new and not _ID_FIX.search(line):
         return None
     cue = has_change_cue(line)
     denied = _denied(line)
@@ -165,10 +200,18 @@ def changed_value(line: str, page: str, earlier: Iterable[Earlier]) -> Earlier |
     words = content_words(line)
     plain = _plain_words(line)
     counted = _counted(line)
+    priced = _priced(line)
     best: Earlier | None = None
-    best_rank: tuple[bool, bool, int, int] = (False, False, -1, -1)
+    best_rank: tuple[bool, bool, bool, int, int] = (False, False, False, -1, -1)
     for n, old in enumerate(earlier):
         if old.text == line:
+            continue
+        if _near_id(line, old.text):
+            rank = (True, False, old.page == page, len(words & content_words(old.text)), n)  # an id said wrong before
+            if rank > best_rank:
+                best, best_rank = old, rank
+            continue
+        if not new:
             continue
         old_values = values(old.text)
         kinds = {v.kind for v in new} & {v.kind for v in old_values}
@@ -194,9 +237,13 @@ def changed_value(line: str, page: str, earlier: Iterable[Earlier]) -> Earlier |
         # "now at 44 adults" after "38 adults and 11 kids": the same thing counted again, another number
         recounted = _recount_cued(line, {noun for noun, nums in counted.items() if noun in old_counted and nums != old_counted[noun]})
         dated = any(v.kind == "date" and any(c.isdigit() for c in v.text) for v in old_values)  # not "Saturday" alone
-        moved = things >= 2 or (thing_shared and "date" in differing and dated) or recounted
+        old_priced = _priced(old.text)
+        # "The minibus is now £355" after "£310 for a 16-seat minibus": the same thing priced again
+        repriced = any(noun in old_priced and amounts != old_priced[noun] for noun, amounts in priced.items())
+        moved = things >= 2 or (thing_shared and "date" in differing and dated) or recounted or repriced
         if named or same_thing or (cue and (old.page == page or page_named or shared >= 2 or moved)):
-            rank = (named, old.page == page, shared, n)  # a value named, the same page, words in common, the newest
+            # a value named, the same thing valued again, the same page, words in common, the newest
+            rank = (named, repriced or recounted, old.page == page, shared, n)
             if rank > best_rank:
                 best, best_rank = old, rank
     return best

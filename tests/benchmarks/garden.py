@@ -59,6 +59,7 @@ class Score:
     off_subject: list[str] = field(default_factory=list)  # facts not on their subject's page: id, where, wanted
     corrections: int = 0
     surfaced: int = 0
+    unasked: list[str] = field(default_factory=list)  # the changes no Open line quotes with their old line
     decisions: int = 0
     decided: int = 0
     unread_reason: int = 0
@@ -156,7 +157,10 @@ def score(journal: Path, root: Path, runs: list[dict[str, Any]]) -> Score:
         if line.get("corrects"):
             s.corrections += 1
             old = next(x["text"] for x in key["line"] if x["id"] == line["corrects"])
-            s.surfaced += any(old in ol and text in ol for ol in open_part.splitlines())
+            asked = any(old in ol and text in ol for ol in open_part.splitlines())
+            s.surfaced += asked
+            if not asked:
+                s.unasked.append(f"{line['id']} “{text}” changes “{old}”")
     for name, spellings in subjects.items():
         if kinds.get(name) != "person":
             continue

@@ -8,8 +8,8 @@ together with a real model, minutes a journal; this measures code's half alone, 
 labelled journal is gardened in one pass with a scripted reader that answers every line by its key
 (a fact, decision or question "yes" with P(yes) 0.95, chatter "no" with 0.05), and the garden is
 scored as `garden.py` scores it. What it still misses is code's (subjects, titles, changes,
-decisions), not the model's. `--lines` prints each line it put off its subject's page, and any
-decision line whose page is not decided.
+decisions), not the model's. `--lines` prints each line it put off its subject's page, each change
+no Open line quotes with the line it changes, and any decision line whose page is not decided.
 """
 
 from __future__ import annotations
@@ -82,6 +82,8 @@ def main(argv: list[str] | None = None) -> int:
             if args.lines:
                 for miss in s.off_subject:
                     print(f"    off subject: {miss}")
+                for miss in s.unasked:
+                    print(f"    change not asked: {miss}")
                 found = read_pages(root)
                 for line in key["line"]:
                     homes = [h for h, (_m, body) in found.items() if h != "index" and line["text"] in body]
