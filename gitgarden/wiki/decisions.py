@@ -39,7 +39,7 @@ def decided_things(line: str, known_names: Iterable[str] = ()) -> list[str]:
     if we and _AFTER_CUE.match(plain, we.end()):
         plain = plain[we.end() :]  # "We've settled on Hallam Print …": the thing comes after the verb
     plain = _CONDITION.split(plain, maxsplit=1)[0]  # "… if our lawyer is happy": the lawyer is not what is decided
-    first = re.split(r"[,;—–]", plain, maxsplit=1)[0]
+    first = re.split(r"[;—–]|,(?!\d)", plain, maxsplit=1)[0]  # not the comma of "£8,990"
     if first != plain and any(m.kind == "name" for m in mentions(first, known_names)) and not decided_things(first, known_names):
         return []  # "Going with Femi's Yanmar at £2,100, collecting it in his van": about the Yanmar, a name
     won = _WON.match(plain)
