@@ -300,13 +300,13 @@ def test_a_decision_on_the_persons_own_page_does_not_change_its_state(project: P
 
 def test_the_score_decides_with_code_and_an_unsure_line_stays_unread_with_why(project: Project) -> None:
     lines = [
-        "Ordered 40 m of cable from Elektro Nord, 320 EUR.",  # 0.62 + value: a fact
+        "Ordered 40 m of cable from Elektro Nord, 320 EUR.",  # an amount beside a name in full: a fact, not asked
         "Lunch with Sophie, nice Thai place.",  # 0.55 - a meal: chatter
         "The van is parked behind the shop.",  # 0.45: too close to call
         "Slept badly again.",  # 0.2: chatter
     ]
     journal(project, "2026-03-02", *lines)
-    result = garden(project, ScoredModel(0.62, 0.55, 0.45, 0.2))  # threshold 0.5: a model that cannot be measured
+    result = garden(project, ScoredModel(0.55, 0.45, 0.2))  # threshold 0.5: a model that cannot be measured
     assert result.created == ["wiki/elektro-nord.md"]
     assert [s["reason"] for s in result.skipped] == ["chatter: a meal", "chatter: sleep and tiredness"]
     assert [(u["line"], u["reason"].split(":")[0]) for u in result.unread] == [("2026-03-02#3", "unsure")]
@@ -359,13 +359,16 @@ def test_a_line_code_settles_is_not_sent_to_the_model(project: Project) -> None:
         "2026-09-01",
         "Decision: raffle tickets £2 each.",
         "Is the hall free on 12 Sept? Ask Inkwell Press.",
-        "Inkwell Press printed 400 tickets, order IP-5521.",
+        "Inkwell Press printed 400 tickets, order IP-5521.",  # an id, no look of chatter: a fact
+        "Marek Lis will lend us his gazebo on 12 Sept.",  # a date beside a name in full: a fact
+        "The tombola needs more prizes.",  # nothing code can settle: asked
         "Rain all day, the dog refused to go out.",  # chatter with nothing of a fact in it
     )
     model = ScoredModel(0.9)  # one score: asked more than once, it fails the test
     result = garden(project, model)
-    assert len(model.history) == 1 and "IP-5521" in model.history[0][-1]["content"]
+    assert len(model.history) == 1 and "tombola" in model.history[0][-1]["content"]
     assert result.unread == [] and meta(project, "raffle-tickets")["state"] == "decided"
+    assert "order IP-5521" in body(project, "inkwell-press") and "gazebo" in body(project, "marek-lis")
     assert [s["reason"] for s in result.skipped] == ["chatter: weather"]
     assert any("Is the hall free on 12 Sept?" in ln for ln in open_lines(project))
 
@@ -389,11 +392,11 @@ def test_an_id_keeps_the_page_of_the_first_line_that_gave_it_across_passes(proje
 
 
 def test_a_failed_request_leaves_its_line_unread_with_why_and_the_others_land(project: Project) -> None:
-    journal(project, "2026-03-02", "Anna Berg quoted 900 EUR.", "Jon Lie quoted 700 EUR.", "Kari Moe quoted 500 EUR.")
+    journal(project, "2026-03-02", "Anna Berg will tile the bathroom.", "Jon Lie will paint the hall.", "Kari Moe will fit the sink.")
     broken = ModelError("model endpoint refused the request: http://127.0.0.1:8080/v1 (500)", kind="error")
     result = garden(project, ScoredModel(0.9, broken, 0.9))
     assert result.outcome == "pages_written" and sorted(result.created) == ["wiki/anna-berg.md", "wiki/kari-moe.md"]
-    assert result.unread == [{"line": "2026-03-02#2", "text": "Jon Lie quoted 700 EUR.", "reason": f"request failed: {broken}"}]
+    assert result.unread == [{"line": "2026-03-02#2", "text": "Jon Lie will paint the hall.", "reason": f"request failed: {broken}"}]
     record = json.loads(git(project.root, "show", f"HEAD:{FIXED_LOG}").splitlines()[-1])
     assert record["unread"] == result.unread
 
@@ -408,17 +411,19 @@ def test_an_unreachable_endpoint_is_asked_twice_then_every_line_says_why(project
 
 
 def test_a_reply_that_is_not_a_word_leaves_the_line_unread_with_the_answer_shown(project: Project, fake_model: FakeModel) -> None:
-    journal(project, "2026-03-02", "Anna Berg quoted 900 EUR.", "Jon Lie quoted 700 EUR.")
+    journal(project, "2026-03-02", "Anna Berg will tile the bathroom.", "Jon Lie will paint the hall.")
     result = garden(project, answers(fake_model, '{"kind": "fac', "yes"))  # a reply cut mid-string
     assert result.created == ["wiki/jon-lie.md"]
     assert result.unread[0]["line"] == "2026-03-02#1" and "not yes or no" in result.unread[0]["reason"]
 
 
 def test_every_request_shares_one_byte_identical_prefix_and_ends_with_its_line(project: Project, fake_model: FakeModel) -> None:
-    journal(project, "2026-03-02", *KITCHEN)
-    garden(project, answers(fake_model, *["yes"] * (len(KITCHEN) - 1)))
+    more = ["The tiler can start after the plumber.", "Bathroom needs twelve boxes of tiles.", "Skip hire is booked."]
+    journal(project, "2026-03-02", *KITCHEN, *more)
+    garden(project, answers(fake_model, *["yes"] * (len(KITCHEN) + len(more))))
     prefixes = {json.dumps(h[:-1]) for h in fake_model.history}
-    asked = [line for line in KITCHEN if not line.startswith("Rain")]  # chatter with nothing of a fact: not sent
+    # Not sent: the rain (chatter with nothing of a fact), the lines with an id or a name in full beside a date or amount.
+    asked = [KITCHEN[3], KITCHEN[5], *more]
     assert len(prefixes) == 1 and [h[-1]["content"] for h in fake_model.history] == asked
 
 

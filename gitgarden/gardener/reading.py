@@ -93,14 +93,21 @@ def _weighing(chatter: str, bonus: float) -> str:
 
 def settled(text: str, domain: frozenset[str] = frozenset()) -> bool:
     """Whether code settles a line's kind whatever score the model gives it (`read_lines`): a decision
-    without a look of chatter, a question that names a subject, or the look of chatter with nothing
-    of a fact in it — no amount, date, id or name ("Rain all day, the dog refused to go out")."""
+    without a look of chatter, a question that names a subject, the look of chatter with nothing of a
+    fact in it — no amount, date, id or name ("Rain all day, the dog refused to go out") — or a fact
+    with no look of chatter that gives an id, or an amount or a date beside a name in full ("Ferhat
+    Yilmaz quoted £18,600 for the fit-out"): on the labelled weeks 205 of 497 facts, and 1 of 254
+    chatter lines."""
     if decisions.is_decision(text):
         return not chatter_kind(text, domain)
     if QUESTION.search(text.strip()):
         return bool(subjects.mentions(text))
-    plain = not changes.values(text) and not any(m.kind in ("name", "id") for m in subjects.mentions(text))
-    return plain and bool(chatter_kind(text, domain))
+    found = subjects.mentions(text)
+    values = changes.values(text)
+    if chatter_kind(text, domain):
+        return not values and not any(m.kind in ("name", "id") for m in found)
+    valued = any(v.kind in ("amount", "date") for v in values)
+    return any(m.kind == "id" for m in found) or (valued and any(m.kind == "name" and " " in m.text for m in found))
 
 
 def _people(offered: Sequence[JournalLine], titles: Iterable[str]) -> set[str]:
