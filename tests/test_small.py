@@ -647,6 +647,12 @@ def test_a_role_agents_md_gives_leads_a_line_that_names_someone_else_later(proje
     assert "The landlord" not in body(project, "ferhat-yilmaz")
 
 
+def test_a_street_address_only_says_where(project: Project) -> None:
+    journal(project, "2026-06-08", "Signed the lease on 14 Kirkgate with Graham Whitlock: £1,450 a month.")
+    result = garden(project, answers(FakeModel(), "yes"))
+    assert result.refusals == [] and result.created == ["wiki/graham-whitlock.md"], result
+
+
 def test_a_thing_a_firm_is_named_for_is_decided_and_a_name_said_shorter_is_one_page(project: Project) -> None:
     journal(
         project,

@@ -293,10 +293,9 @@ def _plural_free(word: str) -> str:
 
 
 def _placed(text: str, mention: subjects.Mention) -> bool:
-    """True for a name that only says where ("… on Mill Road", "at Green Bean"): never a line's home
-    while the line names something else."""
-    before = text[: mention.start].rstrip().rsplit(" ", 1)[-1].lower()
-    return before in ("on", "at", "in", "near", "along", "via")
+    """True for a name that only says where ("… on Mill Road", "at Green Bean", "on 14 Kirkgate"):
+    never a line's home while the line names something else."""
+    return re.search(r"(?:^|\s)(?:on|at|in|near|along|via)\s+(?:\d+[a-z]?\s+)?$", text[: mention.start], re.I) is not None
 
 
 def _slug(title: str) -> str:
