@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gitgarden.wiki.changes import Earlier, changed_value, has_change_cue, values
+from gitgarden.wiki.changes import Earlier, Value, changed_value, has_change_cue, values
 from gitgarden.wiki.chatter import chatter_kind, domain_words
 from gitgarden.wiki.decisions import decided_things, decision_topic, is_decision
 from gitgarden.wiki.subject_index import SubjectIndex
@@ -168,6 +168,25 @@ def test_a_word_of_the_projects_own_is_no_chatter() -> None:
     assert chatter_kind("Correction: the concert is 16:00, not 15:00.") == "free time"
     kitchen = domain_words("Notes on our kitchen. Anything else in here (weather, family, dinner) is just life.")
     assert chatter_kind("Rain all day, dinner at Mum's.", kitchen) == "weather"  # said to be life, not the kitchen
+    # A short word is still a word: with any project said, "Mum" and "tea" stay chatter unless it names them.
+    shed = domain_words("Notes on the allotment's new tool shed, built by volunteers.")
+    assert chatter_kind("Mum rang for an hour about her hip appointment.", shed) == "family"
+    assert chatter_kind("Tea at the garden centre.", shed) == "a meal"
+    holiday = domain_words("Our summer holiday: two weeks in Crete with Rachel, the kids and my dad.")
+    assert chatter_kind("Can we book assistance for Dad at the airport?", holiday) == ""
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Yiannis Papadakis, the villa owner, confirmed the downstairs bedroom has a walk-in shower, which sorts Dad out.",
+        "Gareth Lloyd, a paramedic whose son is in Kestrel patrol, has agreed to be our first-aider.",
+        "Headcount so far: 38 adults and 11 kids.",
+        "Do kids under 5 count in the caterer's numbers?",
+    ],
+)
+def test_a_word_of_chatter_about_someone_else_or_counted_is_no_chatter(line: str) -> None:
+    assert chatter_kind(line) == ""
 
 
 OLD = Earlier("2026-03-04#1", "Tomasz's quote came in: 18,400 EUR for demolition and fitting.", "tomasz")
@@ -479,3 +498,34 @@ def test_a_role_set_after_a_name_in_any_words(line: str, role: str) -> None:
 )
 def test_a_names_verb_is_no_part_of_what_is_decided(line: str, known: list[str], things: list[str]) -> None:
     assert decided_things(line, known) == things
+
+
+@pytest.mark.parametrize(
+    ("line", "names"),
+    [
+        ("Applied to the Brayford Community Foundation's Green Spaces grant.", ["Brayford Community Foundation", "Green Spaces"]),
+        ("Fenwick's Butchers are giving a £50 meat hamper.", ["Fenwick's Butchers"]),  # a shop's name
+        ("Booked St Aidan's Church Hall for the session.", ["St Aidan's Church Hall"]),
+        ("Going with Femi's Yanmar at £2,100.", ["Femi", "Yanmar"]),  # Femi's engine, not a firm
+    ],
+)
+def test_a_possessive_goes_on_into_a_name_only_for_a_place_or_a_shop(line: str, names: list[str]) -> None:
+    assert [m.text for m in mentions(line) if m.kind == "name"] == names
+
+
+def test_a_short_word_in_ed_is_no_participle() -> None:
+    assert noun_phrase("the shed base will be paving slabs", 4) == "Shed base"  # "shed" is no "revised"
+
+
+def test_an_amount_is_never_read_across_an_id() -> None:
+    timber = Earlier("2026-04-13#2", "Timber ordered from Hollis & Grange Timber, order HG-20417, £1,284.60 delivered.", "hollis-grange-timber")
+    assert values(timber.text) == {Value("amount", "£1284.60")}
+    fixed = "Correction: the timber order comes to £1,318.20, not £1,284.60, I'd left the VAT off the delivery."
+    assert changed_value(fixed, "timber", [timber]) == timber
+
+
+def test_another_thing_counted_on_another_page_is_no_change() -> None:
+    asked = Earlier("2026-04-14#2", "Helen Ashdown in estates is checking whether clause 7 lets us put up a permanent structure.", "council")
+    assert changed_value("Helen emailed back: clause 7 allows sheds up to 10 square metres, so we're fine.", "helen", [asked]) is None
+    seats = Earlier("2026-08-01#1", "Hall seats 120 as laid out, per Gwen.", "hall")
+    assert changed_value("Gwen found 12 more chairs in the vestry, so 132 seats now.", "gwen", [seats]) == seats

@@ -27,7 +27,7 @@ _DATE = re.compile(
     re.I,
 )
 _TIME = re.compile(r"(?<![£€$\d.,])\b\d{1,2}[:.]\d{2}\b(?!\s?(?:eur|usd|gbp|pln|nok|sek|€|kr|zł)\b)|\b\d{1,2}\s?(?:am|pm)\b", re.I)  # not "£26.50"
-_AMOUNT = re.compile(rf"(?:{_CURRENCY}\s?\d[\d,.\s]*\d|{_CURRENCY}\s?\d|\d[\d,.]*\s?(?:{_CURRENCY}|%|k\b))", re.I)
+_AMOUNT = re.compile(rf"(?:{_CURRENCY}\s?\d[\d,.\s]*\d|{_CURRENCY}\s?\d|\d(?:[\d,.]*\d)?\s?(?:{_CURRENCY}|%|k\b))", re.I)
 _NUMBER = re.compile(r"\b\d[\d,.]*\b")
 _CUE = re.compile(
     r"\b(?:correction|corrected|update[d]?|actually|now|no longer|instead|moved|moves|move|pushed|postponed|"
@@ -60,7 +60,7 @@ def _norm(text: str) -> str:
 def values(line: str) -> set[Value]:
     """The amounts, dates, times and counts `line` states (ids and list numbers are not values)."""
     out: set[Value] = set()
-    taken: list[tuple[int, int]] = []
+    taken = [(m.start, m.start + len(m.text)) for m in mentions(line) if m.kind == "id"]  # "HG-20417, £…": no amount
     for kind, pattern in (("date", _DATE), ("time", _TIME), ("amount", _AMOUNT)):
         for m in pattern.finditer(line):
             if any(a < m.end() and m.start() < b for a, b in taken):
@@ -241,6 +241,8 @@ def changed_value(line: str, page: str, earlier: Iterable[Earlier]) -> Earlier |
         # "The minibus is now £355" after "£310 for a 16-seat minibus": the same thing priced again
         repriced = any(noun in old_priced and amounts != old_priced[noun] for noun, amounts in priced.items())
         moved = things >= 2 or (thing_shared and "date" in differing and dated) or recounted or repriced
+        if differing == {"count"} and old.page != page and not (named or set(counted) & content_words(old.text)):
+            continue  # "sheds up to 10 square metres" after "clause 7": another thing counted, elsewhere
         if named or same_thing or (cue and (old.page == page or page_named or shared >= 2 or moved)):
             # a value named, the same thing valued again, the same page, words in common, the newest
             rank = (named, repriced or recounted, old.page == page, shared, n)

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import re
 
-from gitgarden.wiki.subjects import content_words, sentence_starts
+from gitgarden.wiki.subjects import content_words, fold, sentence_starts
 
 __all__ = ["chatter_kind", "domain_words"]
 
 _CHATTER: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
-    (why, re.compile(r"\b(?:" + words + r")\b", re.I))
+    (why, re.compile(r"\b(?:" + words + r")\b(?!-\w)", re.I))  # not "walk-in shower", "sun-room"
     for why, words in (
         ("weather", r"rain(?:ed|ing|y)?|sun(?:ny)?|snow(?:ed|ing)?|frost|wind(?:y)?|storm|fog(?:gy)?|cold|freezing|heatwave|hot day|grey|drizzle|sleet|weather|ice cream"),
         ("an appointment", r"dentist(?:['’]s)?|doctor['’]s|gp|physio|optician(?:['’]?s)?|hairdresser(?:['’]?s)?|barber(?:['’]?s)?|haircut|check-?up|filling|flu jab|blood test|eye test|eye exam"),
@@ -30,11 +30,11 @@ _CHATTER: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
 # did the same for the canal walk" are facts about them, not the writer's own day.
 _ABOUT_SOMEONE = frozenset({"family", "an appointment", "how I feel", "sleep and tiredness", "a meal", "free time"})
 _THEIRS = re.compile(
-    r"\b(?:his|her|their)\b|\b(?!(?:it|that|there|what|here|let|he|she|who)['’]s\b)[^\W\d_]+['’]s\b", re.I
+    r"\b(?:his|her|their|whose)\b|\b(?!(?:it|that|there|what|here|let|he|she|who)['’]s\b)[^\W\d_]+['’]s\b", re.I
 )
 _MINE = re.compile(r"\b(?:i|my|me|we|our|us)\b", re.I)
 _SOMEONE_DOES = re.compile(
-    r"\b[A-Z][^\W\d_]+(?:\s+[A-Z][^\W\d_]+)?\s+"
+    r"\b[A-Z][^\W\d_]+(?:\s+[A-Z][^\W\d_]+)?(?:,\s+(?:the|our|a|an)\s[^,]{1,40},)?\s+"  # "Yiannis Papadakis, the villa owner, confirmed"
     r"(?:is|was|has|had|can['’]?t|cannot|won['’]t|will|says|said|isn['’]t|wasn['’]t|[a-z]{3,}ed|[a-z]{2,}[^s\W]s)\b"
 )
 
@@ -52,7 +52,10 @@ def chatter_kind(text: str, domain: frozenset[str] = frozenset()) -> str:
                 continue
             if why == "family" and re.match(r"\s+[A-Z][^\W\d_]+\s+[A-Z]", text[m.end() :]):
                 continue  # "Aunt Moira Fitzgerald is keeping the kitty": her title, the line is about her
-            if domain and content_words(m.group()) <= domain:
+            if why == "family" and (re.search(r"\d\s*$", text[: m.start()]) or re.match(r"\s+(?:under|over|aged)\s+\d", text[m.end() :])):
+                continue  # "38 adults and 11 kids", "kids under 5": people counted, not the writer's family
+            said = content_words(m.group()) or _short_words(m.group())  # "kids", "dad": short, but still words
+            if domain and said <= domain:
                 continue
             if m.group()[:1].islower() or m.start() in starts or why == "family":  # "Called Mum"
                 return why
@@ -79,5 +82,10 @@ _NOT_THE_PROJECT = re.compile(
 def domain_words(about: str) -> frozenset[str]:
     """The words a project's own description (AGENTS.md) uses for what it is about: a chatter word
     among them ("the concert" of a choir's tour) is the project's, not the writer's day."""
-    sentences = re.split(r"(?<=[.!?;])\s+|\n+", about)
-    return frozenset(w for s in sentences if not _NOT_THE_PROJECT.search(s) for w in content_words(s))
+    sentences = [s for s in re.split(r"(?<=[.!?;])\s+|\n+", about) if not _NOT_THE_PROJECT.search(s)]
+    return frozenset(w for s in sentences for w in (*content_words(s), *_short_words(s)))
+
+
+def _short_words(text: str) -> set[str]:
+    """The words `content_words` leaves out for their length ("kids", "dad", "tea"), folded, an -s off."""
+    return {fold(w).removesuffix("s") for w in re.findall(r"[^\W\d_]+", text) if len(w) <= 4}

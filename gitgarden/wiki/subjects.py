@@ -110,7 +110,7 @@ _ADJECTIVES = _words(
 _PLACE_NOUNS = _words(
     """hall church chapel school college hospital road street lane park wood court house centre center
     square green gardens market yard wharf boatyard cathedral abbey farm mill marina quay studio studios
-    garage inn arms cafe café surgery"""
+    garage inn arms cafe café surgery butchers bakery bakers barbers salon stores store nursery kitchen"""
 )
 _BARE_VERBS = _words("set put cut let hit shut quit")  # past forms without -ed, after a noun
 _COUNTS = _words("one two three four five six seven eight nine ten twelve")  # "one interval": the interval
@@ -212,11 +212,12 @@ def mentions(line: str, known_names: Iterable[str] = ()) -> list[Mention]:
             gap = line[run[-1][0] + len(run[-1][1]) : toks[j][0]]
             nxt = toks[j][1]
             possessive = "'" in run[-1][1][-2:] or "’" in run[-1][1][-2:]
-            saint = fold(run[0][1]) in ("st", "st.", "saint")  # "St Brigid's Hospice": a saint's, then what
+            saint = any(fold(w) in ("st", "st.", "saint") for _, w in run)  # "St Brigid's Hospice": a saint's, then what
             if any(a <= toks[j][0] < b for a, b in taken):
                 break  # "Invoice INV-2207": the id is a subject of its own, no part of a name
-            if gap.strip() not in ("", "&") or (possessive and not (_is_cap(nxt) and (fold(nxt) in _PLACE_NOUNS or saint))):
-                break  # "Tomasz's quote" ends the name; "St Aldhelm's Hall" goes on
+            own_place = _is_cap(nxt) and fold(nxt) in _PLACE_NOUNS and (len(run) < 3 or saint)
+            if gap.strip() not in ("", "&") or (possessive and not (own_place or (saint and _is_cap(nxt)))):
+                break  # "Tomasz's quote" ends the name; "St Aldhelm's Hall" goes on, "the Foundation's Green Spaces grant" not
             if _is_cap(nxt) or (nxt[:1].isupper() and fold(nxt) in ("night", "day", "eve")):
                 run.append(toks[j])  # "Twelfth Night", "Boxing Day": a calendar word inside a name
                 j += 1
@@ -446,7 +447,7 @@ def noun_phrase(text: str, at: int) -> str:
             _next_is_verb(text, at + m.end()) or _next_is_noun(text, at + m.end()) or _AFTER_DETERMINER.search(text, 0, at + m.start()) is not None
         )  # "the scaffolding": a thing
         ordinal = f in ("first", "second", "third", "last", "next") and not _next_in(text, at + m.end(), _NEVER)  # not "next week"
-        described = f.endswith("ed") and _AFTER_DETERMINER.search(text, 0, at + m.start()) is not None and _next_is_noun(text, at + m.end())
+        described = f.endswith("ed") and _verbish(f) and _AFTER_DETERMINER.search(text, 0, at + m.start()) is not None and _next_is_noun(text, at + m.end())
         if not words and ((f in _ADJECTIVES and f not in _FUNCTION and (f not in ("first", "last", "next") or ordinal)) or f in _COUNTS or ordinal or described):
             skipped = True
             continue  # "the old boiler": the boiler; "first print run": the print run
