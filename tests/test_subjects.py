@@ -174,6 +174,7 @@ def test_a_word_of_the_projects_own_is_no_chatter() -> None:
     assert chatter_kind("Tea at the garden centre.", shed) == "a meal"
     holiday = domain_words("Our summer holiday: two weeks in Crete with Rachel, the kids and my dad.")
     assert chatter_kind("Can we book assistance for Dad at the airport?", holiday) == ""
+    assert chatter_kind("Took the cat to the vet, £48.") == "an appointment"
 
 
 @pytest.mark.parametrize(

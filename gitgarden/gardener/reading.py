@@ -96,8 +96,8 @@ def settled(text: str, domain: frozenset[str] = frozenset()) -> bool:
     without a look of chatter, a question that names a subject, the look of chatter with nothing of a
     fact in it — no amount, date, id or name ("Rain all day, the dog refused to go out") — or a fact
     with no look of chatter that gives an id, or an amount or a date beside a name in full ("Ferhat
-    Yilmaz quoted £18,600 for the fit-out"): on the labelled weeks 205 of 497 facts, and 1 of 254
-    chatter lines."""
+    Yilmaz quoted £18,600 for the fit-out"; on the labelled weeks about two facts in five, and one
+    chatter line in 250)."""
     if decisions.is_decision(text):
         return not chatter_kind(text, domain)
     if QUESTION.search(text.strip()):

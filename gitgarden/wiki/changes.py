@@ -120,12 +120,8 @@ def _recount_cued(line: str, nouns: set[str]) -> bool:
     """True when a cue word stands by a count of one of `nouns`: "now at 44 adults", "Down to 11 dogs",
     "at 41 players now" — not "14 dogs in our care and 3 more on the waiting list" (the list's cue)."""
     for m in re.finditer(r"(?<![\w£€$.,-])(\d[\d,]*)\s+([a-z]{3,})(?:[ -]([a-z]{3,}))?\b", line):
-        if content_words(f"{m.group(2)} {m.group(3) or ''}") & nouns:
-            around = line[max(0, m.start() - 25) : m.end() + 12]
-            if _CUE.search(around) and not re.match(r"\s*(?:more|fewer|extra)\b", line[m.end(1) :]):
-                return True
-            if re.match(r"\s*(?:more|fewer|extra)\s", line[m.end(1) :]):
-                return True  # "two more violins"
+        if content_words(f"{m.group(2)} {m.group(3) or ''}") & nouns and _CUE.search(line[max(0, m.start() - 25) : m.end() + 12]):
+            return True  # the cue within a few words of the count ("two more violins" is its own)
     return False
 
 
