@@ -10,6 +10,7 @@ with its kind; a line the model is unsure of, or whose request failed, stays unr
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -21,7 +22,7 @@ from gitgarden.gardener.pipeline import PassResult, run_pass
 from gitgarden.model import judge, provider
 from gitgarden.model import status as model_status
 from gitgarden.model.llm import Budget, Reply, Usage
-from gitgarden.project import Project
+from gitgarden.project import Project, init_project
 from gitgarden.wiki import pages
 from gitgarden.wiki.journal import JournalLine
 from tests.helpers.project import FIXED_LOG, FIXED_NOW, FakeModel, commit_all, git, page, write
@@ -645,6 +646,37 @@ def test_a_role_agents_md_gives_leads_a_line_that_names_someone_else_later(proje
     assert result.refusals == [], result.refusals
     assert "The landlord wants" in body(project, "landlord") and "Graham Whitlock" in meta(project, "landlord")["aliases"]
     assert "The landlord" not in body(project, "ferhat-yilmaz")
+
+
+@pytest.mark.parametrize(
+    ("folder", "heading", "title"),
+    [
+        ("u11-cup", "# Hollins Park Juniors U11 tournament\n\nOur one-day football tournament.\n", "Hollins Park Juniors U11 tournament"),
+        ("notes-2026", "", "Notes"),  # no heading, a folder name with digits: still a page, never refused
+        ("cup-day", "", "Cup day"),
+    ],
+)
+def test_a_line_with_no_subject_lands_on_the_projects_own_page(tmp_path: Path, folder: str, heading: str, title: str) -> None:
+    """The page for facts code finds no subject in is titled by AGENTS.md or the folder, not by the
+    line: the guard takes that title from code, where it checks it again."""
+    project = Project(init_project(tmp_path / folder).root)
+    if heading:
+        write(project.root, "AGENTS.md", heading)
+        commit_all(project.root)
+    journal(project, "2026-05-15", "Three more clubs entered overnight, so entries are now 15.")
+    result = garden(project, answers(FakeModel(), "yes"))
+    assert result.refusals == [] and result.unread == [], (result.refusals, result.unread)
+    [made] = result.created
+    assert pages.read_meta((project.root / made).read_text())["title"] == title
+
+
+def test_a_line_that_names_a_topics_page_in_its_words_goes_there(project: Project) -> None:
+    journal(project, "2026-05-11", "Team entries so far: 12, at £35 a team.")
+    garden(project, answers(FakeModel(), "yes"))
+    journal(project, "2026-05-13", "Three more clubs entered overnight, so team entries are now 15.")
+    result = garden(project, answers(FakeModel(), "yes"))
+    assert result.refusals == [] and result.created == [] and "now 15" in body(project, "team-entries")
+    assert any("so far: 12" in ln and "now 15" in ln for ln in open_lines(project))  # and the count changed is asked
 
 
 def test_a_street_address_only_says_where(project: Project) -> None:

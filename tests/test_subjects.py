@@ -175,6 +175,8 @@ def test_a_word_of_the_projects_own_is_no_chatter() -> None:
     holiday = domain_words("Our summer holiday: two weeks in Crete with Rachel, the kids and my dad.")
     assert chatter_kind("Can we book assistance for Dad at the airport?", holiday) == ""
     assert chatter_kind("Took the cat to the vet, £48.") == "an appointment"
+    assert chatter_kind("The shower tray is the 1200 x 800 low-profile one in slate grey.") == ""  # a colour
+    assert chatter_kind("Grey and drizzly, walked the dog.") == "weather"
 
 
 @pytest.mark.parametrize(
@@ -462,6 +464,9 @@ def test_a_word_written_only_in_lower_case_is_a_thing() -> None:
         ("Agreed with Hannah: no posed family groups beyond the 8 on her list.", ["Hannah"], ["Family groups"]),  # "her list" is hers
         ("Decision: we only take small electricals Kwame has checked in at the door.", ["Kwame"], ["Electricals", "Door"]),
         ("Decision: we go ahead with Brightwater on the £8,990 quote and apply for the grant.", ["Brightwater"], ["Grant"]),  # "8,990" is no clause
+        ("Decision: PawBook is the only way to book on the new site.", ["PawBook"], []),  # about PawBook, whose page it is
+        ("Decision: Małgorzata is our photographer.", ["Małgorzata"], ["Photographer"]),  # the role she holds
+        ("We're going with Kershaw's logo on the medal ribbons.", ["Kershaw"], []),  # a firm's logo is the firm's
     ],
 )
 def test_what_a_decision_said_plainly_decides(line: str, known: list[str], things: list[str]) -> None:

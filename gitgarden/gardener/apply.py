@@ -19,6 +19,7 @@ from gitgarden.gardener import repair as follow_up
 from gitgarden.gardener import setaside
 from gitgarden.gardener.ask import no_room_for
 from gitgarden.gardener.calls import call_model
+from gitgarden.gardener.homes import general_title
 from gitgarden.gardener.operations import Applied, ApplyContext, Refusal, apply_op
 from gitgarden.gardener.repair import Refused
 from gitgarden.gardener.state import Pass, Reading, Work
@@ -153,13 +154,11 @@ def repair(run: Pass, work: Work, answer: Answer, ledger: Ledger) -> Ledger:
 
 def _premises_title(run: Pass, op: Op) -> bool:
     """True for small mode's page for facts without a subject, titled with AGENTS.md's own first
-    heading: the person's words, not the model's (an internal field no model reply can carry)."""
-    if op.kind != "create_page" or op.get("title_from") != "AGENTS.md":
+    heading or the project's name: the person's words, not the model's (`title_from` is an internal
+    field no model reply can carry), checked again here against the files they come from."""
+    if op.kind != "create_page" or op.get("title_from") not in ("AGENTS.md", "project"):
         return False
-    agents = run.project.root / "AGENTS.md"
-    if not agents.is_file() or agents.is_symlink():
-        return False
-    return f"# {op.get('title')}" in agents.read_text(encoding="utf-8", errors="replace")
+    return general_title(run.project.root) == (op.get("title"), op.get("title_from"))
 
 
 def _skipped(rnd: Round, op: Op, cited: set[str]) -> None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from gitgarden.model.operations import Op
 from gitgarden.wiki import changes, decisions, journal, pages, subjects, tidy
@@ -22,8 +23,9 @@ from gitgarden.wiki.journal import JournalLine
 from gitgarden.wiki.subject_index import SubjectIndex
 from gitgarden.wiki.tree import Tree
 
-__all__ = ["Planner", "bullets", "LIST_MARK"]
+__all__ = ["Planner", "bullets", "LIST_MARK", "general_title"]
 
+_PUNCTUATION = re.compile(r"[^\w\s'’]")
 _SUBORDINATE = re.compile(r"\b(?:after|because|since|when|while|until|though|although|as)\b", re.I)
 LIST_MARK = re.compile(r"^(?:[-*+]\s+(?:\[[ xX]\]\s+)?|\d+[.)]\s+)")
 _BULLET_LINE = re.compile(r"^[-*+] (?P<text>.+?) \((?P<day>\d{4}-\d{2}-\d{2})\)\s*$")
@@ -140,8 +142,17 @@ class Planner:
         if topic:
             page = self.resolve(topic)
             return (page, "", [], roles) if page else self.topic_home(topic) + (roles,)
+        page = self.said_title(text)  # "…, so team entries are now 15": the page "Team entries"
+        if page:
+            return page, "", [], roles
         page = self.resolve(self.general)
         return (page, "", [], roles) if page else ("", self.general, [], roles)
+
+    def said_title(self, text: str) -> str | None:
+        """The one page whose title or alias of two words or more the line says in lower case, or None."""
+        said = " " + subjects.fold(_PUNCTUATION.sub(" ", text)) + " "
+        found = {page for label, pages_ in self.index.exact.items() if " " in label and label.islower() and f" {label} " in said for page in pages_}
+        return found.pop() if len(found) == 1 else None
 
     def topic_home(self, topic: str) -> tuple[str, str, list[str]]:
         """(page, title for a new page, aliases) of a topic no page answers to yet. "The festival"
@@ -301,3 +312,18 @@ def _placed(text: str, mention: subjects.Mention) -> bool:
 def _slug(title: str) -> str:
     slug = re.sub(r"[^a-z0-9]+", "-", subjects.fold(title)).strip("-")
     return slug[:60].strip("-") or "note"
+
+
+def general_title(root: Path) -> tuple[str, str]:
+    """(title, where it comes from) of the page for a fact code finds no subject in: AGENTS.md's first
+    heading ("Hollins Park Juniors U11 tournament", digits and all: the person's own words), else the
+    project folder's name, else "Notes". The guard takes either from code (`title_from`): neither is
+    grounded in the line the page is made for."""
+    agents = root / "AGENTS.md"
+    if agents.is_file() and not agents.is_symlink():
+        for line in agents.read_text(encoding="utf-8", errors="replace").splitlines():
+            m = re.match(r"^#\s+(.+?)\s*#*\s*$", line)
+            if m and subjects.is_title(re.sub(r"\d", "", m.group(1))):
+                return m.group(1), "AGENTS.md"
+    name = root.name.replace("-", " ").replace("_", " ").strip()
+    return (name[:1].upper() + name[1:] if subjects.is_title(name) else "Notes"), "project"

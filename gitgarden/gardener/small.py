@@ -29,7 +29,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from gitgarden.gardener.calls import call_model, reading_seconds
-from gitgarden.gardener.homes import LIST_MARK, Planner, bullets
+from gitgarden.gardener.homes import LIST_MARK, Planner, bullets, general_title
 from gitgarden.gardener.reading import Reading, read_lines, settled
 from gitgarden.gardener.state import Pass, Work
 from gitgarden.gardener.steps import Step
@@ -59,7 +59,7 @@ def ask(run: Pass, work: Work, offered: list[JournalLine], premises: str) -> Ans
     expect = reading_seconds(model, llm.estimate_tokens(prompt[-1:]) * len(offered) + llm.estimate_tokens(prompt))
     asking = Step("asking", f"{model.name} about {len(offered)} line(s), one short request each (small mode)", expect_s=expect, per_line=True)
     run.on_step(asking)
-    general = _general_title(run)
+    general, general_from = general_title(run.project.root)
     domain = domain_words(premises)
 
     def judge_them(model: llm.Model, _messages: list[dict[str, str]], budget: llm.Budget, **kw: object) -> llm.Answer:
@@ -84,7 +84,7 @@ def ask(run: Pass, work: Work, offered: list[JournalLine], premises: str) -> Ans
         run.result.unread.extend(
             {"line": r.line.id, "text": r.line.text, "reason": r.reason} for r in readings if r.kind in ("unsure", "failed")
         )
-        ops = operations(readings, work.tree, work.titles, general, general_from_agents=general != _named(run), premises=premises)
+        ops = operations(readings, work.tree, work.titles, general, general_from=general_from, premises=premises)
         return llm.Answer(ops, judging.usage, [])
 
     what = f"one short request a line ({len(offered)} line(s), small mode)"
@@ -113,22 +113,6 @@ def _threshold(run: Pass, model: Model, premises: str) -> float:
     return measured
 
 
-def _general_title(run: Pass) -> str:
-    """The page for a fact code finds no subject in: AGENTS.md's first heading, else the project's name."""
-    agents = run.project.root / "AGENTS.md"
-    if agents.is_file() and not agents.is_symlink():
-        for line in agents.read_text(encoding="utf-8", errors="replace").splitlines():
-            m = re.match(r"^#\s+(.+?)\s*#*\s*$", line)
-            if m and subjects.is_title(m.group(1)):
-                return m.group(1)
-    return _named(run)
-
-
-def _named(run: Pass) -> str:
-    name = run.project.name.replace("-", " ").replace("_", " ").strip()
-    return name[:1].upper() + name[1:] if subjects.is_title(name) else "Notes"
-
-
 def bullet(line: JournalLine) -> str:
     """The line as a page bullet, word for word, ending in its day: `- Acme pays 400 EUR. (2026-11-29)`."""
     text = LIST_MARK.sub("", line.text.strip(), count=1).strip()
@@ -147,7 +131,7 @@ def operations(
     tree: Tree,
     titles: Mapping[str, tuple[str, list[str]]],
     general: str = "Notes",
-    general_from_agents: bool = False,
+    general_from: str = "",
     premises: str = "",
 ) -> list[Op]:
     """The operations code writes for the readings, in the lines' order: pages and bullets, changes
@@ -161,7 +145,7 @@ def operations(
             if m.kind == "name" and (m.start > 0 or " " in m.text):
                 known.update(m.text.split())
     full_names = subjects.full_names(r.line.text for r in readings)
-    plan = Planner(tree, index, known, general, "AGENTS.md" if general_from_agents else "", [], {}, {}, set(), {}, full_names)
+    plan = Planner(tree, index, known, general, general_from, [], {}, {}, set(), {}, full_names)
     plan.hold_roles(subjects.roles_said(premises))
     recent = sorted({day for r in readings for day in _days_before(r.line.day)})
     history = plan.earlier(recent) if recent else []

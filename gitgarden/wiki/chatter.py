@@ -14,7 +14,7 @@ __all__ = ["chatter_kind", "domain_words"]
 _CHATTER: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (why, re.compile(r"\b(?:" + words + r")\b(?!-\w)", re.I))  # not "walk-in shower", "sun-room"
     for why, words in (
-        ("weather", r"rain(?:ed|ing|y)?|sun(?:ny)?|snow(?:ed|ing)?|frost|wind(?:y)?|storm|fog(?:gy)?|cold|freezing|heatwave|hot day|grey|drizzle|sleet|weather|ice cream"),
+        ("weather", r"rain(?:ed|ing|y)?|sun(?:ny)?|snow(?:ed|ing)?|frost|wind(?:y)?|storm|fog(?:gy)?|cold|freezing|heatwave|hot day|grey(?=\s*(?:[,.;!]|$|and\b|all\b|day\b|sk(?:y|ies)\b|morning\b|afternoon\b|outside\b|again\b))(?<!in grey)(?<!slate grey)(?<!light grey)(?<!dark grey)(?<!dove grey)|drizzle|sleet|weather|ice cream"),
         ("an appointment", r"dentist(?:['’]s)?|vet(?:['’]?s)?|doctor['’]s|gp|physio|optician(?:['’]?s)?|hairdresser(?:['’]?s)?|barber(?:['’]?s)?|haircut|check-?up|filling|flu jab|blood test|eye test|eye exam"),
         ("how I feel", r"low today|happy|sad|stressed|anxious|aching|headache|sick|ill|cold coming|mood|fed up|bored|nerves|nervous|knackered|shattered|grumpy|miserable|flat all day|hay fever|streaming|sneez\w*|cough\w*"),
         ("a meal", r"coffee|tea|lunch|dinner|breakfast|brunch|pizza|takeaway|beer|wine|porridge|toast|pasta|curry|roast|chicken|cake|falafel|sandwich|cereal"),

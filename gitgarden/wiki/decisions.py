@@ -42,6 +42,10 @@ def decided_things(line: str, known_names: Iterable[str] = ()) -> list[str]:
     first = re.split(r"[;—–]|,(?!\d)", plain, maxsplit=1)[0]  # not the comma of "£8,990"
     if first != plain and any(m.kind == "name" for m in mentions(first, known_names)) and not decided_things(first, known_names):
         return []  # "Going with Femi's Yanmar at £2,100, collecting it in his van": about the Yanmar, a name
+    said = mentions(plain, known_names)
+    named_is = _NAME_IS.match(plain) if any(m.kind == "name" and m.start == 0 for m in said) else None
+    if named_is and not any(m.kind == "role" and m.start > named_is.end() - 1 for m in said):
+        return []  # "PawBook is the only way to book": about PawBook ("Małgorzata is our photographer": the role)
     won = _WON.match(plain)
     if won and any(m.kind == "name" and m.start == 0 and m.text == won.group("name") for m in mentions(plain, known_names)):
         return [f"{won.group('name')} {won.group('thing').lower()}"]  # "Fenland get the contract": the Fenland contract
@@ -108,6 +112,7 @@ _AFTER_CUE = re.compile(rf"\b(?:(?:have|had)\s+)?(?:{_DECIDES})\s+(?:on\s+|that\
 
 
 _POSSESSIVE_AT = re.compile(r"['’]s\b")
+_NAME_IS = re.compile(r"[A-Z][\w'’&.-]*(?:\s+(?:&\s+)?[A-Z][\w'’.-]*)*\s+(?:is|are|was|were)\s+(?:the|our|my)\b")
 _THEIRS = re.compile(r"(?i)(?:his|her|their)\s")
 _WE_DO = re.compile(r"^(?:we|I)\s+(?:only\s+|just\s+|will\s+|now\s+)?(?!(?:are|were|will|have|had|can|could|should|may|might|must)\b)[a-z]+\s+(?=[a-z])")
 # Someone given a job, a contract or a gig: the thing decided is theirs, titled with their name.
@@ -121,7 +126,7 @@ _NAME_VERB = re.compile(
     rf"|\s*(?:{'|'.join(sorted(VERBS_S))})\s+\d"  # "Fennel & Fig opens 8 till 4" (not "Marlow Road hours 7–3")
 )
 # What someone offers, not a thing of its own: "Jen's plan" is Jen's ("Marek's worktop" is the worktop).
-_SOMEONES = frozenset(["plan", "idea", "offer", "suggestion", "proposal", "option", "quote", "price", "rate", "version", "choice", "one", "deal", "terms"])
+_SOMEONES = frozenset(["plan", "idea", "offer", "suggestion", "proposal", "option", "quote", "price", "rate", "version", "choice", "one", "deal", "terms", "logo", "branding"])
 
 
 def _capitalised_from(text: str, at: int, word: str) -> bool:
