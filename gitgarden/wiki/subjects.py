@@ -119,7 +119,7 @@ _NAMES_LIKE_VERBS = frozenset({"ahmed", "mohammed", "mohamed", "muhammed", "sine
 # Verbs in the present that end a noun phrase after its first word: "the piano comes with us",
 # "Maya starts at …", "the lorry loads on the 2nd" (their -s is no plural).
 _PARTICIPLES = _words("broken written taken given chosen driven shown known grown thrown spoken frozen hidden done gone")
-VERBS_S = _VERBS_S = _words(
+VERBS_S = _words(
     """comes goes starts stays moves gets takes makes pays needs wants runs opens closes ends begins
     arrives leaves lands ships works looks seems becomes remains keeps holds costs includes loads
     sits fits happens lives joins quits"""
@@ -406,7 +406,7 @@ def _next_is_noun(text: str, at: int) -> bool:
     w = m.group(1)
     if w in _QUANTIFIERS:
         return False  # "keeping all 26 rooms": a verb and its object
-    return not (w in _FUNCTION or w in _NEVER or w in _VERBS_S or _verbish(w) or DETERMINER.match(w + " "))
+    return not (w in _FUNCTION or w in _NEVER or w in VERBS_S or _verbish(w) or DETERMINER.match(w + " "))
 
 
 _KIN = _words("aunt auntie uncle cousin gran granny grandma grandad grandpa nan nana")
@@ -454,7 +454,7 @@ def noun_phrase(text: str, at: int) -> str:
         named_thing = not words and f in _STARTERS and _next_in(text, at + m.end(), _COPULA)  # "Set is 45 minutes"
         if f in _FUNCTION or f in _NEVER or (_verbish(f) and not gerund) or (f in _STARTERS - {"waiting", "open", "work"} and not named_thing):
             break
-        if _POSSESSIVE.search(w) or (words and (f in _VERBS_S or f in _PLAIN_VERBS or f in _PARTICIPLES)):  # "subs go to £6"
+        if _POSSESSIVE.search(w) or (words and (f in VERBS_S or f in _PLAIN_VERBS or f in _PARTICIPLES)):  # "subs go to £6"
             break
         if words and f in _AFTER_PLURAL and fold(words[-1]).endswith("s") and not fold(words[-1]).endswith("ss"):
             break  # "Decision: parents pay £220": a plural's verb ("holiday pay" stays)
