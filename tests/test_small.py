@@ -18,6 +18,7 @@ import pytest
 from gitgarden.config import Settings, load_settings
 from gitgarden.errors import ModelError
 from gitgarden.gardener import small
+from gitgarden.gardener.homes import general_title
 from gitgarden.gardener.pipeline import PassResult, run_pass
 from gitgarden.model import judge, provider
 from gitgarden.model import status as model_status
@@ -677,6 +678,23 @@ def test_a_line_that_names_a_topics_page_in_its_words_goes_there(project: Projec
     result = garden(project, answers(FakeModel(), "yes"))
     assert result.refusals == [] and result.created == [] and "now 15" in body(project, "team-entries")
     assert any("so far: 12" in ln and "now 15" in ln for ln in open_lines(project))  # and the count changed is asked
+
+
+def test_the_projects_own_page_is_titled_from_its_own_files_never_through_a_symlink(tmp_path: Path) -> None:
+    """What the guard checks `title_from` against: AGENTS.md's first heading, digits and all, else the
+    folder's name — and an AGENTS.md that is a symlink (to a file outside) is not read."""
+    root = tmp_path / "u11-cup"
+    root.mkdir()
+    assert general_title(root) == ("Notes", "project")  # a folder name with digits is no title
+    (root / "AGENTS.md").write_text("Intro line.\n# Hollins Park Juniors U11 tournament\n", encoding="utf-8")
+    assert general_title(root) == ("Hollins Park Juniors U11 tournament", "AGENTS.md")
+    outside = tmp_path / "elsewhere.md"
+    outside.write_text("# Someone else's heading\n", encoding="utf-8")
+    (root / "AGENTS.md").unlink()
+    (root / "AGENTS.md").symlink_to(outside)
+    assert general_title(root) == ("Notes", "project")
+    (tmp_path / "cup-day").mkdir()
+    assert general_title(tmp_path / "cup-day") == ("Cup day", "project")
 
 
 def test_a_street_address_only_says_where(project: Project) -> None:

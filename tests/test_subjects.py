@@ -463,6 +463,7 @@ def test_a_word_written_only_in_lower_case_is_a_thing() -> None:
         ("Decision: Fennel & Fig opens 8 till 4, Tuesday to Sunday.", ["Fennel", "Fig"], []),  # never "Fennel & Fig opens"
         ("Agreed with Hannah: no posed family groups beyond the 8 on her list.", ["Hannah"], ["Family groups"]),  # "her list" is hers
         ("Decision: we only take small electricals Kwame has checked in at the door.", ["Kwame"], ["Electricals", "Door"]),
+        ("Decision: We only take small electricals Kwame has checked.", ["Kwame"], ["Electricals"]),  # "We" capitalised too
         ("Decision: we go ahead with Brightwater on the £8,990 quote and apply for the grant.", ["Brightwater"], ["Grant"]),  # "8,990" is no clause
         ("Decision: PawBook is the only way to book on the new site.", ["PawBook"], []),  # about PawBook, whose page it is
         ("Decision: Małgorzata is our photographer.", ["Małgorzata"], ["Photographer"]),  # the role she holds

@@ -149,9 +149,10 @@ class Planner:
         return (page, "", [], roles) if page else ("", self.general, [], roles)
 
     def said_title(self, text: str) -> str | None:
-        """The one page whose title or alias of two words or more the line says in lower case, or None."""
+        """The one page whose title or alias of two words or more the line says among its words
+        ("…, so team entries are now 15": "Team entries"), or None."""
         said = " " + subjects.fold(_PUNCTUATION.sub(" ", text)) + " "
-        found = {page for label, pages_ in self.index.exact.items() if " " in label and label.islower() and f" {label} " in said for page in pages_}
+        found = {page for label, pages_ in self.index.exact.items() if " " in label and f" {label} " in said for page in pages_}
         return found.pop() if len(found) == 1 else None
 
     def topic_home(self, topic: str) -> tuple[str, str, list[str]]:

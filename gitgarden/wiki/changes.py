@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from gitgarden.wiki.subjects import content_words, fold, mentions
+from gitgarden.wiki.subjects import content_words, fold, ids, mentions
 
 __all__ = ["Value", "values", "has_change_cue", "Earlier", "changed_value"]
 
@@ -60,7 +60,7 @@ def _norm(text: str) -> str:
 def values(line: str) -> set[Value]:
     """The amounts, dates, times and counts `line` states (ids and list numbers are not values)."""
     out: set[Value] = set()
-    taken = [(m.start, m.start + len(m.text)) for m in mentions(line) if m.kind == "id"]  # "HG-20417, £…": no amount
+    taken = [m.span() for m in ids(line)]  # "order HG-20417, £1,284.60": the id's digits are no amount
     for kind, pattern in (("date", _DATE), ("time", _TIME), ("amount", _AMOUNT)):
         for m in pattern.finditer(line):
             if any(a < m.end() and m.start() < b for a, b in taken):
@@ -141,15 +141,12 @@ def _priced(line: str) -> dict[str, set[str]]:
     return out
 
 
-def _near_id(line: str, old: str) -> bool:
-    """True when `line` corrects an id `old` gave, said with a cue of its own ("Correction: … is
+def _near_id(said: list[str], old: str) -> bool:
+    """True when an id of a correcting line (`said`) corrects one `old` gave ("Correction: … is
     SS-40921, I'd swapped the last two digits" after "order SS-40912"): the same shape, the digits
     swapped or one or two of them changed."""
-    if not _ID_FIX.search(line):
-        return False
-    ids = [m.text for m in mentions(line) if m.kind == "id"]
-    for a in ids:
-        for b in (m.text for m in mentions(old) if m.kind == "id"):
+    for a in said:
+        for b in (m.group() for m in ids(old)):
             same_shape = a != b and len(a) == len(b) and re.sub(r"\d", "0", a) == re.sub(r"\d", "0", b)
             if same_shape and (sorted(a) == sorted(b) or sum(x != y for x, y in zip(a, b, strict=True)) <= 2):
                 return True
@@ -197,13 +194,15 @@ def changed_value(line: str, page: str, earlier: Iterable[Earlier]) -> Earlier |
     plain = _plain_words(line)
     counted = _counted(line)
     priced = _priced(line)
+    fixed_ids = [m.group() for m in ids(line)] if _ID_FIX.search(line) else []  # "Correction: … SS-40921"
     best: Earlier | None = None
     best_rank: tuple[bool, bool, bool, int, int] = (False, False, False, -1, -1)
     for n, old in enumerate(earlier):
         if old.text == line:
             continue
-        if _near_id(line, old.text):
-            rank = (True, False, old.page == page, len(words & content_words(old.text)), n)  # an id said wrong before
+        old_words = content_words(old.text)
+        if fixed_ids and _near_id(fixed_ids, old.text):
+            rank = (True, False, old.page == page, len(words & old_words), n)  # an id said wrong before
             if rank > best_rank:
                 best, best_rank = old, rank
             continue
@@ -220,7 +219,7 @@ def changed_value(line: str, page: str, earlier: Iterable[Earlier]) -> Earlier |
         named = named or bool(old_marked & {v.text for v in old_values})
         if old_marked and not named:
             continue  # "subs up from £5 to £6": the line names the value it changes, and this line has none of it
-        shared = len(words & content_words(old.text))
+        shared = len(words & old_words)
         # "the install's moved to …" names the old line's page ("x-ray-install") as well as its words
         page_named = bool(words & content_words(old.page.replace("-", " ")))
         things = len(plain & _plain_words(old.text))
@@ -237,7 +236,7 @@ def changed_value(line: str, page: str, earlier: Iterable[Earlier]) -> Earlier |
         # "The minibus is now £355" after "£310 for a 16-seat minibus": the same thing priced again
         repriced = any(noun in old_priced and amounts != old_priced[noun] for noun, amounts in priced.items())
         moved = things >= 2 or (thing_shared and "date" in differing and dated) or recounted or repriced
-        if differing == {"count"} and old.page != page and not (named or set(counted) & content_words(old.text)):
+        if differing == {"count"} and old.page != page and not (named or set(counted) & old_words):
             continue  # "sheds up to 10 square metres" after "clause 7": another thing counted, elsewhere
         if named or same_thing or (cue and (old.page == page or page_named or shared >= 2 or moved)):
             # a value named, the same thing valued again, the same page, words in common, the newest

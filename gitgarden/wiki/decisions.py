@@ -47,13 +47,13 @@ def decided_things(line: str, known_names: Iterable[str] = ()) -> list[str]:
     if named_is and not any(m.kind == "role" and m.start > named_is.end() - 1 for m in said):
         return []  # "PawBook is the only way to book": about PawBook ("Małgorzata is our photographer": the role)
     won = _WON.match(plain)
-    if won and any(m.kind == "name" and m.start == 0 and m.text == won.group("name") for m in mentions(plain, known_names)):
+    if won and any(m.kind == "name" and m.start == 0 and m.text == won.group("name") for m in said):
         return [f"{won.group('name')} {won.group('thing').lower()}"]  # "Fenland get the contract": the Fenland contract
     known = {fold(w) for w in known_names}
-    names = {fold(m.text) for m in mentions(plain, known_names) if m.kind == "name"} | known
+    names = {fold(m.text) for m in said if m.kind == "name"} | known
     cue = _AFTER_CUE.match(plain)  # "go with the coach": the thing starts after the verb
     cues = {c.end() for c in _AFTER_CUE.finditer(plain) if not _POSSESSIVE_AT.search(c.group())}
-    for m in mentions(plain, known_names):
+    for m in said:
         owned = _POSSESSIVE_AT.match(plain, m.start + len(m.text)) if m.kind == "name" and m.start in cues else None
         thing = noun_phrase(plain, owned.end() + 1) if owned else ""
         if owned and (not thing or fold(thing) in _SOMEONES):
@@ -66,7 +66,7 @@ def decided_things(line: str, known_names: Iterable[str] = ()) -> list[str]:
     starts += [m.end() for m in _AS_ROLE.finditer(plain)]
     starts += [m.end() for m in re.finditer(r"^no\s+", plain, re.I)]  # "Decision: no deposit to Callum until …"
     named: dict[int, str] = {}  # where a thing begins right after a name of two words: that name
-    for m in mentions(plain, known_names):
+    for m in said:
         if m.kind == "name" and " " in m.text and plain[m.start + len(m.text) : m.start + len(m.text) + 1] == " ":
             named[m.start + len(m.text)] = m.text  # "the Marlow Road lease": the Marlow Road lease
     starts += list(named)
@@ -112,12 +112,13 @@ _AFTER_CUE = re.compile(rf"\b(?:(?:have|had)\s+)?(?:{_DECIDES})\s+(?:on\s+|that\
 
 
 _POSSESSIVE_AT = re.compile(r"['’]s\b")
-_NAME_IS = re.compile(r"[A-Z][\w'’&.-]*(?:\s+(?:&\s+)?[A-Z][\w'’.-]*)*\s+(?:is|are|was|were)\s+(?:the|our|my)\b")
+_NAME_AT = r"[A-Z][\w'’&.-]*(?:\s+(?:&\s+)?[A-Z][\w'’.-]*)*"  # a name where the line starts: "Fraser & Sons"
+_NAME_IS = re.compile(rf"{_NAME_AT}\s+(?:is|are|was|were)\s+(?:the|our|my)\b")
 _THEIRS = re.compile(r"(?i)(?:his|her|their)\s")
-_WE_DO = re.compile(r"^(?:we|I)\s+(?:only\s+|just\s+|will\s+|now\s+)?(?!(?:are|were|will|have|had|can|could|should|may|might|must)\b)[a-z]+\s+(?=[a-z])")
+_WE_DO = re.compile(r"^(?:[Ww]e|I)\s+(?:only\s+|just\s+|will\s+|now\s+)?(?!(?:are|were|will|have|had|can|could|should|may|might|must)\b)[a-z]+\s+(?=[a-z])")
 # Someone given a job, a contract or a gig: the thing decided is theirs, titled with their name.
 _WON = re.compile(
-    r"(?P<name>[A-Z][\w'’&.-]*(?:\s+(?:&\s+)?[A-Z][\w'’.-]*)*)\s+(?:get|gets|got|win|wins|won|land|lands|landed)\s+(?:the\s+)?"
+    rf"(?P<name>{_NAME_AT})\s+(?:get|gets|got|win|wins|won|land|lands|landed)\s+(?:the\s+)?"
     r"(?P<thing>job|contract|gig|tender|order|booking|commission)\b"
 )
 # A name's verb in -s, before an object or a place: "Low Tide goes to …", "Chiara plays Mara".

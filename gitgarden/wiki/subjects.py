@@ -40,6 +40,7 @@ __all__ = [
     "upper_first",
     "content_words",
     "has_id",
+    "ids",
     "noun_phrase",
     "DETERMINER",
     "sentence_starts",
@@ -139,6 +140,11 @@ def _verbish(word: str) -> bool:
 def has_id(text: str) -> bool:
     """True when the line names an id (an invoice, an order number)."""
     return _ID.search(text) is not None
+
+
+def ids(text: str) -> list[re.Match[str]]:
+    """The ids the line names, as matches ("INV-2207", "SS-40912"): what `mentions` gives as kind "id"."""
+    return list(_ID.finditer(text))
 
 
 def fold(text: str) -> str:
