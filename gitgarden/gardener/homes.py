@@ -101,6 +101,8 @@ class Planner:
         if lead_page:
             return lead_page, "", [], roles
         names = [m for m in found if not _placed(text, m)]
+        if len(names) > 1 and names[0].kind == "name" and _WITH_ME.match(text, names[0].start + len(names[0].text)):
+            names = names[1:]  # "Martin Kerr and I visited Willowbank House": where they went, not who came along
         if lead and names and all(_SUBORDINATE.search(text[: m.start]) for m in names):
             return "", lead, [], roles  # "Guest list at 120 after Arjun's mum added …": the list's line
         # A name that opens the line is its subject: it is not passed over for a later one with a page.
@@ -237,7 +239,7 @@ class Planner:
         if " " in name.strip() or not name.strip():
             return set()
         key = subjects.fold(name)
-        return {n for n in self.full_names if key in (subjects.fold(n).split()[0], subjects.fold(n).split()[-1])}
+        return {n for n in self.full_names if key in {subjects.fold(p) for p in subjects.name_parts(n)}}
 
     def resolve(self, text: str, kind: str = "name") -> str | None:
         return self.index.resolve(subjects.Mention(text, kind, 0)) or self.made.get(subjects.fold(text))
@@ -302,6 +304,9 @@ _PAPERWORK = frozenset(
 
 def _plural_free(word: str) -> str:
     return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
+
+
+_WITH_ME = re.compile(r"\s+and\s+(?:I|me)\b")
 
 
 def _placed(text: str, mention: subjects.Mention) -> bool:

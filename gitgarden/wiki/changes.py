@@ -34,7 +34,7 @@ _CUE = re.compile(
     r"rescheduled|brought forward|changed|changes|raised|lowered|increased|reduced|cut|revised|recounted|"
     r"earlier than|later than|sooner than|than (?:they|we|he|she) said|wasn't in|was not in|wasn't on|"
     r"reissued|re-sent|resent|revised|updated|new date|new price|added|will do|would do|can do|down to|came down|knocked|"
-    r"dropped|drops|gone up|went up|goes up|going up|put(?:ting)? (?:\w+ ){0,3}up|rose|risen|up to|"
+    r"dropped|drops|gone up|went up|goes up|going up|put(?:ting)? (?:\w+ ){1,3}up|rose|risen|(?<!put )up to|"
     r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|a few)\s+(?:more|fewer|extra)|another\s+\d+|"
     r"should have (?:said|been)|not\s+(?:\d|the\s+\d|on\s|at\s|in\s|" + _DAYS + r"|" + _MONTHS + r")|rather than|after all)\b",
     re.I,
@@ -141,16 +141,30 @@ def _priced(line: str) -> dict[str, set[str]]:
     return out
 
 
+_PER = re.compile(r"^\s*(?:an?|per|each|every)\s+(hour|day|night|week|month|year|term|session|head|person|player|child|adult|class|visit|go)\b", re.I)
+
+
+def _units(line: str) -> set[str]:
+    """What the line's amounts are counted per: "£28.50 an hour", "£1,150 a week" -> {hour, week}."""
+    return {m.group(1).lower() for a in _AMOUNT.finditer(line) if (m := _PER.match(line[a.end() :]))}
+
+
 def _near_id(said: list[str], old: str) -> bool:
     """True when an id of a correcting line (`said`) corrects one `old` gave ("Correction: … is
     SS-40921, I'd swapped the last two digits" after "order SS-40912"): the same shape, the digits
-    swapped or one or two of them changed."""
+    swapped or one or two of them changed, one letter at most misread ("YK14 RWA" for "YK14 RVA")."""
     for a in said:
         for b in (m.group() for m in ids(old)):
-            same_shape = a != b and len(a) == len(b) and re.sub(r"\d", "0", a) == re.sub(r"\d", "0", b)
-            if same_shape and (sorted(a) == sorted(b) or sum(x != y for x, y in zip(a, b, strict=True)) <= 2):
+            if a == b or len(a) != len(b) or _shape(a) != _shape(b):
+                continue
+            letters = sum(x != y and x.isalpha() for x, y in zip(a, b, strict=True))  # "YK14 RVA", misread "YK14 RWA"
+            if letters <= 1 and (sorted(a) == sorted(b) or sum(x != y for x, y in zip(a, b, strict=True)) <= 2):
                 return True
     return False
+
+
+def _shape(text: str) -> str:
+    return re.sub(r"[A-Z]", "A", re.sub(r"\d", "0", text))
 
 
 _PRICE_VERBS = frozenset({"cost", "costs", "pay", "pays", "paying", "comes", "says", "charge", "charges", "wants", "asks", "offers"})
@@ -236,6 +250,9 @@ def changed_value(line: str, page: str, earlier: Iterable[Earlier]) -> Earlier |
         # "The minibus is now £355" after "£310 for a 16-seat minibus": the same thing priced again
         repriced = any(noun in old_priced and amounts != old_priced[noun] for noun, amounts in priced.items())
         moved = things >= 2 or (thing_shared and "date" in differing and dated) or recounted or repriced
+        per, old_per = _units(line), _units(old.text)
+        if differing == {"amount"} and per and old_per and not per & old_per:
+            continue  # "£310 a week towards Dad's care" after "£29.80 an hour": another rate, no new price
         if differing == {"count"} and old.page != page and not (named or set(counted) & old_words):
             continue  # "sheds up to 10 square metres" after "clause 7": another thing counted, elsewhere
         if named or same_thing or (cue and (old.page == page or page_named or shared >= 2 or moved)):

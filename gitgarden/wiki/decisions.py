@@ -80,6 +80,8 @@ def decided_things(line: str, known_names: Iterable[str] = ()) -> list[str]:
             out += [title] if title not in out else []
             continue
         a_name = bool(title) and fold(title) in names and (fold(title) not in known or _capitalised_from(plain, at, title.split()[0]))
+        if title and fold(title) in _SOMEONES and re.search(r"['’]s\s+$", plain[:at]):
+            continue  # "putting Dad's name down at Willowbank": Dad's, no thing of its own
         if a_name:
             continue  # "Going with Bounce Brothers": an organisation's name, not a thing decided ("the scaffolding" is)
         named_first = bool(title) and fold(title.split()[0]) in names and _capitalised_from(plain, at, title.split()[0])
@@ -127,7 +129,7 @@ _NAME_VERB = re.compile(
     rf"|\s*(?:{'|'.join(sorted(VERBS_S))})\s+\d"  # "Fennel & Fig opens 8 till 4" (not "Marlow Road hours 7–3")
 )
 # What someone offers, not a thing of its own: "Jen's plan" is Jen's ("Marek's worktop" is the worktop).
-_SOMEONES = frozenset(["plan", "idea", "offer", "suggestion", "proposal", "option", "quote", "price", "rate", "version", "choice", "one", "deal", "terms", "logo", "branding"])
+_SOMEONES = frozenset(["plan", "idea", "offer", "suggestion", "proposal", "option", "quote", "price", "rate", "version", "choice", "one", "deal", "terms", "logo", "branding", "name"])
 
 
 def _capitalised_from(text: str, at: int, word: str) -> bool:

@@ -10,7 +10,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from gitgarden.wiki.subjects import Mention, fold, is_full_name
+from gitgarden.wiki.subjects import Mention, fold, is_full_name, name_parts
 
 __all__ = ["SubjectIndex"]
 
@@ -40,8 +40,7 @@ class SubjectIndex:
             if owner and is_full_name(label):  # "St Brigid's" for "St Brigid's Hospice"
                 self.exact.setdefault(owner.group(1), set()).add(page)
             if is_full_name(label):
-                words = re.findall(r"[^\W\d_]+", label)
-                for part in (words[0], words[-1]):
+                for part in name_parts(label):
                     self.parts.setdefault(fold(part), set()).add(page)
 
     def add_role(self, page: str, role: str) -> None:
@@ -72,6 +71,8 @@ class SubjectIndex:
                 return next(iter(found))
             # "Churches Trust" when the page is "Wessex Historic Churches Trust": the name said shorter.
             found = {page for label, pages in self.exact.items() if label.endswith(" " + key) and is_full_name(label.title()) for page in pages}
+            # … and "Harbour Road" when it is "Harbour Road Garage": the name's head, said alone.
+            found = found or {page for label, pages in self.exact.items() if label.startswith(key + " ") and is_full_name(label.title()) for page in pages}
             if len(found) == 1:
                 return next(iter(found))
         return None

@@ -51,7 +51,10 @@ __all__ = [
 ]
 
 _TOKEN = re.compile(r"[^\W\d_][\w'’.&-]*[\w]|[^\W\d_]")
-_ID = re.compile(r"\b(?:[A-Z]{1,5}[-/]?\d[\w-]*\d|[A-Z]{2,5}-[A-Z0-9]{2,}(?:-[A-Z0-9]+)*)\b")
+# "INV-2207", "PH/EV/2026/117" (its letters and slashes whole), a registration "YK14 RVA" (its two halves).
+_ID = re.compile(
+    r"\b(?:[A-Z]{2}\d{2} [A-Z]{3}(?![\w-])|[A-Z]{1,5}(?:/[A-Z]{1,5})*[-/]?\d[\w/-]*\d|[A-Z]{2,5}-[A-Z0-9]{2,}(?:-[A-Z0-9]+)*)\b"
+)
 _POSSESSIVE = re.compile(r"['’]s$")
 # Words that are never a subject's name, whatever their case: cue words, pronouns, calendar words,
 # currencies and the like. A capitalised word at the start of a sentence is a name only when it is
@@ -385,6 +388,18 @@ def is_full_name(label: str) -> bool:
     return len(words) >= 2 and len(words) == len(label.split())
 
 
+_HONORIFICS = _words("captain capt dr doctor mr mrs ms miss mx prof professor rev revd reverend father sister sir dame lady lord cllr councillor")
+
+
+def name_parts(label: str) -> tuple[str, str]:
+    """A full name's first and last words, a title before it passed over: "Captain Sue Pengelly" is
+    Sue and Pengelly, "Dr Helen Achebe" Helen and Achebe."""
+    words = re.findall(r"[^\W\d_]+", label)
+    while len(words) > 2 and fold(words[0]) in _HONORIFICS:
+        words = words[1:]
+    return (words[0], words[-1]) if words else ("", "")
+
+
 def upper_first(title: str) -> str:
     """`title` with its first letter upper case and the rest as written ("UI" stays "UI", not "Ui")."""
     return title[:1].upper() + title[1:]
@@ -392,9 +407,9 @@ def upper_first(title: str) -> str:
 
 def _next_is_verb(text: str, at: int) -> bool:
     """True when the word after `at` is a verb in the past or a form of "be": "Tasting booked for …",
-    "Tasting moved …" — the -ing word before it is the thing, not a verb."""
+    "Tasting moved …", "Engraving comes to £275" — the -ing word before it is the thing, not a verb."""
     m = re.match(r"\s+([a-z]+)", text[at:])
-    return m is not None and (m.group(1).endswith("ed") or m.group(1) in ("is", "was", "moves", "set", "went", "got", "starts"))
+    return m is not None and (m.group(1).endswith("ed") or m.group(1) in ("is", "was", "set", "went", "got") or m.group(1) in VERBS_S)
 
 
 def _next_in(text: str, at: int, words: frozenset[str]) -> bool:
@@ -423,12 +438,12 @@ _DEMONYMS = _words(
     danish swedish norwegian finnish icelandic irish scottish welsh english british cornish european
     african nigerian ghanaian kenyan egyptian moroccan lebanese israeli iranian syrian"""
 )
-_AFTER_PLURAL = _words("pay get take need want keep cover share bring give make have do sign agree say")
+_AFTER_PLURAL = _words("pay get take need want keep cover share bring give make have do sign agree say open close")
 _COPULA = _words("is was are were goes has")
 _AFTER_DETERMINER = re.compile(r"\b(?:the|a|an|our|my|their|his|her|its|this|that|no)\s+$", re.I)  # "the revised quote"
 _PLAIN_VERBS = _words("go stay come happen arrive begin")  # not "print run", "house move", "unit cost"
 _QUANTIFIERS = _words("all every each both some any several most few many")
-_ENDS_PHRASE = _words("due each apiece ready")  # "deposits due Friday": the deposits
+_ENDS_PHRASE = _words("due each apiece ready only")  # "deposits due Friday": the deposits; "entries only": the entries
 
 
 def noun_phrase(text: str, at: int) -> str:
@@ -447,7 +462,7 @@ def noun_phrase(text: str, at: int) -> str:
         base = re.split(r"['’]", f)[0]
         if base != f and (base in _NEVER or base in _FUNCTION):
             break  # "We've settled …": a pronoun, no thing
-        if f in _ENDS_PHRASE or (not words and re.match(r"\s+(?:the|a|an|our|my|their|his|her|all|every)\s", text[at + m.end() :])):
+        if f in _ENDS_PHRASE or (words and f == "half") or (not words and re.match(r"\s+(?:the|a|an|our|my|their|his|her|all|every)\s", text[at + m.end() :])):
             break  # "cap the tour": a verb before its object is no part of a phrase
         gerund = not words and _verbish(f) and f.endswith("ing") and (
             _next_is_verb(text, at + m.end()) or _next_is_noun(text, at + m.end()) or _AFTER_DETERMINER.search(text, 0, at + m.start()) is not None
