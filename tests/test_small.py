@@ -778,3 +778,14 @@ def test_a_visit_made_with_someone_goes_on_the_place_visited(project: Project) -
     assert "not £1,150 but £1,250 a week" in body(project, "willowbank-house")
     asked = open_lines(project)
     assert len(asked) == 1 and "£1,250" in asked[0], asked  # the council's £310 a week changes no fee
+
+
+def test_a_role_goes_to_the_one_person_whose_line_says_its_deed(project: Project) -> None:
+    journal(project, "2026-05-19", "Siobhán Kearney did the survey, report ref SK-2605-14: keel bolts need replacing.")
+    garden(project, answers(FakeModel(), "yes"))
+    journal(project, "2026-05-21", "The surveyor's written report came through, frames sound apart from two.", "The surveyor wants paying by Friday.")
+    result = garden(project, answers(FakeModel(), "yes", "yes"))
+    assert result.created == [] and result.appended == ["wiki/siobhan-kearney.md"], (result.created, result.appended)
+    journal(project, "2026-05-22", "The electrician can come on Monday.", "Femi Adeyemi electrified the fence.")
+    result = garden(project, answers(FakeModel(), "yes", "yes"))
+    assert "wiki/electrician.md" in result.created  # "electric" is said of too much to name anyone

@@ -54,6 +54,7 @@ class Planner:
     titles: dict[str, str] = field(default_factory=dict)  # name -> title of a page this pass creates
     orders: dict[str, dict[str, int]] = field(default_factory=dict)  # day -> its journal lines' places, read once
     said_roles: dict[str, str] = field(default_factory=dict)  # folded role -> name, as AGENTS.md says them, no page yet
+    said_on: dict[str, list[str]] = field(default_factory=dict)  # page -> the lines of recent days on it
 
     def add(self, kind: str, fields: dict[str, object], lines: list[str]) -> None:
         self.out.append(Op(kind, fields, tuple(lines), len(self.out)))
@@ -110,7 +111,7 @@ class Planner:
         # A role AGENTS.md says someone holds, first, leads ("The landlord wants … before Ferhat …").
         held = names[0] if names and names[0].kind == "role" and subjects.fold(names[0].text) in self.said_roles else None
         for m in opening or names or found:
-            page = self.resolve(m.text, m.kind)
+            page = self.resolve(m.text, m.kind) or (self.by_deed(m.text) if m.kind == "role" else None)
             if page:
                 return page, "", [m.text] if m.kind == "name" else [], roles
             if m is held:
@@ -224,10 +225,31 @@ class Planner:
                 self.said_roles[subjects.fold(role)] = name
 
     def note_ids(self, text: str, page: str) -> None:
-        """Remember the page the ids of `text` went to (the first line that gave an id keeps it)."""
+        """Remember the page the ids of `text` went to (the first line that gave an id keeps it),
+        and the line itself, for a role its deed names (`by_deed`)."""
+        self.said_on.setdefault(page, []).append(text)
         for m in subjects.mentions(text):
             if m.kind == "id":
                 self.ids.setdefault(m.text.upper(), page)
+
+    def by_deed(self, role: str) -> str | None:
+        """The one person's page whose lines say the deed a role is named for — "the surveyor's
+        report" after "Siobhán Kearney did the survey" — or None; the role is theirs from then on."""
+        deed = _DEED.sub("", subjects.fold(role)) if " " not in role.strip() else ""
+        if len(deed) < 5:
+            return None  # "electrician": "electric" is said of too much
+        people = {page for pages_ in self.index.parts.values() for page in pages_}
+        role_word = subjects.fold(role)
+        found = {
+            page
+            for page, said in self.said_on.items()
+            if page in people and any(w.startswith(deed) and not w.startswith(role_word) for t in said for w in re.findall(r"[^\W\d_]+", subjects.fold(t)))
+        }
+        if len(found) != 1:
+            return None
+        page = found.pop()
+        self.index.add_role(page, role)
+        return page
 
     def full_name(self, name: str) -> str:
         """The one longer name the journal gives that begins or ends with the one-word `name`, or ""."""
@@ -306,6 +328,7 @@ def _plural_free(word: str) -> str:
     return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
 
 
+_DEED = re.compile(r"(?:or|er|ist)$")  # "surveyor": survey, "engraver": engrav(e), "florist": flor-
 _WITH_ME = re.compile(r"\s+and\s+(?:I|me)\b")
 
 
