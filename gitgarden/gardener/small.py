@@ -173,9 +173,10 @@ def operations(
             # decided page takes no line, so the change stays on its own page, the question asked
         elif old is not None and old.page:
             name, title, aliases = old.page, "", []
-        if name and plan.is_decided(name) and old is None and r.kind == "fact":
+        if name and plan.is_decided(name) and old is None and r.kind in ("fact", "decision"):
             # "Tickets live on TicketNest" after "Decision: tickets £12": a fact that only extends
-            # the thing decided goes to the other subject it names, when it names one.
+            # the thing decided goes to the other subject it names, when it names one ("Agreed with
+            # Halden: the old oven goes out …" after "Decision: the oven goes against the back wall").
             name, title, aliases = plan.besides(line, name) or (name, title, aliases)
         if name and plan.is_decided(name):
             # A decided page takes no more lines (the guard's rule 10): the person settles it.

@@ -102,7 +102,7 @@ def decision_topic(line: str) -> str:
     return ""
 
 
-_CONDITION = re.compile(r",?\s+\b(?:if|unless|provided|as long as|once|because|since)\b\s+", re.I)
+_CONDITION = re.compile(r",?\s+\b(?:if|unless|provided|as long as|once|because|since|until|till)\b\s+", re.I)
 _AS_ROLE = re.compile(r"\b(?:as|for)\s+(?=(?:our|the|a|an|head|lead|new)\b|[a-z])", re.I)
 _DECISION_TOPICS = (
     (re.compile(r"\b(?:hire|hired|hiring|recruit\w*|take on|takes on|took on|employ|employs|offer(?:ed)? (?:him|her|them) the (?:job|role|post))\b", re.I), "Hiring"),
@@ -123,9 +123,10 @@ _WON = re.compile(
     rf"(?P<name>{_NAME_AT})\s+(?:get|gets|got|win|wins|won|land|lands|landed)\s+(?:the\s+)?"
     r"(?P<thing>job|contract|gig|tender|order|booking|commission)\b"
 )
-# A name's verb in -s, before an object or a place: "Low Tide goes to …", "Chiara plays Mara".
+# A name's verb in -s, before an object or a place: "Low Tide goes to …", "Chiara plays Mara",
+# "Daniel rehearses with Isla".
 _NAME_VERB = re.compile(
-    r"\s*[a-z]+s\b(?!['’])\s+(?:[A-Z]|(?:the|a|an|our|my|their|his|her|to)\b)"
+    r"\s*[a-z]+s\b(?!['’])\s+(?:[A-Z]|(?:the|a|an|our|my|their|his|her|to|with|every|until|from)\b)"
     rf"|\s*(?:{'|'.join(sorted(VERBS_S))})\s+\d"  # "Fennel & Fig opens 8 till 4" (not "Marlow Road hours 7–3")
 )
 # What someone offers, not a thing of its own: "Jen's plan" is Jen's ("Marek's worktop" is the worktop).

@@ -10,7 +10,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from gitgarden.wiki.subjects import Mention, fold, is_full_name, name_parts
+from gitgarden.wiki.subjects import HONORIFICS, Mention, fold, is_full_name, name_parts
 
 __all__ = ["SubjectIndex"]
 
@@ -64,6 +64,9 @@ class SubjectIndex:
             words = key.split()
             if len(words) == 1:
                 found = self.parts.get(key)
+                return next(iter(found)) if found and len(found) == 1 else None
+            if len(words) == 2 and words[0] in HONORIFICS:  # "Mrs Okoro" for "Mrs Janet Okoro"
+                found = self.parts.get(words[1])
                 return next(iter(found)) if found and len(found) == 1 else None
             # "Tomasz Wójcik" when the page is "Tomasz": its first name stands alone as a title.
             found = self.exact.get(words[0])

@@ -388,15 +388,15 @@ def is_full_name(label: str) -> bool:
     return len(words) >= 2 and len(words) == len(label.split())
 
 
-_HONORIFICS = _words("captain capt dr doctor mr mrs ms miss mx prof professor rev revd reverend father sister sir dame lady lord cllr councillor")
+HONORIFICS = _words("captain capt dr doctor mr mrs ms miss mx prof professor rev revd reverend father sister sir dame lady lord cllr councillor")
 
 
 def name_parts(label: str) -> tuple[str, str]:
     """A full name's first and last words, a title before it passed over: "Captain Sue Pengelly" is
-    Sue and Pengelly, "Dr Helen Achebe" Helen and Achebe."""
+    Sue and Pengelly, "Dr Helen Achebe" Helen and Achebe, "Mrs Okoro" Okoro and Okoro."""
     words = re.findall(r"[^\W\d_]+", label)
-    while len(words) > 2 and fold(words[0]) in _HONORIFICS:
-        words = words[1:]
+    while len(words) > 1 and fold(words[0]) in HONORIFICS:
+        words = words[1:]  # "Mrs Okoro": her last name only
     return (words[0], words[-1]) if words else ("", "")
 
 
@@ -479,7 +479,7 @@ def noun_phrase(text: str, at: int) -> str:
             break
         if words and f in _AFTER_PLURAL and fold(words[-1]).endswith("s") and not fold(words[-1]).endswith("ss"):
             break  # "Decision: parents pay £220": a plural's verb ("holiday pay" stays)
-        verb_next = re.match(r"\s+(?:[A-Z]|(?:the|a|an|our|my|their|his|her|to)\b)", text[at + m.end() :])
+        verb_next = re.match(r"\s+(?:[A-Z]|(?:the|a|an|our|my|their|his|her|to|with|every|until|from)\b)", text[at + m.end() :])
         if words and words[-1][:1].isupper() and w.islower() and f.endswith("s") and not f.endswith(("ss", "us", "is")) and verb_next:
             break  # "Chiara plays Mara", "Low Tide goes to …": after a name, a word in -s is its verb
         if words and w[:1].isupper() and words[-1].islower():
