@@ -598,3 +598,13 @@ def test_chatter_words_of_held15(line: str, kind: str) -> None:
 
 def test_a_names_verb_before_with_and_a_time_limit_decide_nothing() -> None:
     assert decided_things("Decision: Daniel rehearses with Isla every Tuesday at 5 until the exam, at his £45 an hour.", ["Daniel", "Isla"]) == []
+
+
+def test_a_total_or_the_same_job_said_in_other_words_changes_the_earlier_figure() -> None:
+    quote = Earlier("2026-04-13#2", "Callum Ferris, our landscaper, quoted £1,980 for levelling and building six beds.", "callum-ferris")
+    assert changed_value("Callum priced the topsoil in as well: £2,180 all in.", "callum-ferris", [quote]) == quote
+    engraver = Earlier("2026-06-10#2", "Pat Curnow, the engraver in Fore Street, quoted £240 to engrave the eight trophies.", "pat-curnow")
+    assert changed_value("Engraving comes to £275 with the two new junior plates.", "engraving", [engraver]) == engraver
+    assert changed_value("The diesel comes to £120 on the day.", "diesel", [engraver]) is None  # another thing's total
+    fit = Earlier("2026-06-09#1", "Kieran Doyle, the engineer Halden use, can fit the oven on Thursday 25 June for £640.", "kieran-doyle")
+    assert changed_value("The install is moved to Monday 29 June because the lorry is booked.", "install", [fit]) == fit

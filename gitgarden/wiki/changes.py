@@ -177,7 +177,13 @@ def _plain_words(text: str) -> set[str]:
     for a, b in reversed(spans):
         text = text[:a] + " " + text[b:]
     short = {fold(w) for w in re.findall(r"\b[^\W\d_]{3}\b", text)} - _SHORT_FUNCTION  # "the fee", "the van"
-    return (content_words(text) | short) - _WEAK
+    return {_SAME_THING.get(w, w) for w in content_words(text) | short} - _WEAK
+
+
+# Words for one thing: "the install is moved" after "can fit the oven on Thursday".
+_SAME_THING = {"fit": "install", "fitt": "install", "installation": "install", "instal": "install", "fitter": "install"}
+# A total that takes the place of an earlier figure: "£2,180 all in", "Engraving comes to £275".
+_TOTAL = re.compile(r"\b(?:all in|in total|altogether|all told|comes? to|came to|totals?|totalling)\b", re.I)
 
 
 _SHORT_WORDS = """the and but for not nor yet our you her his its who why how any all was are has had did can
@@ -255,7 +261,9 @@ def changed_value(line: str, page: str, earlier: Iterable[Earlier]) -> Earlier |
             continue  # "£310 a week towards Dad's care" after "£29.80 an hour": another rate, no new price
         if differing == {"count"} and old.page != page and not (named or set(counted) & old_words):
             continue  # "sheds up to 10 square metres" after "clause 7": another thing counted, elsewhere
-        if named or same_thing or (cue and (old.page == page or page_named or shared >= 2 or moved)):
+        # "£2,180 all in" after "quoted £1,980" on the same page, or beside a word of the same thing
+        totalled = "amount" in differing and bool(_TOTAL.search(line)) and (old.page == page or thing_shared)
+        if named or same_thing or totalled or (cue and (old.page == page or page_named or shared >= 2 or moved)):
             # a value named, the same thing valued again, the same page, words in common, the newest
             rank = (named, repriced or recounted, old.page == page, shared, n)
             if rank > best_rank:
