@@ -7,14 +7,13 @@ import pytest
 from gitgarden.wiki.changes import Earlier, Value, changed_value, has_change_cue, values
 from gitgarden.wiki.chatter import chatter_kind, domain_words
 from gitgarden.wiki.decisions import decided_things, decision_topic, is_decision
-from gitgarden.wiki.subject_index import SubjectIndex
+from gitgarden.wiki.subject_index import SubjectIndex, name_parts
 from gitgarden.wiki.subjects import (
     Mention,
     mentions,
     noun_phrase,
     roles_given,
     roles_said,
-    name_parts,
     said_as_thing,
     topic_title,
 )

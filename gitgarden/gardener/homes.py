@@ -20,7 +20,7 @@ from gitgarden.model.operations import Op
 from gitgarden.wiki import changes, decisions, journal, pages, subjects, tidy
 from gitgarden.wiki.facts import pages_citing
 from gitgarden.wiki.journal import JournalLine
-from gitgarden.wiki.subject_index import SubjectIndex
+from gitgarden.wiki.subject_index import HONORIFICS, SubjectIndex, name_parts
 from gitgarden.wiki.tree import Tree
 
 __all__ = ["Planner", "bullets", "LIST_MARK", "general_title"]
@@ -260,13 +260,13 @@ class Planner:
         """The longer names the journal gives that begin or end with the one-word `name`, or that
         end with the last name of a title and a last name ("Mrs Janet Okoro" for "Mrs Okoro")."""
         words = name.split()
-        if len(words) == 2 and subjects.fold(words[0]) in subjects.HONORIFICS:
+        if len(words) == 2 and subjects.fold(words[0]) in HONORIFICS:
             last = subjects.fold(words[1])
-            return {n for n in self.full_names if len(n.split()) > 2 and subjects.fold(subjects.name_parts(n)[1]) == last}
+            return {n for n in self.full_names if len(n.split()) > 2 and subjects.fold(name_parts(n)[1]) == last}
         if len(words) != 1:
             return set()
         key = subjects.fold(name)
-        return {n for n in self.full_names if key in {subjects.fold(p) for p in subjects.name_parts(n)}}
+        return {n for n in self.full_names if key in {subjects.fold(p) for p in name_parts(n)}}
 
     def resolve(self, text: str, kind: str = "name") -> str | None:
         return self.index.resolve(subjects.Mention(text, kind, 0)) or self.made.get(subjects.fold(text))

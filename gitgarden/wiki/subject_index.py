@@ -10,9 +10,21 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from gitgarden.wiki.subjects import HONORIFICS, Mention, fold, is_full_name, name_parts
+from gitgarden.wiki.subjects import Mention, fold, is_full_name
 
-__all__ = ["SubjectIndex"]
+__all__ = ["HONORIFICS", "SubjectIndex", "name_parts"]
+
+
+HONORIFICS = frozenset(["captain", "capt", "dr", "doctor", "mr", "mrs", "ms", "miss", "mx", "prof", "professor", "rev", "revd", "reverend", "father", "sister", "sir", "dame", "lady", "lord", "cllr", "councillor"])
+
+
+def name_parts(label: str) -> tuple[str, str]:
+    """A full name's first and last words, a title before it passed over: "Captain Sue Pengelly" is
+    Sue and Pengelly, "Dr Helen Achebe" Helen and Achebe, "Mrs Okoro" Okoro and Okoro."""
+    words = re.findall(r"[^\W\d_]+", label)
+    while len(words) > 1 and fold(words[0]) in HONORIFICS:
+        words = words[1:]  # "Mrs Okoro": her last name only
+    return (words[0], words[-1]) if words else ("", "")
 
 
 @dataclass

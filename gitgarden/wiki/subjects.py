@@ -388,18 +388,6 @@ def is_full_name(label: str) -> bool:
     return len(words) >= 2 and len(words) == len(label.split())
 
 
-HONORIFICS = _words("captain capt dr doctor mr mrs ms miss mx prof professor rev revd reverend father sister sir dame lady lord cllr councillor")
-
-
-def name_parts(label: str) -> tuple[str, str]:
-    """A full name's first and last words, a title before it passed over: "Captain Sue Pengelly" is
-    Sue and Pengelly, "Dr Helen Achebe" Helen and Achebe, "Mrs Okoro" Okoro and Okoro."""
-    words = re.findall(r"[^\W\d_]+", label)
-    while len(words) > 1 and fold(words[0]) in HONORIFICS:
-        words = words[1:]  # "Mrs Okoro": her last name only
-    return (words[0], words[-1]) if words else ("", "")
-
-
 def upper_first(title: str) -> str:
     """`title` with its first letter upper case and the rest as written ("UI" stays "UI", not "Ui")."""
     return title[:1].upper() + title[1:]
