@@ -607,3 +607,10 @@ def test_a_total_or_the_same_job_said_in_other_words_changes_the_earlier_figure(
     assert changed_value("The diesel comes to £120 on the day.", "diesel", [engraver]) is None  # another thing's total
     fit = Earlier("2026-06-09#1", "Kieran Doyle, the engineer Halden use, can fit the oven on Thursday 25 June for £640.", "kieran-doyle")
     assert changed_value("The install is moved to Monday 29 June because the lorry is booked.", "install", [fit]) == fit
+
+
+def test_a_chatter_word_that_is_the_deed_of_someone_named_in_full_is_theirs() -> None:
+    """Gemma skipped this as "chatter: free time" on `held15-community-garden-grant`: a fact lost."""
+    assert chatter_kind("Callum Ferris, our landscaper, walked the site with me and quoted £1,980 for six beds.") == ""
+    assert chatter_kind("Walked the dog with our Tom, lovely evening.") == "free time"
+    assert chatter_kind("Last Sunday roast at the Hope and Anchor.") == "a meal"

@@ -184,10 +184,10 @@ def _render_pass(result: Any) -> None:
     elif result.not_cited:
         err(f"  not cited by the reply, left unread: {listing(result.not_cited)}")
     if result.skipped:
-        reasons: dict[str, int] = {}
+        kinds: dict[str, int] = {}
         for item in result.skipped:
-            reasons[item["reason"]] = reasons.get(item["reason"], 0) + 1
-        said = ", ".join(f"{n} {reason}" for reason, n in sorted(reasons.items(), key=lambda kv: -kv[1]))
+            kinds[item["reason"]] = kinds.get(item["reason"], 0) + 1
+        said = ", ".join(f"{n} {reason}" for reason, n in sorted(kinds.items(), key=lambda kv: -kv[1]))
         err(f"  skipped (read, no page): {len(result.skipped)} line(s): {said}; `gitgarden show` lists them, `gitgarden reread LINE-ID` gives one back")
     for item in result.already_there:
         err(f"  already there: {item}")

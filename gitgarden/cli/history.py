@@ -107,7 +107,7 @@ def log_cmd(app: App, limit: int | None, as_json: bool) -> None:
         err("The gardener has made no pass here yet (gitgarden run makes one).")
         return
     columns = ("when", "pass", "outcome", "read", "created", "appended", "split", "refused", "tokens", "model", "commit", "note")
-    rows = [
+    rows: list[tuple[str, ...]] = [
         (
             _when(e.when),
             e.pass_id,

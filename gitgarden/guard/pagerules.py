@@ -51,7 +51,7 @@ def rule_valid_pages(d: Diff) -> Iterator[Finding]:
         parent = d.ctx.split_parents.get(path) if d.ctx is not None else d.parents.get(path)
         allowed = ["open"]
         if d.ctx is not None and parent is None and state_move(path, "open", state, d.ctx) is None:
-            allowed.append(state)  # a page made from a decision line starts decided, the line quoted as evidence
+            allowed.append(str(state))  # a page made from a decision line starts decided, the line quoted as evidence
         if parent is not None:
             inherited = [d.state_of(tree, parent) for tree in (d.base, d.proposed)]
             allowed = [s for s in inherited if state_rank(s) is not None] or allowed

@@ -123,7 +123,7 @@ def _quiet() -> None:
 
     import llama_cpp
 
-    @llama_cpp.llama_log_callback  # type: ignore[misc]
+    @llama_cpp.llama_log_callback
     def drop(level: int, text: bytes, user_data: Any) -> None:
         return None
 
@@ -153,7 +153,7 @@ def _handler_class(litellm: Any) -> type:
     """The litellm CustomLLM serving `local/…` (a class made once litellm is imported, its base)."""
     from litellm.llms.custom_llm import CustomLLMError
 
-    class InProcess(litellm.CustomLLM):  # type: ignore[misc, name-defined]
+    class InProcess(litellm.CustomLLM):
         def __init__(self) -> None:
             super().__init__()
             self.files: dict[str, tuple[str, int]] = {}
@@ -191,7 +191,8 @@ def _gathered(llm: Any, request: dict[str, Any]) -> dict[str, Any]:
     """A plain completion with log-probabilities, read off a stream: llama-cpp-python's plain reply
     works them out for every position of the prompt (seconds on a CPU), its stream for the reply's
     tokens only. The caller holds `_LOCK`."""
-    text, finish, steps = "", "stop", []
+    text, finish = "", "stop"
+    steps: list[Any] = []
     for chunk in llm.create_chat_completion(stream=True, **request):
         choice = chunk["choices"][0]
         text += choice.get("delta", {}).get("content") or ""

@@ -32,6 +32,8 @@ _ABOUT_SOMEONE = frozenset({"family", "an appointment", "how I feel", "sleep and
 _THEIRS = re.compile(
     r"\b(?:his|her|their|whose)\b|\b(?!(?:it|that|there|what|here|let|he|she|who)['’]s\b)[^\W\d_]+['’]s\b", re.I
 )
+_NAMED_DEED = re.compile(r"\b[A-Z][^\W\d_]+\s+[A-Z][^\W\d_]+(?:,\s+(?:the|our|a|an)\s[^,]{1,40},)?\s+$")
+_WHEN = re.compile(r"(?:last|next|this|every|on|mon|tues|wednes|thurs|fri|satur|sun)(?:day)?\b", re.I)  # "Last Sunday roast"
 _MINE = re.compile(r"\b(?:i|my|me|we|our|us)\b", re.I)
 _SOMEONE_DOES = re.compile(
     r"\b[A-Z][^\W\d_]+(?:\s+[A-Z][^\W\d_]+)?(?:,\s+(?:the|our|a|an)\s[^,]{1,40},)?\s+"  # "Yiannis Papadakis, the villa owner, confirmed"
@@ -64,11 +66,16 @@ def chatter_kind(text: str, domain: frozenset[str] = frozenset()) -> str:
 
 def _someone_elses(text: str, at: int) -> bool:
     """Whether the chatter word at `at` is about someone other than the writer: a his/her/their or
-    someone's possessive earlier in its clause, or a named person earlier in the line doing something."""
+    someone's possessive earlier in its clause, or a named person earlier in the line doing something
+    (the chatter word may be the deed: "Callum Ferris, our landscaper, walked the site")."""
     clause = re.split(r"[,;:.!?()–—]", text[:at])[-1]
     if _THEIRS.search(clause) and not _MINE.search(clause):
         return True
-    return bool(_SOMEONE_DOES.search(text[:at])) and not _MINE.search(text[:at])
+    before = re.sub(r",\s+(?:the|our|my|a|an)\s[^,]{1,40},", ",", text[:at])  # "Callum Ferris, our landscaper, walked": his walk
+    named = _NAMED_DEED.search(text[:at])
+    if named and not _WHEN.match(named.group()):
+        return True  # the chatter word is the deed of someone named in full just before it
+    return bool(_SOMEONE_DOES.search(text[:at])) and not _MINE.search(before)
 
 
 # A sentence of AGENTS.md that says what is *not* the project ("some of it is just my day",
