@@ -827,3 +827,9 @@ def test_the_name_that_opens_a_line_after_the_leads_it(project: Project) -> None
     )
     result = garden(project, answers(FakeModel(), "yes", "yes"))
     assert "wiki/northern-music-examinations-board.md" in result.created, result.created
+
+
+def test_a_brand_before_its_thing_is_not_the_lines_subject(project: Project) -> None:
+    journal(project, "2026-05-12", "Ordered four Velux roof windows from Skyline Roof Windows, order SRW-58213, £2,364 with the flashing kits.")
+    result = garden(project, answers(FakeModel(), "yes"))
+    assert result.created == ["wiki/skyline-roof-windows.md"], result.created

@@ -614,3 +614,25 @@ def test_a_chatter_word_that_is_the_deed_of_someone_named_in_full_is_theirs() ->
     assert chatter_kind("Callum Ferris, our landscaper, walked the site with me and quoted £1,980 for six beds.") == ""
     assert chatter_kind("Walked the dog with our Tom, lovely evening.") == "free time"
     assert chatter_kind("Last Sunday roast at the Hope and Anchor.") == "a meal"
+
+
+def test_held16_changes_a_deadline_an_amended_order_and_a_rate_per_word() -> None:
+    due = Earlier("2026-09-14#3", "The full translation is due Friday 2 October.", "translation")
+    assert changed_value("The deadline is pushed back to Wednesday 7 October to allow for the appendix.", "deadline", [due]) == due
+    order = Earlier("2026-05-12#2", "Ordered four Velux roof windows from Skyline Roof Windows, order SRW-58213, £2,364.", "skyline")
+    assert changed_value("Checked the drawings: three roof windows, and Skyline amended SRW-58213 to £1,773.", "skyline-2", [order]) == order
+    po = Earlier("2026-09-14#1", "Lindqvist Language Services sent PO LLS/PO/26-0877, German into English, at £0.09 a word.", "lindqvist")
+    assert changed_value("Marta says the rate is £0.10 a word across the whole manual.", "marta", [po]) == po
+    assert changed_value("Rosa charges £0.025 a word for proofreading.", "rosa", [po]) is None  # her own rate
+    assert changed_value("Rosa's rate is £0.025 a word for proofreading.", "rosa", [po]) is None
+
+
+@pytest.mark.parametrize(
+    ("line", "known", "things"),
+    [
+        ("Decision: Redline get the first-aid contract, half of the £2,400 paid up front.", ["Redline"], ["Redline first-aid contract"]),
+        ("Decision: Rosa proofreads each half within three days of getting it.", ["Rosa"], []),  # never "Proofreads"
+    ],
+)
+def test_held16_what_is_decided(line: str, known: list[str], things: list[str]) -> None:
+    assert decided_things(line, known) == things

@@ -128,7 +128,9 @@ class Planner:
         if lead and (not names or refs_only):
             return self.topic_home(lead) + (roles,)
         if names:
-            m = held or next((m for m in names if m.kind == "name"), names[0])  # a name before a role or an id
+            # a name before a role or an id; a brand before its thing ("four Velux roof windows from Skyline
+            # Roof Windows") is no one's name while the line gives one in full
+            m = held or next((m for m in names if m.kind == "name" and not _brand(text, m, names)), names[0])
             title = m.text if m.kind != "role" else m.text[:1].upper() + m.text[1:]
             aliases = [f"the {roles[m.text]}"] if m.text in roles else []
             holder = self.said_roles.get(subjects.fold(m.text)) if m.kind == "role" else None
@@ -331,6 +333,15 @@ _PAPERWORK = frozenset(
 
 def _plural_free(word: str) -> str:
     return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
+
+
+def _brand(text: str, mention: subjects.Mention, names: Sequence[subjects.Mention]) -> bool:
+    """True for a one-word name that describes the thing after it ("Velux roof windows") where the
+    line also names someone in full."""
+    if " " in mention.text or not any(n.kind == "name" and " " in n.text for n in names):
+        return False
+    after = mention.start + len(mention.text)
+    return re.match(r"\s+[a-z]", text[after:]) is not None and bool(subjects.noun_phrase(text, after + 1))
 
 
 def _opens(text: str, mention: subjects.Mention) -> bool:

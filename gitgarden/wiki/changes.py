@@ -33,7 +33,7 @@ _CUE = re.compile(
     r"\b(?:correction|corrected|update[d]?|actually|now|no longer|instead|moved|moves|move|pushed|postponed|"
     r"rescheduled|brought forward|changed|changes|raised|lowered|increased|reduced|cut|revised|recounted|"
     r"earlier than|later than|sooner than|than (?:they|we|he|she) said|wasn't in|was not in|wasn't on|"
-    r"reissued|re-sent|resent|revised|updated|new date|new price|added|will do|would do|can do|down to|came down|knocked|"
+    r"reissued|re-sent|resent|revised|updated|amended|new date|new price|added|will do|would do|can do|down to|came down|knocked|"
     r"dropped|drops|gone up|went up|goes up|going up|put(?:ting)? (?:\w+ ){1,3}up|rose|risen|(?<!put )up to|"
     r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|a few)\s+(?:more|fewer|extra)|another\s+\d+|"
     r"should have (?:said|been)|not\s+(?:\d|the\s+\d|on\s|at\s|in\s|" + _DAYS + r"|" + _MONTHS + r")|rather than|after all)\b",
@@ -141,7 +141,7 @@ def _priced(line: str) -> dict[str, set[str]]:
     return out
 
 
-_PER = re.compile(r"^\s*(?:an?|per|each|every)\s+(hour|day|night|week|month|year|term|session|head|person|player|child|adult|class|visit|go)\b", re.I)
+_PER = re.compile(r"^\s*(?:an?|per|each|every)\s+(hour|day|night|week|month|year|term|session|head|person|player|child|adult|class|visit|go|word|page|mile)\b", re.I)
 
 
 def _units(line: str) -> set[str]:
@@ -177,12 +177,14 @@ def _plain_words(text: str) -> set[str]:
     for a, b in reversed(spans):
         text = text[:a] + " " + text[b:]
     short = {fold(w) for w in re.findall(r"\b[^\W\d_]{3}\b", text)} - _SHORT_FUNCTION  # "the fee", "the van"
-    return {_SAME_THING.get(w, w) for w in content_words(text) | short} - _WEAK
+    due = content_words("deadline") if re.search(r"\bdue\b", text, re.I) else set()  # "due Friday 2 October": its deadline
+    return {_SAME_THING.get(w, w) for w in content_words(text) | short | due} - _WEAK
 
 
 # Words for one thing: "the install is moved" after "can fit the oven on Thursday".
 _SAME_THING = {"fit": "install", "fitt": "install", "installation": "install", "instal": "install", "fitter": "install"}
 # A total that takes the place of an earlier figure: "£2,180 all in", "Engraving comes to £275".
+_RATE = re.compile(r"\bthe\s+(?:rate|price|fee)\b", re.I)  # "the rate is", not "Rosa's rate" or "Rosa charges"
 _TOTAL = re.compile(r"\b(?:all in|in total|altogether|all told|comes? to|came to|totals?|totalling)\b", re.I)
 
 
@@ -263,7 +265,9 @@ def changed_value(line: str, page: str, earlier: Iterable[Earlier]) -> Earlier |
             continue  # "sheds up to 10 square metres" after "clause 7": another thing counted, elsewhere
         # "£2,180 all in" after "quoted £1,980" on the same page, or beside a word of the same thing
         totalled = "amount" in differing and bool(_TOTAL.search(line)) and (old.page == page or thing_shared)
-        if named or same_thing or totalled or (cue and (old.page == page or page_named or shared >= 2 or moved)):
+        # "the rate is £0.10 a word" after "at £0.09 a word": a rate per the same unit, said again
+        rated = "amount" in differing and bool(per & old_per) and bool(_RATE.search(line))
+        if named or same_thing or totalled or rated or (cue and (old.page == page or page_named or shared >= 2 or moved)):
             # a value named, the same thing valued again, the same page, words in common, the newest
             rank = (named, repriced or recounted, old.page == page, shared, n)
             if rank > best_rank:

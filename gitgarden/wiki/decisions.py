@@ -121,12 +121,12 @@ _WE_DO = re.compile(r"^(?:[Ww]e|I)\s+(?:only\s+|just\s+|will\s+|now\s+)?(?!(?:ar
 # Someone given a job, a contract or a gig: the thing decided is theirs, titled with their name.
 _WON = re.compile(
     rf"(?P<name>{_NAME_AT})\s+(?:get|gets|got|win|wins|won|land|lands|landed)\s+(?:the\s+)?"
-    r"(?P<thing>job|contract|gig|tender|order|booking|commission)\b"
+    r"(?P<thing>(?:[a-z][\w-]*\s+)?(?:job|contract|gig|tender|order|booking|commission))\b"  # "the first-aid contract"
 )
 # A name's verb in -s, before an object or a place: "Low Tide goes to …", "Chiara plays Mara",
 # "Daniel rehearses with Isla".
 _NAME_VERB = re.compile(
-    r"\s*[a-z]+s\b(?!['’])\s+(?:[A-Z]|(?:the|a|an|our|my|their|his|her|to|with|every|until|from)\b)"
+    r"\s*[a-z]+s\b(?!['’])\s+(?:[A-Z]|(?:the|a|an|our|my|their|his|her|to|with|every|each|all|both|until|from)\b)"
     rf"|\s*(?:{'|'.join(sorted(VERBS_S))})\s+\d"  # "Fennel & Fig opens 8 till 4" (not "Marlow Road hours 7–3")
 )
 # What someone offers, not a thing of its own: "Jen's plan" is Jen's ("Marek's worktop" is the worktop).

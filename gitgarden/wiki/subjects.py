@@ -467,7 +467,7 @@ def noun_phrase(text: str, at: int) -> str:
             break
         if words and f in _AFTER_PLURAL and fold(words[-1]).endswith("s") and not fold(words[-1]).endswith("ss"):
             break  # "Decision: parents pay £220": a plural's verb ("holiday pay" stays)
-        verb_next = re.match(r"\s+(?:[A-Z]|(?:the|a|an|our|my|their|his|her|to|with|every|until|from)\b)", text[at + m.end() :])
+        verb_next = re.match(r"\s+(?:[A-Z]|(?:the|a|an|our|my|their|his|her|to|with|every|each|all|both|until|from)\b)", text[at + m.end() :])
         if words and words[-1][:1].isupper() and w.islower() and f.endswith("s") and not f.endswith(("ss", "us", "is")) and verb_next:
             break  # "Chiara plays Mara", "Low Tide goes to …": after a name, a word in -s is its verb
         if words and w[:1].isupper() and words[-1].islower():
