@@ -833,3 +833,15 @@ def test_a_brand_before_its_thing_is_not_the_lines_subject(project: Project) -> 
     journal(project, "2026-05-12", "Ordered four Velux roof windows from Skyline Roof Windows, order SRW-58213, £2,364 with the flashing kits.")
     result = garden(project, answers(FakeModel(), "yes"))
     assert result.created == ["wiki/skyline-roof-windows.md"], result.created
+
+
+def test_a_decision_about_a_thing_a_firm_is_named_after_decides_the_thing(project: Project) -> None:
+    journal(
+        project,
+        "2026-05-12",
+        "Ordered four roof windows from Skyline Roof Windows, order SRW-58213, £2,364.",
+        "Decision: the roof windows are white-painted pine, with electric blinds on the two front ones.",
+    )
+    garden(project, answers(FakeModel(), "yes", "yes"))
+    assert meta(project, "roof-windows")["state"] == "decided"
+    assert meta(project, "skyline-roof-windows")["state"] == "open"  # the firm goes on taking lines

@@ -589,6 +589,7 @@ def test_what_is_decided_is_never_someones_name_or_half_a_share() -> None:
         ("Ran 5k round the reservoir before work, a personal best by eleven seconds.", "free time"),
         ("Sweltering by ten, 29 degrees on the shop thermometer.", "weather"),
         ("Drizzle until lunch, then bright and blustery.", "weather"),
+        ("Dropped the car at Kwik Fit for two new tyres, £186.", "an errand"),  # held16
     ],
 )
 def test_chatter_words_of_held15(line: str, kind: str) -> None:

@@ -367,13 +367,13 @@ _ITS_VERB = re.compile(r"\s+(?:is|was|are|were|set|put|cut|goes|looks|[a-z]+ed)\
 
 
 def said_as_thing(word: str, texts: Iterable[str]) -> bool:
-    """True when the lines write the one word `word` only in lower case ("the scaffolding"): a thing,
-    never the last name of "Apex Scaffolding"."""
+    """True when the lines write `word` only in lower case ("the scaffolding", "the roof windows"): a
+    thing, never the last name of "Apex Scaffolding" or the tail of "Skyline Roof Windows"."""
     said = list(texts)
-    if " " in word.strip() or not word.strip():
+    if not word.strip():
         return False
     lower = any(re.search(rf"\b{re.escape(word.lower())}\b", t) for t in said)
-    return lower and not any(re.search(rf"\b{re.escape(upper_first(word.lower()))}\b", t) for t in said)
+    return lower and not any(re.search(rf"\b{re.escape(upper_first(word.lower()))}\b", t, re.I) and not re.search(rf"\b{re.escape(word.lower())}\b", t) for t in said)
 
 
 def full_names(texts: Iterable[str]) -> set[str]:
