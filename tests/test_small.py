@@ -845,3 +845,17 @@ def test_a_decision_about_a_thing_a_firm_is_named_after_decides_the_thing(projec
     garden(project, answers(FakeModel(), "yes", "yes"))
     assert meta(project, "roof-windows")["state"] == "decided"
     assert meta(project, "skyline-roof-windows")["state"] == "open"  # the firm goes on taking lines
+
+
+def test_a_thing_booked_with_a_council_is_the_lines_subject(project: Project) -> None:
+    journal(project, "2026-04-14", "Environmental health inspection booked with Westbury District Council for Tuesday 28 April, ref EH/2026/3381.")
+    result = garden(project, answers(FakeModel(), "yes"))
+    assert result.created == ["wiki/health-inspection.md"], result.created
+
+
+def test_someones_own_survey_does_not_make_them_the_surveyor(project: Project) -> None:
+    journal(project, "2026-05-13", "Decision: we accept Leah Hartigan's £400,000, subject to her survey.")
+    garden(project, answers(FakeModel(), "yes"))
+    journal(project, "2026-05-15", "The surveyor found rising damp along the back wall of the dining room.")
+    result = garden(project, answers(FakeModel(), "yes"))
+    assert result.created == ["wiki/surveyor.md"], (result.created, result.appended)

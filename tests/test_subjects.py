@@ -590,6 +590,7 @@ def test_what_is_decided_is_never_someones_name_or_half_a_share() -> None:
         ("Sweltering by ten, 29 degrees on the shop thermometer.", "weather"),
         ("Drizzle until lunch, then bright and blustery.", "weather"),
         ("Dropped the car at Kwik Fit for two new tyres, £186.", "an errand"),  # held16
+        ("Ran the canal path with Nadia, 8k in 46 minutes.", "free time"),  # held17
     ],
 )
 def test_chatter_words_of_held15(line: str, kind: str) -> None:
@@ -637,3 +638,14 @@ def test_held16_changes_a_deadline_an_amended_order_and_a_rate_per_word() -> Non
 )
 def test_held16_what_is_decided(line: str, known: list[str], things: list[str]) -> None:
     assert decided_things(line, known) == things
+
+
+def test_held17_an_offer_or_a_price_that_came_back_changes_the_first() -> None:
+    offer = Earlier("2026-05-11#2", "Dr Leah Hartigan, who viewed twice, offered £392,000 this morning.", "leah")
+    assert changed_value("Leah came back at £400,000 and says that's her ceiling.", "leah", [offer]) == offer
+    beds = Earlier("2026-04-13#1", "Owen Tremlett, our market gardener, will build six raised beds for £850.", "owen-tremlett")
+    assert changed_value("The raised beds came back at £980 once the larch was priced up.", "beds", [beds]) == beds
+
+
+def test_a_plural_and_its_verb_are_no_title() -> None:
+    assert decided_things("Decision: the animals wear headbands and coloured T-shirts.", [])[0] == "Animals"  # not "Wear headbands"

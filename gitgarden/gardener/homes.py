@@ -106,6 +106,9 @@ class Planner:
             names = names[1:]  # "Martin Kerr and I visited Willowbank House": where they went, not who came along
         if lead and names and all(_SUBORDINATE.search(text[: m.start]) for m in names):
             return "", lead, [], roles  # "Guest list at 120 after Arjun's mum added …": the list's line
+        if lead and names and _LEADS.match(text) and subjects.fold(lead) not in self.known_roles and re.match(rf"(?:[\w-]+\s+){{0,2}}{re.escape(subjects.fold(lead))}\b", subjects.fold(text)):
+            # "Environmental health inspection booked with Westbury District Council": what was booked
+            return self.topic_home(lead) + (roles,)
         # A name that opens the line is its subject: it is not passed over for a later one with a page.
         opening = names[:1] if names and names[0].kind == "name" and _opens(text, names[0]) else []
         # A role AGENTS.md says someone holds, first, leads ("The landlord wants … before Ferhat …").
@@ -245,7 +248,7 @@ class Planner:
         found = {
             page
             for page, said in self.said_on.items()
-            if page in people and any(w.startswith(deed) and not w.startswith(role_word) for t in said for w in re.findall(r"[^\W\d_]+", subjects.fold(t)))
+            if page in people and any(_says_deed(t, deed, role_word) for t in said)
         }
         if len(found) != 1:
             return None
@@ -335,6 +338,16 @@ def _plural_free(word: str) -> str:
     return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
 
 
+def _says_deed(text: str, deed: str, role: str) -> bool:
+    """True when `text` says the deed ("did the survey", "surveyed it"), not someone's own ("her
+    survey", "Leah's survey": what she is having done) nor the role itself ("the surveyor")."""
+    for m in re.finditer(r"[^\W\d_]+", subjects.fold(text)):
+        w = m.group()
+        if w.startswith(deed) and not w.startswith(role):
+            return not re.search(r"(?:\b(?:her|his|their|my|our|your)|'s)\s+$", subjects.fold(text)[: m.start()])
+    return False
+
+
 def _brand(text: str, mention: subjects.Mention, names: Sequence[subjects.Mention]) -> bool:
     """True for a one-word name that describes the thing after it ("Velux roof windows") where the
     line also names someone in full."""
@@ -350,6 +363,8 @@ def _opens(text: str, mention: subjects.Mention) -> bool:
     return re.fullmatch(r"(?:[Tt]he\s+)?", text[: mention.start]) is not None
 
 
+# A thing done to, said first: "Environmental health inspection booked with …" (not "The surveyor has booked …").
+_LEADS = re.compile(r"^[A-Za-z][\w-]*(?:\s+(?!(?:has|have|had|is|was|were)\b)[a-z][\w-]*){0,3}\s+(?:booked|confirmed|arranged|scheduled|set|fixed|pencilled)\b")
 _DEED = re.compile(r"(?:or|er|ist)$")  # "surveyor": survey, "engraver": engrav(e), "florist": flor-
 _WITH_ME = re.compile(r"\s+and\s+(?:I|me)\b")
 

@@ -33,7 +33,7 @@ _CUE = re.compile(
     r"\b(?:correction|corrected|update[d]?|actually|now|no longer|instead|moved|moves|move|pushed|postponed|"
     r"rescheduled|brought forward|changed|changes|raised|lowered|increased|reduced|cut|revised|recounted|"
     r"earlier than|later than|sooner than|than (?:they|we|he|she) said|wasn't in|was not in|wasn't on|"
-    r"reissued|re-sent|resent|revised|updated|amended|new date|new price|added|will do|would do|can do|down to|came down|knocked|"
+    r"reissued|re-sent|resent|revised|updated|amended|came back at|comes back at|come back at|new date|new price|added|will do|would do|can do|down to|came down|knocked|"
     r"dropped|drops|gone up|went up|goes up|going up|put(?:ting)? (?:\w+ ){1,3}up|rose|risen|(?<!put )up to|"
     r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|a few)\s+(?:more|fewer|extra)|another\s+\d+|"
     r"should have (?:said|been)|not\s+(?:\d|the\s+\d|on\s|at\s|in\s|" + _DAYS + r"|" + _MONTHS + r")|rather than|after all)\b",
@@ -131,7 +131,9 @@ def _priced(line: str) -> dict[str, set[str]]:
     out: dict[str, set[str]] = {}
     for m in _AMOUNT.finditer(line):
         amount = _norm(m.group())
-        before = re.search(r"\b([a-z]{3,})\s+(?:(?:is|was|are|were)\s+)?(?:now\s+|only\s+|just\s+)?(?:of\s+|at\s+)?$", line[: m.start()])
+        before = re.search(
+            r"\b([a-z]{3,})\s+(?:(?:is|was|are|were|came back|comes back|come back)\s+)?(?:now\s+|only\s+|just\s+)?(?:of\s+|at\s+|for\s+)?$", line[: m.start()]
+        )  # "six raised beds for £850", "The raised beds came back at £980"
         after = re.match(r"\s+(?:for|on)\s+(?:the\s+|a\s+|an\s+|our\s+)?(?:[\w-]+\s+)?([a-z]{3,})\b", line[m.end() :])
         for found in (before, after):
             if found is None or found.group(1).endswith("ed") or found.group(1) in _PRICE_VERBS:

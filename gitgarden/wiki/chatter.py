@@ -22,7 +22,7 @@ _CHATTER: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("family", r"mum|mom|dad|grandma|grandpa|granny|grandad|nan|sister|brother|baby|kids|son|daughter|aunt|auntie|uncle|cousin|nephew|niece|family"),
         ("an errand", r"car['’]?s? (?:mot|service|wash|tax|insurance)|(?:dropped|took|put) the car (?:at|in|into|to)|my (?:car|bike|phone|laptop)|post office|dry cleaning|groceries|shopping|supermarket|kettle|parcel|picked up|bought|repair shop|pharmacy|stamps"),
         ("the journey", r"traffic|roadworks|ring road|motorway|bypass|stuck behind|commute|school run|drop-off|bin lorry|diversion|(?:an hour|\d+ min(?:ute)?s|forty minutes|twenty minutes) to (?:do|go|get)|late train|train was late|bus was late"),
-        ("free time", r"video call|ran \d+\s?(?:k|km|miles?)?|went for a run|walked|walk|gym|yoga|swim(?:ming)?|film|movie|quiz|concert|football|match|book club|balcony|netflix|tv|telly|parkrun|jigsaw|crossword"),
+        ("free time", r"video call|ran \d+\s?(?:k|km|miles?)?|\d+\s?k in \d+|jogg(?:ed|ing)|went for a run|pilates|swam|\d+ lengths|drinks with|watched|box set|walked|walk|gym|yoga|swim(?:ming)?|film|movie|quiz|concert|football|match|book club|balcony|netflix|tv|telly|parkrun|jigsaw|crossword"),
     )
 )
 # Kinds that can be someone else's: "their engineer is off sick", "with his son", "Arjun's mum",
@@ -59,7 +59,7 @@ def chatter_kind(text: str, domain: frozenset[str] = frozenset()) -> str:
             said = content_words(m.group()) or _short_words(m.group())  # "kids", "dad": short, but still words
             if domain and said <= domain:
                 continue
-            if m.group()[:1].islower() or m.start() in starts or why == "family":  # "Called Mum"
+            if not m.group()[:1].isupper() or m.start() in starts or why == "family":  # "Called Mum", "8k in 46"
                 return why
     return ""
 

@@ -426,7 +426,7 @@ _DEMONYMS = _words(
     danish swedish norwegian finnish icelandic irish scottish welsh english british cornish european
     african nigerian ghanaian kenyan egyptian moroccan lebanese israeli iranian syrian"""
 )
-_AFTER_PLURAL = _words("pay get take need want keep cover share bring give make have do sign agree say open close")
+_AFTER_PLURAL = _words("pay get take need want keep cover share bring give make have do sign agree say open close wear use play sit stand eat start finish meet")
 _COPULA = _words("is was are were goes has")
 _AFTER_DETERMINER = re.compile(r"\b(?:the|a|an|our|my|their|his|her|its|this|that|no)\s+$", re.I)  # "the revised quote"
 _PLAIN_VERBS = _words("go stay come happen arrive begin")  # not "print run", "house move", "unit cost"
