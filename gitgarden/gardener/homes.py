@@ -134,18 +134,7 @@ class Planner:
             # a name before a role or an id; a brand before its thing ("four Velux roof windows from Skyline
             # Roof Windows") is no one's name while the line gives one in full
             m = held or next((m for m in names if m.kind == "name" and not _brand(text, m, names)), names[0])
-            title = m.text if m.kind != "role" else m.text[:1].upper() + m.text[1:]
-            aliases = [f"the {roles[m.text]}"] if m.text in roles else []
-            holder = self.said_roles.get(subjects.fold(m.text)) if m.kind == "role" else None
-            if holder:  # "Our treasurer reckons …" where AGENTS.md says Conor is: Conor's page, to be
-                aliases = list(dict.fromkeys([holder, self.full_name(holder) or holder, f"the {m.text}"]))
-            fuller = self.full_name(title) if m.kind == "name" else ""
-            if fuller:  # "Chiamaka" where the journal says "Chiamaka Eze" too: one page, both names
-                page = self.resolve(fuller)
-                # The title stays the line's own word (a title is grounded in its line); the full name
-                # is its alias, so the page answers to both.
-                return (page, "", [title], roles) if page else ("", title, [fuller, *aliases], roles)
-            return "", title, aliases, roles
+            return self.named_home(m, roles) + (roles,)
         topic = subjects.topic_title(text)
         if topic:
             page = self.resolve(topic)
@@ -155,6 +144,21 @@ class Planner:
             return page, "", [], roles
         page = self.resolve(self.general)
         return (page, "", [], roles) if page else ("", self.general, [], roles)
+
+    def named_home(self, m: subjects.Mention, roles: Mapping[str, str]) -> tuple[str, str, list[str]]:
+        """(page, title for a new page, aliases) of a name or role no page answers to yet."""
+        title = m.text if m.kind != "role" else m.text[:1].upper() + m.text[1:]
+        aliases = [f"the {roles[m.text]}"] if m.text in roles else []
+        holder = self.said_roles.get(subjects.fold(m.text)) if m.kind == "role" else None
+        if holder:  # "Our treasurer reckons …" where AGENTS.md says Conor is: Conor's page, to be
+            aliases = list(dict.fromkeys([holder, self.full_name(holder) or holder, f"the {m.text}"]))
+        fuller = self.full_name(title) if m.kind == "name" else ""
+        if fuller:  # "Chiamaka" where the journal says "Chiamaka Eze" too: one page, both names
+            page = self.resolve(fuller)
+            # The title stays the line's own word (a title is grounded in its line); the full name
+            # is its alias, so the page answers to both.
+            return (page, "", [title]) if page else ("", title, [fuller, *aliases])
+        return "", title, aliases
 
     def said_title(self, text: str) -> str | None:
         """The one page whose title or alias of two words or more the line says among its words
