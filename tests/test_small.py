@@ -859,3 +859,14 @@ def test_someones_own_survey_does_not_make_them_the_surveyor(project: Project) -
     journal(project, "2026-05-15", "The surveyor found rising damp along the back wall of the dining room.")
     result = garden(project, answers(FakeModel(), "yes"))
     assert result.created == ["wiki/surveyor.md"], (result.created, result.appended)
+
+
+def test_a_decision_beside_a_thing_decided_already_decides_its_own(project: Project) -> None:
+    journal(
+        project,
+        "2026-04-16",
+        "Decision: buff Indian sandstone for the patio, not the grey.",
+        "Decision: the fence panels go up after the patio is laid, so they don't get splashed with mortar.",
+    )
+    garden(project, answers(FakeModel(), "yes", "yes"))
+    assert meta(project, "patio")["state"] == "decided" and meta(project, "fence-panels")["state"] == "decided"

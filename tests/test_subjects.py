@@ -649,3 +649,16 @@ def test_held17_an_offer_or_a_price_that_came_back_changes_the_first() -> None:
 
 def test_a_plural_and_its_verb_are_no_title() -> None:
     assert decided_things("Decision: the animals wear headbands and coloured T-shirts.", [])[0] == "Animals"  # not "Wear headbands"
+
+
+def test_held18_a_thing_for_the_project_a_role_said_short_and_a_hire_priced_again() -> None:
+    assert decided_things("Decision: buff Indian sandstone for the patio, not the grey.", ["Indian"])[0] == "Patio"  # not "Buff"
+    assert decided_things("We've settled on the red card cover for the programmes.", [])[0] == "Programmes"
+    index = SubjectIndex()
+    index.add("mr-derek-pollard", "Mr Derek Pollard")
+    index.add_role("mr-derek-pollard", "churchwarden")
+    assert index.resolve(Mention("warden", "role", 0)) == "mr-derek-pollard"
+    hire = Earlier("2026-11-09#2", "Booked St Michael's Church for the concert on Saturday 12 December; the hire is £220.", "st-michael-s-church")
+    assert changed_value("The warden says the church hire is £265 with the heating on.", "mr-derek-pollard", [hire]) == hire
+    van = Earlier("2026-06-08#3", "Booked the support van from Kestrel Van Hire, £189.", "kestrel-van-hire")
+    assert changed_value("The hall hire is £265 with the heating on.", "hall", [van]) is None

@@ -192,12 +192,15 @@ class Planner:
         page = self.resolve(things[0], "role") if self.index.roles.get(subjects.fold(things[0])) else None
         if page and not self.is_decided(page):
             return page, "", [], {}
+        settled = None  # the first thing's page when it is decided already: asked about, on its page
         for thing in things:  # a thing that has a page already ("the open day"), its head noun too
             for title in dict.fromkeys((thing, subjects.upper_first(thing.split()[-1]))):
                 page = self.resolve(title, "topic")
-                if page:
+                if page and not self.is_decided(page):
                     return page, "", [], {}
-        return "", things[0], [], {}
+                settled = settled or (page if thing == things[0] else None)
+        # "the fence panels go up after the patio is laid", the patio decided: the panels' own page
+        return (settled, "", [], {}) if settled else ("", things[0], [], {})
 
     def besides(self, line: JournalLine, decided: str) -> tuple[str, str, list[str]] | None:
         """(page, title for a new page, aliases) of a name or id the line gives other than the

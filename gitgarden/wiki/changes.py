@@ -269,7 +269,7 @@ def changed_value(line: str, page: str, earlier: Iterable[Earlier]) -> Earlier |
         totalled = "amount" in differing and bool(_TOTAL.search(line)) and (old.page == page or thing_shared)
         # "the rate is £0.10 a word" after "at £0.09 a word": a rate per the same unit, said again
         rated = "amount" in differing and bool(per & old_per) and bool(_RATE.search(line))
-        if named or same_thing or totalled or rated or (cue and (old.page == page or page_named or shared >= 2 or moved)):
+        if named or same_thing or totalled or rated or (repriced and shared >= 2) or (cue and (old.page == page or page_named or shared >= 2 or moved)):
             # a value named, the same thing valued again, the same page, words in common, the newest
             rank = (named, repriced or recounted, old.page == page, shared, n)
             if rank > best_rank:

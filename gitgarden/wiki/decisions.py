@@ -71,7 +71,9 @@ def decided_things(line: str, known_names: Iterable[str] = ()) -> list[str]:
             named[m.start + len(m.text)] = m.text  # "the Marlow Road lease": the Marlow Road lease
     starts += list(named)
     out: list[str] = []
-    for at in sorted(set(starts)):
+    # "buff Indian sandstone for the patio", "the red card cover for the programmes": the patio, the programmes
+    purpose = [m.end() for m in re.finditer(r"\bfor\s+the\s+", plain) if m.start() > 0]
+    for at in [*purpose[:1], *sorted(set(starts) - set(purpose[:1]))]:
         title = noun_phrase(plain, at)
         if title and at in named and _NAME_VERB.match(plain, at) and not re.match(r"\s*\w+ss\b", plain[at:]):
             continue  # "Low Tide goes to Northern Lights": the name's verb, not its thing

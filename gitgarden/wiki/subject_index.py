@@ -70,7 +70,8 @@ class SubjectIndex:
             if found:
                 return next(iter(found)) if len(found) == 1 else None
         if kind == "role":
-            found = self.roles.get(key) or self.roles.get(key.split()[-1])
+            # "the warden" for "the churchwarden": a role said without the word before it
+            found = self.roles.get(key) or self.roles.get(key.split()[-1]) or {p for r, ps in self.roles.items() if " " not in r and r.endswith(key) and len(r) > len(key) + 2 for p in ps}
             return next(iter(found)) if found and len(found) == 1 else None
         if kind == "name":
             words = key.split()
