@@ -591,6 +591,7 @@ def test_what_is_decided_is_never_someones_name_or_half_a_share() -> None:
         ("Drizzle until lunch, then bright and blustery.", "weather"),
         ("Dropped the car at Kwik Fit for two new tyres, £186.", "an errand"),  # held16
         ("Ran the canal path with Nadia, 8k in 46 minutes.", "free time"),  # held17
+        ("Farmers' market run: sourdough, a dozen eggs and a rosemary plant, £11 all in.", "an errand"),  # held18
     ],
 )
 def test_chatter_words_of_held15(line: str, kind: str) -> None:

@@ -20,7 +20,7 @@ _CHATTER: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("a meal", r"coffee|tea|lunch|dinner|breakfast|brunch|pizza|takeaway|beer|wine|porridge|toast|pasta|curry|roast|chicken|cake|falafel|sandwich|cereal"),
         ("sleep and tiredness", r"slept|sleep|nap|tired|exhausted|wiped out|bed by|early night|insomnia"),
         ("family", r"mum|mom|dad|grandma|grandpa|granny|grandad|nan|sister|brother|baby|kids|son|daughter|aunt|auntie|uncle|cousin|nephew|niece|family"),
-        ("an errand", r"car['’]?s? (?:mot|service|wash|tax|insurance)|(?:dropped|took|put) the car (?:at|in|into|to)|my (?:car|bike|phone|laptop)|post office|dry cleaning|groceries|shopping|supermarket|kettle|parcel|picked up|bought|repair shop|pharmacy|stamps"),
+        ("an errand", r"car['’]?s? (?:mot|service|wash|tax|insurance)|(?:dropped|took|put) the car (?:at|in|into|to)|farmers['’]? market|my (?:car|bike|phone|laptop)|post office|dry cleaning|groceries|shopping|supermarket|kettle|parcel|picked up|bought|repair shop|pharmacy|stamps"),
         ("the journey", r"traffic|roadworks|ring road|motorway|bypass|stuck behind|commute|school run|drop-off|bin lorry|diversion|(?:an hour|\d+ min(?:ute)?s|forty minutes|twenty minutes) to (?:do|go|get)|late train|train was late|bus was late"),
         ("free time", r"video call|ran \d+\s?(?:k|km|miles?)?|\d+\s?k in \d+|jogg(?:ed|ing)|went for a run|pilates|swam|\d+ lengths|drinks with|watched|box set|walked|walk|gym|yoga|swim(?:ming)?|film|movie|quiz|concert|football|match|book club|balcony|netflix|tv|telly|parkrun|jigsaw|crossword"),
     )
