@@ -245,8 +245,9 @@ class Planner:
                 self.ids.setdefault(m.text.upper(), page)
 
     def by_deed(self, role: str) -> str | None:
-        """The one person's page whose lines say the deed a role is named for — "the surveyor's
-        report" after "Siobhán Kearney did the survey" — or None; the role is theirs from then on."""
+        """The one page of someone named in full (a person or a firm) whose lines say the deed a role
+        is named for — "the surveyor's report" after "Siobhán Kearney did the survey" — or None; the
+        role is theirs from then on."""
         deed = _DEED.sub("", subjects.fold(role)) if " " not in role.strip() else ""
         if len(deed) < 5:
             return None  # "electrician": "electric" is said of too much
