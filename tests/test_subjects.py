@@ -663,3 +663,9 @@ def test_held18_a_thing_for_the_project_a_role_said_short_and_a_hire_priced_agai
     assert changed_value("The warden says the church hire is £265 with the heating on.", "mr-derek-pollard", [hire]) == hire
     van = Earlier("2026-06-08#3", "Booked the support van from Kestrel Van Hire, £189.", "kestrel-van-hire")
     assert changed_value("The hall hire is £265 with the heating on.", "hall", [van]) is None
+
+
+def test_a_phrase_written_only_in_lower_case_is_a_thing() -> None:
+    assert said_as_thing("Roof windows", ["Decision: the roof windows are white-painted pine."])
+    assert not said_as_thing("Roof windows", ["Ordered from Skyline Roof Windows."])  # a firm's tail
+    assert not said_as_thing("Roof windows", [])

@@ -106,9 +106,8 @@ class Planner:
             names = names[1:]  # "Martin Kerr and I visited Willowbank House": where they went, not who came along
         if lead and names and all(_SUBORDINATE.search(text[: m.start]) for m in names):
             return "", lead, [], roles  # "Guest list at 120 after Arjun's mum added …": the list's line
-        if lead and names and _LEADS.match(text) and subjects.fold(lead) not in self.known_roles and re.match(rf"(?:[\w-]+\s+){{0,2}}{re.escape(subjects.fold(lead))}\b", subjects.fold(text)):
-            # "Environmental health inspection booked with Westbury District Council": what was booked
-            return self.topic_home(lead) + (roles,)
+        if lead and names and _done_to(text, lead) and subjects.fold(lead) not in self.known_roles:
+            return self.topic_home(lead) + (roles,)  # "Environmental health inspection booked with …": what was booked
         # A name that opens the line is its subject: it is not passed over for a later one with a page.
         opening = names[:1] if names and names[0].kind == "name" and _opens(text, names[0]) else []
         # A role AGENTS.md says someone holds, first, leads ("The landlord wants … before Ferhat …").
@@ -371,7 +370,12 @@ def _opens(text: str, mention: subjects.Mention) -> bool:
     return re.fullmatch(r"(?:[Tt]he\s+)?", text[: mention.start]) is not None
 
 
-# A thing done to, said first: "Environmental health inspection booked with …" (not "The surveyor has booked …").
+def _done_to(text: str, lead: str) -> bool:
+    """True when the line opens with the thing `lead` and what was done to it: "Environmental health
+    inspection booked with Westbury District Council …" (not "The surveyor has booked …")."""
+    return _LEADS.match(text) is not None and re.match(rf"(?:[\w-]+\s+){{0,2}}{re.escape(subjects.fold(lead))}\b", subjects.fold(text)) is not None
+
+
 _LEADS = re.compile(r"^[A-Za-z][\w-]*(?:\s+(?!(?:has|have|had|is|was|were)\b)[a-z][\w-]*){0,3}\s+(?:booked|confirmed|arranged|scheduled|set|fixed|pencilled)\b")
 _DEED = re.compile(r"(?:or|er|ist)$")  # "surveyor": survey, "engraver": engrav(e), "florist": flor-
 _WITH_ME = re.compile(r"\s+and\s+(?:I|me)\b")

@@ -167,8 +167,8 @@ def operations(
         entry = bullet(line)
         # A decision settles its thing on a page of its own; it is not a change of an earlier value.
         old = None if r.kind == "decision" else changes.changed_value(line.text, name or title, [*history, *plan.earlier([])])
-        settled_old = old is not None and bool(old.page) and plan.is_decided(old.page)
-        if old is not None and settled_old and (title or (name and name != old.page and not plan.is_decided(name))):
+        settled_old = old.page if old is not None and old.page and plan.is_decided(old.page) else ""
+        if settled_old and (title or (name and name != settled_old and not plan.is_decided(name))):
             pass  # "Rosa's start moved …" after "Going with Rosa for manager, she starts 28 Sept": the
             # decided page takes no line, so the change stays on its own page, the question asked
         elif old is not None and old.page:

@@ -8,7 +8,15 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from gitgarden.wiki.subjects import DETERMINER, VERBS_S, fold, mentions, noun_phrase, upper_first
+from gitgarden.wiki.subjects import (
+    DETERMINER,
+    VERB_OBJECT,
+    VERBS_S,
+    fold,
+    mentions,
+    noun_phrase,
+    upper_first,
+)
 
 __all__ = ["decided_things", "decision_topic", "is_decision"]
 
@@ -128,7 +136,7 @@ _WON = re.compile(
 # A name's verb in -s, before an object or a place: "Low Tide goes to …", "Chiara plays Mara",
 # "Daniel rehearses with Isla".
 _NAME_VERB = re.compile(
-    r"\s*[a-z]+s\b(?!['’])\s+(?:[A-Z]|(?:the|a|an|our|my|their|his|her|to|with|every|each|all|both|until|from)\b)"
+    rf"\s*[a-z]+s\b(?!['’])\s+{VERB_OBJECT}"
     rf"|\s*(?:{'|'.join(sorted(VERBS_S))})\s+\d"  # "Fennel & Fig opens 8 till 4" (not "Marlow Road hours 7–3")
 )
 # What someone offers, not a thing of its own: "Jen's plan" is Jen's ("Marek's worktop" is the worktop).

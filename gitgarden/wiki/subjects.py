@@ -48,6 +48,7 @@ __all__ = [
     "full_names",
     "said_as_thing",
     "VERBS_S",
+    "VERB_OBJECT",
 ]
 
 _TOKEN = re.compile(r"[^\W\d_][\w'’.&-]*[\w]|[^\W\d_]")
@@ -369,11 +370,12 @@ _ITS_VERB = re.compile(r"\s+(?:is|was|are|were|set|put|cut|goes|looks|[a-z]+ed)\
 def said_as_thing(word: str, texts: Iterable[str]) -> bool:
     """True when the lines write `word` only in lower case ("the scaffolding", "the roof windows"): a
     thing, never the last name of "Apex Scaffolding" or the tail of "Skyline Roof Windows"."""
-    said = list(texts)
     if not word.strip():
         return False
-    lower = any(re.search(rf"\b{re.escape(word.lower())}\b", t) for t in said)
-    return lower and not any(re.search(rf"\b{re.escape(upper_first(word.lower()))}\b", t, re.I) and not re.search(rf"\b{re.escape(word.lower())}\b", t) for t in said)
+    lower = re.compile(rf"\b{re.escape(word.lower())}\b")
+    any_case = re.compile(lower.pattern, re.I)
+    said = [t for t in texts if any_case.search(t)]
+    return bool(said) and all(lower.search(t) for t in said)  # no line gives it capitalised alone
 
 
 def full_names(texts: Iterable[str]) -> set[str]:
@@ -430,6 +432,9 @@ _AFTER_PLURAL = _words("pay get take need want keep cover share bring give make 
 _COPULA = _words("is was are were goes has")
 _AFTER_DETERMINER = re.compile(r"\b(?:the|a|an|our|my|their|his|her|its|this|that|no)\s+$", re.I)  # "the revised quote"
 _PLAIN_VERBS = _words("go stay come happen arrive begin")  # not "print run", "house move", "unit cost"
+# What follows a verb in -s after a name, and never a word of a noun phrase: "Chiara plays Mara",
+# "Low Tide goes to …", "Daniel rehearses with Isla", "Rosa proofreads each half".
+VERB_OBJECT = r"(?:[A-Z]|(?:the|a|an|our|my|their|his|her|to|with|every|each|all|both|until|from)\b)"
 _QUANTIFIERS = _words("all every each both some any several most few many")
 _ENDS_PHRASE = _words("due each apiece ready only")  # "deposits due Friday": the deposits; "entries only": the entries
 
@@ -467,7 +472,7 @@ def noun_phrase(text: str, at: int) -> str:
             break
         if words and f in _AFTER_PLURAL and fold(words[-1]).endswith("s") and not fold(words[-1]).endswith("ss"):
             break  # "Decision: parents pay £220": a plural's verb ("holiday pay" stays)
-        verb_next = re.match(r"\s+(?:[A-Z]|(?:the|a|an|our|my|their|his|her|to|with|every|each|all|both|until|from)\b)", text[at + m.end() :])
+        verb_next = re.match(rf"\s+{VERB_OBJECT}", text[at + m.end() :])
         if words and words[-1][:1].isupper() and w.islower() and f.endswith("s") and not f.endswith(("ss", "us", "is")) and verb_next:
             break  # "Chiara plays Mara", "Low Tide goes to …": after a name, a word in -s is its verb
         if words and w[:1].isupper() and words[-1].islower():
