@@ -23,10 +23,27 @@ import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-
-def _words(text: str) -> frozenset[str]:
-    return frozenset(text.split())
-
+from gitgarden.wiki.wordlists import (
+    ADJECTIVES,
+    AFTER_PLURAL,
+    BARE_VERBS,
+    CALENDAR,
+    COPULA,
+    COUNTS,
+    DEMONYMS,
+    ENDS_PHRASE,
+    FUNCTION,
+    ING_NOUNS,
+    KIN,
+    NEVER,
+    PARTICIPLES,
+    PLACE_NOUNS,
+    PLAIN_VERBS,
+    QUANTIFIERS,
+    ROLES_FOLDED,
+    STARTERS,
+    VERBS_S,
+)
 
 __all__ = [
     "Mention",
@@ -57,37 +74,6 @@ _ID = re.compile(
     r"\b(?:[A-Z]{2}\d{2} [A-Z]{3}(?![\w-])|[A-Z]{1,5}(?:/[A-Z]{1,5})*[-/]?\d[\w/-]*\d|[A-Z]{2,5}-[A-Z0-9]{2,}(?:-[A-Z0-9]+)*)\b"
 )
 _POSSESSIVE = re.compile(r"['’]s$")
-# Words that are never a subject's name, whatever their case: cue words, pronouns, calendar words,
-# currencies and the like. A capitalised word at the start of a sentence is a name only when it is
-# not one of these, and the line or the wiki shows it is a name (see `mentions`).
-_NEVER = _words(
-    """i me my mine we us our ours you your he him his she her hers they them their theirs it its this that
-    these those the a an and or but so if then also just still now today tomorrow yesterday tonight
-    decision decided correction update note notes todo fyi re fw ask asked email emailed call called
-    phone phoned rang text texted meeting met total totals summary question answer yes no ok okay
-    monday tuesday wednesday thursday friday saturday sunday mon tue wed thu fri sat sun
-    january february march april may june july august september october november december
-    jan feb mar apr jun jul aug sep sept oct nov dec week weekend morning afternoon evening night
-    eur usd gbp pln nok sek dkk chf jpy inr ngn vat tbd asap eta pdf am pm
-    mum mom dad mother father grandma grandpa granny nan sister brother wife husband baby kids"""
-)
-_CALENDAR = _words(
-    """monday tuesday wednesday thursday friday saturday sunday week weekend morning afternoon evening night"""
-)
-# Sentence-initial words that start a clause rather than name something: a capitalised one of
-# these is never taken for a name (verbs in the past tense and -ing forms are caught by shape).
-_STARTERS = _words(
-    """got get bought sent ordered picked paid raised lowered moved pushed booked signed agreed heard
-    made took gave had has have was were is are will would can could should must may might need needs
-    wants want went came come saw seen found tried back done did does new old first last next another
-    some any every each all both no not one two three four five six seven eight nine ten few many
-    much more most less least very really quite bit little lots lot good great bad nice glorious
-    spoke talked wrote read left right up down out off over in on at to from with without for by of
-    told rang met sold spent lent won lost kept brought thought caught taught ran felt held built chose
-    drove rode let put set cut shut
-    about after before since until while when where why how what which who whose there here
-    waiting open work"""
-)
 PRONOUN_START = re.compile(r"^(?:he|she|they|his|her|their|him|them)\b", re.I)
 # A role given beside a name: "X the electrician", "X, our designer,", "X (treasurer)".
 _ROLE_AFTER = re.compile(
@@ -100,45 +86,12 @@ _ROLE_AFTER = re.compile(
 # determiner ("our accountant Ruth Ames").
 _ROLE_BEFORE = re.compile(r"(?:^|[.!?;]\s+|\b(?:the|our|my|their)\s+)(?P<role>[^\W\d_]+)\s+$", re.I)
 DETERMINER = re.compile(r"\b(?:the|our|my|a|an|this|their|his|her)\s+", re.I)
-# Words that end a noun phrase (and start none).
-_FUNCTION = _words(
-    """for is are was were be been being to from at on in of by with without into onto over under after
-    before since until and or but so that which who says said will would can could should may might
-    must has have had does did do not no than then as via per up down out off about if when while
-    because though also just still now again rather ahead myself yourself himself herself itself ourselves
-    themselves finally already maybe probably eventually even beyond despite except towards toward against between among across through within"""
-)
-_ADJECTIVES = _words(
-    """whole new old final first last next other same big small little full main own
-    draft wrong right extra general overgrown smaller bigger larger cheaper shorter longer"""
-)
-_PLACE_NOUNS = _words(
-    """hall church chapel school college hospital road street lane park wood court house centre center
-    square green gardens market yard wharf boatyard cathedral abbey farm mill marina quay studio studios
-    garage inn arms cafe café surgery butchers bakery bakers barbers salon stores store nursery kitchen"""
-)
-_BARE_VERBS = _words("set put cut let hit shut quit")  # past forms without -ed, after a noun
-_COUNTS = _words("one two three four five six seven eight nine ten twelve")  # "one interval": the interval
 _VERBISH = re.compile(r"^[a-z]{3,}ed$|^[a-z]{2,}ing$")  # "Aled", "Fred", "Ned": a name, not a verb
 _NAMES_LIKE_VERBS = frozenset({"ahmed", "mohammed", "mohamed", "muhammed", "sinead", "reed", "jared"})
-# Verbs in the present that end a noun phrase after its first word: "the piano comes with us",
-# "Maya starts at …", "the lorry loads on the 2nd" (their -s is no plural).
-_PARTICIPLES = _words("broken written taken given chosen driven shown known grown thrown spoken frozen hidden done gone")
-VERBS_S = _words(
-    """comes goes starts stays moves gets takes makes pays needs wants runs opens closes ends begins
-    arrives leaves lands ships works looks seems becomes remains keeps holds costs includes loads
-    sits fits happens lives joins quits"""
-)
-# Nouns that look like verbs by their ending.
-_ING_NOUNS = _words(
-    """wedding meeting building funding booking planning heating flooring tiling painting wiring
-    plumbing catering lighting housing parking training ceiling opening waiting seating clothing housewarming
-    hiring pricing marketing billing shipping testing banking bedding fencing decking roofing"""
-)
 
 
 def _verbish(word: str) -> bool:
-    return bool(_VERBISH.match(word)) and word not in _ING_NOUNS and word not in _NAMES_LIKE_VERBS
+    return bool(_VERBISH.match(word)) and word not in ING_NOUNS and word not in _NAMES_LIKE_VERBS
 
 
 def has_id(text: str) -> bool:
@@ -190,7 +143,7 @@ def _tokens(line: str) -> list[tuple[int, str]]:
 
 def _is_cap(word: str) -> bool:
     f = fold(word)
-    if not word[:1].isupper() or f in _NEVER or (len(f) > 4 and f.endswith("s") and f[:-1] in _CALENDAR):
+    if not word[:1].isupper() or f in NEVER or (len(f) > 4 and f.endswith("s") and f[:-1] in CALENDAR):
         return False  # "Tuesdays", "Mornings": calendar words in the plural are no names either (but "Bounce Brothers" is)
     if word.isupper() and len(word) <= 2:
         return False  # "DE>EN", "Q1", the "B" of "7B": codes, not names
@@ -225,7 +178,7 @@ def mentions(line: str, known_names: Iterable[str] = ()) -> list[Mention]:
             saint = any(fold(w) in ("st", "st.", "saint") for _, w in run)  # "St Brigid's Hospice": a saint's, then what
             if any(a <= toks[j][0] < b for a, b in taken):
                 break  # "Invoice INV-2207": the id is a subject of its own, no part of a name
-            own_place = _is_cap(nxt) and fold(nxt) in _PLACE_NOUNS and (len(run) < 3 or saint)
+            own_place = _is_cap(nxt) and fold(nxt) in PLACE_NOUNS and (len(run) < 3 or saint)
             if gap.strip() not in ("", "&") or (possessive and not (own_place or (saint and _is_cap(nxt)))):
                 break  # "Tomasz's quote" ends the name; "St Aldhelm's Hall" goes on, "the Foundation's Green Spaces grant" not
             if _is_cap(nxt) or (nxt[:1].isupper() and fold(nxt) in ("night", "day", "eve")):
@@ -238,12 +191,12 @@ def mentions(line: str, known_names: Iterable[str] = ()) -> list[Mention]:
                 break
         first_pos, first = run[0]
         lone_start = first_pos in starts
-        if len(run) == 1 and fold(first) in _DEMONYMS and re.match(r"\s+[a-z]", line[first_pos + len(first) :]):
+        if len(run) == 1 and fold(first) in DEMONYMS and re.match(r"\s+[a-z]", line[first_pos + len(first) :]):
             i = j
             continue  # "the Canadian cousins", "two Flemish pieces": a word describing a thing, no name
-        if lone_start and (fold(first) in _STARTERS or _verbish(fold(first))):
+        if lone_start and (fold(first) in STARTERS or _verbish(fold(first))):
             run = run[1:]  # "Ordered the …", "Got quartz samples from Kamień": the verb is no name
-        elif (lone_start and len(run) > 1 and fold(first) in _ROLES_FOLDED) or (len(run) > 2 and fold(first) in _KIN):
+        elif (lone_start and len(run) > 1 and fold(first) in ROLES_FOLDED) or (len(run) > 2 and fold(first) in KIN):
             run = run[1:]  # "Landlord Joaquín Beltrán confirmed …", "Aunt Moira Fitzgerald": no part of the name
         elif lone_start and len(run) == 1 and not _POSSESSIVE.search(first) and fold(_POSSESSIVE.sub("", first)) not in known:
             run = []  # "Budget for the whole job": a sentence's first word, no sign it is a name
@@ -254,22 +207,13 @@ def mentions(line: str, known_names: Iterable[str] = ()) -> list[Mention]:
         i = j
     for m in re.finditer(r"\b(?:[Tt]he|[Oo]ur|[Mm]y)\s+([a-z][a-z'’]+(?:\s+[a-z][a-z'’]+)?)\b", line):
         words = m.group(1).split()
-        if words and fold(_POSSESSIVE.sub("", words[-1])) in _ROLES_FOLDED:
+        if words and fold(_POSSESSIVE.sub("", words[-1])) in ROLES_FOLDED:
             found.append(Mention(_POSSESSIVE.sub("", " ".join(words)), "role", m.start(1)))
-        elif len(words) > 1 and fold(_POSSESSIVE.sub("", words[0])) in _ROLES_FOLDED:
+        elif len(words) > 1 and fold(_POSSESSIVE.sub("", words[0])) in ROLES_FOLDED:
             found.append(Mention(_POSSESSIVE.sub("", words[0]), "role", m.start(1)))  # "the editor's invoice"
     return sorted(found, key=lambda m: m.start)
 
 
-_ROLES_FOLDED = _words(
-    """electrician plumber designer architect contractor builder carpenter joiner painter tiler
-    decorator landlord landlady tenant accountant lawyer solicitor notary agent estate broker banker
-    photographer caterer florist planner officer treasurer secretary chair chairman chairwoman
-    supervisor manager director investor client customer vendor supplier courier mover movers driver
-    teacher doctor dentist nurse vet mechanic engineer developer editor translator recruiter
-    consultant advisor adviser coordinator technician surveyor inspector registrar celebrant dj band
-    baker butcher gardener"""
-)
 
 
 def roles_given(line: str, names: list[Mention]) -> dict[str, str]:
@@ -284,7 +228,7 @@ def roles_given(line: str, names: list[Mention]) -> dict[str, str]:
         holder = prev.text if prev and re.fullmatch(r"\s+(?:of|from|at)\s+", line[prev.start + len(prev.text) : m.start]) else m.text
         prev = m
         before = _ROLE_BEFORE.search(line[: m.start])
-        if before and fold(before.group("role")) in _ROLES_FOLDED:
+        if before and fold(before.group("role")) in ROLES_FOLDED:
             out[m.text] = before.group("role").lower()  # "Landlord Joaquín Beltrán", "our accountant Ruth Ames"
             continue
         after = line[m.start + len(m.text) :]
@@ -296,7 +240,7 @@ def roles_given(line: str, names: list[Mention]) -> dict[str, str]:
         last = fold(role.split()[-1]) if role else ""
         # "Ravi Menon, our DoP, wants …": a word set between commas after a name is their role
         apposed = bool(r.group("role")) and after.lstrip().startswith(",") and after[r.end() :].startswith(",")
-        if last in _ROLES_FOLDED or (r.group("paren") and len(role.split()) <= 3) or (apposed and len(role.split()) <= 2):
+        if last in ROLES_FOLDED or (r.group("paren") and len(role.split()) <= 3) or (apposed and len(role.split()) <= 2):
             out[holder] = re.sub(r"^[^\W\d_]+['’]s\s+", "", role)  # "the council's allotments officer" -> "allotments officer"
     return out
 
@@ -316,7 +260,7 @@ def roles_said(text: str) -> dict[str, str]:
     out: dict[str, str] = {}
     for m in _ROLE_SAID.finditer(text):
         name = m.group("name")
-        if name[:1].isupper() and fold(name.split()[0]) not in _NEVER and fold(name.split()[0]) not in _STARTERS:
+        if name[:1].isupper() and fold(name.split()[0]) not in NEVER and fold(name.split()[0]) not in STARTERS:
             out[name] = m.group("role")
     return out
 
@@ -330,9 +274,9 @@ def is_title(title: str) -> bool:
     if any(c in title for c in ".,;:!?\"()[]{}#|"):
         return False
     head = fold(words[0])
-    if len(words) == 1 and (head in _NEVER or head in _STARTERS or head in _FUNCTION):
+    if len(words) == 1 and (head in NEVER or head in STARTERS or head in FUNCTION):
         return False
-    if any(fold(w) in _FUNCTION for w in words[1:]) and len(words) > 3:
+    if any(fold(w) in FUNCTION for w in words[1:]) and len(words) > 3:
         return False  # "quote is 19,100 EUR not": a clause, not a name
     return not any(ch.isdigit() for ch in title) or bool(_ID.fullmatch(title))
 
@@ -350,7 +294,7 @@ def topic_title(line: str) -> str:
         if found:
             return found
     verb = re.match(r"([^\W\d_]+)\s+(?:\d+\s+)?(?=[a-z])", plain)
-    if verb and (fold(verb.group(1)) in _STARTERS or _verbish(fold(verb.group(1)))):
+    if verb and (fold(verb.group(1)) in STARTERS or _verbish(fold(verb.group(1)))):
         found = noun_phrase(plain, verb.end())  # "Ordered 50 tour polo shirts, …": the polo shirts
         rest = plain[verb.end() + len(found) :] if plain[verb.end() :].lower().startswith(found.lower()) else ""
         if found and " " not in found and fold(verb.group(1)).endswith("ed") and _ITS_VERB.match(rest):
@@ -415,28 +359,15 @@ def _next_is_noun(text: str, at: int) -> bool:
     if m is None:
         return False
     w = m.group(1)
-    if w in _QUANTIFIERS:
+    if w in QUANTIFIERS:
         return False  # "keeping all 26 rooms": a verb and its object
-    return not (w in _FUNCTION or w in _NEVER or w in VERBS_S or _verbish(w) or DETERMINER.match(w + " "))
+    return not (w in FUNCTION or w in NEVER or w in VERBS_S or _verbish(w) or DETERMINER.match(w + " "))
 
 
-_KIN = _words("aunt auntie uncle cousin gran granny grandma grandad grandpa nan nana")
-_DEMONYMS = _words(
-    """canadian american mexican brazilian argentinian australian indian pakistani chinese japanese korean
-    vietnamese thai filipino russian ukrainian polish czech slovak hungarian romanian bulgarian serbian
-    croatian greek turkish italian spanish portuguese french german dutch flemish belgian swiss austrian
-    danish swedish norwegian finnish icelandic irish scottish welsh english british cornish european
-    african nigerian ghanaian kenyan egyptian moroccan lebanese israeli iranian syrian"""
-)
-_AFTER_PLURAL = _words("pay get take need want keep cover share bring give make have do sign agree say open close wear use play sit stand eat start finish meet")
-_COPULA = _words("is was are were goes has")
 _AFTER_DETERMINER = re.compile(r"\b(?:the|a|an|our|my|their|his|her|its|this|that|no)\s+$", re.I)  # "the revised quote"
-_PLAIN_VERBS = _words("go stay come happen arrive begin")  # not "print run", "house move", "unit cost"
 # What follows a verb in -s after a name, and never a word of a noun phrase: "Chiara plays Mara",
 # "Low Tide goes to …", "Daniel rehearses with Isla", "Rosa proofreads each half".
 VERB_OBJECT = r"(?:[A-Z]|(?:the|a|an|our|my|their|his|her|to|with|every|each|all|both|until|from)\b)"
-_QUANTIFIERS = _words("all every each both some any several most few many")
-_ENDS_PHRASE = _words("due each apiece ready only")  # "deposits due Friday": the deposits; "entries only": the entries
 
 
 def noun_phrase(text: str, at: int) -> str:
@@ -453,31 +384,31 @@ def noun_phrase(text: str, at: int) -> str:
         w = m.group()
         f = fold(w)
         base = re.split(r"['’]", f)[0]
-        if base != f and (base in _NEVER or base in _FUNCTION):
+        if base != f and (base in NEVER or base in FUNCTION):
             break  # "We've settled …": a pronoun, no thing
-        if f in _ENDS_PHRASE or (words and f == "half") or (not words and re.match(r"\s+(?:the|a|an|our|my|their|his|her|all|every)\s", text[at + m.end() :])):
+        if f in ENDS_PHRASE or (words and f == "half") or (not words and re.match(r"\s+(?:the|a|an|our|my|their|his|her|all|every)\s", text[at + m.end() :])):
             break  # "cap the tour": a verb before its object is no part of a phrase
         gerund = not words and _verbish(f) and f.endswith("ing") and (
             _next_is_verb(text, at + m.end()) or _next_is_noun(text, at + m.end()) or _AFTER_DETERMINER.search(text, 0, at + m.start()) is not None
         )  # "the scaffolding": a thing
-        ordinal = f in ("first", "second", "third", "last", "next") and not _next_in(text, at + m.end(), _NEVER)  # not "next week"
+        ordinal = f in ("first", "second", "third", "last", "next") and not _next_in(text, at + m.end(), NEVER)  # not "next week"
         described = f.endswith("ed") and _verbish(f) and _AFTER_DETERMINER.search(text, 0, at + m.start()) is not None and _next_is_noun(text, at + m.end())
-        if not words and ((f in _ADJECTIVES and f not in _FUNCTION and (f not in ("first", "last", "next") or ordinal)) or f in _COUNTS or ordinal or described):
+        if not words and ((f in ADJECTIVES and f not in FUNCTION and (f not in ("first", "last", "next") or ordinal)) or f in COUNTS or ordinal or described):
             skipped = True
             continue  # "the old boiler": the boiler; "first print run": the print run
-        named_thing = not words and f in _STARTERS and _next_in(text, at + m.end(), _COPULA)  # "Set is 45 minutes"
-        if f in _FUNCTION or f in _NEVER or (_verbish(f) and not gerund) or (f in _STARTERS - {"waiting", "open", "work"} and not named_thing):
+        named_thing = not words and f in STARTERS and _next_in(text, at + m.end(), COPULA)  # "Set is 45 minutes"
+        if f in FUNCTION or f in NEVER or (_verbish(f) and not gerund) or (f in STARTERS - {"waiting", "open", "work"} and not named_thing):
             break
-        if _POSSESSIVE.search(w) or (words and (f in VERBS_S or f in _PLAIN_VERBS or f in _PARTICIPLES)):  # "subs go to £6"
+        if _POSSESSIVE.search(w) or (words and (f in VERBS_S or f in PLAIN_VERBS or f in PARTICIPLES)):  # "subs go to £6"
             break
-        if words and f in _AFTER_PLURAL and fold(words[-1]).endswith("s") and not fold(words[-1]).endswith("ss"):
+        if words and f in AFTER_PLURAL and fold(words[-1]).endswith("s") and not fold(words[-1]).endswith("ss"):
             break  # "Decision: parents pay £220": a plural's verb ("holiday pay" stays)
         verb_next = re.match(rf"\s+{VERB_OBJECT}", text[at + m.end() :])
         if words and words[-1][:1].isupper() and w.islower() and f.endswith("s") and not f.endswith(("ss", "us", "is")) and verb_next:
             break  # "Chiara plays Mara", "Low Tide goes to …": after a name, a word in -s is its verb
         if words and w[:1].isupper() and words[-1].islower():
             break  # "small electricals Kwame has checked": a name after a thing is no part of it
-        if len(words) == 2 and (w[:1].isupper() or f in _BARE_VERBS):
+        if len(words) == 2 and (w[:1].isupper() or f in BARE_VERBS):
             break  # "Quartz worktop Calacatta", "Open day set for …": no part of the phrase
         words.append(w)
         if len(words) == 3:
@@ -495,6 +426,6 @@ def content_words(text: str) -> set[str]:
     out = set()
     for w in re.findall(r"[^\W\d_][\w'’-]*", text):
         f = fold(_POSSESSIVE.sub("", w))
-        if len(f) > 3 and f not in _FUNCTION and f not in _NEVER and f not in _STARTERS:
+        if len(f) > 3 and f not in FUNCTION and f not in NEVER and f not in STARTERS:
             out.add(_stem(f))
     return out
