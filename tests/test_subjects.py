@@ -248,6 +248,15 @@ def test_a_new_value_for_the_same_thing_is_a_change(old: str, new: str) -> None:
     assert changed_value(new, "p", [earlier]) == earlier
 
 
+def test_a_ceiling_said_with_up_to_is_no_change() -> None:
+    hire = Earlier("a", "Northway Van Hire can do a Luton for £145 a day, holding it under NVH-30671.", "northway-van-hire")
+    grant = "Joanne Fletcher at the council says the community chest can give us up to £750 for van hire."
+    assert not has_change_cue(grant)
+    assert changed_value(grant, "joanne-fletcher", [hire]) is None  # a new fact of its own, not a new price
+    assert not has_change_cue("The Warm Homes Fund covers up to £1,500 if household income is under £36,000.")
+    assert has_change_cue("Subs up to £6 from September.")  # a price gone up
+
+
 def test_an_old_value_marked_as_old_is_a_cue() -> None:
     assert has_change_cue("Shirt people say £12.90 each — the £11.40 was without the logo.")
     assert not has_change_cue("Shirt people say £12.90 each with the logo.")

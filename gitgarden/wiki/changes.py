@@ -80,7 +80,21 @@ def values(line: str) -> set[Value]:
 def has_change_cue(line: str) -> bool:
     """True when the line says it changes something ("Correction:", "now", "moved to", "not 18,400",
     "the £11.40 was without the logo")."""
-    return _CUE.search(line) is not None or bool(_marked_old(line))
+    return _cued(line) or bool(_marked_old(line))
+
+
+# What comes before an "up to" that is a ceiling, not a rise: "covers up to £1,500", "can give us up
+# to £750", "a grant of up to £500", "sleeps up to 8".
+_CEILING = re.compile(
+    r"\b(?:give|gives|giving|cover|covers|covering|fund|funds|pay|pays|offer|offers|lend|lends|spend|borrow|"
+    r"take|takes|hold|holds|seat|seats|sleep|sleeps|us|them|you|me|of|for|with)\s+$",
+    re.I,
+)
+
+
+def _cued(text: str) -> bool:
+    """True when `text` holds a change cue (an "up to" that is a ceiling is none)."""
+    return any(not (m.group().lower() == "up to" and _CEILING.search(text[: m.start()])) for m in _CUE.finditer(text))
 
 
 @dataclass(frozen=True)
@@ -120,7 +134,7 @@ def _recount_cued(line: str, nouns: set[str]) -> bool:
     """True when a cue word stands by a count of one of `nouns`: "now at 44 adults", "Down to 11 dogs",
     "at 41 players now" — not "14 dogs in our care and 3 more on the waiting list" (the list's cue)."""
     for m in re.finditer(r"(?<![\w£€$.,-])(\d[\d,]*)\s+([a-z]{3,})(?:[ -]([a-z]{3,}))?\b", line):
-        if content_words(f"{m.group(2)} {m.group(3) or ''}") & nouns and _CUE.search(line[max(0, m.start() - 25) : m.end() + 12]):
+        if content_words(f"{m.group(2)} {m.group(3) or ''}") & nouns and _cued(line[max(0, m.start() - 25) : m.end() + 12]):
             return True  # the cue within a few words of the count ("two more violins" is its own)
     return False
 
