@@ -870,3 +870,43 @@ def test_a_decision_beside_a_thing_decided_already_decides_its_own(project: Proj
     )
     garden(project, answers(FakeModel(), "yes", "yes"))
     assert meta(project, "patio")["state"] == "decided" and meta(project, "fence-panels")["state"] == "decided"
+
+
+def test_the_option_turned_down_is_not_what_a_decision_decides(project: Project) -> None:
+    journal(
+        project,
+        "2026-01-15",
+        "Northgate Plumbing Supplies have the Worcester Bosch Greenstar 4000 in stock, £1,395.",
+        "Decision: the Greenstar over the Vaillant ecoTEC Dave also priced, it's quieter.",
+    )
+    garden(project, answers(FakeModel(), "yes", "yes"))
+    assert meta(project, "greenstar")["state"] == "decided"  # a thing chosen by its name, said "the Greenstar"
+    assert not (project.root / "wiki" / "ecotec.md").exists()
+
+
+def test_no_page_of_someone_named_in_one_word_or_of_family_is_decided(project: Project) -> None:
+    """"Isla plays …" and "Mum's Honda Jazz goes to a dealer" are about Isla and the car: Isla's page
+    takes more facts, and no page is made for Mum or decided for a dealer."""
+    journal(
+        project,
+        "2026-05-15",
+        "Booked the Linden Rooms for Isla's recital on 20 June, £60.",
+        "Decision: Isla plays the Seitz concerto at the recital, nothing new.",
+        "Decision: Mum's Honda Jazz goes to a dealer rather than a private sale.",
+    )
+    result = garden(project, answers(FakeModel(), "yes", "yes", "yes"))
+    assert result.refusals == [], result.refusals
+    assert meta(project, "honda-jazz")["state"] != "decided" and "Honda Jazz goes to a dealer" in body(project, "honda-jazz")
+    made = {p.stem for p in (project.root / "wiki").glob("*.md")}
+    assert not {"mum", "dealer"} & made
+    for name in made - {"index"}:
+        if meta(project, name).get("state") == "decided":
+            assert name not in ("isla", "honda-jazz"), name
+
+
+def test_a_decision_about_the_opening_decides_the_opening_night(project: Project) -> None:
+    journal(project, "2026-05-11", "Opening night pencilled in for Thursday 4 June, 6.30pm in the Assembly Room.")
+    journal(project, "2026-05-16", "We agreed the opening will be invite-only, about 60 people.")
+    garden(project, answers(FakeModel(), "yes", "yes"))
+    assert meta(project, "opening-night")["state"] == "decided"
+    assert "invite-only" in body(project, "opening-night") and not (project.root / "wiki" / "opening.md").exists()

@@ -678,3 +678,39 @@ def test_a_phrase_written_only_in_lower_case_is_a_thing() -> None:
     assert said_as_thing("Roof windows", ["Decision: the roof windows are white-painted pine."])
     assert not said_as_thing("Roof windows", ["Ordered from Skyline Roof Windows."])  # a firm's tail
     assert not said_as_thing("Roof windows", [])
+
+
+@pytest.mark.parametrize(
+    ("text", "at", "phrase"),
+    [
+        ("Opening night pencilled in for Thursday 4 June.", 0, "Opening night"),  # a calendar word ends an event's name
+        ("Quiz night moved to Friday 1 May.", 0, "Quiz night"),
+        ("Collection weekend is Saturday 5 and Sunday 6 December.", 0, "Collection weekend"),
+        ("Deposit due this week.", 0, "Deposit"),  # never starts one, nor follows "this"
+        ("first test firing on Tuesday 30 June", 0, "Test firing"),  # a deed's noun in -ing
+        ("the 140-litre front-loader, not the top-loader", 4, "Front-loader"),  # a measure before the thing
+        ("the tour pot covers the rest.", 4, "Tour pot"),  # a verb in -s before its object
+    ],
+)
+def test_a_noun_phrase_keeps_the_words_of_its_thing(text: str, at: int, phrase: str) -> None:
+    assert noun_phrase(text, at) == phrase
+
+
+def test_a_vague_word_titles_no_topic() -> None:
+    assert topic_title("Plan is to leave the clubhouse at 7am on Friday 22 May.") == ""
+
+
+@pytest.mark.parametrize(
+    ("line", "known", "things"),
+    [
+        ("Decision: the Greenstar over the Vaillant ecoTEC Dave also priced.", ["Dave", "Greenstar"], ["Greenstar"]),
+        ("Decision: one Luton rather than the two Transits, one driver.", ["Luton"], ["Luton"]),
+        ("Decision: the 140-litre front-loader, not the 100-litre top-loader, the extra shelf space is worth it.", [], ["Front-loader"]),
+        ("Decision: Joanna will sell tickets over the counter as well as online.", ["Joanna"], ["Counter", "Online"]),  # no option turned down
+        ("Decision: Mum's Honda Jazz goes to a dealer rather than a private sale.", ["Honda", "Jazz"], []),  # about the car
+        ("Decision: Maya starts at Colegio Levante, we pay the first term in full.", ["Maya", "Colegio", "Levante"], []),
+        ("We agreed with Fiona that each family pays £165 and the tour pot covers the rest.", ["Fiona"], ["Tour pot"]),  # no "Rest"
+    ],
+)
+def test_a_decision_decides_the_option_chosen(line: str, known: list[str], things: list[str]) -> None:
+    assert decided_things(line, known) == things

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from gitgarden.model.operations import Op
-from gitgarden.wiki import changes, decisions, journal, pages, subjects, tidy
+from gitgarden.wiki import changes, decisions, journal, pages, subjects, tidy, wordlists
 from gitgarden.wiki.facts import pages_citing
 from gitgarden.wiki.journal import JournalLine
 from gitgarden.wiki.subject_index import HONORIFICS, SubjectIndex, name_parts
@@ -194,7 +194,8 @@ class Planner:
         settled = None  # the first thing's page when it is decided already: asked about, on its page
         for thing in things:  # a thing that has a page already ("the open day"), its head noun too
             for title in dict.fromkeys((thing, subjects.upper_first(thing.split()[-1]))):
-                page = self.resolve(title, "topic")
+                # "the opening" where the page is "Opening night": a calendar word only says when
+                page = self.resolve(title, "topic") or self.index.starting(title, ends=wordlists.CALENDAR)
                 if page and not self.is_decided(page):
                     return page, "", [], {}
                 settled = settled or (page if thing == things[0] else None)
@@ -219,6 +220,9 @@ class Planner:
             for m in re.finditer(rf"\b(?:[Tt]he|[Oo]ur|[Mm]y)\s+((?i:{re.escape(role)}))(?:['’]s)?\b", text):
                 if m.start(1) not in found or subjects.fold(found[m.start(1)].text) == subjects.fold(m.group(1)):
                     found[m.start(1)] = subjects.Mention(m.group(1), "role", m.start(1))  # "the DoP's": a role, no name
+        for m in list(found.values()):  # "Mum's Honda Jazz": the car, not Mum
+            if subjects.fold(m.text) in wordlists.FAMILY and re.match(r"['’]s\s+[A-Z]", text[m.start + len(m.text) :]):
+                del found[m.start]
         return sorted(found.values(), key=lambda m: m.start)
 
     @property

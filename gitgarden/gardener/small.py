@@ -35,7 +35,7 @@ from gitgarden.gardener.state import Pass, Work
 from gitgarden.gardener.steps import Step
 from gitgarden.model import judge, llm, speed
 from gitgarden.model.operations import Op
-from gitgarden.wiki import changes, pages, subjects
+from gitgarden.wiki import changes, pages, subjects, wordlists
 from gitgarden.wiki.chatter import domain_words
 from gitgarden.wiki.journal import JournalLine
 from gitgarden.wiki.subject_index import SubjectIndex
@@ -219,7 +219,7 @@ def _may_decide(plan: Planner, name: str, said: str = "") -> bool:
     except pages.PageError:
         return False
     title = str(meta.get("title") or plan.titles.get(name, ""))
-    if _names_someone(plan, title) and not _quoted(title, said) and not subjects.said_as_thing(title, [said]):
+    if _names_someone(plan, title, said) and not _quoted(title, said) and not subjects.said_as_thing(title, [said]):
         return False
     if name in plan.made.values():
         return True
@@ -233,10 +233,17 @@ def _quoted(title: str, line: str) -> bool:
     )
 
 
-def _names_someone(plan: Planner, title: str) -> bool:
+def _names_someone(plan: Planner, title: str, said: str = "") -> bool:
     """True for a title that is a name: two or more capitalised words ("Ananya Krishnan", "Kamień
-    Studio"), or one that is a first or last name of a name the journal gives ("Tomasz")."""
-    return subjects.is_full_name(title) or bool(plan.longer_names(title))
+    Studio"), one that is a first or last name of a name the journal gives ("Tomasz"), a family word
+    ("Mum"), or one word the line `said` names as someone ("Isla plays the Seitz concerto")."""
+    if subjects.is_full_name(title) or subjects.fold(title) in wordlists.FAMILY:
+        return True
+    if " " not in title.strip() and re.search(rf"\b(?:the|one|a|an|this|that)\s+{re.escape(title)}\b", said):
+        return False  # "one Luton rather than two Transits", "the Greenstar": a thing chosen, by its name
+    return bool(plan.longer_names(title)) or (
+        " " not in title.strip() and any(m.kind == "name" and m.text == title for m in subjects.mentions(said, plan.known))
+    )
 
 
 def _days_before(day: str) -> list[str]:

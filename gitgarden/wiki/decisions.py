@@ -17,6 +17,7 @@ from gitgarden.wiki.subjects import (
     noun_phrase,
     upper_first,
 )
+from gitgarden.wiki.wordlists import VAGUE
 
 __all__ = ["decided_things", "decision_topic", "is_decision"]
 
@@ -47,6 +48,10 @@ def decided_things(line: str, known_names: Iterable[str] = ()) -> list[str]:
     if we and _AFTER_CUE.match(plain, we.end()):
         plain = plain[we.end() :]  # "We've settled on Hallam Print …": the thing comes after the verb
     plain = _CONDITION.split(plain, maxsplit=1)[0]  # "… if our lawyer is happy": the lawyer is not what is decided
+    plain = _chosen(plain)  # "the Greenstar over the Vaillant ecoTEC": the ecoTEC is what was not chosen
+    lead = re.match(rf"(?:[A-Z][\w]*['’]s\s+)?(?P<name>{_NAME_AT})", plain)  # "Mum's Honda Jazz goes to a dealer"
+    if lead and _NAME_MOVES.match(plain, lead.end()) and any(m.kind == "name" and m.text == lead.group("name") for m in mentions(plain, known_names)):
+        return []  # about the name: a dealer is where it goes, not what is decided ("Maya starts at …")
     first = re.split(r"[;—–]|,(?!\d)", plain, maxsplit=1)[0]  # not the comma of "£8,990"
     if first != plain and any(m.kind == "name" for m in mentions(first, known_names)) and not decided_things(first, known_names):
         return []  # "Going with Femi's Yanmar at £2,100, collecting it in his van": about the Yanmar, a name
@@ -90,11 +95,14 @@ def decided_things(line: str, known_names: Iterable[str] = ()) -> list[str]:
             out += [title] if title not in out else []
             continue
         a_name = bool(title) and fold(title) in names and (fold(title) not in known or _capitalised_from(plain, at, title.split()[0]))
+        # "the Greenstar over the Vaillant", "one Luton": a thing chosen, by its name
+        by_name = a_name and " " not in title and not title.isupper() and re.search(rf"\b(?:the|one|a|an)\s+{re.escape(title)}\b", plain, re.I) is not None
+        a_name = a_name and not by_name
         if title and fold(title) in _SOMEONES and re.search(r"['’]s\s+$", plain[:at]):
             continue  # "putting Dad's name down at Willowbank": Dad's, no thing of its own
-        if a_name:
+        if a_name or fold(title) in VAGUE:
             continue  # "Going with Bounce Brothers": an organisation's name, not a thing decided ("the scaffolding" is)
-        named_first = bool(title) and fold(title.split()[0]) in names and _capitalised_from(plain, at, title.split()[0])
+        named_first = bool(title) and not by_name and fold(title.split()[0]) in names and _capitalised_from(plain, at, title.split()[0])
         if title and named_first and len(title.split()) > 1:
             title = upper_first(title.split(" ", 1)[1])  # "the GreenGrow polytunnel": the polytunnel
             named_first = False
@@ -113,7 +121,7 @@ def decision_topic(line: str) -> str:
 
 
 _CONDITION = re.compile(r",?\s+\b(?:if|unless|provided|as long as|once|because|since|until|till)\b\s+", re.I)
-_AS_ROLE = re.compile(r"\b(?:as|for)\s+(?=(?:our|the|a|an|head|lead|new)\b|[a-z])", re.I)
+_AS_ROLE = re.compile(r"\b(?:as|for)\s+(?!well\b)(?=(?:our|the|a|an|head|lead|new)\b|[a-z])", re.I)
 _DECISION_TOPICS = (
     (re.compile(r"\b(?:hire|hired|hiring|recruit\w*|take on|takes on|took on|employ|employs|offer(?:ed)? (?:him|her|them) the (?:job|role|post))\b", re.I), "Hiring"),
 )
@@ -141,6 +149,24 @@ _NAME_VERB = re.compile(
 )
 # What someone offers, not a thing of its own: "Jen's plan" is Jen's ("Marek's worktop" is the worktop).
 _SOMEONES = frozenset(["plan", "idea", "offer", "suggestion", "proposal", "option", "quote", "price", "rate", "version", "choice", "one", "deal", "terms", "logo", "branding", "name"])
+
+
+# A name's verb in -s before a place or a name, not a thing: "goes to a dealer", "starts at Colegio …",
+# "plays Mara" ("Tomasz does the main works" decides the works).
+_NAME_MOVES = re.compile(r"\s*(?!(?:is|was|has|does)\b)[a-z]+s\b(?!['’])\s+(?:[A-Z]|(?:to|at|with|into|from|for)\b)")
+# What comes before the option not chosen: "X over Y", "X rather than Y", "X, not Y", "X instead of Y".
+_REJECTED = re.compile(r",?\s+(?:rather than|instead of|in preference to)\s+|,\s*not\s+|\s+not\s+(?=the\b|a\b|an\b)|\s+over\s+(?=the\b|a\b|an\b|[A-Z])")
+_TAKES_OVER = re.compile(r"\b(?:take|takes|took|taking|hand|hands|handed|handing|think|thought|go|goes|went|talk|talked|pass|passed|come|came|run|ran|sign|signed|win|won)$", re.I)
+
+
+def _chosen(text: str) -> str:
+    """`text` up to the option it turns down ("one Luton rather than the two Transits": "one Luton"),
+    a verb's "over" kept ("Bea takes over the stall")."""
+    for m in _REJECTED.finditer(text):
+        if "over" in m.group() and (_TAKES_OVER.search(text[: m.start()].rstrip()) or len(text[: m.start()].split()) > 3):
+            continue  # "Bea takes over the stall", "sell tickets over the counter": no option turned down
+        return text[: m.start()]
+    return text
 
 
 def _capitalised_from(text: str, at: int, word: str) -> bool:

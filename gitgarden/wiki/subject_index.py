@@ -7,7 +7,7 @@ equally (code never guesses). Pure.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from gitgarden.wiki.subjects import Mention, fold, is_full_name
@@ -93,13 +93,19 @@ class SubjectIndex:
                 return next(iter(found))
         return None
 
-    def starting(self, topic: str) -> str | None:
+    def starting(self, topic: str, ends: Collection[str] = ()) -> str | None:
         """The one page whose title or alias begins with the one-word `topic` ("Tech" for "Tech
-        rehearsal"), else None: a topic said short goes where it was said in full."""
+        rehearsal") — and ends with one of `ends`, when given — else None: a topic said short goes
+        where it was said in full."""
         key = fold(topic)
         if not key or " " in key:
             return None
-        found = {page for label, pages in self.exact.items() if label.startswith(key + " ") for page in pages}
+        found = {
+            page
+            for label, pages in self.exact.items()
+            if label.startswith(key + " ") and (not ends or label.split()[-1] in ends)
+            for page in pages
+        }
         return next(iter(found)) if len(found) == 1 else None
 
     @classmethod

@@ -42,6 +42,7 @@ from gitgarden.wiki.wordlists import (
     QUANTIFIERS,
     ROLES_FOLDED,
     STARTERS,
+    VAGUE,
     VERBS_S,
 )
 
@@ -287,7 +288,7 @@ def topic_title(line: str) -> str:
     plain = re.sub(r"^(?:decision|correction|update|note|todo)\s*:\s*", "", line.strip(), flags=re.I)
     first = noun_phrase(plain, 0)
     if first:
-        return first
+        return first if fold(first) not in VAGUE else ""  # "Plan is to leave at 7am": no page "Plan"
     count = re.match(r"(?:about\s+|around\s+)?\d[\d,]*\s+(?=[a-z])", plain)
     if count:
         found = noun_phrase(plain, count.end())  # "38 players signed up so far": the players
@@ -303,7 +304,7 @@ def topic_title(line: str) -> str:
             return found
     for m in DETERMINER.finditer(plain):
         found = noun_phrase(plain, m.end())
-        if found:
+        if found and fold(found) not in VAGUE:
             return found
     return ""
 
@@ -378,11 +379,15 @@ def noun_phrase(text: str, at: int) -> str:
     skipped = False  # an adjective or an ordinal was passed over: "a second, smaller leaflet run"
     for m in re.finditer(r"[^\W\d_][\w'’-]*", text[at:]):
         gap = text[end : at + m.start()].strip(" -")
-        if gap and not (skipped and not words and gap == ","):
+        measure = not words and not skipped and re.fullmatch(r"\s*\d[\d.,]*-", text[end : at + m.start()]) is not None
+        if gap and not (skipped and not words and gap == ",") and not measure:
             break  # punctuation or a number ends the phrase (or keeps one from starting)
         end = at + m.end()
         w = m.group()
         f = fold(w)
+        if measure:
+            skipped = True
+            continue  # "the 140-litre front-loader": the front-loader
         base = re.split(r"['’]", f)[0]
         if base != f and (base in NEVER or base in FUNCTION):
             break  # "We've settled …": a pronoun, no thing
@@ -397,15 +402,18 @@ def noun_phrase(text: str, at: int) -> str:
             skipped = True
             continue  # "the old boiler": the boiler; "first print run": the print run
         named_thing = not words and f in STARTERS and _next_in(text, at + m.end(), COPULA)  # "Set is 45 minutes"
-        if f in FUNCTION or f in NEVER or (_verbish(f) and not gerund) or (f in STARTERS - {"waiting", "open", "work"} and not named_thing):
+        # "Opening night", "Collection weekend": a calendar word ends an event's name (never starts one)
+        when = bool(words) and w.islower() and f in CALENDAR and fold(words[-1]) not in CALENDAR
+        if f in FUNCTION or (f in NEVER and not when) or (_verbish(f) and not gerund) or (f in STARTERS - {"waiting", "open", "work"} and not named_thing):
             break
         if _POSSESSIVE.search(w) or (words and (f in VERBS_S or f in PLAIN_VERBS or f in PARTICIPLES)):  # "subs go to £6"
             break
         if words and f in AFTER_PLURAL and fold(words[-1]).endswith("s") and not fold(words[-1]).endswith("ss"):
             break  # "Decision: parents pay £220": a plural's verb ("holiday pay" stays)
         verb_next = re.match(rf"\s+{VERB_OBJECT}", text[at + m.end() :])
-        if words and words[-1][:1].isupper() and w.islower() and f.endswith("s") and not f.endswith(("ss", "us", "is")) and verb_next:
-            break  # "Chiara plays Mara", "Low Tide goes to …": after a name, a word in -s is its verb
+        object_next = re.match(r"\s+(?:the|a|an|our|my|their|his|her|every|each|both)\b", text[at + m.end() :])
+        if words and w.islower() and f.endswith("s") and not f.endswith(("ss", "us", "is")) and (verb_next if words[-1][:1].isupper() else object_next):
+            break  # "Chiara plays Mara", "Low Tide goes to …", "the tour pot covers the rest": a word in -s is the verb
         if words and w[:1].isupper() and words[-1].islower():
             break  # "small electricals Kwame has checked": a name after a thing is no part of it
         if len(words) == 2 and (w[:1].isupper() or f in BARE_VERBS):
@@ -414,6 +422,8 @@ def noun_phrase(text: str, at: int) -> str:
         if len(words) == 3:
             # "Autumn vaccine clinic": its head is last, "Vaccine clinic"; "Dock Street lease": the name
             words = words[:2] if words[1][:1].isupper() else words[1:]
+            break
+        if when:
             break
     if not words:
         return ""

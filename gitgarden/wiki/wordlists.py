@@ -71,7 +71,8 @@ VERBS_S = _words(
 ING_NOUNS = _words(
     """wedding meeting building funding booking planning heating flooring tiling painting wiring
     plumbing catering lighting housing parking training ceiling opening waiting seating clothing housewarming
-    hiring pricing marketing billing shipping testing banking bedding fencing decking roofing"""
+    hiring pricing marketing billing shipping testing banking bedding fencing decking roofing
+    firing screening filming recording cleaning glazing rendering cladding"""
 )
 ROLES_FOLDED = _words(
     """electrician plumber designer architect contractor builder carpenter joiner painter tiler
@@ -95,3 +96,6 @@ COPULA = _words("is was are were goes has")
 PLAIN_VERBS = _words("go stay come happen arrive begin")  # not "print run", "house move", "unit cost"
 QUANTIFIERS = _words("all every each both some any several most few many")
 ENDS_PHRASE = _words("due each apiece ready only")  # "deposits due Friday": the deposits; "entries only": the entries
+# Words too vague to title a page alone: "Plan is to leave at 7am", "the pot covers the rest".
+VAGUE = _words("plan plans idea ideas thing things stuff rest lot bit way option options news time")
+FAMILY = _words("mum mom dad mother father grandma grandpa granny nan sister brother wife husband baby kids") | KIN
