@@ -714,3 +714,25 @@ def test_a_vague_word_titles_no_topic() -> None:
 )
 def test_a_decision_decides_the_option_chosen(line: str, known: list[str], things: list[str]) -> None:
     assert decided_things(line, known) == things
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Mr Colin Avery, the manager at Brightwell's Supermarket on Station Road, is happy for us to have a collection point by the tills.",
+        "We agreed to sign with Fjellstart if our lawyer is happy with the pro-rata clause.",  # willing, not a feeling
+        "We've settled on tins, UHT milk, nappies and toiletries for the shopping list on the posters.",  # a list, no errand
+        "Quiz night booked at the clubhouse for Friday 24 April, £5 a ticket.",  # an event being organised
+        "Quiz night moved to Friday 1 May, the bar's taken on the 24th for a wake.",
+    ],
+)
+def test_a_line_about_the_project_with_a_word_of_chatter_in_it_is_no_chatter(line: str) -> None:
+    assert chatter_kind(line) == ""
+
+
+@pytest.mark.parametrize(
+    ("line", "kind"),
+    [("Pub quiz with the lads, came third.", "free time"), ("Did the shopping after work.", "an errand"), ("Happy and sleepy after the party.", "how I feel")],
+)
+def test_the_same_words_in_the_writers_own_day_are_chatter(line: str, kind: str) -> None:
+    assert chatter_kind(line) == kind
