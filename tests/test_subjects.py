@@ -736,3 +736,15 @@ def test_a_line_about_the_project_with_a_word_of_chatter_in_it_is_no_chatter(lin
 )
 def test_the_same_words_in_the_writers_own_day_are_chatter(line: str, kind: str) -> None:
     assert chatter_kind(line) == kind
+
+
+def test_a_thing_named_in_both_lines_priced_again_on_its_page_is_a_change() -> None:
+    stock = Earlier("a", "Northgate Plumbing Supplies have the Worcester Bosch Greenstar 4000 in stock, £1,395 on Dave's account.", "northgate-plumbing-supplies")
+    assert changed_value("Northgate invoice for the Greenstar came through at £1,465.", "northgate-plumbing-supplies", [stock]) == stock
+    # the firm's own name in both is no thing in common: another order of theirs
+    assert changed_value("Northgate delivered the radiator valves, £86.", "northgate-plumbing-supplies", [stock]) is None
+
+
+def test_actually_corrects_an_id_said_wrong() -> None:
+    frozen = Earlier("a", "Northern Counties Bank bereavement team have frozen Mum's accounts, ref BRV-40921.", "northern-counties-bank")
+    assert changed_value("Actually the bank's ref is BRV-49021, Claire read it off the letter.", "claire", [frozen]) == frozen

@@ -184,7 +184,7 @@ def _shape(text: str) -> str:
 
 
 _PRICE_VERBS = frozenset({"cost", "costs", "pay", "pays", "paying", "comes", "says", "charge", "charges", "wants", "asks", "offers"})
-_ID_FIX = re.compile(r"\b(?:correction|corrected|should have|wrong|swapped|typo|misread|copied|not\s+\d)", re.I)
+_ID_FIX = re.compile(r"\b(?:correction|corrected|actually|should have|wrong|swapped|typo|mistyped|misread|copied|not\s+\d)", re.I)
 
 
 def _plain_words(text: str) -> set[str]:
@@ -195,6 +195,16 @@ def _plain_words(text: str) -> set[str]:
     short = {fold(w) for w in re.findall(r"\b[^\W\d_]{3}\b", text)} - _SHORT_FUNCTION  # "the fee", "the van"
     due = content_words("deadline") if re.search(r"\bdue\b", text, re.I) else set()  # "due Friday 2 October": its deadline
     return {_SAME_THING.get(w, w) for w in content_words(text) | short | due} - _WEAK
+
+
+def _named_things(text: str) -> set[str]:
+    """The folded one-word names `text` gives as things, after "the": "the Greenstar"."""
+    return {fold(m.text) for m in mentions(text) if m.kind == "name" and " " not in m.text and re.search(r"\bthe\s+$", text[: m.start])}
+
+
+def _names_in(text: str) -> set[str]:
+    """The folded words of the names `text` gives."""
+    return {fold(w) for m in mentions(text) if m.kind == "name" for w in m.text.split()}
 
 
 # Words for one thing: "the install is moved" after "can fit the oven on Thursday".
@@ -261,7 +271,9 @@ def changed_value(line: str, page: str, earlier: Iterable[Earlier]) -> Earlier |
         # "the install's moved to …" names the old line's page ("x-ray-install") as well as its words
         page_named = bool(words & content_words(old.page.replace("-", " ")))
         things = len(plain & _plain_words(old.text))
-        thing_shared = things > 0
+        # "Northgate invoice for the Greenstar" after "Northgate … have the Worcester Bosch Greenstar": a
+        # thing named in both, not the page's own name
+        thing_shared = things > 0 or bool(_named_things(line) & _names_in(old.text) - set(old.page.split("-")))
         # "£7,300 for the coach" beside "Coach sorted … £6,850": a new amount for the same thing
         same_thing = old.page == page and bool({"amount", "count"} & kinds) and thing_shared
         # On another page one word of the thing is enough for a moved date ("Members' deadline moved to
