@@ -910,3 +910,15 @@ def test_a_decision_about_the_opening_decides_the_opening_night(project: Project
     garden(project, answers(FakeModel(), "yes", "yes"))
     assert meta(project, "opening-night")["state"] == "decided"
     assert "invite-only" in body(project, "opening-night") and not (project.root / "wiki" / "opening.md").exists()
+
+
+def test_a_thing_said_first_with_its_date_leads_the_line(project: Project) -> None:
+    journal(
+        project,
+        "2026-11-23",
+        "Valley Fresh Foods want our charity number before they'll confirm.",
+        "Collection weekend is Saturday 5 and Sunday 6 December, at Brightwell's and Valley Fresh Foods both.",
+    )
+    garden(project, answers(FakeModel(), "yes", "yes"))
+    assert "Saturday 5 and Sunday 6 December" in body(project, "collection-weekend")
+    assert "Collection weekend" not in body(project, "valley-fresh-foods")

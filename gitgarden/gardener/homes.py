@@ -375,12 +375,15 @@ def _opens(text: str, mention: subjects.Mention) -> bool:
 
 
 def _done_to(text: str, lead: str) -> bool:
-    """True when the line opens with the thing `lead` and what was done to it: "Environmental health
-    inspection booked with Westbury District Council …" (not "The surveyor has booked …")."""
+    """True when the line opens with the thing `lead` and what was done to it, or its date: "Environmental
+    health inspection booked with Westbury District Council …" (not "The surveyor has booked …")."""
     return _LEADS.match(text) is not None and re.match(rf"(?:[\w-]+\s+){{0,2}}{re.escape(subjects.fold(lead))}\b", subjects.fold(text)) is not None
 
 
-_LEADS = re.compile(r"^[A-Za-z][\w-]*(?:\s+(?!(?:has|have|had|is|was|were)\b)[a-z][\w-]*){0,3}\s+(?:booked|confirmed|arranged|scheduled|set|fixed|pencilled)\b")
+_LEADS = re.compile(
+    r"^[A-Za-z][\w-]*(?:\s+(?!(?:has|have|had|is|was|were)\b)[a-z][\w-]*){0,3}\s+(?:booked|confirmed|arranged|scheduled|set|fixed|pencilled"
+    r"|(?:is|are)\s+(?:now\s+)?(?:on\s+)?(?:(?i:mon|tues|wednes|thurs|fri|satur|sun)day|\d{1,2}(?:st|nd|rd|th)?\s+[A-Z][a-z]+))\b"
+)  # "Collection weekend is Saturday 5 and Sunday 6 December, at Brightwell's and Valley Fresh Foods": its date
 _DEED = re.compile(r"(?:or|er|ist)$")  # "surveyor": survey, "engraver": engrav(e), "florist": flor-
 _WITH_ME = re.compile(r"\s+and\s+(?:I|me)\b")
 
