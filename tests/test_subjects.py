@@ -690,6 +690,8 @@ def test_a_phrase_written_only_in_lower_case_is_a_thing() -> None:
         ("first test firing on Tuesday 30 June", 0, "Test firing"),  # a deed's noun in -ing
         ("the 140-litre front-loader, not the top-loader", 4, "Front-loader"),  # a measure before the thing
         ("the tour pot covers the rest.", 4, "Tour pot"),  # a verb in -s before its object
+        ("Told the Tuesday class there's no studio that week.", 9, "Tuesday class"),  # a weekday before its thing
+        ("Friday was a write-off.", 0, ""),  # a weekday alone is no thing
     ],
 )
 def test_a_noun_phrase_keeps_the_words_of_its_thing(text: str, at: int, phrase: str) -> None:

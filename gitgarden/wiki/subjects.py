@@ -373,7 +373,18 @@ VERB_OBJECT = r"(?:[A-Z]|(?:the|a|an|our|my|their|his|her|to|with|every|each|all
 
 def noun_phrase(text: str, at: int) -> str:
     """The noun phrase starting at `at` (up to two words, the last two of three — its head is last —
-    adjectives dropped), capitalised."""
+    adjectives dropped), capitalised; a weekday before it is part of it ("the Tuesday class")."""
+    day = _WEEKDAY_THING.match(text, at)
+    if day:
+        thing = _phrase(text, day.end())
+        return f"{day.group(1).capitalize()} {thing.lower()}" if thing and len(thing.split()) == 1 else ""
+    return _phrase(text, at)
+
+
+_WEEKDAY_THING = re.compile(r"((?i:mon|tues|wednes|thurs|fri|satur|sun)day)\s+(?=[a-z])")
+
+
+def _phrase(text: str, at: int) -> str:
     words: list[str] = []
     end = at
     skipped = False  # an adjective or an ordinal was passed over: "a second, smaller leaflet run"
