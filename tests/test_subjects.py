@@ -756,3 +756,42 @@ def test_a_thing_named_in_both_lines_priced_again_on_its_page_is_a_change() -> N
 def test_actually_corrects_an_id_said_wrong() -> None:
     frozen = Earlier("a", "Northern Counties Bank bereavement team have frozen Mum's accounts, ref BRV-40921.", "northern-counties-bank")
     assert changed_value("Actually the bank's ref is BRV-49021, Claire read it off the letter.", "claire", [frozen]) == frozen
+
+
+@pytest.mark.parametrize(
+    ("line", "name"),
+    [
+        ("Curtain Call Costume Hire quoted £685 for costumes.", "Curtain Call Costume Hire"),  # "Call" is never a name's first word
+        ("Brightwave IT Solutions quoted £6,200 to move the server.", "Brightwave IT Solutions"),  # nor "IT"
+    ],
+)
+def test_a_name_holds_a_word_no_name_starts_with(line: str, name: str) -> None:
+    assert [m.text for m in mentions(line) if m.kind == "name"] == [name]
+
+
+def test_an_id_keeps_the_letters_after_its_last_slash() -> None:
+    assert [m.text for m in mentions("Correction: the costume order is CC/2611/AD, AD for Aladdin.") if m.kind == "id"] == ["CC/2611/AD"]
+
+
+@pytest.mark.parametrize(
+    ("line", "known", "things"),
+    [
+        ("We're going with Eastern Counties First Aid, Gareth knows their lead paramedic.", ["Eastern", "Counties", "Gareth"], []),  # a firm, no "Counties"
+        ("Decision: Halden Cycle Centre are headline sponsor, logo on the finish arch.", ["Halden", "Cycle", "Centre"], []),  # about the firm
+        ("Decision: Brightwave port our phone number across on Saturday 1 August.", ["Brightwave"], ["Phone number"]),  # "port" is their verb
+    ],
+)
+def test_a_firms_own_name_is_no_thing_decided(line: str, known: list[str], things: list[str]) -> None:
+    assert decided_things(line, known) == things
+
+
+def test_a_total_is_said_of_its_thing() -> None:
+    assert topic_title("Total budget is £3,000, £1,200 of it from the crowdfunder.") == "Budget"
+
+
+@pytest.mark.parametrize(
+    ("line", "kind"),
+    [("Hottest day so far, 28 degrees, and the waiting room fan has given up.", "weather"), ("Stayed up for Strictly, that paso doble deserved better.", "free time")],
+)
+def test_chatter_words_of_held21(line: str, kind: str) -> None:
+    assert chatter_kind(line) == kind

@@ -103,6 +103,8 @@ def decided_things(line: str, known_names: Iterable[str] = ()) -> list[str]:
         if a_name or fold(title) in VAGUE:
             continue  # "Going with Bounce Brothers": an organisation's name, not a thing decided ("the scaffolding" is)
         named_first = bool(title) and not by_name and fold(title.split()[0]) in names and _capitalised_from(plain, at, title.split()[0])
+        if named_first and any(m.kind == "name" and fold(m.text).startswith(fold(title) + " ") and plain.find(m.text, at) == at for m in said):
+            continue  # "Eastern Counties First Aid", "Halden Cycle Centre are …": the firm's own name, no thing
         if title and named_first and len(title.split()) > 1:
             title = upper_first(title.split(" ", 1)[1])  # "the GreenGrow polytunnel": the polytunnel
             named_first = False

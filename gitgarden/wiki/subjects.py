@@ -35,6 +35,7 @@ from gitgarden.wiki.wordlists import (
     FUNCTION,
     ING_NOUNS,
     KIN,
+    NAME_INNER,
     NEVER,
     PARTICIPLES,
     PLACE_NOUNS,
@@ -70,9 +71,9 @@ __all__ = [
 ]
 
 _TOKEN = re.compile(r"[^\W\d_][\w'’.&-]*[\w]|[^\W\d_]")
-# "INV-2207", "PH/EV/2026/117" (its letters and slashes whole), a registration "YK14 RVA" (its two halves).
+# "INV-2207", "PH/EV/2026/117", "CC/2611/AL" (its letters and slashes whole), a registration "YK14 RVA" (its two halves).
 _ID = re.compile(
-    r"\b(?:[A-Z]{2}\d{2} [A-Z]{3}(?![\w-])|[A-Z]{1,5}(?:/[A-Z]{1,5})*[-/]?\d[\w/-]*\d|[A-Z]{2,5}-[A-Z0-9]{2,}(?:-[A-Z0-9]+)*)\b"
+    r"\b(?:[A-Z]{2}\d{2} [A-Z]{3}(?![\w-])|[A-Z]{1,5}(?:/[A-Z]{1,5})*[-/]?\d[\w/-]*\d(?:/[A-Z]{1,4}(?![\w/-]))?|[A-Z]{2,5}-[A-Z0-9]{2,}(?:-[A-Z0-9]+)*)\b"
 )
 _POSSESSIVE = re.compile(r"['’]s$")
 PRONOUN_START = re.compile(r"^(?:he|she|they|his|her|their|him|them)\b", re.I)
@@ -151,6 +152,12 @@ def _is_cap(word: str) -> bool:
     return not ("-" in word and len(word.split("-")[0]) < 2)  # "L-shape"
 
 
+def _inner(word: str) -> bool:
+    """A capitalised word no name starts with, but one may hold between two of its words: "Call" of
+    "Curtain Call Costume Hire", "IT" of "Brightwave IT Solutions"."""
+    return word[:1].isupper() and (fold(word) in NAME_INNER or (word.isupper() and len(word) == 2 and word.isalpha()))
+
+
 def mentions(line: str, known_names: Iterable[str] = ()) -> list[Mention]:
     """The subjects `line` names, in the order they stand. `known_names` (folded words already
     known as names: page titles, names seen mid-sentence in other lines) lets a capitalised word at
@@ -185,6 +192,9 @@ def mentions(line: str, known_names: Iterable[str] = ()) -> list[Mention]:
             if _is_cap(nxt) or (nxt[:1].isupper() and fold(nxt) in ("night", "day", "eve")):
                 run.append(toks[j])  # "Twelfth Night", "Boxing Day": a calendar word inside a name
                 j += 1
+            elif _inner(nxt) and j + 1 < len(toks) and _is_cap(toks[j + 1][1]) and not line[toks[j][0] + len(nxt) : toks[j + 1][0]].strip():
+                run.extend([toks[j], toks[j + 1]])  # "Curtain Call Costume Hire", "Brightwave IT Solutions"
+                j += 2
             elif fold(nxt) in ("de", "van", "von", "da", "del", "della", "la", "le", "di", "du", "der", "den", "ter", "bin", "al", "o", "ni", "nic", "mac", "ap") and j + 1 < len(toks) and _is_cap(toks[j + 1][1]):
                 run.extend([toks[j], toks[j + 1]])
                 j += 2
@@ -415,7 +425,9 @@ def _phrase(text: str, at: int) -> str:
         named_thing = not words and f in STARTERS and _next_in(text, at + m.end(), COPULA)  # "Set is 45 minutes"
         # "Opening night", "Collection weekend": a calendar word ends an event's name (never starts one)
         when = bool(words) and w.islower() and f in CALENDAR and fold(words[-1]) not in CALENDAR
-        if f in FUNCTION or (f in NEVER and not when) or (_verbish(f) and not gerund) or (f in STARTERS - {"waiting", "open", "work"} and not named_thing):
+        # "phone number", "meeting room": a word that is never a name may still start a thing's name
+        compound = not words and f in NAME_INNER and re.match(r"\s+[a-z]{3,}\b", text[at + m.end() :]) is not None and not _next_in(text, at + m.end(), FUNCTION | NEVER)
+        if f in FUNCTION or (f in NEVER and not when and not compound) or (_verbish(f) and not gerund) or (f in STARTERS - {"waiting", "open", "work"} and not named_thing):
             break
         if _POSSESSIVE.search(w) or (words and (f in VERBS_S or f in PLAIN_VERBS or f in PARTICIPLES)):  # "subs go to £6"
             break
@@ -425,6 +437,8 @@ def _phrase(text: str, at: int) -> str:
         object_next = re.match(r"\s+(?:the|a|an|our|my|their|his|her|every|each|both)\b", text[at + m.end() :])
         if words and w.islower() and f.endswith("s") and not f.endswith(("ss", "us", "is")) and (verb_next if words[-1][:1].isupper() else object_next):
             break  # "Chiara plays Mara", "Low Tide goes to …", "the tour pot covers the rest": a word in -s is the verb
+        if words and words[-1][:1].isupper() and w.islower() and object_next and not text[at + m.end() : at + m.end() + 1].strip():
+            break  # "Brightwave port our phone number": after a name, a word before its object is the verb
         if words and w[:1].isupper() and words[-1].islower():
             break  # "small electricals Kwame has checked": a name after a thing is no part of it
         if len(words) == 2 and (w[:1].isupper() or f in BARE_VERBS):

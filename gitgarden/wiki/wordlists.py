@@ -50,7 +50,7 @@ FUNCTION = _words(
 )
 ADJECTIVES = _words(
     """whole new old final first last next other same big small little full main own
-    draft wrong right extra general overgrown smaller bigger larger cheaper shorter longer"""
+    draft wrong right extra general overgrown smaller bigger larger cheaper shorter longer total"""
 )
 PLACE_NOUNS = _words(
     """hall church chapel school college hospital road street lane park wood court house centre center
@@ -99,3 +99,5 @@ ENDS_PHRASE = _words("due each apiece ready only")  # "deposits due Friday": the
 # Words too vague to title a page alone: "Plan is to leave at 7am", "the pot covers the rest".
 VAGUE = _words("plan plans idea ideas thing things stuff rest lot bit way option options news time")
 FAMILY = _words("mum mom dad mother father grandma grandpa granny nan sister brother wife husband baby kids") | KIN
+# Words never a name's first, that a name may hold inside it: "Curtain Call Costume Hire".
+NAME_INNER = _words("call note notes text meeting question answer total summary update phone email ask")
