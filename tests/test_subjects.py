@@ -795,3 +795,12 @@ def test_a_total_is_said_of_its_thing() -> None:
 )
 def test_chatter_words_of_held21(line: str, kind: str) -> None:
     assert chatter_kind(line) == kind
+
+
+def test_changes_said_as_held21_says_them() -> None:
+    order = Earlier("a", "ChipTime Events can do chip timing for up to 450 riders at £1.90 a head, order CT-5520.", "chiptime-events")
+    assert changed_value("ChipTime's order number is CT-5502 not CT-5520, checked the email.", "chiptime-events", [order]) == order
+    quote = Earlier("b", "Eastern Counties First Aid quoted £1,850 for two ambulances and four motorbike responders.", "eastern-counties-first-aid")
+    assert changed_value("Eastern Counties First Aid's booking form came through at £2,100 for the day.", "eastern-counties-first-aid", [quote]) == quote
+    start = Earlier("c", "Margaret Ellery, our director, wants everyone at rehearsals Tuesdays and Thursdays, 7:30 start.", "margaret-ellery")
+    assert changed_value("Tom can't get back before quarter to eight, so Margaret's put all rehearsals back to 8pm.", "tom", [start]) == start

@@ -33,7 +33,7 @@ _CUE = re.compile(
     r"\b(?:correction|corrected|update[d]?|actually|now|no longer|instead|moved|moves|move|pushed|postponed|"
     r"rescheduled|brought forward|changed|changes|raised|lowered|increased|reduced|cut|revised|recounted|"
     r"earlier than|later than|sooner than|than (?:they|we|he|she) said|wasn't in|was not in|wasn't on|"
-    r"reissued|re-sent|resent|revised|updated|amended|came back at|comes back at|come back at|new date|new price|added|will do|would do|can do|down to|came down|knocked|"
+    r"reissued|re-sent|resent|revised|updated|amended|came back at|comes back at|come back at|came (?:through|in) at|comes (?:through|in) at|put(?:ting)? (?:\w+ ){0,3}back|new date|new price|added|will do|would do|can do|down to|came down|knocked|"
     r"dropped|drops|gone up|went up|goes up|going up|put(?:ting)? (?:\w+ ){1,3}up|rose|risen|(?<!put )up to|"
     r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|a few)\s+(?:more|fewer|extra)|another\s+\d+|"
     r"should have (?:said|been)|not\s+(?:\d|the\s+\d|on\s|at\s|in\s|" + _DAYS + r"|" + _MONTHS + r")|rather than|after all)\b",
@@ -184,7 +184,7 @@ def _shape(text: str) -> str:
 
 
 _PRICE_VERBS = frozenset({"cost", "costs", "pay", "pays", "paying", "comes", "says", "charge", "charges", "wants", "asks", "offers"})
-_ID_FIX = re.compile(r"\b(?:correction|corrected|actually|should have|wrong|swapped|typo|mistyped|misread|copied|not\s+\d)", re.I)
+_ID_FIX = re.compile(r"\b(?:correction|corrected|actually|should have|wrong|swapped|typo|mistyped|misread|copied|not\s+(?:\d|[A-Z]{1,5}[-/]?\d))", re.I)
 
 
 def _plain_words(text: str) -> set[str]:
