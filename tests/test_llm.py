@@ -507,3 +507,23 @@ def test_a_stream_without_log_probabilities_is_its_own_label_then_they_are_asked
     assert [r["json"].get("stream", False) for r in server.requests] == [True, False]  # one request each
     assert (first.text, first.alternatives) == ("no", {})  # the answer is the label: judge.score_of reads it
     assert second.alternatives == {"yes": pytest.approx(math.exp(-2.0)), "no": pytest.approx(math.exp(-0.1))}
+
+
+def test_a_streamed_reply_starts_no_logging_task_per_chunk(server: FakeOpenAI, monkeypatch: pytest.MonkeyPatch) -> None:
+    """litellm would hand every streamed chunk to a thread that starts an event loop for callbacks
+    gitgarden never sets; one such loop crashed a test process. None is started."""
+    from litellm.litellm_core_utils import thread_pool_executor
+
+    handed: list[str] = []
+    real_submit = thread_pool_executor.executor.submit
+
+    def submit(fn: Any, *args: Any, **kwargs: Any) -> Any:
+        handed.append(getattr(fn, "__name__", repr(fn)))
+        return real_submit(fn, *args, **kwargs)
+
+    monkeypatch.setattr(thread_pool_executor.executor, "submit", submit)
+    server.enqueue(GOOD, prompt_tokens=100, completion_tokens=20)
+    shown: list[Any] = []
+    reply = provider.LiteLLMModel(local(server), ENV).complete(MESSAGES, ops.schema(), budget(), on_tokens=shown.append)
+    assert reply.text == GOOD and shown  # it streamed
+    assert "run_success_logging_and_cache_storage" not in handed

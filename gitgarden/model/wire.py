@@ -170,12 +170,17 @@ def trusted(prompt: Any, completion: Any, *, sent: str, text: str, bound: int) -
 
 
 def quiet_litellm() -> Any:
-    """Import litellm quietly: local price map (no download), no debug output, no log chatter."""
+    """Import litellm quietly: local price map (no download), no debug output, no log chatter, no
+    logging threads while a reply streams."""
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     import litellm
 
     litellm.suppress_debug_info = True
     litellm.set_verbose = False  # verbose logging prints request headers, keys included
+    # No per-chunk success logging: litellm would start a thread and an event loop for every chunk
+    # streamed, to feed callbacks and a cache gitgarden never sets (cost and usage are counted here);
+    # those loops crashed a test process once (a segfault in litellm's logging threads).
+    litellm.disable_streaming_logging = True
     for name in ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy", "litellm"):
         logging.getLogger(name).setLevel(logging.CRITICAL)
     return litellm
