@@ -922,3 +922,15 @@ def test_a_thing_said_first_with_its_date_leads_the_line(project: Project) -> No
     garden(project, answers(FakeModel(), "yes", "yes"))
     assert "Saturday 5 and Sunday 6 December" in body(project, "collection-weekend")
     assert "Collection weekend" not in body(project, "valley-fresh-foods")
+
+
+def test_a_thing_decided_by_a_firms_short_name_goes_to_the_firms_page(project: Project) -> None:
+    """"the Trelawney 49-seater" where the page is "Trelawney Coaches": the line lands there, and no
+    state is set on a page that was never made (Gemma's run left the line unread, "refused")."""
+    journal(project, "2026-04-13", "Got a quote from Trelawney Coaches for a 49-seater there and back, Q-7731, £3,480.")
+    garden(project, answers(FakeModel(), "yes"))
+    journal(project, "2026-04-16", "Decision: the Trelawney 49-seater rather than two minibuses with parents driving.")
+    result = garden(project, answers(FakeModel(), "yes"))
+    assert result.refusals == [], result.refusals
+    assert "Trelawney 49-seater rather than" in body(project, "trelawney-coaches")
+    assert meta(project, "trelawney-coaches")["state"] != "decided"  # a firm's page goes on taking facts

@@ -200,7 +200,12 @@ class Planner:
                     return page, "", [], {}
                 settled = settled or (page if thing == things[0] else None)
         # "the fence panels go up after the patio is laid", the patio decided: the panels' own page
-        return (settled, "", [], {}) if settled else ("", things[0], [], {})
+        if settled:
+            return settled, "", [], {}
+        # "the Trelawney 49-seater" where the page is "Trelawney Coaches": the name's page, as the guard
+        # would make of a new page for it (and a name's page is never decided)
+        named = None if subjects.said_as_thing(things[0], [line.text]) else self.resolve(things[0], "name")
+        return (named, "", [], {}) if named else ("", things[0], [], {})
 
     def besides(self, line: JournalLine, decided: str) -> tuple[str, str, list[str]] | None:
         """(page, title for a new page, aliases) of a name or id the line gives other than the
