@@ -734,6 +734,8 @@ def test_a_line_about_the_project_with_a_word_of_chatter_in_it_is_no_chatter(lin
         ("Happy and sleepy after the party.", "how I feel"),
         ("Hail on the A38 this morning, crawled all the way into work.", "weather"),  # held20, kept by the model
         ("Took the library books back and got a £35 parking ticket for my trouble.", "an errand"),  # held19
+        ("Hottest day so far, 28 degrees, and the waiting room fan has given up.", "weather"),  # held21
+        ("Stayed up for Strictly, that paso doble deserved better.", "free time"),
     ],
 )
 def test_the_same_words_in_the_writers_own_day_are_chatter(line: str, kind: str) -> None:
@@ -769,14 +771,6 @@ def test_an_id_keeps_the_letters_after_its_last_slash() -> None:
 
 def test_a_total_is_said_of_its_thing() -> None:
     assert topic_title("Total budget is £3,000, £1,200 of it from the crowdfunder.") == "Budget"
-
-
-@pytest.mark.parametrize(
-    ("line", "kind"),
-    [("Hottest day so far, 28 degrees, and the waiting room fan has given up.", "weather"), ("Stayed up for Strictly, that paso doble deserved better.", "free time")],
-)
-def test_chatter_words_of_held21(line: str, kind: str) -> None:
-    assert chatter_kind(line) == kind
 
 
 def test_changes_said_as_held21_says_them() -> None:

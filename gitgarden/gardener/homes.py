@@ -225,9 +225,9 @@ class Planner:
             for m in re.finditer(rf"\b(?:[Tt]he|[Oo]ur|[Mm]y)\s+((?i:{re.escape(role)}))(?:['’]s)?\b", text):
                 if m.start(1) not in found or subjects.fold(found[m.start(1)].text) == subjects.fold(m.group(1)):
                     found[m.start(1)] = subjects.Mention(m.group(1), "role", m.start(1))  # "the DoP's": a role, no name
-        for m in list(found.values()):  # "Mum's Honda Jazz": the car, not Mum
-            if subjects.fold(m.text) in wordlists.FAMILY and re.match(r"['’]s\s+[A-Z]", text[m.start + len(m.text) :]):
-                del found[m.start]
+        for kin in list(found.values()):  # "Mum's Honda Jazz": the car, not Mum
+            if subjects.fold(kin.text) in wordlists.FAMILY and re.match(r"['’]s\s+[A-Z]", text[kin.start + len(kin.text) :]):
+                del found[kin.start]
         return sorted(found.values(), key=lambda m: m.start)
 
     @property
