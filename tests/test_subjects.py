@@ -11,6 +11,7 @@ from gitgarden.wiki.subject_index import SubjectIndex, name_parts
 from gitgarden.wiki.subjects import (
     Mention,
     mentions,
+    named_thing,
     noun_phrase,
     roles_given,
     roles_said,
@@ -780,3 +781,12 @@ def test_changes_said_as_held21_says_them() -> None:
     assert changed_value("Eastern Counties First Aid's booking form came through at £2,100 for the day.", "eastern-counties-first-aid", [quote]) == quote
     start = Earlier("c", "Margaret Ellery, our director, wants everyone at rehearsals Tuesdays and Thursdays, 7:30 start.", "margaret-ellery")
     assert changed_value("Tom can't get back before quarter to eight, so Margaret's put all rehearsals back to 8pm.", "tom", [start]) == start
+
+
+def test_a_one_word_name_after_the_or_one_is_a_thing() -> None:
+    """One test of the rule decisions, small mode and the change rule share."""
+    assert named_thing("Greenstar", "Decision: the Greenstar over the Vaillant ecoTEC.")
+    assert named_thing("Luton", "one Luton rather than the two Transits")
+    assert not named_thing("Isla", "Decision: Isla plays the Seitz concerto.")  # someone
+    assert not named_thing("AGM", "Going with Priya for treasurer, from the AGM.")  # an acronym names a body or an event
+    assert not named_thing("Trelawney Coaches", "the Trelawney Coaches quote")  # one word only

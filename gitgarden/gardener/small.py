@@ -239,7 +239,7 @@ def _names_someone(plan: Planner, title: str, said: str = "") -> bool:
     ("Mum"), or one word the line `said` names as someone ("Isla plays the Seitz concerto")."""
     if subjects.is_full_name(title) or subjects.fold(title) in wordlists.FAMILY:
         return True
-    if " " not in title.strip() and re.search(rf"\b(?:the|one|a|an|this|that)\s+{re.escape(title)}\b", said):
+    if subjects.named_thing(title, said):
         return False  # "one Luton rather than two Transits", "the Greenstar": a thing chosen, by its name
     return bool(plan.longer_names(title)) or (
         " " not in title.strip() and any(m.kind == "name" and m.text == title for m in subjects.mentions(said, plan.known))

@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from gitgarden.wiki.subjects import content_words, fold, ids, mentions
+from gitgarden.wiki.subjects import content_words, fold, ids, mentions, named_thing
 
 __all__ = ["Value", "values", "has_change_cue", "Earlier", "changed_value"]
 
@@ -198,8 +198,8 @@ def _plain_words(text: str) -> set[str]:
 
 
 def _named_things(text: str) -> set[str]:
-    """The folded one-word names `text` gives as things, after "the": "the Greenstar"."""
-    return {fold(m.text) for m in mentions(text) if m.kind == "name" and " " not in m.text and re.search(r"\bthe\s+$", text[: m.start])}
+    """The folded one-word names `text` gives as things: "the Greenstar" (`subjects.named_thing`)."""
+    return {fold(m.text) for m in mentions(text) if m.kind == "name" and named_thing(m.text, text)}
 
 
 def _names_in(text: str) -> set[str]:

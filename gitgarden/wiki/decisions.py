@@ -14,6 +14,7 @@ from gitgarden.wiki.subjects import (
     VERBS_S,
     fold,
     mentions,
+    named_thing,
     noun_phrase,
     upper_first,
 )
@@ -96,7 +97,7 @@ def decided_things(line: str, known_names: Iterable[str] = ()) -> list[str]:
             continue
         a_name = bool(title) and fold(title) in names and (fold(title) not in known or _capitalised_from(plain, at, title.split()[0]))
         # "the Greenstar over the Vaillant", "one Luton": a thing chosen, by its name
-        by_name = a_name and " " not in title and not title.isupper() and re.search(rf"\b(?:the|one|a|an)\s+{re.escape(title)}\b", plain, re.I) is not None
+        by_name = a_name and named_thing(title, plain)
         a_name = a_name and not by_name
         if title and fold(title) in _SOMEONES and re.search(r"['’]s\s+$", plain[:at]):
             continue  # "putting Dad's name down at Willowbank": Dad's, no thing of its own

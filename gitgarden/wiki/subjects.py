@@ -66,6 +66,7 @@ __all__ = [
     "is_full_name",
     "full_names",
     "said_as_thing",
+    "named_thing",
     "VERBS_S",
     "VERB_OBJECT",
 ]
@@ -320,6 +321,12 @@ def topic_title(line: str) -> str:
 
 
 _ITS_VERB = re.compile(r"\s+(?:is|was|are|were|set|put|cut|goes|looks|[a-z]+ed)\b")
+
+
+def named_thing(word: str, text: str) -> bool:
+    """True when `text` gives the one-word name `word` as a thing, after "the", "one", "a" or "an":
+    "the Greenstar over the Vaillant", "one Luton rather than two Transits" (not "the AGM")."""
+    return bool(word.strip()) and " " not in word.strip() and not word.isupper() and re.search(rf"\b(?i:the|one|a|an)\s+{re.escape(word)}\b", text) is not None
 
 
 def said_as_thing(word: str, texts: Iterable[str]) -> bool:

@@ -9,6 +9,11 @@ def _words(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
+CALENDAR = _words(
+    """monday tuesday wednesday thursday friday saturday sunday week weekend morning afternoon evening night"""
+)
+# The writer's close family: never a subject's name, and never a page decided about (`FAMILY`).
+_KIN_CLOSE = _words("mum mom dad mother father grandma grandpa granny nan sister brother wife husband baby kids")
 # Words that are never a subject's name, whatever their case: cue words, pronouns, calendar words,
 # currencies and the like. A capitalised word at the start of a sentence is a name only when it is
 # not one of these, and the line or the wiki shows it is a name (see `mentions`).
@@ -17,15 +22,11 @@ NEVER = _words(
     these those the a an and or but so if then also just still now today tomorrow yesterday tonight
     decision decided correction update note notes todo fyi re fw ask asked email emailed call called
     phone phoned rang text texted meeting met total totals summary question answer yes no ok okay
-    monday tuesday wednesday thursday friday saturday sunday mon tue wed thu fri sat sun
+    mon tue wed thu fri sat sun
     january february march april may june july august september october november december
-    jan feb mar apr jun jul aug sep sept oct nov dec week weekend morning afternoon evening night
-    eur usd gbp pln nok sek dkk chf jpy inr ngn vat tbd asap eta pdf am pm
-    mum mom dad mother father grandma grandpa granny nan sister brother wife husband baby kids"""
-)
-CALENDAR = _words(
-    """monday tuesday wednesday thursday friday saturday sunday week weekend morning afternoon evening night"""
-)
+    jan feb mar apr jun jul aug sep sept oct nov dec
+    eur usd gbp pln nok sek dkk chf jpy inr ngn vat tbd asap eta pdf am pm"""
+) | CALENDAR | _KIN_CLOSE
 # Sentence-initial words that start a clause rather than name something: a capitalised one of
 # these is never taken for a name (verbs in the past tense and -ing forms are caught by shape).
 STARTERS = _words(
@@ -98,6 +99,6 @@ QUANTIFIERS = _words("all every each both some any several most few many")
 ENDS_PHRASE = _words("due each apiece ready only")  # "deposits due Friday": the deposits; "entries only": the entries
 # Words too vague to title a page alone: "Plan is to leave at 7am", "the pot covers the rest".
 VAGUE = _words("plan plans idea ideas thing things stuff rest lot bit way option options news time")
-FAMILY = _words("mum mom dad mother father grandma grandpa granny nan sister brother wife husband baby kids") | KIN
+FAMILY = _KIN_CLOSE | KIN
 # Words never a name's first, that a name may hold inside it: "Curtain Call Costume Hire".
 NAME_INNER = _words("call note notes text meeting question answer total summary update phone email ask")
