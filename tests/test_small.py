@@ -332,6 +332,15 @@ def test_an_unsure_line_says_what_code_weighed_beside_the_models_score(project: 
     assert unsure["reason"].startswith("unsure: the model's score 0.75, weighed 0.45 (looks like weather),")
 
 
+def test_a_correction_is_no_chatter_for_an_errand_word_in_it(project: Project) -> None:
+    """held22: "on my phone" had made a correction of a coach's price "chatter: an errand"."""
+    line = "Correction: Wyvern's figure is £4,630, not £4,360; I'd read the PDF on my phone too quickly."
+    journal(project, "2026-05-12", line, "Picked up my phone from the repair shop.")
+    result = garden(project, ScoredModel(0.45, 0.45))  # threshold 0.5: the correction's values lift it
+    assert [s["line"] for s in result.skipped] == ["2026-05-12#2"] and result.unread == []
+    assert any(line in body(project, p.removeprefix("wiki/").removesuffix(".md")) for p in result.created)
+
+
 def test_a_name_given_in_full_counts_for_a_fact(project: Project) -> None:
     journal(project, "2026-08-05", "Marguerite Oyelaran wants the blocking notes typed up.", "The van is parked behind the shop.")
     result = garden(project, ScoredModel(0.45, 0.45))  # threshold 0.5: both just under it
@@ -695,6 +704,12 @@ def test_the_projects_own_page_is_titled_from_its_own_files_never_through_a_syml
     assert general_title(root) == ("Notes", "project")
     (tmp_path / "cup-day").mkdir()
     assert general_title(tmp_path / "cup-day") == ("Cup day", "project")
+    # a heading with a colon: what the notes are about, after it, else the name before it
+    (root / "AGENTS.md").unlink()
+    (root / "AGENTS.md").write_text("# Crumb & Co: the Fennel & Fig order\n", encoding="utf-8")
+    assert general_title(root) == ("Fennel & Fig order", "AGENTS.md")
+    (root / "AGENTS.md").write_text("# Crumb & Co: what's next?\n", encoding="utf-8")
+    assert general_title(root) == ("Crumb & Co", "AGENTS.md")
 
 
 def test_a_street_address_only_says_where(project: Project) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gitgarden.wiki.changes import Earlier, Value, changed_value, has_change_cue, values
+from gitgarden.wiki.changes import Earlier, Value, changed_value, corrects, has_change_cue, values
 from gitgarden.wiki.chatter import chatter_kind, domain_words
 from gitgarden.wiki.decisions import decided_things, decision_topic, is_decision
 from gitgarden.wiki.subject_index import SubjectIndex, name_parts
@@ -121,6 +121,8 @@ def test_a_decision_is_about_the_thing_decided_not_a_person() -> None:
         ("Committee agreed £2,000 from reserves for the rot repairs.", True),
         ("Settled: a second, smaller leaflet run of 3,000.", True),
         ("Settled with the coach: Tomasz starts up front.", True),
+        ("We'll stay with Whitworth's for the flour: two-day delivery is worth the extra £1.40 a bag.", True),  # held22
+        ("I'll stay with my sister over Christmas.", False),  # only "we" stay with a supplier
         ("Tom agreed to lend us his trailer.", False),  # someone else agreeing decides nothing of ours
         ("The decision is still open.", False),
     ],
@@ -478,7 +480,7 @@ def test_a_word_written_only_in_lower_case_is_a_thing() -> None:
 @pytest.mark.parametrize(
     ("line", "known", "things"),
     [
-        ("We've settled on Apex for the scaffolding even at £16,850, the other firm can't start till June.", ["Apex", "Scaffolding"], ["Scaffolding", "Firm"]),
+        ("We've settled on Apex for the scaffolding even at £16,850, the other firm can't start till June.", ["Apex", "Scaffolding"], ["Scaffolding"]),  # "even at …": a concession, nothing decided in it
         ("Agreed with Ferhat: counter on the window side, seating at the back.", ["Ferhat"], ["Counter", "Window side"]),
         ("Decision: Fennel & Fig opens 8 till 4, Tuesday to Sunday.", ["Fennel", "Fig"], []),  # never "Fennel & Fig opens"
         ("Agreed with Hannah: no posed family groups beyond the 8 on her list.", ["Hannah"], ["Family groups"]),  # "her list" is hers
@@ -488,6 +490,14 @@ def test_a_word_written_only_in_lower_case_is_a_thing() -> None:
         ("Decision: PawBook is the only way to book on the new site.", ["PawBook"], []),  # about PawBook, whose page it is
         ("Decision: Małgorzata is our photographer.", ["Małgorzata"], ["Photographer"]),  # the role she holds
         ("We're going with Kershaw's logo on the medal ribbons.", ["Kershaw"], []),  # a firm's logo is the firm's
+        # held22: what the choice is for, after a possessive; a name's start is no thing; a measure before
+        # a one-word name; a concession; an amount between "a" and its thing
+        ("We'll stay with Whitworth's for the flour: two-day delivery is worth the extra £1.40 a bag.", [], ["Flour"]),
+        ("Decision: we take on the Fennel & Fig order as a three-month trial, invoiced fortnightly.", [], ["Fennel & Fig order", "Three-month trial"]),
+        ("Decision: we order the 3,500-litre Rainsaver from Harlow Water Supplies, £640 including delivery.", [], ["Rainsaver"]),
+        ("Going with Ter Leie even at the higher rate; the Ibis by the station couldn't do three nights.", [], []),
+        ("Decision: every plot holder pays a £5 water levy this year towards the tank.", [], ["Water levy", "Tank"]),
+        ("Decision: we take the £419 Harbour policy, it covers Dad's heart condition properly.", ["Harbour"], []),  # the firm's
     ],
 )
 def test_what_a_decision_said_plainly_decides(line: str, known: list[str], things: list[str]) -> None:
@@ -703,6 +713,8 @@ def test_a_phrase_written_only_in_lower_case_is_a_thing() -> None:
         ("the tour pot covers the rest.", 4, "Tour pot"),  # a verb in -s before its object
         ("Told the Tuesday class there's no studio that week.", 9, "Tuesday class"),  # a weekday before its thing
         ("Friday was a write-off.", 0, ""),  # a weekday alone is no thing
+        ("the station couldn't do three nights", 4, "Station"),  # a verb in n't ends it
+        ("pays a £5 water levy this year", 7, "Water levy"),  # an amount after "a"
     ],
 )
 def test_a_noun_phrase_keeps_the_words_of_its_thing(text: str, at: int, phrase: str) -> None:
@@ -711,6 +723,9 @@ def test_a_noun_phrase_keeps_the_words_of_its_thing(text: str, at: int, phrase: 
 
 def test_a_vague_word_titles_no_topic() -> None:
     assert topic_title("Plan is to leave the clubhouse at 7am on Friday 22 May.") == ""
+    assert topic_title("I quoted £2.85 a loaf and 95p a croissant, delivered by 7am.") == ""  # units of amounts
+    assert topic_title("Decision: from 2027 my full-day price goes up to £2,600.") == "Full-day price"  # a year is no amount
+    assert topic_title("The first half is sold out this year.") == ""  # held22 had made "Half" and "Year"
 
 
 @pytest.mark.parametrize(
@@ -721,6 +736,7 @@ def test_a_vague_word_titles_no_topic() -> None:
         "We've settled on tins, UHT milk, nappies and toiletries for the shopping list on the posters.",  # a list, no errand
         "Quiz night booked at the clubhouse for Friday 24 April, £5 a ticket.",  # an event being organised
         "Quiz night moved to Friday 1 May, the bar's taken on the 24th for a wake.",
+        "Kieran Doyle, who runs Brookside, can start on Tuesday 12 May if the weather holds.",  # held22: a condition
     ],
 )
 def test_a_line_about_the_project_with_a_word_of_chatter_in_it_is_no_chatter(line: str) -> None:
@@ -737,6 +753,9 @@ def test_a_line_about_the_project_with_a_word_of_chatter_in_it_is_no_chatter(lin
         ("Took the library books back and got a £35 parking ticket for my trouble.", "an errand"),  # held19
         ("Hottest day so far, 28 degrees, and the waiting room fan has given up.", "weather"),  # held21
         ("Stayed up for Strictly, that paso doble deserved better.", "free time"),
+        ("Pickle had her booster jabs at the vet, £58, and sulked under the table all afternoon.", "a pet"),  # held22: her = the pet
+        ("Car through its MOT at the garage on Mill Road, just a new wiper blade needed.", "an errand"),
+        ("Made a carbonara from scratch, the first proper meal I've cooked since Thursday.", "a meal"),
     ],
 )
 def test_the_same_words_in_the_writers_own_day_are_chatter(line: str, kind: str) -> None:
@@ -790,3 +809,29 @@ def test_a_one_word_name_after_the_or_one_is_a_thing() -> None:
     assert not named_thing("Isla", "Decision: Isla plays the Seitz concerto.")  # someone
     assert not named_thing("AGM", "Going with Priya for treasurer, from the AGM.")  # an acronym names a body or an event
     assert not named_thing("Trelawney Coaches", "the Trelawney Coaches quote")  # one word only
+
+
+def test_a_pronoun_with_its_verb_run_in_is_no_name() -> None:
+    """held22: "I've" had titled a page."""
+    assert mentions("Made a carbonara from scratch, the first proper meal I've cooked since Thursday.") == []
+    assert [m.text for m in mentions("I'll ask Tom's sister; We'd rather wait.")] == ["Tom"]
+
+
+def test_a_line_says_outright_that_it_corrects_a_value() -> None:
+    assert corrects("Correction: Wyvern's figure is £4,630, not £4,360; I'd read the PDF on my phone too quickly.")
+    assert corrects("Marcus wants 50 sourdough a day, not 60.")
+    assert not corrects("Sarah rang: both twins have chickenpox and she's not slept.")  # "not" before no value
+    assert not corrects("Up at half three for the sourdough, and the cat was not impressed.")
+
+
+def test_a_weekday_alone_in_another_line_is_no_date_a_dated_move_changes() -> None:
+    """held22: "moved the first delivery to Monday 12 October" changes the first delivery's date, not
+    the "Saturday brunch extras" of a line on the same page that shares only a cue with it."""
+    brunch = Earlier("a", "Correction: Marcus wants 50 sourdough a day, not 60; the 60 included their Saturday brunch extras.", "marcus-bell")
+    pencilled = Earlier("b", "First delivery pencilled in for Monday 5 October.", "delivery")
+    moved = "Marcus has moved the first delivery to Monday 12 October because their café is being refitted."
+    assert changed_value(moved, "marcus-bell", [pencilled, brunch]) == pencilled
+    assert changed_value(moved, "marcus-bell", [brunch]) is None
+    # a weekday said again on its own is still a change ("Thursday training" to "the Wednesday slot")
+    pitch = Earlier("c", "Pitch 3 at Millbrook Park booked for Thursday training, £45 a session.", "millbrook-park")
+    assert changed_value("Training moved to the Wednesday slot from next week.", "millbrook-park", [pitch]) == pitch

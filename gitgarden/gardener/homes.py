@@ -406,14 +406,22 @@ def _slug(title: str) -> str:
 
 def general_title(root: Path) -> tuple[str, str]:
     """(title, where it comes from) of the page for a fact code finds no subject in: AGENTS.md's first
-    heading ("Hollins Park Juniors U11 tournament", digits and all: the person's own words), else the
+    heading ("Hollins Park Juniors U11 tournament", digits and all: the person's own words; of "Crumb &
+    Co: the Fennel & Fig order" what follows the colon, "Fennel & Fig order", else its head), else the
     project folder's name, else "Notes". The guard takes either from code (`title_from`): neither is
     grounded in the line the page is made for."""
     agents = root / "AGENTS.md"
     if agents.is_file() and not agents.is_symlink():
         for line in agents.read_text(encoding="utf-8", errors="replace").splitlines():
             m = re.match(r"^#\s+(.+?)\s*#*\s*$", line)
-            if m and subjects.is_title(re.sub(r"\d", "", m.group(1))):
-                return m.group(1), "AGENTS.md"
+            if not m:
+                continue
+            # "Crumb & Co: the Fennel & Fig order": what the notes are about, after the colon
+            head, _, about = m.group(1).partition(": ")
+            about = re.sub(r"^(?:the|a|an|our|my)\s+", "", about.strip(), flags=re.I)
+            for title in (m.group(1), subjects.upper_first(about), head.strip()):
+                if title and subjects.is_title(re.sub(r"\d", "", title)):
+                    return title, "AGENTS.md"
+            break
     name = root.name.replace("-", " ").replace("_", " ").strip()
     return (name[:1].upper() + name[1:] if subjects.is_title(name) else "Notes"), "project"

@@ -56,7 +56,7 @@ def read_lines(
         if v is None or v.score is None:
             out.append(Reading(line, "failed", v.why if v is not None else "the model was not asked"))
             continue
-        chatter = chatter_kind(text, domain)
+        chatter = _looks(text, domain)
         weight = _ANSWER_CHATTER_WEIGHT if v.how == "answer" else _CHATTER_WEIGHT
         has_value = bool(changes.values(text)) or subjects.has_id(text)
         # An amount or a date counts for a fact unless the line looks like chatter ("ran 8 km"); one
@@ -99,15 +99,21 @@ def settled(text: str, domain: frozenset[str] = frozenset()) -> bool:
     Yilmaz quoted £18,600 for the fit-out"; on the labelled weeks about two facts in five, and one
     chatter line in 250)."""
     if decisions.is_decision(text):
-        return not chatter_kind(text, domain)
+        return not _looks(text, domain)
     if QUESTION.search(text.strip()):
         return bool(subjects.mentions(text))
     found = subjects.mentions(text)
     values = changes.values(text)
-    if chatter_kind(text, domain):
+    if _looks(text, domain):
         return not values and not any(m.kind in ("name", "id") for m in found)
     valued = any(v.kind in ("amount", "date") for v in values)
     return any(m.kind == "id" for m in found) or (valued and any(m.kind == "name" and " " in m.text for m in found))
+
+
+def _looks(text: str, domain: frozenset[str]) -> str:
+    """The chatter a line looks like (`chatter_kind`), or "" for a line that corrects a value: "Correction:
+    Wyvern's figure is £4,630, not £4,360; I'd read the PDF on my phone" is no errand."""
+    return "" if changes.corrects(text) else chatter_kind(text, domain)
 
 
 def _people(offered: Sequence[JournalLine], titles: Iterable[str]) -> set[str]:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from gitgarden.wiki.subjects import content_words, fold, ids, mentions, named_thing
 
-__all__ = ["Value", "values", "has_change_cue", "Earlier", "changed_value"]
+__all__ = ["Value", "values", "has_change_cue", "corrects", "Earlier", "changed_value"]
 
 _MONTHS = "january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec"
 _DAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
@@ -81,6 +81,12 @@ def has_change_cue(line: str) -> bool:
     """True when the line says it changes something ("Correction:", "now", "moved to", "not 18,400",
     "the £11.40 was without the logo")."""
     return _cued(line) or bool(_marked_old(line))
+
+
+def corrects(line: str) -> bool:
+    """True when the line says outright that it corrects a value: it begins "Correction:", or it
+    names a value as wrong ("£4,630, not £4,360")."""
+    return bool(re.match(r"\s*correction\b", line, re.I) or any(re.search(r"\d", v) for v in _denied(line)))
 
 
 # What comes before an "up to" that is a ceiling, not a rise: "covers up to £1,500", "can give us up
@@ -295,6 +301,11 @@ def changed_value(line: str, page: str, earlier: Iterable[Earlier]) -> Earlier |
         totalled = "amount" in differing and bool(_TOTAL.search(line)) and (old.page == page or thing_shared)
         # "the rate is £0.10 a word" after "at £0.09 a word": a rate per the same unit, said again
         rated = "amount" in differing and bool(per & old_per) and bool(_RATE.search(line))
+        # "Saturday brunch extras" beside "moved … to Monday 12 October": a weekday alone is no date a
+        # dated move changes, unless the line shares the old one's thing or words
+        weekday_only = differing == {"date"} and not dated and any(v.kind == "date" and any(c.isdigit() for c in v.text) for v in new)
+        if weekday_only and not (named or moved or shared >= 2):
+            continue
         if named or same_thing or totalled or rated or (repriced and shared >= 2) or (cue and (old.page == page or page_named or shared >= 2 or moved)):
             # a value named, the same thing valued again, the same page, words in common, the newest
             rank = (named, repriced or recounted, old.page == page, shared, n)

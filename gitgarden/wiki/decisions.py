@@ -25,11 +25,13 @@ __all__ = ["decided_things", "decision_topic", "is_decision"]
 # The verbs of deciding and who decides with the writer: one list for "is it a decision" and for
 # "where does the thing decided start".
 _DECIDES = r"decided|agreed|chose|chosen|choose|picked|settled on|opted for|go with|going with"
+_STAYS = r"stay with|staying with|stick with|sticking with"  # "We'll stay with Whitworth's": only we decide so
 _DECIDERS = r"we|i|(?:the\s+)?(?:committee|board|trustees|team|group)|we all|everyone"
 _DECISION = re.compile(
     r"^\s*(?:[-*]\s+)?(?:decisions?\s*[:\-–]|decided\s*[:\-–]|settled\s*[:\-–]|settled with\b|going with\b|go with\b|settled on\b"
     r"|agreed\b|opted for\b)"
     rf"|\b(?:{_DECIDERS})(?:['’](?:ve|d|re|ll)|\s+ha(?:ve|s)|\s+had|\s+will|\s+are)?\s+(?:finally\s+|now\s+|just\s+)?(?:{_DECIDES}|voted)\b"
+    rf"|\bwe(?:['’](?:ll|re)|\s+will|\s+are)?\s+(?:{_STAYS})\b"
     r"|[,;]\s*(?:going with|we['’]ll go with|we go with)\b",
     re.I,
 )
@@ -67,11 +69,14 @@ def decided_things(line: str, known_names: Iterable[str] = ()) -> list[str]:
     names = {fold(m.text) for m in said if m.kind == "name"} | known
     cue = _AFTER_CUE.match(plain)  # "go with the coach": the thing starts after the verb
     cues = {c.end() for c in _AFTER_CUE.finditer(plain) if not _POSSESSIVE_AT.search(c.group())}
+    # "buff Indian sandstone for the patio", "the red card cover for the programmes": the patio, the programmes
+    purpose = [m.end() for m in re.finditer(r"\bfor\s+the\s+", plain) if m.start() > 0]
     for m in said:
         owned = _POSSESSIVE_AT.match(plain, m.start + len(m.text)) if m.kind == "name" and m.start in cues else None
         thing = noun_phrase(plain, owned.end() + 1) if owned else ""
-        if owned and (not thing or fold(thing) in _SOMEONES):
+        if owned and (not thing or fold(thing) in _SOMEONES) and not any(at > m.start for at in purpose):
             return []  # "Going with Doyle's 08:15 departure", "going with Jen's plan": Doyle's, Jen's
+            # (but "stay with Whitworth's for the flour" decides the flour)
     starts = [cue.end() if cue else 0] + [m.end() for m in _AFTER_CUE.finditer(plain)]
     # "€395 a player", "£2 a pot": a unit an amount is counted in, never the thing decided
     # … and "her list", "his van": someone's, not a thing of its own
@@ -85,8 +90,6 @@ def decided_things(line: str, known_names: Iterable[str] = ()) -> list[str]:
             named[m.start + len(m.text)] = m.text  # "the Marlow Road lease": the Marlow Road lease
     starts += list(named)
     out: list[str] = []
-    # "buff Indian sandstone for the patio", "the red card cover for the programmes": the patio, the programmes
-    purpose = [m.end() for m in re.finditer(r"\bfor\s+the\s+", plain) if m.start() > 0]
     for at in [*purpose[:1], *sorted(set(starts) - set(purpose[:1]))]:
         title = noun_phrase(plain, at)
         if title and at in named and _NAME_VERB.match(plain, at) and not re.match(r"\s*\w+ss\b", plain[at:]):
@@ -95,6 +98,8 @@ def decided_things(line: str, known_names: Iterable[str] = ()) -> list[str]:
             title = f"{named[at]} {title if title[:2].isupper() else title[:1].lower() + title[1:]}"  # "UI" stays
             out += [title] if title not in out else []
             continue
+        if title and any(m.kind == "name" and m.start == at and fold(m.text).startswith(fold(title) + " ") for m in said):
+            continue  # "the Fennel & Fig order": the start of a name, whose thing is "Fennel & Fig order"
         a_name = bool(title) and fold(title) in names and (fold(title) not in known or _capitalised_from(plain, at, title.split()[0]))
         # "the Greenstar over the Vaillant", "one Luton": a thing chosen, by its name
         by_name = a_name and named_thing(title, plain)
@@ -123,7 +128,7 @@ def decision_topic(line: str) -> str:
     return ""
 
 
-_CONDITION = re.compile(r",?\s+\b(?:if|unless|provided|as long as|once|because|since|until|till)\b\s+", re.I)
+_CONDITION = re.compile(r",?\s+\b(?:if|unless|provided|as long as|once|because|since|until|till|even)\b\s+", re.I)
 _AS_ROLE = re.compile(r"\b(?:as|for)\s+(?!well\b)(?=(?:our|the|a|an|head|lead|new)\b|[a-z])", re.I)
 _DECISION_TOPICS = (
     (re.compile(r"\b(?:hire|hired|hiring|recruit\w*|take on|takes on|took on|employ|employs|offer(?:ed)? (?:him|her|them) the (?:job|role|post))\b", re.I), "Hiring"),
@@ -131,7 +136,7 @@ _DECISION_TOPICS = (
 
 
 # Where the thing decided may start: after a determiner, a possessive, or the verb of deciding.
-_AFTER_CUE = re.compile(rf"\b(?:(?:have|had)\s+)?(?:{_DECIDES})\s+(?:on\s+|that\s+)?|\b(?!(?:he|she|it|that|there|what|who|here)['’])[^\W\d_]+['’]s\s+", re.I)
+_AFTER_CUE = re.compile(rf"\b(?:(?:have|had)\s+)?(?:{_DECIDES}|{_STAYS})\s+(?:on\s+|that\s+)?|\b(?!(?:he|she|it|that|there|what|who|here)['’])[^\W\d_]+['’]s\s+", re.I)
 
 
 _POSSESSIVE_AT = re.compile(r"['’]s\b")

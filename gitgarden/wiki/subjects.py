@@ -144,10 +144,15 @@ def _tokens(line: str) -> list[tuple[int, str]]:
     return [(m.start(), m.group().rstrip(".")) for m in _TOKEN.finditer(line)]
 
 
+_CONTRACTED = re.compile(r"(?:i|we|you|he|she|they|it|that|there|here|what|who|let)['’](?:m|ve|d|ll|re|s)")
+
+
 def _is_cap(word: str) -> bool:
     f = fold(word)
     if not word[:1].isupper() or f in NEVER or (len(f) > 4 and f.endswith("s") and f[:-1] in CALENDAR):
         return False  # "Tuesdays", "Mornings": calendar words in the plural are no names either (but "Bounce Brothers" is)
+    if _CONTRACTED.fullmatch(f):
+        return False  # "I've", "I'd", "We'll": a pronoun, however it is written
     if word.isupper() and len(word) <= 2:
         return False  # "DE>EN", "Q1", the "B" of "7B": codes, not names
     return not ("-" in word and len(word.split("-")[0]) < 2)  # "L-shape"
@@ -314,6 +319,8 @@ def topic_title(line: str) -> str:
         if found:
             return found
     for m in DETERMINER.finditer(plain):
+        if re.search(r"(?:[£€$]\s?\d[\d.,]*[km]?|\d+p)\s+$", plain[: m.start()]) and re.match(r"an?\s", m.group(), re.I):
+            continue  # "£2.85 a loaf", "95p a croissant": the unit an amount is counted in, no topic
         found = noun_phrase(plain, m.end())
         if found and fold(found) not in VAGUE:
             return found
@@ -324,9 +331,10 @@ _ITS_VERB = re.compile(r"\s+(?:is|was|are|were|set|put|cut|goes|looks|[a-z]+ed)\
 
 
 def named_thing(word: str, text: str) -> bool:
-    """True when `text` gives the one-word name `word` as a thing, after "the", "one", "a" or "an":
-    "the Greenstar over the Vaillant", "one Luton rather than two Transits" (not "the AGM")."""
-    return bool(word.strip()) and " " not in word.strip() and not word.isupper() and re.search(rf"\b(?i:the|one|a|an)\s+{re.escape(word)}\b", text) is not None
+    """True when `text` gives the one-word name `word` as a thing, after "the", "one", "a" or "an"
+    and perhaps a measure: "the Greenstar over the Vaillant", "one Luton rather than two Transits",
+    "the 3,500-litre Rainsaver" (not "the AGM")."""
+    return bool(word.strip()) and " " not in word.strip() and not word.isupper() and re.search(rf"\b(?i:the|one|a|an)\s+(?:\d[\d,.]*-[a-z]+\s+)?{re.escape(word)}\b", text) is not None
 
 
 def said_as_thing(word: str, texts: Iterable[str]) -> bool:
@@ -408,7 +416,9 @@ def _phrase(text: str, at: int) -> str:
     for m in re.finditer(r"[^\W\d_][\w'’-]*", text[at:]):
         gap = text[end : at + m.start()].strip(" -")
         measure = not words and not skipped and re.fullmatch(r"\s*\d[\d.,]*-", text[end : at + m.start()]) is not None
-        if gap and not (skipped and not words and gap == ",") and not measure:
+        # "a £5 water levy": an amount between "a" and its thing (not "the £419 Harbour policy")
+        priced = not words and not skipped and m.group().islower() and re.fullmatch(r"[£€$]\d[\d.,]*", gap) is not None and re.search(r"\b[Aa]\s+$", text[:at]) is not None
+        if gap and not (skipped and not words and gap == ",") and not measure and not priced:
             break  # punctuation or a number ends the phrase (or keeps one from starting)
         end = at + m.end()
         w = m.group()
@@ -417,8 +427,8 @@ def _phrase(text: str, at: int) -> str:
             skipped = True
             continue  # "the 140-litre front-loader": the front-loader
         base = re.split(r"['’]", f)[0]
-        if base != f and (base in NEVER or base in FUNCTION):
-            break  # "We've settled …": a pronoun, no thing
+        if (base != f and (base in NEVER or base in FUNCTION)) or f.endswith(("n't", "n’t")):
+            break  # "We've settled …": a pronoun, no thing; "the station couldn't": a verb
         if f in ENDS_PHRASE or (words and f == "half") or (not words and re.match(r"\s+(?:the|a|an|our|my|their|his|her|all|every)\s", text[at + m.end() :])):
             break  # "cap the tour": a verb before its object is no part of a phrase
         gerund = not words and _verbish(f) and f.endswith("ing") and (
