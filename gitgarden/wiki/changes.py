@@ -152,8 +152,10 @@ def _priced(line: str) -> dict[str, set[str]]:
     for m in _AMOUNT.finditer(line):
         amount = _norm(m.group())
         before = re.search(
-            r"\b([a-z]{3,})\s+(?:(?:is|was|are|were|came back|comes back|come back)\s+)?(?:now\s+|only\s+|just\s+)?(?:of\s+|at\s+|for\s+)?$", line[: m.start()]
-        )  # "six raised beds for £850", "The raised beds came back at £980"
+            r"\b([a-z]{3,})\s+(?:(?:is|was|are|were|came back|comes back|come back|(?:(?:has|have|had)\s+)?(?:gone|goes|went|go|come|comes|came)\s+(?:up|down)\s+to)\s+)?"
+            r"(?:now\s+|only\s+|just\s+)?(?:of\s+|at\s+|for\s+)?$",
+            line[: m.start()],
+        )  # "six raised beds for £850", "The raised beds came back at £980", "the allowance has gone up to €9,000"
         after = re.match(r"\s+(?:for|on)\s+(?:the\s+|a\s+|an\s+|our\s+)?(?:[\w-]+\s+)?([a-z]{3,})\b", line[m.end() :])
         for found in (before, after):
             if found is None or found.group(1).endswith("ed") or found.group(1) in _PRICE_VERBS:
@@ -250,13 +252,13 @@ def changed_value(line: str, page: str, earlier: Iterable[Earlier]) -> Earlier |
     priced = _priced(line)
     fixed_ids = [m.group() for m in ids(line)] if _ID_FIX.search(line) else []  # "Correction: … SS-40921"
     best: Earlier | None = None
-    best_rank: tuple[bool, bool, bool, int, int] = (False, False, False, -1, -1)
+    best_rank: tuple[bool, bool, bool, bool, int, int] = (False, False, False, False, -1, -1)
     for n, old in enumerate(earlier):
         if old.text == line:
             continue
         old_words = content_words(old.text)
         if fixed_ids and _near_id(fixed_ids, old.text):
-            rank = (True, False, old.page == page, len(words & old_words), n)  # an id said wrong before
+            rank = (True, False, False, old.page == page, len(words & old_words), n)  # an id said wrong before
             if rank > best_rank:
                 best, best_rank = old, rank
             continue
@@ -308,7 +310,9 @@ def changed_value(line: str, page: str, earlier: Iterable[Earlier]) -> Earlier |
             continue
         if named or same_thing or totalled or rated or (repriced and shared >= 2) or (cue and (old.page == page or page_named or shared >= 2 or moved)):
             # a value named, the same thing valued again, the same page, words in common, the newest
-            rank = (named, repriced or recounted, old.page == page, shared, n)
+            # … and "Rent on the flat comes down to €1,790" is the flat's line again, not the allowance's
+            thing_priced = "amount" in differing and bool(set(priced) & old_words)
+            rank = (named, repriced or recounted, thing_priced, old.page == page, shared, n)
             if rank > best_rank:
                 best, best_rank = old, rank
     return best

@@ -55,6 +55,8 @@ def decided_things(line: str, known_names: Iterable[str] = ()) -> list[str]:
     lead = re.match(rf"(?:[A-Z][\w]*['’]s\s+)?(?P<name>{_NAME_AT})", plain)  # "Mum's Honda Jazz goes to a dealer"
     if lead and _NAME_MOVES.match(plain, lead.end()) and any(m.kind == "name" and m.text == lead.group("name") for m in mentions(plain, known_names)):
         return []  # about the name: a dealer is where it goes, not what is decided ("Maya starts at …")
+    if _PAYS.search(plain):
+        return []  # "we agreed to pay Wyebridge the £3,830 deposit", "Bronwen pays Callum half": the payee's
     first = re.split(r"[;—–]|,(?!\d)", plain, maxsplit=1)[0]  # not the comma of "£8,990"
     if first != plain and any(m.kind == "name" for m in mentions(first, known_names)) and not decided_things(first, known_names):
         return []  # "Going with Femi's Yanmar at £2,100, collecting it in his van": about the Yanmar, a name
@@ -136,10 +138,11 @@ _DECISION_TOPICS = (
 
 
 # Where the thing decided may start: after a determiner, a possessive, or the verb of deciding.
-_AFTER_CUE = re.compile(rf"\b(?:(?:have|had)\s+)?(?:{_DECIDES}|{_STAYS})\s+(?:on\s+|that\s+)?|\b(?!(?:he|she|it|that|there|what|who|here)['’])[^\W\d_]+['’]s\s+", re.I)
+_AFTER_CUE = re.compile(rf"\b(?:(?:have|had)\s+)?(?:{_DECIDES}|{_STAYS})\s+(?:on\s+|that\s+)?|\b(?!(?:he|she|it|that|there|what|who|here|today|tonight|tomorrow|yesterday|night|week|weekend|month|year|morning|evening|afternoon|(?:mon|tues|wednes|thurs|fri|satur|sun)day)['’])[^\W\d_]+['’]s\s+", re.I)
 
 
 _POSSESSIVE_AT = re.compile(r"['’]s\b")
+_PAYS = re.compile(r"\bpa(?:y|ys|id|ying)\s+(?!(?:VAT|PAYE)\b)[A-Z]")  # someone paid: about them
 _NAME_AT = r"[A-Z][\w'’&.-]*(?:\s+(?:&\s+)?[A-Z][\w'’.-]*)*"  # a name where the line starts: "Fraser & Sons"
 _NAME_IS = re.compile(rf"{_NAME_AT}\s+(?:is|are|was|were)\s+(?:the|our|my)\b")
 _THEIRS = re.compile(r"(?i)(?:his|her|their)\s")

@@ -423,9 +423,10 @@ def _phrase(text: str, at: int) -> str:
         end = at + m.end()
         w = m.group()
         f = fold(w)
-        if measure:
+        counted = not words and "-" in f and f.split("-")[0] in COUNTS and re.match(r"\s+[a-z]", text[at + m.end() :]) is not None
+        if measure or counted:
             skipped = True
-            continue  # "the 140-litre front-loader": the front-loader
+            continue  # "the 140-litre front-loader", "the three-bedroom flat": the front-loader, the flat
         base = re.split(r"['’]", f)[0]
         if (base != f and (base in NEVER or base in FUNCTION)) or f.endswith(("n't", "n’t")):
             break  # "We've settled …": a pronoun, no thing; "the station couldn't": a verb
