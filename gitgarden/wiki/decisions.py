@@ -77,8 +77,9 @@ def decided_things(line: str, known_names: Iterable[str] = ()) -> list[str]:
         owned = _POSSESSIVE_AT.match(plain, m.start + len(m.text)) if m.kind == "name" and m.start in cues else None
         thing = noun_phrase(plain, owned.end() + 1) if owned else ""
         if owned and (not thing or fold(thing) in _SOMEONES) and not any(at > m.start for at in purpose):
-            return []  # "Going with Doyle's 08:15 departure", "going with Jen's plan": Doyle's, Jen's
-            # (but "stay with Whitworth's for the flour" decides the flour)
+            # "Going with Doyle's 08:15 departure", "going with Jen's plan": Doyle's, Jen's (but "stay
+            # with Whitworth's for the flour" decides the flour)
+            return []
     starts = [cue.end() if cue else 0] + [m.end() for m in _AFTER_CUE.finditer(plain)]
     # "€395 a player", "£2 a pot": a unit an amount is counted in, never the thing decided
     # … and "her list", "his van": someone's, not a thing of its own
