@@ -185,6 +185,29 @@ def test_a_change_is_written_beside_the_old_value_with_an_open_line_in_full_word
     assert asked == [f"- Which holds? “{old}” (2026-03-04) or “{correction}” (2026-03-05) ([[tomasz]])"]
 
 
+def test_a_decision_that_goes_back_on_a_value_and_settles_no_thing_is_a_change(project: Project) -> None:
+    """held24: the committee's vote settles no thing of its own, and says "after all": the fee is asked."""
+    old = "Hazel Quinton, our chair, wants to keep entry fees at 50p a class like last year."
+    journal(project, "2026-09-08", old)
+    garden(project, answers(FakeModel(), "yes"))
+    vote = "Hazel rang: the committee voted for £1 a class after all, to cover the judge's expenses."
+    journal(project, "2026-09-11", vote)
+    result = garden(project, answers(FakeModel(), "yes"))
+    assert result.refusals == [] and result.unread == []
+    assert vote in body(project, "hazel-quinton")
+    assert any(old in ln and vote in ln for ln in open_lines(project))
+
+
+def test_a_family_word_gives_way_to_a_name_in_full(project: Project) -> None:
+    """held24: "Joanne Sykes is Mum's social worker" had gone to Mum's page, the one name with a page."""
+    journal(project, "2026-01-12", "Mum's painkiller is co-codamol 30/500, two tablets four times a day.")
+    assert garden(project, ScoredModel(0.95)).created == ["wiki/mum.md"]
+    line = "Rang Calderbrook Council's adult social care line for a needs assessment; Joanne Sykes is Mum's social worker, ref ASC/55812."
+    journal(project, "2026-01-13", line)
+    result = garden(project, answers(FakeModel(), "yes"))
+    assert result.created == ["wiki/calderbrook-council.md"] and "Joanne Sykes is [[mum|Mum]]'s social worker" in body(project, "calderbrook-council")
+
+
 def test_a_change_finds_the_old_value_on_another_page(project: Project) -> None:
     """The first line went on the electrician's page; the change names only the role."""
     journal(project, "2026-03-03", "Piotr Nowak the electrician can move the sockets on 12 March.", "Ordered the cabinets from Nordhus, delivery 20 March.")

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from gitgarden.wiki.changes import Earlier, Value, changed_value, corrects, has_change_cue, values
+from gitgarden.wiki.changes import (
+    Earlier,
+    Value,
+    changed_value,
+    corrects,
+    has_change_cue,
+    reverses,
+    values,
+)
 from gitgarden.wiki.chatter import chatter_kind, domain_words
 from gitgarden.wiki.decisions import decided_things, decision_topic, is_decision
 from gitgarden.wiki.subject_index import SubjectIndex, name_parts
@@ -504,6 +512,11 @@ def test_a_word_written_only_in_lower_case_is_a_thing() -> None:
         ("Decision: Bronwen Tate, our treasurer, pays Callum half of his £2,180 up front.", [], []),
         ("Decision: we pay the deposit by card.", [], ["Deposit"]),
         ("Decision: we take the Mathenesserlaan flat on a twelve-month lease.", [], ["Flat", "Lease"]),
+        # held24: "best", "our cost", a decider, a unit in pence, calendar words alone are no things decided
+        ("We agreed the Hollis Cup for best in show gets each winner's name engraved at our cost, about £15 a year.", [], []),
+        ("Hazel rang: the committee voted for £1 a class after all, to cover the judge's expenses.", ["Hazel"], []),
+        ("Decision: Brightwater cover the weekday mornings and teatimes, and weekends stay with me.", ["Brightwater"], []),
+        ("Decision: we charge the extra 2,850 words at the same 11p a word and ask Halden for a revised order.", ["Halden"], ["Order"]),
     ],
 )
 def test_what_a_decision_said_plainly_decides(line: str, known: list[str], things: list[str]) -> None:
@@ -721,6 +734,8 @@ def test_a_phrase_written_only_in_lower_case_is_a_thing() -> None:
         ("Friday was a write-off.", 0, ""),  # a weekday alone is no thing
         ("the station couldn't do three nights", 4, "Station"),  # a verb in n't ends it
         ("pays a £5 water levy this year", 7, "Water levy"),  # an amount after "a"
+        ("the blackberries along Mill Lane", 4, "Blackberries"),  # held24: a preposition ends it
+        ("there'll be a honey sales table", 0, ""),  # "there'll" is no thing
     ],
 )
 def test_a_noun_phrase_keeps_the_words_of_its_thing(text: str, at: int, phrase: str) -> None:
@@ -769,6 +784,11 @@ def test_a_line_about_the_project_with_a_word_of_chatter_in_it_is_no_chatter(lin
         ("Collected Tom's suit from the dry cleaner's and found a birthday card for Nan.", "an errand"),
         ("Next door's cat got into our shed again and tipped over two tins of paint.", "a pet"),
         ("Properly warm at last, so Ellie and I ate our sandwiches out in the garden.", "a meal"),
+        ("Picked the last of the blackberries along Mill Lane, about 2 lb, enough for one crumble.", "a meal"),  # held24
+        ("The 7:52 was cancelled so I sat in the station café with a flat white until the 8:20.", "a meal"),
+        ("Farm shop on the way back from town: strawberries at £4.50 a punnet, which feels steep.", "an errand"),
+        ("Out with Pepper round Castle Fields at 6 before the heat; she found the one muddy puddle left.", "weather"),
+        ("Otis the puppy chewed through the charger overnight.", "a pet"),
     ],
 )
 def test_the_same_words_in_the_writers_own_day_are_chatter(line: str, kind: str) -> None:
@@ -860,3 +880,19 @@ def test_an_amount_gone_up_to_is_the_same_things_new_price() -> None:
     said = Earlier("c", raised, "annelies-de-vries")
     rent = "Rent on the flat comes down to €1,790 a month; Annelies got €60 knocked off through Maasport's agent."
     assert changed_value(rent, "annelies-de-vries", [flat, said]) == flat
+
+
+def test_pence_are_amounts_and_a_deadline_brought_forward_is_a_change() -> None:
+    """held24: "9.5p a word, not 9p" and "brought the deadline forward" were not asked."""
+    assert Value("amount", "9.5p") in values("Correction: Sabine's rate is 9.5p a word, not 9p.")
+    assert not any(v.kind == "amount" for v in values("Meet at 4pm."))
+    rate = Earlier("a", "Dr Sabine Roth in Freiburg will take the German at 9p a word.", "dr-sabine-roth")
+    assert changed_value("Correction: Sabine's rate is 9.5p a word, not 9p; I misread her email.", "dr-sabine-roth", [rate]) == rate
+    due = Earlier("b", "Halden need everything delivered by Friday 26 June.", "halden-medical-devices")
+    assert changed_value("Halden have brought the deadline forward to Wednesday 24 June.", "halden-medical-devices", [due]) == due
+
+
+def test_a_line_says_it_goes_back_on_something() -> None:
+    assert reverses("Hazel rang: the committee voted for £1 a class after all.")
+    assert reverses("Correction: it's 13 classes.")
+    assert not reverses("Decision: we close Orchard Lane on Friday 31 July and move over that weekend.")

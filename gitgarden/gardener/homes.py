@@ -112,6 +112,9 @@ class Planner:
         opening = names[:1] if names and names[0].kind == "name" and _opens(text, names[0]) else []
         # A role AGENTS.md says someone holds, first, leads ("The landlord wants … before Ferhat …").
         held = names[0] if names and names[0].kind == "role" and subjects.fold(names[0].text) in self.said_roles else None
+        if any(m.kind == "name" and " " in m.text for m in names):
+            # "… Joanne Sykes is Mum's social worker": a family word is passed over for a name in full
+            names = [m for m in names if subjects.fold(m.text) not in wordlists.FAMILY]
         for m in opening or names or found:
             page = self.resolve(m.text, m.kind) or (self.by_deed(m.text) if m.kind == "role" else None)
             if page:
@@ -206,6 +209,11 @@ class Planner:
         # would make of a new page for it (and a name's page is never decided)
         named = None if subjects.said_as_thing(things[0], [line.text]) else self.resolve(things[0], "name")
         return (named, "", [], {}) if named else ("", things[0], [], {})
+
+    def settles(self, line: JournalLine) -> bool:
+        """Whether a decision line names what it settles (a thing, or a topic by its verb). One that
+        names none ("Hazel rang: the committee voted for £1 a class after all") may change a value."""
+        return bool(decisions.decided_things(line.text, self.known) or decisions.decision_topic(line.text))
 
     def besides(self, line: JournalLine, decided: str) -> tuple[str, str, list[str]] | None:
         """(page, title for a new page, aliases) of a name or id the line gives other than the

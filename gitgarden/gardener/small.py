@@ -165,8 +165,11 @@ def operations(
             plan.add("open_question", {"text": " ".join(line.text.split()), "pages": shown}, [line.id])
             continue
         entry = bullet(line)
-        # A decision settles its thing on a page of its own; it is not a change of an earlier value.
-        old = None if r.kind == "decision" else changes.changed_value(line.text, name or title, [*history, *plan.earlier([])])
+        # A decision settles its thing on a page of its own; it is not a change of an earlier value
+        # (one that names no thing it settles and says it goes back on one may be: "the committee voted
+        # for £1 a class after all").
+        unchanging = r.kind == "decision" and (plan.settles(line) or not changes.reverses(line.text))
+        old = None if unchanging else changes.changed_value(line.text, name or title, [*history, *plan.earlier([])])
         settled_old = old.page if old is not None and old.page and plan.is_decided(old.page) else ""
         if settled_old and (title or (name and name != settled_old and not plan.is_decided(name))):
             pass  # "Rosa's start moved …" after "Going with Rosa for manager, she starts 28 Sept": the

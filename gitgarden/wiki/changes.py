@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from gitgarden.wiki.subjects import content_words, fold, ids, mentions, named_thing
 
-__all__ = ["Value", "values", "has_change_cue", "corrects", "Earlier", "changed_value"]
+__all__ = ["Value", "values", "has_change_cue", "corrects", "reverses", "Earlier", "changed_value"]
 
 _MONTHS = "january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec"
 _DAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
@@ -27,11 +27,11 @@ _DATE = re.compile(
     re.I,
 )
 _TIME = re.compile(r"(?<![£€$\d.,])\b\d{1,2}[:.]\d{2}\b(?!\s?(?:eur|usd|gbp|pln|nok|sek|€|kr|zł)\b)|\b\d{1,2}\s?(?:am|pm)\b", re.I)  # not "£26.50"
-_AMOUNT = re.compile(rf"(?:{_CURRENCY}\s?\d[\d,.\s]*\d|{_CURRENCY}\s?\d|\d(?:[\d,.]*\d)?\s?(?:{_CURRENCY}|%|k\b))", re.I)
+_AMOUNT = re.compile(rf"(?:{_CURRENCY}\s?\d[\d,.\s]*\d|{_CURRENCY}\s?\d|\d(?:[\d,.]*\d)?\s?(?:{_CURRENCY}|%|k\b)|\b\d+(?:\.\d+)?p\b)", re.I)  # "9.5p a word"
 _NUMBER = re.compile(r"\b\d[\d,.]*\b")
 _CUE = re.compile(
     r"\b(?:correction|corrected|update[d]?|actually|now|no longer|instead|moved|moves|move|pushed|postponed|"
-    r"rescheduled|brought forward|changed|changes|raised|lowered|increased|reduced|cut|revised|recounted|"
+    r"rescheduled|brought forward|brought (?:\w+ ){1,3}forward|changed|changes|raised|lowered|increased|reduced|cut|revised|recounted|"
     r"earlier than|later than|sooner than|than (?:they|we|he|she) said|wasn't in|was not in|wasn't on|"
     r"reissued|re-sent|resent|revised|updated|amended|came back at|comes back at|come back at|came (?:through|in) at|comes (?:through|in) at|put(?:ting)? (?:\w+ ){0,3}back|new date|new price|added|will do|would do|can do|down to|came down|knocked|"
     r"dropped|drops|gone up|went up|goes up|going up|put(?:ting)? (?:\w+ ){1,3}up|rose|risen|(?<!put )up to|"
@@ -87,6 +87,15 @@ def corrects(line: str) -> bool:
     """True when the line says outright that it corrects a value: it begins "Correction:", or it
     names a value as wrong ("£4,630, not £4,360")."""
     return bool(re.match(r"\s*correction\b", line, re.I) or any(re.search(r"\d", v) for v in _denied(line)))
+
+
+def reverses(line: str) -> bool:
+    """True when the line says it goes back on something said before: it corrects a value, or it says
+    "after all", "instead", "on second thoughts", "changed our minds"."""
+    return corrects(line) or _REVERSED.search(line) is not None
+
+
+_REVERSED = re.compile(r"\b(?:after all|instead|on second thoughts?|changed (?:our|my|their|his|her) minds?)\b", re.I)
 
 
 # What comes before an "up to" that is a ceiling, not a rise: "covers up to £1,500", "can give us up

@@ -18,7 +18,7 @@ from gitgarden.wiki.subjects import (
     noun_phrase,
     upper_first,
 )
-from gitgarden.wiki.wordlists import VAGUE
+from gitgarden.wiki.wordlists import CALENDAR, VAGUE
 
 __all__ = ["decided_things", "decision_topic", "is_decision"]
 
@@ -83,7 +83,7 @@ def decided_things(line: str, known_names: Iterable[str] = ()) -> list[str]:
     starts = [cue.end() if cue else 0] + [m.end() for m in _AFTER_CUE.finditer(plain)]
     # "€395 a player", "£2 a pot": a unit an amount is counted in, never the thing decided
     # … and "her list", "his van": someone's, not a thing of its own
-    starts += [m.end() for m in DETERMINER.finditer(plain) if not re.search(r"\d\s*$", plain[: m.start()]) and not _THEIRS.match(m.group())]
+    starts += [m.end() for m in DETERMINER.finditer(plain) if not re.search(r"\d[kpm]?\s*$", plain[: m.start()]) and not _THEIRS.match(m.group())]
     starts += [m.end() for m in _WE_DO.finditer(plain)]  # "we only take small electricals": what we take
     starts += [m.end() for m in _AS_ROLE.finditer(plain)]
     starts += [m.end() for m in re.finditer(r"^no\s+", plain, re.I)]  # "Decision: no deposit to Callum until …"
@@ -109,7 +109,7 @@ def decided_things(line: str, known_names: Iterable[str] = ()) -> list[str]:
         a_name = a_name and not by_name
         if title and fold(title) in _SOMEONES and re.search(r"['’]s\s+$", plain[:at]):
             continue  # "putting Dad's name down at Willowbank": Dad's, no thing of its own
-        if a_name or fold(title) in VAGUE:
+        if a_name or fold(title) in VAGUE or fold(title) in _DECIDER_WORDS or _calendar(title):
             continue  # "Going with Bounce Brothers": an organisation's name, not a thing decided ("the scaffolding" is)
         named_first = bool(title) and not by_name and fold(title.split()[0]) in names and _capitalised_from(plain, at, title.split()[0])
         if named_first and any(m.kind == "name" and fold(m.text).startswith(fold(title) + " ") and plain.find(m.text, at) == at for m in said):
@@ -131,7 +131,7 @@ def decision_topic(line: str) -> str:
     return ""
 
 
-_CONDITION = re.compile(r",?\s+\b(?:if|unless|provided|as long as|once|because|since|until|till|even)\b\s+", re.I)
+_CONDITION = re.compile(r",?\s+\b(?:if|unless|provided|as long as|once|because|since|until|till|even|despite|so|so that|to cover)\b\s+", re.I)
 _AS_ROLE = re.compile(r"\b(?:as|for)\s+(?!well\b)(?=(?:our|the|a|an|head|lead|new)\b|[a-z])", re.I)
 _DECISION_TOPICS = (
     (re.compile(r"\b(?:hire|hired|hiring|recruit\w*|take on|takes on|took on|employ|employs|offer(?:ed)? (?:him|her|them) the (?:job|role|post))\b", re.I), "Hiring"),
@@ -143,6 +143,13 @@ _AFTER_CUE = re.compile(rf"\b(?:(?:have|had)\s+)?(?:{_DECIDES}|{_STAYS})\s+(?:on
 
 
 _POSSESSIVE_AT = re.compile(r"['’]s\b")
+_DECIDER_WORDS = frozenset(["committee", "board", "trustees", "team", "group"])  # who decides, never what
+
+
+def _calendar(title: str) -> bool:
+    """True for a title of calendar words alone ("Weekday mornings"): when, not what."""
+    return all(fold(w).removesuffix("s") in CALENDAR | {"weekday", "teatime", "lunchtime"} for w in title.split())
+
 _PAYS = re.compile(r"\bpa(?:y|ys|id|ying)\s+(?!(?:VAT|PAYE)\b)[A-Z]")  # someone paid: about them
 _NAME_AT = r"[A-Z][\w'’&.-]*(?:\s+(?:&\s+)?[A-Z][\w'’.-]*)*"  # a name where the line starts: "Fraser & Sons"
 _NAME_IS = re.compile(rf"{_NAME_AT}\s+(?:is|are|was|were)\s+(?:the|our|my)\b")

@@ -428,8 +428,8 @@ def _phrase(text: str, at: int) -> str:
             skipped = True
             continue  # "the 140-litre front-loader", "the three-bedroom flat": the front-loader, the flat
         base = re.split(r"['’]", f)[0]
-        if (base != f and (base in NEVER or base in FUNCTION)) or f.endswith(("n't", "n’t")):
-            break  # "We've settled …": a pronoun, no thing; "the station couldn't": a verb
+        if (base != f and (base in NEVER or base in FUNCTION or base in STARTERS)) or f.endswith(("n't", "n’t")):
+            break  # "We've settled …", "there'll be": a pronoun, no thing; "the station couldn't": a verb
         if f in ENDS_PHRASE or (words and f == "half") or (not words and re.match(r"\s+(?:the|a|an|our|my|their|his|her|all|every)\s", text[at + m.end() :])):
             break  # "cap the tour": a verb before its object is no part of a phrase
         gerund = not words and _verbish(f) and f.endswith("ing") and (

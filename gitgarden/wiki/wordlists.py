@@ -47,7 +47,8 @@ FUNCTION = _words(
     before since until and or but so that which who says said will would can could should may might
     must has have had does did do not no than then as via per up down out off about if when while
     because though also just still now again rather ahead myself yourself himself herself itself ourselves
-    themselves finally already maybe probably eventually even beyond despite except towards toward against between among across through within"""
+    themselves finally already maybe probably eventually even beyond despite except towards toward against between among across through within
+    along behind beside near amid upon"""
 )
 ADJECTIVES = _words(
     """whole new old final first last next other same big small little full main own
@@ -98,7 +99,7 @@ PLAIN_VERBS = _words("go stay come happen arrive begin")  # not "print run", "ho
 QUANTIFIERS = _words("all every each both some any several most few many")
 ENDS_PHRASE = _words("due each apiece ready only")  # "deposits due Friday": the deposits; "entries only": the entries
 # Words too vague to title a page alone: "Plan is to leave at 7am", "the pot covers the rest".
-VAGUE = _words("plan plans idea ideas thing things stuff rest lot bit way option options news time half year pass")
+VAGUE = _words("plan plans idea ideas thing things stuff rest lot bit way option options news time half year pass best cost")
 FAMILY = _KIN_CLOSE | KIN
 # Words never a name's first, that a name may hold inside it: "Curtain Call Costume Hire".
 NAME_INNER = _words("call note notes text meeting question answer total summary update phone email ask")
