@@ -31,7 +31,7 @@ _AMOUNT = re.compile(rf"(?:{_CURRENCY}\s?\d[\d,.\s]*\d|{_CURRENCY}\s?\d|\d(?:[\d
 _NUMBER = re.compile(r"\b\d[\d,.]*\b")
 _CUE = re.compile(
     r"\b(?:correction|corrected|update[d]?|actually|now|no longer|instead|moved|moves|move|pushed|postponed|"
-    r"rescheduled|brought forward|brought (?:\w+ ){1,3}forward|changed|changes|raised|lowered|increased|reduced|cut|revised|recounted|"
+    r"rescheduled|brought forward|brought (?:\w+ ){1,3}forward|(?:has |have )?gone back to|went back to|goes back to|changed|changes|raised|lowered|increased|reduced|cut|revised|recounted|"
     r"earlier than|later than|sooner than|than (?:they|we|he|she) said|wasn't in|was not in|wasn't on|"
     r"reissued|re-sent|resent|revised|updated|amended|came back at|comes back at|come back at|came (?:through|in) at|comes (?:through|in) at|put(?:ting)? (?:\w+ ){0,3}back|new date|new price|added|will do|would do|can do|down to|came down|knocked|"
     r"dropped|drops|gone up|went up|goes up|going up|put(?:ting)? (?:\w+ ){1,3}up|rose|risen|(?<!put )up to|"

@@ -17,12 +17,12 @@ _CHATTER: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("weather", r"rain(?:ed|ing|y)?|sun(?:ny)?|snow(?:ed|ing)?|frost|wind(?:y)?|storm|fog(?:gy)?|cold|freezing|heatwave|hot day|grey(?=\s*(?:[,.;!]|$|and\b|all\b|day\b|sk(?:y|ies)\b|morning\b|afternoon\b|outside\b|again\b))(?<!in grey)(?<!slate grey)(?<!light grey)(?<!dark grey)(?<!dove grey)|drizzle|sleet|hail|hailstones|(?<!if the )(?<!unless the )(?<!depending on the )weather(?!\s+(?:permitting|holds|allowing))|ice cream|sweltering|scorching|muggy|humid|blustery|chilly|(?:hottest|coldest|warmest|wettest) day|\d+ degrees|(?:before|in|out of) the heat"),
         ("an appointment", r"dentist(?:['’]s)?|vet(?:['’]?s)?|doctor['’]s|gp|physio|optician(?:['’]?s)?|hairdresser(?:['’]?s)?|barber(?:['’]?s)?|haircut|check-?up|filling|flu jab|blood test|eye test|eye exam"),
         ("how I feel", r"low today|happy(?!\s+(?:to|with|for\s+\w+\s+to)\b)|sad|stressed|anxious|aching|headache|sick|ill|cold coming|mood|fed up|bored|nerves|nervous|knackered|shattered|grumpy|miserable|flat all day|hay fever|streaming|sneez\w*|cough\w*"),
-        ("a meal", r"coffee|tea|lunch|dinner|breakfast|brunch|pizza|takeaway|beer|wine|porridge|toast|pasta|curry|roast|chicken|cake|falafel|sandwich(?:es)?|cereal|carbonara|chilli(?! seeds?| plants?)|crumble|flat white|latte|cappuccino|risotto|omelette|(?:proper|decent|hot|first) meal"),
+        ("a meal", r"coffee|tea|lunch|dinner|breakfast|brunch|pizza|takeaway|beer|wine|porridge|toast|pasta|curry|roast|chicken|cake|falafel|shepherd['’]s pie|pie|sandwich(?:es)?|cereal|carbonara|chilli(?! seeds?| plants?)|crumble|flat white|latte|cappuccino|risotto|omelette|(?:proper|decent|hot|first) meal"),
         ("sleep and tiredness", r"slept|sleep|nap|tired|exhausted|wiped out|bed by|early night|insomnia"),
         ("family", r"mum|mom|dad|grandma|grandpa|granny|grandad|nan|sister|brother|baby|kids|son|daughter|aunt|auntie|uncle|cousin|nephew|niece|family"),
         ("an errand", r"car['’]?s? (?:mot|service|wash|tax|insurance)|car\b[^.,;]{0,25}\bmot\b|(?:dropped|took|put) the car (?:at|in|into|to)|farmers['’]? market|farm shop|my (?:car|bike|phone|laptop)|post office|dry cleaning|dry cleaner['’]?s?|birthday card|groceries|shopping(?!\s+list)|supermarket|kettle|parcel|picked up|bought|repair shop|pharmacy|stamps|library books?|parking (?:ticket|fine)"),
         ("the journey", r"traffic|roadworks|ring road|motorway|bypass|stuck behind|commute|school run|drop-off|bin lorry|diversion|(?:an hour|\d+ min(?:ute)?s|forty minutes|twenty minutes) to (?:do|go|get)|late train|train was late|bus was late|into work"),
-        ("free time", r"video call|ran \d+\s?(?:k|km|miles?)?|\d+\s?k in \d+|jogg(?:ed|ing)|went for a run|pilates|swam|\d+ lengths|drinks with|watched|box set|walked|walk|gym|yoga|swim(?:ming)?|film|movie|quiz|concert|football|match|book club|balcony|netflix|tv|telly|parkrun|jigsaw|crossword|stayed up (?:for|late|to watch)|blackberr(?:y|ies)|foraging"),
+        ("free time", r"video call|ran \d+\s?(?:k|km|miles?)?|\d+\s?k in \d+|jogg(?:ed|ing)|went for a run|pilates|swam|\d+ lengths|drinks with|watched|box set|walked|walk|gym|yoga|swim(?:ming)?|badminton|tennis|film|movie|quiz|concert|football|match|book club|balcony|netflix|tv|telly|parkrun|jigsaw|crossword|stayed up (?:for|late|to watch)|blackberr(?:y|ies)|foraging"),
         ("a pet", r"booster(?:\s+jabs?)?|jabs|worming|flea treatment|groomer['’]?s?|walkies|(?:the|our|my|next door['’]s) (?:cat|dog|kitten|puppy)(?!\s+(?:walkers?|owners?|shows?))"),
     )
 )
@@ -33,7 +33,7 @@ _ABOUT_SOMEONE = frozenset({"family", "an appointment", "how I feel", "sleep and
 _THEIRS = re.compile(
     r"\b(?:his|her|their|whose)\b|\b(?!(?:it|that|there|what|here|let|he|she|who)['’]s\b)[^\W\d_]+['’]s\b", re.I
 )
-_NAMED_DEED = re.compile(r"\b[A-Z][^\W\d_]+\s+[A-Z][^\W\d_]+(?:,\s+(?:the|our|a|an)\s[^,]{1,60},)?\s+$")
+_NAMED_DEED = re.compile(r"\b[A-Z][^\W\d_]+\s+[A-Z][^\W\d_]+(?:,\s+(?:the|our|my|a|an)\s[^,]{1,60},)?\s+$")
 _ORGANISED = re.compile(
     r"\s+(?:night|evening|afternoon|morning|day)\s+(?:is\s+|was\s+|has\s+been\s+|now\s+)?"
     r"(?:booked|moved|set|planned|arranged|confirmed|cancelled|postponed|pushed|pencilled)\b",
@@ -42,7 +42,7 @@ _ORGANISED = re.compile(
 _WHEN = re.compile(r"(?:last|next|this|every|on|mon|tues|wednes|thurs|fri|satur|sun)(?:day)?\b", re.I)  # "Last Sunday roast"
 _MINE = re.compile(r"\b(?:i|my|me|we|our|us)\b", re.I)
 _SOMEONE_DOES = re.compile(
-    r"\b[A-Z][^\W\d_]+(?:\s+[A-Z][^\W\d_]+)?(?:,\s+(?:the|our|a|an)\s[^,]{1,60},)?\s+"  # "Yiannis Papadakis, the villa owner, confirmed"
+    r"\b[A-Z][^\W\d_]+(?:\s+[A-Z][^\W\d_]+)?(?:,\s+(?:the|our|my|a|an)\s[^,]{1,60},)?\s+"  # "Yiannis Papadakis, the villa owner, confirmed"
     r"(?:is|was|has|had|can['’]?t|cannot|won['’]t|will|says|said|isn['’]t|wasn['’]t|[a-z]{3,}ed|[a-z]{2,}[^s\W]s)\b"
 )
 
@@ -60,6 +60,8 @@ def chatter_kind(text: str, domain: frozenset[str] = frozenset()) -> str:
                 continue
             if why == "family" and re.match(r"\s+[A-Z][^\W\d_]+\s+[A-Z]", text[m.end() :]):
                 continue  # "Aunt Moira Fitzgerald is keeping the kitty": her title, the line is about her
+            if why == "family" and re.search(r"[A-Z][^\W\d_]+(?:\s+[A-Z][^\W\d_]+)+,\s+(?:my|our)\s+$", text[: m.start()]):
+                continue  # "Fiona Keane, my cousin in Limerick, is reckoning on 46": who she is, the line is hers
             if why == "family" and (re.search(r"\d\s*$", text[: m.start()]) or re.match(r"\s+(?:under|over|aged)\s+\d", text[m.end() :])):
                 continue  # "38 adults and 11 kids", "kids under 5": people counted, not the writer's family
             if _ORGANISED.match(text, m.end()):

@@ -13,6 +13,7 @@ from gitgarden.wiki.subjects import (
     VERB_OBJECT,
     VERBS_S,
     fold,
+    is_title,
     mentions,
     named_thing,
     noun_phrase,
@@ -72,7 +73,7 @@ def decided_things(line: str, known_names: Iterable[str] = ()) -> list[str]:
     cue = _AFTER_CUE.match(plain)  # "go with the coach": the thing starts after the verb
     cues = {c.end() for c in _AFTER_CUE.finditer(plain) if not _POSSESSIVE_AT.search(c.group())}
     # "buff Indian sandstone for the patio", "the red card cover for the programmes": the patio, the programmes
-    purpose = [m.end() for m in re.finditer(r"\bfor\s+the\s+", plain) if m.start() > 0]
+    purpose = [m.end() for m in re.finditer(r"\bfor\s+the\s+", plain) if m.start() > 0 and not re.search(r";|,\s+and\b", plain[: m.start()])]
     for m in said:
         owned = _POSSESSIVE_AT.match(plain, m.start + len(m.text)) if m.kind == "name" and m.start in cues else None
         thing = noun_phrase(plain, owned.end() + 1) if owned else ""
@@ -95,6 +96,8 @@ def decided_things(line: str, known_names: Iterable[str] = ()) -> list[str]:
     out: list[str] = []
     for at in [*purpose[:1], *sorted(set(starts) - set(purpose[:1]))]:
         title = noun_phrase(plain, at)
+        if title and not is_title(title):
+            continue  # "the under-12s": people counted by age, no thing (an id such as "S3E01" is one)
         if title and at in named and _NAME_VERB.match(plain, at) and not re.match(r"\s*\w+ss\b", plain[at:]):
             continue  # "Low Tide goes to Northern Lights": the name's verb, not its thing
         if title and at in named:  # a name's thing: the name is part of its title, not a reason to drop it
@@ -167,7 +170,7 @@ _NAME_VERB = re.compile(
     rf"|\s*(?:{'|'.join(sorted(VERBS_S))})\s+\d"  # "Fennel & Fig opens 8 till 4" (not "Marlow Road hours 7–3")
 )
 # What someone offers, not a thing of its own: "Jen's plan" is Jen's ("Marek's worktop" is the worktop).
-_SOMEONES = frozenset(["plan", "idea", "offer", "suggestion", "proposal", "option", "quote", "price", "rate", "version", "choice", "one", "deal", "terms", "logo", "branding", "name"])
+_SOMEONES = frozenset(["plan", "idea", "offer", "suggestion", "proposal", "option", "quote", "price", "rate", "version", "choice", "one", "deal", "terms", "logo", "branding", "name", "share"])
 
 
 # A name's verb in -s before a place or a name, not a thing: "goes to a dealer", "starts at Colegio …",

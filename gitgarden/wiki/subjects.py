@@ -193,7 +193,9 @@ def mentions(line: str, known_names: Iterable[str] = ()) -> list[Mention]:
             if any(a <= toks[j][0] < b for a, b in taken):
                 break  # "Invoice INV-2207": the id is a subject of its own, no part of a name
             own_place = _is_cap(nxt) and fold(nxt) in PLACE_NOUNS and (len(run) < 3 or saint)
-            if gap.strip() not in ("", "&") or (possessive and not (own_place or (saint and _is_cap(nxt)))):
+            # "Calderbridge University Students' Union", "Wyvern Beekeepers' Association": a plural's possessive goes on
+            plural_own = gap.strip() in ("'", "’") and run[-1][1].endswith("s") and _is_cap(nxt)
+            if (gap.strip() not in ("", "&") and not plural_own) or (possessive and not (own_place or (saint and _is_cap(nxt)))):
                 break  # "Tomasz's quote" ends the name; "St Aldhelm's Hall" goes on, "the Foundation's Green Spaces grant" not
             if _is_cap(nxt) or (nxt[:1].isupper() and fold(nxt) in ("night", "day", "eve")):
                 run.append(toks[j])  # "Twelfth Night", "Boxing Day": a calendar word inside a name
@@ -393,7 +395,7 @@ def _next_is_noun(text: str, at: int) -> bool:
 _AFTER_DETERMINER = re.compile(r"\b(?:the|a|an|our|my|their|his|her|its|this|that|no)\s+$", re.I)  # "the revised quote"
 # What follows a verb in -s after a name, and never a word of a noun phrase: "Chiara plays Mara",
 # "Low Tide goes to …", "Daniel rehearses with Isla", "Rosa proofreads each half".
-VERB_OBJECT = r"(?:[A-Z]|(?:the|a|an|our|my|their|his|her|to|with|every|each|all|both|until|from)\b)"
+VERB_OBJECT = r"(?:[A-Z]|(?:the|a|an|our|my|their|his|her|to|with|every|everyone|everybody|each|all|both|until|from)\b)"
 
 
 def noun_phrase(text: str, at: int) -> str:
