@@ -165,11 +165,7 @@ def operations(
             plan.add("open_question", {"text": " ".join(line.text.split()), "pages": shown}, [line.id])
             continue
         entry = bullet(line)
-        # A decision settles its thing on a page of its own; it is not a change of an earlier value
-        # (one that names no thing it settles and says it goes back on one may be: "the committee voted
-        # for £1 a class after all").
-        unchanging = r.kind == "decision" and (plan.settles(line) or not changes.reverses(line.text))
-        old = None if unchanging else changes.changed_value(line.text, name or title, [*history, *plan.earlier([])])
+        old = _changes(plan, r, name or title, history)
         settled_old = old.page if old is not None and old.page and plan.is_decided(old.page) else ""
         if settled_old and (title or (name and name != settled_old and not plan.is_decided(name))):
             pass  # "Rosa's start moved …" after "Going with Rosa for manager, she starts 28 Sept": the
@@ -209,6 +205,15 @@ def operations(
     for reason, ids in skips.items():
         plan.add("skip", {"reason": reason}, ids)
     return plan.out
+
+
+def _changes(plan: Planner, r: Reading, page: str, history: Sequence[changes.Earlier]) -> changes.Earlier | None:
+    """The earlier line whose value `r`'s line (going on `page`) changes, or None. A decision settles its
+    thing on a page of its own and changes nothing, unless it names no thing it settles and says it goes
+    back on something ("the committee voted for £1 a class after all")."""
+    if r.kind == "decision" and (plan.settles(r.line) or not changes.reverses(r.line.text)):
+        return None
+    return changes.changed_value(r.line.text, page, [*history, *plan.earlier([])])
 
 
 def _may_decide(plan: Planner, name: str, said: str = "") -> bool:

@@ -154,6 +154,13 @@ def _recount_cued(line: str, nouns: set[str]) -> bool:
     return False
 
 
+def _weekday_only(differing: set[str], old_values: set[Value], new: set[Value]) -> bool:
+    """True when a dated line ("moved … to Monday 12 October") differs from an old one only by a
+    weekday the old one names alone ("their Saturday brunch extras"): a weekday is no date it moves."""
+    dated = any(v.kind == "date" and any(c.isdigit() for c in v.text) for v in old_values)
+    return differing == {"date"} and not dated and any(v.kind == "date" and any(c.isdigit() for c in v.text) for v in new)
+
+
 def _priced(line: str) -> dict[str, set[str]]:
     """The things the line gives an amount for: "hire £420", "the hire is £450", "£310 for a 16-seat
     minibus" -> {hire: {£420}}, {hire: {£450}}, {minibus: {£310}}."""
@@ -312,16 +319,12 @@ def changed_value(line: str, page: str, earlier: Iterable[Earlier]) -> Earlier |
         totalled = "amount" in differing and bool(_TOTAL.search(line)) and (old.page == page or thing_shared)
         # "the rate is £0.10 a word" after "at £0.09 a word": a rate per the same unit, said again
         rated = "amount" in differing and bool(per & old_per) and bool(_RATE.search(line))
-        # "Saturday brunch extras" beside "moved … to Monday 12 October": a weekday alone is no date a
-        # dated move changes, unless the line shares the old one's thing or words
-        weekday_only = differing == {"date"} and not dated and any(v.kind == "date" and any(c.isdigit() for c in v.text) for v in new)
-        if weekday_only and not (named or moved or shared >= 2):
-            continue
+        if _weekday_only(differing, old_values, new) and not (named or moved or shared >= 2):
+            continue  # "Saturday brunch extras" beside "moved … to Monday 12 October": no date it moves
         if named or same_thing or totalled or rated or (repriced and shared >= 2) or (cue and (old.page == page or page_named or shared >= 2 or moved)):
             # a value named, the same thing valued again, the same page, words in common, the newest
-            # … and "Rent on the flat comes down to €1,790" is the flat's line again, not the allowance's
-            thing_priced = "amount" in differing and bool(set(priced) & old_words)
-            rank = (named, repriced or recounted, thing_priced, old.page == page, shared, n)
+            # … the thing priced again ("Rent on the flat comes down to …" is the flat's line, not the allowance's)
+            rank = (named, repriced or recounted, "amount" in differing and bool(set(priced) & old_words), old.page == page, shared, n)
             if rank > best_rank:
                 best, best_rank = old, rank
     return best
