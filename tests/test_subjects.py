@@ -768,6 +768,7 @@ def test_a_vague_word_titles_no_topic() -> None:
         "Kieran Doyle, who runs Brookside, can start on Tuesday 12 May if the weather holds.",  # held22: a condition
         "We agreed to do the beach scene at dawn on the Sunday, before the dog walkers turn up.",  # no one's pet
         "Fiona Keane, my cousin in Limerick, is reckoning on 46 for the dinner.",  # held25: who she is; her dinner count
+        "Ran the files through the CAT tool properly and it's 21,250 words.",  # a tool in capitals is no cat
     ],
 )
 def test_a_line_about_the_project_with_a_word_of_chatter_in_it_is_no_chatter(line: str) -> None:
@@ -860,6 +861,7 @@ def test_a_pronoun_with_its_verb_run_in_is_no_name() -> None:
 
 
 def test_a_line_says_outright_that_it_corrects_a_value() -> None:
+    assert corrects("Ran the files through the CAT tool properly and it's actually 21,250 words.")
     assert corrects("Correction: Wyvern's figure is £4,630, not £4,360; I'd read the PDF on my phone too quickly.")
     assert corrects("Marcus wants 50 sourdough a day, not 60.")
     assert not corrects("Sarah rang: both twins have chickenpox and she's not slept.")  # "not" before no value
@@ -918,3 +920,10 @@ def test_a_date_gone_back_to_is_a_change() -> None:
     match = Earlier("a", "Colin Ashworth wants it all done before the first home match on Saturday 9 May.", "colin-ashworth")
     line = "Colin says the first home match has gone back to Saturday 16 May."
     assert has_change_cue(line) and changed_value(line, "colin-ashworth", [match]) == match
+
+
+def test_a_meal_word_in_the_deed_of_someone_described_by_a_possessive_is_theirs() -> None:
+    """Gemma 3 270M, held24: the GP's new tablet "with breakfast" had been skipped as "chatter: a meal"."""
+    care = domain_words("Mum, Eileen Hart, is home from hospital after breaking her hip, and my brother Callum and I are working out who looks after her.")
+    assert chatter_kind("Dr Helen Marsh, Mum's GP, has added a calcium and vitamin D tablet, one a day with breakfast.", care) == ""
+    assert chatter_kind("Porridge for breakfast before the school run.", care) == "a meal"

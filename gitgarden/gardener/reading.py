@@ -112,8 +112,10 @@ def settled(text: str, domain: frozenset[str] = frozenset()) -> bool:
 
 def _looks(text: str, domain: frozenset[str]) -> str:
     """The chatter a line looks like (`chatter_kind`), or "" for a line that corrects a value: "Correction:
-    Wyvern's figure is £4,630, not £4,360; I'd read the PDF on my phone" is no errand."""
-    return "" if changes.corrects(text) else chatter_kind(text, domain)
+    Wyvern's figure is £4,630, not £4,360; I'd read the PDF on my phone" is no errand …"""
+    if changes.corrects(text) or any(m.kind == "id" and re.search(r"[-/]", m.text) for m in subjects.mentions(text)):
+        return ""  # … nor one that gives a reference ("booking ref BV-0829-KEA" for "the reunion dinner")
+    return chatter_kind(text, domain)
 
 
 def _people(offered: Sequence[JournalLine], titles: Iterable[str]) -> set[str]:

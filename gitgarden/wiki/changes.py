@@ -84,8 +84,10 @@ def has_change_cue(line: str) -> bool:
 
 
 def corrects(line: str) -> bool:
-    """True when the line says outright that it corrects a value: it begins "Correction:", or it
-    names a value as wrong ("£4,630, not £4,360")."""
+    """True when the line says outright that it corrects a value: it begins "Correction:", it names a
+    value as wrong ("£4,630, not £4,360"), or it says what the value actually is ("actually 21,250")."""
+    if re.search(r"\bactually\s+(?:\w+\s+){0,2}[£€$]?\d", line, re.I):
+        return True  # "it's actually 21,250 words"
     return bool(re.match(r"\s*correction\b", line, re.I) or any(re.search(r"\d", v) for v in _denied(line)))
 
 

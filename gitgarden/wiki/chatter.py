@@ -23,7 +23,7 @@ _CHATTER: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("an errand", r"car['’]?s? (?:mot|service|wash|tax|insurance)|car\b[^.,;]{0,25}\bmot\b|(?:dropped|took|put) the car (?:at|in|into|to)|farmers['’]? market|farm shop|my (?:car|bike|phone|laptop)|post office|dry cleaning|dry cleaner['’]?s?|birthday card|groceries|shopping(?!\s+list)|supermarket|kettle|parcel|picked up|bought|repair shop|pharmacy|stamps|library books?|parking (?:ticket|fine)"),
         ("the journey", r"traffic|roadworks|ring road|motorway|bypass|stuck behind|commute|school run|drop-off|bin lorry|diversion|(?:an hour|\d+ min(?:ute)?s|forty minutes|twenty minutes) to (?:do|go|get)|late train|train was late|bus was late|into work"),
         ("free time", r"video call|ran \d+\s?(?:k|km|miles?)?|\d+\s?k in \d+|jogg(?:ed|ing)|went for a run|pilates|swam|\d+ lengths|drinks with|watched|box set|walked|walk|gym|yoga|swim(?:ming)?|badminton|tennis|film|movie|quiz|concert|football|match|book club|balcony|netflix|tv|telly|parkrun|jigsaw|crossword|stayed up (?:for|late|to watch)|blackberr(?:y|ies)|foraging"),
-        ("a pet", r"booster(?:\s+jabs?)?|jabs|worming|flea treatment|groomer['’]?s?|walkies|(?:the|our|my|next door['’]s) (?:cat|dog|kitten|puppy)(?!\s+(?:walkers?|owners?|shows?))"),
+        ("a pet", r"booster(?:\s+jabs?)?|jabs|worming|flea treatment|groomer['’]?s?|walkies|(?:the|our|my|next door['’]s) (?-i:cat|dog|kitten|puppy)(?!\s+(?:walkers?|owners?|shows?))"),
     )
 )
 # Kinds that can be someone else's: "their engineer is off sick", "with his son", "Arjun's mum",
@@ -42,7 +42,7 @@ _ORGANISED = re.compile(
 _WHEN = re.compile(r"(?:last|next|this|every|on|mon|tues|wednes|thurs|fri|satur|sun)(?:day)?\b", re.I)  # "Last Sunday roast"
 _MINE = re.compile(r"\b(?:i|my|me|we|our|us)\b", re.I)
 _SOMEONE_DOES = re.compile(
-    r"\b[A-Z][^\W\d_]+(?:\s+[A-Z][^\W\d_]+)?(?:,\s+(?:the|our|my|a|an)\s[^,]{1,60},)?\s+"  # "Yiannis Papadakis, the villa owner, confirmed"
+    r"\b[A-Z][^\W\d_]+(?:\s+[A-Z][^\W\d_]+)?(?:,\s+(?:(?:the|our|my|a|an)\s|[A-Z][^\W\d_]*['’]s\s)[^,]{1,60},)?\s+"  # "Yiannis Papadakis, the villa owner, confirmed", "Dr Helen Marsh, Mum's GP, has added"
     r"(?:is|was|has|had|can['’]?t|cannot|won['’]t|will|says|said|isn['’]t|wasn['’]t|[a-z]{3,}ed|[a-z]{2,}[^s\W]s)\b"
 )
 
