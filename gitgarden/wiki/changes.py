@@ -156,11 +156,10 @@ def _recount_cued(line: str, nouns: set[str]) -> bool:
     return False
 
 
-def _weekday_only(differing: set[str], old_values: set[Value], new: set[Value]) -> bool:
+def _weekday_only(differing: set[str], old_dated: bool, new: set[Value]) -> bool:
     """True when a dated line ("moved … to Monday 12 October") differs from an old one only by a
     weekday the old one names alone ("their Saturday brunch extras"): a weekday is no date it moves."""
-    dated = any(v.kind == "date" and any(c.isdigit() for c in v.text) for v in old_values)
-    return differing == {"date"} and not dated and any(v.kind == "date" and any(c.isdigit() for c in v.text) for v in new)
+    return differing == {"date"} and not old_dated and any(v.kind == "date" and any(c.isdigit() for c in v.text) for v in new)
 
 
 def _priced(line: str) -> dict[str, set[str]]:
@@ -321,7 +320,7 @@ def changed_value(line: str, page: str, earlier: Iterable[Earlier]) -> Earlier |
         totalled = "amount" in differing and bool(_TOTAL.search(line)) and (old.page == page or thing_shared)
         # "the rate is £0.10 a word" after "at £0.09 a word": a rate per the same unit, said again
         rated = "amount" in differing and bool(per & old_per) and bool(_RATE.search(line))
-        if _weekday_only(differing, old_values, new) and not (named or moved or shared >= 2):
+        if _weekday_only(differing, dated, new) and not (named or moved or shared >= 2):
             continue  # "Saturday brunch extras" beside "moved … to Monday 12 October": no date it moves
         if named or same_thing or totalled or rated or (repriced and shared >= 2) or (cue and (old.page == page or page_named or shared >= 2 or moved)):
             # a value named, the same thing valued again, the same page, words in common, the newest

@@ -142,7 +142,14 @@ _DECISION_TOPICS = (
 
 
 # Where the thing decided may start: after a determiner, a possessive, or the verb of deciding.
-_AFTER_CUE = re.compile(rf"\b(?:(?:have|had)\s+)?(?:{_DECIDES}|{_STAYS})\s+(?:on\s+|that\s+)?|\b(?!(?:he|she|it|that|there|what|who|here|today|tonight|tomorrow|yesterday|night|week|weekend|month|year|morning|evening|afternoon|(?:mon|tues|wednes|thurs|fri|satur|sun)day)['’])[^\W\d_]+['’]s\s+", re.I)
+# Words that say when: a title of them alone is no thing ("the weekday mornings"), and their possessive
+# no one's ("last night's committee").
+_WHEN = CALENDAR | {"today", "tonight", "tomorrow", "yesterday", "month", "year", "weekday", "teatime", "lunchtime"}
+_AFTER_CUE = re.compile(
+    rf"\b(?:(?:have|had)\s+)?(?:{_DECIDES}|{_STAYS})\s+(?:on\s+|that\s+)?"
+    rf"|\b(?!(?:he|she|it|that|there|what|who|here|{'|'.join(sorted(_WHEN))})['’])[^\W\d_]+['’]s\s+",
+    re.I,
+)
 
 
 _POSSESSIVE_AT = re.compile(r"['’]s\b")
@@ -151,7 +158,7 @@ _DECIDER_WORDS = frozenset(["committee", "board", "trustees", "team", "group"]) 
 
 def _calendar(title: str) -> bool:
     """True for a title of calendar words alone ("Weekday mornings"): when, not what."""
-    return all(fold(w).removesuffix("s") in CALENDAR | {"weekday", "teatime", "lunchtime"} for w in title.split())
+    return all(fold(w).removesuffix("s") in _WHEN for w in title.split())
 
 _PAYS = re.compile(r"\bpa(?:y|ys|id|ying)\s+(?!(?:VAT|PAYE)\b)[A-Z]")  # someone paid: about them
 _NAME_AT = r"[A-Z][\w'’&.-]*(?:\s+(?:&\s+)?[A-Z][\w'’.-]*)*"  # a name where the line starts: "Fraser & Sons"
