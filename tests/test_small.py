@@ -981,3 +981,26 @@ def test_a_thing_decided_by_a_firms_short_name_goes_to_the_firms_page(project: P
     assert result.refusals == [], result.refusals
     assert "Trelawney 49-seater rather than" in body(project, "trelawney-coaches")
     assert meta(project, "trelawney-coaches")["state"] != "decided"  # a firm's page goes on taking facts
+
+
+def test_a_car_chosen_by_its_model_name_and_one_sold_rather_than_traded_are_decided(project: Project) -> None:
+    """held26: "we're having the Octavia" left the page "Skoda Octavia" undecided (two capitalised
+    words read as someone's name), and "We'll sell the old Fiesta privately rather than part-exchange
+    it" was no decision at all and went to the salesman's page."""
+    journal(
+        project,
+        "2026-01-19",
+        "Test drove a 2019 Skoda Octavia estate at Pennington Motors: they're asking £11,995.",
+        "Craig Holloway, the salesman, is holding it till Thursday on a £200 deposit.",
+    )
+    journal(
+        project,
+        "2026-01-23",
+        "Decision: we're having the Octavia; balance of £11,250 went by bank transfer this morning.",
+        "We'll sell the old Fiesta privately rather than part-exchange it, Craig only offered £900.",
+    )
+    result = garden(project, answers(FakeModel(), "yes", "yes", "yes", "yes"))
+    assert result.refusals == [], result.refusals
+    assert meta(project, "skoda-octavia")["state"] == "decided"
+    assert meta(project, "fiesta")["state"] == "decided" and "old Fiesta privately" in body(project, "fiesta")
+    assert meta(project, "craig-holloway").get("state") != "decided" and "Fiesta" not in body(project, "craig-holloway")

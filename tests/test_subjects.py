@@ -888,12 +888,16 @@ def test_a_meal_word_in_the_deed_of_someone_described_by_a_possessive_is_theirs(
     assert chatter_kind("Porridge for breakfast before the school run.", care) == "a meal"
 
 
-# What weeks not seen showed of changes (held22 to held25): the earlier lines as (text, page), the new
+# What weeks not seen showed of changes (held22 to held26): the earlier lines as (text, page), the new
 # line and its page, and which earlier line it changes (an index into them, or None).
 BRUNCH = ("Correction: Marcus wants 50 sourdough a day, not 60; the 60 included their Saturday brunch extras.", "marcus-bell")
 PENCILLED = ("First delivery pencilled in for Monday 5 October.", "delivery")
 MOVED = "Marcus has moved the first delivery to Monday 12 October because their café is being refitted."
 RAISED = "Annelies says the allowance has gone up to €9,000 since there are four of us moving."
+ASKING = ("Test drove a 2019 Skoda Octavia estate at Pennington Motors in Hazel Grove: they're asking £11,995.", "skoda-octavia")
+DEPOSIT = ("Craig Holloway, the salesman, is holding it till Thursday on a £200 deposit, receipt PM/DEP/0931.", "craig-holloway")
+STAND = ("Confirmed our space at the Midlands Woodworking Show: stand C14, Hall 3, booking HE-5530, £4,200 + VAT.", "midlands-woodworking-show")
+SIGNED = "Rachel signed off £9,500 as the total for the show, stand and travel included."
 
 
 @pytest.mark.parametrize(
@@ -916,6 +920,15 @@ RAISED = "Annelies says the allowance has gone up to €9,000 since there are fo
         ([("Dr Sabine Roth in Freiburg will take the German at 9p a word.", "dr-sabine-roth")], "Correction: Sabine's rate is 9.5p a word, not 9p; I misread her email.", "dr-sabine-roth", 0),
         ([("Halden need everything delivered by Friday 26 June.", "halden-medical-devices")], "Halden have brought the deadline forward to Wednesday 24 June.", "halden-medical-devices", 0),
         ([("Colin Ashworth wants it all done before the first home match on Saturday 9 May.", "colin-ashworth")], "Colin says the first home match has gone back to Saturday 16 May.", "colin-ashworth", 0),
+        # held26: a price knocked down changes the price close to it on another page, not a deposit on this one …
+        ([ASKING, DEPOSIT], "Craig's knocked it down to £11,450 for the brakes and tyre if we pay the balance by Friday.", "craig-holloway", 0),
+        ([("Quiz tickets £5 on the door.", "quiz-night")], "Tickets are now £12, supper included.", "quiz-night", 0),  # far, but the only one
+        # … a total twice a figure adds it up with more, and a budget bumped up changes the total
+        ([STAND], SIGNED, "rachel-dunmore", None),
+        ([STAND, (SIGNED, "rachel-dunmore")], "The boss has bumped the budget up to £10,250 so Owen's new figure fits.", "rachel-dunmore", 1),
+        # … a code moved from is named: "from C14 to D9"
+        ([STAND], "Nadia rang: they've moved us from C14 to D9, a corner spot near the café, same money.", "nadia-kowalczyk", 0),
+        ([STAND], "Nadia says D9 is a corner spot near the café.", "nadia-kowalczyk", None),
     ],
 )
 def test_changes_said_as_weeks_not_seen_say_them(earlier: list[tuple[str, str]], line: str, page: str, changes: int | None) -> None:
@@ -927,3 +940,12 @@ def test_pence_are_amounts_and_a_date_gone_back_to_is_a_cue() -> None:
     assert Value("amount", "9.5p") in values("Correction: Sabine's rate is 9.5p a word, not 9p.")
     assert not any(v.kind == "amount" for v in values("Meet at 4pm."))
     assert has_change_cue("Colin says the first home match has gone back to Saturday 16 May.")
+
+
+def test_what_held26_decides_is_a_thing_not_an_adverb_or_a_worth() -> None:
+    """"sell the old Fiesta privately" had decided a page "Privately"; "going for FIDE rating" nothing."""
+    assert decided_things("We'll sell the old Fiesta privately rather than part-exchange it, Craig only offered £900.", {"Craig"}) == ["Fiesta"]
+    assert decided_things("We're going for FIDE rating on the Open only, Derek reckons one section's worth of paperwork is manageable.", {"Derek"}) == ["Rating"]
+    assert is_decision("We'll sell the old Fiesta privately rather than part-exchange it.")
+    assert not is_decision("We'll see the designer on Friday rather than £900 later.")  # an amount turned down is no choice
+    assert named_thing("Fiesta", "We'll sell the old Fiesta privately") and not named_thing("Fiona", "the treasurer Fiona")

@@ -245,7 +245,9 @@ def _names_someone(plan: Planner, title: str, said: str = "") -> bool:
     """True for a title that is a name: two or more capitalised words ("Ananya Krishnan", "Kamień
     Studio"), one that is a first or last name of a name the journal gives ("Tomasz"), a family word
     ("Mum"), or one word the line `said` names as someone ("Isla plays the Seitz concerto")."""
-    if subjects.is_full_name(title) or subjects.fold(title) in wordlists.FAMILY:
+    if subjects.is_full_name(title) and not subjects.named_thing(title.split()[-1], said):
+        return True  # "Skoda Octavia" where the line says "the Octavia": a thing, by its name
+    if subjects.fold(title) in wordlists.FAMILY:
         return True
     if subjects.named_thing(title, said):
         return False  # "one Luton rather than two Transits", "the Greenstar": a thing chosen, by its name

@@ -204,11 +204,22 @@ def _near_id(said: list[str], old: str) -> bool:
     return False
 
 
+def _close(new: set[Value], old: set[Value], within: float = 1.25) -> bool:
+    """True when an amount of `new` is within a quarter (or `within` times) of one of `old` in the same
+    currency: a price knocked down or bumped up, not a deposit beside the price."""
+    def parsed(values: set[Value]) -> list[tuple[str, float]]:
+        found = ((v.text, re.fullmatch(r"([^\d]*)(\d+(?:\.\d+)?)(\D*)", v.text)) for v in values if v.kind == "amount")
+        return [(m.group(1) + m.group(3), float(m.group(2))) for _, m in found if m]  # "£4200", "18400eur"
+
+    return any(a == c and b > 0 and 1 / within <= d / b <= within for a, b in parsed(new) for c, d in parsed(old))
+
+
 def _shape(text: str) -> str:
     return re.sub(r"[A-Z]", "A", re.sub(r"\d", "0", text))
 
 
 _PRICE_VERBS = frozenset({"cost", "costs", "pay", "pays", "paying", "comes", "says", "charge", "charges", "wants", "asks", "offers"})
+_FROM_TO = re.compile(r"\bfrom\s+((?=[\w/-]*[A-Za-z])(?=[\w/-]*\d)[\w/-]+)\s+to\s+((?=[\w/-]*[A-Za-z])(?=[\w/-]*\d)[\w/-]+)\b")
 _ID_FIX = re.compile(r"\b(?:correction|corrected|actually|should have|wrong|swapped|typo|mistyped|misread|copied|not\s+(?:\d|[A-Z]{1,5}[-/]?\d))", re.I)
 
 
@@ -257,75 +268,98 @@ def changed_value(line: str, page: str, earlier: Iterable[Earlier]) -> Earlier |
     besides the values; or the old value marked as old; or, on the same page, a new amount or count
     beside a word of the same thing (not a name). Otherwise two lines with other numbers are progress,
     not a change."""
-    new = values(line)
-    if not new and not _ID_FIX.search(line):
+    said = _Said.of(line)
+    if not said.values and not said.fixed_ids and not said.moved_codes:
         return None
-    cue = has_change_cue(line)
-    denied = _denied(line)
-    old_marked = _marked_old(line)
-    words = content_words(line)
-    plain = _plain_words(line)
-    counted = _counted(line)
-    priced = _priced(line)
-    fixed_ids = [m.group() for m in ids(line)] if _ID_FIX.search(line) else []  # "Correction: … SS-40921"
     best: Earlier | None = None
-    best_rank: tuple[bool, bool, bool, bool, int, int] = (False, False, False, False, -1, -1)
+    best_rank: tuple[bool, bool, bool, bool, bool, bool, int, int] = (False, False, False, False, False, False, -1, -1)
     for n, old in enumerate(earlier):
-        if old.text == line:
-            continue
-        old_words = content_words(old.text)
-        if fixed_ids and _near_id(fixed_ids, old.text):
-            rank = (True, False, False, old.page == page, len(words & old_words), n)  # an id said wrong before
-            if rank > best_rank:
-                best, best_rank = old, rank
-            continue
-        if not new:
-            continue
-        old_values = values(old.text)
-        kinds = {v.kind for v in new} & {v.kind for v in old_values}
-        if not kinds:
-            continue
-        differing = {k for k in kinds if {v.text for v in new if v.kind == k} - {v.text for v in old_values if v.kind == k}}
-        if not differing:
-            continue
-        named = any(d and any(d == v.text or d in v.text or (d.isdigit() and v.text.startswith(d)) for v in old_values) for d in denied)
-        named = named or bool(old_marked & {v.text for v in old_values})
-        if old_marked and not named:
-            continue  # "subs up from £5 to £6": the line names the value it changes, and this line has none of it
-        shared = len(words & old_words)
-        # "the install's moved to …" names the old line's page ("x-ray-install") as well as its words
-        page_named = bool(words & content_words(old.page.replace("-", " ")))
-        things = len(plain & _plain_words(old.text))
-        # "Northgate invoice for the Greenstar" after "Northgate … have the Worcester Bosch Greenstar": a
-        # thing named in both, not the page's own name
-        thing_shared = things > 0 or bool(_named_things(line) & _names_in(old.text) - set(old.page.split("-")))
-        # "£7,300 for the coach" beside "Coach sorted … £6,850": a new amount for the same thing
-        same_thing = old.page == page and bool({"amount", "count"} & kinds) and thing_shared
-        # On another page one word of the thing is enough for a moved date ("Members' deadline moved to
-        # …" after "Members' deposits due …"), not for an amount: a rent going up is no account's balance.
-        old_counted = _counted(old.text)
-        # "now at 44 adults" after "38 adults and 11 kids": the same thing counted again, another number
-        recounted = _recount_cued(line, {noun for noun, nums in counted.items() if noun in old_counted and nums != old_counted[noun]})
-        dated = any(v.kind == "date" and any(c.isdigit() for c in v.text) for v in old_values)  # not "Saturday" alone
-        old_priced = _priced(old.text)
-        # "The minibus is now £355" after "£310 for a 16-seat minibus": the same thing priced again
-        repriced = any(noun in old_priced and amounts != old_priced[noun] for noun, amounts in priced.items())
-        moved = things >= 2 or (thing_shared and "date" in differing and dated) or recounted or repriced
-        per, old_per = _units(line), _units(old.text)
-        if differing == {"amount"} and per and old_per and not per & old_per:
-            continue  # "£310 a week towards Dad's care" after "£29.80 an hour": another rate, no new price
-        if differing == {"count"} and old.page != page and not (named or set(counted) & old_words):
-            continue  # "sheds up to 10 square metres" after "clause 7": another thing counted, elsewhere
-        # "£2,180 all in" after "quoted £1,980" on the same page, or beside a word of the same thing
-        totalled = "amount" in differing and bool(_TOTAL.search(line)) and (old.page == page or thing_shared)
-        # "the rate is £0.10 a word" after "at £0.09 a word": a rate per the same unit, said again
-        rated = "amount" in differing and bool(per & old_per) and bool(_RATE.search(line))
-        if _weekday_only(differing, dated, new) and not (named or moved or shared >= 2):
-            continue  # "Saturday brunch extras" beside "moved … to Monday 12 October": no date it moves
-        if named or same_thing or totalled or rated or (repriced and shared >= 2) or (cue and (old.page == page or page_named or shared >= 2 or moved)):
-            # a value named, the same thing valued again, the same page, words in common, the newest
-            # … the thing priced again ("Rent on the flat comes down to …" is the flat's line, not the allowance's)
-            rank = (named, repriced or recounted, "amount" in differing and bool(set(priced) & old_words), old.page == page, shared, n)
-            if rank > best_rank:
-                best, best_rank = old, rank
+        rank = _rank(said, old, page) if old.text != line else None
+        if rank is not None and (*rank, n) > best_rank:
+            best, best_rank = old, (*rank, n)
     return best
+
+
+@dataclass(frozen=True)
+class _Said:
+    """What a new line says that `changed_value` weighs against each earlier line."""
+
+    line: str
+    values: set[Value]
+    moved_codes: list[tuple[str, str]]  # "moved us from C14 to D9": the old code named
+    fixed_ids: list[str]  # "Correction: … SS-40921"
+    cue: bool
+    denied: set[str]
+    old_marked: set[str]
+    words: set[str]
+    plain: set[str]
+    counted: dict[str, set[str]]
+    priced: dict[str, set[str]]
+
+    @classmethod
+    def of(cls, line: str) -> _Said:
+        fixed = [m.group() for m in ids(line)] if _ID_FIX.search(line) else []
+        return cls(
+            line, values(line), _FROM_TO.findall(line), fixed, has_change_cue(line), _denied(line), _marked_old(line),
+            content_words(line), _plain_words(line), _counted(line), _priced(line),
+        )  # fmt: skip
+
+
+def _rank(said: _Said, old: Earlier, page: str) -> tuple[bool, bool, bool, bool, bool, bool, int] | None:
+    """How surely `said`'s line (going on `page`) changes `old`'s value, higher is surer; None when it does not."""
+    line, new, words = said.line, said.values, said.words
+    old_words = content_words(old.text)
+    if said.fixed_ids and _near_id(said.fixed_ids, old.text):
+        return (True, True, False, False, False, old.page == page, len(words & old_words))  # an id said wrong before
+    if any(re.search(rf"(?<![\w/-]){re.escape(a)}(?![\w/-])", old.text) and b not in old.text for a, b in said.moved_codes):
+        return (True, True, False, False, False, old.page == page, len(words & old_words))  # a code moved from
+    old_values = values(old.text)
+    kinds = {v.kind for v in new} & {v.kind for v in old_values}
+    differing = {k for k in kinds if {v.text for v in new if v.kind == k} - {v.text for v in old_values if v.kind == k}}
+    if not differing:
+        return None
+    named = any(d and any(d == v.text or d in v.text or (d.isdigit() and v.text.startswith(d)) for v in old_values) for d in said.denied)
+    named = named or bool(said.old_marked & {v.text for v in old_values})
+    if said.old_marked and not named:
+        return None  # "subs up from £5 to £6": the line names the value it changes, and this line has none of it
+    shared = len(words & old_words)
+    # "the install's moved to …" names the old line's page ("x-ray-install") as well as its words
+    page_named = bool(words & content_words(old.page.replace("-", " ")))
+    things = len(said.plain & _plain_words(old.text))
+    # "Northgate invoice for the Greenstar" after "Northgate … have the Worcester Bosch Greenstar": a
+    # thing named in both, not the page's own name
+    thing_shared = things > 0 or bool(_named_things(line) & _names_in(old.text) - set(old.page.split("-")))
+    # "£7,300 for the coach" beside "Coach sorted … £6,850": a new amount for the same thing
+    same_thing = old.page == page and bool({"amount", "count"} & kinds) and thing_shared
+    # On another page one word of the thing is enough for a moved date ("Members' deadline moved to
+    # …" after "Members' deposits due …"), not for an amount: a rent going up is no account's balance.
+    old_counted = _counted(old.text)
+    # "now at 44 adults" after "38 adults and 11 kids": the same thing counted again, another number
+    recounted = _recount_cued(line, {noun for noun, nums in said.counted.items() if noun in old_counted and nums != old_counted[noun]})
+    dated = any(v.kind == "date" and any(c.isdigit() for c in v.text) for v in old_values)  # not "Saturday" alone
+    old_priced = _priced(old.text)
+    # "The minibus is now £355" after "£310 for a 16-seat minibus": the same thing priced again
+    repriced = any(noun in old_priced and amounts != old_priced[noun] for noun, amounts in said.priced.items())
+    moved = things >= 2 or (thing_shared and "date" in differing and dated) or recounted or repriced
+    per, old_per = _units(line), _units(old.text)
+    if differing == {"amount"} and per and old_per and not per & old_per:
+        return None  # "£310 a week towards Dad's care" after "£29.80 an hour": another rate, no new price
+    if differing == {"count"} and old.page != page and not (named or set(said.counted) & old_words):
+        return None  # "sheds up to 10 square metres" after "clause 7": another thing counted, elsewhere
+    # "knocked it down to £11,450" after "asking £11,995" elsewhere: a price close to the old one …
+    close = "amount" in differing and _close(new, old_values)
+    # … where a far smaller deposit on the same page is no price it changes
+    far = "amount" in differing and not close and not _close(new, old_values, 2.0)
+    # "£2,180 all in" after "quoted £1,980" on the same page, or beside a word of the same thing (a
+    # total twice the old figure adds up more than it: "£9,500 as the total, stand and travel included")
+    totalled = "amount" in differing and bool(_TOTAL.search(line)) and (old.page == page or thing_shared) and not far
+    # "the rate is £0.10 a word" after "at £0.09 a word": a rate per the same unit, said again
+    rated = "amount" in differing and bool(per & old_per) and bool(_RATE.search(line))
+    if _weekday_only(differing, dated, new) and not (named or moved or shared >= 2):
+        return None  # "Saturday brunch extras" beside "moved … to Monday 12 October": no date it moves
+    strong = named or same_thing or totalled or rated or (repriced and shared >= 2) or (said.cue and not far and (old.page == page or page_named or shared >= 2 or moved))
+    if strong or (said.cue and (close or old.page == page)):
+        # a value named, the same thing valued again, the same page, words in common, the newest
+        # … the thing priced again ("Rent on the flat comes down to …" is the flat's line, not the allowance's)
+        return (named, strong, repriced or recounted, "amount" in differing and bool(set(said.priced) & old_words), close, old.page == page, shared)
+    return None

@@ -25,7 +25,7 @@ __all__ = ["decided_things", "decision_topic", "is_decision"]
 
 # The verbs of deciding and who decides with the writer: one list for "is it a decision" and for
 # "where does the thing decided start".
-_DECIDES = r"decided|agreed|chose|chosen|choose|picked|settled on|opted for|go with|going with"
+_DECIDES = r"decided|agreed|chose|chosen|choose|picked|settled on|opted for|go with|going with|go for|going for"
 _STAYS = r"stay with|staying with|stick with|sticking with"  # "We'll stay with Whitworth's": only we decide so
 _DECIDERS = r"we|i|(?:the\s+)?(?:committee|board|trustees|team|group)|we all|everyone"
 _DECISION = re.compile(
@@ -33,7 +33,8 @@ _DECISION = re.compile(
     r"|agreed\b|opted for\b)"
     rf"|\b(?:{_DECIDERS})(?:['’](?:ve|d|re|ll)|\s+ha(?:ve|s)|\s+had|\s+will|\s+are)?\s+(?:finally\s+|now\s+|just\s+)?(?:{_DECIDES}|voted)\b"
     rf"|\bwe(?:['’](?:ll|re)|\s+will|\s+are)?\s+(?:{_STAYS})\b"
-    r"|[,;]\s*(?:going with|we['’]ll go with|we go with)\b",
+    r"|[,;]\s*(?:going with|we['’]ll go with|we go with)\b"
+    r"|^\s*we(?:['’]ll|\s+will)\s+[a-z]+\b[^.;]*?\b(?:rather than|instead of)\s+(?![£€$\d])",  # "We'll sell the old Fiesta privately rather than …"
     re.I,
 )
 

@@ -335,8 +335,9 @@ _ITS_VERB = re.compile(r"\s+(?:is|was|are|were|set|put|cut|goes|looks|[a-z]+ed)\
 def named_thing(word: str, text: str) -> bool:
     """True when `text` gives the one-word name `word` as a thing, after "the", "one", "a" or "an"
     and perhaps a measure: "the Greenstar over the Vaillant", "one Luton rather than two Transits",
-    "the 3,500-litre Rainsaver" (not "the AGM")."""
-    return bool(word.strip()) and " " not in word.strip() and not word.isupper() and re.search(rf"\b(?i:the|one|a|an)\s+(?:\d[\d,.]*-[a-z]+\s+)?{re.escape(word)}\b", text) is not None
+    "the 3,500-litre Rainsaver", "the old Fiesta" (not "the AGM")."""
+    adjective = "|".join(sorted(ADJECTIVES - FUNCTION))  # "the old Fiesta"
+    return bool(word.strip()) and " " not in word.strip() and not word.isupper() and re.search(rf"\b(?i:the|one|a|an)\s+(?:\d[\d,.]*-[a-z]+\s+|(?:{adjective})\s+)?{re.escape(word)}\b", text) is not None
 
 
 def said_as_thing(word: str, texts: Iterable[str]) -> bool:
@@ -408,6 +409,7 @@ def noun_phrase(text: str, at: int) -> str:
     return _phrase(text, at)
 
 
+_ADVERB = ("ately", "ively", "ously", "fully", "ably", "ibly", "ently", "antly", "ckly", "edly", "ingly")
 _WEEKDAY_THING = re.compile(r"((?i:mon|tues|wednes|thurs|fri|satur|sun)day)\s+(?=[a-z])")
 
 
@@ -430,13 +432,13 @@ def _phrase(text: str, at: int) -> str:
             skipped = True
             continue  # "the 140-litre front-loader", "the three-bedroom flat": the front-loader, the flat
         base = re.split(r"['’]", f)[0]
-        if (base != f and (base in NEVER or base in FUNCTION or base in STARTERS)) or f.endswith(("n't", "n’t")):
-            break  # "We've settled …", "there'll be": a pronoun, no thing; "the station couldn't": a verb
+        if (base != f and (base in NEVER or base in FUNCTION or base in STARTERS)) or f.endswith(("n't", "n’t", *_ADVERB)):
+            break  # "We've settled …", "there'll be": a pronoun, no thing; "couldn't": a verb; "privately"
         if f in ENDS_PHRASE or (words and f == "half") or (not words and re.match(r"\s+(?:the|a|an|our|my|their|his|her|all|every)\s", text[at + m.end() :])):
             break  # "cap the tour": a verb before its object is no part of a phrase
         gerund = not words and _verbish(f) and f.endswith("ing") and (
             _next_is_verb(text, at + m.end()) or _next_is_noun(text, at + m.end()) or _AFTER_DETERMINER.search(text, 0, at + m.start()) is not None
-        )  # "the scaffolding": a thing
+        ) or (bool(words) and words[-1].isupper() and f.endswith("ing") and _next_in(text, at + m.end(), FUNCTION))  # "the scaffolding", "FIDE rating on …"
         ordinal = f in ("first", "second", "third", "last", "next") and not _next_in(text, at + m.end(), NEVER)  # not "next week"
         described = f.endswith("ed") and _verbish(f) and _AFTER_DETERMINER.search(text, 0, at + m.start()) is not None and _next_is_noun(text, at + m.end())
         if not words and ((f in ADJECTIVES and f not in FUNCTION and (f not in ("first", "last", "next") or ordinal)) or f in COUNTS or ordinal or described):
