@@ -1004,3 +1004,39 @@ def test_a_car_chosen_by_its_model_name_and_one_sold_rather_than_traded_are_deci
     assert meta(project, "skoda-octavia")["state"] == "decided"
     assert meta(project, "fiesta")["state"] == "decided" and "old Fiesta privately" in body(project, "fiesta")
     assert meta(project, "craig-holloway").get("state") != "decided" and "Fiesta" not in body(project, "craig-holloway")
+
+
+def test_the_one_whose_project_it_is_titles_no_page_and_a_thing_set_on_is_no_place(project: Project) -> None:
+    """held27: with AGENTS.md "# Isla's seventh birthday", every line naming Isla went to a page "Isla"
+    ("Isla's heart is set on Jumpzone", "Invites … for Isla's class"), and "set on Jumpzone" read as a
+    place, so "the Stockport branch" took the line."""
+    write(project.root, "AGENTS.md", "# Isla's seventh birthday\n\nA party for our daughter Isla.\n")
+    journal(
+        project,
+        "2026-11-02",
+        "Isla's heart is set on Jumpzone for her birthday; the Stockport branch want £180 for the party room.",
+        "Invites went out in book bags: 18 for Isla's class plus 3 cousins.",
+    )
+    result = garden(project, answers(FakeModel(), "yes", "yes"))
+    assert result.refusals == [], result.refusals
+    assert sorted(result.created) == ["wiki/invites.md", "wiki/jumpzone.md"], result.created
+
+
+def test_a_clause_after_a_colon_names_the_thing_done_to_and_the_projects_page_is_never_decided(project: Project) -> None:
+    """held27: "Gala sub-committee met in the Crown after training: open meet pencilled for …" went to
+    a page "Crown" (a pub where they met); and "Decision: £7 per event" marked the project's own page
+    decided, so the next line with no other home would have been refused."""
+    write(project.root, "AGENTS.md", "# Kestrel Masters open meet\n\nOur swimming club's first open meet.\n")
+    journal(
+        project,
+        "2026-09-07",
+        "Gala sub-committee met in the Crown after training: open meet pencilled for Sunday 18 October at Northgate Pool.",
+        "Decision: £7 per event, five events max per swimmer.",
+        "Headcount is 42 now, plus two from the Bolton site.",
+    )
+    result = garden(project, answers(FakeModel(), "yes", "yes", "yes"))
+    assert result.refusals == [], result.refusals
+    assert "open meet pencilled" in body(project, "kestrel-masters-open-meet") and "£7 per event" in body(project, "kestrel-masters-open-meet")
+    assert meta(project, "kestrel-masters-open-meet")["state"] != "decided"
+    assert "Headcount is 42" in body(project, "headcount")  # a thing and its value, not the site named after it
+    assert not {"crown", "bolton"} & {p.stem for p in (project.root / "wiki").glob("*.md")}

@@ -929,6 +929,9 @@ SIGNED = "Rachel signed off £9,500 as the total for the show, stand and travel 
         # … a code moved from is named: "from C14 to D9"
         ([STAND], "Nadia rang: they've moved us from C14 to D9, a corner spot near the café, same money.", "nadia-kowalczyk", 0),
         ([STAND], "Nadia says D9 is a corner spot near the café.", "nadia-kowalczyk", None),
+        # held27: "rang back" is a cue, and a fee up by a third is the fee it changes
+        ([("Colin Rudd at Suffolk Aquatics can lend us their touchpads and scoreboard for £150.", "colin-rudd")], "Colin rang back, the pads will be £200 as they've had to replace two.", "colin-rudd", 0),
+        ([("Licence application sent off, ref SE/ME/26-1147, £45 fee paid online.", "licence-application")], "Swim England say the fee for a Level 4 meet is actually £60.", "swim-england", 0),
     ],
 )
 def test_changes_said_as_weeks_not_seen_say_them(earlier: list[tuple[str, str]], line: str, page: str, changes: int | None) -> None:
@@ -949,3 +952,7 @@ def test_what_held26_decides_is_a_thing_not_an_adverb_or_a_worth() -> None:
     assert is_decision("We'll sell the old Fiesta privately rather than part-exchange it.")
     assert not is_decision("We'll see the designer on Friday rather than £900 later.")  # an amount turned down is no choice
     assert named_thing("Fiesta", "We'll sell the old Fiesta privately") and not named_thing("Fiona", "the treasurer Fiona")
+    # held27: a choice said "X, not Y" or "…, and not bother with Y" after "We'll"; "inside" ends a thing
+    assert decided_things("We'll give medals this year, not ribbons: 120 from Trophy Hut at £1.10 each.", {"Trophy Hut"}) == ["Medals"]
+    assert is_decision("We'll take the Jumpzone hot food package at £4.25 a head, and not bother with sandwiches.")
+    assert decided_things("Decision: chocolate sponge inside the unicorn and nothing with nuts.")[0] == "Chocolate sponge"

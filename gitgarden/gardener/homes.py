@@ -74,7 +74,7 @@ class Planner:
     def home(self, line: JournalLine) -> tuple[str, str, list[str], dict[str, str]]:
         """(existing or planned page name, title for a new page, aliases, roles given) of a line."""
         text = line.text
-        found = self.mentions(text)
+        found = [m for m in self.mentions(text) if not self.owns(m)]
         roles = subjects.roles_given(text, found)
         for name, role in roles.items():
             page = self.index.resolve(name) or self.made.get(subjects.fold(name))
@@ -102,6 +102,9 @@ class Planner:
         if lead_page:
             return lead_page, "", [], roles
         names = [m for m in found if not _placed(text, m)]
+        after = self.after_colon(text, names)
+        if after:
+            return after + (roles,)
         if len(names) > 1 and names[0].kind == "name" and _WITH_ME.match(text, names[0].start + len(names[0].text)):
             names = names[1:]  # "Martin Kerr and I visited Willowbank House": where they went, not who came along
         if lead and names and all(_SUBORDINATE.search(text[: m.start]) for m in names):
@@ -147,6 +150,23 @@ class Planner:
         page = self.resolve(self.general)
         return (page, "", [], roles) if page else ("", self.general, [], roles)
 
+    def after_colon(self, text: str, names: list[subjects.Mention]) -> tuple[str, str, list[str]] | None:
+        """(page, title for a new page, aliases) of the thing the clause after a colon opens with and
+        what was done to it, when no name but a place stands there ("Gala sub-committee met in the
+        Crown …: open meet pencilled for Sunday 18 October at Northgate Pool"), or None."""
+        tail = text.split(": ", 1)[1] if ": " in text else ""
+        lead = subjects.topic_title(tail) if tail else ""
+        if not lead or not _done_to(tail, lead) or any(m.start >= len(text) - len(tail) for m in names):
+            return None
+        page = self.resolve(lead) or self.index.starting(lead)
+        return (page, "", []) if page else self.topic_home(lead)
+
+    def owns(self, m: subjects.Mention) -> bool:
+        """True for the one-word name whose project this is, by the project page's title ("Isla" of "Isla's
+        seventh birthday"): the whole garden is hers, so a line naming her goes to what else it says."""
+        owner = re.match(r"([A-Z][^\W\d_]+)['’]s\s", self.general)
+        return owner is not None and m.kind == "name" and m.text == owner.group(1) and subjects.fold(m.text) not in wordlists.FAMILY
+
     def named_home(self, m: subjects.Mention, roles: Mapping[str, str]) -> tuple[str, str, list[str]]:
         """(page, title for a new page, aliases) of a name or role no page answers to yet."""
         title = m.text if m.kind != "role" else m.text[:1].upper() + m.text[1:]
@@ -172,8 +192,12 @@ class Planner:
     def topic_home(self, topic: str) -> tuple[str, str, list[str]]:
         """(page, title for a new page, aliases) of a topic no page answers to yet. "The festival"
         where the journal names the Kestrel Bay Food Festival is that festival: a page titled with
-        the line's word, its full name an alias (or that name's page, made earlier this pass)."""
+        the line's word, its full name an alias (or that name's page, made earlier this pass); "open
+        meet" the project's own page, "Kestrel Masters open meet"."""
         key = subjects.fold(topic)
+        if " " in key and subjects.fold(self.general).endswith(" " + key):  # "open meet": "Kestrel Masters open meet"
+            page = self.resolve(self.general)
+            return (page, "", []) if page else ("", self.general, [])
         fuller = {n for n in self.full_names if " " not in key and subjects.fold(n).split()[-1] == key}
         if len(fuller) == 1:
             name = fuller.pop()
@@ -396,7 +420,10 @@ def _done_to(text: str, lead: str) -> bool:
 _LEADS = re.compile(
     r"^[A-Za-z][\w-]*(?:\s+(?!(?:has|have|had|is|was|were)\b)[a-z][\w-]*){0,3}\s+(?:booked|confirmed|arranged|scheduled|set|fixed|pencilled"
     r"|(?:is|are)\s+(?:now\s+)?(?:on\s+)?(?:(?i:mon|tues|wednes|thurs|fri|satur|sun)day|\d{1,2}(?:st|nd|rd|th)?\s+[A-Z][a-z]+))\b"
-)  # "Collection weekend is Saturday 5 and Sunday 6 December, at Brightwell's and Valley Fresh Foods": its date
+    # "Headcount is 42 now", "Lunch will be their hot buffet" (not "Chiamaka says the leaflet is 4,850")
+    r"|^[A-Za-z][\w-]*(?:\s+(?!(?:says|said|reckons|thinks|has|have|had|is|was)\b)[a-z][\w-]*){0,2}\s+"
+    r"(?:(?:is|are)\s+(?:now\s+)?(?=[£€$]?\d)|will\s+be\s+(?=(?:the|their|our|a|an|his|her|my)\s|[£€$]?\d))"
+)  # "Collection weekend is Saturday 5 and Sunday 6 December, at Brightwell's …": its date
 _DEED = re.compile(r"(?:or|er|ist)$")  # "surveyor": survey, "engraver": engrav(e), "florist": flor-
 _WITH_ME = re.compile(r"\s+and\s+(?:I|me)\b")
 
@@ -404,7 +431,12 @@ _WITH_ME = re.compile(r"\s+and\s+(?:I|me)\b")
 def _placed(text: str, mention: subjects.Mention) -> bool:
     """True for a name that only says where ("… on Mill Road", "at Green Bean", "on 14 Kirkgate"):
     never a line's home while the line names something else."""
-    return re.search(r"(?:^|\s)(?:on|at|in|near|along|via)\s+(?:\d+[a-z]?\s+)?$", text[: mention.start], re.I) is not None
+    place = re.search(r"(?:^|\s)(?:on|at|in|near|along|via)\s+(?:\d+[a-z]?\s+)?$", text[: mention.start], re.I)
+    # "her heart is set on Jumpzone", "keen on Oakmere", "spent £50 on Jumpzone": what, not where
+    return place is not None and not re.search(rf"\b{_ON_WHAT}\s+on\s+$", text[: mention.start], re.I)
+
+
+_ON_WHAT = r"(?:set|keen|sold|counting|relying|rely|relies|depends?|depending|insists?|insisting|spent|spend|spending|[£€$][\d.,]+[km]?)"
 
 
 def _slug(title: str) -> str:

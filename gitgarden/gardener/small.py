@@ -218,7 +218,7 @@ def _changes(plan: Planner, r: Reading, page: str, history: Sequence[changes.Ear
 
 def _may_decide(plan: Planner, name: str, said: str = "") -> bool:
     """A page of the gardener's (or one this pass makes) may be marked decided; the person's never,
-    nor one about someone (a person or an organisation goes on taking facts after a decision) — but
+    nor the project's own page, nor one about someone (a person or an organisation goes on taking facts after a decision) — but
     a work's title the line `said` in quotes is a thing ("we open with 'Salt Lines'"), as is a word it
     says in lower case ("the scaffolding", though "Apex Scaffolding" is a firm)."""
     text = plan.page_text(name)
@@ -227,6 +227,8 @@ def _may_decide(plan: Planner, name: str, said: str = "") -> bool:
     except pages.PageError:
         return False
     title = str(meta.get("title") or plan.titles.get(name, ""))
+    if subjects.fold(title) == subjects.fold(plan.general):
+        return False  # the project's own page takes every line code finds no other home for
     if _names_someone(plan, title, said) and not _quoted(title, said) and not subjects.said_as_thing(title, [said]):
         return False
     if name in plan.made.values():

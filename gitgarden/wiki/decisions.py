@@ -34,7 +34,7 @@ _DECISION = re.compile(
     rf"|\b(?:{_DECIDERS})(?:['’](?:ve|d|re|ll)|\s+ha(?:ve|s)|\s+had|\s+will|\s+are)?\s+(?:finally\s+|now\s+|just\s+)?(?:{_DECIDES}|voted)\b"
     rf"|\bwe(?:['’](?:ll|re)|\s+will|\s+are)?\s+(?:{_STAYS})\b"
     r"|[,;]\s*(?:going with|we['’]ll go with|we go with)\b"
-    r"|^\s*we(?:['’]ll|\s+will)\s+[a-z]+\b[^.;]*?\b(?:rather than|instead of)\s+(?![£€$\d])",  # "We'll sell the old Fiesta privately rather than …"
+    r"|^\s*we(?:['’]ll|\s+will)\s+[a-z]+\b(?:[^.;]|\.(?=\d))*?(?:\b(?:rather than|instead of|and not bother with)\s+|,\s*not\s+)(?![£€$\d])",  # "We'll sell the old Fiesta privately rather than …"
     re.I,
 )
 
@@ -165,7 +165,7 @@ _PAYS = re.compile(r"\bpa(?:y|ys|id|ying)\s+(?!(?:VAT|PAYE)\b)[A-Z]")  # someone
 _NAME_AT = r"[A-Z][\w'’&.-]*(?:\s+(?:&\s+)?[A-Z][\w'’.-]*)*"  # a name where the line starts: "Fraser & Sons"
 _NAME_IS = re.compile(rf"{_NAME_AT}\s+(?:is|are|was|were)\s+(?:the|our|my)\b")
 _THEIRS = re.compile(r"(?i)(?:his|her|their)\s")
-_WE_DO = re.compile(r"^(?:[Ww]e|I)\s+(?:only\s+|just\s+|will\s+|now\s+)?(?!(?:are|were|will|have|had|can|could|should|may|might|must)\b)[a-z]+\s+(?=[a-z])")
+_WE_DO = re.compile(r"^(?:[Ww]e|I)(?:['’]ll)?\s+(?:only\s+|just\s+|will\s+|now\s+)?(?!(?:are|were|will|have|had|can|could|should|may|might|must)\b)[a-z]+\s+(?=[a-z])")
 # Someone given a job, a contract or a gig: the thing decided is theirs, titled with their name.
 _WON = re.compile(
     rf"(?P<name>{_NAME_AT})\s+(?:get|gets|got|win|wins|won|land|lands|landed)\s+(?:the\s+)?"
