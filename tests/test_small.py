@@ -1040,3 +1040,27 @@ def test_a_clause_after_a_colon_names_the_thing_done_to_and_the_projects_page_is
     assert meta(project, "kestrel-masters-open-meet")["state"] != "decided"
     assert "Headcount is 42" in body(project, "headcount")  # a thing and its value, not the site named after it
     assert not {"crown", "bolton"} & {p.stem for p in (project.root / "wiki").glob("*.md")}
+
+
+def test_the_writers_household_titles_no_page_unless_named_in_full(project: Project) -> None:
+    """held28: "Jonny and I are sorting out a nursery place" (AGENTS.md) — "Jonny's lined up a visit to
+    Sunnyside Childcare" went to a page "Jonny", and "Jonny and I agreed: …" marked it decided."""
+    write(project.root, "AGENTS.md", "# Isla's childcare\n\nJonny and I are sorting out a nursery place for Isla.\n")
+    journal(
+        project,
+        "2026-02-09",
+        "Jonny's lined up a visit to Sunnyside Childcare on Wednesday.",
+        "Jonny and I agreed: nursery fees go through the Tax-Free Childcare account.",
+    )
+    result = garden(project, answers(FakeModel(), "yes", "yes"))
+    assert result.refusals == [], result.refusals
+    assert "wiki/jonny.md" not in result.created, result.created
+    assert "Jonny's lined up a visit" in body(project, "sunnyside-childcare")
+
+
+def test_household_names_are_read_from_agents_md() -> None:
+    from gitgarden.gardener.homes import household
+
+    assert household("Tom and I are throwing a party for our daughter Isla.") == {"Tom", "Isla"}
+    assert household("My husband Dev handles the money.") == {"Dev"}
+    assert household("Niamh is our conductor.") == set()

@@ -18,6 +18,7 @@ from gitgarden.wiki.decisions import decided_things, decision_topic, is_decision
 from gitgarden.wiki.subject_index import SubjectIndex, name_parts
 from gitgarden.wiki.subjects import (
     Mention,
+    ids,
     mentions,
     named_thing,
     noun_phrase,
@@ -956,3 +957,9 @@ def test_what_held26_decides_is_a_thing_not_an_adverb_or_a_worth() -> None:
     assert decided_things("We'll give medals this year, not ribbons: 120 from Trophy Hut at £1.10 each.", {"Trophy Hut"}) == ["Medals"]
     assert is_decision("We'll take the Jumpzone hot food package at £4.25 a head, and not bother with sandwiches.")
     assert decided_things("Decision: chocolate sponge inside the unicorn and nothing with nuts.")[0] == "Chocolate sponge"
+    # held28: people a rule is about, a council, a name's list and "52 names" are no things
+    assert decided_things("Decision: under-16s come with a parent or not at all.") == []
+    assert "Council" not in decided_things("Decision: full bags to the slipway for the council.")
+    assert decided_things("Decision: taking our name off the Sunnyside list, September is no use.", {"Sunnyside"}) == []
+    assert topic_title("52 names on the sign-up form already.") == "Sign-up form"
+    assert [m.group() for m in ids("New quote BW-Q-55930 came through.")] == ["BW-Q-55930"]

@@ -55,6 +55,7 @@ class Planner:
     orders: dict[str, dict[str, int]] = field(default_factory=dict)  # day -> its journal lines' places, read once
     said_roles: dict[str, str] = field(default_factory=dict)  # folded role -> name, as AGENTS.md says them, no page yet
     said_on: dict[str, list[str]] = field(default_factory=dict)  # page -> the lines of recent days on it
+    household: set[str] = field(default_factory=set)  # "our daughter Isla", "Jonny and I", as AGENTS.md says them
 
     def add(self, kind: str, fields: dict[str, object], lines: list[str]) -> None:
         self.out.append(Op(kind, fields, tuple(lines), len(self.out)))
@@ -161,11 +162,20 @@ class Planner:
         page = self.resolve(lead) or self.index.starting(lead)
         return (page, "", []) if page else self.topic_home(lead)
 
+    def hold_household(self, premises: str) -> None:
+        """Know the writer's household AGENTS.md names ("Jonny and I") as names, never things decided."""
+        self.household = household(premises)
+        self.known.update(self.household)
+
     def owns(self, m: subjects.Mention) -> bool:
         """True for the one-word name whose project this is, by the project page's title ("Isla" of "Isla's
         seventh birthday"): the whole garden is hers, so a line naming her goes to what else it says."""
         owner = re.match(r"([A-Z][^\W\d_]+)['’]s\s", self.general)
-        return owner is not None and m.kind == "name" and m.text == owner.group(1) and subjects.fold(m.text) not in wordlists.FAMILY
+        if m.kind != "name" or subjects.fold(m.text) in wordlists.FAMILY:
+            return False
+        # … as is the writer's household AGENTS.md names ("Jonny and I", "our daughter Isla"), unless the
+        # journal gives them a name in full ("Femi and I" where the lines say "Femi Adeyemi")
+        return (owner is not None and m.text == owner.group(1)) or (m.text in self.household and not self.full_name(m.text))
 
     def named_home(self, m: subjects.Mention, roles: Mapping[str, str]) -> tuple[str, str, list[str]]:
         """(page, title for a new page, aliases) of a name or role no page answers to yet."""
@@ -442,6 +452,16 @@ _ON_WHAT = r"(?:set|keen|sold|counting|relying|rely|relies|depends?|depending|in
 def _slug(title: str) -> str:
     slug = re.sub(r"[^a-z0-9]+", "-", subjects.fold(title)).strip("-")
     return slug[:60].strip("-") or "note"
+
+
+_HOUSEHOLD = re.compile(
+    r"\b(?:(?:[Mm]y|[Oo]ur)\s+(?:husband|wife|partner|son|daughter|boy|girl|fianc[ée]e?|boyfriend|girlfriend)\s+([A-Z][^\W\d_]+)|([A-Z][^\W\d_]+)\s+and\s+I\b)"
+)
+
+
+def household(premises: str) -> set[str]:
+    """The one-word names AGENTS.md gives the writer's household by: "our daughter Isla", "Jonny and I"."""
+    return {a or b for a, b in _HOUSEHOLD.findall(premises)} - {"I"}
 
 
 def general_title(root: Path) -> tuple[str, str]:

@@ -147,6 +147,7 @@ def operations(
     full_names = subjects.full_names(r.line.text for r in readings)
     plan = Planner(tree, index, known, general, general_from, [], {}, {}, set(), {}, full_names)
     plan.hold_roles(subjects.roles_said(premises))
+    plan.hold_household(premises)
     recent = sorted({day for r in readings for day in _days_before(r.line.day)})
     history = plan.earlier(recent) if recent else []
     for old_line in history:

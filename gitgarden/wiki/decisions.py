@@ -113,14 +113,14 @@ def decided_things(line: str, known_names: Iterable[str] = ()) -> list[str]:
         a_name = a_name and not by_name
         if title and fold(title) in _SOMEONES and re.search(r"['’]s\s+$", plain[:at]):
             continue  # "putting Dad's name down at Willowbank": Dad's, no thing of its own
-        if a_name or fold(title) in VAGUE or fold(title) in _DECIDER_WORDS or _calendar(title):
+        if a_name or fold(title) in VAGUE or fold(title) in _DECIDER_WORDS | _PEOPLE or _calendar(title):
             continue  # "Going with Bounce Brothers": an organisation's name, not a thing decided ("the scaffolding" is)
         named_first = bool(title) and not by_name and fold(title.split()[0]) in names and _capitalised_from(plain, at, title.split()[0])
         if named_first and any(m.kind == "name" and fold(m.text).startswith(fold(title) + " ") and plain.find(m.text, at) == at for m in said):
             continue  # "Eastern Counties First Aid", "Halden Cycle Centre are …": the firm's own name, no thing
         if title and named_first and len(title.split()) > 1:
             title = upper_first(title.split(" ", 1)[1])  # "the GreenGrow polytunnel": the polytunnel
-            named_first = False
+            named_first = fold(title) in VAGUE  # "the Sunnyside list": Sunnyside's, no thing of its own
         if title and not a_name and not named_first and title not in out:
             out.append(title)
     return out
@@ -154,7 +154,9 @@ _AFTER_CUE = re.compile(
 
 
 _POSSESSIVE_AT = re.compile(r"['’]s\b")
-_DECIDER_WORDS = frozenset(["committee", "board", "trustees", "team", "group"])  # who decides, never what
+_DECIDER_WORDS = frozenset(["committee", "board", "trustees", "team", "group", "council"])  # who decides, never what
+# People a rule is about ("under-16s come with a parent"): never the thing decided.
+_PEOPLE = frozenset(["parent", "parents", "adult", "adults", "child", "children", "kids", "guardian", "guardians"])
 
 
 def _calendar(title: str) -> bool:

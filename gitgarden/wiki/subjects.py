@@ -74,7 +74,7 @@ __all__ = [
 _TOKEN = re.compile(r"[^\W\d_][\w'’.&-]*[\w]|[^\W\d_]")
 # "INV-2207", "PH/EV/2026/117", "CC/2611/AL" (its letters and slashes whole), a registration "YK14 RVA" (its two halves).
 _ID = re.compile(
-    r"\b(?:[A-Z]{2}\d{2} [A-Z]{3}(?![\w-])|[A-Z]{1,5}(?:/[A-Z]{1,5})*[-/]?\d[\w/-]*\d(?:/[A-Z]{1,4}(?![\w/-]))?|[A-Z]{2,5}-[A-Z0-9]{2,}(?:-[A-Z0-9]+)*)\b"
+    r"\b(?:[A-Z]{2}\d{2} [A-Z]{3}(?![\w-])|[A-Z]{1,5}(?:[/-][A-Z]{1,5})*[-/]?\d[\w/-]*\d(?:/[A-Z]{1,4}(?![\w/-]))?|[A-Z]{2,5}-[A-Z0-9]{2,}(?:-[A-Z0-9]+)*)\b"
 )
 _POSSESSIVE = re.compile(r"['’]s$")
 PRONOUN_START = re.compile(r"^(?:he|she|they|his|her|their|him|them)\b", re.I)
@@ -310,7 +310,7 @@ def topic_title(line: str) -> str:
     count = re.match(r"(?:about\s+|around\s+)?\d[\d,]*\s+(?=[a-z])", plain)
     if count:
         found = noun_phrase(plain, count.end())  # "38 players signed up so far": the players
-        if found:
+        if found and fold(found) not in VAGUE:
             return found
     verb = re.match(r"([^\W\d_]+)\s+(?:\d+\s+)?(?=[a-z])", plain)
     if verb and (fold(verb.group(1)) in STARTERS or _verbish(fold(verb.group(1)))):
