@@ -373,6 +373,16 @@ def test_a_line_that_gives_a_reference_is_no_chatter_for_a_meal_word_in_it(proje
     assert any(line in body(project, p.removeprefix("wiki/").removesuffix(".md")) for p in result.created)
 
 
+def test_a_decision_that_prices_its_choice_is_no_chatter_for_a_meal_word_in_it(project: Project) -> None:
+    """Gemma 3 270M, held27: "We'll take the hot food package, nuggets, chips …, and not bother with
+    sandwiches" was skipped as "chatter: a meal"."""
+    line = "We'll take the Jumpzone hot food package, nuggets, chips and fruit at £4.25 a head, and not bother with sandwiches."
+    journal(project, "2026-11-07", line, "Fish finger sandwiches for tea, couldn't face cooking.")
+    result = garden(project, ScoredModel(0.3, 0.3))  # threshold 0.5: under it, but a decision with no look of chatter stands
+    assert [s["line"] for s in result.skipped] == ["2026-11-07#2"] and result.unread == []
+    assert any(line in body(project, p.removeprefix("wiki/").removesuffix(".md")) for p in result.created)
+
+
 def test_a_name_given_in_full_counts_for_a_fact(project: Project) -> None:
     journal(project, "2026-08-05", "Marguerite Oyelaran wants the blocking notes typed up.", "The van is parked behind the shop.")
     result = garden(project, ScoredModel(0.45, 0.45))  # threshold 0.5: both just under it

@@ -799,6 +799,8 @@ def test_a_line_about_the_project_with_a_word_of_chatter_in_it_is_no_chatter(lin
         ("Out with Pepper round Castle Fields at 6 before the heat; she found the one muddy puddle left.", "weather"),
         ("Otis the puppy chewed through the charger overnight.", "a pet"),
         ("Made a shepherd's pie big enough to last until Thursday.", "a meal"),  # held25
+        ("Caught a cold on the ferry, sneezing all day.", "how I feel"),  # held27: a cold is no weather
+        ("Cold and wet all day.", "weather"),
         ("Badminton in the pouring rain, but I took two games out of three off Gemma.", "weather"),
     ],
 )
