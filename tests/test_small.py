@@ -18,7 +18,7 @@ import pytest
 from gitgarden.config import Settings, load_settings
 from gitgarden.errors import ModelError
 from gitgarden.gardener import small
-from gitgarden.gardener.homes import general_title
+from gitgarden.gardener.homes import general_title, household
 from gitgarden.gardener.pipeline import PassResult, run_pass
 from gitgarden.model import judge, provider
 from gitgarden.model import status as model_status
@@ -1069,8 +1069,6 @@ def test_the_writers_household_titles_no_page_unless_named_in_full(project: Proj
 
 
 def test_household_names_are_read_from_agents_md() -> None:
-    from gitgarden.gardener.homes import household
-
     assert household("Tom and I are throwing a party for our daughter Isla.") == {"Tom", "Isla"}
     assert household("My husband Dev handles the money.") == {"Dev"}
     assert household("Niamh is our conductor.") == set()
