@@ -1016,19 +1016,26 @@ def test_a_car_chosen_by_its_model_name_and_one_sold_rather_than_traded_are_deci
     assert meta(project, "craig-holloway").get("state") != "decided" and "Fiesta" not in body(project, "craig-holloway")
 
 
+def kept_week(project: Project, agents: str, day: str, *lines: str) -> PassResult:
+    """A pass over one day of `lines` under AGENTS.md `agents`, every line kept; no refusal."""
+    write(project.root, "AGENTS.md", agents)
+    journal(project, day, *lines)
+    result = garden(project, answers(FakeModel(), *["yes"] * len(lines)))
+    assert result.refusals == [], result.refusals
+    return result
+
+
 def test_the_one_whose_project_it_is_titles_no_page_and_a_thing_set_on_is_no_place(project: Project) -> None:
     """held27: with AGENTS.md "# Isla's seventh birthday", every line naming Isla went to a page "Isla"
     ("Isla's heart is set on Jumpzone", "Invites … for Isla's class"), and "set on Jumpzone" read as a
     place, so "the Stockport branch" took the line."""
-    write(project.root, "AGENTS.md", "# Isla's seventh birthday\n\nA party for our daughter Isla.\n")
-    journal(
+    result = kept_week(
         project,
+        "# Isla's seventh birthday\n\nA party for our daughter Isla.\n",
         "2026-11-02",
         "Isla's heart is set on Jumpzone for her birthday; the Stockport branch want £180 for the party room.",
         "Invites went out in book bags: 18 for Isla's class plus 3 cousins.",
     )
-    result = garden(project, answers(FakeModel(), "yes", "yes"))
-    assert result.refusals == [], result.refusals
     assert sorted(result.created) == ["wiki/invites.md", "wiki/jumpzone.md"], result.created
 
 
@@ -1036,16 +1043,14 @@ def test_a_clause_after_a_colon_names_the_thing_done_to_and_the_projects_page_is
     """held27: "Gala sub-committee met in the Crown after training: open meet pencilled for …" went to
     a page "Crown" (a pub where they met); and "Decision: £7 per event" marked the project's own page
     decided, so the next line with no other home would have been refused."""
-    write(project.root, "AGENTS.md", "# Kestrel Masters open meet\n\nOur swimming club's first open meet.\n")
-    journal(
+    kept_week(
         project,
+        "# Kestrel Masters open meet\n\nOur swimming club's first open meet.\n",
         "2026-09-07",
         "Gala sub-committee met in the Crown after training: open meet pencilled for Sunday 18 October at Northgate Pool.",
         "Decision: £7 per event, five events max per swimmer.",
         "Headcount is 42 now, plus two from the Bolton site.",
     )
-    result = garden(project, answers(FakeModel(), "yes", "yes", "yes"))
-    assert result.refusals == [], result.refusals
     assert "open meet pencilled" in body(project, "kestrel-masters-open-meet") and "£7 per event" in body(project, "kestrel-masters-open-meet")
     assert meta(project, "kestrel-masters-open-meet")["state"] != "decided"
     assert "Headcount is 42" in body(project, "headcount")  # a thing and its value, not the site named after it
@@ -1055,15 +1060,13 @@ def test_a_clause_after_a_colon_names_the_thing_done_to_and_the_projects_page_is
 def test_the_writers_household_titles_no_page_unless_named_in_full(project: Project) -> None:
     """held28: "Jonny and I are sorting out a nursery place" (AGENTS.md) — "Jonny's lined up a visit to
     Sunnyside Childcare" went to a page "Jonny", and "Jonny and I agreed: …" marked it decided."""
-    write(project.root, "AGENTS.md", "# Isla's childcare\n\nJonny and I are sorting out a nursery place for Isla.\n")
-    journal(
+    result = kept_week(
         project,
+        "# Isla's childcare\n\nJonny and I are sorting out a nursery place for Isla.\n",
         "2026-02-09",
         "Jonny's lined up a visit to Sunnyside Childcare on Wednesday.",
         "Jonny and I agreed: nursery fees go through the Tax-Free Childcare account.",
     )
-    result = garden(project, answers(FakeModel(), "yes", "yes"))
-    assert result.refusals == [], result.refusals
     assert "wiki/jonny.md" not in result.created, result.created
     assert "Jonny's lined up a visit" in body(project, "sunnyside-childcare")
 

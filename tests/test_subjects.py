@@ -932,6 +932,8 @@ SIGNED = "Rachel signed off £9,500 as the total for the show, stand and travel 
         # … a code moved from is named: "from C14 to D9"
         ([STAND], "Nadia rang: they've moved us from C14 to D9, a corner spot near the café, same money.", "nadia-kowalczyk", 0),
         ([STAND], "Nadia says D9 is a corner spot near the café.", "nadia-kowalczyk", None),
+        # held28: "shifted" is a cue
+        ([("Clean-up is booked for Saturday 26 September, 10am start.", "clean-up")], "Shifted the whole thing to Sunday 27 September, 9am.", "clean-up", 0),
         # held27: "rang back" is a cue, and a fee up by a third is the fee it changes
         ([("Colin Rudd at Suffolk Aquatics can lend us their touchpads and scoreboard for £150.", "colin-rudd")], "Colin rang back, the pads will be £200 as they've had to replace two.", "colin-rudd", 0),
         ([("Licence application sent off, ref SE/ME/26-1147, £45 fee paid online.", "licence-application")], "Swim England say the fee for a Level 4 meet is actually £60.", "swim-england", 0),
@@ -946,6 +948,7 @@ def test_pence_are_amounts_and_a_date_gone_back_to_is_a_cue() -> None:
     assert Value("amount", "9.5p") in values("Correction: Sabine's rate is 9.5p a word, not 9p.")
     assert not any(v.kind == "amount" for v in values("Meet at 4pm."))
     assert has_change_cue("Colin says the first home match has gone back to Saturday 16 May.")
+    assert not has_change_cue("Booked the clean-up to run 10am till noon.")  # a hyphened "-up to" is no rise
 
 
 def test_what_held26_decides_is_a_thing_not_an_adverb_or_a_worth() -> None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 from gitgarden.model.operations import Op
@@ -170,12 +171,17 @@ class Planner:
     def owns(self, m: subjects.Mention) -> bool:
         """True for the one-word name whose project this is, by the project page's title ("Isla" of "Isla's
         seventh birthday"): the whole garden is hers, so a line naming her goes to what else it says."""
-        owner = re.match(r"([A-Z][^\W\d_]+)['’]s\s", self.general)
         if m.kind != "name" or subjects.fold(m.text) in wordlists.FAMILY:
             return False
         # … as is the writer's household AGENTS.md names ("Jonny and I", "our daughter Isla"), unless the
         # journal gives them a name in full ("Femi and I" where the lines say "Femi Adeyemi")
-        return (owner is not None and m.text == owner.group(1)) or (m.text in self.household and not self.full_name(m.text))
+        return m.text == self.owner or (m.text in self.household and not self.full_name(m.text))
+
+    @cached_property
+    def owner(self) -> str:
+        """The one-word name the project page's title is someone's by ("Isla" of "Isla's seventh birthday"), or ""."""
+        found = re.match(r"([A-Z][^\W\d_]+)['’]s\s", self.general)
+        return found.group(1) if found else ""
 
     def named_home(self, m: subjects.Mention, roles: Mapping[str, str]) -> tuple[str, str, list[str]]:
         """(page, title for a new page, aliases) of a name or role no page answers to yet."""

@@ -336,8 +336,10 @@ def named_thing(word: str, text: str) -> bool:
     """True when `text` gives the one-word name `word` as a thing, after "the", "one", "a" or "an"
     and perhaps a measure: "the Greenstar over the Vaillant", "one Luton rather than two Transits",
     "the 3,500-litre Rainsaver", "the old Fiesta" (not "the AGM")."""
-    adjective = "|".join(sorted(ADJECTIVES - FUNCTION))  # "the old Fiesta"
-    return bool(word.strip()) and " " not in word.strip() and not word.isupper() and re.search(rf"\b(?i:the|one|a|an)\s+(?:\d[\d,.]*-[a-z]+\s+|(?:{adjective})\s+)?{re.escape(word)}\b", text) is not None
+    return bool(word.strip()) and " " not in word.strip() and not word.isupper() and re.search(rf"\b(?i:the|one|a|an)\s+(?:\d[\d,.]*-[a-z]+\s+|(?:{_ADJECTIVE})\s+)?{re.escape(word)}\b", text) is not None
+
+
+_ADJECTIVE = "|".join(sorted(ADJECTIVES - FUNCTION))  # "the old Fiesta"
 
 
 def said_as_thing(word: str, texts: Iterable[str]) -> bool:
