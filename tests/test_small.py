@@ -18,13 +18,14 @@ import pytest
 from gitgarden.config import Settings, load_settings
 from gitgarden.errors import ModelError
 from gitgarden.gardener import small
-from gitgarden.gardener.homes import general_title, household
+from gitgarden.gardener.homes import general_title
 from gitgarden.gardener.pipeline import PassResult, run_pass
 from gitgarden.model import judge, provider
 from gitgarden.model import status as model_status
 from gitgarden.model.llm import Budget, Reply, Usage
 from gitgarden.project import Project, init_project
 from gitgarden.wiki import pages
+from gitgarden.wiki.household import household
 from gitgarden.wiki.journal import JournalLine
 from tests.helpers.project import FIXED_LOG, FIXED_NOW, FakeModel, commit_all, git, page, write
 
@@ -381,6 +382,19 @@ def test_a_decision_that_prices_its_choice_is_no_chatter_for_a_meal_word_in_it(p
     result = garden(project, ScoredModel(0.3, 0.3))  # threshold 0.5: under it, but a decision with no look of chatter stands
     assert [s["line"] for s in result.skipped] == ["2026-11-07#2"] and result.unread == []
     assert any(line in body(project, p.removeprefix("wiki/").removesuffix(".md")) for p in result.created)
+
+
+def test_a_line_that_introduces_someone_or_opens_with_the_projects_thing_is_no_chatter(project: Project) -> None:
+    """held29: "Becky Townsend, who runs the club, emailed the kit list: … a packed lunch" was skipped
+    as "chatter: a meal", and "The club runs 9am to 3pm, with early drop-off …" left unsure as "the
+    journey"."""
+    write(project.root, "AGENTS.md", "# Half-term holiday club\n\nOur two are booked into the holiday club.\n")
+    kit = "Becky Townsend, who runs the club, emailed the kit list: trainers every day and a packed lunch."
+    times = "The club runs 9am to 3pm, with early drop-off from 8am for an extra £4 a day."
+    journal(project, "2026-10-13", kit, times, "Packed lunch at my desk again.")
+    result = garden(project, ScoredModel(0.45, 0.45, 0.45))  # threshold 0.5: a look of chatter would sink both
+    assert [s["line"] for s in result.skipped] == ["2026-10-13#3"] and result.unread == []
+    assert kit in body(project, "becky-townsend") and times in body(project, "half-term-holiday-club")
 
 
 def test_a_name_given_in_full_counts_for_a_fact(project: Project) -> None:
@@ -1075,3 +1089,24 @@ def test_household_names_are_read_from_agents_md() -> None:
     assert household("Tom and I are throwing a party for our daughter Isla.") == {"Tom", "Isla"}
     assert household("My husband Dev handles the money.") == {"Dev"}
     assert household("Niamh is our conductor.") == set()
+    assert household("Dan and I have booked our two, Isla (9) and Jack (7), into the club.") == {"Dan", "Isla", "Jack"}
+    assert household("We take my kids Tom, Ellie and Sam.") == {"Tom", "Ellie", "Sam"}
+
+
+def test_the_projects_own_word_a_place_said_short_and_a_count_of_days_find_their_pages(project: Project) -> None:
+    """held29: "The club runs 9am to 3pm" went to a page "Club" beside the project's own "Half-term
+    holiday club"; "over the four days" titled a page "Days"; "at Meadowbank reception on the card" a
+    page "Card" where the journal names Meadowbank Sports Centre."""
+    result = kept_week(
+        project,
+        "# Half-term holiday club\n\nDan and I have booked our two, Isla (9) and Jack (7), into the club.\n",
+        "2026-10-12",
+        "Booked Isla and Jack into the half-term holiday club at Meadowbank Sports Centre, booking ref MSC-HT-2291.",
+        "It's £28 a day each, so £224 for the two of them over the four days.",
+        "The club runs 9am to 3pm, with early drop-off from 8am for an extra £4 a day.",
+        "Paid the £240 at Meadowbank reception on the card, receipt MSC/2026/1187.",
+    )
+    assert not {"wiki/club.md", "wiki/days.md", "wiki/card.md", "wiki/isla.md"} & set(result.created), result.created
+    assert "The club runs 9am" in body(project, "half-term-holiday-club")
+    assert "Meadowbank Sports Centre" in meta(project, "meadowbank")["aliases"]
+    assert "Paid the £240" in body(project, "meadowbank")

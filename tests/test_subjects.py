@@ -159,6 +159,7 @@ def test_a_decision_is_said_in_several_ways(line: str, decides: bool) -> None:
         ("Car MOT, passed, £54.85.", "an errand"),
         ("Haircut at lunch, much shorter than I asked for.", "an appointment"),
         ("A12 shut at Marks Tey, an hour to do twenty miles.", "the journey"),
+        ("The A69 was nose to tail all the way back into town.", "the journey"),
         ("Eye test at 2, ordered tortoiseshell frames.", "an appointment"),
         ("Weirdly flat all day, launch nerves probably.", "how I feel"),
         ("Fernleaf seats 60, Olu says, wine by the glass at £4.", ""),  # what the venue serves
@@ -338,6 +339,23 @@ def test_a_revised_offer_and_a_page_named_by_its_words_are_changes() -> None:
     fitting = Earlier("2026-02-02#2", "Boiler fitting pencilled for Mon 9 Feb.", "boiler-fitting")
     moved = "The plumber is off sick, so the fitting's moved to Thu 12 Feb."
     assert changed_value(moved, "jan-kowalski", [fitting]) == fitting  # another page, the old one's words named
+
+
+def test_a_date_moved_is_found_on_the_page_the_new_line_names_and_on_a_line_that_gave_a_date() -> None:
+    """held28: "Rollout's now Tuesday 9 June" (going on "rollout") changes "Pencilling in Tuesday 2 June
+    as rollout day …"; "come back on 20 April instead" changes "a place from Monday 13 April", not a
+    decision naming weekdays alone; held27: "moved our hire across to the 25th" moves no line that
+    said "Sunday 25 October" already."""
+    rollout = Earlier("2026-05-11#4", "Pencilling in Tuesday 2 June as rollout day for the Harrow Lane office.", "harrow-lane")
+    assert changed_value("Rollout's now Tuesday 9 June — no sense starting before the last batch lands.", "rollout", [rollout]) == rollout
+    assert changed_value("Rollout's now Tuesday 9 June.", "brightwell", [rollout]) is None  # no word of the thing, another page
+    place = Earlier("2026-02-09#2", "They've a place from Monday 13 April, three days a week.", "little-acorns")
+    days = Earlier("2026-02-12#2", "Decision: Little Acorns Monday, Wednesday and Friday, Farah has Isla on Tuesdays.", "farah")
+    moved = "Work say I can come back on 20 April instead, so Beth's moving Isla's first day at Little Acorns to that Monday."
+    assert changed_value(moved, "farah", [place, days]) == place
+    hire = Earlier("2026-09-07#2", "Ipswich Leisure Trust want £410 for the Sunday morning pool hire, booking IPL/26/0893.", "trust")
+    meet = Earlier("2026-09-09#1", "Trust emailed: the pool is shut that weekend, so the meet is now Sunday 25 October.", "meet")
+    assert changed_value("The Leisure Trust moved our hire across to the 25th, still £410.", "trust", [hire, meet]) == hire
 
 
 def test_of_two_earlier_lines_as_like_the_one_on_the_same_page_is_changed() -> None:

@@ -20,6 +20,7 @@ from pathlib import Path
 from gitgarden.model.operations import Op
 from gitgarden.wiki import changes, decisions, journal, pages, subjects, tidy, wordlists
 from gitgarden.wiki.facts import pages_citing
+from gitgarden.wiki.household import household
 from gitgarden.wiki.journal import JournalLine
 from gitgarden.wiki.subject_index import HONORIFICS, SubjectIndex, name_parts
 from gitgarden.wiki.tree import Tree
@@ -133,8 +134,8 @@ class Planner:
         place = next((m for m in found if m.kind == "name" and _placed(text, m)), None)
         numbered = bool(lead) and re.match(rf"\W*{re.escape(lead)}\s+\d", text, re.I) is not None
         if place and refs_only and (numbered or not lead):
-            page = self.resolve(place.text)
-            return (page, "", [], roles) if page else ("", place.text, [], roles)
+            page = self.resolve(place.text)  # "at Meadowbank" where the journal says "Meadowbank Sports Centre" too
+            return (page, "", [], roles) if page else self.named_home(place, roles) + (roles,)
         if lead and (not names or refs_only):
             return self.topic_home(lead) + (roles,)
         if names:
@@ -211,7 +212,8 @@ class Planner:
         the line's word, its full name an alias (or that name's page, made earlier this pass); "open
         meet" the project's own page, "Kestrel Masters open meet"."""
         key = subjects.fold(topic)
-        if " " in key and subjects.fold(self.general).endswith(" " + key):  # "open meet": "Kestrel Masters open meet"
+        head = re.split(r",|\s(?:on|at|in|for|with)\s", subjects.fold(self.general))[0]  # "folk show" of "… on Wharfe Valley FM"
+        if head.endswith(" " + key):  # "open meet": "Kestrel Masters open meet"; "the club": "Half-term holiday club"
             page = self.resolve(self.general)
             return (page, "", []) if page else ("", self.general, [])
         fuller = {n for n in self.full_names if " " not in key and subjects.fold(n).split()[-1] == key}
@@ -458,16 +460,6 @@ _ON_WHAT = r"(?:set|keen|sold|counting|relying|rely|relies|depends?|depending|in
 def _slug(title: str) -> str:
     slug = re.sub(r"[^a-z0-9]+", "-", subjects.fold(title)).strip("-")
     return slug[:60].strip("-") or "note"
-
-
-_HOUSEHOLD = re.compile(
-    r"\b(?:(?:[Mm]y|[Oo]ur)\s+(?:husband|wife|partner|son|daughter|boy|girl|fianc[ée]e?|boyfriend|girlfriend)\s+([A-Z][^\W\d_]+)|([A-Z][^\W\d_]+)\s+and\s+I\b)"
-)
-
-
-def household(premises: str) -> set[str]:
-    """The one-word names AGENTS.md gives the writer's household by: "our daughter Isla", "Jonny and I"."""
-    return {a or b for a, b in _HOUSEHOLD.findall(premises)} - {"I"}
 
 
 def general_title(root: Path) -> tuple[str, str]:

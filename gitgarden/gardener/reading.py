@@ -117,7 +117,22 @@ def _looks(text: str, domain: frozenset[str]) -> str:
         return ""  # … nor one that gives a reference ("booking ref BV-0829-KEA" for "the reunion dinner")
     if decisions.is_decision(text) and any(v.kind == "amount" for v in changes.values(text)):
         return ""  # … nor a decision that prices its choice ("We'll take the hot food package … at £4.25 a head")
+    if _introduces(text) or ((m := _PROJECT_LEADS.match(text)) and subjects.content_words(m.group(1)) & domain):
+        return ""  # … nor one that introduces a person or opens with the project's own thing ("The club runs …")
     return chatter_kind(text, domain)
+
+
+# "The club runs 9am to 3pm, with early drop-off …": the project's own thing ("club") leads the line
+_PROJECT_LEADS = re.compile(r"\s*(?:the|our)\s+([\w-]+)\s+(?:runs|is|are|will|starts|opens|closes|has|costs)\b", re.I)
+
+
+def _introduces(text: str) -> bool:
+    """True when the line opens by introducing someone: a name in full, then who they are ("Becky
+    Townsend, who runs the club, emailed the kit list: … a packed lunch") — not "Car MOT, passed"."""
+    found = subjects.mentions(text)
+    if not found or found[0].start != 0 or found[0].kind != "name" or not subjects.is_full_name(found[0].text):
+        return False
+    return re.match(r",\s+[a-z][\w'-]*(?:\s+[\w'&-]+){1,6},\s", text[len(found[0].text) :]) is not None
 
 
 def _people(offered: Sequence[JournalLine], titles: Iterable[str]) -> set[str]:

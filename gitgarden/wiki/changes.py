@@ -156,6 +156,14 @@ def _recount_cued(line: str, nouns: set[str]) -> bool:
     return False
 
 
+def _same(value: Value, old: set[Value]) -> bool:
+    """True when `old` gives `value` too; "the 25th" is the day of "Sunday 25 October"."""
+    if value in old:
+        return True
+    day = re.fullmatch(r"(\d{1,2})(?:st|nd|rd|th)", value.text) if value.kind == "date" else None
+    return day is not None and any(v.kind == "date" and re.match(rf"{day.group(1)}(?:st|nd|rd|th)?(?:of)?[a-z]", v.text) for v in old)
+
+
 def _weekday_only(differing: set[str], old_dated: bool, new: set[Value]) -> bool:
     """True when a dated line ("moved … to Monday 12 October") differs from an old one only by a
     weekday the old one names alone ("their Saturday brunch extras"): a weekday is no date it moves."""
@@ -272,7 +280,7 @@ def changed_value(line: str, page: str, earlier: Iterable[Earlier]) -> Earlier |
     if not said.values and not said.fixed_ids and not said.moved_codes:
         return None
     best: Earlier | None = None
-    best_rank: tuple[bool, bool, bool, bool, bool, bool, int, int] = (False, False, False, False, False, False, -1, -1)
+    best_rank: tuple[bool, bool, bool, bool, bool, bool, bool, int, int] = (False, False, False, False, False, False, False, -1, -1)
     for n, old in enumerate(earlier):
         rank = _rank(said, old, page) if old.text != line else None
         if rank is not None and (*rank, n) > best_rank:
@@ -305,17 +313,17 @@ class _Said:
         )  # fmt: skip
 
 
-def _rank(said: _Said, old: Earlier, page: str) -> tuple[bool, bool, bool, bool, bool, bool, int] | None:
+def _rank(said: _Said, old: Earlier, page: str) -> tuple[bool, bool, bool, bool, bool, bool, bool, int] | None:
     """How surely `said`'s line (going on `page`) changes `old`'s value, higher is surer; None when it does not."""
     line, new, words = said.line, said.values, said.words
     old_words = content_words(old.text)
     if said.fixed_ids and _near_id(said.fixed_ids, old.text):
-        return (True, True, False, False, False, old.page == page, len(words & old_words))  # an id said wrong before
+        return (True, True, False, False, False, False, old.page == page, len(words & old_words))  # an id said wrong before
     if any(re.search(rf"(?<![\w/-]){re.escape(a)}(?![\w/-])", old.text) and b not in old.text for a, b in said.moved_codes):
-        return (True, True, False, False, False, old.page == page, len(words & old_words))  # a code moved from
+        return (True, True, False, False, False, False, old.page == page, len(words & old_words))  # a code moved from
     old_values = values(old.text)
     kinds = {v.kind for v in new} & {v.kind for v in old_values}
-    differing = {k for k in kinds if {v.text for v in new if v.kind == k} - {v.text for v in old_values if v.kind == k}}
+    differing = {k for k in kinds if any(not _same(v, old_values) for v in new if v.kind == k)}
     if not differing:
         return None
     named = any(d and any(d == v.text or d in v.text or (d.isdigit() and v.text.startswith(d)) for v in old_values) for d in said.denied)
@@ -323,9 +331,10 @@ def _rank(said: _Said, old: Earlier, page: str) -> tuple[bool, bool, bool, bool,
     if said.old_marked and not named:
         return None  # "subs up from £5 to £6": the line names the value it changes, and this line has none of it
     shared = len(words & old_words)
+    old_plain = _plain_words(old.text)
     # "the install's moved to …" names the old line's page ("x-ray-install") as well as its words
     page_named = bool(words & content_words(old.page.replace("-", " ")))
-    things = len(said.plain & _plain_words(old.text))
+    things = len(said.plain & old_plain)
     # "Northgate invoice for the Greenstar" after "Northgate … have the Worcester Bosch Greenstar": a
     # thing named in both, not the page's own name
     thing_shared = things > 0 or bool(_named_things(line) & _names_in(old.text) - set(old.page.split("-")))
@@ -340,7 +349,9 @@ def _rank(said: _Said, old: Earlier, page: str) -> tuple[bool, bool, bool, bool,
     old_priced = _priced(old.text)
     # "The minibus is now £355" after "£310 for a 16-seat minibus": the same thing priced again
     repriced = any(noun in old_priced and amounts != old_priced[noun] for noun, amounts in said.priced.items())
-    moved = things >= 2 or (thing_shared and "date" in differing and dated) or recounted or repriced
+    # "Rollout's now Tuesday 9 June", going on "rollout", moves the date of "… as rollout day"
+    page_thing = bool(content_words(page.replace("-", " ")) & old_plain)
+    moved = things >= 2 or ((thing_shared or page_thing) and "date" in differing and dated) or recounted or repriced
     per, old_per = _units(line), _units(old.text)
     if differing == {"amount"} and per and old_per and not per & old_per:
         return None  # "£310 a week towards Dad's care" after "£29.80 an hour": another rate, no new price
@@ -361,5 +372,9 @@ def _rank(said: _Said, old: Earlier, page: str) -> tuple[bool, bool, bool, bool,
     if strong or (said.cue and (close or old.page == page)):
         # a value named, the same thing valued again, the same page, words in common, the newest
         # … the thing priced again ("Rent on the flat comes down to …" is the flat's line, not the allowance's)
-        return (named, strong, repriced or recounted, "amount" in differing and bool(set(said.priced) & old_words), close, old.page == page, shared)
+        # a day and month moved from a line that gives one, before a line that names weekdays alone
+        # ("to 20 April instead" changes "from Monday 13 April", not "Monday, Wednesday and Friday")
+        redated = "date" in differing and dated and any(v.kind == "date" and any(c.isdigit() for c in v.text) for v in new)
+        priced = "amount" in differing and bool(set(said.priced) & old_words)
+        return (named, strong, repriced or recounted, priced, close, redated, old.page == page, shared)
     return None
