@@ -575,6 +575,7 @@ def test_a_role_set_after_a_name_in_any_words(line: str, role: str) -> None:
         ("Decision: no deposit to Callum until planning's granted, and he's fine with that.", ["Callum"], ["Deposit"]),
         ("Decision: Marlow Road hours 7–3, closed Mondays.", [], ["Marlow Road hours"]),  # a plural, not a verb
         ("Decision: I redo the Nordvik diagrams myself.", ["Nordvik"], ["Diagrams"]),
+        ("Decision: Brightwell start on the ceiling on Monday 1 June.", ["Brightwell"], []),  # a firm's deed, never "Start"
     ],
 )
 def test_a_names_verb_is_no_part_of_what_is_decided(line: str, known: list[str], things: list[str]) -> None:

@@ -185,7 +185,10 @@ _SOMEONES = frozenset(["plan", "idea", "offer", "suggestion", "proposal", "optio
 
 # A name's verb in -s before a place or a name, not a thing: "goes to a dealer", "starts at Colegio …",
 # "plays Mara" ("Tomasz does the main works" decides the works).
-_NAME_MOVES = re.compile(r"\s*(?!(?:is|was|has|does)\b)[a-z]+s\b(?!['’])\s+(?:[A-Z]|(?:to|at|with|into|from|for)\b)")
+_NAME_MOVES = re.compile(
+    r"\s*(?:(?!(?:is|was|has|does)\b)[a-z]+s\b(?!['’])\s+(?:[A-Z]|(?:to|at|with|into|from|for)\b)"
+    r"|(?:start|begin|finish|come|arrive|move)\s+(?:on|at|in|from|with)\b)"  # "Brightwell start on the ceiling …": a firm's deed
+)
 # What comes before the option not chosen: "X over Y", "X rather than Y", "X, not Y", "X instead of Y".
 _REJECTED = re.compile(r",?\s+(?:rather than|instead of|in preference to)\s+|,\s*not\s+|\s+not\s+(?=the\b|a\b|an\b)|\s+over\s+(?=the\b|a\b|an\b|[A-Z])")
 _TAKES_OVER = re.compile(r"\b(?:take|takes|took|taking|hand|hands|handed|handing|think|thought|go|goes|went|talk|talked|pass|passed|come|came|run|ran|sign|signed|win|won)$", re.I)
