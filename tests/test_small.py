@@ -365,6 +365,16 @@ def test_a_correction_is_no_chatter_for_an_errand_word_in_it(project: Project) -
     assert any(line in body(project, p.removeprefix("wiki/").removesuffix(".md")) for p in result.created)
 
 
+def test_a_line_that_goes_back_on_a_value_is_no_chatter_for_a_free_time_word_in_it(project: Project) -> None:
+    """held29: "Pool's shut for repairs that Tuesday, so swimming is Wednesday 28th instead" was skipped
+    as "chatter: free time"."""
+    line = "Pool's shut for repairs that Tuesday, so swimming is Wednesday 28th instead."
+    journal(project, "2026-10-14", line, "Swimming after work, twenty lengths.")
+    result = garden(project, ScoredModel(0.45, 0.45))  # threshold 0.5: the moved date lifts it, the swim stays down
+    assert [s["line"] for s in result.skipped] == ["2026-10-14#2"] and result.unread == []
+    assert any(line in body(project, p.removeprefix("wiki/").removesuffix(".md")) for p in result.created)
+
+
 def test_a_line_that_gives_a_reference_is_no_chatter_for_a_meal_word_in_it(project: Project) -> None:
     """Gemma 3 270M, held25: a booking for "the reunion dinner" was skipped as "chatter: a meal"."""
     line = "Booked the function room at the Bayview Hotel for the reunion dinner on Saturday 29 August; €400 deposit, booking ref BV-0829-KEA."

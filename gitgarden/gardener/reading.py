@@ -115,6 +115,8 @@ def _looks(text: str, domain: frozenset[str]) -> str:
     Wyvern's figure is £4,630, not £4,360; I'd read the PDF on my phone" is no errand …"""
     if changes.corrects(text) or any(m.kind == "id" and re.search(r"[-/]", m.text) for m in subjects.mentions(text)):
         return ""  # … nor one that gives a reference ("booking ref BV-0829-KEA" for "the reunion dinner")
+    if changes.reverses(text) and changes.values(text):
+        return ""  # … nor one that goes back on a value ("so swimming is Wednesday 28th instead")
     if decisions.is_decision(text) and any(v.kind == "amount" for v in changes.values(text)):
         return ""  # … nor a decision that prices its choice ("We'll take the hot food package … at £4.25 a head")
     if _introduces(text) or ((m := _PROJECT_LEADS.match(text)) and subjects.content_words(m.group(1)) & domain):
