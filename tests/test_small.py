@@ -407,6 +407,29 @@ def test_a_line_that_introduces_someone_or_opens_with_the_projects_thing_is_no_c
     assert kit in body(project, "becky-townsend") and times in body(project, "half-term-holiday-club")
 
 
+def test_a_decision_that_names_the_one_it_turned_down_is_no_chatter_for_a_meal_word_in_it(project: Project) -> None:
+    """held30: "We're going with a bring-and-share lunch rather than a barbecue" was skipped as "chatter: a meal"."""
+    line = "We're going with a bring-and-share lunch rather than a barbecue, what with all the little ones running about."
+    journal(project, "2026-05-16", line, "Barbecue at Sam's, far too many sausages.")
+    result = garden(project, ScoredModel(0.3, 0.3))  # threshold 0.5: under it, but a decision with no look of chatter stands
+    assert [s["line"] for s in result.skipped] == ["2026-05-16#2"] and result.unread == []
+    assert meta(project, "bring-and-share-lunch")["state"] == "decided"
+
+
+def test_someone_rung_by_name_in_full_is_the_lines_subject(project: Project) -> None:
+    """held30: "Rang Raj Bhamra, the tuner Helen uses; he charges £75 a tune" went to Helen's page (she had
+    one), and "We've settled on Raj for the first tuning, …, his ref RB/0519" titled a page "Ref"."""
+    journal(project, "2026-04-13", "Helen Fairbrother charges £32 for a half-hour piano lesson.")
+    garden(project, ScoredModel(0.9))
+    rang = "Rang Raj Bhamra, the tuner Helen uses; he charges £75 a tune."
+    journal(project, "2026-04-15", rang)
+    garden(project, ScoredModel(0.9))
+    journal(project, "2026-04-18", "We've settled on Raj for the first tuning, booked for Tuesday 19 May at 10am, his ref RB/0519.")
+    result = garden(project, ScoredModel(0.9))
+    assert rang in body(project, "raj-bhamra") and "settled on Raj" in body(project, "raj-bhamra")
+    assert result.created == [] and rang not in body(project, "helen-fairbrother")
+
+
 def test_a_name_given_in_full_counts_for_a_fact(project: Project) -> None:
     journal(project, "2026-08-05", "Marguerite Oyelaran wants the blocking notes typed up.", "The van is parked behind the shop.")
     result = garden(project, ScoredModel(0.45, 0.45))  # threshold 0.5: both just under it

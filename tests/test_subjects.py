@@ -160,6 +160,7 @@ def test_a_decision_is_said_in_several_ways(line: str, decides: bool) -> None:
         ("Haircut at lunch, much shorter than I asked for.", "an appointment"),
         ("A12 shut at Marks Tey, an hour to do twenty miles.", "the journey"),
         ("The A69 was nose to tail all the way back into town.", "the journey"),
+        ("The M60 was at a standstill all the way home.", "the journey"),
         ("Eye test at 2, ordered tortoiseshell frames.", "an appointment"),
         ("Weirdly flat all day, launch nerves probably.", "how I feel"),
         ("Fernleaf seats 60, Olu says, wine by the glass at £4.", ""),  # what the venue serves
@@ -987,3 +988,21 @@ def test_what_held26_decides_is_a_thing_not_an_adverb_or_a_worth() -> None:
     assert decided_things("Decision: taking our name off the Sunnyside list, September is no use.", {"Sunnyside"}) == []
     assert topic_title("52 names on the sign-up form already.") == "Sign-up form"
     assert [m.group() for m in ids("New quote BW-Q-55930 came through.")] == ["BW-Q-55930"]
+
+
+def test_what_held30_decides_and_changes() -> None:
+    """"lessons every Thursday" had decided "Term" (a plural before "every" read as a verb); "I'm going
+    with the metro" was no decision; "he charges £75 a tune … after a move" changed a £100 deposit (a
+    move is no cue), and "Helen thinks … the entry fee is £49" Helen's £32 lesson (her name is no thing
+    the two lines share)."""
+    assert decided_things("Decision: lessons every Thursday at 4.15, paid half a term in advance.")[0] == "Lessons"
+    assert noun_phrase("cap every tour at 40", 0) == ""  # a verb before its object still ends it
+    assert is_decision("I'm going with the metro from the airport rather than a taxi.")
+    assert not has_change_cue("He likes to leave a piano three weeks to settle after a move.")
+    assert has_change_cue("We move the fitting to Friday.")
+    assert Value("time", "4.15pm") in values("Helen could take Maisie on Thursdays at 4.15pm.")
+    lesson = Earlier("2026-04-13#2", "Helen charges £32 for a half-hour lesson and could take Maisie on Thursdays.", "helen-fairbrother")
+    assert changed_value("Helen thinks Maisie could sit her Grade 1 next spring, and the entry fee is £49.", "helen-fairbrother", [lesson]) is None
+    assert changed_value("Letter home from Helen: from May it'll be £34 a lesson.", "helen-fairbrother", [lesson]) == lesson
+    deposit = Earlier("2026-04-15#2", "Decision: we're buying Derek's Challen, £100 deposit sent today.", "derek-ashworth")
+    assert changed_value("Rang Raj Bhamra; he charges £75 a tune and likes to leave a piano to settle after a move.", "raj-bhamra", [deposit]) is None

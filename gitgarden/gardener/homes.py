@@ -425,8 +425,9 @@ def _brand(text: str, mention: subjects.Mention, names: Sequence[subjects.Mentio
 
 def _opens(text: str, mention: subjects.Mention) -> bool:
     """True for a name that opens the line, after a "The" at most ("The Northern Music Examinations
-    Board entry fee is £64; Mrs Marchetti …": the Board's line)."""
-    return re.fullmatch(r"(?:[Tt]he\s+)?", text[: mention.start]) is not None
+    Board entry fee is £64; Mrs Marchetti …": the Board's line), or after the call that reached them
+    ("Rang Raj Bhamra, the tuner Helen uses; he charges £75 a tune": Raj's line, not Helen's)."""
+    return re.fullmatch(r"(?:[Tt]he\s+)?|(?:Rang|Called|Phoned|Emailed|Texted|Messaged|Met|Spoke to|Wrote to)\s+", text[: mention.start]) is not None
 
 
 def _done_to(text: str, lead: str) -> bool:

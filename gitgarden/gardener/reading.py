@@ -117,13 +117,16 @@ def _looks(text: str, domain: frozenset[str]) -> str:
         return ""  # … nor one that gives a reference ("booking ref BV-0829-KEA" for "the reunion dinner")
     if changes.reverses(text) and changes.values(text):
         return ""  # … nor one that goes back on a value ("so swimming is Wednesday 28th instead")
-    if decisions.is_decision(text) and any(v.kind == "amount" for v in changes.values(text)):
-        return ""  # … nor a decision that prices its choice ("We'll take the hot food package … at £4.25 a head")
+    if decisions.is_decision(text) and (any(v.kind == "amount" for v in changes.values(text)) or _TURNED_DOWN.search(text)):
+        # … nor a decision that prices its choice ("… hot food package at £4.25 a head") or names the one it
+        # turned down ("a bring-and-share lunch rather than a barbecue")
+        return ""
     if _introduces(text) or ((m := _PROJECT_LEADS.match(text)) and subjects.content_words(m.group(1)) & domain):
         return ""  # … nor one that introduces a person or opens with the project's own thing ("The club runs …")
     return chatter_kind(text, domain)
 
 
+_TURNED_DOWN = re.compile(r"\b(?:rather than|instead of|in preference to)\b|,\s*not\s+(?:the|a|an|another)\b", re.I)
 # "The club runs 9am to 3pm, with early drop-off …": the project's own thing ("club") leads the line
 _PROJECT_LEADS = re.compile(r"\s*(?:the|our)\s+([\w-]+)\s+(?:runs|is|are|will|starts|opens|closes|has|costs)\b", re.I)
 

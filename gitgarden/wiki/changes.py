@@ -26,11 +26,11 @@ _DATE = re.compile(
     rf"\b(?:\d{{4}}-\d{{2}}-\d{{2}}|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTHS})\b|(?:{_MONTHS})\s+\d{{1,2}}(?:st|nd|rd|th)?\b|(?:{_DAYS})\b|the\s+\d{{1,2}}(?:st|nd|rd|th)\b|\d{{1,2}}/\d{{1,2}}(?:/\d{{2,4}})?)",
     re.I,
 )
-_TIME = re.compile(r"(?<![£€$\d.,])\b\d{1,2}[:.]\d{2}\b(?!\s?(?:eur|usd|gbp|pln|nok|sek|€|kr|zł)\b)|\b\d{1,2}\s?(?:am|pm)\b", re.I)  # not "£26.50"
+_TIME = re.compile(r"(?<![£€$\d.,])\b\d{1,2}[:.]\d{2}(?:\s?(?:am|pm))?\b(?!\s?(?:eur|usd|gbp|pln|nok|sek|€|kr|zł)\b)|\b\d{1,2}\s?(?:am|pm)\b", re.I)  # not "£26.50"
 _AMOUNT = re.compile(rf"(?:{_CURRENCY}\s?\d[\d,.\s]*\d|{_CURRENCY}\s?\d|\d(?:[\d,.]*\d)?\s?(?:{_CURRENCY}|%|k\b)|\b\d+(?:\.\d+)?p\b)", re.I)  # "9.5p a word"
 _NUMBER = re.compile(r"\b\d[\d,.]*\b")
 _CUE = re.compile(
-    r"\b(?:correction|corrected|update[d]?|actually|now|no longer|instead|moved|moves|move|pushed|postponed|"
+    r"\b(?:correction|corrected|update[d]?|actually|now|no longer|instead|moved|moves|(?<!\ba )(?<!\bthe )(?<!\bour )move|pushed|postponed|"
     r"rescheduled|brought forward|brought (?:\w+ ){1,3}forward|(?:has |have )?gone back to|went back to|goes back to|changed|changes|raised|lowered|increased|reduced|cut|revised|recounted|"
     r"earlier than|later than|sooner than|than (?:they|we|he|she) said|wasn't in|was not in|wasn't on|"
     r"reissued|re-sent|resent|revised|updated|amended|came back at|comes back at|come back at|rang back|rung back|called back|shifted|came (?:through|in) at|comes (?:through|in) at|put(?:ting)? (?:\w+ ){0,3}back|new date|new price|added|will do|would do|can do|down to|came down|knocked|"
@@ -258,6 +258,7 @@ _RATE = re.compile(r"\bthe\s+(?:rate|price|fee)\b", re.I)  # "the rate is", not 
 _TOTAL = re.compile(r"\b(?:all in|in total|altogether|all told|comes? to|came to|totals?|totalling)\b", re.I)
 
 
+_CAPITALISED = re.compile(r"\b[A-Z][^\W\d_]+")
 _SHORT_WORDS = """the and but for not nor yet our you her his its who why how any all was are has had did can
 may now one two six ten per via off out too got get let put set say see saw new old due own few eur usd
 gbp pln nok sek dkk chf inr ngn vat inc est etc max min hrs pcs day mon tue wed thu fri sat sun jan feb
@@ -334,7 +335,9 @@ def _rank(said: _Said, old: Earlier, page: str) -> tuple[bool, bool, bool, bool,
     old_plain = _plain_words(old.text)
     # "the install's moved to …" names the old line's page ("x-ray-install") as well as its words
     page_named = bool(words & content_words(old.page.replace("-", " ")))
-    things = len(said.plain & old_plain)
+    # "Helen thinks …" after "Helen charges …" on Helen's page: her name is no thing the two share
+    named_page = {fold(w) for w in _CAPITALISED.findall(line)} & {fold(w) for w in _CAPITALISED.findall(old.text)} & {*page.split("-"), *old.page.split("-")}
+    things = len(said.plain & old_plain - named_page)
     # "Northgate invoice for the Greenstar" after "Northgate … have the Worcester Bosch Greenstar": a
     # thing named in both, not the page's own name
     thing_shared = things > 0 or bool(_named_things(line) & _names_in(old.text) - set(old.page.split("-")))

@@ -31,7 +31,7 @@ _DECIDERS = r"we|i|(?:the\s+)?(?:committee|board|trustees|team|group)|we all|eve
 _DECISION = re.compile(
     r"^\s*(?:[-*]\s+)?(?:decisions?\s*[:\-–]|decided\s*[:\-–]|settled\s*[:\-–]|settled with\b|going with\b|go with\b|settled on\b"
     r"|agreed\b|opted for\b)"
-    rf"|\b(?:{_DECIDERS})(?:['’](?:ve|d|re|ll)|\s+ha(?:ve|s)|\s+had|\s+will|\s+are)?\s+(?:finally\s+|now\s+|just\s+)?(?:{_DECIDES}|voted)\b"
+    rf"|\b(?:{_DECIDERS})(?:['’](?:ve|d|re|ll|m)|\s+ha(?:ve|s)|\s+had|\s+will|\s+are|\s+am)?\s+(?:finally\s+|now\s+|just\s+)?(?:{_DECIDES}|voted)\b"
     rf"|\bwe(?:['’](?:ll|re)|\s+will|\s+are)?\s+(?:{_STAYS})\b"
     r"|[,;]\s*(?:going with|we['’]ll go with|we go with)\b"
     r"|^\s*we(?:['’]ll|\s+will)\s+[a-z]+\b(?:[^.;]|\.(?=\d))*?(?:\b(?:rather than|instead of|and not bother with)\s+|,\s*not\s+)(?![£€$\d])",  # "We'll sell the old Fiesta privately rather than …"

@@ -411,6 +411,8 @@ def noun_phrase(text: str, at: int) -> str:
     return _phrase(text, at)
 
 
+# "lessons every Thursday": how often, not a verb's object ("cap every tour")
+_WHEN_EVERY = r"(?i:(?:other\s+)?(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day|day|week|weekend|month|morning|afternoon|evening|night|year|term))\b"
 _ADVERB = ("ately", "ively", "ously", "fully", "ably", "ibly", "ently", "antly", "ckly", "edly", "ingly")
 _WEEKDAY_THING = re.compile(r"((?i:mon|tues|wednes|thurs|fri|satur|sun)day)\s+(?=[a-z])")
 
@@ -436,7 +438,7 @@ def _phrase(text: str, at: int) -> str:
         base = re.split(r"['’]", f)[0]
         if (base != f and (base in NEVER or base in FUNCTION or base in STARTERS)) or f.endswith(("n't", "n’t", *_ADVERB)):
             break  # "We've settled …", "there'll be": a pronoun, no thing; "couldn't": a verb; "privately"
-        if f in ENDS_PHRASE or (words and f == "half") or (not words and re.match(r"\s+(?:the|a|an|our|my|their|his|her|all|every)\s", text[at + m.end() :])):
+        if f in ENDS_PHRASE or (words and f == "half") or (not words and re.match(rf"\s+(?:the|a|an|our|my|their|his|her|all|every(?!\s+{_WHEN_EVERY}))\s", text[at + m.end() :])):
             break  # "cap the tour": a verb before its object is no part of a phrase
         gerund = not words and _verbish(f) and f.endswith("ing") and (
             _next_is_verb(text, at + m.end()) or _next_is_noun(text, at + m.end()) or _AFTER_DETERMINER.search(text, 0, at + m.start()) is not None
