@@ -161,6 +161,7 @@ def test_a_decision_is_said_in_several_ways(line: str, decides: bool) -> None:
         ("A12 shut at Marks Tey, an hour to do twenty miles.", "the journey"),
         ("The A69 was nose to tail all the way back into town.", "the journey"),
         ("The M60 was at a standstill all the way home.", "the journey"),
+        ("Fell asleep on the sofa halfway through Gardeners' World.", "sleep and tiredness"),
         ("Eye test at 2, ordered tortoiseshell frames.", "an appointment"),
         ("Weirdly flat all day, launch nerves probably.", "how I feel"),
         ("Fernleaf seats 60, Olu says, wine by the glass at £4.", ""),  # what the venue serves
@@ -216,6 +217,7 @@ OLD = Earlier("2026-03-04#1", "Tomasz's quote came in: 18,400 EUR for demolition
         "Tomasz's quote is now 19,100 EUR.",
         "Tomasz raised the quote to 19,100 EUR.",
         "The quote changed to 19,100 EUR after the survey.",
+        "Tomasz re-quoted: 19,100 EUR, the tiles need a specialist.",  # held-move, held6: a re-quote
     ],
 )
 def test_a_change_is_seen_by_its_cue_and_a_value_of_the_same_kind(new: str) -> None:
@@ -1006,3 +1008,10 @@ def test_what_held30_decides_and_changes() -> None:
     assert changed_value("Letter home from Helen: from May it'll be £34 a lesson.", "helen-fairbrother", [lesson]) == lesson
     deposit = Earlier("2026-04-15#2", "Decision: we're buying Derek's Challen, £100 deposit sent today.", "derek-ashworth")
     assert changed_value("Rang Raj Bhamra; he charges £75 a tune and likes to leave a piano to settle after a move.", "raj-bhamra", [deposit]) is None
+
+
+def test_a_count_said_to_be_really_another_changes_it_on_another_page() -> None:
+    """dev-freelance: "Chiamaka says the leaflet is really 4,850 words" was no change of "4,200 words"."""
+    job = Earlier("2026-05-11#1", "New job from LinguaBridge via Chiamaka Eze: pharma leaflet, 4,200 words, due Friday 15 May.", "linguabridge")
+    assert changed_value("Chiamaka says the leaflet is really 4,850 words, the first count skipped the tables.", "chiamaka", [job]) == job
+    assert changed_value("Chiamaka says it was really good, 40 pages of it.", "chiamaka", [job]) is None  # "really" and no value after it
