@@ -1015,3 +1015,12 @@ def test_a_count_said_to_be_really_another_changes_it_on_another_page() -> None:
     job = Earlier("2026-05-11#1", "New job from LinguaBridge via Chiamaka Eze: pharma leaflet, 4,200 words, due Friday 15 May.", "linguabridge")
     assert changed_value("Chiamaka says the leaflet is really 4,850 words, the first count skipped the tables.", "chiamaka", [job]) == job
     assert changed_value("Chiamaka says it was really good, 40 pages of it.", "chiamaka", [job]) is None  # "really" and no value after it
+
+
+def test_hours_from_and_to_are_times_a_later_line_can_change() -> None:
+    """held4: "wrapped up by 3:30, not 4" was no change of "Fair runs 12 till 4": "12 till 4" was two counts."""
+    assert {v for v in values("Fair runs 12 till 4 on the field.") if v.kind == "time"} == {Value("time", "12"), Value("time", "4")}
+    assert {v.text for v in values("Our slot is 7 to 9pm on Sundays.") if v.kind == "time"} == {"7pm", "9pm"}
+    assert {v.kind for v in values("Room for 12 to 15 players.")} == {"count"}  # no am or pm: a count
+    fair = Earlier("2026-06-01#1", "Fair runs 12 till 4; Harriet Osei is happy for us to use the field.", "harriet-osei")
+    assert changed_value("The head wants it wrapped up by 3:30, not 4, so the caretaker can lock up.", "head", [fair]) == fair

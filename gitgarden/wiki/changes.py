@@ -27,6 +27,8 @@ _DATE = re.compile(
     re.I,
 )
 _TIME = re.compile(r"(?<![£€$\d.,])\b\d{1,2}[:.]\d{2}(?:\s?(?:am|pm))?\b(?!\s?(?:eur|usd|gbp|pln|nok|sek|€|kr|zł)\b)|\b\d{1,2}\s?(?:am|pm)\b", re.I)  # not "£26.50"
+# Hours from and to: "12 till 4", "from 2 until 5", "7 to 9pm" (not "12 to 15 players": no am or pm)
+_HOURS = re.compile(r"(?<![£€$\d.,:])\b(\d{1,2}(?:[:.]\d{2})?)\s*(?:till|until|(?=\S*\s*\d{1,2}(?:[:.]\d{2})?\s?[ap]m\b)(?:to|–|-))\s*(\d{1,2}(?:[:.]\d{2})?)(?:\s?([ap]m))?\b", re.I)
 _AMOUNT = re.compile(rf"(?:{_CURRENCY}\s?\d[\d,.\s]*\d|{_CURRENCY}\s?\d|\d(?:[\d,.]*\d)?\s?(?:{_CURRENCY}|%|k\b)|\b\d+(?:\.\d+)?p\b)", re.I)  # "9.5p a word"
 _NUMBER = re.compile(r"\b\d[\d,.]*\b")
 _CUE = re.compile(
@@ -61,6 +63,9 @@ def values(line: str) -> set[Value]:
     """The amounts, dates, times and counts `line` states (ids and list numbers are not values)."""
     out: set[Value] = set()
     taken = [m.span() for m in ids(line)]  # "order HG-20417, £1,284.60": the id's digits are no amount
+    for m in _HOURS.finditer(line):  # "runs 12 till 4", "7 to 9pm": two times
+        taken.append(m.span())
+        out |= {Value("time", _norm(f"{hour}{m.group(3) or ''}")) for hour in m.group(1, 2)}
     for kind, pattern in (("date", _DATE), ("time", _TIME), ("amount", _AMOUNT)):
         for m in pattern.finditer(line):
             if any(a < m.end() and m.start() < b for a, b in taken):
