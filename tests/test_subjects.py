@@ -1024,3 +1024,10 @@ def test_hours_from_and_to_are_times_a_later_line_can_change() -> None:
     assert {v.kind for v in values("Room for 12 to 15 players.")} == {"count"}  # no am or pm: a count
     fair = Earlier("2026-06-01#1", "Fair runs 12 till 4; Harriet Osei is happy for us to use the field.", "harriet-osei")
     assert changed_value("The head wants it wrapped up by 3:30, not 4, so the caretaker can lock up.", "head", [fair]) == fair
+
+
+def test_a_seller_who_will_take_less_changes_the_asking_price() -> None:
+    """held30: "… and Derek will take £575" was no change of the Challen "on Marketplace for £650"."""
+    asking = Earlier("2026-04-13#3", "There's a second-hand Challen upright on Marketplace for £650, sold by Derek Ashworth.", "derek-ashworth")
+    assert changed_value("Drove over to try it; lovely warm tone, and Derek will take £575.", "derek-ashworth", [asking]) == asking
+    assert not has_change_cue("We'll take the hot food package at £4.25 a head.")  # a choice, no new price
