@@ -184,6 +184,11 @@ class Planner:
         found = re.match(r"([A-Z][^\W\d_]+)['’]s\s", self.general)
         return found.group(1) if found else ""
 
+    @cached_property
+    def general_head(self) -> str:
+        """The project page's title up to a place or a purpose, folded: "folk show" of "Folk show on Wharfe Valley FM"."""
+        return re.split(r",|\s(?:on|at|in|for|with)\s", subjects.fold(self.general))[0]
+
     def named_home(self, m: subjects.Mention, roles: Mapping[str, str]) -> tuple[str, str, list[str]]:
         """(page, title for a new page, aliases) of a name or role no page answers to yet."""
         title = m.text if m.kind != "role" else m.text[:1].upper() + m.text[1:]
@@ -212,8 +217,7 @@ class Planner:
         the line's word, its full name an alias (or that name's page, made earlier this pass); "open
         meet" the project's own page, "Kestrel Masters open meet"."""
         key = subjects.fold(topic)
-        head = re.split(r",|\s(?:on|at|in|for|with)\s", subjects.fold(self.general))[0]  # "folk show" of "… on Wharfe Valley FM"
-        if head.endswith(" " + key):  # "open meet": "Kestrel Masters open meet"; "the club": "Half-term holiday club"
+        if self.general_head.endswith(" " + key):  # "open meet": "Kestrel Masters open meet"; "the club": "Half-term holiday club"
             page = self.resolve(self.general)
             return (page, "", []) if page else ("", self.general, [])
         fuller = {n for n in self.full_names if " " not in key and subjects.fold(n).split()[-1] == key}
