@@ -799,6 +799,24 @@ def test_the_projects_own_page_is_titled_from_its_own_files_never_through_a_syml
     assert general_title(root) == ("Fennel & Fig order", "AGENTS.md")
     (root / "AGENTS.md").write_text("# Crumb & Co: what's next?\n", encoding="utf-8")
     assert general_title(root) == ("Crumb & Co", "AGENTS.md")
+    # held29 to held31: a thing and where it is, as the person headed it, not "Notes"
+    for heading in ("Back fence at 27 Orchard Rise", "Folk show on Wharfe Valley FM", "Leak claim, 27 Alder Road"):
+        (root / "AGENTS.md").write_text(f"# {heading}\n", encoding="utf-8")
+        assert general_title(root) == (heading, "AGENTS.md")
+    (root / "AGENTS.md").write_text("# We decided to move to Leeds in the spring and sell the flat\n", encoding="utf-8")
+    assert general_title(root) == ("Notes", "project")  # a sentence is no title
+
+
+def test_the_writers_household_is_no_topic_either(project: Project) -> None:
+    """held31: with AGENTS.md's "Helen and I are replacing the back fence", "Helen and I have settled on
+    1.8 metre panels rather than 1.5" made a page "Helen"."""
+    result = kept_week(
+        project,
+        "# Back fence at 27 Orchard Rise\n\nHelen and I are replacing the back fence.\n",
+        "2026-04-17",
+        "Helen and I have settled on 1.8 metre panels rather than 1.5, so the alley can't see in.",
+    )
+    assert result.created == ["wiki/back-fence-at-27-orchard-rise.md"], result.created
 
 
 def test_a_street_address_only_says_where(project: Project) -> None:

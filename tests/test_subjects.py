@@ -1031,3 +1031,9 @@ def test_a_seller_who_will_take_less_changes_the_asking_price() -> None:
     asking = Earlier("2026-04-13#3", "There's a second-hand Challen upright on Marketplace for £650, sold by Derek Ashworth.", "derek-ashworth")
     assert changed_value("Drove over to try it; lovely warm tone, and Derek will take £575.", "derek-ashworth", [asking]) == asking
     assert not has_change_cue("We'll take the hot food package at £4.25 a head.")  # a choice, no new price
+
+
+def test_whatever_and_anything_are_no_things() -> None:
+    """held31: "Decision: whatever doesn't sell goes to the St Luke's Hospice shop" decided a page "Whatever"."""
+    assert "Whatever" not in decided_things("Decision: whatever doesn't sell goes to the St Luke's Hospice shop.")
+    assert topic_title("Anything left over goes back to Geoffrey.") == ""

@@ -100,7 +100,7 @@ class Planner:
         # A sentence's first word known only from a title ("Raffle tickets printed …") is no name of
         # its own: the topic it begins is looked for first.
         lone = bool(found) and found[0].start == 0 and found[0].kind == "name" and " " not in found[0].text
-        lead = subjects.topic_title(text) if not found or found[0].start > 0 or (lone and not self.resolve(found[0].text)) else ""
+        lead = self.topic_of(text) if not found or found[0].start > 0 or (lone and not self.resolve(found[0].text)) else ""
         lead_page = (self.resolve(lead) or self.index.starting(lead)) if lead else None
         if lead_page:
             return lead_page, "", [], roles
@@ -143,7 +143,7 @@ class Planner:
             # Roof Windows") is no one's name while the line gives one in full
             m = held or next((m for m in names if m.kind == "name" and not _brand(text, m, names)), names[0])
             return self.named_home(m, roles) + (roles,)
-        topic = subjects.topic_title(text)
+        topic = self.topic_of(text)
         if topic:
             page = self.resolve(topic)
             return (page, "", [], roles) if page else self.topic_home(topic) + (roles,)
@@ -183,6 +183,12 @@ class Planner:
         """The one-word name the project page's title is someone's by ("Isla" of "Isla's seventh birthday"), or ""."""
         found = re.match(r"([A-Z][^\W\d_]+)['’]s\s", self.general)
         return found.group(1) if found else ""
+
+    def topic_of(self, text: str) -> str:
+        """`subjects.topic_title` of a line, or "" where that is the writer's household or the project's
+        owner ("Helen and I have settled on …" with AGENTS.md's "Helen and I": no page "Helen")."""
+        topic = subjects.topic_title(text)
+        return "" if topic in self.household or (topic and topic == self.owner) else topic
 
     @cached_property
     def general_head(self) -> str:
@@ -485,6 +491,9 @@ def general_title(root: Path) -> tuple[str, str]:
             for title in (m.group(1), subjects.upper_first(about), head.strip()):
                 if title and subjects.is_title(re.sub(r"\d", "", title)):
                     return title, "AGENTS.md"
+            thing = re.split(r",\s|\s(?:at|on|in|for|with)\s", m.group(1), maxsplit=1)[0]  # "Back fence at 27 Orchard Rise"
+            if thing != m.group(1) and len(m.group(1)) <= 60 and subjects.is_title(re.sub(r"\d", "", thing)):
+                return m.group(1), "AGENTS.md"
             break
     name = root.name.replace("-", " ").replace("_", " ").strip()
     return (name[:1].upper() + name[1:] if subjects.is_title(name) else "Notes"), "project"

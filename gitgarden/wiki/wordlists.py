@@ -99,7 +99,7 @@ PLAIN_VERBS = _words("go stay come happen arrive begin")  # not "print run", "ho
 QUANTIFIERS = _words("all every each both some any several most few many")
 ENDS_PHRASE = _words("due each apiece ready only")  # "deposits due Friday": the deposits; "entries only": the entries
 # Words too vague to title a page alone: "Plan is to leave at 7am", "the pot covers the rest".
-VAGUE = _words("plan plans idea ideas thing things stuff rest lot bit way option options news time half year pass best cost worth name names list day days week weeks night nights month months card ref")
+VAGUE = _words("plan plans idea ideas thing things stuff rest lot bit way option options news time half year pass best cost worth name names list day days week weeks night nights month months card ref whatever whichever anything everything something nothing")
 FAMILY = _KIN_CLOSE | KIN
 # Words never a name's first, that a name may hold inside it: "Curtain Call Costume Hire".
 NAME_INNER = _words("call note notes text meeting question answer total summary update phone email ask")
