@@ -162,6 +162,7 @@ def test_a_decision_is_said_in_several_ways(line: str, decides: bool) -> None:
         ("The A69 was nose to tail all the way back into town.", "the journey"),
         ("The M60 was at a standstill all the way home.", "the journey"),
         ("Fell asleep on the sofa halfway through Gardeners' World.", "sleep and tiredness"),
+        ("Bacon roll in the car park at eight, best thing I've eaten all week.", "a meal"),
         ("Eye test at 2, ordered tortoiseshell frames.", "an appointment"),
         ("Weirdly flat all day, launch nerves probably.", "how I feel"),
         ("Fernleaf seats 60, Olu says, wine by the glass at £4.", ""),  # what the venue serves
