@@ -163,6 +163,7 @@ def test_a_decision_is_said_in_several_ways(line: str, decides: bool) -> None:
         ("The M60 was at a standstill all the way home.", "the journey"),
         ("Fell asleep on the sofa halfway through Gardeners' World.", "sleep and tiredness"),
         ("Bacon roll in the car park at eight, best thing I've eaten all week.", "a meal"),
+        ("Showed Derek the plan over a cup of tea and he accepts the spurs are the boundary.", ""),  # held31: where it was said
         ("Eye test at 2, ordered tortoiseshell frames.", "an appointment"),
         ("Weirdly flat all day, launch nerves probably.", "how I feel"),
         ("Fernleaf seats 60, Olu says, wine by the glass at £4.", ""),  # what the venue serves

@@ -64,6 +64,8 @@ def chatter_kind(text: str, domain: frozenset[str] = frozenset()) -> str:
                 continue  # "Fiona Keane, my cousin in Limerick, is reckoning on 46": who she is, the line is hers
             if why == "family" and (re.search(r"\d\s*$", text[: m.start()]) or re.match(r"\s+(?:under|over|aged)\s+\d", text[m.end() :])):
                 continue  # "38 adults and 11 kids", "kids under 5": people counted, not the writer's family
+            if why == "a meal" and re.search(r"\bover\s+(?:an?\s+)?(?:(?:cup|pot|mug|glass)\s+of\s+|quick\s+)?$", text[: m.start()], re.I):
+                continue  # "Showed Derek the plan over a cup of tea": where it was said, not what the line is about
             if _ORGANISED.match(text, m.end()):
                 continue  # "Quiz night booked at the clubhouse for Friday 24 April": an event being organised
             said = content_words(m.group()) or _short_words(m.group())  # "kids", "dad": short, but still words
