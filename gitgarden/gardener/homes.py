@@ -190,11 +190,6 @@ class Planner:
         topic = subjects.topic_title(text)
         return "" if topic in self.household or (topic and topic == self.owner) else topic
 
-    @cached_property
-    def general_head(self) -> str:
-        """The project page's title up to a place or a purpose, folded: "folk show" of "Folk show on Wharfe Valley FM"."""
-        return re.split(r",|\s(?:on|at|in|for|with)\s", subjects.fold(self.general))[0]
-
     def named_home(self, m: subjects.Mention, roles: Mapping[str, str]) -> tuple[str, str, list[str]]:
         """(page, title for a new page, aliases) of a name or role no page answers to yet."""
         title = m.text if m.kind != "role" else m.text[:1].upper() + m.text[1:]
@@ -223,7 +218,7 @@ class Planner:
         the line's word, its full name an alias (or that name's page, made earlier this pass); "open
         meet" the project's own page, "Kestrel Masters open meet"."""
         key = subjects.fold(topic)
-        if self.general_head.endswith(" " + key):  # "open meet": "Kestrel Masters open meet"; "the club": "Half-term holiday club"
+        if _thing_of(subjects.fold(self.general)).endswith(" " + key):  # "open meet", "the club" of "Half-term holiday club"
             page = self.resolve(self.general)
             return (page, "", []) if page else ("", self.general, [])
         fuller = {n for n in self.full_names if " " not in key and subjects.fold(n).split()[-1] == key}
@@ -473,6 +468,11 @@ def _slug(title: str) -> str:
     return slug[:60].strip("-") or "note"
 
 
+def _thing_of(title: str) -> str:
+    """A title up to where or what for: "Back fence" of "Back fence at 27 Orchard Rise", of "Leak claim, 27 Alder Road"."""
+    return re.split(r",\s|\s(?:on|at|in|for|with)\s", title, maxsplit=1)[0]
+
+
 def general_title(root: Path) -> tuple[str, str]:
     """(title, where it comes from) of the page for a fact code finds no subject in: AGENTS.md's first
     heading ("Hollins Park Juniors U11 tournament", digits and all: the person's own words; of "Crumb &
@@ -491,7 +491,7 @@ def general_title(root: Path) -> tuple[str, str]:
             for title in (m.group(1), subjects.upper_first(about), head.strip()):
                 if title and subjects.is_title(re.sub(r"\d", "", title)):
                     return title, "AGENTS.md"
-            thing = re.split(r",\s|\s(?:at|on|in|for|with)\s", m.group(1), maxsplit=1)[0]  # "Back fence at 27 Orchard Rise"
+            thing = _thing_of(m.group(1))  # "Back fence at 27 Orchard Rise": a thing and where it is
             if thing != m.group(1) and len(m.group(1)) <= 60 and subjects.is_title(re.sub(r"\d", "", thing)):
                 return m.group(1), "AGENTS.md"
             break
