@@ -18,8 +18,8 @@ import pytest
 from gitgarden.config import Settings, load_settings
 from gitgarden.errors import ModelError
 from gitgarden.gardener import small
-from gitgarden.gardener.homes import general_title
 from gitgarden.gardener.pipeline import PassResult, run_pass
+from gitgarden.gardener.project_page import general_title
 from gitgarden.model import judge, provider
 from gitgarden.model import status as model_status
 from gitgarden.model.llm import Budget, Reply, Usage
@@ -163,6 +163,19 @@ def test_new_pages_are_titled_with_the_subject_the_line_names(project: Project, 
     result = garden(project, answers(FakeModel(), "yes"))
     assert result.refusals == [] and len(result.created) == 1, result
     assert pages.read_meta((project.root / result.created[0]).read_text())["title"] == title
+
+
+def test_a_thing_said_short_goes_on_its_page_and_its_change_is_asked(project: Project) -> None:
+    """held32: "Target put up to £7,500" made a page "Target" beside "Fundraising target"."""
+    old = "Set our fundraising target at £5,000 on the hospice's giving page."
+    journal(project, "2026-06-09", old)
+    garden(project, answers(FakeModel(), "yes"))
+    new = "Target put up to £7,500, we'd already hit £3,200 by lunchtime."
+    journal(project, "2026-06-11", new)
+    result = garden(project, answers(FakeModel(), "yes"))
+    assert result.refusals == [] and result.created == [], result
+    assert body(project, "fundraising-target") == f"- {old} (2026-06-09)\n- {new} (2026-06-11)\n"
+    assert any(old in ln and new in ln for ln in open_lines(project))
 
 
 @pytest.mark.parametrize(

@@ -266,6 +266,37 @@ def test_a_new_value_for_the_same_thing_is_a_change(old: str, new: str) -> None:
     assert changed_value(new, "p", [earlier]) == earlier
 
 
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        # numbers and times said in words, as people write them (held19, held21, held28, held29, held31)
+        ("Pennington Mill Trust will lend three pattern books, but only for eight weeks.", "The Mill Trust emailed: it's ten weeks, not eight, so they can stay into August."),
+        ("Ollie wants it tallied on his sheets: eight 100-metre stretches, one team per stretch.", "Ollie's had second thoughts: eight stretches is too much, so we're doing five."),
+        ("Lease signed with Harrow Vale Estates: £2,950 a month, first three months rent-free.", "Correction: it's four months rent-free on the lease, I'd misread the heads of terms."),
+        ("The club runs 9am to 3pm, with early drop-off from 8am.", "Collection is half past three all week now, they've added story time at the end."),
+        ("Geoffrey Lamb is dropping off six boxes of paperbacks on Wednesday evening.", "Geoffrey turned up with seven boxes in the end, heavy on crime."),
+    ],
+)
+def test_a_value_said_in_words_is_changed_like_one_in_figures(old: str, new: str) -> None:
+    earlier = Earlier("2026-03-09#1", old, "p")
+    assert changed_value(new, "p", [earlier]) == earlier
+
+
+def test_a_number_in_words_without_a_cue_or_a_year_is_no_change() -> None:
+    """ "has five confirmed" is progress, not a new count; "dates from 1987" is a year, no count."""
+    refs = Earlier("a", "Tom Bickerstaff, our ref coordinator, wants six qualified refs for the day plus two spares.", "tom-bickerstaff")
+    assert changed_value("The ref coordinator has five confirmed and is chasing a sixth.", "tom-bickerstaff", [refs]) is None
+    board = Earlier("a", "Ben Ashworth, the electrician, looked at the wiring: fuse board dates from 1987 and has to go.", "ben-ashworth")
+    assert changed_value("Ben's quote BA-0912: £3,200 for a new board and six extra sockets.", "ben-ashworth", [board]) is None
+
+
+def test_an_offer_is_no_change_of_another_price() -> None:
+    """ "can do 18 costumes … £15 each" is a supplier's offer, not the tickets' £12 changed (held32)."""
+    tickets = Earlier("a", "Tickets go on sale next week at £12 adults, £8 children.", "tickets")
+    offer = "Curtain Call Hire can do 18 sailor costumes for the juniors, quote CCH-4471, £15 each for the week."
+    assert changed_value(offer, "curtain-call-hire", [tickets]) is None
+
+
 def test_a_ceiling_said_with_up_to_is_no_change() -> None:
     hire = Earlier("a", "Northway Van Hire can do a Luton for £145 a day, holding it under NVH-30671.", "northway-van-hire")
     grant = "Joanne Fletcher at the council says the community chest can give us up to £750 for van hire."
@@ -1039,3 +1070,24 @@ def test_whatever_and_anything_are_no_things() -> None:
     """held31: "Decision: whatever doesn't sell goes to the St Luke's Hospice shop" decided a page "Whatever"."""
     assert "Whatever" not in decided_things("Decision: whatever doesn't sell goes to the St Luke's Hospice shop.")
     assert topic_title("Anything left over goes back to Geoffrey.") == ""
+
+
+def test_what_held32_titles_and_calls_chatter() -> None:
+    """held32: "orange team T-shirts" decided "Orange team" (the T of "T-shirts" read as a name), "safety
+    briefing in the tower lobby" decided "Safety", "Fourteen abseilers" titled a page with its count,
+    and a dog sick on the rug and a swept patio had no look of chatter."""
+    assert decided_things("Decision: orange team T-shirts with the hospice logo on the back, Niamh is ordering them.")[0] == "Team T-shirts"
+    assert decided_things("Decision: safety briefing in the tower lobby at 8.15am, Callum runs it.")[0] == "Safety briefing"
+    assert topic_title("Fourteen abseilers signed up so far, including both my brothers.") == "Abseilers"
+    assert chatter_kind("Dog was sick on the rug at 2am, not the best start to the weekend.") == "a pet"
+    assert chatter_kind("Swept the patio and potted up the geraniums.") == "housework"
+    assert chatter_kind("Dog show pencilled in for Saturday 13 June on the recreation ground.") == ""
+    assert chatter_kind("Dilys swept it this morning: buckets of soot, but the chimney is sound.") == ""
+
+
+def test_a_thing_said_short_finds_the_one_page_that_said_it_in_full() -> None:
+    index = SubjectIndex()
+    index.add("fundraising-target", "Fundraising target")
+    assert index.ending("Target") == index.ending("targets") == "fundraising-target"
+    index.add("ticket-target", "Ticket target")
+    assert index.ending("Target") is None  # two pages answer: code never guesses

@@ -19,8 +19,8 @@ from gitgarden.gardener import repair as follow_up
 from gitgarden.gardener import setaside
 from gitgarden.gardener.ask import no_room_for
 from gitgarden.gardener.calls import call_model
-from gitgarden.gardener.homes import general_title
 from gitgarden.gardener.operations import Applied, ApplyContext, Refusal, apply_op
+from gitgarden.gardener.project_page import general_title
 from gitgarden.gardener.repair import Refused
 from gitgarden.gardener.state import Pass, Reading, Work
 from gitgarden.gardener.steps import Step

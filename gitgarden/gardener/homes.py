@@ -15,8 +15,8 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from pathlib import Path
 
+from gitgarden.gardener.project_page import thing_of
 from gitgarden.model.operations import Op
 from gitgarden.wiki import changes, decisions, journal, pages, subjects, tidy, wordlists
 from gitgarden.wiki.facts import pages_citing
@@ -25,7 +25,7 @@ from gitgarden.wiki.journal import JournalLine
 from gitgarden.wiki.subject_index import HONORIFICS, SubjectIndex, name_parts
 from gitgarden.wiki.tree import Tree
 
-__all__ = ["Planner", "bullets", "LIST_MARK", "general_title"]
+__all__ = ["Planner", "bullets", "LIST_MARK"]
 
 _PUNCTUATION = re.compile(r"[^\w\s'’]")
 _SUBORDINATE = re.compile(r"\b(?:after|because|since|when|while|until|though|although|as)\b", re.I)
@@ -101,7 +101,9 @@ class Planner:
         # its own: the topic it begins is looked for first.
         lone = bool(found) and found[0].start == 0 and found[0].kind == "name" and " " not in found[0].text
         lead = self.topic_of(text) if not found or found[0].start > 0 or (lone and not self.resolve(found[0].text)) else ""
-        lead_page = (self.resolve(lead) or self.index.starting(lead)) if lead else None
+        # … or said short: "Tech" of "Tech rehearsal", "Target …" of "Fundraising target"
+        opens = bool(lead) and re.match(rf"\W*{re.escape(lead)}\b", text, re.I) is not None
+        lead_page = (self.resolve(lead) or self.index.starting(lead) or (self.index.ending(lead) if opens else None)) if lead else None
         if lead_page:
             return lead_page, "", [], roles
         names = [m for m in found if not _placed(text, m)]
@@ -218,7 +220,7 @@ class Planner:
         the line's word, its full name an alias (or that name's page, made earlier this pass); "open
         meet" the project's own page, "Kestrel Masters open meet"."""
         key = subjects.fold(topic)
-        if _thing_of(subjects.fold(self.general)).endswith(" " + key):  # "open meet", "the club" of "Half-term holiday club"
+        if thing_of(subjects.fold(self.general)).endswith(" " + key):  # "open meet", "the club" of "Half-term holiday club"
             page = self.resolve(self.general)
             return (page, "", []) if page else ("", self.general, [])
         fuller = {n for n in self.full_names if " " not in key and subjects.fold(n).split()[-1] == key}
@@ -226,7 +228,8 @@ class Planner:
             name = fuller.pop()
             page = self.resolve(name)
             return (page, "", []) if page else ("", topic, [name])
-        return "", topic, []
+        page = self.index.ending(topic)  # "Target put up to …" after "Fundraising target"
+        return (page, "", []) if page else ("", topic, [])
 
     def decision_home(self, line: JournalLine) -> tuple[str, str, list[str], dict[str, str]]:
         """Where a decision goes: the thing decided (the worktop, the polytunnel), never a person's
@@ -466,34 +469,3 @@ _ON_WHAT = r"(?:set|keen|sold|counting|relying|rely|relies|depends?|depending|in
 def _slug(title: str) -> str:
     slug = re.sub(r"[^a-z0-9]+", "-", subjects.fold(title)).strip("-")
     return slug[:60].strip("-") or "note"
-
-
-def _thing_of(title: str) -> str:
-    """A title up to where or what for: "Back fence" of "Back fence at 27 Orchard Rise", of "Leak claim, 27 Alder Road"."""
-    return re.split(r",\s|\s(?:on|at|in|for|with)\s", title, maxsplit=1)[0]
-
-
-def general_title(root: Path) -> tuple[str, str]:
-    """(title, where it comes from) of the page for a fact code finds no subject in: AGENTS.md's first
-    heading ("Hollins Park Juniors U11 tournament", digits and all: the person's own words; of "Crumb &
-    Co: the Fennel & Fig order" what follows the colon, "Fennel & Fig order", else its head), else the
-    project folder's name, else "Notes". The guard takes either from code (`title_from`): neither is
-    grounded in the line the page is made for."""
-    agents = root / "AGENTS.md"
-    if agents.is_file() and not agents.is_symlink():
-        for line in agents.read_text(encoding="utf-8", errors="replace").splitlines():
-            m = re.match(r"^#\s+(.+?)\s*#*\s*$", line)
-            if not m:
-                continue
-            # "Crumb & Co: the Fennel & Fig order": what the notes are about, after the colon
-            head, _, about = m.group(1).partition(": ")
-            about = re.sub(r"^(?:the|a|an|our|my)\s+", "", about.strip(), flags=re.I)
-            for title in (m.group(1), subjects.upper_first(about), head.strip()):
-                if title and subjects.is_title(re.sub(r"\d", "", title)):
-                    return title, "AGENTS.md"
-            thing = _thing_of(m.group(1))  # "Back fence at 27 Orchard Rise": a thing and where it is
-            if thing != m.group(1) and len(m.group(1)) <= 60 and subjects.is_title(re.sub(r"\d", "", thing)):
-                return m.group(1), "AGENTS.md"
-            break
-    name = root.name.replace("-", " ").replace("_", " ").strip()
-    return (name[:1].upper() + name[1:] if subjects.is_title(name) else "Notes"), "project"

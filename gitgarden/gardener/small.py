@@ -29,7 +29,8 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from gitgarden.gardener.calls import call_model, reading_seconds
-from gitgarden.gardener.homes import LIST_MARK, Planner, bullets, general_title
+from gitgarden.gardener.homes import LIST_MARK, Planner, bullets
+from gitgarden.gardener.project_page import general_title
 from gitgarden.gardener.reading import Reading, read_lines, settled
 from gitgarden.gardener.state import Pass, Work
 from gitgarden.gardener.steps import Step

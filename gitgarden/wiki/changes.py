@@ -35,16 +35,43 @@ _CUE = re.compile(
     r"\b(?:correction|corrected|update[d]?|actually|now|no longer|instead|moved|moves|(?<!\ba )(?<!\bthe )(?<!\bour )move|pushed|postponed|"
     r"rescheduled|brought forward|brought (?:\w+ ){1,3}forward|(?:has |have )?gone back to|went back to|goes back to|changed|changes|raised|lowered|increased|reduced|cut|revised|recounted|"
     r"earlier than|later than|sooner than|than (?:they|we|he|she) said|wasn't in|was not in|wasn't on|"
-    r"reissued|re-sent|resent|re-?quot(?:ed|es|e)|re-?priced|(?:is|are|was|['’]s)\s+really(?=\s+[£€$]?\d)|revised|updated|amended|came back at|comes back at|come back at|rang back|rung back|called back|shifted|came (?:through|in) at|comes (?:through|in) at|(?:will|would|['’]ll) (?:take|accept)(?=\s+[£€$]\d)|put(?:ting)? (?:\w+ ){0,3}back|new date|new price|added|will do|would do|can do|down to|came down|knocked|"
+    r"reissued|re-sent|resent|re-?quot(?:ed|es|e)|re-?priced|(?:is|are|was|['’]s)\s+really(?=\s+[£€$]?\d)|revised|updated|amended|came back at|comes back at|come back at|rang back|rung back|called back|shifted|came (?:through|in) at|comes (?:through|in) at|(?:will|would|['’]ll) (?:take|accept)(?=\s+[£€$]\d)|put(?:ting)? (?:\w+ ){0,3}back|new date|new price|added|will do|would do|down to|came down|knocked|"
     r"dropped|drops|gone up|went up|goes up|going up|put(?:ting)? (?:\w+ ){1,3}up|rose|risen|(?<!put )(?<!-)up to|"
     r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|a few)\s+(?:more|fewer|extra)|another\s+\d+|"
-    r"should have (?:said|been)|not\s+(?:\d|the\s+\d|on\s|at\s|in\s|" + _DAYS + r"|" + _MONTHS + r")|rather than|after all)\b",
+    r"should have (?:said|been)|second thoughts?|in the end|not\s+(?:\d|the\s+\d|on\s|at\s|in\s|" + _DAYS + r"|" + _MONTHS + r")|rather than|after all)\b",
     re.I,
 )
 # An old value the new line marks as old: "the £11.40 was without the logo", "up from 38", "instead of 15:00".
 _OLD_BEFORE = re.compile(r"\b(?:not|instead of|rather than|than|up from|down from|was|were)\s+(?:the\s+)?$", re.I)
 _OLD_AFTER = re.compile(r"^\s*(?:was|were|had been|before|earlier|previously)\b", re.I)
 _NOT_VALUE = re.compile(r"\bnot\s+(?:on\s+|at\s+|the\s+)?([\w£€$,.:/ ]{1,20}?)(?=[,;.)]|$|\s(?:but|as|and)\b)", re.I)
+
+
+_UNITS = ["one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"]
+_UNITS += ["eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty"]
+_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90}
+_NUMBER_WORDS = {w: n for n, w in enumerate(_UNITS, 1) if n > 1} | _TENS  # not "one": "the one", "one of"
+_HOUR = "|".join(_UNITS[:12])
+_SPELLED_TIME = re.compile(rf"\b(?:(half|quarter)\s+past|(quarter)\s+to)\s+({_HOUR})\b|\b({_HOUR})\s+o['’]clock\b", re.I)
+_SPELLED_NUMBER = re.compile(rf"\b(?:({'|'.join(_TENS)})[- ]({'|'.join(_UNITS[:9])})|({'|'.join(_NUMBER_WORDS)}))\b(?![-'’])", re.I)
+
+
+def _spelled(text: str) -> str:
+    """`text` with its times and numbers in words written in figures, as `values` reads them: "half
+    past three" 3:30, "seven o'clock" 7:00, "ten weeks, not eight" 10 weeks, not 8 ("one" stays)."""
+
+    def time(m: re.Match[str]) -> str:
+        hour = _UNITS.index((m.group(3) or m.group(4)).lower()) + 1
+        if m.group(2):  # quarter to
+            return f"{hour - 1 or 12}:45"
+        return f"{hour}:{ {'half': '30', 'quarter': '15'}.get((m.group(1) or '').lower(), '00')}"
+
+    def number(m: re.Match[str]) -> str:
+        if m.group(3):
+            return str(_NUMBER_WORDS[m.group(3).lower()])
+        return str(_TENS[m.group(1).lower()] + _UNITS.index(m.group(2).lower()) + 1)
+
+    return _SPELLED_NUMBER.sub(number, _SPELLED_TIME.sub(time, text))
 
 
 @dataclass(frozen=True)
@@ -78,6 +105,8 @@ def values(line: str) -> set[Value]:
         before = line[max(0, m.start() - 1) : m.start()]
         if before in ("-", "#") or re.match(r"[A-Za-z]", before):
             continue  # part of an id (INV-2041, plot 7B's neighbours)
+        if re.fullmatch(r"(?:19|20)\d\d", m.group()) and re.search(r"\b(?:from|since|in|of)\s+$", line[: m.start()], re.I):
+            continue  # a year ("the fuse board dates from 1987"), no count
         out.add(Value("count", _norm(m.group())))
     return out
 
@@ -282,7 +311,8 @@ def changed_value(line: str, page: str, earlier: Iterable[Earlier]) -> Earlier |
     besides the values; or the old value marked as old; or, on the same page, a new amount or count
     beside a word of the same thing (not a name). Otherwise two lines with other numbers are progress,
     not a change."""
-    said = _Said.of(line)
+    spelled = _spelled(line)
+    said = _Said.of(spelled if has_change_cue(spelled) else line)  # "has five confirmed": no count it changes
     if not said.values and not said.fixed_ids and not said.moved_codes:
         return None
     best: Earlier | None = None
@@ -322,12 +352,13 @@ class _Said:
 def _rank(said: _Said, old: Earlier, page: str) -> tuple[bool, bool, bool, bool, bool, bool, bool, int] | None:
     """How surely `said`'s line (going on `page`) changes `old`'s value, higher is surer; None when it does not."""
     line, new, words = said.line, said.values, said.words
-    old_words = content_words(old.text)
-    if said.fixed_ids and _near_id(said.fixed_ids, old.text):
+    old_text = _spelled(old.text)
+    old_words = content_words(old_text)
+    if said.fixed_ids and _near_id(said.fixed_ids, old_text):
         return (True, True, False, False, False, False, old.page == page, len(words & old_words))  # an id said wrong before
-    if any(re.search(rf"(?<![\w/-]){re.escape(a)}(?![\w/-])", old.text) and b not in old.text for a, b in said.moved_codes):
+    if any(re.search(rf"(?<![\w/-]){re.escape(a)}(?![\w/-])", old_text) and b not in old_text for a, b in said.moved_codes):
         return (True, True, False, False, False, False, old.page == page, len(words & old_words))  # a code moved from
-    old_values = values(old.text)
+    old_values = values(old_text)
     kinds = {v.kind for v in new} & {v.kind for v in old_values}
     differing = {k for k in kinds if any(not _same(v, old_values) for v in new if v.kind == k)}
     if not differing:
@@ -337,30 +368,30 @@ def _rank(said: _Said, old: Earlier, page: str) -> tuple[bool, bool, bool, bool,
     if said.old_marked and not named:
         return None  # "subs up from £5 to £6": the line names the value it changes, and this line has none of it
     shared = len(words & old_words)
-    old_plain = _plain_words(old.text)
+    old_plain = _plain_words(old_text)
     # "the install's moved to …" names the old line's page ("x-ray-install") as well as its words
     page_named = bool(words & content_words(old.page.replace("-", " ")))
     # "Helen thinks …" after "Helen charges …" on Helen's page: her name is no thing the two share
-    named_page = {fold(w) for w in _CAPITALISED.findall(line)} & {fold(w) for w in _CAPITALISED.findall(old.text)} & {*page.split("-"), *old.page.split("-")}
+    named_page = {fold(w) for w in _CAPITALISED.findall(line)} & {fold(w) for w in _CAPITALISED.findall(old_text)} & {*page.split("-"), *old.page.split("-")}
     things = len(said.plain & old_plain - named_page)
     # "Northgate invoice for the Greenstar" after "Northgate … have the Worcester Bosch Greenstar": a
     # thing named in both, not the page's own name
-    thing_shared = things > 0 or bool(_named_things(line) & _names_in(old.text) - set(old.page.split("-")))
+    thing_shared = things > 0 or bool(_named_things(line) & _names_in(old_text) - set(old.page.split("-")))
     # "£7,300 for the coach" beside "Coach sorted … £6,850": a new amount for the same thing
     same_thing = old.page == page and bool({"amount", "count"} & kinds) and thing_shared
     # On another page one word of the thing is enough for a moved date ("Members' deadline moved to
     # …" after "Members' deposits due …"), not for an amount: a rent going up is no account's balance.
-    old_counted = _counted(old.text)
+    old_counted = _counted(old_text)
     # "now at 44 adults" after "38 adults and 11 kids": the same thing counted again, another number
     recounted = _recount_cued(line, {noun for noun, nums in said.counted.items() if noun in old_counted and nums != old_counted[noun]})
     dated = any(v.kind == "date" and any(c.isdigit() for c in v.text) for v in old_values)  # not "Saturday" alone
-    old_priced = _priced(old.text)
+    old_priced = _priced(old_text)
     # "The minibus is now £355" after "£310 for a 16-seat minibus": the same thing priced again
     repriced = any(noun in old_priced and amounts != old_priced[noun] for noun, amounts in said.priced.items())
     # "Rollout's now Tuesday 9 June", going on "rollout", moves the date of "… as rollout day"
     page_thing = bool(content_words(page.replace("-", " ")) & old_plain)
     moved = things >= 2 or ((thing_shared or page_thing) and "date" in differing and dated) or recounted or repriced
-    per, old_per = _units(line), _units(old.text)
+    per, old_per = _units(line), _units(old_text)
     if differing == {"amount"} and per and old_per and not per & old_per:
         return None  # "£310 a week towards Dad's care" after "£29.80 an hour": another rate, no new price
     if differing == {"count"} and old.page != page and not (named or set(said.counted) & old_words):

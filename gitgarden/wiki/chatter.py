@@ -1,5 +1,5 @@
 """What chatter a journal line looks like — weather, a meal, sleep, family, an appointment, a
-feeling, an errand, free time, a pet — read from its words, so a skip can say why ("chatter: weather") and
+feeling, an errand, free time, a pet, housework — read from its words, so a skip can say why ("chatter: weather") and
 small mode can weigh the model's score against it. Pure.
 """
 
@@ -23,7 +23,8 @@ _CHATTER: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("an errand", r"car['’]?s? (?:mot|service|wash|tax|insurance)|car\b[^.,;]{0,25}\bmot\b|(?:dropped|took|put) the car (?:at|in|into|to)|farmers['’]? market|farm shop|my (?:car|bike|phone|laptop)|post office|dry cleaning|dry cleaner['’]?s?|birthday card|groceries|shopping(?!\s+list)|supermarket|kettle|parcel|picked up|bought|repair shop|pharmacy|stamps|library books?|parking (?:ticket|fine)"),
         ("the journey", r"traffic|nose to tail|(?:at|to) a standstill|tailbacks?|gridlock(?:ed)?|(?:sat|stuck) in (?:a |the )?(?:jam|queue)|roadworks|ring road|motorway|bypass|stuck behind|commute|school run|drop-off|bin lorry|diversion|(?:an hour|\d+ min(?:ute)?s|forty minutes|twenty minutes) to (?:do|go|get)|late train|train was late|bus was late|into work"),
         ("free time", r"video call|ran \d+\s?(?:k|km|miles?)?|\d+\s?k in \d+|jogg(?:ed|ing)|went for a run|pilates|swam|\d+ lengths|drinks with|watched|box set|walked|walk|gym|yoga|swim(?:ming)?|badminton|tennis|film|movie|quiz|concert|football|match|book club|balcony|netflix|tv|telly|parkrun|jigsaw|crossword|stayed up (?:for|late|to watch)|blackberr(?:y|ies)|foraging"),
-        ("a pet", r"booster(?:\s+jabs?)?|jabs|worming|flea treatment|groomer['’]?s?|walkies|(?:the|our|my|next door['’]s) (?-i:cat|dog|kitten|puppy)(?!\s+(?:walkers?|owners?|shows?))"),
+        ("a pet", r"booster(?:\s+jabs?)?|jabs|worming|flea treatment|groomer['’]?s?|walkies|(?:(?:the|our|my|next door['’]s) (?-i:cat|dog|kitten|puppy)|^(?-i:Cat|Dog|Kitten|Puppy))(?!\s+(?:walkers?|owners?|shows?))"),
+        ("housework", r"(?:mowed|mowing|mow) the (?:lawn|grass)|laundry|hoover(?:ed|ing)|ironing|washing[- ]up|(?:re)?potted(?: up)?|swept the (?:patio|kitchen|floor|path|yard|drive|leaves)|(?:cleaned|tidied) the (?:flat|house|kitchen|bathroom|oven|fridge|garage|loft)|washed the car"),
     )
 )
 # Kinds that can be someone else's: "their engineer is off sick", "with his son", "Arjun's mum",

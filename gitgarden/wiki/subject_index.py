@@ -108,6 +108,20 @@ class SubjectIndex:
         }
         return next(iter(found)) if len(found) == 1 else None
 
+    def ending(self, topic: str) -> str | None:
+        """The one page whose title or alias of two words ends with the one-word `topic` ("Target"
+        for "Fundraising target"), else None: a thing said short goes where it was said in full."""
+        key = _plural_free(fold(topic))
+        if not key or " " in key:
+            return None
+        found = {
+            page
+            for label, pages in self.exact.items()
+            if len(label.split()) == 2 and label.endswith(" " + key) and not label.startswith(("the ", "our ", "my "))  # a role: `roles`
+            for page in pages
+        }
+        return next(iter(found)) if len(found) == 1 else None
+
     @classmethod
     def of(cls, titles: Mapping[str, tuple[str, list[str]]]) -> SubjectIndex:
         """An index of every page, from `tidy.page_titles`: name -> (title, aliases)."""

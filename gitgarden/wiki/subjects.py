@@ -443,6 +443,11 @@ def _phrase(text: str, at: int) -> str:
         gerund = not words and _verbish(f) and f.endswith("ing") and (
             _next_is_verb(text, at + m.end()) or _next_is_noun(text, at + m.end()) or _AFTER_DETERMINER.search(text, 0, at + m.start()) is not None
         ) or (bool(words) and words[-1].isupper() and f.endswith("ing") and _next_in(text, at + m.end(), FUNCTION))  # "the scaffolding", "FIDE rating on …"
+        # "safety briefing in the lobby", "team meeting on Friday": a thing's -ing noun before where or when
+        gerund = gerund or (
+            bool(words) and words[-1].islower() and not fold(words[-1]).endswith("s") and f.endswith("ing")
+            and re.match(r"\s*(?:[,.;:]|$)|\s+(?:in|at|on|for|with|from|by)\s", text[at + m.end() :]) is not None
+        )  # fmt: skip
         ordinal = f in ("first", "second", "third", "last", "next") and not _next_in(text, at + m.end(), NEVER)  # not "next week"
         described = f.endswith("ed") and _verbish(f) and _AFTER_DETERMINER.search(text, 0, at + m.start()) is not None and _next_is_noun(text, at + m.end())
         if not words and ((f in ADJECTIVES and f not in FUNCTION and (f not in ("first", "last", "next") or ordinal)) or f in COUNTS or ordinal or described):
@@ -465,9 +470,10 @@ def _phrase(text: str, at: int) -> str:
             break  # "Chiara plays Mara", "Low Tide goes to …", "the tour pot covers the rest": a word in -s is the verb
         if words and words[-1][:1].isupper() and w.islower() and object_next and not text[at + m.end() : at + m.end() + 1].strip():
             break  # "Brightwave port our phone number": after a name, a word before its object is the verb
-        if words and w[:1].isupper() and words[-1].islower():
+        lettered = re.match(r"[A-Z]-[a-z]", w) is not None  # "T-shirts", "X-ray": no name
+        if words and w[:1].isupper() and words[-1].islower() and not lettered:
             break  # "small electricals Kwame has checked": a name after a thing is no part of it
-        if len(words) == 2 and (w[:1].isupper() or f in BARE_VERBS):
+        if len(words) == 2 and ((w[:1].isupper() and not lettered) or f in BARE_VERBS):
             break  # "Quartz worktop Calacatta", "Open day set for …": no part of the phrase
         words.append(w)
         if len(words) == 3:

@@ -60,7 +60,10 @@ PLACE_NOUNS = _words(
     garage inn arms cafe café surgery butchers bakery bakers barbers salon stores store nursery kitchen"""
 )
 BARE_VERBS = _words("set put cut let hit shut quit")  # past forms without -ed, after a noun
-COUNTS = _words("one two three four five six seven eight nine ten twelve")  # "one interval": the interval
+COUNTS = _words(
+    "one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty"
+    " thirty forty fifty sixty seventy eighty ninety hundred dozen"
+)  # "one interval": the interval
 # Verbs in the present that end a noun phrase after its first word: "the piano comes with us",
 # "Maya starts at …", "the lorry loads on the 2nd" (their -s is no plural).
 PARTICIPLES = _words("broken written taken given chosen driven shown known grown thrown spoken frozen hidden done gone")
