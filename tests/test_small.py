@@ -964,10 +964,18 @@ def test_the_name_that_opens_a_line_after_the_leads_it(project: Project) -> None
     assert "wiki/northern-music-examinations-board.md" in result.created, result.created
 
 
-def test_a_brand_before_its_thing_is_not_the_lines_subject(project: Project) -> None:
-    journal(project, "2026-05-12", "Ordered four Velux roof windows from Skyline Roof Windows, order SRW-58213, £2,364 with the flashing kits.")
+@pytest.mark.parametrize(
+    ("line", "page"),
+    [
+        ("Ordered four Velux roof windows from Skyline Roof Windows, order SRW-58213, £2,364 with the flashing kits.", "skyline-roof-windows"),
+        # held32: a measure between the brand and its thing
+        ("Ordered the Dovre 5kW wood burner from Fireside Direct, order FD-55812, £1,195 with free delivery.", "fireside-direct"),
+    ],
+)
+def test_a_brand_before_its_thing_is_not_the_lines_subject(project: Project, line: str, page: str) -> None:
+    journal(project, "2026-05-12", line)
     result = garden(project, answers(FakeModel(), "yes"))
-    assert result.created == ["wiki/skyline-roof-windows.md"], result.created
+    assert result.created == [f"wiki/{page}.md"], result.created
 
 
 def test_a_decision_about_a_thing_a_firm_is_named_after_decides_the_thing(project: Project) -> None:

@@ -423,12 +423,12 @@ def _says_deed(text: str, deed: str, role: str) -> bool:
 
 
 def _brand(text: str, mention: subjects.Mention, names: Sequence[subjects.Mention]) -> bool:
-    """True for a one-word name that describes the thing after it ("Velux roof windows") where the
-    line also names someone in full."""
+    """True for a one-word name that describes the thing after it ("Velux roof windows", "the Dovre
+    5kW wood burner") where the line also names someone in full."""
     if " " in mention.text or not any(n.kind == "name" and " " in n.text for n in names):
         return False
-    after = mention.start + len(mention.text)
-    return re.match(r"\s+[a-z]", text[after:]) is not None and bool(subjects.noun_phrase(text, after + 1))
+    measure = re.match(r"\s+(?:\d[\w.]*\s+)?(?=[a-z])", text[mention.start + len(mention.text) :])  # "the Dovre 5kW wood burner"
+    return measure is not None and bool(subjects.noun_phrase(text, mention.start + len(mention.text) + measure.end()))
 
 
 def _opens(text: str, mention: subjects.Mention) -> bool:
