@@ -25,7 +25,7 @@ __all__ = ["decided_things", "decision_topic", "is_decision"]
 
 # The verbs of deciding and who decides with the writer: one list for "is it a decision" and for
 # "where does the thing decided start".
-_DECIDES = r"decided|agreed|chose|chosen|choose|picked|settled on|opted for|go with|going with|go for|going for"
+_DECIDES = r"decided|agreed|chose|chosen|choose|picked|settled on|opted for|go with|going with|go for|going for|gone for|gone with"
 _STAYS = r"stay with|staying with|stick with|sticking with"  # "We'll stay with Whitworth's": only we decide so
 _DECIDERS = r"we|i|(?:the\s+)?(?:committee|board|trustees|team|group)|we all|everyone"
 _DECISION = re.compile(
