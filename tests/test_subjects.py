@@ -1094,3 +1094,11 @@ def test_a_thing_said_short_finds_the_one_page_that_said_it_in_full() -> None:
     assert index.ending("Target") == index.ending("targets") == "fundraising-target"
     index.add("ticket-target", "Ticket target")
     assert index.ending("Target") is None  # two pages answer: code never guesses
+
+
+def test_a_time_moved_for_a_thing_both_lines_name_is_a_change_on_another_page() -> None:
+    """held32: "First group now going at 9am, Callum wants …" (Callum's page) was no change of "…,
+    first group over the edge at 10am" (the abseil's): one word in common, and only a date moved so."""
+    set_for = Earlier("2026-06-08#3", "Abseil set for Sunday 12 July, first group over the edge at 10am.", "castlegate-tower-abseil")
+    assert changed_value("First group now going at 9am, Callum wants us done before the café at the top opens.", "callum-reid", [set_for]) == set_for
+    assert changed_value("Callum says the café now opens at 9am on Sundays.", "callum-reid", [set_for]) is None  # another thing's time

@@ -390,7 +390,8 @@ def _rank(said: _Said, old: Earlier, page: str) -> tuple[bool, bool, bool, bool,
     repriced = any(noun in old_priced and amounts != old_priced[noun] for noun, amounts in said.priced.items())
     # "Rollout's now Tuesday 9 June", going on "rollout", moves the date of "… as rollout day"
     page_thing = bool(content_words(page.replace("-", " ")) & old_plain)
-    moved = things >= 2 or ((thing_shared or page_thing) and "date" in differing and dated) or recounted or repriced
+    # … and "First group now going at 9am" after "first group over the edge at 10am": a time moved
+    moved = things >= 2 or ((thing_shared or page_thing) and (("date" in differing and dated) or differing == {"time"})) or recounted or repriced
     per, old_per = _units(line), _units(old_text)
     if differing == {"amount"} and per and old_per and not per & old_per:
         return None  # "£310 a week towards Dad's care" after "£29.80 an hour": another rate, no new price
