@@ -978,6 +978,14 @@ def test_a_brand_before_its_thing_is_not_the_lines_subject(project: Project, lin
     assert result.created == [f"wiki/{page}.md"], result.created
 
 
+def test_a_thing_with_a_lettered_word_is_no_name_and_is_decided(project: Project) -> None:
+    """held32: "Team T-shirts" read as a name (the T of "T-shirts"), and a name's page is never decided."""
+    journal(project, "2026-06-11", "Decision: orange team T-shirts with the hospice logo on the back, Niamh's sending over the artwork.")
+    result = garden(project, answers(FakeModel(), "yes"))
+    assert "wiki/team-t-shirts.md" in result.created, result.created
+    assert meta(project, "team-t-shirts")["state"] == "decided"
+
+
 def test_a_decision_about_a_thing_a_firm_is_named_after_decides_the_thing(project: Project) -> None:
     journal(
         project,

@@ -360,7 +360,8 @@ def full_names(texts: Iterable[str]) -> set[str]:
 
 def is_full_name(label: str) -> bool:
     """True for a label of two or more words, each capitalised: a person's or an organisation's name
-    ("Tomasz Wójcik", "Kamień Studio"), not a topic ("Quartz worktop")."""
+    ("Tomasz Wójcik", "Kamień Studio"), not a topic ("Quartz worktop", "Team T-shirts")."""
+    label = re.sub(r"\b[A-Z]-(?=[a-z])", "t-", label)  # the T of "T-shirts", the X of "X-ray": no capital of a name
     words = [w for w in re.findall(r"[^\W\d_]+", label) if w[:1].isupper()]
     return len(words) >= 2 and len(words) == len(label.split())
 
