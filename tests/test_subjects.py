@@ -38,6 +38,7 @@ from gitgarden.wiki.subjects import (
         ("Aled Pryce of Pryce & Daughters Ltd starts Monday.", ["Aled Pryce", "Pryce & Daughters Ltd"]),  # "Aled" is no verb
         ("Told Marta yes to the sage-green cover.", ["Marta"]),  # "Told" is
         ("Fun run for St Brigid's Hospice confirmed.", ["St Brigid's Hospice"]),  # a saint's, then what
+        ("An engraved watch from Hartley's Jewellers, order HJ-55910.", ["Hartley's Jewellers", "HJ-55910"]),  # held33: a shop
         ("We're at 44, the Canadian cousins are coming.", []),  # a word describing the cousins
         ("Hamish has worked with Carys.", ["Carys"]),  # sentence-first, unknown: no sign of a name yet
         ("Tomás Ó Briain can do cello tutoring all week.", ["Tomás Ó Briain"]),
