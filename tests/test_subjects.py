@@ -1103,3 +1103,9 @@ def test_a_time_moved_for_a_thing_both_lines_name_is_a_change_on_another_page() 
     set_for = Earlier("2026-06-08#3", "Abseil set for Sunday 12 July, first group over the edge at 10am.", "castlegate-tower-abseil")
     assert changed_value("First group now going at 9am, Callum wants us done before the café at the top opens.", "callum-reid", [set_for]) == set_for
     assert changed_value("Callum says the café now opens at 9am on Sundays.", "callum-reid", [set_for]) is None  # another thing's time
+
+
+def test_a_lettered_thing_after_a_verb_is_the_topic() -> None:
+    """held33: "Got L plates and a spare rear-view mirror at Halfords" titled "Rear-view mirror"."""
+    assert topic_title("Got L plates and a spare rear-view mirror at Halfords, £23.98, receipt 7730-2214-0981.") == "L plates"
+    assert topic_title("Booked Alfie a block of ten lessons.") != "L plates"

@@ -312,7 +312,7 @@ def topic_title(line: str) -> str:
         found = noun_phrase(plain, count.end())  # "38 players signed up so far": the players
         if found and fold(found) not in VAGUE:
             return found
-    verb = re.match(r"([^\W\d_]+)\s+(?:\d+\s+)?(?=[a-z])", plain)
+    verb = re.match(r"([^\W\d_]+)\s+(?:\d+\s+)?(?=[a-z]|[A-Z]\s[a-z])", plain)  # "Got L plates and …": a lettered thing
     if verb and (fold(verb.group(1)) in STARTERS or _verbish(fold(verb.group(1)))):
         found = noun_phrase(plain, verb.end())  # "Ordered 50 tour polo shirts, …": the polo shirts
         rest = plain[verb.end() + len(found) :] if plain[verb.end() :].lower().startswith(found.lower()) else ""
