@@ -6,7 +6,9 @@ count an earlier line stated about the same thing. `values` reads those from a l
 `changed_value` finds, among earlier lines, the one a new line changes: the same subject or words
 in common, a value of the same kind that differs, and a cue word ("correction", "now", "moved",
 "not X"), the old value marked as old ("the £11.40 was …", "up from 38"), or — on the same page —
-a new amount or count for the same thing ("£7,300 for the coach" after "Coach … £6,850"). Pure.
+a new amount or count for the same thing ("£7,300 for the coach" after "Coach … £6,850"). Numbers
+and times said in words count as if written in figures ("it's ten weeks, not eight", "half past
+three"), in a line that says it changes something. Pure.
 """
 
 from __future__ import annotations
