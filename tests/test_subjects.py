@@ -1109,3 +1109,18 @@ def test_a_lettered_thing_after_a_verb_is_the_topic() -> None:
     """held33: "Got L plates and a spare rear-view mirror at Halfords" titled "Rear-view mirror"."""
     assert topic_title("Got L plates and a spare rear-view mirror at Halfords, £23.98, receipt 7730-2214-0981.") == "L plates"
     assert topic_title("Booked Alfie a block of ten lessons.") != "L plates"
+
+
+def test_a_weekday_moved_for_a_thing_both_lines_name_is_a_change_on_another_page() -> None:
+    """held33: "our practice drives switch to Saturday afternoons" was no change of "… on Sunday mornings
+    for practice" ("switch to" no cue, a weekday no date it moves); held29: "so swimming is Wednesday
+    28th instead" none of "swimming things for Tuesday". When two earlier lines qualify, the one
+    sharing a word of the thing wins over one sharing a name ("Booked Alfie … Thursday at 4")."""
+    lessons = Earlier("2026-04-13#1", "Booked Alfie a block of ten lessons with Denise Harrow, first one Thursday at 4.", "denise-harrow")
+    practice = Earlier("2026-04-17#2", "Decision: I'll take him out in the Corsa on Sunday mornings for practice, and the lessons stay on Thursdays.", "corsa")
+    switch = "Alfie's picked up Sunday shifts at the garden centre, so our practice drives switch to Saturday afternoons."
+    assert changed_value(switch, "garden-centre", [lessons, practice]) == changed_value(switch, "garden-centre", [practice, lessons]) == practice
+    assert changed_value("Alfie's picked up Sunday shifts at the garden centre.", "garden-centre", [practice]) is None  # no cue
+    kit = Earlier("2026-10-13#2", "Becky emailed the kit list: trainers every day, swimming things for Tuesday, and a packed lunch.", "becky-townsend")
+    assert changed_value("Pool's shut for repairs that Tuesday, so swimming is Wednesday 28th instead.", "pool", [kit]) == kit
+    assert changed_value("The quiz is on Saturday now, not Friday.", "quiz", [kit]) is None  # nothing of the kit list

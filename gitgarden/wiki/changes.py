@@ -37,7 +37,7 @@ _CUE = re.compile(
     r"\b(?:correction|corrected|update[d]?|actually|now|no longer|instead|moved|moves|(?<!\ba )(?<!\bthe )(?<!\bour )move|pushed|postponed|"
     r"rescheduled|brought forward|brought (?:\w+ ){1,3}forward|(?:has |have )?gone back to|went back to|goes back to|changed|changes|raised|lowered|increased|reduced|cut|revised|recounted|"
     r"earlier than|later than|sooner than|than (?:they|we|he|she) said|wasn't in|was not in|wasn't on|"
-    r"reissued|re-sent|resent|re-?quot(?:ed|es|e)|re-?priced|(?:is|are|was|['’]s)\s+really(?=\s+[£€$]?\d)|revised|updated|amended|came back at|comes back at|come back at|rang back|rung back|called back|shifted|came (?:through|in) at|comes (?:through|in) at|(?:will|would|['’]ll) (?:take|accept)(?=\s+[£€$]\d)|put(?:ting)? (?:\w+ ){0,3}back|new date|new price|added|will do|would do|down to|came down|knocked|"
+    r"reissued|re-sent|resent|re-?quot(?:ed|es|e)|re-?priced|(?:is|are|was|['’]s)\s+really(?=\s+[£€$]?\d)|revised|updated|amended|came back at|comes back at|come back at|rang back|rung back|called back|shifted|came (?:through|in) at|comes (?:through|in) at|switch(?:es|ed)? (?:over )?to|(?:will|would|['’]ll) (?:take|accept)(?=\s+[£€$]\d)|put(?:ting)? (?:\w+ ){0,3}back|new date|new price|added|will do|would do|down to|came down|knocked|"
     r"dropped|drops|gone up|went up|goes up|going up|put(?:ting)? (?:\w+ ){1,3}up|rose|risen|(?<!put )(?<!-)up to|"
     r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|a few)\s+(?:more|fewer|extra)|another\s+\d+|"
     r"should have (?:said|been)|second thoughts?|in the end|not\s+(?:\d|the\s+\d|on\s|at\s|in\s|" + _DAYS + r"|" + _MONTHS + r")|rather than|after all)\b",
@@ -318,7 +318,7 @@ def changed_value(line: str, page: str, earlier: Iterable[Earlier]) -> Earlier |
     if not said.values and not said.fixed_ids and not said.moved_codes:
         return None
     best: Earlier | None = None
-    best_rank: tuple[bool, bool, bool, bool, bool, bool, bool, int, int] = (False, False, False, False, False, False, False, -1, -1)
+    best_rank: tuple[bool, bool, bool, bool, bool, bool, bool, int, int, int] = (False, False, False, False, False, False, False, -1, -1, -1)
     for n, old in enumerate(earlier):
         rank = _rank(said, old, page) if old.text != line else None
         if rank is not None and (*rank, n) > best_rank:
@@ -351,15 +351,15 @@ class _Said:
         )  # fmt: skip
 
 
-def _rank(said: _Said, old: Earlier, page: str) -> tuple[bool, bool, bool, bool, bool, bool, bool, int] | None:
+def _rank(said: _Said, old: Earlier, page: str) -> tuple[bool, bool, bool, bool, bool, bool, bool, int, int] | None:
     """How surely `said`'s line (going on `page`) changes `old`'s value, higher is surer; None when it does not."""
     line, new, words = said.line, said.values, said.words
     old_text = _spelled(old.text)
     old_words = content_words(old_text)
     if said.fixed_ids and _near_id(said.fixed_ids, old_text):
-        return (True, True, False, False, False, False, old.page == page, len(words & old_words))  # an id said wrong before
+        return (True, True, False, False, False, False, old.page == page, 0, len(words & old_words))  # an id said wrong before
     if any(re.search(rf"(?<![\w/-]){re.escape(a)}(?![\w/-])", old_text) and b not in old_text for a, b in said.moved_codes):
-        return (True, True, False, False, False, False, old.page == page, len(words & old_words))  # a code moved from
+        return (True, True, False, False, False, False, old.page == page, 0, len(words & old_words))  # a code moved from
     old_values = values(old_text)
     kinds = {v.kind for v in new} & {v.kind for v in old_values}
     differing = {k for k in kinds if any(not _same(v, old_values) for v in new if v.kind == k)}
@@ -393,7 +393,9 @@ def _rank(said: _Said, old: Earlier, page: str) -> tuple[bool, bool, bool, bool,
     # "Rollout's now Tuesday 9 June", going on "rollout", moves the date of "… as rollout day"
     page_thing = bool(content_words(page.replace("-", " ")) & old_plain)
     # … and "First group now going at 9am" after "first group over the edge at 10am": a time moved
-    moved = things >= 2 or ((thing_shared or page_thing) and (("date" in differing and dated) or differing == {"time"})) or recounted or repriced
+    # … and "practice drives switch to Saturday" after "Sunday mornings for practice": a weekday moved
+    weekdays = differing == {"date"} and not any(c.isdigit() for v in new | old_values if v.kind == "date" for c in v.text)
+    moved = things >= 2 or ((thing_shared or page_thing) and (("date" in differing and (dated or weekdays)) or differing == {"time"})) or recounted or repriced
     per, old_per = _units(line), _units(old_text)
     if differing == {"amount"} and per and old_per and not per & old_per:
         return None  # "£310 a week towards Dad's care" after "£29.80 an hour": another rate, no new price
@@ -418,5 +420,5 @@ def _rank(said: _Said, old: Earlier, page: str) -> tuple[bool, bool, bool, bool,
         # ("to 20 April instead" changes "from Monday 13 April", not "Monday, Wednesday and Friday")
         redated = "date" in differing and dated and any(v.kind == "date" and any(c.isdigit() for c in v.text) for v in new)
         priced = "amount" in differing and bool(set(said.priced) & old_words)
-        return (named, strong, repriced or recounted, priced, close, redated, old.page == page, shared)
+        return (named, strong, repriced or recounted, priced, close, redated, old.page == page, things, shared)
     return None
