@@ -986,6 +986,13 @@ def test_a_thing_with_a_lettered_word_is_no_name_and_is_decided(project: Project
     assert meta(project, "team-t-shirts")["state"] == "decided"
 
 
+def test_a_street_said_with_the_only_says_where(project: Project) -> None:
+    """held31: "… at Paws & Claws on the High Street, £68.40" made a page "High Street"."""
+    journal(project, "2026-06-10", "Bought a litter tray, scratching post, carrier and two bowls at Paws & Claws on the High Street, £68.40 altogether.")
+    result = garden(project, answers(FakeModel(), "yes"))
+    assert result.created == ["wiki/litter-tray.md"], result.created
+
+
 def test_a_decision_about_a_thing_a_firm_is_named_after_decides_the_thing(project: Project) -> None:
     journal(
         project,

@@ -458,7 +458,9 @@ _WITH_ME = re.compile(r"\s+and\s+(?:I|me)\b")
 def _placed(text: str, mention: subjects.Mention) -> bool:
     """True for a name that only says where ("… on Mill Road", "at Green Bean", "on 14 Kirkgate"):
     never a line's home while the line names something else."""
-    place = re.search(r"(?:^|\s)(?:on|at|in|near|along|via)\s+(?:\d+[a-z]?\s+)?$", text[: mention.start], re.I)
+    street = re.search(r"\s(?:Street|Road|Lane|Parade|Square|Avenue)$", mention.text) is not None  # "on the High Street"
+    the = r"|the\s+" if street else ""
+    place = re.search(rf"(?:^|\s)(?:on|at|in|near|along|via)\s+(?:\d+[a-z]?\s+{the})?$", text[: mention.start], re.I)
     # "her heart is set on Jumpzone", "keen on Oakmere", "spent £50 on Jumpzone": what, not where
     return place is not None and not re.search(rf"\b{_ON_WHAT}\s+on\s+$", text[: mention.start], re.I)
 
