@@ -39,6 +39,9 @@ from gitgarden.wiki.subjects import (
         ("Told Marta yes to the sage-green cover.", ["Marta"]),  # "Told" is
         ("Fun run for St Brigid's Hospice confirmed.", ["St Brigid's Hospice"]),  # a saint's, then what
         ("An engraved watch from Hartley's Jewellers, order HJ-55910.", ["Hartley's Jewellers", "HJ-55910"]),  # held33: a shop
+        ("First match is away at the Fox and Hounds in Burley.", ["Fox and Hounds", "Burley"]),  # held34: a pub
+        ("Lewis and Amir want in as well.", ["Amir"]),  # two people ("Lewis" starts the sentence)
+        ("Told the Smiths and Tom.", ["Smiths", "Tom"]),
         ("We're at 44, the Canadian cousins are coming.", []),  # a word describing the cousins
         ("Hamish has worked with Carys.", ["Carys"]),  # sentence-first, unknown: no sign of a name yet
         ("Tomás Ó Briain can do cello tutoring all week.", ["Tomás Ó Briain"]),

@@ -203,8 +203,8 @@ def mentions(line: str, known_names: Iterable[str] = ()) -> list[Mention]:
             elif _inner(nxt) and j + 1 < len(toks) and _is_cap(toks[j + 1][1]) and not line[toks[j][0] + len(nxt) : toks[j + 1][0]].strip():
                 run.extend([toks[j], toks[j + 1]])  # "Curtain Call Costume Hire", "Brightwave IT Solutions"
                 j += 2
-            elif fold(nxt) in ("de", "van", "von", "da", "del", "della", "la", "le", "di", "du", "der", "den", "ter", "bin", "al", "o", "ni", "nic", "mac", "ap") and j + 1 < len(toks) and _is_cap(toks[j + 1][1]):
-                run.extend([toks[j], toks[j + 1]])
+            elif ((nxt == "and" and len(run) == 1 and not run[0][1].endswith("s") and re.search(r"\b[Tt]he\s+$", line[: run[0][0]]) is not None) or fold(nxt) in ("de", "van", "von", "da", "del", "della", "la", "le", "di", "du", "der", "den", "ter", "bin", "al", "o", "ni", "nic", "mac", "ap")) and j + 1 < len(toks) and _is_cap(toks[j + 1][1]):
+                run.extend([toks[j], toks[j + 1]])  # "Tomás Ó Briain"; "the Fox and Hounds", a pub (not "Lewis and Amir")
                 j += 2
             else:
                 break
