@@ -137,6 +137,7 @@ def test_a_decision_is_about_the_thing_decided_not_a_person() -> None:
         ("We'll stay with Whitworth's for the flour: two-day delivery is worth the extra £1.40 a bag.", True),  # held22
         ("We've gone for the navy sailor costumes rather than the white.", True),  # held32
         ("We've gone for Brockwell Logs for the winter's firewood.", True),
+        ("We're having the black shirts with gold trim rather than the red ones.", True),  # held34
         ("Jo's gone for a walk along the canal.", False),
         ("I'll stay with my sister over Christmas.", False),  # only "we" stay with a supplier
         ("Tom agreed to lend us his trailer.", False),  # someone else agreeing decides nothing of ours

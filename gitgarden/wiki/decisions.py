@@ -34,7 +34,7 @@ _DECISION = re.compile(
     rf"|\b(?:{_DECIDERS})(?:['’](?:ve|d|re|ll|m)|\s+ha(?:ve|s)|\s+had|\s+will|\s+are|\s+am)?\s+(?:finally\s+|now\s+|just\s+)?(?:{_DECIDES}|voted)\b"
     rf"|\bwe(?:['’](?:ll|re)|\s+will|\s+are)?\s+(?:{_STAYS})\b"
     r"|[,;]\s*(?:going with|we['’]ll go with|we go with)\b"
-    r"|^\s*we(?:['’]ll|\s+will)\s+[a-z]+\b(?:[^.;]|\.(?=\d))*?(?:\b(?:rather than|instead of|and not bother with)\s+|,\s*not\s+)(?![£€$\d])",  # "We'll sell the old Fiesta privately rather than …"
+    r"|^\s*we(?:['’]ll|\s+will|['’]re|\s+are)\s+[a-z]+\b(?:[^.;]|\.(?=\d))*?(?:\b(?:rather than|instead of|and not bother with)\s+|,\s*not\s+)(?![£€$\d])",  # "We'll sell the old Fiesta privately rather than …"
     re.I,
 )
 
