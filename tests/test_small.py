@@ -60,6 +60,14 @@ def journal(project: Project, day: str, *lines: str) -> None:
     write(project.root, f"raw/journal/{day}.md", "".join(f"{line}\n" for line in lines))
 
 
+def two_days(project: Project, first: tuple[str, str], second: tuple[str, str]) -> PassResult:
+    """A line gardened on its day, then a later one on its own (each read "yes"): the second pass's result."""
+    journal(project, *first)
+    garden(project, answers(FakeModel(), "yes"))
+    journal(project, *second)
+    return garden(project, answers(FakeModel(), "yes"))
+
+
 def answers(model: FakeModel, *words: str) -> FakeModel:
     for word in words:
         model.enqueue(word)
@@ -168,11 +176,8 @@ def test_new_pages_are_titled_with_the_subject_the_line_names(project: Project, 
 def test_a_thing_said_short_goes_on_its_page_and_its_change_is_asked(project: Project) -> None:
     """held32: "Target put up to £7,500" made a page "Target" beside "Fundraising target"."""
     old = "Set our fundraising target at £5,000 on the hospice's giving page."
-    journal(project, "2026-06-09", old)
-    garden(project, answers(FakeModel(), "yes"))
     new = "Target put up to £7,500, we'd already hit £3,200 by lunchtime."
-    journal(project, "2026-06-11", new)
-    result = garden(project, answers(FakeModel(), "yes"))
+    result = two_days(project, ("2026-06-09", old), ("2026-06-11", new))
     assert result.refusals == [] and result.created == [], result
     assert body(project, "fundraising-target") == f"- {old} (2026-06-09)\n- {new} (2026-06-11)\n"
     assert any(old in ln and new in ln for ln in open_lines(project))
@@ -189,10 +194,7 @@ def test_a_thing_said_short_goes_on_its_page_and_its_change_is_asked(project: Pr
 )
 def test_a_change_is_written_beside_the_old_value_with_an_open_line_in_full_words(project: Project, correction: str) -> None:
     old = "Tomasz's quote came in: 18,400 EUR for demolition, plumbing and fitting, cabinets not included."
-    journal(project, "2026-03-04", old)
-    garden(project, answers(FakeModel(), "yes"))
-    journal(project, "2026-03-05", correction)
-    result = garden(project, answers(FakeModel(), "yes"))
+    result = two_days(project, ("2026-03-04", old), ("2026-03-05", correction))
     assert result.refusals == [], result.refusals
     assert body(project, "tomasz") == f"- {old} (2026-03-04)\n- {correction} (2026-03-05)\n"
     asked = [ln for ln in open_lines(project) if ln.startswith("- Which holds?")]
@@ -202,11 +204,8 @@ def test_a_change_is_written_beside_the_old_value_with_an_open_line_in_full_word
 def test_a_decision_that_goes_back_on_a_value_and_settles_no_thing_is_a_change(project: Project) -> None:
     """held24: the committee's vote settles no thing of its own, and says "after all": the fee is asked."""
     old = "Hazel Quinton, our chair, wants to keep entry fees at 50p a class like last year."
-    journal(project, "2026-09-08", old)
-    garden(project, answers(FakeModel(), "yes"))
     vote = "Hazel rang: the committee voted for £1 a class after all, to cover the judge's expenses."
-    journal(project, "2026-09-11", vote)
-    result = garden(project, answers(FakeModel(), "yes"))
+    result = two_days(project, ("2026-09-08", old), ("2026-09-11", vote))
     assert result.refusals == [] and result.unread == []
     assert vote in body(project, "hazel-quinton")
     assert any(old in ln and vote in ln for ln in open_lines(project))
