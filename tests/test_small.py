@@ -985,6 +985,20 @@ def test_a_thing_with_a_lettered_word_is_no_name_and_is_decided(project: Project
     assert meta(project, "team-t-shirts")["state"] == "decided"
 
 
+def test_a_word_said_short_later_in_a_line_finds_no_title_it_ends(project: Project) -> None:
+    """held21: "Paid Wenlow Print Shop £162 for the posters" went to the "Lamp poster" page once a word
+    said short found the title it ends anywhere in a line; only a line opening with it does."""
+    journal(
+        project,
+        "2026-11-13",
+        "The lamp poster goes to print on Monday.",
+        "Paid Wenlow Print Shop £162 for the posters and flyers.",
+    )
+    result = garden(project, answers(FakeModel(), "yes", "yes"))
+    assert result.created == ["wiki/lamp-poster.md", "wiki/wenlow-print-shop.md"], result.created
+    assert "Paid Wenlow" not in body(project, "lamp-poster")
+
+
 def test_a_street_said_with_the_only_says_where(project: Project) -> None:
     """held31: "… at Paws & Claws on the High Street, £68.40" made a page "High Street"."""
     journal(project, "2026-06-10", "Bought a litter tray, scratching post, carrier and two bowls at Paws & Claws on the High Street, £68.40 altogether.")

@@ -1099,6 +1099,9 @@ def test_a_thing_said_short_finds_the_one_page_that_said_it_in_full() -> None:
     assert index.ending("Target") == index.ending("targets") == "fundraising-target"
     index.add("ticket-target", "Ticket target")
     assert index.ending("Target") is None  # two pages answer: code never guesses
+    index = SubjectIndex()
+    index.add("marcus-webb", "Marcus Webb", ["our treasurer"])
+    assert index.ending("Treasurer") is None  # a role said short is the roles' to resolve, not a title's tail
 
 
 def test_a_time_moved_for_a_thing_both_lines_name_is_a_change_on_another_page() -> None:
@@ -1128,3 +1131,10 @@ def test_a_weekday_moved_for_a_thing_both_lines_name_is_a_change_on_another_page
     kit = Earlier("2026-10-13#2", "Becky emailed the kit list: trainers every day, swimming things for Tuesday, and a packed lunch.", "becky-townsend")
     assert changed_value("Pool's shut for repairs that Tuesday, so swimming is Wednesday 28th instead.", "pool", [kit]) == kit
     assert changed_value("The quiz is on Saturday now, not Friday.", "quiz", [kit]) is None  # nothing of the kit list
+
+
+def test_a_time_said_as_a_quarter_to_or_an_hour_oclock_is_changed_like_one_in_figures() -> None:
+    doors = Earlier("2026-05-01#1", "Doors open at 6pm for the quiz, first round at 7pm.", "quiz")
+    assert changed_value("Doors now open at seven o'clock, the hall's booked till then.", "quiz", [doors]) == doors
+    assert changed_value("First round now at quarter to eight, the caller's late off shift.", "quiz", [doors]) == doors
+    assert changed_value("Doors now open at six, first round at seven, as before.", "quiz", [doors]) is None  # the same times

@@ -35,11 +35,7 @@ def general_title(root: Path) -> tuple[str, str]:
                 if title and subjects.is_title(re.sub(r"\d", "", title)):
                     return title, "AGENTS.md"
             thing = thing_of(m.group(1))  # "Back fence at 27 Orchard Rise": a thing and where it is
-            if (
-                thing != m.group(1)
-                and len(m.group(1)) <= 60
-                and subjects.is_title(re.sub(r"\d", "", thing))
-            ):
+            if thing != m.group(1) and len(m.group(1)) <= 60 and subjects.is_title(re.sub(r"\d", "", thing)):
                 return m.group(1), "AGENTS.md"
             break
     name = root.name.replace("-", " ").replace("_", " ").strip()

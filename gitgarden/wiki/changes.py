@@ -18,6 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from gitgarden.wiki.subjects import content_words, fold, ids, mentions, named_thing
+from gitgarden.wiki.wordlists import NUMBERS, TENS
 
 __all__ = ["Value", "values", "has_change_cue", "corrects", "reverses", "Earlier", "changed_value"]
 
@@ -49,9 +50,7 @@ _OLD_AFTER = re.compile(r"^\s*(?:was|were|had been|before|earlier|previously)\b"
 _NOT_VALUE = re.compile(r"\bnot\s+(?:on\s+|at\s+|the\s+)?([\w£€$,.:/ ]{1,20}?)(?=[,;.)]|$|\s(?:but|as|and)\b)", re.I)
 
 
-_UNITS = ["one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"]
-_UNITS += ["eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty"]
-_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90}
+_UNITS, _TENS = NUMBERS, TENS
 _NUMBER_WORDS = {w: n for n, w in enumerate(_UNITS, 1) if n > 1} | _TENS  # not "one": "the one", "one of"
 _HOUR = "|".join(_UNITS[:12])
 _SPELLED_TIME = re.compile(rf"\b(?:(half|quarter)\s+past|(quarter)\s+to)\s+({_HOUR})\b|\b({_HOUR})\s+o['’]clock\b", re.I)

@@ -145,6 +145,7 @@ def _tokens(line: str) -> list[tuple[int, str]]:
 
 
 _CONTRACTED = re.compile(r"(?:i|we|you|he|she|they|it|that|there|here|what|who|let)['’](?:m|ve|d|ll|re|s)")
+_LETTERED = re.compile(r"\b[A-Z]-(?=[a-z])")  # "T-shirts", "X-ray": a letter, no capital of a name
 
 
 def _is_cap(word: str) -> bool:
@@ -361,7 +362,7 @@ def full_names(texts: Iterable[str]) -> set[str]:
 def is_full_name(label: str) -> bool:
     """True for a label of two or more words, each capitalised: a person's or an organisation's name
     ("Tomasz Wójcik", "Kamień Studio"), not a topic ("Quartz worktop", "Team T-shirts")."""
-    label = re.sub(r"\b[A-Z]-(?=[a-z])", "t-", label)  # the T of "T-shirts", the X of "X-ray": no capital of a name
+    label = _LETTERED.sub("t-", label)  # the T of "T-shirts", the X of "X-ray": no capital of a name
     words = [w for w in re.findall(r"[^\W\d_]+", label) if w[:1].isupper()]
     return len(words) >= 2 and len(words) == len(label.split())
 
@@ -471,7 +472,7 @@ def _phrase(text: str, at: int) -> str:
             break  # "Chiara plays Mara", "Low Tide goes to …", "the tour pot covers the rest": a word in -s is the verb
         if words and words[-1][:1].isupper() and w.islower() and object_next and not text[at + m.end() : at + m.end() + 1].strip():
             break  # "Brightwave port our phone number": after a name, a word before its object is the verb
-        lettered = re.match(r"[A-Z]-[a-z]", w) is not None  # "T-shirts", "X-ray": no name
+        lettered = _LETTERED.match(w) is not None  # "T-shirts", "X-ray": no name
         if words and w[:1].isupper() and words[-1].islower() and not lettered:
             break  # "small electricals Kwame has checked": a name after a thing is no part of it
         if len(words) == 2 and ((w[:1].isupper() and not lettered) or f in BARE_VERBS):

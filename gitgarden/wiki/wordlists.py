@@ -61,10 +61,11 @@ PLACE_NOUNS = _words(
     jewellers jeweller opticians chemist chemists florist florists newsagents ironmongers deli hospice"""
 )
 BARE_VERBS = _words("set put cut let hit shut quit")  # past forms without -ed, after a noun
-COUNTS = _words(
-    "one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty"
-    " thirty forty fifty sixty seventy eighty ninety hundred dozen"
-)  # "one interval": the interval
+# Numbers in words, in order ("one" is 1), and the tens: a count a line may spell out ("ten weeks")
+NUMBERS: tuple[str, ...] = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+NUMBERS += ("eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty")
+TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90}
+COUNTS = frozenset(NUMBERS) | frozenset(TENS) | {"hundred", "dozen"}  # "one interval": the interval
 # Verbs in the present that end a noun phrase after its first word: "the piano comes with us",
 # "Maya starts at …", "the lorry loads on the 2nd" (their -s is no plural).
 PARTICIPLES = _words("broken written taken given chosen driven shown known grown thrown spoken frozen hidden done gone")
