@@ -15,17 +15,15 @@ from gitgarden.wiki.changes import (
 )
 from gitgarden.wiki.chatter import chatter_kind, domain_words
 from gitgarden.wiki.decisions import decided_things, decision_topic, is_decision
+from gitgarden.wiki.phrases import named_thing, noun_phrase, topic_title
 from gitgarden.wiki.subject_index import SubjectIndex, name_parts
 from gitgarden.wiki.subjects import (
     Mention,
     ids,
     mentions,
-    named_thing,
-    noun_phrase,
     roles_given,
     roles_said,
     said_as_thing,
-    topic_title,
 )
 
 

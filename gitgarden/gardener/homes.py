@@ -18,7 +18,7 @@ from functools import cached_property
 
 from gitgarden.gardener.project_page import thing_of
 from gitgarden.model.operations import Op
-from gitgarden.wiki import changes, decisions, journal, pages, subjects, tidy, wordlists
+from gitgarden.wiki import changes, decisions, journal, pages, phrases, subjects, tidy, wordlists
 from gitgarden.wiki.facts import pages_citing
 from gitgarden.wiki.household import household
 from gitgarden.wiki.journal import JournalLine
@@ -93,7 +93,7 @@ class Planner:
             if page and page != self.resolve(self.general):  # a name before it leads; the catch-all page never does
                 return page, "", [], roles
         if before and found and all(m.kind == "id" and not self.resolve(m.text, "id") for m in found):
-            topic = subjects.topic_title(text)
+            topic = phrases.topic_title(text)
             if not topic or _plural_free(subjects.fold(topic.split()[-1])) in _PAPERWORK:
                 return before, "", [], roles  # "PO number LB-90412, …" after the job it belongs to
             # "Ordered 50 tour polo shirts, order no. SC-55812": a thing of its own, not the line before's
@@ -160,7 +160,7 @@ class Planner:
         what was done to it, when no name but a place stands there ("Gala sub-committee met in the
         Crown …: open meet pencilled for Sunday 18 October at Northgate Pool"), or None."""
         tail = text.split(": ", 1)[1] if ": " in text else ""
-        lead = subjects.topic_title(tail) if tail else ""
+        lead = phrases.topic_title(tail) if tail else ""
         if not lead or not _done_to(tail, lead) or any(m.start >= len(text) - len(tail) for m in names):
             return None
         page = self.resolve(lead) or self.index.starting(lead)
@@ -187,9 +187,9 @@ class Planner:
         return found.group(1) if found else ""
 
     def topic_of(self, text: str) -> str:
-        """`subjects.topic_title` of a line, or "" where that is the writer's household or the project's
+        """`phrases.topic_title` of a line, or "" where that is the writer's household or the project's
         owner ("Helen and I have settled on …" with AGENTS.md's "Helen and I": no page "Helen")."""
-        topic = subjects.topic_title(text)
+        topic = phrases.topic_title(text)
         return "" if topic in self.household or (topic and topic == self.owner) else topic
 
     def named_home(self, m: subjects.Mention, roles: Mapping[str, str]) -> tuple[str, str, list[str]]:
@@ -428,7 +428,7 @@ def _brand(text: str, mention: subjects.Mention, names: Sequence[subjects.Mentio
     if " " in mention.text or not any(n.kind == "name" and " " in n.text for n in names):
         return False
     measure = re.match(r"\s+(?:\d[\w.]*\s+)?(?=[a-z])", text[mention.start + len(mention.text) :])  # "the Dovre 5kW wood burner"
-    return measure is not None and bool(subjects.noun_phrase(text, mention.start + len(mention.text) + measure.end()))
+    return measure is not None and bool(phrases.noun_phrase(text, mention.start + len(mention.text) + measure.end()))
 
 
 def _opens(text: str, mention: subjects.Mention) -> bool:

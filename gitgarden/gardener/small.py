@@ -36,7 +36,7 @@ from gitgarden.gardener.state import Pass, Work
 from gitgarden.gardener.steps import Step
 from gitgarden.model import judge, llm, speed
 from gitgarden.model.operations import Op
-from gitgarden.wiki import changes, pages, subjects, wordlists
+from gitgarden.wiki import changes, pages, phrases, subjects, wordlists
 from gitgarden.wiki.chatter import domain_words
 from gitgarden.wiki.journal import JournalLine
 from gitgarden.wiki.subject_index import SubjectIndex
@@ -249,11 +249,11 @@ def _names_someone(plan: Planner, title: str, said: str = "") -> bool:
     """True for a title that is a name: two or more capitalised words ("Ananya Krishnan", "Kamień
     Studio"), one that is a first or last name of a name the journal gives ("Tomasz"), a family word
     ("Mum"), or one word the line `said` names as someone ("Isla plays the Seitz concerto")."""
-    if subjects.is_full_name(title) and not subjects.named_thing(title.split()[-1], said):
+    if subjects.is_full_name(title) and not phrases.named_thing(title.split()[-1], said):
         return True  # "Skoda Octavia" where the line says "the Octavia": a thing, by its name
     if subjects.fold(title) in wordlists.FAMILY:
         return True
-    if subjects.named_thing(title, said):
+    if phrases.named_thing(title, said):
         return False  # "one Luton rather than two Transits", "the Greenstar": a thing chosen, by its name
     return bool(plan.longer_names(title)) or (
         " " not in title.strip() and any(m.kind == "name" and m.text == title for m in subjects.mentions(said, plan.known))

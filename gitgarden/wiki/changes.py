@@ -17,7 +17,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from gitgarden.wiki.subjects import content_words, fold, ids, mentions, named_thing
+from gitgarden.wiki.phrases import named_thing
+from gitgarden.wiki.subjects import content_words, fold, ids, mentions
 from gitgarden.wiki.wordlists import NUMBERS, TENS
 
 __all__ = ["Value", "values", "has_change_cue", "corrects", "reverses", "Earlier", "changed_value"]
@@ -277,7 +278,7 @@ def _plain_words(text: str) -> set[str]:
 
 
 def _named_things(text: str) -> set[str]:
-    """The folded one-word names `text` gives as things: "the Greenstar" (`subjects.named_thing`)."""
+    """The folded one-word names `text` gives as things: "the Greenstar" (`phrases.named_thing`)."""
     return {fold(m.text) for m in mentions(text) if m.kind == "name" and named_thing(m.text, text)}
 
 

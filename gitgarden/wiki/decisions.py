@@ -8,18 +8,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from gitgarden.wiki.subjects import (
-    DETERMINER,
-    VERB_OBJECT,
-    VERBS_S,
-    fold,
-    is_title,
-    mentions,
-    named_thing,
-    noun_phrase,
-    upper_first,
-)
-from gitgarden.wiki.wordlists import CALENDAR, VAGUE
+from gitgarden.wiki.phrases import VERB_OBJECT, named_thing, noun_phrase
+from gitgarden.wiki.subjects import DETERMINER, fold, is_title, mentions, upper_first
+from gitgarden.wiki.wordlists import CALENDAR, VAGUE, VERBS_S
 
 __all__ = ["decided_things", "decision_topic", "is_decision"]
 

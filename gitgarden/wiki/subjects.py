@@ -7,7 +7,8 @@ A line names its subjects in a few ways people write quickly:
 - a role, once given beside a name ("Piotr Nowak the electrician", "Deepa Iyer, my accountant",
   "Ragnhild Berg (treasurer)") and later alone ("the electrician");
 - an id ("INV-2041", "NK-55817");
-- a topic: a thing the line is about ("the budget", "Deposit for …", "the cabinets").
+- a topic: a thing the line is about ("the budget", "Deposit for …", "the cabinets"), read by
+  `phrases.topic_title`.
 
 `mentions` finds them in one line; `SubjectIndex` resolves a mention to one page across passes and
 spellings — a title, an alias, a person's first or last name, a role given before, a plural — so
@@ -24,27 +25,16 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from gitgarden.wiki.wordlists import (
-    ADJECTIVES,
-    AFTER_PLURAL,
-    BARE_VERBS,
     CALENDAR,
-    COPULA,
-    COUNTS,
     DEMONYMS,
-    ENDS_PHRASE,
     FUNCTION,
     ING_NOUNS,
     KIN,
     NAME_INNER,
     NEVER,
-    PARTICIPLES,
     PLACE_NOUNS,
-    PLAIN_VERBS,
-    QUANTIFIERS,
     ROLES_FOLDED,
     STARTERS,
-    VAGUE,
-    VERBS_S,
 )
 
 __all__ = [
@@ -54,21 +44,19 @@ __all__ = [
     "roles_said",
     "fold",
     "is_title",
-    "topic_title",
     "PRONOUN_START",
     "upper_first",
     "content_words",
     "has_id",
     "ids",
-    "noun_phrase",
     "DETERMINER",
     "sentence_starts",
+    "verbish",
+    "POSSESSIVE",
+    "LETTERED",
     "is_full_name",
     "full_names",
     "said_as_thing",
-    "named_thing",
-    "VERBS_S",
-    "VERB_OBJECT",
 ]
 
 _TOKEN = re.compile(r"[^\W\d_][\w'’.&-]*[\w]|[^\W\d_]")
@@ -76,7 +64,7 @@ _TOKEN = re.compile(r"[^\W\d_][\w'’.&-]*[\w]|[^\W\d_]")
 _ID = re.compile(
     r"\b(?:[A-Z]{2}\d{2} [A-Z]{3}(?![\w-])|[A-Z]{1,5}(?:[/-][A-Z]{1,5})*[-/]?\d[\w/-]*\d(?:/[A-Z]{1,4}(?![\w/-]))?|[A-Z]{2,5}-[A-Z0-9]{2,}(?:-[A-Z0-9]+)*)\b"
 )
-_POSSESSIVE = re.compile(r"['’]s$")
+POSSESSIVE = re.compile(r"['’]s$")
 PRONOUN_START = re.compile(r"^(?:he|she|they|his|her|their|him|them)\b", re.I)
 # A role given beside a name: "X the electrician", "X, our designer,", "X (treasurer)".
 _ROLE_AFTER = re.compile(
@@ -93,7 +81,7 @@ _VERBISH = re.compile(r"^[a-z]{3,}ed$|^[a-z]{2,}ing$")  # "Aled", "Fred", "Ned":
 _NAMES_LIKE_VERBS = frozenset({"ahmed", "mohammed", "mohamed", "muhammed", "sinead", "reed", "jared"})
 
 
-def _verbish(word: str) -> bool:
+def verbish(word: str) -> bool:
     return bool(_VERBISH.match(word)) and word not in ING_NOUNS and word not in _NAMES_LIKE_VERBS
 
 
@@ -145,7 +133,7 @@ def _tokens(line: str) -> list[tuple[int, str]]:
 
 
 _CONTRACTED = re.compile(r"(?:i|we|you|he|she|they|it|that|there|here|what|who|let)['’](?:m|ve|d|ll|re|s)")
-_LETTERED = re.compile(r"\b[A-Z]-(?=[a-z])")  # "T-shirts", "X-ray": a letter, no capital of a name
+LETTERED = re.compile(r"\b[A-Z]-(?=[a-z])")  # "T-shirts", "X-ray": a letter, no capital of a name
 
 
 def _is_cap(word: str) -> bool:
@@ -214,23 +202,23 @@ def mentions(line: str, known_names: Iterable[str] = ()) -> list[Mention]:
         if len(run) == 1 and fold(first) in DEMONYMS and re.match(r"\s+[a-z]", line[first_pos + len(first) :]):
             i = j
             continue  # "the Canadian cousins", "two Flemish pieces": a word describing a thing, no name
-        if lone_start and (fold(first) in STARTERS or _verbish(fold(first))):
+        if lone_start and (fold(first) in STARTERS or verbish(fold(first))):
             run = run[1:]  # "Ordered the …", "Got quartz samples from Kamień": the verb is no name
         elif (lone_start and len(run) > 1 and fold(first) in ROLES_FOLDED) or (len(run) > 2 and fold(first) in KIN):
             run = run[1:]  # "Landlord Joaquín Beltrán confirmed …", "Aunt Moira Fitzgerald": no part of the name
-        elif lone_start and len(run) == 1 and not _POSSESSIVE.search(first) and fold(_POSSESSIVE.sub("", first)) not in known:
+        elif lone_start and len(run) == 1 and not POSSESSIVE.search(first) and fold(POSSESSIVE.sub("", first)) not in known:
             run = []  # "Budget for the whole job": a sentence's first word, no sign it is a name
         if run:
             text = line[run[0][0] : run[-1][0] + len(run[-1][1])]
-            text = _POSSESSIVE.sub("", text)
+            text = POSSESSIVE.sub("", text)
             found.append(Mention(text, "name", run[0][0]))
         i = j
     for m in re.finditer(r"\b(?:[Tt]he|[Oo]ur|[Mm]y)\s+([a-z][a-z'’]+(?:\s+[a-z][a-z'’]+)?)\b", line):
         words = m.group(1).split()
-        if words and fold(_POSSESSIVE.sub("", words[-1])) in ROLES_FOLDED:
-            found.append(Mention(_POSSESSIVE.sub("", " ".join(words)), "role", m.start(1)))
-        elif len(words) > 1 and fold(_POSSESSIVE.sub("", words[0])) in ROLES_FOLDED:
-            found.append(Mention(_POSSESSIVE.sub("", words[0]), "role", m.start(1)))  # "the editor's invoice"
+        if words and fold(POSSESSIVE.sub("", words[-1])) in ROLES_FOLDED:
+            found.append(Mention(POSSESSIVE.sub("", " ".join(words)), "role", m.start(1)))
+        elif len(words) > 1 and fold(POSSESSIVE.sub("", words[0])) in ROLES_FOLDED:
+            found.append(Mention(POSSESSIVE.sub("", words[0]), "role", m.start(1)))  # "the editor's invoice"
     return sorted(found, key=lambda m: m.start)
 
 
@@ -301,48 +289,6 @@ def is_title(title: str) -> bool:
     return not any(ch.isdigit() for ch in title) or bool(_ID.fullmatch(title))
 
 
-def topic_title(line: str) -> str:
-    """The thing a line without a name is about, as a title made of its own words ("Budget",
-    "Waiting list", "Cabinets"), or "" when code cannot tell."""
-    plain = re.sub(r"^(?:decision|correction|update|note|todo)\s*:\s*", "", line.strip(), flags=re.I)
-    first = noun_phrase(plain, 0)
-    if first:
-        return first if fold(first) not in VAGUE else ""  # "Plan is to leave at 7am": no page "Plan"
-    count = re.match(r"(?:about\s+|around\s+)?\d[\d,]*\s+(?=[a-z])", plain)
-    if count:
-        found = noun_phrase(plain, count.end())  # "38 players signed up so far": the players
-        if found and fold(found) not in VAGUE:
-            return found
-    verb = re.match(r"([^\W\d_]+)\s+(?:\d+\s+)?(?=[a-z]|[A-Z]\s[a-z])", plain)  # "Got L plates and …": a lettered thing
-    if verb and (fold(verb.group(1)) in STARTERS or _verbish(fold(verb.group(1)))):
-        found = noun_phrase(plain, verb.end())  # "Ordered 50 tour polo shirts, …": the polo shirts
-        rest = plain[verb.end() + len(found) :] if plain[verb.end() :].lower().startswith(found.lower()) else ""
-        if found and " " not in found and fold(verb.group(1)).endswith("ed") and _ITS_VERB.match(rest):
-            return upper_first(f"{verb.group(1).lower()} {found.lower()}")  # "Sponsored walk set for …": an -ed word describing it
-        if found:
-            return found
-    for m in DETERMINER.finditer(plain):
-        if re.search(r"(?:[£€$]\s?\d[\d.,]*[km]?|\d+p)\s+$", plain[: m.start()]) and re.match(r"an?\s", m.group(), re.I):
-            continue  # "£2.85 a loaf", "95p a croissant": the unit an amount is counted in, no topic
-        found = noun_phrase(plain, m.end())
-        if found and fold(found) not in VAGUE:
-            return found
-    return ""
-
-
-_ITS_VERB = re.compile(r"\s+(?:is|was|are|were|set|put|cut|goes|looks|[a-z]+ed)\b")
-
-
-def named_thing(word: str, text: str) -> bool:
-    """True when `text` gives the one-word name `word` as a thing, after "the", "one", "a" or "an"
-    and perhaps a measure: "the Greenstar over the Vaillant", "one Luton rather than two Transits",
-    "the 3,500-litre Rainsaver", "the old Fiesta" (not "the AGM")."""
-    return bool(word.strip()) and " " not in word.strip() and not word.isupper() and re.search(rf"\b(?i:the|one|a|an)\s+(?:\d[\d,.]*-[a-z]+\s+|(?:{_ADJECTIVE})\s+)?{re.escape(word)}\b", text) is not None
-
-
-_ADJECTIVE = "|".join(sorted(ADJECTIVES - FUNCTION))  # "the old Fiesta"
-
-
 def said_as_thing(word: str, texts: Iterable[str]) -> bool:
     """True when the lines write `word` only in lower case ("the scaffolding", "the roof windows"): a
     thing, never the last name of "Apex Scaffolding" or the tail of "Skyline Roof Windows"."""
@@ -362,7 +308,7 @@ def full_names(texts: Iterable[str]) -> set[str]:
 def is_full_name(label: str) -> bool:
     """True for a label of two or more words, each capitalised: a person's or an organisation's name
     ("Tomasz Wójcik", "Kamień Studio"), not a topic ("Quartz worktop", "Team T-shirts")."""
-    label = _LETTERED.sub("t-", label)  # the T of "T-shirts", the X of "X-ray": no capital of a name
+    label = LETTERED.sub("t-", label)  # the T of "T-shirts", the X of "X-ray": no capital of a name
     words = [w for w in re.findall(r"[^\W\d_]+", label) if w[:1].isupper()]
     return len(words) >= 2 and len(words) == len(label.split())
 
@@ -372,129 +318,11 @@ def upper_first(title: str) -> str:
     return title[:1].upper() + title[1:]
 
 
-def _next_is_verb(text: str, at: int) -> bool:
-    """True when the word after `at` is a verb in the past or a form of "be": "Tasting booked for …",
-    "Tasting moved …", "Engraving comes to £275" — the -ing word before it is the thing, not a verb."""
-    m = re.match(r"\s+([a-z]+)", text[at:])
-    return m is not None and (m.group(1).endswith("ed") or m.group(1) in ("is", "was", "set", "went", "got") or m.group(1) in VERBS_S)
-
-
-def _next_in(text: str, at: int, words: frozenset[str]) -> bool:
-    """True when the word after `at` is one of `words`."""
-    m = re.match(r"\s+([^\W\d_]+)", text[at:])
-    return m is not None and fold(m.group(1)) in words
-
-
-def _next_is_noun(text: str, at: int) -> bool:
-    """True when the word after `at` reads as the noun an -ing word names the kind of: "Packing day",
-    "Moving boxes" — not "Painting the fence", "Sorting out …"."""
-    m = re.match(r"\s+([a-z]+)\b", text[at:])
-    if m is None:
-        return False
-    w = m.group(1)
-    if w in QUANTIFIERS:
-        return False  # "keeping all 26 rooms": a verb and its object
-    return not (w in FUNCTION or w in NEVER or w in VERBS_S or _verbish(w) or DETERMINER.match(w + " "))
-
-
-_AFTER_DETERMINER = re.compile(r"\b(?:the|a|an|our|my|their|his|her|its|this|that|no)\s+$", re.I)  # "the revised quote"
-# What follows a verb in -s after a name, and never a word of a noun phrase: "Chiara plays Mara",
-# "Low Tide goes to …", "Daniel rehearses with Isla", "Rosa proofreads each half".
-VERB_OBJECT = r"(?:[A-Z]|(?:the|a|an|our|my|their|his|her|to|with|every|everyone|everybody|each|all|both|until|from)\b)"
-
-
-def noun_phrase(text: str, at: int) -> str:
-    """The noun phrase starting at `at` (up to two words, the last two of three — its head is last —
-    adjectives dropped), capitalised; a weekday before it is part of it ("the Tuesday class")."""
-    day = _WEEKDAY_THING.match(text, at)
-    if day:
-        thing = _phrase(text, day.end())
-        return f"{day.group(1).capitalize()} {thing.lower()}" if thing and len(thing.split()) == 1 else ""
-    return _phrase(text, at)
-
-
-# "lessons every Thursday": how often, not a verb's object ("cap every tour")
-_WHEN_EVERY = r"(?i:(?:other\s+)?(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day|day|week|weekend|month|morning|afternoon|evening|night|year|term))\b"
-_ADVERB = ("ately", "ively", "ously", "fully", "ably", "ibly", "ently", "antly", "ckly", "edly", "ingly")
-_WEEKDAY_THING = re.compile(r"((?i:mon|tues|wednes|thurs|fri|satur|sun)day)\s+(?=[a-z])")
-
-
-def _phrase(text: str, at: int) -> str:
-    words: list[str] = []
-    end = at
-    skipped = False  # an adjective or an ordinal was passed over: "a second, smaller leaflet run"
-    for m in re.finditer(r"[^\W\d_][\w'’-]*", text[at:]):
-        gap = text[end : at + m.start()].strip(" -")
-        measure = not words and not skipped and re.fullmatch(r"\s*\d[\d.,]*-", text[end : at + m.start()]) is not None
-        # "a £5 water levy": an amount between "a" and its thing (not "the £419 Harbour policy")
-        priced = not words and not skipped and m.group().islower() and re.fullmatch(r"[£€$]\d[\d.,]*", gap) is not None and re.search(r"\b[Aa]\s+$", text[:at]) is not None
-        if gap and not (skipped and not words and gap == ",") and not measure and not priced:
-            break  # punctuation or a number ends the phrase (or keeps one from starting)
-        end = at + m.end()
-        w = m.group()
-        f = fold(w)
-        counted = not words and "-" in f and f.split("-")[0] in COUNTS and re.match(r"\s+[a-z]", text[at + m.end() :]) is not None
-        if measure or counted:
-            skipped = True
-            continue  # "the 140-litre front-loader", "the three-bedroom flat": the front-loader, the flat
-        base = re.split(r"['’]", f)[0]
-        if (base != f and (base in NEVER or base in FUNCTION or base in STARTERS)) or f.endswith(("n't", "n’t", *_ADVERB)):
-            break  # "We've settled …", "there'll be": a pronoun, no thing; "couldn't": a verb; "privately"
-        if f in ENDS_PHRASE or (words and f == "half") or (not words and re.match(rf"\s+(?:the|a|an|our|my|their|his|her|all|every(?!\s+{_WHEN_EVERY}))\s", text[at + m.end() :])):
-            break  # "cap the tour": a verb before its object is no part of a phrase
-        gerund = not words and _verbish(f) and f.endswith("ing") and (
-            _next_is_verb(text, at + m.end()) or _next_is_noun(text, at + m.end()) or _AFTER_DETERMINER.search(text, 0, at + m.start()) is not None
-        ) or (bool(words) and words[-1].isupper() and f.endswith("ing") and _next_in(text, at + m.end(), FUNCTION))  # "the scaffolding", "FIDE rating on …"
-        # "safety briefing in the lobby", "team meeting on Friday": a thing's -ing noun before where or when
-        gerund = gerund or (
-            bool(words) and words[-1].islower() and not fold(words[-1]).endswith("s") and f.endswith("ing")
-            and re.match(r"\s*(?:[,.;:]|$)|\s+(?:in|at|on|for|with|from|by)\s", text[at + m.end() :]) is not None
-        )  # fmt: skip
-        ordinal = f in ("first", "second", "third", "last", "next") and not _next_in(text, at + m.end(), NEVER)  # not "next week"
-        described = f.endswith("ed") and _verbish(f) and _AFTER_DETERMINER.search(text, 0, at + m.start()) is not None and _next_is_noun(text, at + m.end())
-        if not words and ((f in ADJECTIVES and f not in FUNCTION and (f not in ("first", "last", "next") or ordinal)) or f in COUNTS or ordinal or described):
-            skipped = True
-            continue  # "the old boiler": the boiler; "first print run": the print run
-        named_thing = not words and f in STARTERS and _next_in(text, at + m.end(), COPULA)  # "Set is 45 minutes"
-        # "Opening night", "Collection weekend": a calendar word ends an event's name (never starts one)
-        when = bool(words) and w.islower() and f in CALENDAR and fold(words[-1]) not in CALENDAR
-        # "phone number", "meeting room": a word that is never a name may still start a thing's name
-        compound = not words and f in NAME_INNER and re.match(r"\s+[a-z]{3,}\b", text[at + m.end() :]) is not None and not _next_in(text, at + m.end(), FUNCTION | NEVER)
-        if f in FUNCTION or (f in NEVER and not when and not compound) or (_verbish(f) and not gerund) or (f in STARTERS - {"waiting", "open", "work"} and not named_thing):
-            break
-        if _POSSESSIVE.search(w) or (words and (f in VERBS_S or f in PLAIN_VERBS or f in PARTICIPLES)):  # "subs go to £6"
-            break
-        if words and f in AFTER_PLURAL and fold(words[-1]).endswith("s") and not fold(words[-1]).endswith("ss"):
-            break  # "Decision: parents pay £220": a plural's verb ("holiday pay" stays)
-        verb_next = re.match(rf"\s+{VERB_OBJECT}", text[at + m.end() :])
-        object_next = re.match(r"\s+(?:the|a|an|our|my|their|his|her|every|each|both)\b", text[at + m.end() :])
-        if words and w.islower() and f.endswith("s") and not f.endswith(("ss", "us", "is")) and (verb_next if words[-1][:1].isupper() else object_next):
-            break  # "Chiara plays Mara", "Low Tide goes to …", "the tour pot covers the rest": a word in -s is the verb
-        if words and words[-1][:1].isupper() and w.islower() and object_next and not text[at + m.end() : at + m.end() + 1].strip():
-            break  # "Brightwave port our phone number": after a name, a word before its object is the verb
-        lettered = _LETTERED.match(w) is not None  # "T-shirts", "X-ray": no name
-        if words and w[:1].isupper() and words[-1].islower() and not lettered:
-            break  # "small electricals Kwame has checked": a name after a thing is no part of it
-        if len(words) == 2 and ((w[:1].isupper() and not lettered) or f in BARE_VERBS):
-            break  # "Quartz worktop Calacatta", "Open day set for …": no part of the phrase
-        words.append(w)
-        if len(words) == 3:
-            # "Autumn vaccine clinic": its head is last, "Vaccine clinic"; "Dock Street lease": the name
-            words = words[:2] if words[1][:1].isupper() else words[1:]
-            break
-        if when:
-            break
-    if not words:
-        return ""
-    title = " ".join(words)
-    return title[:1].upper() + title[1:]
-
-
 def content_words(text: str) -> set[str]:
     """The line's words that carry meaning, stemmed: what two lines about the same thing share."""
     out = set()
     for w in re.findall(r"[^\W\d_][\w'’-]*", text):
-        f = fold(_POSSESSIVE.sub("", w))
+        f = fold(POSSESSIVE.sub("", w))
         if len(f) > 3 and f not in FUNCTION and f not in NEVER and f not in STARTERS:
             out.add(_stem(f))
     return out

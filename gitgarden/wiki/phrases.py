@@ -1,0 +1,194 @@
+"""The thing a line is about when it names no one, read by code: its noun phrases.
+
+`noun_phrase` reads the noun phrase at a place in a line ("the revised quote": "Quote", "the
+Tuesday class": "Tuesday class", "first print run": "Print run"); `topic_title` the thing a line
+without a name is about ("Budget", "Waiting list", "L plates"), or "" when code cannot tell;
+`named_thing` whether a one-word name is given as a thing ("the Greenstar", "one Luton"). Titles
+are made of the line's own words, never a pronoun, a verb or a clause. Pure: text in, data out.
+"""
+
+from __future__ import annotations
+
+import re
+
+from gitgarden.wiki.subjects import DETERMINER, LETTERED, POSSESSIVE, fold, upper_first, verbish
+from gitgarden.wiki.wordlists import (
+    ADJECTIVES,
+    AFTER_PLURAL,
+    BARE_VERBS,
+    CALENDAR,
+    COPULA,
+    COUNTS,
+    ENDS_PHRASE,
+    FUNCTION,
+    NAME_INNER,
+    NEVER,
+    PARTICIPLES,
+    PLAIN_VERBS,
+    QUANTIFIERS,
+    STARTERS,
+    VAGUE,
+    VERBS_S,
+)
+
+__all__ = ["VERB_OBJECT", "named_thing", "noun_phrase", "topic_title"]
+
+
+def topic_title(line: str) -> str:
+    """The thing a line without a name is about, as a title made of its own words ("Budget",
+    "Waiting list", "Cabinets"), or "" when code cannot tell."""
+    plain = re.sub(r"^(?:decision|correction|update|note|todo)\s*:\s*", "", line.strip(), flags=re.I)
+    first = noun_phrase(plain, 0)
+    if first:
+        return first if fold(first) not in VAGUE else ""  # "Plan is to leave at 7am": no page "Plan"
+    count = re.match(r"(?:about\s+|around\s+)?\d[\d,]*\s+(?=[a-z])", plain)
+    if count:
+        found = noun_phrase(plain, count.end())  # "38 players signed up so far": the players
+        if found and fold(found) not in VAGUE:
+            return found
+    verb = re.match(r"([^\W\d_]+)\s+(?:\d+\s+)?(?=[a-z]|[A-Z]\s[a-z])", plain)  # "Got L plates and …": a lettered thing
+    if verb and (fold(verb.group(1)) in STARTERS or verbish(fold(verb.group(1)))):
+        found = noun_phrase(plain, verb.end())  # "Ordered 50 tour polo shirts, …": the polo shirts
+        rest = plain[verb.end() + len(found) :] if plain[verb.end() :].lower().startswith(found.lower()) else ""
+        if found and " " not in found and fold(verb.group(1)).endswith("ed") and _ITS_VERB.match(rest):
+            return upper_first(f"{verb.group(1).lower()} {found.lower()}")  # "Sponsored walk set for …": an -ed word describing it
+        if found:
+            return found
+    for m in DETERMINER.finditer(plain):
+        if re.search(r"(?:[£€$]\s?\d[\d.,]*[km]?|\d+p)\s+$", plain[: m.start()]) and re.match(r"an?\s", m.group(), re.I):
+            continue  # "£2.85 a loaf", "95p a croissant": the unit an amount is counted in, no topic
+        found = noun_phrase(plain, m.end())
+        if found and fold(found) not in VAGUE:
+            return found
+    return ""
+
+
+_ITS_VERB = re.compile(r"\s+(?:is|was|are|were|set|put|cut|goes|looks|[a-z]+ed)\b")
+
+
+def named_thing(word: str, text: str) -> bool:
+    """True when `text` gives the one-word name `word` as a thing, after "the", "one", "a" or "an"
+    and perhaps a measure: "the Greenstar over the Vaillant", "one Luton rather than two Transits",
+    "the 3,500-litre Rainsaver", "the old Fiesta" (not "the AGM")."""
+    return bool(word.strip()) and " " not in word.strip() and not word.isupper() and re.search(rf"\b(?i:the|one|a|an)\s+(?:\d[\d,.]*-[a-z]+\s+|(?:{_ADJECTIVE})\s+)?{re.escape(word)}\b", text) is not None
+
+
+_ADJECTIVE = "|".join(sorted(ADJECTIVES - FUNCTION))  # "the old Fiesta"
+
+
+def _next_is_verb(text: str, at: int) -> bool:
+    """True when the word after `at` is a verb in the past or a form of "be": "Tasting booked for …",
+    "Tasting moved …", "Engraving comes to £275" — the -ing word before it is the thing, not a verb."""
+    m = re.match(r"\s+([a-z]+)", text[at:])
+    return m is not None and (m.group(1).endswith("ed") or m.group(1) in ("is", "was", "set", "went", "got") or m.group(1) in VERBS_S)
+
+
+def _next_in(text: str, at: int, words: frozenset[str]) -> bool:
+    """True when the word after `at` is one of `words`."""
+    m = re.match(r"\s+([^\W\d_]+)", text[at:])
+    return m is not None and fold(m.group(1)) in words
+
+
+def _next_is_noun(text: str, at: int) -> bool:
+    """True when the word after `at` reads as the noun an -ing word names the kind of: "Packing day",
+    "Moving boxes" — not "Painting the fence", "Sorting out …"."""
+    m = re.match(r"\s+([a-z]+)\b", text[at:])
+    if m is None:
+        return False
+    w = m.group(1)
+    if w in QUANTIFIERS:
+        return False  # "keeping all 26 rooms": a verb and its object
+    return not (w in FUNCTION or w in NEVER or w in VERBS_S or verbish(w) or DETERMINER.match(w + " "))
+
+
+_AFTER_DETERMINER = re.compile(r"\b(?:the|a|an|our|my|their|his|her|its|this|that|no)\s+$", re.I)  # "the revised quote"
+# What follows a verb in -s after a name, and never a word of a noun phrase: "Chiara plays Mara",
+# "Low Tide goes to …", "Daniel rehearses with Isla", "Rosa proofreads each half".
+VERB_OBJECT = r"(?:[A-Z]|(?:the|a|an|our|my|their|his|her|to|with|every|everyone|everybody|each|all|both|until|from)\b)"
+
+
+def noun_phrase(text: str, at: int) -> str:
+    """The noun phrase starting at `at` (up to two words, the last two of three — its head is last —
+    adjectives dropped), capitalised; a weekday before it is part of it ("the Tuesday class")."""
+    day = _WEEKDAY_THING.match(text, at)
+    if day:
+        thing = _phrase(text, day.end())
+        return f"{day.group(1).capitalize()} {thing.lower()}" if thing and len(thing.split()) == 1 else ""
+    return _phrase(text, at)
+
+
+# "lessons every Thursday": how often, not a verb's object ("cap every tour")
+_WHEN_EVERY = r"(?i:(?:other\s+)?(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day|day|week|weekend|month|morning|afternoon|evening|night|year|term))\b"
+_ADVERB = ("ately", "ively", "ously", "fully", "ably", "ibly", "ently", "antly", "ckly", "edly", "ingly")
+_WEEKDAY_THING = re.compile(r"((?i:mon|tues|wednes|thurs|fri|satur|sun)day)\s+(?=[a-z])")
+
+
+def _phrase(text: str, at: int) -> str:
+    words: list[str] = []
+    end = at
+    skipped = False  # an adjective or an ordinal was passed over: "a second, smaller leaflet run"
+    for m in re.finditer(r"[^\W\d_][\w'’-]*", text[at:]):
+        gap = text[end : at + m.start()].strip(" -")
+        measure = not words and not skipped and re.fullmatch(r"\s*\d[\d.,]*-", text[end : at + m.start()]) is not None
+        # "a £5 water levy": an amount between "a" and its thing (not "the £419 Harbour policy")
+        priced = not words and not skipped and m.group().islower() and re.fullmatch(r"[£€$]\d[\d.,]*", gap) is not None and re.search(r"\b[Aa]\s+$", text[:at]) is not None
+        if gap and not (skipped and not words and gap == ",") and not measure and not priced:
+            break  # punctuation or a number ends the phrase (or keeps one from starting)
+        end = at + m.end()
+        w = m.group()
+        f = fold(w)
+        counted = not words and "-" in f and f.split("-")[0] in COUNTS and re.match(r"\s+[a-z]", text[at + m.end() :]) is not None
+        if measure or counted:
+            skipped = True
+            continue  # "the 140-litre front-loader", "the three-bedroom flat": the front-loader, the flat
+        base = re.split(r"['’]", f)[0]
+        if (base != f and (base in NEVER or base in FUNCTION or base in STARTERS)) or f.endswith(("n't", "n’t", *_ADVERB)):
+            break  # "We've settled …", "there'll be": a pronoun, no thing; "couldn't": a verb; "privately"
+        if f in ENDS_PHRASE or (words and f == "half") or (not words and re.match(rf"\s+(?:the|a|an|our|my|their|his|her|all|every(?!\s+{_WHEN_EVERY}))\s", text[at + m.end() :])):
+            break  # "cap the tour": a verb before its object is no part of a phrase
+        gerund = not words and verbish(f) and f.endswith("ing") and (
+            _next_is_verb(text, at + m.end()) or _next_is_noun(text, at + m.end()) or _AFTER_DETERMINER.search(text, 0, at + m.start()) is not None
+        ) or (bool(words) and words[-1].isupper() and f.endswith("ing") and _next_in(text, at + m.end(), FUNCTION))  # "the scaffolding", "FIDE rating on …"
+        # "safety briefing in the lobby", "team meeting on Friday": a thing's -ing noun before where or when
+        gerund = gerund or (
+            bool(words) and words[-1].islower() and not fold(words[-1]).endswith("s") and f.endswith("ing")
+            and re.match(r"\s*(?:[,.;:]|$)|\s+(?:in|at|on|for|with|from|by)\s", text[at + m.end() :]) is not None
+        )  # fmt: skip
+        ordinal = f in ("first", "second", "third", "last", "next") and not _next_in(text, at + m.end(), NEVER)  # not "next week"
+        described = f.endswith("ed") and verbish(f) and _AFTER_DETERMINER.search(text, 0, at + m.start()) is not None and _next_is_noun(text, at + m.end())
+        if not words and ((f in ADJECTIVES and f not in FUNCTION and (f not in ("first", "last", "next") or ordinal)) or f in COUNTS or ordinal or described):
+            skipped = True
+            continue  # "the old boiler": the boiler; "first print run": the print run
+        named_thing = not words and f in STARTERS and _next_in(text, at + m.end(), COPULA)  # "Set is 45 minutes"
+        # "Opening night", "Collection weekend": a calendar word ends an event's name (never starts one)
+        when = bool(words) and w.islower() and f in CALENDAR and fold(words[-1]) not in CALENDAR
+        # "phone number", "meeting room": a word that is never a name may still start a thing's name
+        compound = not words and f in NAME_INNER and re.match(r"\s+[a-z]{3,}\b", text[at + m.end() :]) is not None and not _next_in(text, at + m.end(), FUNCTION | NEVER)
+        if f in FUNCTION or (f in NEVER and not when and not compound) or (verbish(f) and not gerund) or (f in STARTERS - {"waiting", "open", "work"} and not named_thing):
+            break
+        if POSSESSIVE.search(w) or (words and (f in VERBS_S or f in PLAIN_VERBS or f in PARTICIPLES)):  # "subs go to £6"
+            break
+        if words and f in AFTER_PLURAL and fold(words[-1]).endswith("s") and not fold(words[-1]).endswith("ss"):
+            break  # "Decision: parents pay £220": a plural's verb ("holiday pay" stays)
+        verb_next = re.match(rf"\s+{VERB_OBJECT}", text[at + m.end() :])
+        object_next = re.match(r"\s+(?:the|a|an|our|my|their|his|her|every|each|both)\b", text[at + m.end() :])
+        if words and w.islower() and f.endswith("s") and not f.endswith(("ss", "us", "is")) and (verb_next if words[-1][:1].isupper() else object_next):
+            break  # "Chiara plays Mara", "Low Tide goes to …", "the tour pot covers the rest": a word in -s is the verb
+        if words and words[-1][:1].isupper() and w.islower() and object_next and not text[at + m.end() : at + m.end() + 1].strip():
+            break  # "Brightwave port our phone number": after a name, a word before its object is the verb
+        lettered = LETTERED.match(w) is not None  # "T-shirts", "X-ray": no name
+        if words and w[:1].isupper() and words[-1].islower() and not lettered:
+            break  # "small electricals Kwame has checked": a name after a thing is no part of it
+        if len(words) == 2 and ((w[:1].isupper() and not lettered) or f in BARE_VERBS):
+            break  # "Quartz worktop Calacatta", "Open day set for …": no part of the phrase
+        words.append(w)
+        if len(words) == 3:
+            # "Autumn vaccine clinic": its head is last, "Vaccine clinic"; "Dock Street lease": the name
+            words = words[:2] if words[1][:1].isupper() else words[1:]
+            break
+        if when:
+            break
+    if not words:
+        return ""
+    title = " ".join(words)
+    return title[:1].upper() + title[1:]
