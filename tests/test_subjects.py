@@ -1136,3 +1136,18 @@ def test_a_time_said_as_a_quarter_to_or_an_hour_oclock_is_changed_like_one_in_fi
     assert changed_value("Doors now open at seven o'clock, the hall's booked till then.", "quiz", [doors]) == doors
     assert changed_value("First round now at quarter to eight, the caller's late off shift.", "quiz", [doors]) == doors
     assert changed_value("Doors now open at six, first round at seven, as before.", "quiz", [doors]) is None  # the same times
+
+
+def test_what_held35_titles_and_names() -> None:
+    """held35: "Tickets live on Eventura tonight" titled a page "Tickets live" beside "Tickets", "October
+    dinner is set for …" went to "the big table" it names later, and "every penny to St Brigid's" made a
+    page "St Brigid" (a saint) for the hospice the journal calls "St Brigid's"."""
+    assert topic_title("Tickets live on Eventura tonight at £45 a head, event code EV-88214.") == "Tickets"
+    assert topic_title("October dinner is set for Saturday 10 October, 14 seats round the big table.") == "October dinner"
+    assert topic_title("Asked the September group to bring their own mugs.") == "September group"
+    assert topic_title("May need a bigger van for the chairs.") != "May need"  # "May" before a verb is no month
+    said = [m.text for m in mentions("Decision: CDs go on sale at £10 each, every penny to St Brigid's.") if m.kind == "name"]
+    assert said[-1] == "St Brigid's"
+    index = SubjectIndex()
+    index.add("st-brigids-hospice", "St Brigid's Hospice")
+    assert index.resolve("St Brigid's") == index.resolve("St Brigid") == "st-brigids-hospice"

@@ -109,7 +109,8 @@ VERB_OBJECT = r"(?:[A-Z]|(?:the|a|an|our|my|their|his|her|to|with|every|everyone
 
 def noun_phrase(text: str, at: int) -> str:
     """The noun phrase starting at `at` (up to two words, the last two of three — its head is last —
-    adjectives dropped), capitalised; a weekday before it is part of it ("the Tuesday class")."""
+    adjectives dropped), capitalised; a weekday or a month before it is part of it ("the Tuesday
+    class", "October dinner")."""
     day = _WEEKDAY_THING.match(text, at)
     if day:
         thing = _phrase(text, day.end())
@@ -120,7 +121,10 @@ def noun_phrase(text: str, at: int) -> str:
 # "lessons every Thursday": how often, not a verb's object ("cap every tour")
 _WHEN_EVERY = r"(?i:(?:other\s+)?(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day|day|week|weekend|month|morning|afternoon|evening|night|year|term))\b"
 _ADVERB = ("ately", "ively", "ously", "fully", "ably", "ibly", "ently", "antly", "ckly", "edly", "ingly")
-_WEEKDAY_THING = re.compile(r"((?i:mon|tues|wednes|thurs|fri|satur|sun)day)\s+(?=[a-z])")
+# "the Tuesday class", "October dinner": a weekday or a month before its thing (not "May need …")
+_WEEKDAY_THING = re.compile(
+    r"((?i:mon|tues|wednes|thurs|fri|satur|sun)day|January|February|March|April|June|July|August|September|October|November|December)\s+(?=[a-z])"
+)
 
 
 def _phrase(text: str, at: int) -> str:

@@ -49,8 +49,9 @@ class SubjectIndex:
             self.exact.setdefault(key, set()).add(page)
             self.exact.setdefault(_plural_free(key), set()).add(page)
             owner = re.match(r"(.+?)['’]s\s+\S", key)
-            if owner and is_full_name(label):  # "St Brigid's" for "St Brigid's Hospice"
-                self.exact.setdefault(owner.group(1), set()).add(page)
+            if owner and is_full_name(label):  # "St Brigid's" (or "St Brigid") for "St Brigid's Hospice"
+                for said in (owner.group(1), f"{owner.group(1)}'s"):
+                    self.exact.setdefault(said, set()).add(page)
             if is_full_name(label):
                 for part in name_parts(label):
                     self.parts.setdefault(fold(part), set()).add(page)

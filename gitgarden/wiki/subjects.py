@@ -210,7 +210,8 @@ def mentions(line: str, known_names: Iterable[str] = ()) -> list[Mention]:
             run = []  # "Budget for the whole job": a sentence's first word, no sign it is a name
         if run:
             text = line[run[0][0] : run[-1][0] + len(run[-1][1])]
-            text = POSSESSIVE.sub("", text)
+            if not (len(run) == 2 and fold(run[0][1]) in ("st", "saint")):
+                text = POSSESSIVE.sub("", text)  # "St Brigid's" names the hospice, not the saint
             found.append(Mention(text, "name", run[0][0]))
         i = j
     for m in re.finditer(r"\b(?:[Tt]he|[Oo]ur|[Mm]y)\s+([a-z][a-z'’]+(?:\s+[a-z][a-z'’]+)?)\b", line):
