@@ -1151,3 +1151,20 @@ def test_what_held35_titles_and_names() -> None:
     index = SubjectIndex()
     index.add("st-brigids-hospice", "St Brigid's Hospice")
     assert index.resolve("St Brigid's") == index.resolve("St Brigid") == "st-brigids-hospice"
+
+
+def test_what_held36_decides_and_counts_again() -> None:
+    """held36: "navy vests …, Stride charge £3 extra each for the printing" decided "Printing" (what an
+    amount pays for is no purpose of the choice), "a family Sunday lunch" decided "Family" (a weekday
+    stopped the phrase as a name would), and "We're 28 for lunch now" was no change of "Head count so
+    far is 24" on another page (held27 had the same: "38 of us", then "Headcount is 42 now")."""
+    assert decided_things("We're going for navy vests with our names on the back, Stride charge £3 extra each for the printing.")[0] == "Navy vests"
+    assert decided_things("Decision: buff Indian sandstone for the patio.")[0] == "Patio"  # a purpose still comes first
+    assert decided_things("Decision: Mum tells Nan and Grandad it's a family Sunday lunch for her birthday.") == ["Sunday lunch"]
+    assert noun_phrase("the raffle Saturday night", 4) == "Raffle"  # a weekday and when: no part of the thing
+    count = Earlier("2026-07-13#2", "Head count so far is 24, counting the little ones.", "head-count")
+    assert changed_value("We're 28 for lunch now, Grandad's brother and his lot are coming over from Dublin.", "grandad", [count]) == count
+    away = Earlier("2026-04-13#1", "Helen wants the away day booked before the month's out: 38 of us, Thursday 11 June.", "helen")
+    assert changed_value("Headcount is 42 now, the two new starters are coming.", "headcount", [away]) == away
+    assert changed_value("We're 28 for lunch, a table by the window.", "grandad", [count]) is None  # no cue: another count
+    assert changed_value("Now 28 chairs in the hall.", "hall", [count]) is None  # chairs, not how many of us

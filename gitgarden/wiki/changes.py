@@ -174,22 +174,33 @@ def _marked_old(line: str) -> set[str]:
     return out
 
 
+# How many of us: "38 of us", "We're 28 for lunch", "Headcount is 42", "the numbers are up to 53".
+_US = re.compile(
+    r"(?<![\w£€$.,-])(?P<a>\d[\d,]*)\s+of\s+us\b|\b[Ww]e(?:['’]re|\s+are)\s+(?P<b>\d[\d,]*)(?![\w:.%])"
+    r"|\b(?i:head\s?count|numbers)\b(?:\s+(?:is|are|so\s+far|now|up|down|to|at|:))*\s+(?P<c>\d[\d,]*)(?![\w:.%])"
+)
+
+
 def _counted(line: str) -> dict[str, set[str]]:
-    """The things the line counts and how many: "38 adults and 11 kids" -> {adult: {38}, kid: {11}}."""
+    """The things the line counts and how many: "38 adults and 11 kids" -> {adult: {38}, kid: {11}};
+    how many of us, as "us": "38 of us", "Headcount is 42", "We're 28 for lunch"."""
     out: dict[str, set[str]] = {}
     for m in re.finditer(r"(?<![\w£€$.,-])(\d[\d,]*)\s+([a-z]{3,})(?:[ -]([a-z]{3,}))?\b", line):
         for noun in content_words(f"{m.group(2)} {m.group(3) or ''}"):  # "22 home shirts": home, shirts
             out.setdefault(noun, set()).add(_norm(m.group(1)))
+    for m in _US.finditer(line):
+        out.setdefault("us", set()).add(_norm(m.group("a") or m.group("b") or m.group("c")))
     return out
 
 
 def _recount_cued(line: str, nouns: set[str]) -> bool:
     """True when a cue word stands by a count of one of `nouns`: "now at 44 adults", "Down to 11 dogs",
-    "at 41 players now" — not "14 dogs in our care and 3 more on the waiting list" (the list's cue)."""
+    "at 41 players now", "We're 28 for lunch now" — not "14 dogs in our care and 3 more on the waiting
+    list" (the list's cue)."""
     for m in re.finditer(r"(?<![\w£€$.,-])(\d[\d,]*)\s+([a-z]{3,})(?:[ -]([a-z]{3,}))?\b", line):
         if content_words(f"{m.group(2)} {m.group(3) or ''}") & nouns and _cued(line[max(0, m.start() - 25) : m.end() + 12]):
             return True  # the cue within a few words of the count ("two more violins" is its own)
-    return False
+    return "us" in nouns and any(_cued(line[max(0, m.start() - 25) : m.end() + 15]) for m in _US.finditer(line))
 
 
 def _same(value: Value, old: set[Value]) -> bool:
@@ -399,7 +410,7 @@ def _rank(said: _Said, old: Earlier, page: str) -> tuple[bool, bool, bool, bool,
     per, old_per = _units(line), _units(old_text)
     if differing == {"amount"} and per and old_per and not per & old_per:
         return None  # "£310 a week towards Dad's care" after "£29.80 an hour": another rate, no new price
-    if differing == {"count"} and old.page != page and not (named or set(said.counted) & old_words):
+    if differing == {"count"} and old.page != page and not (named or recounted or set(said.counted) & old_words):
         return None  # "sheds up to 10 square metres" after "clause 7": another thing counted, elsewhere
     # "knocked it down to £11,450" after "asking £11,995" elsewhere: a price close to the old one …
     close = "amount" in differing and _close(new, old_values)

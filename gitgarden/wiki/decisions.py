@@ -65,7 +65,12 @@ def decided_things(line: str, known_names: Iterable[str] = ()) -> list[str]:
     cue = _AFTER_CUE.match(plain)  # "go with the coach": the thing starts after the verb
     cues = {c.end() for c in _AFTER_CUE.finditer(plain) if not _POSSESSIVE_AT.search(c.group())}
     # "buff Indian sandstone for the patio", "the red card cover for the programmes": the patio, the programmes
-    purpose = [m.end() for m in re.finditer(r"\bfor\s+the\s+", plain) if m.start() > 0 and not re.search(r";|,\s+and\b", plain[: m.start()])]
+    # (not what an amount pays for: "navy vests …, Stride charge £3 extra each for the printing")
+    purpose = [
+        m.end()
+        for m in re.finditer(r"\bfor\s+the\s+", plain)
+        if m.start() > 0 and not re.search(r";|,\s+and\b", plain[: m.start()]) and not re.search(r"[£€$]\s?\d[^,;]*$", plain[: m.start()])
+    ]
     for m in said:
         owned = _POSSESSIVE_AT.match(plain, m.start + len(m.text)) if m.kind == "name" and m.start in cues else None
         thing = noun_phrase(plain, owned.end() + 1) if owned else ""

@@ -121,6 +121,7 @@ def noun_phrase(text: str, at: int) -> str:
 # "lessons every Thursday": how often, not a verb's object ("cap every tour")
 _WHEN_EVERY = r"(?i:(?:other\s+)?(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day|day|week|weekend|month|morning|afternoon|evening|night|year|term))\b"
 _ADVERB = ("ately", "ively", "ously", "fully", "ably", "ibly", "ently", "antly", "ckly", "edly", "ingly")
+_WEEKDAY = re.compile(r"(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day")
 # "the Tuesday class", "October dinner": a weekday or a month before its thing (not "May need …")
 _WEEKDAY_THING = re.compile(
     r"((?i:mon|tues|wednes|thurs|fri|satur|sun)day|January|February|March|April|June|July|August|September|October|November|December)\s+(?=[a-z])"
@@ -166,9 +167,11 @@ def _phrase(text: str, at: int) -> str:
         named_thing = not words and f in STARTERS and _next_in(text, at + m.end(), COPULA)  # "Set is 45 minutes"
         # "Opening night", "Collection weekend": a calendar word ends an event's name (never starts one)
         when = bool(words) and w.islower() and f in CALENDAR and fold(words[-1]) not in CALENDAR
+        # "a family Sunday lunch": a weekday between a word and its thing is part of it, no name
+        weekday = bool(words) and _WEEKDAY.fullmatch(w) is not None and _next_is_noun(text, at + m.end()) and not _next_in(text, at + m.end(), CALENDAR)
         # "phone number", "meeting room": a word that is never a name may still start a thing's name
         compound = not words and f in NAME_INNER and re.match(r"\s+[a-z]{3,}\b", text[at + m.end() :]) is not None and not _next_in(text, at + m.end(), FUNCTION | NEVER)
-        if f in FUNCTION or (f in NEVER and not when and not compound) or (verbish(f) and not gerund) or (f in STARTERS - {"waiting", "open", "work"} and not named_thing):
+        if f in FUNCTION or (f in NEVER and not when and not compound and not weekday) or (verbish(f) and not gerund) or (f in STARTERS - {"waiting", "open", "work"} and not named_thing):
             break
         if POSSESSIVE.search(w) or (words and (f in VERBS_S or f in PLAIN_VERBS or f in PARTICIPLES)):  # "subs go to £6"
             break
@@ -181,14 +184,14 @@ def _phrase(text: str, at: int) -> str:
         if words and words[-1][:1].isupper() and w.islower() and object_next and not text[at + m.end() : at + m.end() + 1].strip():
             break  # "Brightwave port our phone number": after a name, a word before its object is the verb
         lettered = LETTERED.match(w) is not None  # "T-shirts", "X-ray": no name
-        if words and w[:1].isupper() and words[-1].islower() and not lettered:
+        if words and w[:1].isupper() and words[-1].islower() and not lettered and not weekday:
             break  # "small electricals Kwame has checked": a name after a thing is no part of it
         if len(words) == 2 and ((w[:1].isupper() and not lettered) or f in BARE_VERBS):
             break  # "Quartz worktop Calacatta", "Open day set for …": no part of the phrase
         words.append(w)
         if len(words) == 3:
             # "Autumn vaccine clinic": its head is last, "Vaccine clinic"; "Dock Street lease": the name
-            words = words[:2] if words[1][:1].isupper() else words[1:]
+            words = words[:2] if words[1][:1].isupper() and not _WEEKDAY.fullmatch(words[1]) else words[1:]
             break
         if when:
             break
