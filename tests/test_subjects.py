@@ -1168,3 +1168,13 @@ def test_what_held36_decides_and_counts_again() -> None:
     assert changed_value("Headcount is 42 now, the two new starters are coming.", "headcount", [away]) == away
     assert changed_value("We're 28 for lunch, a table by the window.", "grandad", [count]) is None  # no cue: another count
     assert changed_value("Now 28 chairs in the hall.", "hall", [count]) is None  # chairs, not how many of us
+
+
+def test_a_number_naming_one_of_many_is_no_count() -> None:
+    """held36: "The organiser sent our numbers: we're team 41, …" was asked against "… each leg is 5.2
+    miles" on the organiser's page: "team 41" names a team, as "pitch 3" a pitch, and counts nothing."""
+    assert not any(v.kind == "count" for v in values("The organiser sent our numbers: we're team 41, collecting from 8:30."))
+    assert not any(v.kind == "count" for v in values("Pitch 3 at Millbrook Park, room 204 at the hotel."))
+    assert Value("count", "41") in values("Now 41 teams entered.")  # a count of teams is one
+    legs = Earlier("2026-09-08#1", "Gwen Talbot, the race organiser, says each leg is 5.2 miles.", "gwen-talbot")
+    assert changed_value("The organiser sent our numbers: we're team 41, collecting from Wexham from 8:30.", "gwen-talbot", [legs]) is None

@@ -88,6 +88,9 @@ def _norm(text: str) -> str:
     return re.sub(r"[\s,]", "", fold(text)).removesuffix(".")
 
 
+_LABEL = re.compile(r"\b(?i:team|table|pitch|stand|room|gate|plot|unit|bay|platform|court|row|seat|track|stage|page|chapter|flat|floor|level|lane|locker)\s+$")
+
+
 def values(line: str) -> set[Value]:
     """The amounts, dates, times and counts `line` states (ids and list numbers are not values)."""
     out: set[Value] = set()
@@ -109,6 +112,8 @@ def values(line: str) -> set[Value]:
             continue  # part of an id (INV-2041, plot 7B's neighbours)
         if re.fullmatch(r"(?:19|20)\d\d", m.group()) and re.search(r"\b(?:from|since|in|of)\s+$", line[: m.start()], re.I):
             continue  # a year ("the fuse board dates from 1987"), no count
+        if _LABEL.search(line, 0, m.start()):
+            continue  # "we're team 41", "pitch 3", "room 204": a number naming one of many, no count
         out.add(Value("count", _norm(m.group())))
     return out
 
