@@ -1210,3 +1210,20 @@ def test_the_projects_own_word_a_place_said_short_and_a_count_of_days_find_their
     assert "The club runs 9am" in body(project, "half-term-holiday-club")
     assert "Meadowbank Sports Centre" in meta(project, "meadowbank")["aliases"]
     assert "Paid the £240" in body(project, "meadowbank")
+
+
+def test_a_run_and_its_time_and_a_figure_of_a_thing_with_a_page_go_to_the_thing(project: Project) -> None:
+    """held37: "Tuesday market run leaves the Green at 9:15" went to a page "Green" (the weekday kept
+    "Market run" from being its thing, and the place took the line), and "The fuel card limit …"
+    made a page "Card limit" beside "Fuel card"."""
+    result = kept_week(
+        project,
+        "# Wensley Valley Community Transport\n\nOur village's volunteer minibus scheme.\n",
+        "2026-09-07",
+        "Tuesday market run leaves the Green at 9:15 and gets into Hexley bus station about 9:50.",
+        "Fuel card came in the post, ending 0418, £250 monthly limit.",
+        "The fuel card limit is £250 a month for now, Brenda says.",
+    )
+    assert not {"wiki/green.md", "wiki/card-limit.md"} & set(result.created), result.created
+    assert "Tuesday market run leaves" in body(project, "market-run")
+    assert "The fuel card limit" in body(project, "fuel-card")

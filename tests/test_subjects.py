@@ -1178,3 +1178,14 @@ def test_a_number_naming_one_of_many_is_no_count() -> None:
     assert Value("count", "41") in values("Now 41 teams entered.")  # a count of teams is one
     legs = Earlier("2026-09-08#1", "Gwen Talbot, the race organiser, says each leg is 5.2 miles.", "gwen-talbot")
     assert changed_value("The organiser sent our numbers: we're team 41, collecting from Wexham from 8:30.", "gwen-talbot", [legs]) is None
+
+
+def test_a_figure_of_a_thing_finds_the_things_page() -> None:
+    """held37: "The fuel card limit …" is the fuel card's, not a page "Card limit"."""
+    index = SubjectIndex()
+    index.add("fuel-card", "Fuel card")
+    assert index.owning("Card limit", "The fuel card limit isn't £250 but £400 a month.") == "fuel-card"
+    assert index.owning("Card limit", "The card limit is £400.") is None  # the page's name not said in full
+    assert index.owning("Limit", "The fuel card limit is £400.") is None  # one word: `ending` answers those
+    assert topic_title("Tuesday market run leaves the Green at 9:15.") == "Market run"
+    assert topic_title("Told the Tuesday class there's no studio that week.") == "Tuesday class"

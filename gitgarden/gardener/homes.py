@@ -103,7 +103,8 @@ class Planner:
         lead = self.topic_of(text) if not found or found[0].start > 0 or (lone and not self.resolve(found[0].text)) else ""
         # … or said short: "Tech" of "Tech rehearsal", "Target …" of "Fundraising target"
         opens = bool(lead) and re.match(rf"\W*{re.escape(lead)}\b", text, re.I) is not None
-        lead_page = (self.resolve(lead) or self.index.starting(lead) or (self.index.ending(lead) if opens else None)) if lead else None
+        # … or a figure of a thing with a page: "The fuel card limit …" after "Fuel card"
+        lead_page = (self.resolve(lead) or self.index.starting(lead) or (self.index.ending(lead) if opens else None) or self.index.owning(lead, text)) if lead else None
         if lead_page:
             return lead_page, "", [], roles
         names = [m for m in found if not _placed(text, m)]
@@ -450,6 +451,8 @@ _LEADS = re.compile(
     # "Headcount is 42 now", "Lunch will be their hot buffet" (not "Chiamaka says the leaflet is 4,850")
     r"|^[A-Za-z][\w-]*(?:\s+(?!(?:says|said|reckons|thinks|has|have|had|is|was)\b)[a-z][\w-]*){0,2}\s+"
     r"(?:(?:is|are)\s+(?:now\s+)?(?=[£€$]?\d)|will\s+be\s+(?=(?:the|their|our|a|an|his|her|my)\s|[£€$]?\d))"
+    # "Tuesday market run leaves the Green at 9:15": a thing and the time it goes
+    r"|^[A-Za-z][\w-]*(?:\s+[a-z][\w-]*){0,3}\s+(?:leaves|departs|starts|finishes|opens|closes)\s+(?=[^.;]*?\bat\s+\d{1,2}(?:[:.]\d\d|\s?[ap]m)\b)"
 )  # "Collection weekend is Saturday 5 and Sunday 6 December, at Brightwell's …": its date
 _DEED = re.compile(r"(?:or|er|ist)$")  # "surveyor": survey, "engraver": engrav(e), "florist": flor-
 _WITH_ME = re.compile(r"\s+and\s+(?:I|me)\b")

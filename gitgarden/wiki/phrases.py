@@ -110,10 +110,13 @@ VERB_OBJECT = r"(?:[A-Z]|(?:the|a|an|our|my|their|his|her|to|with|every|everyone
 def noun_phrase(text: str, at: int) -> str:
     """The noun phrase starting at `at` (up to two words, the last two of three — its head is last —
     adjectives dropped), capitalised; a weekday or a month before it is part of it ("the Tuesday
-    class", "October dinner")."""
+    class", "October dinner"), unless the thing has two words of its own ("Tuesday market run": the
+    market run)."""
     day = _WEEKDAY_THING.match(text, at)
     if day:
         thing = _phrase(text, day.end())
+        if thing and len(thing.split()) == 2 and not thing.split()[1][:1].isupper():
+            return thing
         return f"{day.group(1).capitalize()} {thing.lower()}" if thing and len(thing.split()) == 1 else ""
     return _phrase(text, at)
 

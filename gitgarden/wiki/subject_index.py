@@ -123,6 +123,22 @@ class SubjectIndex:
         }
         return next(iter(found)) if len(found) == 1 else None
 
+    def owning(self, topic: str, text: str) -> str | None:
+        """The one page whose title of two words `text` says before the last word of the two-word
+        `topic` ("Card limit" of "the fuel card limit" where a page is "Fuel card"), else None: a
+        thing's part or figure goes on the thing's page."""
+        key = fold(topic).split()
+        if len(key) != 2:
+            return None
+        said = fold(text)
+        found = {
+            page
+            for label, pages in self.exact.items()
+            if len(label.split()) == 2 and label.split()[1] == key[0] and f"{label} {key[1]}" in said and not label.startswith(("the ", "our ", "my "))
+            for page in pages
+        }
+        return next(iter(found)) if len(found) == 1 else None
+
     @classmethod
     def of(cls, titles: Mapping[str, tuple[str, list[str]]]) -> SubjectIndex:
         """An index of every page, from `tidy.page_titles`: name -> (title, aliases)."""
