@@ -1189,3 +1189,12 @@ def test_a_figure_of_a_thing_finds_the_things_page() -> None:
     assert index.owning("Limit", "The fuel card limit is £400.") is None  # one word: `ending` answers those
     assert topic_title("Tuesday market run leaves the Green at 9:15.") == "Market run"
     assert topic_title("Told the Tuesday class there's no studio that week.") == "Tuesday class"
+
+
+def test_a_measure_said_again_is_a_change() -> None:
+    """held37: "Ring shrinks to 25m square" was no change of "… the ring …, 30m square": a measure in
+    its unit was no value, and "shrinks" no cue."""
+    ring = Earlier("2026-06-08#4", "Pegged out the ring on Church Meadow behind the cricket nets, 30m square.", "ring")
+    assert changed_value("Ring shrinks to 25m square, the bouncy castle people need that corner.", "ring", [ring]) == ring
+    assert Value("count", "2.5kg") in values("A 2.5kg bag of biscuits for the ring.")
+    assert changed_value("The ring is still 30m square, pegs stay in.", "ring", [ring]) is None  # the same measure

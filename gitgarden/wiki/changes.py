@@ -35,8 +35,9 @@ _TIME = re.compile(r"(?<![£€$\d.,])\b\d{1,2}[:.]\d{2}(?:\s?(?:am|pm))?\b(?!\s
 _HOURS = re.compile(r"(?<![£€$\d.,:])\b(\d{1,2}(?:[:.]\d{2})?)\s*(?:till|until|(?=\S*\s*\d{1,2}(?:[:.]\d{2})?\s?[ap]m\b)(?:to|–|-))\s*(\d{1,2}(?:[:.]\d{2})?)(?:\s?([ap]m))?\b", re.I)
 _AMOUNT = re.compile(rf"(?:{_CURRENCY}\s?\d[\d,.\s]*\d|{_CURRENCY}\s?\d|\d(?:[\d,.]*\d)?\s?(?:{_CURRENCY}|%|k\b)|\b\d+(?:\.\d+)?p\b)", re.I)  # "9.5p a word"
 _NUMBER = re.compile(r"\b\d[\d,.]*\b")
+_MEASURE = re.compile(r"(?<![\w£€$.,/-])\d+(?:\.\d+)?(?:mm|cm|m|km|kg|ft|kw|kwh)\b", re.I)
 _CUE = re.compile(
-    r"\b(?:correction|corrected|update[d]?|actually|now|no longer|instead|moved|moves|(?<!\ba )(?<!\bthe )(?<!\bour )move|pushed|postponed|"
+    r"\b(?:correction|corrected|update[d]?|actually|now|shrinks|shrunk|grows|no longer|instead|moved|moves|(?<!\ba )(?<!\bthe )(?<!\bour )move|pushed|postponed|"
     r"rescheduled|brought forward|brought (?:\w+ ){1,3}forward|(?:has |have )?gone back to|went back to|goes back to|changed|changes|raised|lowered|increased|reduced|cut|revised|recounted|"
     r"earlier than|later than|sooner than|than (?:they|we|he|she) said|wasn't in|was not in|wasn't on|"
     r"reissued|re-sent|resent|re-?quot(?:ed|es|e)|re-?priced|(?:is|are|was|['’]s)\s+really(?=\s+[£€$]?\d)|revised|updated|amended|came back at|comes back at|come back at|rang back|rung back|called back|shifted|came (?:through|in) at|comes (?:through|in) at|switch(?:es|ed)? (?:over )?to|(?:will|would|['’]ll) (?:take|accept)(?=\s+[£€$]\d)|put(?:ting)? (?:\w+ ){0,3}back|new date|new price|added|will do|would do|down to|came down|knocked|"
@@ -104,6 +105,10 @@ def values(line: str) -> set[Value]:
                 continue
             taken.append((m.start(), m.end()))
             out.add(Value(kind, _norm(re.sub(r"^(?:the|of)\s+", "", m.group(), flags=re.I))))
+    for m in _MEASURE.finditer(line):  # "30m square", "a 2.5kg bag": a count in its unit
+        if not any(a < m.end() and m.start() < b for a, b in taken):
+            taken.append(m.span())
+            out.add(Value("count", _norm(m.group())))
     for m in _NUMBER.finditer(line):
         if any(a < m.end() and m.start() < b for a, b in taken):
             continue
