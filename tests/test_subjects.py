@@ -1198,3 +1198,13 @@ def test_a_measure_said_again_is_a_change() -> None:
     assert changed_value("Ring shrinks to 25m square, the bouncy castle people need that corner.", "ring", [ring]) == ring
     assert Value("count", "2.5kg") in values("A 2.5kg bag of biscuits for the ring.")
     assert changed_value("The ring is still 30m square, pegs stay in.", "ring", [ring]) is None  # the same measure
+
+
+def test_a_level_said_by_its_number_is_one_thing() -> None:
+    """held38: "Anyone handling the food needs Level 2 food hygiene" made a page "Level" (a capitalised
+    word, then a number), and "Decision: Kwame and I do the Level 2 course" a second page for it."""
+    said = mentions("Anyone handling the food needs Level 2 food hygiene; the council's online course is £25 a head.")
+    assert [m.text for m in said if m.kind == "name"] == ["Level 2"]
+    assert "Level 2" in decided_things("Decision: Kwame and I do the Level 2 course this month, everyone else before their first shift.")
+    assert [m.text for m in mentions("Pitch 3 at Millbrook Park booked for Thursday.") if m.kind == "name"] == ["Millbrook Park"]
+    assert topic_title("Anyone handling the food needs a certificate.") != "Anyone"

@@ -135,7 +135,7 @@ class Planner:
         # …, ref MP-7781" (a numbered part of a place) the park's.
         refs_only = bool(names) and all(m.kind == "id" for m in names)
         place = next((m for m in found if m.kind == "name" and _placed(text, m)), None)
-        numbered = bool(lead) and re.match(rf"\W*{re.escape(lead)}\s+\d", text, re.I) is not None
+        numbered = bool(lead) and re.match(rf"\W*{re.escape(lead)}(?<=\d)|\W*{re.escape(lead)}\s+\d", text, re.I) is not None  # "Pitch 3 at …"
         if place and refs_only and (numbered or not lead):
             page = self.resolve(place.text)  # "at Meadowbank" where the journal says "Meadowbank Sports Centre" too
             return (page, "", [], roles) if page else self.named_home(place, roles) + (roles,)

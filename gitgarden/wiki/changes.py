@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from gitgarden.wiki.phrases import named_thing
 from gitgarden.wiki.subjects import content_words, fold, ids, mentions
-from gitgarden.wiki.wordlists import NUMBERS, TENS
+from gitgarden.wiki.wordlists import LABELS, NUMBERS, TENS
 
 __all__ = ["Value", "values", "has_change_cue", "corrects", "reverses", "Earlier", "changed_value"]
 
@@ -89,7 +89,7 @@ def _norm(text: str) -> str:
     return re.sub(r"[\s,]", "", fold(text)).removesuffix(".")
 
 
-_LABEL = re.compile(r"\b(?i:team|table|pitch|stand|room|gate|plot|unit|bay|platform|court|row|seat|track|stage|page|chapter|flat|floor|level|lane|locker)\s+$")
+_LABEL = re.compile(rf"\b(?i:{'|'.join(sorted(LABELS))})\s+$")
 
 
 def values(line: str) -> set[Value]:

@@ -98,7 +98,8 @@ def decided_things(line: str, known_names: Iterable[str] = ()) -> list[str]:
         if title and at in named and _NAME_VERB.match(plain, at) and not re.match(r"\s*\w+ss\b", plain[at:]):
             continue  # "Low Tide goes to Northern Lights": the name's verb, not its thing
         if title and at in named:  # a name's thing: the name is part of its title, not a reason to drop it
-            title = f"{named[at]} {title if title[:2].isupper() else title[:1].lower() + title[1:]}"  # "UI" stays
+            # "UI" stays; "the Level 2 course" is Level 2's, a thing named by its number
+            title = named[at] if named[at][-1].isdigit() else f"{named[at]} {title if title[:2].isupper() else title[:1].lower() + title[1:]}"
             out += [title] if title not in out else []
             continue
         if title and any(m.kind == "name" and m.start == at and fold(m.text).startswith(fold(title) + " ") for m in said):

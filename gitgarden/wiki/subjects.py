@@ -30,6 +30,7 @@ from gitgarden.wiki.wordlists import (
     FUNCTION,
     ING_NOUNS,
     KIN,
+    LABELS,
     NAME_INNER,
     NEVER,
     PLACE_NOUNS,
@@ -208,8 +209,11 @@ def mentions(line: str, known_names: Iterable[str] = ()) -> list[Mention]:
             run = run[1:]  # "Landlord Joaquín Beltrán confirmed …", "Aunt Moira Fitzgerald": no part of the name
         elif lone_start and len(run) == 1 and not POSSESSIVE.search(first) and fold(POSSESSIVE.sub("", first)) not in known:
             run = []  # "Budget for the whole job": a sentence's first word, no sign it is a name
+        # "needs Level 2 food hygiene": a level said by its number is one thing (not "Pitch 3 at Millbrook
+        # Park …" opening a line: the place's numbered part)
+        label = re.match(r" \d{1,2}\b(?![.,:]\d)", line[run[-1][0] + len(run[-1][1]) :]) if len(run) == 1 and fold(run[0][1]) in LABELS and not lone_start else None
         if run:
-            text = line[run[0][0] : run[-1][0] + len(run[-1][1])]
+            text = line[run[0][0] : run[-1][0] + len(run[-1][1]) + (label.end() if label else 0)]  # "Level 2", "Grade 5"
             if not (len(run) == 2 and fold(run[0][1]) in ("st", "saint")):
                 text = POSSESSIVE.sub("", text)  # "St Brigid's" names the hospice, not the saint
             found.append(Mention(text, "name", run[0][0]))

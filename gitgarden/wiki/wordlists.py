@@ -102,9 +102,11 @@ AFTER_PLURAL = _words("pay get take need want keep cover share bring give make h
 COPULA = _words("is was are were goes has")
 PLAIN_VERBS = _words("go stay come happen arrive begin")  # not "print run", "house move", "unit cost"
 QUANTIFIERS = _words("all every each both some any several most few many")
+# Words a number names one of ("Level 2", "Grade 5", "team 41", "pitch 3"): a label, no count.
+LABELS = _words("level grade year stage phase team table pitch stand room gate plot unit bay platform court row seat track page chapter flat floor lane locker hall block zone")
 ENDS_PHRASE = _words("due each apiece ready only")  # "deposits due Friday": the deposits; "entries only": the entries
 # Words too vague to title a page alone: "Plan is to leave at 7am", "the pot covers the rest".
-VAGUE = _words("plan plans idea ideas thing things stuff rest lot bit way option options news time half year pass best cost worth name names list day days week weeks night nights month months card ref whatever whichever anything everything something nothing")
+VAGUE = _words("plan plans idea ideas thing things stuff rest lot bit way option options news time half year pass best cost worth name names list day days week weeks night nights month months card ref whatever whichever anything everything something nothing anyone anybody everyone everybody someone somebody")
 FAMILY = _KIN_CLOSE | KIN
 # Words never a name's first, that a name may hold inside it: "Curtain Call Costume Hire".
 NAME_INNER = _words("call note notes text meeting question answer total summary update phone email ask")
