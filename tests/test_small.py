@@ -1227,3 +1227,20 @@ def test_a_run_and_its_time_and_a_figure_of_a_thing_with_a_page_go_to_the_thing(
     assert not {"wiki/green.md", "wiki/card-limit.md"} & set(result.created), result.created
     assert "Tuesday market run leaves" in body(project, "market-run")
     assert "The fuel card limit" in body(project, "fuel-card")
+
+
+def test_someone_put_us_onto_is_the_lines_subject_and_their_role_finds_them(project: Project) -> None:
+    """held39: "Ruth put us onto Colin Fairweather to accompany" went to Ruth's page, and "The
+    accompanist now wants £60" made a page "Accompanist" beside Colin's, its new fee asked of nothing."""
+    kept_week(
+        project,
+        "# Maya's audition\n\nMaya is auditioning for the county youth orchestra.\n",
+        "2026-01-20",
+        "Ruth Abernethy, Maya's cello teacher, wants an extra lesson each week until the audition.",
+        "Ruth put us onto Colin Fairweather to accompany; £45 for one rehearsal plus the audition itself.",
+    )
+    assert "Ruth put us onto Colin" in body(project, "colin-fairweather")
+    journal(project, "2026-01-22", "The accompanist now wants £60, two rehearsals rather than one.")
+    result = garden(project, answers(FakeModel(), "yes"))
+    assert "wiki/accompanist.md" not in result.created, result.created
+    assert "The accompanist now wants £60" in body(project, "colin-fairweather")

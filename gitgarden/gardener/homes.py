@@ -118,6 +118,8 @@ class Planner:
         if lead and names and _done_to(text, lead) and subjects.fold(lead) not in self.known_roles:
             return self.topic_home(lead) + (roles,)  # "Environmental health inspection booked with …": what was booked
         # A name that opens the line is its subject: it is not passed over for a later one with a page.
+        if len(names) > 1 and names[0].kind == "name" and _opens(text, names[0]) and _PUT_ONTO.match(text, names[0].start + len(names[0].text)):
+            names = names[1:]  # "Ruth put us onto Colin Fairweather to accompany": Colin's line
         opening = names[:1] if names and names[0].kind == "name" and _opens(text, names[0]) else []
         # A role AGENTS.md says someone holds, first, leads ("The landlord wants … before Ferhat …").
         held = names[0] if names and names[0].kind == "role" and subjects.fold(names[0].text) in self.said_roles else None
@@ -456,6 +458,7 @@ _LEADS = re.compile(
 )  # "Collection weekend is Saturday 5 and Sunday 6 December, at Brightwell's …": its date
 _DEED = re.compile(r"(?:or|er|ist)$")  # "surveyor": survey, "engraver": engrav(e), "florist": flor-
 _WITH_ME = re.compile(r"\s+and\s+(?:I|me)\b")
+_PUT_ONTO = re.compile(r"\s+(?:put|pointed|passed)\s+(?:us|me)\s+(?:on\s?to|to)\s+(?=[A-Z])|\s+(?:recommended|introduced\s+(?:us|me)\s+to)\s+(?=[A-Z])")
 
 
 def _placed(text: str, mention: subjects.Mention) -> bool:

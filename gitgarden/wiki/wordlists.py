@@ -88,7 +88,10 @@ ROLES_FOLDED = _words(
     supervisor manager director investor client customer vendor supplier courier mover movers driver
     teacher doctor dentist nurse vet mechanic engineer developer editor translator recruiter
     consultant advisor adviser coordinator technician surveyor inspector registrar celebrant dj band
-    baker butcher gardener"""
+    baker butcher gardener accompanist conductor organist pianist tuner luthier signwriter shopfitter
+    roofer glazier locksmith physio physiotherapist optician vicar tutor instructor examiner chef
+    cleaner childminder nanny carer warden caretaker administrator receptionist pharmacist midwife
+    counsellor therapist engraver"""
 )
 KIN = _words("aunt auntie uncle cousin gran granny grandma grandad grandpa nan nana")
 DEMONYMS = _words(
