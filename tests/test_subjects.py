@@ -1168,6 +1168,7 @@ def test_what_held36_decides_and_counts_again() -> None:
     assert changed_value("Headcount is 42 now, the two new starters are coming.", "headcount", [away]) == away
     assert changed_value("We're 28 for lunch, a table by the window.", "grandad", [count]) is None  # no cue: another count
     assert changed_value("Now 28 chairs in the hall.", "hall", [count]) is None  # chairs, not how many of us
+    assert changed_value("We're 3 weeks out from the lunch now.", "grandad", [count]) is None  # weeks, not us
 
 
 def test_a_number_naming_one_of_many_is_no_count() -> None:

@@ -101,9 +101,9 @@ class Planner:
         # its own: the topic it begins is looked for first.
         lone = bool(found) and found[0].start == 0 and found[0].kind == "name" and " " not in found[0].text
         lead = self.topic_of(text) if not found or found[0].start > 0 or (lone and not self.resolve(found[0].text)) else ""
-        # … or said short: "Tech" of "Tech rehearsal", "Target …" of "Fundraising target"
+        # … or said short: "Tech" of "Tech rehearsal", "Target …" of "Fundraising target"; or a figure of a
+        # thing with a page: "The fuel card limit …" after "Fuel card"
         opens = bool(lead) and re.match(rf"\W*{re.escape(lead)}\b", text, re.I) is not None
-        # … or a figure of a thing with a page: "The fuel card limit …" after "Fuel card"
         lead_page = (self.resolve(lead) or self.index.starting(lead) or (self.index.ending(lead) if opens else None) or self.index.owning(lead, text)) if lead else None
         if lead_page:
             return lead_page, "", [], roles
@@ -111,15 +111,12 @@ class Planner:
         after = self.after_colon(text, names)
         if after:
             return after + (roles,)
-        if len(names) > 1 and names[0].kind == "name" and _WITH_ME.match(text, names[0].start + len(names[0].text)):
-            names = names[1:]  # "Martin Kerr and I visited Willowbank House": where they went, not who came along
+        names = _passed_over(text, names)
         if lead and names and all(_SUBORDINATE.search(text[: m.start]) for m in names):
             return "", lead, [], roles  # "Guest list at 120 after Arjun's mum added …": the list's line
         if lead and names and _done_to(text, lead) and subjects.fold(lead) not in self.known_roles:
             return self.topic_home(lead) + (roles,)  # "Environmental health inspection booked with …": what was booked
         # A name that opens the line is its subject: it is not passed over for a later one with a page.
-        if len(names) > 1 and names[0].kind == "name" and _opens(text, names[0]) and _PUT_ONTO.match(text, names[0].start + len(names[0].text)):
-            names = names[1:]  # "Ruth put us onto Colin Fairweather to accompany": Colin's line
         opening = names[:1] if names and names[0].kind == "name" and _opens(text, names[0]) else []
         # A role AGENTS.md says someone holds, first, leads ("The landlord wants … before Ferhat …").
         held = names[0] if names and names[0].kind == "role" and subjects.fold(names[0].text) in self.said_roles else None
@@ -432,6 +429,15 @@ def _brand(text: str, mention: subjects.Mention, names: Sequence[subjects.Mentio
         return False
     measure = re.match(r"\s+(?:\d[\w.]*\s+)?(?=[a-z])", text[mention.start + len(mention.text) :])  # "the Dovre 5kW wood burner"
     return measure is not None and bool(phrases.noun_phrase(text, mention.start + len(mention.text) + measure.end()))
+
+
+def _passed_over(text: str, names: list[subjects.Mention]) -> list[subjects.Mention]:
+    """`names` without a first name the line passes over: "Martin Kerr and I visited Willowbank House"
+    (where they went, not who came along), "Ruth put us onto Colin Fairweather" (Colin's line)."""
+    after = names[0].start + len(names[0].text) if len(names) > 1 and names[0].kind == "name" else -1
+    if after >= 0 and (_WITH_ME.match(text, after) or (_opens(text, names[0]) and _PUT_ONTO.match(text, after))):
+        return names[1:]
+    return names
 
 
 def _opens(text: str, mention: subjects.Mention) -> bool:

@@ -186,7 +186,7 @@ def _marked_old(line: str) -> set[str]:
 
 # How many of us: "38 of us", "We're 28 for lunch", "Headcount is 42", "the numbers are up to 53".
 _US = re.compile(
-    r"(?<![\w£€$.,-])(?P<a>\d[\d,]*)\s+of\s+us\b|\b[Ww]e(?:['’]re|\s+are)\s+(?P<b>\d[\d,]*)(?![\w:.%])"
+    r"(?<![\w£€$.,-])(?P<a>\d[\d,]*)\s+of\s+us\b|\b[Ww]e(?:['’]re|\s+are)\s+(?P<b>\d[\d,]*)(?=\s*(?:[,.;!]|$)|\s+(?:for|now|in all|altogether|people|adults|including)\b)"
     r"|\b(?i:head\s?count|numbers)\b(?:\s+(?:is|are|so\s+far|now|up|down|to|at|:))*\s+(?P<c>\d[\d,]*)(?![\w:.%])"
 )
 

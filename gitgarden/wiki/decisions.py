@@ -36,6 +36,16 @@ def is_decision(text: str) -> bool:
     return bool(_DECISION.search(text))
 
 
+def _purposes(plain: str) -> list[int]:
+    """Where what a choice is for begins: "buff Indian sandstone for the patio", "the red card cover for
+    the programmes" — not what an amount pays for ("navy vests …, Stride charge £3 extra each for the printing")."""
+    return [
+        m.end()
+        for m in re.finditer(r"\bfor\s+the\s+", plain)
+        if m.start() > 0 and not re.search(r";|,\s+and\b", plain[: m.start()]) and not re.search(r"[£€$]\s?\d[^,;]*$", plain[: m.start()])
+    ]
+
+
 def decided_things(line: str, known_names: Iterable[str] = ()) -> list[str]:
     """What a decision line may decide about, as titles in the order they stand ("Plant sale", "Open
     day"; "the GreenGrow polytunnel": "Polytunnel"): its noun phrases that are not a person's name."""
@@ -64,13 +74,7 @@ def decided_things(line: str, known_names: Iterable[str] = ()) -> list[str]:
     names = {fold(m.text) for m in said if m.kind == "name"} | known
     cue = _AFTER_CUE.match(plain)  # "go with the coach": the thing starts after the verb
     cues = {c.end() for c in _AFTER_CUE.finditer(plain) if not _POSSESSIVE_AT.search(c.group())}
-    # "buff Indian sandstone for the patio", "the red card cover for the programmes": the patio, the programmes
-    # (not what an amount pays for: "navy vests …, Stride charge £3 extra each for the printing")
-    purpose = [
-        m.end()
-        for m in re.finditer(r"\bfor\s+the\s+", plain)
-        if m.start() > 0 and not re.search(r";|,\s+and\b", plain[: m.start()]) and not re.search(r"[£€$]\s?\d[^,;]*$", plain[: m.start()])
-    ]
+    purpose = _purposes(plain)
     for m in said:
         owned = _POSSESSIVE_AT.match(plain, m.start + len(m.text)) if m.kind == "name" and m.start in cues else None
         thing = noun_phrase(plain, owned.end() + 1) if owned else ""
