@@ -123,13 +123,12 @@ def noun_phrase(text: str, at: int) -> str:
 
 
 # "lessons every Thursday": how often, not a verb's object ("cap every tour")
-_WHEN_EVERY = r"(?i:(?:other\s+)?(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day|day|week|weekend|month|morning|afternoon|evening|night|year|term))\b"
+_DAY = r"(?i:mon|tues|wednes|thurs|fri|satur|sun)day"
+_WHEN_EVERY = rf"(?i:(?:other\s+)?(?:{_DAY}|day|week|weekend|month|morning|afternoon|evening|night|year|term))\b"
 _ADVERB = ("ately", "ively", "ously", "fully", "ably", "ibly", "ently", "antly", "ckly", "edly", "ingly")
-_WEEKDAY = re.compile(r"(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day")
+_WEEKDAY = re.compile(_DAY)
 # "the Tuesday class", "October dinner": a weekday or a month before its thing (not "May need …")
-_WEEKDAY_THING = re.compile(
-    r"((?i:mon|tues|wednes|thurs|fri|satur|sun)day|January|February|March|April|June|July|August|September|October|November|December)\s+(?=[a-z])"
-)
+_WEEKDAY_THING = re.compile(rf"({_DAY}|January|February|March|April|June|July|August|September|October|November|December)\s+(?=[a-z])")
 
 
 def _phrase(text: str, at: int) -> str:
