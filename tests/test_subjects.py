@@ -1146,6 +1146,7 @@ def test_what_held35_titles_and_names() -> None:
     assert topic_title("October dinner is set for Saturday 10 October, 14 seats round the big table.") == "October dinner"
     assert topic_title("Asked the September group to bring their own mugs.") == "September group"
     assert topic_title("May need a bigger van for the chairs.") != "May need"  # "May" before a verb is no month
+    assert topic_title("May cost more than we thought.") != "May cost"  # … as a month it would title "May cost"
     said = [m.text for m in mentions("Decision: CDs go on sale at £10 each, every penny to St Brigid's.") if m.kind == "name"]
     assert said[-1] == "St Brigid's"
     index = SubjectIndex()
