@@ -1210,3 +1210,33 @@ def test_a_level_said_by_its_number_is_one_thing() -> None:
     assert "Level 2" in decided_things("Decision: Kwame and I do the Level 2 course this month, everyone else before their first shift.")
     assert [m.text for m in mentions("Pitch 3 at Millbrook Park booked for Thursday.") if m.kind == "name"] == ["Millbrook Park"]
     assert topic_title("Anyone handling the food needs a certificate.") != "Anyone"
+
+
+def test_a_road_sat_on_is_the_journey() -> None:
+    """held40: "Sat on the A61 for an hour …" became a page "A61": the road's number read as an id
+    settled the line as a fact, and the model was never asked."""
+    from gitgarden.gardener.reading import settled
+
+    line = "Sat on the A61 for an hour coming back from the cash and carry in Leeds."
+    assert chatter_kind(line) == "the journey"
+    assert not settled(line)  # the model is asked, and the look of the journey counts against it
+    assert chatter_kind("Stuck on the M62 behind a lorry.") == "the journey"
+    assert chatter_kind("The A61 closure means the van comes the back way.") == ""  # a road named, no journey
+
+
+def test_an_amount_far_from_the_old_one_on_the_same_page_is_no_change() -> None:
+    """held40: "£35 each" for the traders' tables was asked against "entry at £5" on the treasurer's
+    page (the hall in both); and "£84,500, three surgeries" read as £845,003, so the fit-out repriced
+    at £87,900 was no change at all."""
+    entry = Earlier("2026-03-09#4", "Colin Ashworth, our treasurer, reckons entry at £5 adults and £2 kids covers the hall and the insurance.", "colin-ashworth")
+    tables = "The treasurer wants all twelve traders' table money, £35 each, in by 20 April to cover the hall deposit."
+    assert changed_value(tables, "colin-ashworth", [entry]) is None
+    fit_out = Earlier("2026-06-08#2", "Clearline Dental Interiors are doing the fit-out for £84,500, three surgeries plus decon and reception.", "clearline")
+    assert Value("amount", "£84500") in values(fit_out.text.replace("three", "3"))
+    assert changed_value("Clearline's price for the fit-out is £87,900, the decon room needs more sockets.", "clearline", [fit_out]) == fit_out
+    assert Value("amount", "€18400") in values("Deposit of €18 400 paid.")  # a space between thousands still
+
+
+def test_an_ing_word_that_is_a_thing_ends_its_phrase() -> None:
+    """held40: "Decision: stainless steel shelving throughout" decided a page "Stainless steel"."""
+    assert any("shelving" in t.lower() for t in decided_things("Decision: stainless steel shelving throughout, the engineer's supplying it at cost for £640."))

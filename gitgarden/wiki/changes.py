@@ -33,7 +33,8 @@ _DATE = re.compile(
 _TIME = re.compile(r"(?<![£€$\d.,])\b\d{1,2}[:.]\d{2}(?:\s?(?:am|pm))?\b(?!\s?(?:eur|usd|gbp|pln|nok|sek|€|kr|zł)\b)|\b\d{1,2}\s?(?:am|pm)\b", re.I)  # not "£26.50"
 # Hours from and to: "12 till 4", "from 2 until 5", "7 to 9pm" (not "12 to 15 players": no am or pm)
 _HOURS = re.compile(r"(?<![£€$\d.,:])\b(\d{1,2}(?:[:.]\d{2})?)\s*(?:till|until|(?=\S*\s*\d{1,2}(?:[:.]\d{2})?\s?[ap]m\b)(?:to|–|-))\s*(\d{1,2}(?:[:.]\d{2})?)(?:\s?([ap]m))?\b", re.I)
-_AMOUNT = re.compile(rf"(?:{_CURRENCY}\s?\d[\d,.\s]*\d|{_CURRENCY}\s?\d|\d(?:[\d,.]*\d)?\s?(?:{_CURRENCY}|%|k\b)|\b\d+(?:\.\d+)?p\b)", re.I)  # "9.5p a word"
+# "£84,500, three surgeries" (read "£84,500, 3 surgeries") is £84,500: a space goes on with three figures only ("€18 400")
+_AMOUNT = re.compile(rf"(?:{_CURRENCY}\s?\d+(?:[,.]\d+|\s\d{{3}}(?!\d))*|\d(?:[\d,.]*\d)?\s?(?:{_CURRENCY}|%|k\b)|\b\d+(?:\.\d+)?p\b)", re.I)  # "9.5p a word"
 _NUMBER = re.compile(r"\b\d[\d,.]*\b")
 _MEASURE = re.compile(r"(?<![\w£€$.,/-])\d+(?:\.\d+)?(?:mm|cm|m|km|kg|ft|kw|kwh)\b", re.I)
 _CUE = re.compile(
@@ -433,7 +434,8 @@ def _rank(said: _Said, old: Earlier, page: str) -> tuple[bool, bool, bool, bool,
     rated = "amount" in differing and bool(per & old_per) and bool(_RATE.search(line))
     if _weekday_only(differing, dated, new) and not (named or moved or shared >= 2):
         return None  # "Saturday brunch extras" beside "moved … to Monday 12 October": no date it moves
-    strong = named or same_thing or totalled or rated or (repriced and shared >= 2) or (said.cue and not far and (old.page == page or page_named or shared >= 2 or moved))
+    # … but not seven times it: "£35 each" for the traders' tables after "entry at £5" covering the hall
+    strong = named or (same_thing and not far) or totalled or rated or (repriced and shared >= 2) or (said.cue and not far and (old.page == page or page_named or shared >= 2 or moved))
     if strong or (said.cue and (close or old.page == page)):
         # a value named, the same thing valued again, the same page, words in common, the newest
         # … the thing priced again ("Rent on the flat comes down to …" is the flat's line, not the allowance's)

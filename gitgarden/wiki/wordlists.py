@@ -79,7 +79,8 @@ ING_NOUNS = _words(
     """wedding meeting building funding booking planning heating flooring tiling painting wiring
     plumbing catering lighting housing parking training ceiling opening waiting seating clothing housewarming
     hiring pricing marketing billing shipping testing banking bedding fencing decking roofing
-    firing screening filming recording cleaning glazing rendering cladding"""
+    firing screening filming recording cleaning glazing rendering cladding
+    shelving racking staging paving guttering skirting panelling ducting cabling bunting"""
 )
 ROLES_FOLDED = _words(
     """electrician plumber designer architect contractor builder carpenter joiner painter tiler
