@@ -1240,3 +1240,14 @@ def test_an_amount_far_from_the_old_one_on_the_same_page_is_no_change() -> None:
 def test_an_ing_word_that_is_a_thing_ends_its_phrase() -> None:
     """held40: "Decision: stainless steel shelving throughout" decided a page "Stainless steel"."""
     assert any("shelving" in t.lower() for t in decided_things("Decision: stainless steel shelving throughout, the engineer's supplying it at cost for £640."))
+
+
+def test_a_moved_date_changes_the_line_whose_date_is_the_things_own() -> None:
+    """held40: "The panel delivery's moved to Thu 21 May" was asked against the electrician's "Mon 11
+    May, the day before the panels arrive" (newer, the panels in both) instead of "Panels are due Tue
+    12 May"."""
+    due = Earlier("2026-04-17#2", "Panels are due Tue 12 May; Kevin wants two days to build the box and one to commission it.", "kevin-marsh")
+    supply = Earlier("2026-04-20#4", "The electrician can do the supply on Mon 11 May, the day before the panels arrive.", "owen-price")
+    moved = "The panel delivery's moved to Thu 21 May, the factory in Hull is a week behind."
+    assert changed_value(moved, "panel", [due, supply]) == due
+    assert changed_value("The supply is moved to Tue 19 May.", "owen-price", [due, supply]) == supply

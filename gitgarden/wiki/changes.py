@@ -340,7 +340,7 @@ def changed_value(line: str, page: str, earlier: Iterable[Earlier]) -> Earlier |
     if not said.values and not said.fixed_ids and not said.moved_codes:
         return None
     best: Earlier | None = None
-    best_rank: tuple[bool, bool, bool, bool, bool, bool, bool, int, int, int] = (False, False, False, False, False, False, False, -1, -1, -1)
+    best_rank: tuple[bool, bool, bool, bool, bool, bool, bool, bool, int, int, int] = (False, False, False, False, False, False, False, False, -1, -1, -1)
     for n, old in enumerate(earlier):
         rank = _rank(said, old, page) if old.text != line else None
         if rank is not None and (*rank, n) > best_rank:
@@ -373,15 +373,15 @@ class _Said:
         )  # fmt: skip
 
 
-def _rank(said: _Said, old: Earlier, page: str) -> tuple[bool, bool, bool, bool, bool, bool, bool, int, int] | None:
+def _rank(said: _Said, old: Earlier, page: str) -> tuple[bool, bool, bool, bool, bool, bool, bool, bool, int, int] | None:
     """How surely `said`'s line (going on `page`) changes `old`'s value, higher is surer; None when it does not."""
     line, new, words = said.line, said.values, said.words
     old_text = _spelled(old.text)
     old_words = content_words(old_text)
     if said.fixed_ids and _near_id(said.fixed_ids, old_text):
-        return (True, True, False, False, False, False, old.page == page, 0, len(words & old_words))  # an id said wrong before
+        return (True, True, False, False, False, False, old.page == page, False, 0, len(words & old_words))  # an id said wrong before
     if any(re.search(rf"(?<![\w/-]){re.escape(a)}(?![\w/-])", old_text) and b not in old_text for a, b in said.moved_codes):
-        return (True, True, False, False, False, False, old.page == page, 0, len(words & old_words))  # a code moved from
+        return (True, True, False, False, False, False, old.page == page, False, 0, len(words & old_words))  # a code moved from
     old_values = values(old_text)
     kinds = {v.kind for v in new} & {v.kind for v in old_values}
     differing = {k for k in kinds if any(not _same(v, old_values) for v in new if v.kind == k)}
@@ -443,5 +443,23 @@ def _rank(said: _Said, old: Earlier, page: str) -> tuple[bool, bool, bool, bool,
         # ("to 20 April instead" changes "from Monday 13 April", not "Monday, Wednesday and Friday")
         redated = "date" in differing and dated and any(v.kind == "date" and any(c.isdigit() for c in v.text) for v in new)
         priced = "amount" in differing and bool(set(said.priced) & old_words)
-        return (named, strong, repriced or recounted, priced, close, redated, old.page == page, things, shared)
+        # "The panel delivery's moved to Thu 21 May" changes "Panels are due Tue 12 May", not "… Mon 11 May,
+        # the day before the panels arrive": the same thing named just before the value in both lines
+        owned = bool(_owners(line, differing) & _owners(old_text, differing))
+        return (named, strong, repriced or recounted, priced, close, redated, old.page == page, owned, things, shared)
     return None
+
+
+_VALUE_SPAN = {"date": _DATE, "amount": _AMOUNT, "time": _TIME}
+
+
+def _owners(text: str, kinds: set[str]) -> set[str]:
+    """The things (folded plain words) that stand in the clause before a value of `kinds` in `text`,
+    within six words of it: "panel" in "Panels are due Tue 12 May", none in "Mon 11 May, the day
+    before the panels arrive"."""
+    out: set[str] = set()
+    for kind in kinds & set(_VALUE_SPAN):
+        for m in _VALUE_SPAN[kind].finditer(text):
+            clause = re.split(r"[,;:()—–]", text[: m.start()])[-1]
+            out |= _plain_words(" ".join(clause.split()[-6:]))
+    return out
