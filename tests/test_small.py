@@ -1244,3 +1244,17 @@ def test_someone_put_us_onto_is_the_lines_subject_and_their_role_finds_them(proj
     result = garden(project, answers(FakeModel(), "yes"))
     assert "wiki/accompanist.md" not in result.created, result.created
     assert "The accompanist now wants £60" in body(project, "colin-fairweather")
+
+
+def test_a_decision_goes_to_what_it_keeps_not_the_option_it_turns_down(project: Project) -> None:
+    """held40: "Decision: her statement leads with …, not the Year 12 Barcelona trip" decided a page
+    "Year 12" (the only name left once "her statement" was read as someone's), and a title was
+    "Statement leads" (a verb in -s)."""
+    journal(project, "2026-09-10", "First draft of the personal statement is 5,100 characters, way over the 4,000 limit.")
+    garden(project, answers(FakeModel(), "yes"))
+    journal(project, "2026-09-14", "Decision: her statement leads with the two weeks at Hollis & Brand Architects, not the Year 12 Barcelona trip.")
+    result = garden(project, answers(FakeModel(), "yes"))
+    assert result.refusals == [], result.refusals
+    assert not (project.root / "wiki" / "year-12.md").exists()
+    assert "Hollis & Brand Architects, not the Year 12" in body(project, "personal-statement")
+    assert meta(project, "personal-statement")["state"] == "decided"

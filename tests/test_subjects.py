@@ -1251,3 +1251,10 @@ def test_a_moved_date_changes_the_line_whose_date_is_the_things_own() -> None:
     moved = "The panel delivery's moved to Thu 21 May, the factory in Hull is a week behind."
     assert changed_value(moved, "panel", [due, supply]) == due
     assert changed_value("The supply is moved to Tue 19 May.", "owen-price", [due, supply]) == supply
+
+
+def test_a_thing_that_leads_is_no_title_with_its_verb() -> None:
+    """held40 and held6: "her statement leads with …" titled "Statement leads", "the leaflet leads with
+    the bus route" "Leaflet leads"."""
+    assert topic_title("Decision: the leaflet leads with the bus route.") == "Leaflet"
+    assert topic_title("The statement follows the portfolio.") == "Statement"

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 from gitgarden.gardener.project_page import thing_of
@@ -238,7 +238,9 @@ class Planner:
         if not things:
             topic = decisions.decision_topic(line.text)
             if not topic:
-                return self.home(line)
+                # "…, not the Year 12 Barcelona trip": the option turned down is not where the line goes
+                kept = decisions.chosen(line.text)
+                return self.home(replace(line, text=kept) if kept.strip() and kept != line.text else line)
             things = [topic]
         # The role someone holds, first ("We agreed the nurse comes as our fifth adult"): the person's line.
         page = self.resolve(things[0], "role") if self.index.roles.get(subjects.fold(things[0])) else None

@@ -12,7 +12,7 @@ from gitgarden.wiki.phrases import VERB_OBJECT, named_thing, noun_phrase
 from gitgarden.wiki.subjects import DETERMINER, fold, is_title, mentions, upper_first
 from gitgarden.wiki.wordlists import CALENDAR, VAGUE, VERBS_S
 
-__all__ = ["decided_things", "decision_topic", "is_decision"]
+__all__ = ["chosen", "decided_things", "decision_topic", "is_decision"]
 
 # The verbs of deciding and who decides with the writer: one list for "is it a decision" and for
 # "where does the thing decided start".
@@ -54,7 +54,7 @@ def decided_things(line: str, known_names: Iterable[str] = ()) -> list[str]:
     if we and _AFTER_CUE.match(plain, we.end()):
         plain = plain[we.end() :]  # "We've settled on Hallam Print …": the thing comes after the verb
     plain = _CONDITION.split(plain, maxsplit=1)[0]  # "… if our lawyer is happy": the lawyer is not what is decided
-    plain = _chosen(plain)  # "the Greenstar over the Vaillant ecoTEC": the ecoTEC is what was not chosen
+    plain = chosen(plain)  # "the Greenstar over the Vaillant ecoTEC": the ecoTEC is what was not chosen
     lead = re.match(rf"(?:[A-Z][\w]*['’]s\s+)?(?P<name>{_NAME_AT})", plain)  # "Mum's Honda Jazz goes to a dealer"
     if lead and _NAME_MOVES.match(plain, lead.end()) and any(m.kind == "name" and m.text == lead.group("name") for m in mentions(plain, known_names)):
         return []  # about the name: a dealer is where it goes, not what is decided ("Maya starts at …")
@@ -195,7 +195,7 @@ _REJECTED = re.compile(r",?\s+(?:rather than|instead of|in preference to)\s+|,\s
 _TAKES_OVER = re.compile(r"\b(?:take|takes|took|taking|hand|hands|handed|handing|think|thought|go|goes|went|talk|talked|pass|passed|come|came|run|ran|sign|signed|win|won)$", re.I)
 
 
-def _chosen(text: str) -> str:
+def chosen(text: str) -> str:
     """`text` up to the option it turns down ("one Luton rather than the two Transits": "one Luton"),
     a verb's "over" kept ("Bea takes over the stall")."""
     for m in _REJECTED.finditer(text):
