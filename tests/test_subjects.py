@@ -1258,3 +1258,10 @@ def test_a_thing_that_leads_is_no_title_with_its_verb() -> None:
     the bus route" "Leaflet leads"."""
     assert topic_title("Decision: the leaflet leads with the bus route.") == "Leaflet"
     assert topic_title("The statement follows the portfolio.") == "Statement"
+
+
+def test_a_choice_described_by_an_ed_word_is_its_thing() -> None:
+    """held40: "We're going with catered halls wherever she ends up" decided nothing ("catered" read
+    as a verb, "We're" not as the one deciding) and went to the project's own page."""
+    assert decided_things("We're going with catered halls wherever she ends up, she'd live on toast otherwise.") == ["Halls"]
+    assert decided_things("We've settled on putting Dale & Co's logo on the answer sheets.") != ["Putting"]

@@ -103,6 +103,7 @@ def _next_is_noun(text: str, at: int) -> bool:
 
 
 _AFTER_DETERMINER = re.compile(r"\b(?:the|a|an|our|my|their|his|her|its|this|that|no)\s+$", re.I)  # "the revised quote"
+_AFTER_CHOICE = re.compile(r"\b(?:go|going|gone|went|opted|settled)\s+(?:with|for|on)\s+$", re.I)  # "going with catered halls"
 # What follows a verb in -s after a name, and never a word of a noun phrase: "Chiara plays Mara",
 # "Low Tide goes to …", "Daniel rehearses with Isla", "Rosa proofreads each half".
 VERB_OBJECT = r"(?:[A-Z]|(?:the|a|an|our|my|their|his|her|to|with|every|everyone|everybody|each|all|both|until|from)\b)"
@@ -166,7 +167,9 @@ def _phrase(text: str, at: int) -> str:
             and re.match(r"\s*(?:[,.;:]|$)|\s+(?:in|at|on|for|with|from|by)\s", text[at + m.end() :]) is not None
         )  # fmt: skip
         ordinal = f in ("first", "second", "third", "last", "next") and not _next_in(text, at + m.end(), NEVER)  # not "next week"
-        described = f.endswith("ed") and verbish(f) and _AFTER_DETERMINER.search(text, 0, at + m.start()) is not None and _next_is_noun(text, at + m.end())
+        described = f.endswith("ed") and verbish(f) and _next_is_noun(text, at + m.end()) and (
+            _AFTER_DETERMINER.search(text, 0, at + m.start()) is not None or _AFTER_CHOICE.search(text, 0, at + m.start()) is not None
+        )
         if not words and ((f in ADJECTIVES and f not in FUNCTION and (f not in ("first", "last", "next") or ordinal)) or f in COUNTS or ordinal or described):
             skipped = True
             continue  # "the old boiler": the boiler; "first print run": the print run
