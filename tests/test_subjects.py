@@ -1265,3 +1265,12 @@ def test_a_choice_described_by_an_ed_word_is_its_thing() -> None:
     as a verb, "We're" not as the one deciding) and went to the project's own page."""
     assert decided_things("We're going with catered halls wherever she ends up, she'd live on toast otherwise.") == ["Halls"]
     assert decided_things("We've settled on putting Dale & Co's logo on the answer sheets.") != ["Putting"]
+
+
+def test_a_day_marked_old_by_its_number_names_the_date_it_changes() -> None:
+    """held40: "Correction: Sheffield's open day is Sat 26 Sept, the 19th was Nottingham's" marks "the
+    19th" as old, which no earlier value read as: the change of "… Sat 19 Sept" was not asked."""
+    day = Earlier("2026-09-08#2", "Sheffield open day is Sat 19 Sept, we'll drive up early and stay over at my brother's.", "sheffield")
+    assert changed_value("Correction: Sheffield's open day is Sat 26 Sept, the 19th was Nottingham's.", "sheffield", [day]) == day
+    other = Earlier("2026-09-08#3", "Leeds open day is Sat 12 Sept.", "sheffield")
+    assert changed_value("Correction: Sheffield's open day is Sat 26 Sept, the 19th was Nottingham's.", "sheffield", [other]) is None

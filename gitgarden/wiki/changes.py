@@ -185,6 +185,13 @@ def _marked_old(line: str) -> set[str]:
     return out
 
 
+def _old_day(marked: set[str], old: set[Value]) -> bool:
+    """True when a day the line marks as old by its number alone ("the 19th was Nottingham's") is the
+    day of one of `old`'s dates ("Sat 19 Sept")."""
+    days = {int(m.group(1)) for x in marked if (m := re.fullmatch(r"(?:the)?(\d{1,2})(?:st|nd|rd|th)", x))}
+    return any(v.kind == "date" and (d := re.fullmatch(r"(\d{1,2})(?:st|nd|rd|th)?(?:of)?[a-z]+", v.text)) is not None and int(d.group(1)) in days for v in old)
+
+
 # How many of us: "38 of us", "We're 28 for lunch", "Headcount is 42", "the numbers are up to 53".
 _US = re.compile(
     r"(?<![\w£€$.,-])(?P<a>\d[\d,]*)\s+of\s+us\b|\b[Ww]e(?:['’]re|\s+are)\s+(?P<b>\d[\d,]*)(?=\s*(?:[,.;!]|$)|\s+(?:for|now|in all|altogether|people|adults|including)\b)"
@@ -388,7 +395,7 @@ def _rank(said: _Said, old: Earlier, page: str) -> tuple[bool, bool, bool, bool,
     if not differing:
         return None
     named = any(d and any(d == v.text or d in v.text or (d.isdigit() and v.text.startswith(d)) for v in old_values) for d in said.denied)
-    named = named or bool(said.old_marked & {v.text for v in old_values})
+    named = named or bool(said.old_marked & {v.text for v in old_values}) or _old_day(said.old_marked, old_values)
     if said.old_marked and not named:
         return None  # "subs up from £5 to £6": the line names the value it changes, and this line has none of it
     shared = len(words & old_words)
