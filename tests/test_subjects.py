@@ -1274,3 +1274,12 @@ def test_a_day_marked_old_by_its_number_names_the_date_it_changes() -> None:
     assert changed_value("Correction: Sheffield's open day is Sat 26 Sept, the 19th was Nottingham's.", "sheffield", [day]) == day
     other = Earlier("2026-09-08#3", "Leeds open day is Sat 12 Sept.", "sheffield")
     assert changed_value("Correction: Sheffield's open day is Sat 26 Sept, the 19th was Nottingham's.", "sheffield", [other]) is None
+
+
+def test_how_or_where_after_a_thing_is_no_part_of_its_title() -> None:
+    """held41: "the poultry register online" titled "Register online", "paving slabs round the edge"
+    decided "Slabs round", and "the advert asks for a teaching head" "Advert asks"."""
+    assert topic_title("Registered us on the poultry register online, confirmation GBPR/26/55120, free.") == "Poultry register"
+    assert decided_things("We're going with paving slabs round the edge of the run as well as the skirt.")[0] == "Paving slabs"
+    assert decided_things("Decision: the advert asks for a teaching head, at least two days a week in class.")[0] == "Advert"
+    assert topic_title("The first round of the quiz starts at 8.") == "Round"  # a round that is a thing

@@ -103,6 +103,7 @@ def _next_is_noun(text: str, at: int) -> bool:
 
 
 _AFTER_DETERMINER = re.compile(r"\b(?:the|a|an|our|my|their|his|her|its|this|that|no)\s+$", re.I)  # "the revised quote"
+_ADVERB_AFTER = frozenset({"online", "offline", "instead", "anyway", "together", "abroad", "overseas"})  # never a thing's last word
 _AFTER_CHOICE = re.compile(r"\b(?:go|going|gone|went|opted|settled)\s+(?:with|for|on)\s+$", re.I)  # "going with catered halls"
 # What follows a verb in -s after a name, and never a word of a noun phrase: "Chiara plays Mara",
 # "Low Tide goes to …", "Daniel rehearses with Isla", "Rosa proofreads each half".
@@ -156,6 +157,7 @@ def _phrase(text: str, at: int) -> str:
         base = re.split(r"['’]", f)[0]
         if (base != f and (base in NEVER or base in FUNCTION or base in STARTERS)) or f.endswith(("n't", "n’t", *_ADVERB)):
             break  # "We've settled …", "there'll be": a pronoun, no thing; "couldn't": a verb; "privately"
+        object_after = re.match(r"\s+(?:the|a|an|our|my|their|his|her|its)\s", text[at + m.end() :]) is not None
         if f in ENDS_PHRASE or (words and f == "half") or (not words and re.match(rf"\s+(?:the|a|an|our|my|their|his|her|all|every(?!\s+{_WHEN_EVERY}))\s", text[at + m.end() :])):
             break  # "cap the tour": a verb before its object is no part of a phrase
         gerund = not words and verbish(f) and f.endswith("ing") and (
@@ -184,6 +186,8 @@ def _phrase(text: str, at: int) -> str:
             break
         if POSSESSIVE.search(w) or (words and (f in VERBS_S or f in PLAIN_VERBS or f in PARTICIPLES)):  # "subs go to £6"
             break
+        if words and (f in _ADVERB_AFTER or (f in ("round", "around") and object_after)):
+            break  # "the poultry register online", "paving slabs round the edge": how or where, no part of it
         if words and f in AFTER_PLURAL and fold(words[-1]).endswith("s") and not fold(words[-1]).endswith("ss"):
             break  # "Decision: parents pay £220": a plural's verb ("holiday pay" stays)
         verb_next = re.match(rf"\s+{VERB_OBJECT}", text[at + m.end() :])

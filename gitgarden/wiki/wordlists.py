@@ -72,7 +72,7 @@ PARTICIPLES = _words("broken written taken given chosen driven shown known grown
 VERBS_S = _words(
     """comes goes starts stays moves gets takes makes pays needs wants runs opens closes ends begins
     arrives leaves lands ships works looks seems becomes remains keeps holds costs includes loads
-    sits fits happens lives joins quits leads follows"""
+    sits fits happens lives joins quits leads follows asks"""
 )
 # Nouns that look like verbs by their ending.
 ING_NOUNS = _words(
