@@ -1258,3 +1258,14 @@ def test_a_decision_goes_to_what_it_keeps_not_the_option_it_turns_down(project: 
     assert not (project.root / "wiki" / "year-12.md").exists()
     assert "Hollis & Brand Architects, not the Year 12" in body(project, "personal-statement")
     assert meta(project, "personal-statement")["state"] == "decided"
+
+
+def test_a_thing_and_the_day_it_goes_out_is_the_things_line(project: Project) -> None:
+    """held41: "Advert goes in the TES and on the Northshire jobs site on Mon 23 March" went to a page
+    "TES" (the paper it goes in), and its correction after it."""
+    journal(project, "2026-03-16", "Advert goes in the TES and on the Northshire jobs site on Mon 23 March, closing date Fri 17 April.")
+    journal(project, "2026-03-19", "Correction: the advert goes live on Wed 25 March, not Mon 23 March, we'd missed the TES deadline.")
+    result = garden(project, answers(FakeModel(), "yes", "yes"))
+    assert result.refusals == [], result.refusals
+    assert "Advert goes in the TES" in body(project, "advert") and "advert goes live on Wed 25 March" in body(project, "advert")
+    assert not (project.root / "wiki" / "tes.md").exists()

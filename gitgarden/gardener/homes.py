@@ -463,6 +463,8 @@ _LEADS = re.compile(
     r"(?:(?:is|are)\s+(?:now\s+)?(?=[£€$]?\d)|will\s+be\s+(?=(?:the|their|our|a|an|his|her|my)\s|[£€$]?\d))"
     # "Tuesday market run leaves the Green at 9:15": a thing and the time it goes
     r"|^[A-Za-z][\w-]*(?:\s+[a-z][\w-]*){0,3}\s+(?:leaves|departs|starts|finishes|opens|closes)\s+(?=[^.;]*?\bat\s+\d{1,2}(?:[:.]\d\d|\s?[ap]m)\b)"
+    # "Advert goes in the TES and on the Northshire jobs site on Mon 23 March": a thing and the day it goes out
+    r"|^[A-Za-z][\w-]*(?:\s+[a-z][\w-]*){0,2}\s+(?:goes|go|went)\s+(?:in|into|out|live|up|off)\b(?=[^.;]*?\bon\s+(?:(?i:mon|tue|wed|thu|fri|sat|sun)[a-z]*\b|\d))"
 )  # "Collection weekend is Saturday 5 and Sunday 6 December, at Brightwell's …": its date
 _DEED = re.compile(r"(?:or|er|ist)$")  # "surveyor": survey, "engraver": engrav(e), "florist": flor-
 _WITH_ME = re.compile(r"\s+and\s+(?:I|me)\b")
