@@ -1269,3 +1269,15 @@ def test_a_thing_and_the_day_it_goes_out_is_the_things_line(project: Project) ->
     assert result.refusals == [], result.refusals
     assert "Advert goes in the TES" in body(project, "advert") and "advert goes live on Wed 25 March" in body(project, "advert")
     assert not (project.root / "wiki" / "tes.md").exists()
+
+
+def test_a_decision_with_an_aside_of_chatter_is_still_a_decision() -> None:
+    """held40 with Gemma: "We're going with catered halls wherever she ends up, she'd live on toast
+    otherwise" was skipped as "chatter: a meal" — the toast an aside after the decision."""
+    from gitgarden.gardener.reading import read_lines, settled
+
+    aside = JournalLine("2026-09-15", 2, "We're going with catered halls wherever she ends up, she'd live on toast otherwise.", "k")
+    assert settled(aside.text)  # code settles it: the model is not asked
+    assert [r.kind for r in read_lines([aside], [judge.Verdict(aside.id, 0.2, "logprobs")], 0.5)] == ["decision"]
+    meal = JournalLine("2026-09-15", 3, "Decided on pizza and a film tonight, we were all shattered.", "k")
+    assert [r.kind for r in read_lines([meal], [judge.Verdict(meal.id, 0.2, "logprobs")], 0.5)] == ["chatter"]
