@@ -1283,3 +1283,14 @@ def test_how_or_where_after_a_thing_is_no_part_of_its_title() -> None:
     assert decided_things("We're going with paving slabs round the edge of the run as well as the skirt.")[0] == "Paving slabs"
     assert decided_things("Decision: the advert asks for a teaching head, at least two days a week in class.")[0] == "Advert"
     assert topic_title("The first round of the quiz starts at 8.") == "Round"  # a round that is a thing
+
+
+def test_an_amount_in_another_unit_changes_no_amount() -> None:
+    """A deposit paid in pounds is no change of the deposit's percentage, a daily allowance in euros
+    none of a budget in pounds (held-wedding, held30: two false Open questions)."""
+    deposit = Earlier("2026-06-10#1", "Małgorzata needs a 30% deposit to hold the date.", "malgorzata-lis")
+    assert changed_value("Paid Małgorzata's 30% deposit, £555, her invoice ML-044.", "malgorzata-lis", [deposit]) is None
+    budget = Earlier("2026-03-09#1", "Gareth Lloyd, my manager, has signed off the trip with a budget of £1,200 for flights and hotel.", "gareth-lloyd")
+    assert changed_value("Gareth says meals in Lisbon can go on the claim at up to €45 a day, on top of the budget.", "gareth-lloyd", [budget]) is None
+    fees = Earlier("2026-09-08#1", "Hazel Quinton, our chair, wants to keep entry fees at 50p a class like last year.", "hazel-quinton")
+    assert changed_value("Hazel rang: the committee voted for £1 a class after all.", "hazel-quinton", [fees]) == fees  # pence are pounds

@@ -229,6 +229,12 @@ def _same(value: Value, old: set[Value]) -> bool:
     return day is not None and any(v.kind == "date" and re.match(rf"{day.group(1)}(?:st|nd|rd|th)?(?:of)?[a-z]", v.text) for v in old)
 
 
+def _unit(value: Value) -> str:
+    """An amount's currency or unit, its figures left out: "£", "eur", "%", "k" ("50p" is in pounds)."""
+    unit = re.sub(r"[\d.,\s]", "", value.text)
+    return "£" if unit == "p" else unit
+
+
 def _weekday_only(differing: set[str], old_dated: bool, new: set[Value]) -> bool:
     """True when a dated line ("moved … to Monday 12 October") differs from an old one only by a
     weekday the old one names alone ("their Saturday brunch extras"): a weekday is no date it moves."""
@@ -394,6 +400,9 @@ def _rank(said: _Said, old: Earlier, page: str) -> tuple[bool, bool, bool, bool,
     differing = {k for k in kinds if any(not _same(v, old_values) for v in new if v.kind == k)}
     if not differing:
         return None
+    units = {_unit(v) for v in old_values if v.kind == "amount"}
+    if differing == {"amount"} and not any(_unit(v) in units for v in new if v.kind == "amount" and not _same(v, old_values)):
+        return None  # "Paid her 30% deposit, £555" after "a 30% deposit", "€45 a day" after "£1,200": another unit
     named = any(d and any(d == v.text or d in v.text or (d.isdigit() and v.text.startswith(d)) for v in old_values) for d in said.denied)
     named = named or bool(said.old_marked & {v.text for v in old_values}) or _old_day(said.old_marked, old_values)
     if said.old_marked and not named:
