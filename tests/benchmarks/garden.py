@@ -13,6 +13,8 @@ garden is then read back and scored against the journal's `key.toml`:
 - chatter promoted: a chatter line on a page or in the map;
 - people split: a person whose spellings answer to more than one page;
 - corrections surfaced: a line that changes an earlier one, both quoted in one Open line of the map;
+  false asks: an Open "Which holds?" line quoting two lines the key does not give as a change (a
+  question the person answers for nothing);
 - decided: a decision line's page ends `state: decided`;
 - lines left unread, with a reason the person can see (the last pass's record) and without;
 - passes, failed passes, prompt and reply tokens per line read, seconds per line, and how many
@@ -60,6 +62,7 @@ class Score:
     corrections: int = 0
     surfaced: int = 0
     unasked: list[str] = field(default_factory=list)  # the changes no Open line quotes with their old line
+    false_asks: list[str] = field(default_factory=list)  # "Which holds?" lines about two lines that change nothing
     decisions: int = 0
     decided: int = 0
     unread_reason: int = 0
@@ -161,6 +164,13 @@ def score(journal: Path, root: Path, runs: list[dict[str, Any]]) -> Score:
             s.surfaced += asked
             if not asked:
                 s.unasked.append(f"{line['id']} “{text}” changes “{old}”")
+    by_text = {x["text"]: x for x in key["line"]}
+    for ol in open_part.splitlines():
+        pair = re.match(r"- Which holds\? “(.*?)” \(\S+?\) or “(.*?)” \(", ol)
+        if pair:
+            old_line, new_line = by_text.get(pair.group(1)), by_text.get(pair.group(2))
+            if not old_line or not new_line or new_line.get("corrects") != old_line["id"]:
+                s.false_asks.append(f"“{pair.group(2)}” asked against “{pair.group(1)}”")
     for name, spellings in subjects.items():
         if kinds.get(name) != "person":
             continue
@@ -237,7 +247,7 @@ def first_day(work: Path, env: dict[str, str]) -> float:
 
 
 def table(scores: list[Score]) -> str:
-    head = "journal            facts on-subject kept  chatter-promoted  persons-split  corrections  decided  unread(reason/silent)  passes(failed)  tok/line(prompt+reply)  s/line  x-read-once  first-day-s  pages"
+    head = "journal            facts on-subject kept  chatter-promoted  persons-split  corrections  decided  unread(reason/silent)  passes(failed)  tok/line(prompt+reply)  s/line  x-read-once  first-day-s  pages  false-asks"
     rows = [head]
     for s in scores:
         per = max(1, s.lines_read)
@@ -245,7 +255,7 @@ def table(scores: list[Score]) -> str:
             f"{s.journal:18} {s.facts:5} {s.on_subject:4} ({s.on_subject / max(1, s.facts):4.0%}) {s.kept:4}"
             f"  {s.promoted:3}/{s.chatter:<3}           {len(s.split_persons)}/{s.persons:<3}          {s.surfaced}/{s.corrections:<3}"
             f"        {s.decided}/{s.decisions:<3}    {s.unread_reason:3}/{s.unread_silent:<3}               {s.passes}({s.failed})"
-            f"            {s.prompt_tokens / per:6.0f}+{s.reply_tokens / per:<4.1f}          {s.seconds / per:5.1f}  {s.seconds / s.read_once if s.read_once else 0:9.1f}  {s.measuring:11.0f}  {s.pages}"
+            f"            {s.prompt_tokens / per:6.0f}+{s.reply_tokens / per:<4.1f}          {s.seconds / per:5.1f}  {s.seconds / s.read_once if s.read_once else 0:9.1f}  {s.measuring:11.0f}  {s.pages:5}  {len(s.false_asks)}"
         )
     return "\n".join(rows)
 

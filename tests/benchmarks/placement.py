@@ -9,7 +9,8 @@ labelled journal is gardened in one pass with a scripted reader that answers eve
 (a fact, decision or question "yes" with P(yes) 0.95, chatter "no" with 0.05), and the garden is
 scored as `garden.py` scores it. What it still misses is code's (subjects, titles, changes,
 decisions), not the model's. `--lines` prints each line it put off its subject's page, each change
-no Open line quotes with the line it changes, and any decision line whose page is not decided.
+no Open line quotes with the line it changes, each Open "Which holds?" line about two lines the key
+gives as no change (a false ask), and any decision line whose page is not decided.
 """
 
 from __future__ import annotations
@@ -72,24 +73,27 @@ def main(argv: list[str] | None = None) -> int:
     names = [n for n in args.journals.split(",") if n] or sorted(
         p.name for p in JOURNALS.iterdir() if (p / "key.toml").is_file() and not p.name.startswith("long")
     )
-    on = facts = kept = 0
+    on = facts = kept = false = 0
     with tempfile.TemporaryDirectory() as tmp:
-        print(f"{'journal':28} {'on subject':>12} {'kept':>5} {'changes':>8} {'decided':>8}")
+        print(f"{'journal':28} {'on subject':>12} {'kept':>5} {'changes':>8} {'decided':>8} {'false asks':>11}")
         for name in names:
             s, root, key = garden_one(JOURNALS / name, Path(tmp))
             on, facts, kept = on + s.on_subject, facts + s.facts, kept + s.kept
-            print(f"{name:28} {s.on_subject:>5}/{s.facts:<3} {s.on_subject / max(s.facts, 1):4.0%} {s.kept:>5} {s.surfaced:>4}/{s.corrections:<3} {s.decided:>4}/{s.decisions:<3}")
+            print(f"{name:28} {s.on_subject:>5}/{s.facts:<3} {s.on_subject / max(s.facts, 1):4.0%} {s.kept:>5} {s.surfaced:>4}/{s.corrections:<3} {s.decided:>4}/{s.decisions:<3} {len(s.false_asks):>11}")
+            false += len(s.false_asks)
             if args.lines:
                 for miss in s.off_subject:
                     print(f"    off subject: {miss}")
                 for miss in s.unasked:
                     print(f"    change not asked: {miss}")
+                for miss in s.false_asks:
+                    print(f"    false ask: {miss}")
                 found = read_pages(root)
                 for line in key["line"]:
                     homes = [h for h, (_m, body) in found.items() if h != "index" and line["text"] in body]
                     if line.get("decides") and not any(found[h][0].get("state") == "decided" for h in homes):
                         print(f"    not decided: {line['text']} -> {', '.join(homes) or 'no page'}")
-    print(f"{'all':28} {on:>5}/{facts:<3} {on / max(facts, 1):4.0%} {kept:>5}")
+    print(f"{'all':28} {on:>5}/{facts:<3} {on / max(facts, 1):4.0%} {kept:>5} {'':>8} {'':>8} {false:>11}")
     return 0
 
 
