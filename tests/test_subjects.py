@@ -1294,3 +1294,11 @@ def test_an_amount_in_another_unit_changes_no_amount() -> None:
     assert changed_value("Gareth says meals in Lisbon can go on the claim at up to €45 a day, on top of the budget.", "gareth-lloyd", [budget]) is None
     fees = Earlier("2026-09-08#1", "Hazel Quinton, our chair, wants to keep entry fees at 50p a class like last year.", "hazel-quinton")
     assert changed_value("Hazel rang: the committee voted for £1 a class after all.", "hazel-quinton", [fees]) == fees  # pence are pounds
+
+
+def test_make_that_says_a_count_again() -> None:
+    """held41: "Make that four hens, Gwen has a spare Warren" was no change of "three point-of-lay
+    Warrens at £22 each": "make that" was no cue, so the number in words was not read."""
+    hens = Earlier("2026-04-20#1", "Rang Gwen Parry at Hillside Poultry: three point-of-lay Warrens at £22 each, ready to collect Sat 9 May.", "gwen-parry")
+    assert changed_value("Make that four hens, Gwen has a spare Warren and says they settle better in even numbers.", "gwen-parry", [hens]) == hens
+    assert not has_change_cue("We make it ourselves from the leftover dough.")
