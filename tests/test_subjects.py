@@ -1302,3 +1302,13 @@ def test_make_that_says_a_count_again() -> None:
     hens = Earlier("2026-04-20#1", "Rang Gwen Parry at Hillside Poultry: three point-of-lay Warrens at £22 each, ready to collect Sat 9 May.", "gwen-parry")
     assert changed_value("Make that four hens, Gwen has a spare Warren and says they settle better in even numbers.", "gwen-parry", [hens]) == hens
     assert not has_change_cue("We make it ourselves from the leftover dough.")
+
+
+def test_a_meeting_ends_its_name_and_a_target_is_no_purpose() -> None:
+    """held42: "for the public meeting" decided a page "Public" ("meeting" is never a name, and so was
+    no head of one), and "Decision: go-live target is Mon 7 September for the first homes" decided
+    "Homes" (what a thing said to be something is for, read as the purpose of a choice)."""
+    assert "Public meeting" in decided_things("Decision: the parish council covers the hall hire and leaflets for the public meeting, up to £250.")
+    assert decided_things("Decision: go-live target is Mon 7 September for the first homes.")[0] == "Go-live target"
+    assert noun_phrase("team meeting on Friday", 0) == "Team meeting"
+    assert decided_things("Decision: buff Indian sandstone for the patio.")[0] == "Patio"  # a purpose still

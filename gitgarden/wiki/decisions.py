@@ -38,11 +38,12 @@ def is_decision(text: str) -> bool:
 
 def _purposes(plain: str) -> list[int]:
     """Where what a choice is for begins: "buff Indian sandstone for the patio", "the red card cover for
-    the programmes" — not what an amount pays for ("navy vests …, Stride charge £3 extra each for the printing")."""
+    the programmes" — not what an amount pays for ("navy vests …, Stride charge £3 extra each for the printing"),
+    nor who a thing said to be something is for ("go-live target is Mon 7 September for the first homes")."""
     return [
         m.end()
         for m in re.finditer(r"\bfor\s+the\s+", plain)
-        if m.start() > 0 and not re.search(r";|,\s+and\b", plain[: m.start()]) and not re.search(r"[£€$]\s?\d[^,;]*$", plain[: m.start()])
+        if m.start() > 0 and not re.search(r";|,\s+and\b", plain[: m.start()]) and not re.search(r"[£€$]\s?\d[^,;]*$|\b(?:is|are)\b[^,;]*$", plain[: m.start()])
     ]
 
 

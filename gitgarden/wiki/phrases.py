@@ -178,6 +178,8 @@ def _phrase(text: str, at: int) -> str:
         named_thing = not words and f in STARTERS and _next_in(text, at + m.end(), COPULA)  # "Set is 45 minutes"
         # "Opening night", "Collection weekend": a calendar word ends an event's name (never starts one)
         when = bool(words) and w.islower() and f in CALENDAR and fold(words[-1]) not in CALENDAR
+        # "the public meeting", "team meeting on Friday": a meeting ends its name (never starts one)
+        when = when or (bool(words) and w.islower() and f in ("meeting", "meetings") and words[-1].islower())
         # "a family Sunday lunch": a weekday between a word and its thing is part of it, no name
         weekday = bool(words) and _WEEKDAY.fullmatch(w) is not None and _next_is_noun(text, at + m.end()) and not _next_in(text, at + m.end(), CALENDAR)
         # "phone number", "meeting room": a word that is never a name may still start a thing's name
