@@ -1312,3 +1312,17 @@ def test_a_meeting_ends_its_name_and_a_target_is_no_purpose() -> None:
     assert decided_things("Decision: go-live target is Mon 7 September for the first homes.")[0] == "Go-live target"
     assert noun_phrase("team meeting on Friday", 0) == "Team meeting"
     assert decided_things("Decision: buff Indian sandstone for the patio.")[0] == "Patio"  # a purpose still
+
+
+def test_a_role_then_who_had_or_uses_them_is_the_names() -> None:
+    """held42: "Kyle Brennan, the DJ the Year 13s had last summer" and "Aisha Doyle, the surveyor
+    Wessex Fibre use" gave no role (so "The DJ says …" made a page "DJ" beside Kyle's), and the
+    surveyor's role went to the firm named after it."""
+    for line, roles in [
+        ("Kyle Brennan, the DJ the Year 13s had last summer, can do 7 till 11 for £300.", {"Kyle Brennan": "dj"}),
+        ("Aisha Doyle, the surveyor Wessex Fibre use, will walk the cable route with me.", {"Aisha Doyle": "surveyor"}),
+        ("Booked Colin Baxter, a surveyor who does timber huts, to inspect it on Thurs 14 May.", {"Colin Baxter": "surveyor"}),
+        ("Rang Raj Bhamra, the tuner Helen uses; he charges £75 a tune.", {"Raj Bhamra": "tuner"}),
+        ("Met Jane Doe, a friend who knows the area.", {}),  # no role code knows
+    ]:
+        assert roles_given(line, mentions(line)) == roles, line

@@ -71,7 +71,10 @@ PRONOUN_START = re.compile(r"^(?:he|she|they|his|her|their|him|them)\b", re.I)
 _ROLE_AFTER = re.compile(
     r"^,?\s*(?:\((?:the\s+|our\s+|my\s+)?(?P<paren>[^\W\d_][^()\n]{1,40}?)\)"
     r"|,?\s*(?:the|our|my|their)\s+(?P<role>(?:[^\W\d_]+['’]s\s+)?[^\W\d_][\w-]*(?:\s+[^\W\d_][\w-]*)?)"
-    r"(?=\s*(?:[,;:.)]|$|\s(?:can|will|says|said|sent|rang|is|was|has|had|wants|came|asked|agreed|confirmed|offered|needs)\b)))",
+    r"(?=\s*(?:[,;:.)]|$|\s(?:can|will|says|said|sent|rang|is|was|has|had|wants|came|asked|agreed|confirmed|offered|needs)\b))"
+    # "Kyle Brennan, the DJ the Year 13s had last summer", "Aisha Doyle, the surveyor Wessex Fibre use", "Colin
+    # Baxter, a surveyor who does timber huts": a role, then who had or uses them
+    r"|,\s*(?:the|our|my|their|a|an)\s+(?P<known>[^\W\d_]+)(?=\s+(?:the\s|who\s|that\s|whose\s|[A-Z])))",
     re.I,
 )
 # A role given right before a name: at a sentence's start ("Landlord Joaquín Beltrán …") or after a
@@ -238,9 +241,12 @@ def roles_given(line: str, names: list[Mention]) -> dict[str, str]:
         if m.kind != "name":
             continue
         # "Aled Pryce of Pryce & Daughters Ltd, our builder": the person's role, said after their firm
-        holder = prev.text if prev and re.fullmatch(r"\s+(?:of|from|at)\s+", line[prev.start + len(prev.text) : m.start]) else m.text
+        between = line[prev.start + len(prev.text) : m.start] if prev else ""
+        holder = prev.text if prev and re.fullmatch(r"\s+(?:of|from|at)\s+", between) else m.text
         prev = m
         before = _ROLE_BEFORE.search(line[: m.start])
+        if before and re.fullmatch(r",\s*(?:the|our|my|their|a|an)\s+[^\W\d_]+\s+", between):
+            continue  # "Aisha Doyle, the surveyor Wessex Fibre use": the role is Aisha's, not the firm's
         if before and fold(before.group("role")) in ROLES_FOLDED:
             out[m.text] = before.group("role").lower()  # "Landlord Joaquín Beltrán", "our accountant Ruth Ames"
             continue
@@ -248,6 +254,10 @@ def roles_given(line: str, names: list[Mention]) -> dict[str, str]:
         after = re.sub(r"^['’]s\b", "", after)
         r = _ROLE_AFTER.match(after)
         if r is None:
+            continue
+        if r.group("known"):
+            if fold(r.group("known")) in ROLES_FOLDED:
+                out[holder] = r.group("known").lower()  # only a role code knows: "a surveyor who …"
             continue
         role = (r.group("paren") or r.group("role") or "").strip()
         last = fold(role.split()[-1]) if role else ""
