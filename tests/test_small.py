@@ -1281,3 +1281,13 @@ def test_a_decision_with_an_aside_of_chatter_is_still_a_decision() -> None:
     assert [r.kind for r in read_lines([aside], [judge.Verdict(aside.id, 0.2, "logprobs")], 0.5)] == ["decision"]
     meal = JournalLine("2026-09-15", 3, "Decided on pizza and a film tonight, we were all shattered.", "k")
     assert [r.kind for r in read_lines([meal], [judge.Verdict(meal.id, 0.2, "logprobs")], 0.5)] == ["chatter"]
+
+
+def test_a_place_something_happened_all_over_is_no_home(project: Project) -> None:
+    """held43: "Our old tent leaked all over Dorset last year, so we need a new six-berth one" went to a
+    page "Dorset"."""
+    journal(project, "2026-05-20", "Our old tent leaked all over Dorset last year, so we need a new six-berth one.")
+    result = garden(project, answers(FakeModel(), "yes"))
+    assert result.refusals == [], result.refusals
+    assert "Our old tent leaked" in body(project, "tent")
+    assert not (project.root / "wiki" / "dorset.md").exists()

@@ -1326,3 +1326,9 @@ def test_a_role_then_who_had_or_uses_them_is_the_names() -> None:
         ("Met Jane Doe, a friend who knows the area.", {}),  # no role code knows
     ]:
         assert roles_given(line, mentions(line)) == roles, line
+
+
+def test_a_familys_verb_is_no_part_of_a_title_and_a_family_is_no_thing_decided() -> None:
+    """held43: "Decision: Jess's family take the pitch next to ours" decided a page "Family take"."""
+    assert decided_things("Decision: Jess's family take the pitch next to ours and we share one gazebo for cooking.") == ["Pitch"]
+    assert noun_phrase("the team play at home", 4) == "Team"

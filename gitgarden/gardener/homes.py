@@ -476,7 +476,7 @@ def _placed(text: str, mention: subjects.Mention) -> bool:
     never a line's home while the line names something else."""
     street = re.search(r"\s(?:Street|Road|Lane|Parade|Square|Avenue)$", mention.text) is not None  # "on the High Street"
     the = r"|the\s+" if street else ""
-    place = re.search(rf"(?:^|\s)(?:on|at|in|near|along|via)\s+(?:\d+[a-z]?\s+{the})?$", text[: mention.start], re.I)
+    place = re.search(rf"(?:^|\s)(?:on|at|in|near|along|via|all\s+over)\s+(?:\d+[a-z]?\s+{the})?$", text[: mention.start], re.I)
     # "her heart is set on Jumpzone", "keen on Oakmere", "spent £50 on Jumpzone": what, not where
     return place is not None and not re.search(rf"\b{_ON_WHAT}\s+on\s+$", text[: mention.start], re.I)
 

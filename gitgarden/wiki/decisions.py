@@ -158,7 +158,7 @@ _AFTER_CUE = re.compile(
 _POSSESSIVE_AT = re.compile(r"['’]s\b")
 _DECIDER_WORDS = frozenset(["committee", "board", "trustees", "team", "group", "council"])  # who decides, never what
 # People a rule is about ("under-16s come with a parent"): never the thing decided.
-_PEOPLE = frozenset(["parent", "parents", "adult", "adults", "child", "children", "kids", "guardian", "guardians"])
+_PEOPLE = frozenset(["parent", "parents", "adult", "adults", "child", "children", "kids", "guardian", "guardians", "family", "families"])
 
 
 def _calendar(title: str) -> bool:

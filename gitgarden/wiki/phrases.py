@@ -103,6 +103,7 @@ def _next_is_noun(text: str, at: int) -> bool:
 
 
 _AFTER_DETERMINER = re.compile(r"\b(?:the|a|an|our|my|their|his|her|its|this|that|no)\s+$", re.I)  # "the revised quote"
+_COLLECTIVE = frozenset({"family", "team", "committee", "band", "crew", "staff", "couple", "club", "choir"})  # "the family take"
 _ADVERB_AFTER = frozenset({"online", "offline", "instead", "anyway", "together", "abroad", "overseas"})  # never a thing's last word
 _AFTER_CHOICE = re.compile(r"\b(?:go|going|gone|went|opted|settled)\s+(?:with|for|on)\s+$", re.I)  # "going with catered halls"
 # What follows a verb in -s after a name, and never a word of a noun phrase: "Chiara plays Mara",
@@ -190,8 +191,9 @@ def _phrase(text: str, at: int) -> str:
             break
         if words and (f in _ADVERB_AFTER or (f in ("round", "around") and object_after)):
             break  # "the poultry register online", "paving slabs round the edge": how or where, no part of it
-        if words and f in AFTER_PLURAL and fold(words[-1]).endswith("s") and not fold(words[-1]).endswith("ss"):
-            break  # "Decision: parents pay £220": a plural's verb ("holiday pay" stays)
+        plural = (fold(words[-1]).endswith("s") and not fold(words[-1]).endswith("ss")) or fold(words[-1]) in _COLLECTIVE if words else False
+        if words and f in AFTER_PLURAL and plural:
+            break  # "Decision: parents pay £220", "Jess's family take the pitch": a plural's verb ("holiday pay" stays)
         verb_next = re.match(rf"\s+{VERB_OBJECT}", text[at + m.end() :])
         object_next = re.match(r"\s+(?:the|a|an|our|my|their|his|her|every|each|both)\b", text[at + m.end() :])
         if words and w.islower() and f.endswith("s") and not f.endswith(("ss", "us", "is")) and (verb_next if words[-1][:1].isupper() else object_next):
