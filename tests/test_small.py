@@ -1291,3 +1291,19 @@ def test_a_place_something_happened_all_over_is_no_home(project: Project) -> Non
     assert result.refusals == [], result.refusals
     assert "Our old tent leaked" in body(project, "tent")
     assert not (project.root / "wiki" / "dorset.md").exists()
+
+
+def test_a_decision_goes_to_its_thing_not_one_a_later_clause_names(project: Project) -> None:
+    """held44: "Decision: leftover books go to the Oxfam bookshop …, Janet's letting us store the boxes
+    till then" decided the page "Boxes" (a page already, named in a later clause), and a fact about the
+    donated boxes stood on a decided page; and "Sedgefield's pack plus a water lily" decided "Pack plus"."""
+    journal(project, "2026-06-01", "Forty-odd boxes of donations in the shop's back room already, mostly crime paperbacks.")
+    garden(project, answers(FakeModel(), "yes"))
+    journal(project, "2026-06-08", "Decision: leftover books go to the Oxfam bookshop in Ilkley on the Monday, Janet's letting us store the boxes till then.")
+    result = garden(project, answers(FakeModel(), "yes"))
+    assert result.refusals == [], result.refusals
+    assert meta(project, "boxes").get("state") != "decided"
+    assert meta(project, "leftover-books")["state"] == "decided"
+    from gitgarden.wiki.decisions import decided_things
+
+    assert decided_things("We're going with Sedgefield's pack plus a water lily, picking up Friday 5 June.")[0] == "Pack"

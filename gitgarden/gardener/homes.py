@@ -247,6 +247,13 @@ class Planner:
         if page and not self.is_decided(page):
             return page, "", [], {}
         settled = None  # the first thing's page when it is decided already: asked about, on its page
+        # "…, Janet's letting us store the boxes till then": a thing in a later clause than the first thing
+        # decided is no home for the decision, even with a page
+        lowered = line.text.lower()
+        first_at = lowered.find(things[0].split()[-1].lower())
+        clause = re.search(r"[,;—–]\s(?!and\b)", lowered[max(first_at, 0) :])
+        clause_end = max(first_at, 0) + clause.start() if clause else len(lowered)
+        things = [t for t in things if t == things[0] or lowered.find(t.split()[-1].lower()) < clause_end]
         for thing in things:  # a thing that has a page already ("the open day"), its head noun too
             for title in dict.fromkeys((thing, subjects.upper_first(thing.split()[-1]))):
                 # "the opening" where the page is "Opening night": a calendar word only says when

@@ -48,7 +48,7 @@ FUNCTION = _words(
     must has have had does did do not no than then as via per up down out off about if when while
     because though also just still now again rather ahead myself yourself himself herself itself ourselves
     themselves finally already maybe probably eventually even beyond despite except towards toward against between among across through within
-    along behind beside near amid upon inside outside beneath underneath wherever whenever whatever however"""
+    along behind beside near amid upon inside outside beneath underneath wherever whenever whatever however plus"""
 )
 ADJECTIVES = _words(
     """whole new old final first last next other same big small little full main own
