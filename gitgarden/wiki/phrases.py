@@ -158,7 +158,6 @@ def _phrase(text: str, at: int) -> str:
         base = re.split(r"['’]", f)[0]
         if (base != f and (base in NEVER or base in FUNCTION or base in STARTERS)) or f.endswith(("n't", "n’t", *_ADVERB)):
             break  # "We've settled …", "there'll be": a pronoun, no thing; "couldn't": a verb; "privately"
-        object_after = re.match(r"\s+(?:the|a|an|our|my|their|his|her|its)\s", text[at + m.end() :]) is not None
         if f in ENDS_PHRASE or (words and f == "half") or (not words and re.match(rf"\s+(?:the|a|an|our|my|their|his|her|all|every(?!\s+{_WHEN_EVERY}))\s", text[at + m.end() :])):
             break  # "cap the tour": a verb before its object is no part of a phrase
         gerund = not words and verbish(f) and f.endswith("ing") and (
@@ -189,11 +188,8 @@ def _phrase(text: str, at: int) -> str:
             break
         if POSSESSIVE.search(w) or (words and (f in VERBS_S or f in PLAIN_VERBS or f in PARTICIPLES)):  # "subs go to £6"
             break
-        if words and (f in _ADVERB_AFTER or (f in ("round", "around") and object_after)):
-            break  # "the poultry register online", "paving slabs round the edge": how or where, no part of it
-        plural = (fold(words[-1]).endswith("s") and not fold(words[-1]).endswith("ss")) or fold(words[-1]) in _COLLECTIVE if words else False
-        if words and f in AFTER_PLURAL and plural:
-            break  # "Decision: parents pay £220", "Jess's family take the pitch": a plural's verb ("holiday pay" stays)
+        if _no_part(words, f, text[at + m.end() :]):
+            break  # how or where, or a plural's verb
         verb_next = re.match(rf"\s+{VERB_OBJECT}", text[at + m.end() :])
         object_next = re.match(r"\s+(?:the|a|an|our|my|their|his|her|every|each|both)\b", text[at + m.end() :])
         if words and w.islower() and f.endswith("s") and not f.endswith(("ss", "us", "is")) and (verb_next if words[-1][:1].isupper() else object_next):
@@ -216,3 +212,15 @@ def _phrase(text: str, at: int) -> str:
         return ""
     title = " ".join(words)
     return title[:1].upper() + title[1:]
+
+
+def _no_part(words: list[str], f: str, rest: str) -> bool:
+    """True when the word `f`, after the phrase's `words` (and before `rest`), is how or where ("the
+    poultry register online", "paving slabs round the edge") or a plural's verb ("Decision: parents pay
+    £220", "Jess's family take the pitch"; "holiday pay" stays): no part of the phrase."""
+    if not words:
+        return False
+    if f in _ADVERB_AFTER or (f in ("round", "around") and re.match(r"\s+(?:the|a|an|our|my|their|his|her|its)\s", rest)):
+        return True
+    last = fold(words[-1])
+    return f in AFTER_PLURAL and ((last.endswith("s") and not last.endswith("ss")) or last in _COLLECTIVE)
