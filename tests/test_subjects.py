@@ -1257,7 +1257,7 @@ def test_a_thing_that_leads_is_no_title_with_its_verb() -> None:
     """held40 and held6: "her statement leads with …" titled "Statement leads", "the leaflet leads with
     the bus route" "Leaflet leads"."""
     assert topic_title("Decision: the leaflet leads with the bus route.") == "Leaflet"
-    assert topic_title("The statement follows the portfolio.") == "Statement"
+    assert topic_title("The statement follows Niamh's work experience.") == "Statement"
 
 
 def test_a_choice_described_by_an_ed_word_is_its_thing() -> None:
