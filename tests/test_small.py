@@ -1307,3 +1307,13 @@ def test_a_decision_goes_to_its_thing_not_one_a_later_clause_names(project: Proj
     from gitgarden.wiki.decisions import decided_things
 
     assert decided_things("We're going with Sedgefield's pack plus a water lily, picking up Friday 5 June.")[0] == "Pack"
+
+
+def test_a_line_headed_decision_is_never_chatter() -> None:
+    """held43 with Gemma: "Decision: we drive down on the Saturday morning and break the journey at
+    Carmarthen for lunch" was skipped as "chatter: a meal" on a low score."""
+    from gitgarden.gardener.reading import read_lines, settled
+
+    drive = JournalLine("2026-05-22", 1, "Decision: we drive down on the Saturday morning and break the journey at Carmarthen for lunch.", "k")
+    assert settled(drive.text)
+    assert [r.kind for r in read_lines([drive], [judge.Verdict(drive.id, 0.1, "logprobs")], 0.5)] == ["decision"]
