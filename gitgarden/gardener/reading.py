@@ -121,9 +121,9 @@ def _looks(text: str, domain: frozenset[str]) -> str:
         # … nor a decision that prices its choice ("… hot food package at £4.25 a head") or names the one it
         # turned down ("a bring-and-share lunch rather than a barbecue")
         return ""
-    if re.match(r"\s*decisions?\s*:", text, re.I):
+    if decisions.headed(text):
         return ""  # … nor a line the person heads "Decision:" ("… break the journey at Carmarthen for lunch")
-    if decisions.is_decision(text) and not chatter_kind(re.split(r"[,;—–]", text, maxsplit=1)[0], domain):
+    if decisions.is_decision(text) and not chatter_kind(decisions.first_clause(text), domain):
         return ""  # … nor a decision whose chatter is an aside after it ("…, she'd live on toast otherwise")
     if _introduces(text) or ((m := _PROJECT_LEADS.match(text)) and subjects.content_words(m.group(1)) & domain):
         return ""  # … nor one that introduces a person or opens with the project's own thing ("The club runs …")

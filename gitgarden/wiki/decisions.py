@@ -12,7 +12,7 @@ from gitgarden.wiki.phrases import VERB_OBJECT, named_thing, noun_phrase
 from gitgarden.wiki.subjects import DETERMINER, fold, is_title, mentions, upper_first
 from gitgarden.wiki.wordlists import CALENDAR, VAGUE, VERBS_S
 
-__all__ = ["chosen", "decided_things", "decision_topic", "is_decision"]
+__all__ = ["chosen", "decided_things", "decision_topic", "first_clause", "headed", "is_decision"]
 
 # The verbs of deciding and who decides with the writer: one list for "is it a decision" and for
 # "where does the thing decided start".
@@ -34,6 +34,19 @@ def is_decision(text: str) -> bool:
     """Whether the line records a decision: a "Decision:" line, or one the writer decides in
     ("Going with …", "we agreed …", "We've settled on …"). Someone else agreeing is not one."""
     return bool(_DECISION.search(text))
+
+
+_HEADED = re.compile(r"^\s*(?:[-*]\s+)?decisions?\s*[:\-–]", re.I)
+
+
+def headed(text: str) -> bool:
+    """Whether the person heads the line "Decision:": a decision whatever else it looks like."""
+    return _HEADED.match(text) is not None
+
+
+def first_clause(text: str) -> str:
+    """`text` up to its first comma, semicolon or dash (not the comma of "£8,990")."""
+    return re.split(r"[;—–]|,(?!\d)", text, maxsplit=1)[0]
 
 
 def _purposes(plain: str) -> list[int]:
@@ -61,7 +74,7 @@ def decided_things(line: str, known_names: Iterable[str] = ()) -> list[str]:
         return []  # about the name: a dealer is where it goes, not what is decided ("Maya starts at …")
     if _PAYS.search(plain):
         return []  # "we agreed to pay Wyebridge the £3,830 deposit", "Bronwen pays Callum half": the payee's
-    first = re.split(r"[;—–]|,(?!\d)", plain, maxsplit=1)[0]  # not the comma of "£8,990"
+    first = first_clause(plain)
     if first != plain and any(m.kind == "name" for m in mentions(first, known_names)) and not decided_things(first, known_names):
         return []  # "Going with Femi's Yanmar at £2,100, collecting it in his van": about the Yanmar, a name
     said = mentions(plain, known_names)
