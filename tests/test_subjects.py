@@ -1332,3 +1332,18 @@ def test_a_familys_verb_is_no_part_of_a_title_and_a_family_is_no_thing_decided()
     """held43: "Decision: Jess's family take the pitch next to ours" decided a page "Family take"."""
     assert decided_things("Decision: Jess's family take the pitch next to ours and we share one gazebo for cooking.") == ["Pitch"]
     assert noun_phrase("the team play at home", 4) == "Team"
+
+
+def test_how_far_or_how_long_is_no_thing_decided() -> None:
+    """held44: "we move the pond a metre further from Gwen's fence" decided a page "Metre further"."""
+    assert decided_things("Decision: we move the pond a metre further from Gwen's fence, so it sits more in the middle of the lawn.") == ["Fence"]
+    assert noun_phrase("the launch is a week later than planned", 16) == ""
+    assert noun_phrase("a metre of fence", 2) == "Metre"  # a unit alone is still read
+
+
+def test_a_french_polisher_is_a_role_and_one_go_is_no_thing() -> None:
+    """held45 and held39: "the French polisher Ruairi works with" gave no role; "letting the Chapel
+    Allerton one go" decided a page "Chapel Allerton go"."""
+    line = "Agnieszka Nowak, the French polisher Ruairi works with, will refinish the case."
+    assert roles_given(line, mentions(line)) == {"Agnieszka Nowak": "french polisher"}
+    assert decided_things("Decision: we're applying for Cardigan Road and letting the Chapel Allerton one go.") == []

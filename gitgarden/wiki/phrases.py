@@ -22,6 +22,7 @@ from gitgarden.wiki.wordlists import (
     ENDS_PHRASE,
     FUNCTION,
     LABELS,
+    MEASURES,
     NAME_INNER,
     NEVER,
     PARTICIPLES,
@@ -105,6 +106,7 @@ def _next_is_noun(text: str, at: int) -> bool:
 _AFTER_DETERMINER = re.compile(r"\b(?:the|a|an|our|my|their|his|her|its|this|that|no)\s+$", re.I)  # "the revised quote"
 _COLLECTIVE = frozenset({"family", "team", "committee", "band", "crew", "staff", "couple", "club", "choir"})  # "the family take"
 _ADVERB_AFTER = frozenset({"online", "offline", "instead", "anyway", "together", "abroad", "overseas"})  # never a thing's last word
+_COMPARED = re.compile(r"\s+(?:further|farther|closer|nearer|higher|lower|wider|narrower|deeper|shallower|longer|shorter|later|earlier|sooner|away|apart|back|forward|off)\b")
 _AFTER_CHOICE = re.compile(r"\b(?:go|going|gone|went|opted|settled)\s+(?:with|for|on)\s+$", re.I)  # "going with catered halls"
 # What follows a verb in -s after a name, and never a word of a noun phrase: "Chiara plays Mara",
 # "Low Tide goes to …", "Daniel rehearses with Isla", "Rosa proofreads each half".
@@ -155,6 +157,8 @@ def _phrase(text: str, at: int) -> str:
         if measure or counted:
             skipped = True
             continue  # "the 140-litre front-loader", "the three-bedroom flat": the front-loader, the flat
+        if not words and f in MEASURES and _COMPARED.match(text, at + m.end()):
+            break  # "move the pond a metre further", "a week later": how far or how long, no thing
         base = re.split(r"['’]", f)[0]
         if (base != f and (base in NEVER or base in FUNCTION or base in STARTERS)) or f.endswith(("n't", "n’t", *_ADVERB)):
             break  # "We've settled …", "there'll be": a pronoun, no thing; "couldn't": a verb; "privately"
@@ -186,8 +190,8 @@ def _phrase(text: str, at: int) -> str:
         compound = not words and f in NAME_INNER and re.match(r"\s+[a-z]{3,}\b", text[at + m.end() :]) is not None and not _next_in(text, at + m.end(), FUNCTION | NEVER)
         if f in FUNCTION or (f in NEVER and not when and not compound and not weekday) or (verbish(f) and not gerund) or (f in STARTERS - {"waiting", "open", "work"} and not named_thing):
             break
-        if POSSESSIVE.search(w) or (words and (f in VERBS_S or f in PLAIN_VERBS or f in PARTICIPLES)):  # "subs go to £6"
-            break
+        if POSSESSIVE.search(w) or (words and (f in VERBS_S or f in PLAIN_VERBS or f in PARTICIPLES)) or (skipped and f in PLAIN_VERBS):
+            break  # "subs go to £6"; "letting the Chapel Allerton one go": a verb, no thing
         if _no_part(words, f, text[at + m.end() :]):
             break  # how or where, or a plural's verb
         verb_next = re.match(rf"\s+{VERB_OBJECT}", text[at + m.end() :])

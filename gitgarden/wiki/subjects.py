@@ -256,8 +256,12 @@ def roles_given(line: str, names: list[Mention]) -> dict[str, str]:
         if r is None:
             continue
         if r.group("known"):
-            if fold(r.group("known")) in ROLES_FOLDED:
-                out[holder] = r.group("known").lower()  # only a role code knows: "a surveyor who …"
+            known = r.group("known")
+            # "Agnieszka Nowak, the French polisher Ruairi works with": a word before the role
+            two = re.match(r"\s+([^\W\d_]+)(?=\s+(?:the\s|who\s|that\s|whose\s|[A-Z]))", after[r.end() :])
+            known = f"{known} {two.group(1)}" if two and fold(known) not in ROLES_FOLDED and fold(two.group(1)) in ROLES_FOLDED else known
+            if fold(known.split()[-1]) in ROLES_FOLDED:
+                out[holder] = known.lower()  # only a role code knows: "a surveyor who …"
             continue
         role = (r.group("paren") or r.group("role") or "").strip()
         last = fold(role.split()[-1]) if role else ""

@@ -92,7 +92,7 @@ ROLES_FOLDED = _words(
     baker butcher gardener accompanist conductor organist pianist tuner luthier signwriter shopfitter
     roofer glazier locksmith physio physiotherapist optician vicar tutor instructor examiner chef
     cleaner childminder nanny carer warden caretaker administrator receptionist pharmacist midwife
-    counsellor therapist engraver"""
+    counsellor therapist engraver polisher restorer upholsterer landscaper valuer auctioneer stonemason plasterer"""
 )
 KIN = _words("aunt auntie uncle cousin gran granny grandma grandad grandpa nan nana")
 DEMONYMS = _words(
@@ -114,3 +114,5 @@ VAGUE = _words("plan plans idea ideas thing things stuff rest lot bit way option
 FAMILY = _KIN_CLOSE | KIN
 # Words never a name's first, that a name may hold inside it: "Curtain Call Costume Hire".
 NAME_INNER = _words("call note notes text meeting question answer total summary update phone email ask")
+# "a metre further", "a week later": how far or how long, never a thing when a comparison follows
+MEASURES = _words("metre metres meter meters foot feet inch inches yard yards mile miles cm mm km second seconds minute minutes hour hours day days week weeks fortnight month months year years degree degrees")
