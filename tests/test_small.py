@@ -1317,3 +1317,16 @@ def test_a_line_headed_decision_is_never_chatter() -> None:
     drive = JournalLine("2026-05-22", 1, "Decision: we drive down on the Saturday morning and break the journey at Carmarthen for lunch.", "k")
     assert settled(drive.text)
     assert [r.kind for r in read_lines([drive], [judge.Verdict(drive.id, 0.1, "logprobs")], 0.5)] == ["decision"]
+
+
+def test_a_role_said_with_a_word_before_it_finds_its_holder_and_a_choice_turned_from_is_asked(project: Project) -> None:
+    """held45: "Agnieszka Nowak, the French polisher Ruairi works with, will refinish the case in satin
+    lacquer" gave her no role, so "The polisher's doing the cabinet not in lacquer but in proper shellac"
+    went to a page "Cabinet", and no one was asked which finish holds."""
+    journal(project, "2026-06-09", "Agnieszka Nowak, the French polisher Ruairi works with, will refinish the case in satin lacquer for £850.")
+    journal(project, "2026-06-13", "The polisher's doing the cabinet not in lacquer but in proper shellac French polish, still £850.")
+    result = garden(project, answers(FakeModel(), "yes", "yes"))
+    assert result.refusals == [], result.refusals
+    assert "not in lacquer but in proper shellac" in body(project, "agnieszka-nowak")
+    assert not (project.root / "wiki" / "cabinet.md").exists()
+    assert any("Which holds?" in ol and "satin lacquer" in ol and "proper shellac" in ol for ol in open_lines(project))

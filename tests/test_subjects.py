@@ -1347,3 +1347,23 @@ def test_a_french_polisher_is_a_role_and_one_go_is_no_thing() -> None:
     line = "Agnieszka Nowak, the French polisher Ruairi works with, will refinish the case."
     assert roles_given(line, mentions(line)) == {"Agnieszka Nowak": "french polisher"}
     assert decided_things("Decision: we're applying for Cardigan Road and letting the Chapel Allerton one go.") == []
+
+
+def test_a_price_accepted_or_turned_out_otherwise_changes_the_one_before() -> None:
+    """held45: "the vendor has accepted £40,250" after an offer of £39,000, and "Turns out the hull
+    painting at Padworth is £1,380" after "Padworth quoted £1,150 for the blacking", asked nothing."""
+    offer = Earlier("2026-04-13#1", "Offered £39,000 on Kingfisher Lass through Declan Rourke; asking £42,500.", "declan-rourke")
+    assert changed_value("Declan rang: the vendor has accepted £40,250, subject to survey.", "declan-rourke", [offer]) == offer
+    quote = Earlier("2026-04-14#2", "Padworth quoted £1,150 for the blacking: pressure-wash and two coats of bitumen.", "padworth-lock-boatyard")
+    assert changed_value("Turns out the hull painting at Padworth is £1,380, the first figure was before VAT.", "padworth-lock-boatyard", [quote]) == quote
+    assert changed_value("Padworth's slipway fee is £1,380 on top.", "declan-rourke", [quote]) is None  # no cue, another page
+
+
+def test_a_choice_turned_from_by_not_x_but_y_changes_the_line_that_gave_x_on_its_page() -> None:
+    """held45: "not in lacquer but in proper shellac" turns from the lacquer an earlier line on the
+    polisher's page gave; on another page, or for a word the old line never said, it changes nothing."""
+    old = Earlier("2026-06-09#2", "Agnieszka Nowak will refinish the case in satin lacquer for £850.", "agnieszka-nowak")
+    new = "The polisher's doing the cabinet not in lacquer but in proper shellac French polish, still £850."
+    assert changed_value(new, "agnieszka-nowak", [old]) == old
+    assert changed_value(new, "cabinet", [old]) is None
+    assert changed_value("The polisher's doing it not in oil but in wax.", "agnieszka-nowak", [old]) is None

@@ -2,7 +2,7 @@
 
 "Correction: his quote is 19,100 EUR, not 18,400", "delivery pushed back to 24 March", "the deposit
 is now 2,000 EUR", "Open day moves to Sunday 10 May": each changes an amount, a date, a time or a
-count an earlier line stated about the same thing. `values` reads those from a line by kind;
+count an earlier line stated about the same thing (`wiki.values` reads those by kind);
 `changed_value` finds, among earlier lines, the one a new line changes: the same subject or words
 in common, a value of the same kind that differs, and a cue word ("correction", "now", "moved",
 "not X"), the old value marked as old ("the £11.40 was …", "up from 38"), or — on the same page —
@@ -17,111 +17,38 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from gitgarden.wiki.phrases import named_thing
+from gitgarden.wiki.phrases import named_thing, noun_phrase
 from gitgarden.wiki.subjects import content_words, fold, ids, mentions
-from gitgarden.wiki.wordlists import LABELS, NUMBERS, TENS
+from gitgarden.wiki.values import (
+    AMOUNT,
+    DATE,
+    DAYS,
+    MONTHS,
+    NUMBER,
+    TIME,
+    Value,
+    norm,
+    spelled,
+    values,
+)
+from gitgarden.wiki.wordlists import VAGUE
 
 __all__ = ["Value", "values", "has_change_cue", "corrects", "reverses", "Earlier", "changed_value"]
 
-_MONTHS = "january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec"
-_DAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
-_CURRENCY = r"(?:eur|usd|gbp|pln|nok|sek|dkk|chf|inr|ngn|€|£|\$|zł|kr)"
-_DATE = re.compile(
-    rf"\b(?:\d{{4}}-\d{{2}}-\d{{2}}|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTHS})\b|(?:{_MONTHS})\s+\d{{1,2}}(?:st|nd|rd|th)?\b|(?:{_DAYS})\b|the\s+\d{{1,2}}(?:st|nd|rd|th)\b|\d{{1,2}}/\d{{1,2}}(?:/\d{{2,4}})?)",
-    re.I,
-)
-_TIME = re.compile(r"(?<![£€$\d.,])\b\d{1,2}[:.]\d{2}(?:\s?(?:am|pm))?\b(?!\s?(?:eur|usd|gbp|pln|nok|sek|€|kr|zł)\b)|\b\d{1,2}\s?(?:am|pm)\b", re.I)  # not "£26.50"
-# Hours from and to: "12 till 4", "from 2 until 5", "7 to 9pm" (not "12 to 15 players": no am or pm)
-_HOURS = re.compile(r"(?<![£€$\d.,:])\b(\d{1,2}(?:[:.]\d{2})?)\s*(?:till|until|(?=\S*\s*\d{1,2}(?:[:.]\d{2})?\s?[ap]m\b)(?:to|–|-))\s*(\d{1,2}(?:[:.]\d{2})?)(?:\s?([ap]m))?\b", re.I)
-# "£84,500, three surgeries" (read "£84,500, 3 surgeries") is £84,500: a space goes on with three figures only ("€18 400")
-_AMOUNT = re.compile(rf"(?:{_CURRENCY}\s?\d+(?:[,.]\d+|\s\d{{3}}(?!\d))*|\d(?:[\d,.]*\d)?\s?(?:{_CURRENCY}|%|k\b)|\b\d+(?:\.\d+)?p\b)", re.I)  # "9.5p a word"
-_NUMBER = re.compile(r"\b\d[\d,.]*\b")
-_MEASURE = re.compile(r"(?<![\w£€$.,/-])\d+(?:\.\d+)?(?:mm|cm|m|km|kg|ft|kw|kwh)\b", re.I)
 _CUE = re.compile(
     r"\b(?:correction|corrected|update[d]?|actually|now|shrinks|shrunk|grows|no longer|instead|moved|moves|(?<!\ba )(?<!\bthe )(?<!\bour )move|pushed|postponed|"
     r"rescheduled|brought forward|brought (?:\w+ ){1,3}forward|(?:has |have )?gone back to|went back to|goes back to|changed|changes|raised|lowered|increased|reduced|cut|revised|recounted|"
     r"earlier than|later than|sooner than|than (?:they|we|he|she) said|wasn't in|was not in|wasn't on|"
-    r"reissued|re-sent|resent|re-?quot(?:ed|es|e)|re-?priced|(?:is|are|was|['’]s)\s+really(?=\s+[£€$]?\d)|revised|updated|amended|came back at|comes back at|come back at|rang back|rung back|called back|shifted|came (?:through|in) at|comes (?:through|in) at|switch(?:es|ed)? (?:over )?to|(?:will|would|['’]ll) (?:take|accept)(?=\s+[£€$]\d)|put(?:ting)? (?:\w+ ){0,3}back|new date|new price|added|will do|would do|down to|came down|knocked|"
+    r"reissued|re-sent|resent|re-?quot(?:ed|es|e)|re-?priced|(?:is|are|was|['’]s)\s+really(?=\s+[£€$]?\d)|revised|updated|amended|came back at|comes back at|come back at|rang back|rung back|called back|shifted|came (?:through|in) at|comes (?:through|in) at|switch(?:es|ed)? (?:over )?to|(?:will|would|['’]ll) (?:take|accept)(?=\s+[£€$]\d)|accepted(?=\s+[£€$]\d)|turns out|turned out|put(?:ting)? (?:\w+ ){0,3}back|new date|new price|added|will do|would do|down to|came down|knocked|"
     r"make (?:that|it)(?=\s+(?:\d|one|two|three|four|five|six|seven|eight|nine|ten|twelve|twenty))|dropped|drops|gone up|went up|goes up|going up|put(?:ting)? (?:\w+ ){1,3}up|rose|risen|(?<!put )(?<!-)up to|"
     r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|a few)\s+(?:more|fewer|extra)|another\s+\d+|"
-    r"should have (?:said|been)|second thoughts?|in the end|not\s+(?:\d|the\s+\d|on\s|at\s|in\s|" + _DAYS + r"|" + _MONTHS + r")|rather than|after all)\b",
+    r"should have (?:said|been)|second thoughts?|in the end|not\s+(?:\d|the\s+\d|on\s|at\s|in\s|" + DAYS + r"|" + MONTHS + r")|rather than|after all)\b",
     re.I,
 )
 # An old value the new line marks as old: "the £11.40 was without the logo", "up from 38", "instead of 15:00".
 _OLD_BEFORE = re.compile(r"\b(?:not|instead of|rather than|than|up from|down from|was|were)\s+(?:the\s+)?$", re.I)
 _OLD_AFTER = re.compile(r"^\s*(?:was|were|had been|before|earlier|previously)\b", re.I)
 _NOT_VALUE = re.compile(r"\bnot\s+(?:on\s+|at\s+|the\s+)?([\w£€$,.:/ ]{1,20}?)(?=[,;.)]|$|\s(?:but|as|and)\b)", re.I)
-
-
-_UNITS, _TENS = NUMBERS, TENS
-_NUMBER_WORDS = {w: n for n, w in enumerate(_UNITS, 1) if n > 1} | _TENS  # not "one": "the one", "one of"
-_HOUR = "|".join(_UNITS[:12])
-_SPELLED_TIME = re.compile(rf"\b(?:(half|quarter)\s+past|(quarter)\s+to)\s+({_HOUR})\b|\b({_HOUR})\s+o['’]clock\b", re.I)
-_SPELLED_NUMBER = re.compile(rf"\b(?:({'|'.join(_TENS)})[- ]({'|'.join(_UNITS[:9])})|({'|'.join(_NUMBER_WORDS)}))\b(?![-'’])", re.I)
-
-
-def _spelled(text: str) -> str:
-    """`text` with its times and numbers in words written in figures, as `values` reads them: "half
-    past three" 3:30, "seven o'clock" 7:00, "ten weeks, not eight" 10 weeks, not 8 ("one" stays)."""
-
-    def time(m: re.Match[str]) -> str:
-        hour = _UNITS.index((m.group(3) or m.group(4)).lower()) + 1
-        if m.group(2):  # quarter to
-            return f"{hour - 1 or 12}:45"
-        return f"{hour}:{ {'half': '30', 'quarter': '15'}.get((m.group(1) or '').lower(), '00')}"
-
-    def number(m: re.Match[str]) -> str:
-        if m.group(3):
-            return str(_NUMBER_WORDS[m.group(3).lower()])
-        return str(_TENS[m.group(1).lower()] + _UNITS.index(m.group(2).lower()) + 1)
-
-    return _SPELLED_NUMBER.sub(number, _SPELLED_TIME.sub(time, text))
-
-
-@dataclass(frozen=True)
-class Value:
-    """One value a line states: its kind (amount, date, time, count) and its words, normalised."""
-
-    kind: str
-    text: str
-
-
-def _norm(text: str) -> str:
-    return re.sub(r"[\s,]", "", fold(text)).removesuffix(".")
-
-
-_LABEL = re.compile(rf"\b(?i:{'|'.join(sorted(LABELS))})\s+$")
-
-
-def values(line: str) -> set[Value]:
-    """The amounts, dates, times and counts `line` states (ids and list numbers are not values)."""
-    out: set[Value] = set()
-    taken = [m.span() for m in ids(line)]  # "order HG-20417, £1,284.60": the id's digits are no amount
-    for m in _HOURS.finditer(line):  # "runs 12 till 4", "7 to 9pm": two times
-        taken.append(m.span())
-        out |= {Value("time", _norm(f"{hour}{m.group(3) or ''}")) for hour in m.group(1, 2)}
-    for kind, pattern in (("date", _DATE), ("time", _TIME), ("amount", _AMOUNT)):
-        for m in pattern.finditer(line):
-            if any(a < m.end() and m.start() < b for a, b in taken):
-                continue
-            taken.append((m.start(), m.end()))
-            out.add(Value(kind, _norm(re.sub(r"^(?:the|of)\s+", "", m.group(), flags=re.I))))
-    for m in _MEASURE.finditer(line):  # "30m square", "a 2.5kg bag": a count in its unit
-        if not any(a < m.end() and m.start() < b for a, b in taken):
-            taken.append(m.span())
-            out.add(Value("count", _norm(m.group())))
-    for m in _NUMBER.finditer(line):
-        if any(a < m.end() and m.start() < b for a, b in taken):
-            continue
-        before = line[max(0, m.start() - 1) : m.start()]
-        if before in ("-", "#") or re.match(r"[A-Za-z]", before):
-            continue  # part of an id (INV-2041, plot 7B's neighbours)
-        if re.fullmatch(r"(?:19|20)\d\d", m.group()) and re.search(r"\b(?:from|since|in|of)\s+$", line[: m.start()], re.I):
-            continue  # a year ("the fuse board dates from 1987"), no count
-        if _LABEL.search(line, 0, m.start()):
-            continue  # "we're team 41", "pitch 3", "room 204": a number naming one of many, no count
-        out.add(Value("count", _norm(m.group())))
-    return out
 
 
 def has_change_cue(line: str) -> bool:
@@ -172,16 +99,32 @@ class Earlier:
 
 def _denied(line: str) -> set[str]:
     """The values a line says are wrong: the X of "not X" ("not the 18th": 18)."""
-    return {re.sub(r"(?<=\d)(?:st|nd|rd|th)\b", "", _norm(m.group(1))) for m in _NOT_VALUE.finditer(line)}
+    return {re.sub(r"(?<=\d)(?:st|nd|rd|th)\b", "", norm(m.group(1))) for m in _NOT_VALUE.finditer(line)}
+
+
+_NOT_BUT = re.compile(r"\bnot\s+([^\W\d][^,;.\d]{0,30}?)\s+but\s", re.I)
+
+
+def _topic(line: str) -> str:
+    """The thing `line` opens with, in lower case ("Open day is now …": "open day"), or "" when it
+    opens with none or with a word too vague to be one thing."""
+    topic = noun_phrase(line, 0).lower()
+    return topic if topic and (" " in topic or len(topic) > 3) and topic not in VAGUE else ""
+
+
+def _unchosen(line: str) -> set[str]:
+    """The words of a choice the line says is no longer so, "not X but Y" with no figure in X ("the
+    cabinet not in lacquer but in proper shellac": lacquer)."""
+    return {w for m in _NOT_BUT.finditer(line) for w in content_words(m.group(1))}
 
 
 def _marked_old(line: str) -> set[str]:
     """The values `line` marks as old ("the £11.40 was …", "up from 38", "instead of 15:00")."""
     out = set()
-    for pattern in (_DATE, _TIME, _AMOUNT, _NUMBER):
+    for pattern in (DATE, TIME, AMOUNT, NUMBER):
         for m in pattern.finditer(line):
             if _OLD_BEFORE.search(line[: m.start()]) or _OLD_AFTER.match(line[m.end() :]):
-                out.add(_norm(m.group()))
+                out.add(norm(m.group()))
     return out
 
 
@@ -205,9 +148,9 @@ def _counted(line: str) -> dict[str, set[str]]:
     out: dict[str, set[str]] = {}
     for m in re.finditer(r"(?<![\w£€$.,-])(\d[\d,]*)\s+([a-z]{3,})(?:[ -]([a-z]{3,}))?\b", line):
         for noun in content_words(f"{m.group(2)} {m.group(3) or ''}"):  # "22 home shirts": home, shirts
-            out.setdefault(noun, set()).add(_norm(m.group(1)))
+            out.setdefault(noun, set()).add(norm(m.group(1)))
     for m in _US.finditer(line):
-        out.setdefault("us", set()).add(_norm(m.group("a") or m.group("b") or m.group("c")))
+        out.setdefault("us", set()).add(norm(m.group("a") or m.group("b") or m.group("c")))
     return out
 
 
@@ -245,8 +188,8 @@ def _priced(line: str) -> dict[str, set[str]]:
     """The things the line gives an amount for: "hire £420", "the hire is £450", "£310 for a 16-seat
     minibus" -> {hire: {£420}}, {hire: {£450}}, {minibus: {£310}}."""
     out: dict[str, set[str]] = {}
-    for m in _AMOUNT.finditer(line):
-        amount = _norm(m.group())
+    for m in AMOUNT.finditer(line):
+        amount = norm(m.group())
         before = re.search(
             r"\b([a-z]{3,})\s+(?:(?:is|was|are|were|came back|comes back|come back|(?:(?:has|have|had)\s+)?(?:gone|goes|went|go|come|comes|came)\s+(?:up|down)\s+to)\s+)?"
             r"(?:now\s+|only\s+|just\s+)?(?:of\s+|at\s+|for\s+)?$",
@@ -266,7 +209,7 @@ _PER = re.compile(r"^\s*(?:an?|per|each|every)\s+(hour|day|night|week|month|year
 
 def _units(line: str) -> set[str]:
     """What the line's amounts are counted per: "£28.50 an hour", "£1,150 a week" -> {hour, week}."""
-    return {m.group(1).lower() for a in _AMOUNT.finditer(line) if (m := _PER.match(line[a.end() :]))}
+    return {m.group(1).lower() for a in AMOUNT.finditer(line) if (m := _PER.match(line[a.end() :]))}
 
 
 def _near_id(said: list[str], old: str) -> bool:
@@ -348,9 +291,9 @@ def changed_value(line: str, page: str, earlier: Iterable[Earlier]) -> Earlier |
     besides the values; or the old value marked as old; or, on the same page, a new amount or count
     beside a word of the same thing (not a name). Otherwise two lines with other numbers are progress,
     not a change."""
-    spelled = _spelled(line)
-    said = _Said.of(spelled if has_change_cue(spelled) else line)  # "has five confirmed": no count it changes
-    if not said.values and not said.fixed_ids and not said.moved_codes:
+    in_figures = spelled(line)
+    said = _Said.of(in_figures if has_change_cue(in_figures) else line)  # "has five confirmed": no count it changes
+    if not said.values and not said.fixed_ids and not said.moved_codes and not said.unchosen:
         return None
     best: Earlier | None = None
     best_rank: tuple[bool, bool, bool, bool, bool, bool, bool, bool, int, int, int] = (False, False, False, False, False, False, False, False, -1, -1, -1)
@@ -371,6 +314,8 @@ class _Said:
     fixed_ids: list[str]  # "Correction: … SS-40921"
     cue: bool
     denied: set[str]
+    unchosen: set[str]  # "not in lacquer but in shellac": the words of a choice the line turns from
+    topic: str  # "Open day is now …": the thing the line opens with, in lower case
     old_marked: set[str]
     words: set[str]
     plain: set[str]
@@ -381,7 +326,7 @@ class _Said:
     def of(cls, line: str) -> _Said:
         fixed = [m.group() for m in ids(line)] if _ID_FIX.search(line) else []
         return cls(
-            line, values(line), _FROM_TO.findall(line), fixed, has_change_cue(line), _denied(line), _marked_old(line),
+            line, values(line), _FROM_TO.findall(line), fixed, has_change_cue(line), _denied(line), _unchosen(line), _topic(line), _marked_old(line),
             content_words(line), _plain_words(line), _counted(line), _priced(line),
         )  # fmt: skip
 
@@ -389,12 +334,10 @@ class _Said:
 def _rank(said: _Said, old: Earlier, page: str) -> tuple[bool, bool, bool, bool, bool, bool, bool, bool, int, int] | None:
     """How surely `said`'s line (going on `page`) changes `old`'s value, higher is surer; None when it does not."""
     line, new, words = said.line, said.values, said.words
-    old_text = _spelled(old.text)
+    old_text = spelled(old.text)
     old_words = content_words(old_text)
-    if said.fixed_ids and _near_id(said.fixed_ids, old_text):
-        return (True, True, False, False, False, False, old.page == page, False, 0, len(words & old_words))  # an id said wrong before
-    if any(re.search(rf"(?<![\w/-]){re.escape(a)}(?![\w/-])", old_text) and b not in old_text for a, b in said.moved_codes):
-        return (True, True, False, False, False, False, old.page == page, False, 0, len(words & old_words))  # a code moved from
+    if _outright(said, old_text, old.page == page):
+        return (True, True, False, False, False, False, old.page == page, False, 0, len(words & old_words))
     old_values = values(old_text)
     kinds = {v.kind for v in new} & {v.kind for v in old_values}
     differing = {k for k in kinds if any(not _same(v, old_values) for v in new if v.kind == k)}
@@ -430,6 +373,9 @@ def _rank(said: _Said, old: Earlier, page: str) -> tuple[bool, bool, bool, bool,
     repriced = any(noun in old_priced and amounts != old_priced[noun] for noun, amounts in said.priced.items())
     # "Rollout's now Tuesday 9 June", going on "rollout", moves the date of "… as rollout day"
     page_thing = bool(content_words(page.replace("-", " ")) & old_plain)
+    # … and "Open day is now Sunday 6 September" after "… fixed the Holloway Lane Allotment Society open
+    # day for Saturday 5 September": the thing the line opens with, named in the old line
+    page_thing = page_thing or bool(said.topic and re.search(rf"(?<![\w-]){re.escape(said.topic)}(?![\w-])", old_text, re.I))
     # … and "First group now going at 9am" after "first group over the edge at 10am": a time moved
     # … and "practice drives switch to Saturday" after "Sunday mornings for practice": a weekday moved
     weekdays = differing == {"date"} and not any(c.isdigit() for v in new | old_values if v.kind == "date" for c in v.text)
@@ -466,7 +412,17 @@ def _rank(said: _Said, old: Earlier, page: str) -> tuple[bool, bool, bool, bool,
     return None
 
 
-_VALUE_SPAN = {"date": _DATE, "amount": _AMOUNT, "time": _TIME}
+def _outright(said: _Said, old_text: str, same_page: bool) -> bool:
+    """True when `said`'s line names what it changes in `old_text` outright: an id said wrong before, a
+    code moved from ("from C14 to D9"), a choice turned from on the same page ("not in lacquer but …")."""
+    if said.fixed_ids and _near_id(said.fixed_ids, old_text):
+        return True
+    if said.unchosen and same_page and said.unchosen <= content_words(old_text):
+        return True
+    return any(re.search(rf"(?<![\w/-]){re.escape(a)}(?![\w/-])", old_text) and b not in old_text for a, b in said.moved_codes)
+
+
+_VALUE_SPAN = {"date": DATE, "amount": AMOUNT, "time": TIME}
 
 
 def _owners(text: str, kinds: set[str]) -> set[str]:

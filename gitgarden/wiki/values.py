@@ -1,0 +1,99 @@
+"""The values a line states, read by kind: amounts, dates, times and counts (`values`), with times
+and numbers said in words written in figures first (`spelled`: "half past three" 3:30, "ten weeks"
+10 weeks). What `wiki.changes` compares when a later line may change an earlier one's value. Pure.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from gitgarden.wiki.subjects import fold, ids
+from gitgarden.wiki.wordlists import LABELS, NUMBERS, TENS
+
+__all__ = ["AMOUNT", "DATE", "DAYS", "MONTHS", "NUMBER", "TIME", "Value", "norm", "spelled", "values"]
+
+MONTHS = "january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec"
+DAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
+_CURRENCY = r"(?:eur|usd|gbp|pln|nok|sek|dkk|chf|inr|ngn|€|£|\$|zł|kr)"
+DATE = re.compile(
+    rf"\b(?:\d{{4}}-\d{{2}}-\d{{2}}|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{MONTHS})\b|(?:{MONTHS})\s+\d{{1,2}}(?:st|nd|rd|th)?\b|(?:{DAYS})\b|the\s+\d{{1,2}}(?:st|nd|rd|th)\b|\d{{1,2}}/\d{{1,2}}(?:/\d{{2,4}})?)",
+    re.I,
+)
+TIME = re.compile(r"(?<![£€$\d.,])\b\d{1,2}[:.]\d{2}(?:\s?(?:am|pm))?\b(?!\s?(?:eur|usd|gbp|pln|nok|sek|€|kr|zł)\b)|\b\d{1,2}\s?(?:am|pm)\b", re.I)  # not "£26.50"
+# Hours from and to: "12 till 4", "from 2 until 5", "7 to 9pm" (not "12 to 15 players": no am or pm)
+_HOURS = re.compile(r"(?<![£€$\d.,:])\b(\d{1,2}(?:[:.]\d{2})?)\s*(?:till|until|(?=\S*\s*\d{1,2}(?:[:.]\d{2})?\s?[ap]m\b)(?:to|–|-))\s*(\d{1,2}(?:[:.]\d{2})?)(?:\s?([ap]m))?\b", re.I)
+# "£84,500, three surgeries" (read "£84,500, 3 surgeries") is £84,500: a space goes on with three figures only ("€18 400")
+AMOUNT = re.compile(rf"(?:{_CURRENCY}\s?\d+(?:[,.]\d+|\s\d{{3}}(?!\d))*|\d(?:[\d,.]*\d)?\s?(?:{_CURRENCY}|%|k\b)|\b\d+(?:\.\d+)?p\b)", re.I)  # "9.5p a word"
+NUMBER = re.compile(r"\b\d[\d,.]*\b")
+_MEASURE = re.compile(r"(?<![\w£€$.,/-])\d+(?:\.\d+)?(?:mm|cm|m|km|kg|ft|kw|kwh)\b", re.I)
+
+_UNITS, _TENS = NUMBERS, TENS
+_NUMBER_WORDS = {w: n for n, w in enumerate(_UNITS, 1) if n > 1} | _TENS  # not "one": "the one", "one of"
+_HOUR = "|".join(_UNITS[:12])
+_SPELLED_TIME = re.compile(rf"\b(?:(half|quarter)\s+past|(quarter)\s+to)\s+({_HOUR})\b|\b({_HOUR})\s+o['’]clock\b", re.I)
+_SPELLED_NUMBER = re.compile(rf"\b(?:({'|'.join(_TENS)})[- ]({'|'.join(_UNITS[:9])})|({'|'.join(_NUMBER_WORDS)}))\b(?![-'’])", re.I)
+
+
+def spelled(text: str) -> str:
+    """`text` with its times and numbers in words written in figures, as `values` reads them: "half
+    past three" 3:30, "seven o'clock" 7:00, "ten weeks, not eight" 10 weeks, not 8 ("one" stays)."""
+
+    def time(m: re.Match[str]) -> str:
+        hour = _UNITS.index((m.group(3) or m.group(4)).lower()) + 1
+        if m.group(2):  # quarter to
+            return f"{hour - 1 or 12}:45"
+        return f"{hour}:{ {'half': '30', 'quarter': '15'}.get((m.group(1) or '').lower(), '00')}"
+
+    def number(m: re.Match[str]) -> str:
+        if m.group(3):
+            return str(_NUMBER_WORDS[m.group(3).lower()])
+        return str(_TENS[m.group(1).lower()] + _UNITS.index(m.group(2).lower()) + 1)
+
+    return _SPELLED_NUMBER.sub(number, _SPELLED_TIME.sub(time, text))
+
+
+@dataclass(frozen=True)
+class Value:
+    """One value a line states: its kind (amount, date, time, count) and its words, normalised."""
+
+    kind: str
+    text: str
+
+
+def norm(text: str) -> str:
+    return re.sub(r"[\s,]", "", fold(text)).removesuffix(".")
+
+
+_LABEL = re.compile(rf"\b(?i:{'|'.join(sorted(LABELS))})\s+$")
+
+
+def values(line: str) -> set[Value]:
+    """The amounts, dates, times and counts `line` states (ids and list numbers are not values)."""
+    out: set[Value] = set()
+    taken = [m.span() for m in ids(line)]  # "order HG-20417, £1,284.60": the id's digits are no amount
+    for m in _HOURS.finditer(line):  # "runs 12 till 4", "7 to 9pm": two times
+        taken.append(m.span())
+        out |= {Value("time", norm(f"{hour}{m.group(3) or ''}")) for hour in m.group(1, 2)}
+    for kind, pattern in (("date", DATE), ("time", TIME), ("amount", AMOUNT)):
+        for m in pattern.finditer(line):
+            if any(a < m.end() and m.start() < b for a, b in taken):
+                continue
+            taken.append((m.start(), m.end()))
+            out.add(Value(kind, norm(re.sub(r"^(?:the|of)\s+", "", m.group(), flags=re.I))))
+    for m in _MEASURE.finditer(line):  # "30m square", "a 2.5kg bag": a count in its unit
+        if not any(a < m.end() and m.start() < b for a, b in taken):
+            taken.append(m.span())
+            out.add(Value("count", norm(m.group())))
+    for m in NUMBER.finditer(line):
+        if any(a < m.end() and m.start() < b for a, b in taken):
+            continue
+        before = line[max(0, m.start() - 1) : m.start()]
+        if before in ("-", "#") or re.match(r"[A-Za-z]", before):
+            continue  # part of an id (INV-2041, plot 7B's neighbours)
+        if re.fullmatch(r"(?:19|20)\d\d", m.group()) and re.search(r"\b(?:from|since|in|of)\s+$", line[: m.start()], re.I):
+            continue  # a year ("the fuse board dates from 1987"), no count
+        if _LABEL.search(line, 0, m.start()):
+            continue  # "we're team 41", "pitch 3", "room 204": a number naming one of many, no count
+        out.add(Value("count", norm(m.group())))
+    return out
