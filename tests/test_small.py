@@ -1330,3 +1330,18 @@ def test_a_role_said_with_a_word_before_it_finds_its_holder_and_a_choice_turned_
     assert "not in lacquer but in proper shellac" in body(project, "agnieszka-nowak")
     assert not (project.root / "wiki" / "cabinet.md").exists()
     assert any("Which holds?" in ol and "satin lacquer" in ol and "proper shellac" in ol for ol in open_lines(project))
+
+
+def test_what_a_committee_fixed_for_the_project_is_the_projects_and_its_move_is_asked(project: Project) -> None:
+    """held45: "Committee fixed the Holloway Lane Allotment Society open day for Saturday 5 September"
+    went to a page "Committee", so "Open day is now Sunday 6 September" on the open day's page asked
+    nothing."""
+    write(project.root, "AGENTS.md", "# Holloway Lane open day\n\nI'm secretary of the Holloway Lane Allotment Society.\n")
+    journal(project, "2026-08-03", "Committee fixed the Holloway Lane Allotment Society open day for Saturday 5 September, 11 till 4.")
+    journal(project, "2026-08-05", "Open day is now Sunday 6 September, the Saturday clashes with the village show.")
+    result = garden(project, answers(FakeModel(), "yes", "yes"))
+    assert result.refusals == [], result.refusals
+    assert not (project.root / "wiki" / "committee.md").exists()
+    both = body(project, "holloway-lane-open-day")
+    assert "Committee fixed the Holloway Lane" in both and "Open day is now Sunday 6 September" in both
+    assert any("Which holds?" in ol and "open day for Saturday 5 September" in ol and "now Sunday 6 September" in ol for ol in open_lines(project))

@@ -1367,3 +1367,9 @@ def test_a_choice_turned_from_by_not_x_but_y_changes_the_line_that_gave_x_on_its
     assert changed_value(new, "agnieszka-nowak", [old]) == old
     assert changed_value(new, "cabinet", [old]) is None
     assert changed_value("The polisher's doing it not in oil but in wax.", "agnieszka-nowak", [old]) is None
+
+
+def test_what_a_committee_fixed_is_what_the_line_is_about() -> None:
+    """held45: "Committee fixed the Holloway Lane Allotment Society open day for …" titled "Committee"."""
+    assert topic_title("Committee fixed the Holloway Lane Allotment Society open day for Saturday 5 September.") == "Open day"
+    assert topic_title("Committee meeting on Tuesday about the plots.") == "Committee"

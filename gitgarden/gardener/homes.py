@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 
-from gitgarden.gardener.project_page import thing_of
+from gitgarden.gardener.project_page import named_project_thing, projects_thing
 from gitgarden.model.operations import Op
 from gitgarden.wiki import changes, decisions, journal, pages, phrases, subjects, tidy, wordlists
 from gitgarden.wiki.facts import pages_citing
@@ -105,8 +105,8 @@ class Planner:
         # thing with a page: "The fuel card limit …" after "Fuel card"
         opens = bool(lead) and re.match(rf"\W*{re.escape(lead)}\b", text, re.I) is not None
         lead_page = (self.resolve(lead) or self.index.starting(lead) or (self.index.ending(lead) if opens else None) or self.index.owning(lead, text)) if lead else None
-        if lead_page:
-            return lead_page, "", [], roles
+        if lead_page or (lead and named_project_thing(self.general, text, lead, found)):  # "… Society open day for …"
+            return (lead_page, "", [], roles) if lead_page else self.topic_home(lead) + (roles,)
         names = [m for m in found if not _placed(text, m)]
         after = self.after_colon(text, names)
         if after:
@@ -220,7 +220,7 @@ class Planner:
         the line's word, its full name an alias (or that name's page, made earlier this pass); "open
         meet" the project's own page, "Kestrel Masters open meet"."""
         key = subjects.fold(topic)
-        if thing_of(subjects.fold(self.general)).endswith(" " + key):  # "open meet", "the club" of "Half-term holiday club"
+        if projects_thing(self.general, topic):  # "open meet", "the club" of "Half-term holiday club"
             page = self.resolve(self.general)
             return (page, "", []) if page else ("", self.general, [])
         fuller = {n for n in self.full_names if " " not in key and subjects.fold(n).split()[-1] == key}

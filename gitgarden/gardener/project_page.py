@@ -4,16 +4,31 @@ person's AGENTS.md heading ("Back fence at 27 Orchard Rise") or the project fold
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from pathlib import Path
 
 from gitgarden.wiki import subjects
 
-__all__ = ["general_title", "thing_of"]
+__all__ = ["general_title", "named_project_thing", "projects_thing", "thing_of"]
 
 
 def thing_of(title: str) -> str:
     """A title up to where or what for: "Back fence" of "Back fence at 27 Orchard Rise", of "Leak claim, 27 Alder Road"."""
     return re.split(r",\s|\s(?:on|at|in|for|with)\s", title, maxsplit=1)[0]
+
+
+def projects_thing(general: str, topic: str) -> bool:
+    """True when `topic` is the project's own thing, its title's head: "open meet" or "the club" of
+    "Kestrel Masters open meet", "Half-term holiday club"."""
+    thing = thing_of(subjects.fold(general))
+    return thing == subjects.fold(topic) or thing.endswith(" " + subjects.fold(topic))
+
+
+def named_project_thing(general: str, text: str, lead: str, found: Sequence[subjects.Mention]) -> bool:
+    """True when the line gives the project's own thing `lead` right after a name, as that name's:
+    "Committee fixed the Holloway Lane Allotment Society open day for …" of "Holloway Lane open day"."""
+    after = (text[m.start + len(m.text) :] for m in found if m.kind == "name")
+    return projects_thing(general, lead) and any(re.match(rf"\s+{re.escape(lead)}\b", rest, re.I) for rest in after)
 
 
 def general_title(root: Path) -> tuple[str, str]:
