@@ -1373,3 +1373,13 @@ def test_what_a_committee_fixed_is_what_the_line_is_about() -> None:
     """held45: "Committee fixed the Holloway Lane Allotment Society open day for …" titled "Committee"."""
     assert topic_title("Committee fixed the Holloway Lane Allotment Society open day for Saturday 5 September.") == "Open day"
     assert topic_title("Committee meeting on Tuesday about the plots.") == "Committee"
+
+
+def test_a_motorway_jam_a_rattling_car_and_a_bowl_of_soup_look_like_chatter() -> None:
+    """held45 with Qwen: "M4 solid from Theale to junction 10" and "Car's rattling again, booked it into
+    the garage" became pages "Theale" and "Car"; soup, lasagne and a pint looked like nothing."""
+    assert chatter_kind("M4 solid from Theale to junction 10, two hours to get home.") == "the journey"
+    assert chatter_kind("Car's rattling again, booked it into the garage for Monday.") == "an errand"
+    assert chatter_kind("Made a big pot of leek and potato soup and froze half of it.") == "a meal"
+    assert chatter_kind("Supper at the Fox with Jo, first pint in weeks.") == "a meal"
+    assert chatter_kind("The M4 junction 10 works close the slip road on Friday 3 July.") == ""  # a fact about the road
