@@ -555,7 +555,7 @@ def test_a_word_written_only_in_lower_case_is_a_thing() -> None:
         ("Agreed with Hannah: no posed family groups beyond the 8 on her list.", ["Hannah"], ["Family groups"]),  # "her list" is hers
         ("Decision: we only take small electricals Kwame has checked in at the door.", ["Kwame"], ["Electricals", "Door"]),
         ("Decision: We only take small electricals Kwame has checked.", ["Kwame"], ["Electricals"]),  # "We" capitalised too
-        ("Decision: we go ahead with Brightwater on the £8,990 quote and apply for the grant.", ["Brightwater"], ["Grant"]),  # "8,990" is no clause
+        ("Decision: we go ahead with Brightwater on the £8,990 quote and apply for the grant.", ["Brightwater"], ["Grant", "Quote"]),  # "8,990" is no clause; the quote at its price a thing
         ("Decision: PawBook is the only way to book on the new site.", ["PawBook"], []),  # about PawBook, whose page it is
         ("Decision: Małgorzata is our photographer.", ["Małgorzata"], ["Photographer"]),  # the role she holds
         ("We're going with Kershaw's logo on the medal ribbons.", ["Kershaw"], []),  # a firm's logo is the firm's
@@ -1383,3 +1383,19 @@ def test_a_motorway_jam_a_rattling_car_and_a_bowl_of_soup_look_like_chatter() ->
     assert chatter_kind("Made a big pot of leek and potato soup and froze half of it.") == "a meal"
     assert chatter_kind("Supper at the Fox with Jo, first pint in weeks.") == "a meal"
     assert chatter_kind("The M4 junction 10 works close the slip road on Friday 3 July.") == ""  # a fact about the road
+
+
+def test_what_someone_gets_is_decided_and_an_option_turned_down_names_no_topic() -> None:
+    """held46: "Decision: Maisie gets clear ceramic brackets on the top teeth" decided "Top teeth";
+    "Going with Shift It, …, rather than hiring a Luton myself" decided "Hiring" (the option turned down)."""
+    assert decided_things("Decision: Maisie gets clear ceramic brackets on the top teeth and metal ones on the bottom.", {"Maisie"})[0] == "Ceramic brackets"
+    assert decision_topic("Going with Shift It, the man-and-van lot, rather than hiring a Luton myself: £240.") == ""
+    assert decision_topic("We're hiring Ananya as our second baker.") == "Hiring"
+
+
+def test_a_thing_with_its_price_after_the_is_the_thing() -> None:
+    """held46: "Paid the £690 deposit by card, …; the direct debit for the other £3,000 starts …" went
+    to a page "Direct debit"; held34's "Paid the £60 league fee online" to one titled by its receipt."""
+    assert topic_title("Paid the £690 deposit by card, receipt RO-88213; the direct debit for the other £3,000 starts on 1 April.") == "Deposit"
+    assert topic_title("Paid the £60 league fee online, receipt WDL/PAY/4471.") == "League fee"
+    assert noun_phrase("the £419 Harbour policy", 4) == ""  # a name after the price: no thing of its own here

@@ -101,6 +101,7 @@ def decided_things(line: str, known_names: Iterable[str] = ()) -> list[str]:
     # … and "her list", "his van": someone's, not a thing of its own
     starts += [m.end() for m in DETERMINER.finditer(plain) if not re.search(r"\d[kpm]?\s*$", plain[: m.start()]) and not _THEIRS.match(m.group())]
     starts += [m.end() for m in _WE_DO.finditer(plain)]  # "we only take small electricals": what we take
+    starts += [m.end() for m in _NAME_GETS.finditer(plain)]  # "Maisie gets clear ceramic brackets": what she gets
     starts += [m.end() for m in _AS_ROLE.finditer(plain)]
     starts += [m.end() for m in re.finditer(r"^no\s+", plain, re.I)]  # "Decision: no deposit to Callum until …"
     named: dict[int, str] = {}  # where a thing begins right after a name of two words: that name
@@ -145,7 +146,7 @@ def decision_topic(line: str) -> str:
     """The topic a decision about a person settles, by its verb ("we hire Ananya": "Hiring"), or "":
     a person's page is never the one a decision marks decided, and goes on taking facts."""
     for cue, topic in _DECISION_TOPICS:
-        if cue.search(line):
+        if cue.search(chosen(line)):  # "Going with Shift It … rather than hiring a Luton": no hiring
             return topic
     return ""
 
@@ -182,6 +183,7 @@ _PAYS = re.compile(r"\bpa(?:y|ys|id|ying)\s+(?!(?:VAT|PAYE)\b)[A-Z]")  # someone
 _NAME_AT = r"[A-Z][\w'’&.-]*(?:\s+(?:&\s+)?[A-Z][\w'’.-]*)*"  # a name where the line starts: "Fraser & Sons"
 _NAME_IS = re.compile(rf"{_NAME_AT}\s+(?:is|are|was|were)\s+(?:the|our|my)\b")
 _THEIRS = re.compile(r"(?i)(?:his|her|their)\s")
+_NAME_GETS = re.compile(r"^[A-Z][^\W\d_]+\s+(?:gets|has|wears|keeps)\s+(?=[a-z])")
 _WE_DO = re.compile(r"^(?:[Ww]e|I)(?:['’]ll)?\s+(?:only\s+|just\s+|will\s+|now\s+)?(?!(?:are|were|will|have|had|can|could|should|may|might|must)\b)[a-z]+\s+(?=[a-z])")
 # Someone given a job, a contract or a gig: the thing decided is theirs, titled with their name.
 _WON = re.compile(

@@ -149,7 +149,7 @@ def _phrase(text: str, at: int) -> str:
         gap = text[end : at + m.start()].strip(" -")
         measure = not words and not skipped and re.fullmatch(r"\s*\d[\d.,]*-", text[end : at + m.start()]) is not None
         # "a £5 water levy": an amount between "a" and its thing (not "the £419 Harbour policy")
-        priced = not words and not skipped and m.group().islower() and re.fullmatch(r"[£€$]\d[\d.,]*", gap) is not None and re.search(r"\b[Aa]\s+$", text[:at]) is not None
+        priced = not words and not skipped and m.group().islower() and re.fullmatch(r"[£€$]\d[\d.,]*", gap) is not None and re.search(r"\b(?:[Aa]|[Tt]he)\s+$", text[:at]) is not None
         if len(words) == 1 and words[0][:1].isupper() and fold(words[0]) in LABELS and re.fullmatch(r"\d{1,2}", gap):
             words.append(gap)  # "Level 2 food hygiene", "the Grade 5 entry": the level is the thing
             break
