@@ -1345,3 +1345,19 @@ def test_what_a_committee_fixed_for_the_project_is_the_projects_and_its_move_is_
     both = body(project, "holloway-lane-open-day")
     assert "Committee fixed the Holloway Lane" in both and "Open day is now Sunday 6 September" in both
     assert any("Which holds?" in ol and "open day for Saturday 5 September" in ol and "now Sunday 6 September" in ol for ol in open_lines(project))
+
+
+def test_the_cleaners_are_the_firm_that_does_the_cleaning_and_their_new_price_is_asked(project: Project) -> None:
+    """held46: "The cleaners' booking confirmation, BN/2291, says £320" went to the line before's page
+    (the check-out), so nothing asked whether £285 or £320 holds for the end-of-tenancy clean."""
+    journal(
+        project,
+        "2026-07-21",
+        "Check-out inspection booked with Callum Reid of Clearview Inventories for Thursday 30 July at 10am.",
+        "BrightNest Cleaning quoted £285 for the end-of-tenancy clean, oven and carpets included.",
+    )
+    journal(project, "2026-07-27", "The cleaners' booking confirmation, BN/2291, says £320.")
+    result = garden(project, answers(FakeModel(), "yes", "yes", "yes"))
+    assert result.refusals == [], result.refusals
+    assert "The cleaners' booking confirmation" in body(project, "brightnest-cleaning")
+    assert any("Which holds?" in ol and "quoted £285" in ol and "says £320" in ol for ol in open_lines(project))

@@ -323,7 +323,8 @@ class Planner:
         """The one page of someone named in full (a person or a firm) whose lines say the deed a role
         is named for — "the surveyor's report" after "Siobhán Kearney did the survey" — or None; the
         role is theirs from then on."""
-        deed = _DEED.sub("", subjects.fold(role)) if " " not in role.strip() else ""
+        one = subjects.fold(role).removesuffix("s") if subjects.fold(role) not in wordlists.ROLES_FOLDED else subjects.fold(role)
+        deed = _DEED.sub("", one) if " " not in role.strip() else ""  # "the cleaners": a cleaner's deed
         if len(deed) < 5:
             return None  # "electrician": "electric" is said of too much
         people = {page for pages_ in self.index.parts.values() for page in pages_}

@@ -223,13 +223,23 @@ def mentions(line: str, known_names: Iterable[str] = ()) -> list[Mention]:
         i = j
     for m in re.finditer(r"\b(?:[Tt]he|[Oo]ur|[Mm]y)\s+([a-z][a-z'’]+(?:\s+[a-z][a-z'’]+)?)\b", line):
         words = m.group(1).split()
-        if words and fold(POSSESSIVE.sub("", words[-1])) in ROLES_FOLDED:
-            found.append(Mention(POSSESSIVE.sub("", " ".join(words)), "role", m.start(1)))
-        elif len(words) > 1 and fold(POSSESSIVE.sub("", words[0])) in ROLES_FOLDED:
-            found.append(Mention(POSSESSIVE.sub("", words[0]), "role", m.start(1)))  # "the editor's invoice"
+        if words and is_role(words[-1]):
+            found.append(Mention(_PLURAL_POSSESSIVE.sub("", POSSESSIVE.sub("", " ".join(words))), "role", m.start(1)))
+        elif len(words) > 1 and is_role(words[0]):
+            # "the editor's invoice", "The cleaners' booking confirmation"
+            found.append(Mention(_PLURAL_POSSESSIVE.sub("", POSSESSIVE.sub("", words[0])), "role", m.start(1)))
     return sorted(found, key=lambda m: m.start)
 
 
+
+
+_PLURAL_POSSESSIVE = re.compile(r"(?<=s)['’]$")
+
+
+def is_role(word: str) -> bool:
+    """True when `word` is a role code knows, one of many or someone's: "electrician", "the cleaners'"."""
+    f = fold(_PLURAL_POSSESSIVE.sub("", POSSESSIVE.sub("", word)))
+    return f in ROLES_FOLDED or (f.endswith("s") and f[:-1] in ROLES_FOLDED)
 
 
 def roles_given(line: str, names: list[Mention]) -> dict[str, str]:
