@@ -1399,3 +1399,11 @@ def test_a_thing_with_its_price_after_the_is_the_thing() -> None:
     assert topic_title("Paid the £690 deposit by card, receipt RO-88213; the direct debit for the other £3,000 starts on 1 April.") == "Deposit"
     assert topic_title("Paid the £60 league fee online, receipt WDL/PAY/4471.") == "League fee"
     assert noun_phrase("the £419 Harbour policy", 4) == ""  # a name after the price: no thing of its own here
+
+
+def test_an_owner_said_before_a_thing_leaves_the_thing_and_a_names_verb_is_no_thing() -> None:
+    """held47: "The rescue's adoption fee is £275, which covers her first jabs" went to a page "Jabs";
+    "Decision: Pepper sleeps in a crate in the kitchen" decided a page "Sleeps"."""
+    assert topic_title("The rescue's adoption fee is £275, which covers her first jabs, microchip and a neutering voucher.") == "Adoption fee"
+    assert decided_things("Decision: Pepper sleeps in a crate in the kitchen, not upstairs.", {"Pepper"}) == ["Crate", "Kitchen"]
+    assert decided_things("Decision: the Dell desktops in the back office stay another year.")[0] == "Desktops"  # a thing, after "the"

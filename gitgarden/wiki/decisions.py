@@ -135,11 +135,20 @@ def decided_things(line: str, known_names: Iterable[str] = ()) -> list[str]:
         if named_first and any(m.kind == "name" and fold(m.text).startswith(fold(title) + " ") and plain.find(m.text, at) == at for m in said):
             continue  # "Eastern Counties First Aid", "Halden Cycle Centre are …": the firm's own name, no thing
         if title and named_first and len(title.split()) > 1:
-            title = upper_first(title.split(" ", 1)[1])  # "the GreenGrow polytunnel": the polytunnel
+            title = _after_name(plain, at, title)  # "the GreenGrow polytunnel": the polytunnel
             named_first = fold(title) in VAGUE  # "the Sunnyside list": Sunnyside's, no thing of its own
         if title and not a_name and not named_first and title not in out:
             out.append(title)
     return out
+
+
+def _after_name(plain: str, at: int, title: str) -> str:
+    """The thing of a `title` standing at `at` that begins with a name: its words after the name ("the
+    GreenGrow polytunnel": "Polytunnel"), or "" for a name and its verb ("Pepper sleeps in a crate")."""
+    rest = title.split(" ", 1)[1]
+    if " " not in rest and re.fullmatch(r"[a-z]+[^s]s", rest) and re.match(r"\s+(?:in|on|at)\b", plain[at + len(title) :]):
+        return "" if not DETERMINER.search(plain[max(0, at - 6) : at]) else upper_first(rest)
+    return upper_first(rest)
 
 
 def decision_topic(line: str) -> str:

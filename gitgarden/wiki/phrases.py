@@ -65,6 +65,9 @@ def topic_title(line: str) -> str:
         if re.search(r"(?:[£€$]\s?\d[\d.,]*[km]?|\d+p)\s+$", plain[: m.start()]) and re.match(r"an?\s", m.group(), re.I):
             continue  # "£2.85 a loaf", "95p a croissant": the unit an amount is counted in, no topic
         found = noun_phrase(plain, m.end())
+        owner = None if found else re.match(r"[a-z]+['’]s\s+(?=[a-z])", plain[m.end() :])
+        if owner:  # "The rescue's adoption fee is £275": the fee, not the rescue
+            found = noun_phrase(plain, m.end() + owner.end())
         if found and fold(found) not in VAGUE:
             return found
     return ""
