@@ -1361,3 +1361,17 @@ def test_the_cleaners_are_the_firm_that_does_the_cleaning_and_their_new_price_is
     assert result.refusals == [], result.refusals
     assert "The cleaners' booking confirmation" in body(project, "brightnest-cleaning")
     assert any("Which holds?" in ol and "quoted £285" in ol and "says £320" in ol for ol in open_lines(project))
+
+
+def test_a_role_agents_md_gives_after_a_firm_stays_the_persons(project: Project) -> None:
+    """held47 with Qwen: AGENTS.md's "Gareth Powell of Brightwell Energy is our installer" made the
+    installer an alias of the firm's page too: Gareth on two pages."""
+    kept_week(
+        project,
+        "# 14 Orchard Rise\n\nAdding a home battery. Gareth Powell of Brightwell Energy is our installer.\n",
+        "2026-04-13",
+        "Gareth Powell, the installer from Brightwell Energy, came to look at the consumer unit; quote BE-Q-3318 is £4,950 fitted.",
+        "Brightwell have to apply to Wessex Power Networks for G99 approval, ref WPN/G99/20581.",
+    )
+    assert "the installer" in meta(project, "gareth-powell").get("aliases", [])
+    assert "the installer" not in meta(project, "brightwell").get("aliases", [])

@@ -1407,3 +1407,10 @@ def test_an_owner_said_before_a_thing_leaves_the_thing_and_a_names_verb_is_no_th
     assert topic_title("The rescue's adoption fee is £275, which covers her first jabs, microchip and a neutering voucher.") == "Adoption fee"
     assert decided_things("Decision: Pepper sleeps in a crate in the kitchen, not upstairs.", {"Pepper"}) == ["Crate", "Kitchen"]
     assert decided_things("Decision: the Dell desktops in the back office stay another year.")[0] == "Desktops"  # a thing, after "the"
+
+
+def test_a_role_said_in_agents_md_after_a_firm_is_the_persons() -> None:
+    """held47: AGENTS.md's "Gareth Powell of Brightwell Energy is our installer" gave the firm's page the
+    alias "the installer", so Gareth stood on two pages."""
+    assert roles_said("Gareth Powell of Brightwell Energy is our installer.") == {"Gareth Powell": "installer"}
+    assert roles_said("Brightwell Energy is our installer.") == {"Brightwell Energy": "installer"}
