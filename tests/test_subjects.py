@@ -1414,3 +1414,12 @@ def test_a_role_said_in_agents_md_after_a_firm_is_the_persons() -> None:
     alias "the installer", so Gareth stood on two pages."""
     assert roles_said("Gareth Powell of Brightwell Energy is our installer.") == {"Gareth Powell": "installer"}
     assert roles_said("Brightwell Energy is our installer.") == {"Brightwell Energy": "installer"}
+
+
+def test_a_pets_jabs_are_the_projects_when_the_project_is_the_animals_care() -> None:
+    """held47 with Qwen: "Rachel Doyle, the vet there, can do Pepper's second jabs on Thursday 6 August"
+    looked like "a pet" and was left unread; a family car bought "for the kids and the dog" is no such project."""
+    puppy = domain_words("Tom and I are adopting Pepper, a rescue collie-cross puppy.\nNotes on the rescue charity, the vet, insurance.")
+    assert chatter_kind("Registered with Oakfield Vets; Rachel Doyle, the vet there, can do Pepper's second jabs on Thursday 6 August.", puppy) == ""
+    car = domain_words("Jo and I are replacing the old Fiesta with something bigger for the kids and the dog.")
+    assert chatter_kind("Took the dog for her booster jabs.", car) == "a pet"

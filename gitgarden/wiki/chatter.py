@@ -70,8 +70,8 @@ def chatter_kind(text: str, domain: frozenset[str] = frozenset()) -> str:
             if _ORGANISED.match(text, m.end()):
                 continue  # "Quiz night booked at the clubhouse for Friday 24 April": an event being organised
             said = content_words(m.group()) or _short_words(m.group())  # "kids", "dad": short, but still words
-            if domain and said <= domain:
-                continue
+            if domain and (said <= domain or (why == "a pet" and domain & _ANIMALS and domain & _ANIMAL_CARE)):
+                continue  # "second jabs on Thursday 6 August" when the project is a puppy: the project's
             if not m.group()[:1].isupper() or m.start() in starts or why == "family":  # "Called Mum", "8k in 46"
                 return why
     return ""
@@ -89,6 +89,12 @@ def _someone_elses(text: str, at: int) -> bool:
     if named and not _WHEN.match(named.group()):
         return True  # the chatter word is the deed of someone named in full just before it
     return bool(_SOMEONE_DOES.search(text[:at])) and not _MINE.search(before)
+
+
+# A project about an animal (its care among the project's words, not "for the kids and the dog"):
+# its jabs and worming are the project's. Stemmed, as `domain_words` gives them.
+_ANIMALS = frozenset({"puppy", "dog", "cat", "kitten", "pet", "horse", "pony", "hen", "chicken"})
+_ANIMAL_CARE = frozenset({"vet", "adopt", "adoption", "rescu", "breeder", "kennel", "coop", "flock", "livery"})
 
 
 # A sentence of AGENTS.md that says what is *not* the project ("some of it is just my day",
