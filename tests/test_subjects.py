@@ -1423,3 +1423,22 @@ def test_a_pets_jabs_are_the_projects_when_the_project_is_the_animals_care() -> 
     assert chatter_kind("Registered with Oakfield Vets; Rachel Doyle, the vet there, can do Pepper's second jabs on Thursday 6 August.", puppy) == ""
     car = domain_words("Jo and I are replacing the old Fiesta with something bigger for the kids and the dog.")
     assert chatter_kind("Took the dog for her booster jabs.", car) == "a pet"
+
+
+def test_a_number_denied_is_never_read_inside_another_and_a_four_year_term_counts() -> None:
+    """held48: "Actually parent governors … serve three years, not four" was asked against a training
+    booked "£45 paid by the school" (the 4 of £45), not the "four-year term" it changes."""
+    training = Earlier("2026-04-15#1", "Booked induction training with Westshire Governor Services for Saturday 25 April, 9.30 to 1, ref GS/IND/0712, £45 paid by the school.", "westshire-governor-services")
+    term = Earlier("2026-04-13#2", "The clerk says mine's the only nomination, so I'm elected unopposed for a four-year term from 20 April.", "helen-marsh")
+    line = "Actually parent governors at Millbrook serve three years, not four, it's in the instrument of government."
+    assert changed_value(line, "helen-marsh", [term, training]) == term
+    assert changed_value(line, "helen-marsh", [training]) is None
+    quote = Earlier("2026-03-04#2", "Tomasz's quote came in: 18,400 EUR for demolition, plumbing and fitting.", "tomasz-wojcik")
+    assert changed_value("Correction: his quote is 19,100 EUR, not 18,400.", "tomasz-wojcik", [quote]) == quote  # "18,400." whole
+
+
+def test_will_do_is_a_new_price_only_before_an_amount() -> None:
+    """held48: "Gwen Pryce … will do a two-tier gold and ivory cake for £260" read "will do" as a change
+    and was asked against the caterer's £250 deposit, on the caterer's page."""
+    assert has_change_cue("Corvane will do £13,900 if we sign this month.")
+    assert not has_change_cue("Gwen Pryce, who made Sarah's christening cake, will do a two-tier gold and ivory cake for £260.")

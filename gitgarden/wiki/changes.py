@@ -39,7 +39,7 @@ _CUE = re.compile(
     r"\b(?:correction|corrected|update[d]?|actually|now|shrinks|shrunk|grows|no longer|instead|moved|moves|(?<!\ba )(?<!\bthe )(?<!\bour )move|pushed|postponed|"
     r"rescheduled|brought forward|brought (?:\w+ ){1,3}forward|(?:has |have )?gone back to|went back to|goes back to|changed|changes|raised|lowered|increased|reduced|cut|revised|recounted|"
     r"earlier than|later than|sooner than|than (?:they|we|he|she) said|wasn't in|was not in|wasn't on|"
-    r"reissued|re-sent|resent|re-?quot(?:ed|es|e)|re-?priced|(?:is|are|was|['’]s)\s+really(?=\s+[£€$]?\d)|revised|updated|amended|came back at|comes back at|come back at|rang back|rung back|called back|shifted|came (?:through|in) at|comes (?:through|in) at|switch(?:es|ed)? (?:over )?to|(?:will|would|['’]ll) (?:take|accept)(?=\s+[£€$]\d)|accepted(?=\s+[£€$]\d)|turns out|turned out|put(?:ting)? (?:\w+ ){0,3}back|new date|new price|added|will do|would do|down to|came down|knocked|"
+    r"reissued|re-sent|resent|re-?quot(?:ed|es|e)|re-?priced|(?:is|are|was|['’]s)\s+really(?=\s+[£€$]?\d)|revised|updated|amended|came back at|comes back at|come back at|rang back|rung back|called back|shifted|came (?:through|in) at|comes (?:through|in) at|switch(?:es|ed)? (?:over )?to|(?:will|would|['’]ll) (?:take|accept)(?=\s+[£€$]\d)|accepted(?=\s+[£€$]\d)|turns out|turned out|put(?:ting)? (?:\w+ ){0,3}back|new date|new price|added|(?:will|would|['’]ll) do(?=\s+[£€$]\d)|down to|came down|knocked|"
     r"make (?:that|it)(?=\s+(?:\d|one|two|three|four|five|six|seven|eight|nine|ten|twelve|twenty))|dropped|drops|gone up|went up|goes up|going up|put(?:ting)? (?:\w+ ){1,3}up|rose|risen|(?<!put )(?<!-)up to|"
     r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|a few)\s+(?:more|fewer|extra)|another\s+\d+|"
     r"should have (?:said|been)|second thoughts?|in the end|not\s+(?:\d|the\s+\d|on\s|at\s|in\s|" + DAYS + r"|" + MONTHS + r")|rather than|after all)\b",
@@ -48,7 +48,7 @@ _CUE = re.compile(
 # An old value the new line marks as old: "the £11.40 was without the logo", "up from 38", "instead of 15:00".
 _OLD_BEFORE = re.compile(r"\b(?:not|instead of|rather than|than|up from|down from|was|were)\s+(?:the\s+)?$", re.I)
 _OLD_AFTER = re.compile(r"^\s*(?:was|were|had been|before|earlier|previously)\b", re.I)
-_NOT_VALUE = re.compile(r"\bnot\s+(?:on\s+|at\s+|the\s+)?([\w£€$,.:/ ]{1,20}?)(?=[,;.)]|$|\s(?:but|as|and)\b)", re.I)
+_NOT_VALUE = re.compile(r"\bnot\s+(?:on\s+|at\s+|the\s+)?([\w£€$,.:/ ]{1,20}?)(?=[,;.)](?!\d)|$|\s(?:but|as|and)\b)", re.I)  # "not 18,400."
 
 
 def has_change_cue(line: str) -> bool:
@@ -348,7 +348,7 @@ def _rank(said: _Said, old: Earlier, page: str) -> tuple[bool, bool, bool, bool,
     units = {_unit(v) for v in old_values if v.kind == "amount"}
     if differing == {"amount"} and not any(_unit(v) in units for v in new if v.kind == "amount" and not _same(v, old_values)):
         return None  # "Paid her 30% deposit, £555" after "a 30% deposit", "€45 a day" after "£1,200": another unit
-    named = any(d and any(d == v.text or d in v.text or (d.isdigit() and v.text.startswith(d)) for v in old_values) for d in said.denied)
+    named = any(d and any(_names_value(d, v.text) for v in old_values) for d in said.denied)
     named = named or bool(said.old_marked & {v.text for v in old_values}) or _old_day(said.old_marked, old_values)
     if said.old_marked and not named:
         return None  # "subs up from £5 to £6": the line names the value it changes, and this line has none of it
@@ -412,6 +412,14 @@ def _rank(said: _Said, old: Earlier, page: str) -> tuple[bool, bool, bool, bool,
         owned = bool(_owners(line, differing) & _owners(old_text, differing))
         return (named, strong, repriced or recounted, priced, close, redated, old.page == page, owned, things, shared)
     return None
+
+
+def _names_value(denied: str, old: str) -> bool:
+    """True when a value the new line denies ("not 18,400", "not the 18th", "not four") is the old
+    value `old`: the same, or its start ("18" of "18june") — a number never inside another ("4" of "£45")."""
+    if denied.isdigit():
+        return re.fullmatch(rf"[£€$]?{re.escape(denied)}(?:\D.*)?", old) is not None
+    return denied == old or denied in old
 
 
 def _outright(said: _Said, old_text: str, same_page: bool) -> bool:
