@@ -1375,3 +1375,17 @@ def test_a_role_agents_md_gives_after_a_firm_stays_the_persons(project: Project)
     )
     assert "the installer" in meta(project, "gareth-powell").get("aliases", [])
     assert "the installer" not in meta(project, "brightwell").get("aliases", [])
+
+
+def test_a_lists_line_is_the_lists_not_the_relation_or_the_cousin_it_names(project: Project) -> None:
+    """held48: "Guest list stands at 80 once Dad's golf lot are in" went to a page "Dad", "Head count's 92
+    now Auntie Pat has rung round the cousins" to one "Auntie Pat"; "The clerk says …" to a page "Clerk"
+    although "Helen Marsh, the clerk to the governors" came first."""
+    write(project.root, "AGENTS.md", "# Golden wedding party\n\nOrganising Mum and Dad's golden wedding party in June.\n")
+    journal(project, "2026-04-20", "Guest list stands at 80 once Dad's golf lot are in.", "Head count's 92 now Auntie Pat has rung round the cousins.")
+    journal(project, "2026-04-21", "Handed my nomination form to Helen Marsh, the clerk to the governors at Millbrook Primary.", "The clerk says mine's the only nomination, so I'm elected unopposed.")
+    result = garden(project, answers(FakeModel(), "yes", "yes", "yes", "yes"))
+    assert result.refusals == [], result.refusals
+    assert "Guest list stands at 80" in body(project, "guest-list")
+    assert not {"wiki/dad.md", "wiki/auntie-pat.md", "wiki/clerk.md"} & set(result.created), result.created
+    assert "The clerk says mine's the only nomination" in body(project, "helen-marsh")

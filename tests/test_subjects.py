@@ -1442,3 +1442,10 @@ def test_will_do_is_a_new_price_only_before_an_amount() -> None:
     and was asked against the caterer's £250 deposit, on the caterer's page."""
     assert has_change_cue("Corvane will do £13,900 if we sign this month.")
     assert not has_change_cue("Gwen Pryce, who made Sarah's christening cake, will do a two-tier gold and ivory cake for £260.")
+
+
+def test_a_count_said_with_its_s_and_a_list_that_stands_at_a_number_are_things() -> None:
+    """held48: "Head count's 92 now Auntie Pat has rung round" titled "Head"; "Guest list stands at 80"
+    titled "List stands"."""
+    assert topic_title("Head count's 92 now Auntie Pat has rung round the cousins.") == "Head count"
+    assert topic_title("Guest list stands at 80 once Dad's golf lot are in.") == "Guest list"

@@ -28,7 +28,7 @@ from gitgarden.wiki.tree import Tree
 __all__ = ["Planner", "bullets", "LIST_MARK"]
 
 _PUNCTUATION = re.compile(r"[^\w\s'’]")
-_SUBORDINATE = re.compile(r"\b(?:after|because|since|when|while|until|though|although|as)\b", re.I)
+_SUBORDINATE = re.compile(r"\b(?:after|because|since|when|while|until|though|although|as|now(?=\s+(?:[A-Z]|$)))\b", re.I)  # "… now Auntie Pat has rung"
 LIST_MARK = re.compile(r"^(?:[-*+]\s+(?:\[[ xX]\]\s+)?|\d+[.)]\s+)")
 _BULLET_LINE = re.compile(r"^[-*+] (?P<text>.+?) \((?P<day>\d{4}-\d{2}-\d{2})\)\s*$")
 
@@ -292,8 +292,8 @@ class Planner:
             for m in re.finditer(rf"\b(?:[Tt]he|[Oo]ur|[Mm]y)\s+((?i:{re.escape(role)}))(?:['’]s)?\b", text):
                 if m.start(1) not in found or subjects.fold(found[m.start(1)].text) == subjects.fold(m.group(1)):
                     found[m.start(1)] = subjects.Mention(m.group(1), "role", m.start(1))  # "the DoP's": a role, no name
-        for kin in list(found.values()):  # "Mum's Honda Jazz": the car, not Mum
-            if subjects.fold(kin.text) in wordlists.FAMILY and re.match(r"['’]s\s+[A-Z]", text[kin.start + len(kin.text) :]):
+        for kin in list(found.values()):  # "Mum's Honda Jazz": the car, not Mum; "… once Dad's golf lot are in"
+            if subjects.fold(kin.text) in wordlists.FAMILY and re.match(r"['’]s\s+[A-Z]" if kin.start == 0 else r"['’]s\s+\w", text[kin.start + len(kin.text) :]):
                 del found[kin.start]
         return sorted(found.values(), key=lambda m: m.start)
 

@@ -165,8 +165,6 @@ def _phrase(text: str, at: int) -> str:
         if measure or counted:
             skipped = True
             continue  # "the 140-litre front-loader", "the three-bedroom flat": the front-loader, the flat
-        if not words and f in MEASURES and _COMPARED.match(text, at + m.end()):
-            break  # "move the pond a metre further", "a week later": how far or how long, no thing
         base = re.split(r"['’]", f)[0]
         if (base != f and (base in NEVER or base in FUNCTION or base in STARTERS)) or f.endswith(("n't", "n’t", *_ADVERB)):
             break  # "We've settled …", "there'll be": a pronoun, no thing; "couldn't": a verb; "privately"
@@ -199,9 +197,10 @@ def _phrase(text: str, at: int) -> str:
         if f in FUNCTION or (f in NEVER and not when and not compound and not weekday) or (verbish(f) and not gerund) or (f in STARTERS - {"waiting", "open", "work"} and not named_thing):
             break
         if POSSESSIVE.search(w) or (words and (f in VERBS_S or f in PLAIN_VERBS or f in PARTICIPLES)) or (skipped and f in PLAIN_VERBS):
+            words += [POSSESSIVE.sub("", w)] if _said_is(w, text[at + m.end() :]) else []  # "Head count's 92 now"
             break  # "subs go to £6"; "letting the Chapel Allerton one go": a verb, no thing
         if _no_part(words, f, text[at + m.end() :]):
-            break  # how or where, or a plural's verb
+            break  # how or where, a plural's verb, how far or how long
         verb_next = re.match(rf"\s+{VERB_OBJECT}", text[at + m.end() :])
         object_next = re.match(r"\s+(?:the|a|an|our|my|their|his|her|every|each|both)\b", text[at + m.end() :])
         if words and w.islower() and f.endswith("s") and not f.endswith(("ss", "us", "is")) and (verb_next if words[-1][:1].isupper() else object_next):
@@ -226,12 +225,18 @@ def _phrase(text: str, at: int) -> str:
     return title[:1].upper() + title[1:]
 
 
+def _said_is(word: str, rest: str) -> bool:
+    """True when `word`'s "'s" says "is" ("Head count's 92 now", "the fee's £300"): the word is the thing."""
+    return POSSESSIVE.search(word) is not None and word[:1].islower() and re.match(r"\s+(?:[£€$]?\d|now\b|still\b)", rest) is not None
+
+
 def _no_part(words: list[str], f: str, rest: str) -> bool:
-    """True when the word `f`, after the phrase's `words` (and before `rest`), is how or where ("the
-    poultry register online", "paving slabs round the edge") or a plural's verb ("Decision: parents pay
-    £220", "Jess's family take the pitch"; "holiday pay" stays): no part of the phrase."""
+    """True when the word `f`, after the phrase's `words` (and before `rest`), is how far or how long ("a
+    metre further"), how or where ("the poultry register online", "paving slabs round the edge") or a
+    plural's verb ("Decision: parents pay £220", "Jess's family take the pitch"; "holiday pay" stays):
+    no part of the phrase."""
     if not words:
-        return False
+        return f in MEASURES and _COMPARED.match(rest) is not None  # "move the pond a metre further", "a week later"
     if f in _ADVERB_AFTER or (f in ("round", "around") and re.match(r"\s+(?:the|a|an|our|my|their|his|her|its)\s", rest)):
         return True
     last = fold(words[-1])

@@ -72,7 +72,7 @@ PARTICIPLES = _words("broken written taken given chosen driven shown known grown
 VERBS_S = _words(
     """comes goes starts stays moves gets takes makes pays needs wants runs opens closes ends begins
     arrives leaves lands ships works looks seems becomes remains keeps holds costs includes loads
-    sits fits happens lives joins quits leads follows asks"""
+    sits fits happens lives joins quits leads follows asks stands"""
 )
 # Nouns that look like verbs by their ending.
 ING_NOUNS = _words(
@@ -92,7 +92,7 @@ ROLES_FOLDED = _words(
     baker butcher gardener accompanist conductor organist pianist tuner luthier signwriter shopfitter
     roofer glazier locksmith physio physiotherapist optician vicar tutor instructor examiner chef
     cleaner childminder nanny carer warden caretaker administrator receptionist pharmacist midwife
-    counsellor therapist engraver polisher restorer upholsterer landscaper valuer auctioneer stonemason plasterer"""
+    counsellor therapist engraver polisher restorer upholsterer landscaper valuer auctioneer stonemason plasterer clerk"""
 )
 KIN = _words("aunt auntie uncle cousin gran granny grandma grandad grandpa nan nana")
 DEMONYMS = _words(
