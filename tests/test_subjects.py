@@ -1449,3 +1449,14 @@ def test_a_count_said_with_its_s_and_a_list_that_stands_at_a_number_are_things()
     titled "List stands"."""
     assert topic_title("Head count's 92 now Auntie Pat has rung round the cousins.") == "Head count"
     assert topic_title("Guest list stands at 80 once Dad's golf lot are in.") == "Guest list"
+
+
+def test_part_of_a_count_is_no_new_count_and_a_two_tier_cake_counts_two() -> None:
+    """held48: "Ridgeline came at ten: only 9 of the 12 hybrids" was asked against "12 hybrids" ordered;
+    "Correction: Gwen's doing three tiers, not two, so the cake's £320" paired with "a two-tier … cake
+    for £260" only while "2" matched inside "£260"."""
+    order = Earlier("2026-03-09#2", "Spring order in with Ridgeline Distribution, PO/3107: 12 hybrids, 6 kids' bikes, £11,480 ex VAT.", "ridgeline-distribution")
+    assert changed_value("Ridgeline came at ten: only 9 of the 12 hybrids, and one box of tyres crushed.", "ridgeline-distribution", [order]) is None
+    assert changed_value("Ridgeline now say 14 hybrids are coming.", "ridgeline-distribution", [order]) == order
+    cake = Earlier("2026-04-22#1", "Gwen Pryce, who made Sarah's christening cake, will do a two-tier gold and ivory cake for £260.", "gwen-pryce")
+    assert changed_value("Correction: Gwen's doing three tiers, not two, so the cake's £320.", "gwen-pryce", [cake]) == cake

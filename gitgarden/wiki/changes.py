@@ -240,6 +240,15 @@ def _shape(text: str) -> str:
     return re.sub(r"[A-Z]", "A", re.sub(r"\d", "0", text))
 
 
+_PART_OF = re.compile(r"\b(\d+) of the (\d+)\b")
+
+
+def _not_parts(line: str, new: set[Value], old_values: set[Value]) -> set[Value]:
+    """`new` without the counts `line` gives as part of an old count: "only 9 of the 12 hybrids" after
+    "12 hybrids" says how many of them came, no new count of hybrids."""
+    parts = {a for a, b in _PART_OF.findall(line) if Value("count", b) in old_values}
+    return {v for v in new if not (v.kind == "count" and v.text in parts)}
+
 _PRICE_VERBS = frozenset({"cost", "costs", "pay", "pays", "paying", "comes", "says", "charge", "charges", "wants", "asks", "offers"})
 _FROM_TO = re.compile(r"\bfrom\s+((?=[\w/-]*[A-Za-z])(?=[\w/-]*\d)[\w/-]+)\s+to\s+((?=[\w/-]*[A-Za-z])(?=[\w/-]*\d)[\w/-]+)\b")
 _ID_FIX = re.compile(r"\b(?:correction|corrected|actually|should have|wrong|swapped|typo|mistyped|misread|copied|not\s+(?:\d|[A-Z]{1,5}[-/]?\d))", re.I)
@@ -341,6 +350,7 @@ def _rank(said: _Said, old: Earlier, page: str) -> tuple[bool, bool, bool, bool,
     if _outright(said, old_text, old.page == page):
         return (True, True, False, False, False, False, old.page == page, False, 0, len(words & old_words))
     old_values = values(old_text)
+    new = _not_parts(line, new, old_values)
     kinds = {v.kind for v in new} & {v.kind for v in old_values}
     differing = {k for k in kinds if any(not _same(v, old_values) for v in new if v.kind == k)}
     if not differing:

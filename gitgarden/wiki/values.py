@@ -32,7 +32,7 @@ _UNITS, _TENS = NUMBERS, TENS
 _NUMBER_WORDS = {w: n for n, w in enumerate(_UNITS, 1) if n > 1} | _TENS  # not "one": "the one", "one of"
 _HOUR = "|".join(_UNITS[:12])
 _SPELLED_TIME = re.compile(rf"\b(?:(half|quarter)\s+past|(quarter)\s+to)\s+({_HOUR})\b|\b({_HOUR})\s+o['’]clock\b", re.I)
-_SPELLED_NUMBER = re.compile(rf"\b(?:({'|'.join(_TENS)})[- ]({'|'.join(_UNITS[:9])})|({'|'.join(_NUMBER_WORDS)}))\b(?![-'’](?!(?:year|month|week|day|night|hour|minute)s?\b))", re.I)  # "a four-year term": 4
+_SPELLED_NUMBER = re.compile(rf"\b(?:({'|'.join(_TENS)})[- ]({'|'.join(_UNITS[:9])})|({'|'.join(_NUMBER_WORDS)}))\b(?!['’]|-(?![a-z])|-(?:thirds?|quarters?|fifths?|halves)\b)", re.I)  # "a four-year term", "a two-tier cake": 4, 2
 
 
 def spelled(text: str) -> str:
