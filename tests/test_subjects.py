@@ -1460,3 +1460,9 @@ def test_part_of_a_count_is_no_new_count_and_a_two_tier_cake_counts_two() -> Non
     assert changed_value("Ridgeline now say 14 hybrids are coming.", "ridgeline-distribution", [order]) == order
     cake = Earlier("2026-04-22#1", "Gwen Pryce, who made Sarah's christening cake, will do a two-tier gold and ivory cake for £260.", "gwen-pryce")
     assert changed_value("Correction: Gwen's doing three tiers, not two, so the cake's £320.", "gwen-pryce", [cake]) == cake
+
+
+def test_an_ing_word_between_a_word_and_its_thing_is_part_of_it() -> None:
+    """held48: "Going with the online safeguarding module rather than waiting …" decided a page "Online"."""
+    assert decided_things("Going with the online safeguarding module rather than waiting for the face-to-face session in June.") == ["Safeguarding module"]
+    assert decided_things("Decision: no online booking this year; tickets only from the village shop.")[0] == "Online booking"

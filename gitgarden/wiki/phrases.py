@@ -176,8 +176,8 @@ def _phrase(text: str, at: int) -> str:
         # "safety briefing in the lobby", "team meeting on Friday": a thing's -ing noun before where or when
         gerund = gerund or (
             bool(words) and words[-1].islower() and not fold(words[-1]).endswith("s") and f.endswith("ing")
-            and re.match(r"\s*(?:[,.;:]|$)|\s+(?:in|at|on|for|with|from|by)\s", text[at + m.end() :]) is not None
-        )  # fmt: skip
+            and (re.match(r"\s*(?:[,.;:]|$)|\s+(?:in|at|on|for|with|from|by)\s", text[at + m.end() :]) is not None or _next_is_noun(text, at + m.end()))
+        )  # fmt: skip  # … and "the online safeguarding module": an -ing word between a word and its thing
         ordinal = f in ("first", "second", "third", "last", "next") and not _next_in(text, at + m.end(), NEVER)  # not "next week"
         described = f.endswith("ed") and verbish(f) and _next_is_noun(text, at + m.end()) and (
             _AFTER_DETERMINER.search(text, 0, at + m.start()) is not None or _AFTER_CHOICE.search(text, 0, at + m.start()) is not None
