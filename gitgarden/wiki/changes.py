@@ -249,6 +249,7 @@ def _not_parts(line: str, new: set[Value], old_values: set[Value]) -> set[Value]
     parts = {a for a, b in _PART_OF.findall(line) if Value("count", b) in old_values}
     return {v for v in new if not (v.kind == "count" and v.text in parts)}
 
+
 _PRICE_VERBS = frozenset({"cost", "costs", "pay", "pays", "paying", "comes", "says", "charge", "charges", "wants", "asks", "offers"})
 _FROM_TO = re.compile(r"\bfrom\s+((?=[\w/-]*[A-Za-z])(?=[\w/-]*\d)[\w/-]+)\s+to\s+((?=[\w/-]*[A-Za-z])(?=[\w/-]*\d)[\w/-]+)\b")
 _ID_FIX = re.compile(r"\b(?:correction|corrected|actually|should have|wrong|swapped|typo|mistyped|misread|copied|not\s+(?:\d|[A-Z]{1,5}[-/]?\d))", re.I)
