@@ -298,7 +298,7 @@ def roles_said(text: str) -> dict[str, str]:
     for m in _ROLE_SAID.finditer(text):
         name = m.group("name")
         # "Gareth Powell of Brightwell Energy is our installer": the person's role, said after their firm
-        firm_of = re.search(rf"({_NAME_RUN})\s+(?:of|from|at)\s+$", text[: m.start("name")])
+        firm_of = re.search(rf"({_NAME_RUN})\s+(?:of|from|at)\s+$", text[max(0, m.start("name") - 120) : m.start("name")])
         name = firm_of.group(1) if firm_of else name
         if name[:1].isupper() and fold(name.split()[0]) not in NEVER and fold(name.split()[0]) not in STARTERS:
             out[name] = m.group("role")
