@@ -1466,3 +1466,10 @@ def test_an_ing_word_between_a_word_and_its_thing_is_part_of_it() -> None:
     """held48: "Going with the online safeguarding module rather than waiting …" decided a page "Online"."""
     assert decided_things("Going with the online safeguarding module rather than waiting for the face-to-face session in June.") == ["Safeguarding module"]
     assert decided_things("Decision: no online booking this year; tickets only from the village shop.")[0] == "Online booking"
+
+
+def test_an_adverb_in_ually_is_no_title_and_a_days_s_says_is() -> None:
+    """held49: "Actually collection's Friday 12 June after 10am, …" made a page "Actually"."""
+    assert topic_title("Actually collection's Friday 12 June after 10am, Marcus says they steam everything the day before.") in ("", "Collection")
+    assert noun_phrase("usually the Friday", 0) == ""
+    assert topic_title("First fitting for all of us booked for Saturday 16 May at 11am.") == "Fitting"  # held49: the project's page before

@@ -111,6 +111,7 @@ def _next_is_noun(text: str, at: int) -> bool:
     return not (w in FUNCTION or w in NEVER or w in VERBS_S or verbish(w) or DETERMINER.match(w + " "))
 
 
+_ORDINAL_BEFORE = re.compile(r"\b(?:first|second|third|final|last|next)\s+$", re.I)  # "First fitting for all of us"
 _AFTER_DETERMINER = re.compile(r"\b(?:the|a|an|our|my|their|his|her|its|this|that|no)\s+$", re.I)  # "the revised quote"
 _COLLECTIVE = frozenset({"family", "team", "committee", "band", "crew", "staff", "couple", "club", "choir"})  # "the family take"
 _ADVERB_AFTER = frozenset({"online", "offline", "instead", "anyway", "together", "abroad", "overseas"})  # never a thing's last word
@@ -138,7 +139,7 @@ def noun_phrase(text: str, at: int) -> str:
 # "lessons every Thursday": how often, not a verb's object ("cap every tour")
 _DAY = r"(?i:mon|tues|wednes|thurs|fri|satur|sun)day"
 _WHEN_EVERY = rf"(?i:(?:other\s+)?(?:{_DAY}|day|week|weekend|month|morning|afternoon|evening|night|year|term))\b"
-_ADVERB = ("ately", "ively", "ously", "fully", "ably", "ibly", "ently", "antly", "ckly", "edly", "ingly")
+_ADVERB = ("ately", "ively", "ously", "fully", "ably", "ibly", "ently", "antly", "ckly", "edly", "ingly", "ually")
 _WEEKDAY = re.compile(_DAY)
 # "the Tuesday class", "October dinner": a weekday or a month before its thing (not "May need …")
 _WEEKDAY_THING = re.compile(rf"({_DAY}|January|February|March|April|June|July|August|September|October|November|December)\s+(?=[a-z])")
@@ -171,7 +172,7 @@ def _phrase(text: str, at: int) -> str:
         if f in ENDS_PHRASE or (words and f == "half") or (not words and re.match(rf"\s+(?:the|a|an|our|my|their|his|her|all|every(?!\s+{_WHEN_EVERY}))\s", text[at + m.end() :])):
             break  # "cap the tour": a verb before its object is no part of a phrase
         gerund = not words and verbish(f) and f.endswith("ing") and (
-            _next_is_verb(text, at + m.end()) or _next_is_noun(text, at + m.end()) or _AFTER_DETERMINER.search(text, 0, at + m.start()) is not None
+            _ORDINAL_BEFORE.search(text, 0, at + m.start()) is not None or _next_is_verb(text, at + m.end()) or _next_is_noun(text, at + m.end()) or _AFTER_DETERMINER.search(text, 0, at + m.start()) is not None
         ) or (bool(words) and words[-1].isupper() and f.endswith("ing") and _next_in(text, at + m.end(), FUNCTION))  # "the scaffolding", "FIDE rating on …"
         # "safety briefing in the lobby", "team meeting on Friday": a thing's -ing noun before where or when
         gerund = gerund or (
@@ -227,7 +228,7 @@ def _phrase(text: str, at: int) -> str:
 
 def _said_is(word: str, rest: str) -> bool:
     """True when `word`'s "'s" says "is" ("Head count's 92 now", "the fee's £300"): the word is the thing."""
-    return POSSESSIVE.search(word) is not None and word[:1].islower() and re.match(r"\s+(?:[£€$]?\d|now\b|still\b)", rest) is not None
+    return POSSESSIVE.search(word) is not None and word[:1].islower() and re.match(rf"\s+(?:[£€$]?\d|now\b|still\b|{_DAY}\b)", rest) is not None
 
 
 def _no_part(words: list[str], f: str, rest: str) -> bool:
