@@ -1473,3 +1473,12 @@ def test_an_adverb_in_ually_is_no_title_and_a_days_s_says_is() -> None:
     assert topic_title("Actually collection's Friday 12 June after 10am, Marcus says they steam everything the day before.") in ("", "Collection")
     assert noun_phrase("usually the Friday", 0) == ""
     assert topic_title("First fitting for all of us booked for Saturday 16 May at 11am.") == "Fitting"  # held49: the project's page before
+
+
+def test_a_deposit_paid_is_no_new_price_unless_the_line_says_it_changes_one() -> None:
+    """held49: "Paid the deposit, £50 a suit, £250 in total" was asked against "£129 a suit for the navy
+    three-piece" (a total close to the price); "Correction: … £685, forgot the wig deposit" still is."""
+    price = Earlier("2026-05-11#2", "Marcus Finch, the manager, measured me up, £129 a suit for the navy three-piece.", "marcus-finch")
+    assert changed_value("Paid the deposit, £50 a suit, £250 in total, receipt RCPT/1187.", "marcus-finch", [price]) is None
+    quote = Earlier("2026-08-04#1", "Harrow & Finch Costume Hire quote for the whole cast: £640, order HF-20781.", "harrow-finch-costume-hire")
+    assert changed_value("Correction: Harrow & Finch is £685 not £640, forgot the wig deposit.", "harrow-finch-costume-hire", [quote]) == quote

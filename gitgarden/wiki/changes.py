@@ -357,8 +357,8 @@ def _rank(said: _Said, old: Earlier, page: str) -> tuple[bool, bool, bool, bool,
     if not differing:
         return None
     units = {_unit(v) for v in old_values if v.kind == "amount"}
-    if differing == {"amount"} and not any(_unit(v) in units for v in new if v.kind == "amount" and not _same(v, old_values)):
-        return None  # "Paid her 30% deposit, £555" after "a 30% deposit", "€45 a day" after "£1,200": another unit
+    if differing == {"amount"} and (not any(_unit(v) in units for v in new if v.kind == "amount" and not _same(v, old_values)) or (not said.cue and _deposit_only(line, old_text))):
+        return None  # "Paid her 30% deposit, £555" after "a 30% deposit", "€45 a day" after "£1,200": another unit; a deposit beside a price
     named = any(d and any(_names_value(d, v.text) for v in old_values) for d in said.denied)
     named = named or bool(said.old_marked & {v.text for v in old_values}) or _old_day(said.old_marked, old_values)
     if said.old_marked and not named:
@@ -431,6 +431,13 @@ def _names_value(denied: str, old: str) -> bool:
     if denied.isdigit():
         return re.fullmatch(rf"[£€$]?{re.escape(denied)}(?:\D.*)?", old) is not None
     return denied == old or denied in old
+
+
+def _deposit_only(line: str, old: str) -> bool:
+    """True when `line` gives a deposit and `old` none: "Paid the deposit, £50 a suit, £250 in total" is
+    no new price of "£129 a suit" — a part paid, not what the whole costs (unless the line says it
+    changes something: "Correction: … £685, forgot the wig deposit")."""
+    return re.search(r"\bdeposit", line, re.I) is not None and re.search(r"\bdeposit", old, re.I) is None
 
 
 def _outright(said: _Said, old_text: str, same_page: bool) -> bool:
