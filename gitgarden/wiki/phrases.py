@@ -172,7 +172,8 @@ def _phrase(text: str, at: int) -> str:
         if f in ENDS_PHRASE or (words and f == "half") or (not words and re.match(rf"\s+(?:the|a|an|our|my|their|his|her|all|every(?!\s+{_WHEN_EVERY}))\s", text[at + m.end() :])):
             break  # "cap the tour": a verb before its object is no part of a phrase
         gerund = not words and verbish(f) and f.endswith("ing") and (
-            _ORDINAL_BEFORE.search(text, 0, at + m.start()) is not None or _next_is_verb(text, at + m.end()) or _next_is_noun(text, at + m.end()) or _AFTER_DETERMINER.search(text, 0, at + m.start()) is not None
+            (_ORDINAL_BEFORE.search(text, 0, at + m.start()) is not None and re.match(r"\s+(?:for|of|on|at|in|with)\s", text[at + m.end() :]) is not None)
+            or _next_is_verb(text, at + m.end()) or _next_is_noun(text, at + m.end()) or _AFTER_DETERMINER.search(text, 0, at + m.start()) is not None
         ) or (bool(words) and words[-1].isupper() and f.endswith("ing") and _next_in(text, at + m.end(), FUNCTION))  # "the scaffolding", "FIDE rating on …"
         # "safety briefing in the lobby", "team meeting on Friday": a thing's -ing noun before where or when
         gerund = gerund or (
