@@ -1472,6 +1472,8 @@ def test_an_adverb_in_ually_is_no_title_and_a_days_s_says_is() -> None:
     """held49: "Actually collection's Friday 12 June after 10am, …" made a page "Actually"."""
     assert topic_title("Actually collection's Friday 12 June after 10am, Marcus says they steam everything the day before.") in ("", "Collection")
     assert noun_phrase("usually the Friday", 0) == ""
+    assert noun_phrase("Usually Friday is fine.", 0) == ""  # the line above ends at "the" with or without the rule
+    assert topic_title("Gradually rising costs on the van.") == "Van"
     assert topic_title("First fitting for all of us booked for Saturday 16 May at 11am.") == "Fitting"  # held49: the project's page before
 
 

@@ -323,8 +323,7 @@ class Planner:
         """The one page of someone named in full (a person or a firm) whose lines say the deed a role
         is named for — "the surveyor's report" after "Siobhán Kearney did the survey" — or None; the
         role is theirs from then on."""
-        one = subjects.fold(role).removesuffix("s") if subjects.fold(role) not in wordlists.ROLES_FOLDED else subjects.fold(role)
-        deed = _DEED.sub("", one) if " " not in role.strip() else ""  # "the cleaners": a cleaner's deed
+        deed = subjects.role_deed(role) if " " not in role.strip() else ""  # "the cleaners": a cleaner's deed
         if len(deed) < 5:
             return None  # "electrician": "electric" is said of too much
         people = {page for pages_ in self.index.parts.values() for page in pages_}
@@ -474,7 +473,6 @@ _LEADS = re.compile(
     # "Advert goes in the TES and on the Northshire jobs site on Mon 23 March": a thing and the day it goes out
     r"|^[A-Za-z][\w-]*(?:\s+[a-z][\w-]*){0,2}\s+(?:goes|go|went)\s+(?:in|into|out|live|up|off)\b(?=[^.;]*?\bon\s+(?:(?i:mon|tue|wed|thu|fri|sat|sun)[a-z]*\b|\d))"
 )  # "Collection weekend is Saturday 5 and Sunday 6 December, at Brightwell's …": its date
-_DEED = re.compile(r"(?:or|er|ist)$")  # "surveyor": survey, "engraver": engrav(e), "florist": flor-
 _WITH_ME = re.compile(r"\s+and\s+(?:I|me)\b")
 _PUT_ONTO = re.compile(r"\s+(?:put|pointed|passed)\s+(?:us|me)\s+(?:on\s?to|to)\s+(?=[A-Z])|\s+(?:recommended|introduced\s+(?:us|me)\s+to)\s+(?=[A-Z])")
 

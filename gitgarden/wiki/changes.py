@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from gitgarden.wiki.phrases import named_thing, noun_phrase
-from gitgarden.wiki.subjects import content_words, fold, ids, is_role, mentions
+from gitgarden.wiki.subjects import content_words, fold, ids, is_role, mentions, role_deed
 from gitgarden.wiki.values import (
     AMOUNT,
     DATE,
@@ -263,7 +263,7 @@ def _plain_words(text: str) -> set[str]:
     short = {fold(w) for w in re.findall(r"\b[^\W\d_]{3}\b", text)} - _SHORT_FUNCTION  # "the fee", "the van"
     due = content_words("deadline") if re.search(r"\bdue\b", text, re.I) else set()  # "due Friday 2 October": its deadline
     # "the cleaners' booking" names the end-of-tenancy clean: a role's deed is the thing it does
-    deeds = {d for w in re.findall(r"\b[a-z]+(?:er|or|ist)s?\b['’]?", text) if is_role(w) for d in content_words(re.sub(r"(?:er|or|ist)s?['’]?$", "", w))}
+    deeds = {d for w in re.findall(r"\b[a-z]+['’]?", text) if is_role(w) for d in content_words(role_deed(w))}
     return {_SAME_THING.get(w, w) for w in content_words(text) | short | due | deeds} - _WEAK
 
 

@@ -44,8 +44,9 @@ def topic_title(line: str) -> str:
     # "Committee fixed the Holloway Lane Allotment Society open day for …": a body that does something
     # is not what the line is about; the thing it does it to is (its name before it is the owner's)
     did = re.match(rf"(?i:(?:the|our)\s+)?(?i:{re.escape(first)})\s+([a-z]+)\s+(?:the|a|an|our|their|its)\s+(?:[A-Z][\w'’&-]*\s+)*(?=[a-z])", plain) if fold(first) in _COLLECTIVE else None
-    if did and (did.group(1).endswith("ed") or did.group(1) in VERBS_S) and noun_phrase(plain, did.end()):
-        return noun_phrase(plain, did.end())
+    done_to = noun_phrase(plain, did.end()) if did and (did.group(1).endswith("ed") or did.group(1) in VERBS_S) else ""
+    if done_to:
+        return done_to
     if first:
         return first if fold(first) not in VAGUE else ""  # "Plan is to leave at 7am": no page "Plan"
     count = re.match(r"(?:about\s+|around\s+)?\d[\d,]*\s+(?=[a-z])", plain)

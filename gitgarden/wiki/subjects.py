@@ -238,8 +238,22 @@ _PLURAL_POSSESSIVE = re.compile(r"(?<=s)['’]$")
 
 def is_role(word: str) -> bool:
     """True when `word` is a role code knows, one of many or someone's: "electrician", "the cleaners'"."""
+    return _one_role(word) in ROLES_FOLDED
+
+
+def role_deed(word: str) -> str:
+    """The deed a role is named for, folded: "surveyor" survey, "engraver" engrav(e), "florist" flor-,
+    "the cleaners'" clean; a role AGENTS.md gives ("installer") the same way."""
+    return _DEED.sub("", _one_role(word))
+
+
+_DEED = re.compile(r"(?:or|er|ist)$")
+
+
+def _one_role(word: str) -> str:
+    """`word` folded, without a possessive, in the singular when that is a role code knows ("cleaners'")."""
     f = fold(_PLURAL_POSSESSIVE.sub("", POSSESSIVE.sub("", word)))
-    return f in ROLES_FOLDED or (f.endswith("s") and f[:-1] in ROLES_FOLDED)
+    return f[:-1] if f not in ROLES_FOLDED and f.endswith("s") and f[:-1] in ROLES_FOLDED else f
 
 
 def roles_given(line: str, names: list[Mention]) -> dict[str, str]:
