@@ -1389,3 +1389,23 @@ def test_a_lists_line_is_the_lists_not_the_relation_or_the_cousin_it_names(proje
     assert "Guest list stands at 80" in body(project, "guest-list")
     assert not {"wiki/dad.md", "wiki/auntie-pat.md", "wiki/clerk.md"} & set(result.created), result.created
     assert "The clerk says mine's the only nomination" in body(project, "helen-marsh")
+
+
+@pytest.mark.parametrize("mark", ["- ", "* ", "- [ ] ", "1. "])
+def test_a_journal_kept_as_a_list_is_read_for_what_its_lines_say(project: Project, mark: str) -> None:
+    """held51: Obsidian's daily notes are lists. "- Decision: …" decides, and an Open line quotes the
+    line's words — “Correction: …”, not “- Correction: …”, and no question shown as "- - Does …"."""
+    old = "Tomasz Wójcik quoted 18,400 EUR for the kitchen, invoice TW-0314."
+    new = "Correction: Tomasz's quote is 19,100 EUR, not 18,400; he forgot the skip."
+    decision = "Decision: Tomasz does the main works, starting Monday 16 March."
+    question = "Does the quote include VAT?"
+    journal(project, "2026-03-04", mark + old)
+    garden(project, answers(FakeModel(), "yes"))
+    journal(project, "2026-03-05", mark + new, mark + decision, mark + question)
+    result = garden(project, answers(FakeModel(), "yes", "yes", "yes"))
+    assert result.refusals == [] and result.unread == [], result
+    assert body(project, "tomasz-wojcik") == f"- {old} (2026-03-04)\n- {new} (2026-03-05)\n"
+    assert meta(project, "works")["state"] == "decided"
+    asked = open_lines(project)
+    assert f"- Which holds? “{old}” (2026-03-04) or “{new}” (2026-03-05) ([[tomasz-wojcik]])" in asked
+    assert f"- {question}" in asked and not any(ln.startswith(f"- {mark}") or f"“{mark}" in ln for ln in asked)

@@ -24,14 +24,13 @@ from gitgarden.answer.check import verdict
 from gitgarden.guard.grounding import content_words, lines_holding, sentences
 from gitgarden.history.provenance import Source
 from gitgarden.wiki import pages
-from gitgarden.wiki.journal import JournalLine
+from gitgarden.wiki.journal import LIST_MARK, JournalLine
 
 __all__ = ["Note", "Journal", "page_notes", "line_note", "BULLET"]
 
 # A small-mode bullet: the line's words, then its day in brackets.
 BULLET = re.compile(r"^\s*[-*+]\s+(?:\[[ xX]\]\s+)?(?P<text>.+?)\s*\((?P<day>\d{4}-\d{2}-\d{2})\)\s*$")
 _BLANK = re.compile(r"\n[ \t]*\n")
-_LIST_MARK = re.compile(r"^(?:[-*+]\s+(?:\[[ xX]\]\s+)?|\d+[.)]\s+)")
 _SHARED_MIN = 1  # content words a line must share with a sentence to be looked at as its source
 
 
@@ -95,7 +94,7 @@ class Journal:
 
 
 def _plain(text: str) -> str:
-    return " ".join(_LIST_MARK.sub("", text.strip(), count=1).split()).rstrip(".").casefold()
+    return " ".join(LIST_MARK.sub("", text.strip(), count=1).split()).rstrip(".").casefold()
 
 
 def line_note(line: JournalLine, page: str = "", title: str = "") -> Note:

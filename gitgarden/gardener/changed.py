@@ -38,10 +38,10 @@ def open_changes(ops: Sequence[Op], offered: Mapping[str, JournalLine], tree: Tr
             continue
         line = offered[line_id]
         earlier = _earlier(tree, line, offered)
-        old = changes.changed_value(line.text, pages_of.get(line_id, ""), earlier)
-        if old is None or (old.text in asked and line.text in asked):
+        old = changes.changed_value(line.said, pages_of.get(line_id, ""), earlier)
+        if old is None or (old.text in asked and line.said in asked):
             continue
-        said = f"Which holds? “{old.text}” ({old.id}) or “{line.text}” ({line.id})"
+        said = f"Which holds? “{old.text}” ({old.id}) or “{line.said}” ({line.id})"
         page = pages_of.get(line_id, "")
         shown = [page] if page and _exists(tree, page, ops) else []
         out.append(Op("open_question", {"text": said, "pages": shown}, (line_id,), len(out)))
@@ -63,8 +63,8 @@ def _earlier(tree: Tree, line: JournalLine, offered: Mapping[str, JournalLine]) 
         for n, raw in enumerate(text.splitlines(), start=1):
             if (day, n) >= (line.day, line.lineno):
                 break
-            if raw.strip() and not raw.lstrip().startswith("#"):
-                found.append(changes.Earlier(f"{day}#{n}", raw.strip(), "?"))
+            if raw.strip() and not journal.is_heading(raw):
+                found.append(changes.Earlier(f"{day}#{n}", journal.LIST_MARK.sub("", raw.strip(), count=1).strip(), "?"))
     return found
 
 

@@ -25,11 +25,10 @@ from gitgarden.wiki.journal import JournalLine
 from gitgarden.wiki.subject_index import HONORIFICS, SubjectIndex, name_parts
 from gitgarden.wiki.tree import Tree
 
-__all__ = ["Planner", "bullets", "LIST_MARK"]
+__all__ = ["Planner", "bullets"]
 
 _PUNCTUATION = re.compile(r"[^\w\s'’]")
 _SUBORDINATE = re.compile(r"\b(?:after|because|since|when|while|until|though|although|as|now(?=\s+(?:[A-Z]|$)))\b", re.I)  # "… now Auntie Pat has rung"
-LIST_MARK = re.compile(r"^(?:[-*+]\s+(?:\[[ xX]\]\s+)?|\d+[.)]\s+)")
 _BULLET_LINE = re.compile(r"^[-*+] (?P<text>.+?) \((?P<day>\d{4}-\d{2}-\d{2})\)\s*$")
 
 
@@ -405,7 +404,7 @@ def _line_order(tree: Tree, day: str) -> dict[str, int]:
     text = tidy.read_text(tree, journal.day_path(day)) or ""
     order: dict[str, int] = {}
     for n, raw in enumerate(text.splitlines()):
-        order.setdefault(LIST_MARK.sub("", raw.strip(), count=1).strip(), n)
+        order.setdefault(journal.LIST_MARK.sub("", raw.strip(), count=1).strip(), n)
     return order
 
 

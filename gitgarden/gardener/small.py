@@ -29,7 +29,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from gitgarden.gardener.calls import call_model, reading_seconds
-from gitgarden.gardener.homes import LIST_MARK, Planner, bullets
+from gitgarden.gardener.homes import Planner, bullets
 from gitgarden.gardener.project_page import general_title
 from gitgarden.gardener.reading import Reading, read_lines, settled
 from gitgarden.gardener.state import Pass, Work
@@ -55,6 +55,9 @@ def ask(run: Pass, work: Work, offered: list[JournalLine], premises: str) -> Ans
     """Judge the offered lines, one short request each, and return the operations code writes."""
     model, budget = run.model, run.budget
     assert model is not None and budget is not None, "small mode asks only when a model is configured"
+    # The model and code read what a line says, not how it is set out: "- Decision: …" is a decision,
+    # and an Open line quotes "Decision: …", not "- Decision: …" (Obsidian's daily notes are lists).
+    offered = [replace(ln, text=ln.said) for ln in offered]
     threshold = _threshold(run, model, premises)
     prompt = judge.messages(premises, offered[0].text if offered else "")
     expect = reading_seconds(model, llm.estimate_tokens(prompt[-1:]) * len(offered) + llm.estimate_tokens(prompt))
@@ -116,8 +119,7 @@ def _threshold(run: Pass, model: Model, premises: str) -> float:
 
 def bullet(line: JournalLine) -> str:
     """The line as a page bullet, word for word, ending in its day: `- Acme pays 400 EUR. (2026-11-29)`."""
-    text = LIST_MARK.sub("", line.text.strip(), count=1).strip()
-    return f"- {text} ({line.day})\n"
+    return f"- {line.said} ({line.day})\n"
 
 
 def changed_fact(new: str, body: str) -> str | None:

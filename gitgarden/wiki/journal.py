@@ -30,6 +30,7 @@ from gitgarden.wiki.names import is_day
 
 __all__ = [
     "JournalLine",
+    "LIST_MARK",
     "READ_PATH",
     "day_path",
     "parse_day",
@@ -70,6 +71,9 @@ _REFUSED = re.compile("[\x00-\x08\x0b-\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029]")
 # A Markdown heading (CommonMark's ATX heading): up to three spaces, one to six `#`, then a space, a
 # tab or the end of the line. `#idea` is a tag and `####### x` text: both are journal lines.
 _HEADING = re.compile(r"^ {0,3}#{1,6}(?:[ \t]|$)")
+# A Markdown list mark a journal line may open with: `- `, `* `, `+ `, a task box (`- [ ] `) or `1. `.
+# Obsidian writes its daily notes as lists; the mark is how the line is set out, not what it says.
+LIST_MARK = re.compile(r"^(?:[-*+]\s+(?:\[[ xX]\]\s+)?|\d+[.)]\s+)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,6 +88,11 @@ class JournalLine:
     @property
     def id(self) -> str:
         return f"{self.day}#{self.lineno}"
+
+    @property
+    def said(self) -> str:
+        """The line's words without the list mark it may open with: `- Decision: oak` says `Decision: oak`."""
+        return LIST_MARK.sub("", self.text, count=1).strip()
 
 
 def day_path(day: str) -> str:
