@@ -1484,3 +1484,18 @@ def test_a_deposit_paid_is_no_new_price_unless_the_line_says_it_changes_one() ->
     assert changed_value("Paid the deposit, £50 a suit, £250 in total, receipt RCPT/1187.", "marcus-finch", [price]) is None
     quote = Earlier("2026-08-04#1", "Harrow & Finch Costume Hire quote for the whole cast: £640, order HF-20781.", "harrow-finch-costume-hire")
     assert changed_value("Correction: Harrow & Finch is £685 not £640, forgot the wig deposit.", "harrow-finch-costume-hire", [quote]) == quote
+
+
+def test_she_is_no_thing_two_lines_share_and_a_charge_on_top_is_near_no_price() -> None:
+    """held50: "Nadia can't do the Saturday collection, she'll deliver the cake … instead, £15 extra" was
+    asked against "Filled in the baptism form for Judith, … she wants it back by 31 May" ("she" the one
+    word in common), then against "kids off the children's menu at £12" (£15 close to £12)."""
+    cake = Earlier("2026-05-13#2", "Nadia Hussain from Sugar & Crumb can do a two-tier cake for £140, collection Saturday 13 June.", "nadia-hussain")
+    form = Earlier("2026-05-13#1", "Filled in the baptism form for Judith, ref B-26/031, she wants it back by 31 May.", "judith")
+    menu = Earlier("2026-05-14#2", "Decision: two-course set lunch with the roast, kids off the children's menu at £12.", "roast")
+    new = "Nadia can't do the Saturday collection, she'll deliver the cake to the Mill on the Sunday morning instead, £15 extra."
+    assert changed_value(new, "nadia-hussain", [cake, form]) == cake
+    assert changed_value(new, "nadia-hussain", [cake, menu]) == cake
+    assert changed_value(new, "nadia-hussain", [form]) is None and changed_value(new, "nadia-hussain", [menu]) is None
+    # A new price said outright is still near the old one: "now £14 for the kids' menu" changes £12.
+    assert changed_value("The Mill says the kids' menu is now £14 a head.", "old-mill", [menu]) == menu

@@ -286,7 +286,7 @@ _TOTAL = re.compile(r"\b(?:all in|in total|altogether|all told|comes? to|came to
 
 _CAPITALISED = re.compile(r"\b[A-Z][^\W\d_]+")
 _SHORT_WORDS = """the and but for not nor yet our you her his its who why how any all was are has had did can
-may now one two six ten per via off out too got get let put set say see saw new old due own few eur usd
+may now one two six ten per via off out too got get let put set say see saw new old due own few she him eur usd
 gbp pln nok sek dkk chf inr ngn vat inc est etc max min hrs pcs day mon tue wed thu fri sat sun jan feb
 mar apr jun jul aug sep oct nov dec am pm"""
 _SHORT_FUNCTION = frozenset(_SHORT_WORDS.split())  # three-letter words that name no thing
@@ -333,13 +333,14 @@ class _Said:
     plain: set[str]
     counted: dict[str, set[str]]
     priced: dict[str, set[str]]
+    extras: set[Value]  # "£15 extra", "an extra £40": a charge on top, near no price it could replace
 
     @classmethod
     def of(cls, line: str) -> _Said:
         fixed = [m.group() for m in ids(line)] if _ID_FIX.search(line) else []
         return cls(
             line, values(line), _FROM_TO.findall(line), fixed, has_change_cue(line), _denied(line), _unchosen(line), _topic(line), _marked_old(line),
-            content_words(line), _plain_words(line), _counted(line), _priced(line),
+            content_words(line), _plain_words(line), _counted(line), _priced(line), _extras(line),
         )  # fmt: skip
 
 
@@ -399,7 +400,7 @@ def _rank(said: _Said, old: Earlier, page: str) -> tuple[bool, bool, bool, bool,
     if differing == {"count"} and old.page != page and not (named or recounted or set(said.counted) & old_words):
         return None  # "sheds up to 10 square metres" after "clause 7": another thing counted, elsewhere
     # "knocked it down to £11,450" after "asking £11,995" elsewhere: a price close to the old one …
-    close = "amount" in differing and _close(new, old_values)
+    close = "amount" in differing and _close(new - said.extras, old_values)
     # … where a far smaller deposit on the same page is no price it changes
     far = "amount" in differing and not close and not _close(new, old_values, 2.0)
     # "£2,180 all in" after "quoted £1,980" on the same page, or beside a word of the same thing (a
@@ -423,6 +424,16 @@ def _rank(said: _Said, old: Earlier, page: str) -> tuple[bool, bool, bool, bool,
         owned = bool(_owners(line, differing) & _owners(old_text, differing))
         return (named, strong, repriced or recounted, priced, close, redated, old.page == page, owned, things, shared)
     return None
+
+
+def _extras(line: str) -> set[Value]:
+    """The amounts `line` charges on top ("she'll deliver … instead, £15 extra"): how much more, not
+    what the thing now costs, so no sign of which earlier price the line changes."""
+    return {Value("amount", norm(m.group())) for m in AMOUNT.finditer(line) if _EXTRA.match(line, m.end()) or _AN_EXTRA.search(line, 0, m.start())}
+
+
+_EXTRA = re.compile(r"\s+(?:extra|more|on top)\b", re.I)
+_AN_EXTRA = re.compile(r"\b(?:an?\s+extra|another)\s+$", re.I)
 
 
 def _names_value(denied: str, old: str) -> bool:
