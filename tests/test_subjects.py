@@ -1499,3 +1499,12 @@ def test_she_is_no_thing_two_lines_share_and_a_charge_on_top_is_near_no_price() 
     assert changed_value(new, "nadia-hussain", [form]) is None and changed_value(new, "nadia-hussain", [menu]) is None
     # A new price said outright is still near the old one: "now £14 for the kids' menu" changes £12.
     assert changed_value("The Mill says the kids' menu is now £14 a head.", "old-mill", [menu]) == menu
+
+
+def test_a_line_opening_with_a_thing_changes_the_line_whose_value_that_thing_owns_in_another_form() -> None:
+    """held51: "Move is actually Sunday 28 June now, the new hall …" was asked against "First session at
+    the new hall is Wednesday 1 July" (newer, "hall" in common) rather than "Moving day set for Saturday 27 June"."""
+    moving = Earlier("2026-06-09#1", "Moving day set for Saturday 27 June, 10am at the old hall.", "moving-day")
+    first = Earlier("2026-06-10#2", "First session at the new hall is Wednesday 1 July, starting 9:30.", "session")
+    new = "Move is actually Sunday 28 June now, the new hall has a wedding party in on the Saturday."
+    assert changed_value(new, "", [moving, first]) == moving

@@ -421,7 +421,7 @@ def _rank(said: _Said, old: Earlier, page: str) -> tuple[bool, bool, bool, bool,
         priced = "amount" in differing and bool(set(said.priced) & old_words)
         # "The panel delivery's moved to Thu 21 May" changes "Panels are due Tue 12 May", not "… Mon 11 May,
         # the day before the panels arrive": the same thing named just before the value in both lines
-        owned = bool(_owners(line, differing) & _owners(old_text, differing))
+        owned = _owned(said, old_text, differing)
         return (named, strong, repriced or recounted, priced, close, redated, old.page == page, owned, things, shared)
     return None
 
@@ -462,6 +462,17 @@ def _outright(said: _Said, old_text: str, same_page: bool) -> bool:
 
 
 _VALUE_SPAN = {"date": DATE, "amount": AMOUNT, "time": TIME}
+
+
+def _owned(said: _Said, old_text: str, kinds: set[str]) -> bool:
+    """True when the same thing stands just before a value of `kinds` in both lines (`_owners`), or the
+    thing `said`'s line opens with does in another form ("Move is actually Sunday 28 June" after
+    "Moving day set for Saturday 27 June", not "First session at the new hall is Wednesday 1 July")."""
+    old_owners = _owners(old_text, kinds)
+    if _owners(said.line, kinds) & old_owners:
+        return True
+    root = re.sub(r"(?:e|y)$", "", said.topic) if said.topic.isalpha() else ""
+    return bool(root) and any(re.fullmatch(rf"{root}(?:e|es|ed|ing|s|y|ies)?", w) for w in old_owners)
 
 
 def _owners(text: str, kinds: set[str]) -> set[str]:
