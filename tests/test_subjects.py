@@ -1508,3 +1508,13 @@ def test_a_line_opening_with_a_thing_changes_the_line_whose_value_that_thing_own
     first = Earlier("2026-06-10#2", "First session at the new hall is Wednesday 1 July, starting 9:30.", "session")
     new = "Move is actually Sunday 28 June now, the new hall has a wedding party in on the Saturday."
     assert changed_value(new, "", [moving, first]) == moving
+
+
+def test_a_decision_opening_with_a_verb_and_where_it_goes_decides_the_thing_after_it() -> None:
+    """held51: "Decision: switch to the overnight EV tariff …" decided a page "Switch"."""
+    assert decided_things("Decision: switch to the overnight EV tariff the week after the charger's in.") == ["EV tariff"]
+    assert decided_things("Decision: move to the Friday slot.") == ["Friday slot"]
+    # Initials between a word and its thing are part of it; a name's initials before its verb are not.
+    assert noun_phrase("the overnight EV tariff starts", 4) == "EV tariff"
+    assert topic_title("BT install the new line on Friday.") == "BT"
+    assert noun_phrase("small electricals Kwame has checked", 0) == "Electricals"

@@ -96,7 +96,7 @@ def decided_things(line: str, known_names: Iterable[str] = ()) -> list[str]:
             # "Going with Doyle's 08:15 departure", "going with Jen's plan": Doyle's, Jen's (but "stay
             # with Whitworth's for the flour" decides the flour)
             return []
-    starts = [cue.end() if cue else 0] + [m.end() for m in _AFTER_CUE.finditer(plain)]
+    starts = ([cue.end()] if cue else [] if _VERB_TO.match(plain) else [0]) + [m.end() for m in _AFTER_CUE.finditer(plain)]
     # "€395 a player", "£2 a pot": a unit an amount is counted in, never the thing decided
     # … and "her list", "his van": someone's, not a thing of its own
     starts += [m.end() for m in DETERMINER.finditer(plain) if not re.search(r"\d[kpm]?\s*$", plain[: m.start()]) and not _THEIRS.match(m.group())]
@@ -187,6 +187,8 @@ def _calendar(title: str) -> bool:
     """True for a title of calendar words alone ("Weekday mornings"): when, not what."""
     return all(fold(w).removesuffix("s") in _WHEN for w in title.split())
 
+# "Decision: switch to the overnight EV tariff": a verb and where it goes, the thing after it
+_VERB_TO = re.compile(r"[a-z]+\s+(?:to|into|onto)\s+(?:the|a|an|our|my|their|his|her)\s")
 _PAYS = re.compile(r"\bpa(?:y|ys|id|ying)\s+(?!(?:VAT|PAYE)\b)[A-Z]")  # someone paid: about them
 _NAME_AT = r"[A-Z][\w'’&.-]*(?:\s+(?:&\s+)?[A-Z][\w'’.-]*)*"  # a name where the line starts: "Fraser & Sons"
 _NAME_IS = re.compile(rf"{_NAME_AT}\s+(?:is|are|was|were)\s+(?:the|our|my)\b")

@@ -208,17 +208,17 @@ def _phrase(text: str, at: int) -> str:
         object_next = re.match(r"\s+(?:the|a|an|our|my|their|his|her|every|each|both)\b", text[at + m.end() :])
         if words and w.islower() and f.endswith("s") and not f.endswith(("ss", "us", "is")) and (verb_next if words[-1][:1].isupper() else object_next):
             break  # "Chiara plays Mara", "Low Tide goes to …", "the tour pot covers the rest": a word in -s is the verb
-        if words and words[-1][:1].isupper() and w.islower() and object_next and not text[at + m.end() : at + m.end() + 1].strip():
+        if words and words[-1][:1].isupper() and w.islower() and object_next and not text[at + m.end() : at + m.end() + 1].strip() and not (len(words) > 1 and words[-2].islower() and _initials_of(words[-1], f" {w}")):
             break  # "Brightwave port our phone number": after a name, a word before its object is the verb
         lettered = LETTERED.match(w) is not None  # "T-shirts", "X-ray": no name
-        if words and w[:1].isupper() and words[-1].islower() and not lettered and not weekday:
+        if words and w[:1].isupper() and words[-1].islower() and not lettered and not weekday and not _initials_of(w, text[at + m.end() :]):
             break  # "small electricals Kwame has checked": a name after a thing is no part of it
         if len(words) == 2 and ((w[:1].isupper() and not lettered) or f in BARE_VERBS):
             break  # "Quartz worktop Calacatta", "Open day set for …": no part of the phrase
         words.append(w)
         if len(words) == 3:
             # "Autumn vaccine clinic": its head is last, "Vaccine clinic"; "Dock Street lease": the name
-            words = words[:2] if words[1][:1].isupper() and not _WEEKDAY.fullmatch(words[1]) else words[1:]
+            words = words[:2] if words[1][:1].isupper() and not _WEEKDAY.fullmatch(words[1]) and not (words[0].islower() and _initials_of(words[1], f" {words[2]}")) else words[1:]
             break
         if when:
             break
@@ -226,6 +226,11 @@ def _phrase(text: str, at: int) -> str:
         return ""
     title = " ".join(words)
     return title[:1].upper() + title[1:]
+
+
+def _initials_of(word: str, rest: str) -> bool:
+    """True when `word` is initials before a thing's word ("the overnight EV tariff"): part of the thing."""
+    return len(word) > 1 and word.isupper() and word.isalpha() and re.match(r"\s+[a-z]{3,}\b", rest) is not None
 
 
 def _said_is(word: str, rest: str) -> bool:
