@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 
+from gitgarden.gardener import leads
 from gitgarden.gardener.project_page import named_project_thing, projects_thing
 from gitgarden.model.operations import Op
 from gitgarden.wiki import changes, decisions, journal, pages, phrases, subjects, tidy, wordlists
@@ -106,17 +107,17 @@ class Planner:
         lead_page = (self.resolve(lead) or self.index.starting(lead) or (self.index.ending(lead) if opens else None) or self.index.owning(lead, text)) if lead else None
         if lead_page or (lead and named_project_thing(self.general, text, lead, found)):  # "… Society open day for …"
             return (lead_page, "", [], roles) if lead_page else self.topic_home(lead) + (roles,)
-        names = [m for m in found if not _placed(text, m)]
+        names = [m for m in found if not leads.placed(text, m)]
         after = self.after_colon(text, names)
         if after:
             return after + (roles,)
-        names = _passed_over(text, names)
+        names = leads.passed_over(text, names)
         if lead and names and all(_SUBORDINATE.search(text[: m.start]) for m in names):
             return "", lead, [], roles  # "Guest list at 120 after Arjun's mum added …": the list's line
-        if lead and names and _done_to(text, lead) and subjects.fold(lead) not in self.known_roles:
+        if lead and names and leads.done_to(text, lead) and subjects.fold(lead) not in self.known_roles:
             return self.topic_home(lead) + (roles,)  # "Environmental health inspection booked with …": what was booked
         # A name that opens the line is its subject: it is not passed over for a later one with a page.
-        opening = names[:1] if names and names[0].kind == "name" and _opens(text, names[0]) else []
+        opening = names[:1] if names and names[0].kind == "name" and leads.opens(text, names[0]) else []
         # A role AGENTS.md says someone holds, first, leads ("The landlord wants … before Ferhat …").
         held = names[0] if names and names[0].kind == "role" and subjects.fold(names[0].text) in self.said_roles else None
         if any(m.kind == "name" and " " in m.text for m in names):
@@ -132,7 +133,7 @@ class Planner:
         # in Ghent holding 26 rooms, ref GH-7730" is the hotel's; "Pitch 3 at Millbrook Park booked
         # …, ref MP-7781" (a numbered part of a place) the park's.
         refs_only = bool(names) and all(m.kind == "id" for m in names)
-        place = next((m for m in found if m.kind == "name" and _placed(text, m)), None)
+        place = next((m for m in found if m.kind == "name" and leads.placed(text, m)), None)
         numbered = bool(lead) and re.match(rf"\W*{re.escape(lead)}(?<=\d)|\W*{re.escape(lead)}\s+\d", text, re.I) is not None  # "Pitch 3 at …"
         if place and refs_only and (numbered or not lead):
             page = self.resolve(place.text)  # "at Meadowbank" where the journal says "Meadowbank Sports Centre" too
@@ -142,7 +143,7 @@ class Planner:
         if names:
             # a name before a role or an id; a brand before its thing ("four Velux roof windows from Skyline
             # Roof Windows") is no one's name while the line gives one in full
-            m = held or next((m for m in names if m.kind == "name" and not _brand(text, m, names)), names[0])
+            m = held or next((m for m in names if m.kind == "name" and not leads.brand(text, m, names)), names[0])
             return self.named_home(m, roles) + (roles,)
         topic = self.topic_of(text)
         if topic:
@@ -160,7 +161,7 @@ class Planner:
         Crown …: open meet pencilled for Sunday 18 October at Northgate Pool"), or None."""
         tail = text.split(": ", 1)[1] if ": " in text else ""
         lead = phrases.topic_title(tail) if tail else ""
-        if not lead or not _done_to(tail, lead) or any(m.start >= len(text) - len(tail) for m in names):
+        if not lead or not leads.done_to(tail, lead) or any(m.start >= len(text) - len(tail) for m in names):
             return None
         page = self.resolve(lead) or self.index.starting(lead)
         return (page, "", []) if page else self.topic_home(lead)
@@ -428,65 +429,6 @@ def _says_deed(text: str, deed: str, role: str) -> bool:
         if w.startswith(deed) and not w.startswith(role):
             return not re.search(r"(?:\b(?:her|his|their|my|our|your)|'s)\s+$", subjects.fold(text)[: m.start()])
     return False
-
-
-def _brand(text: str, mention: subjects.Mention, names: Sequence[subjects.Mention]) -> bool:
-    """True for a one-word name that describes the thing after it ("Velux roof windows", "the Dovre
-    5kW wood burner") where the line also names someone in full."""
-    if " " in mention.text or not any(n.kind == "name" and " " in n.text for n in names):
-        return False
-    measure = re.match(r"\s+(?:\d[\w.]*\s+)?(?=[a-z])", text[mention.start + len(mention.text) :])  # "the Dovre 5kW wood burner"
-    return measure is not None and bool(phrases.noun_phrase(text, mention.start + len(mention.text) + measure.end()))
-
-
-def _passed_over(text: str, names: list[subjects.Mention]) -> list[subjects.Mention]:
-    """`names` without a first name the line passes over: "Martin Kerr and I visited Willowbank House"
-    (where they went, not who came along), "Ruth put us onto Colin Fairweather" (Colin's line)."""
-    after = names[0].start + len(names[0].text) if len(names) > 1 and names[0].kind == "name" else -1
-    if after >= 0 and (_WITH_ME.match(text, after) or (_opens(text, names[0]) and _PUT_ONTO.match(text, after))):
-        return names[1:]
-    return names
-
-
-def _opens(text: str, mention: subjects.Mention) -> bool:
-    """True for a name that opens the line, after a "The" at most ("The Northern Music Examinations
-    Board entry fee is £64; Mrs Marchetti …": the Board's line), or after the call that reached them
-    ("Rang Raj Bhamra, the tuner Helen uses; he charges £75 a tune": Raj's line, not Helen's)."""
-    return re.fullmatch(r"(?:[Tt]he\s+)?|(?:Rang|Called|Phoned|Emailed|Texted|Messaged|Met|Spoke to|Wrote to)\s+", text[: mention.start]) is not None
-
-
-def _done_to(text: str, lead: str) -> bool:
-    """True when the line opens with the thing `lead` and what was done to it, or its date: "Environmental
-    health inspection booked with Westbury District Council …" (not "The surveyor has booked …")."""
-    return _LEADS.match(text) is not None and re.match(rf"(?:[\w-]+\s+){{0,2}}{re.escape(subjects.fold(lead))}\b", subjects.fold(text)) is not None
-
-
-_LEADS = re.compile(
-    r"^[A-Za-z][\w-]*(?:\s+(?!(?:has|have|had|is|was|were)\b)[a-z][\w-]*){0,3}\s+(?:booked|confirmed|arranged|scheduled|set|fixed|pencilled"
-    r"|(?:is|are)\s+(?:now\s+)?(?:on\s+)?(?:(?i:mon|tues|wednes|thurs|fri|satur|sun)day|\d{1,2}(?:st|nd|rd|th)?\s+[A-Z][a-z]+))\b"
-    # "Headcount is 42 now", "Lunch will be their hot buffet" (not "Chiamaka says the leaflet is 4,850")
-    r"|^[A-Za-z][\w-]*(?:\s+(?!(?:says|said|reckons|thinks|has|have|had|is|was)\b)[a-z][\w-]*){0,2}\s+"
-    r"(?:(?:is|are)\s+(?:now\s+)?(?=[£€$]?\d)|will\s+be\s+(?=(?:the|their|our|a|an|his|her|my)\s|[£€$]?\d))"
-    # "Tuesday market run leaves the Green at 9:15": a thing and the time it goes
-    r"|^[A-Za-z][\w-]*(?:\s+[a-z][\w-]*){0,3}\s+(?:leaves|departs|starts|finishes|opens|closes)\s+(?=[^.;]*?\bat\s+\d{1,2}(?:[:.]\d\d|\s?[ap]m)\b)"
-    # "Advert goes in the TES and on the Northshire jobs site on Mon 23 March": a thing and the day it goes out
-    r"|^[A-Za-z][\w-]*(?:\s+[a-z][\w-]*){0,2}\s+(?:goes|go|went)\s+(?:in|into|out|live|up|off)\b(?=[^.;]*?\bon\s+(?:(?i:mon|tue|wed|thu|fri|sat|sun)[a-z]*\b|\d))"
-)  # "Collection weekend is Saturday 5 and Sunday 6 December, at Brightwell's …": its date
-_WITH_ME = re.compile(r"\s+and\s+(?:I|me)\b")
-_PUT_ONTO = re.compile(r"\s+(?:put|pointed|passed)\s+(?:us|me)\s+(?:on\s?to|to)\s+(?=[A-Z])|\s+(?:recommended|introduced\s+(?:us|me)\s+to)\s+(?=[A-Z])")
-
-
-def _placed(text: str, mention: subjects.Mention) -> bool:
-    """True for a name that only says where ("… on Mill Road", "at Green Bean", "on 14 Kirkgate"):
-    never a line's home while the line names something else."""
-    street = re.search(r"\s(?:Street|Road|Lane|Parade|Square|Avenue)$", mention.text) is not None  # "on the High Street"
-    the = r"|the\s+" if street else ""
-    place = re.search(rf"(?:^|\s)(?:on|at|in|near|along|via|all\s+over)\s+(?:\d+[a-z]?\s+{the})?$", text[: mention.start], re.I)
-    # "her heart is set on Jumpzone", "keen on Oakmere", "spent £50 on Jumpzone": what, not where
-    return place is not None and not re.search(rf"\b{_ON_WHAT}\s+on\s+$", text[: mention.start], re.I)
-
-
-_ON_WHAT = r"(?:set|keen|sold|counting|relying|rely|relies|depends?|depending|insists?|insisting|spent|spend|spending|[£€$][\d.,]+[km]?)"
 
 
 def _slug(title: str) -> str:
