@@ -1409,3 +1409,18 @@ def test_a_journal_kept_as_a_list_is_read_for_what_its_lines_say(project: Projec
     asked = open_lines(project)
     assert f"- Which holds? “{old}” (2026-03-04) or “{new}” (2026-03-05) ([[tomasz-wojcik]])" in asked
     assert f"- {question}" in asked and not any(ln.startswith(f"- {mark}") or f"“{mark}" in ln for ln in asked)
+
+
+def test_after_a_call_to_a_place_the_name_in_full_that_says_or_can_leads(project: Project) -> None:
+    """held50: "Rang St Michael's, Reverend Judith Ashworth can do Isla's christening …" went to a page
+    "St Michael's", and "the baptism form for Judith" made a second page for her."""
+    journal(project, "2026-05-11", "Rang St Michael's, Reverend Judith Ashworth can do Isla's christening on Sunday 14 June at 12:30.")
+    garden(project, answers(FakeModel(), "yes"))
+    journal(project, "2026-05-13", "Filled in the baptism form for Judith, ref B-26/031, she wants it back by 31 May.")
+    result = garden(project, answers(FakeModel(), "yes"))
+    assert result.refusals == [] and result.created == [], result
+    assert "baptism form" in body(project, "reverend-judith-ashworth")
+    assert not (project.root / "wiki/st-michael-s.md").exists() and not (project.root / "wiki/judith.md").exists()
+    # A call to a person stays theirs: the role beside them is no name in full with its verb.
+    journal(project, "2026-05-14", "Rang Raj Bhamra, the tuner Helen uses; he charges £75 a tune.")
+    assert garden(project, answers(FakeModel(), "yes")).created == ["wiki/raj-bhamra.md"]

@@ -117,7 +117,7 @@ class Planner:
         if lead and names and leads.done_to(text, lead) and subjects.fold(lead) not in self.known_roles:
             return self.topic_home(lead) + (roles,)  # "Environmental health inspection booked with …": what was booked
         # A name that opens the line is its subject: it is not passed over for a later one with a page.
-        opening = names[:1] if names and names[0].kind == "name" and leads.opens(text, names[0]) else []
+        opening = leads.opening(text, names)
         # A role AGENTS.md says someone holds, first, leads ("The landlord wants … before Ferhat …").
         held = names[0] if names and names[0].kind == "role" and subjects.fold(names[0].text) in self.said_roles else None
         if any(m.kind == "name" and " " in m.text for m in names):
@@ -143,7 +143,7 @@ class Planner:
         if names:
             # a name before a role or an id; a brand before its thing ("four Velux roof windows from Skyline
             # Roof Windows") is no one's name while the line gives one in full
-            m = held or next((m for m in names if m.kind == "name" and not leads.brand(text, m, names)), names[0])
+            m = held or next((m for m in opening + names if m.kind == "name" and not leads.brand(text, m, names)), names[0])
             return self.named_home(m, roles) + (roles,)
         topic = self.topic_of(text)
         if topic:

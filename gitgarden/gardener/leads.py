@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from gitgarden.wiki import phrases, subjects
 
-__all__ = ["brand", "done_to", "opens", "passed_over", "placed"]
+__all__ = ["brand", "done_to", "opening", "opens", "passed_over", "placed"]
 
 
 def brand(text: str, mention: subjects.Mention, names: Sequence[subjects.Mention]) -> bool:
@@ -31,6 +31,22 @@ def passed_over(text: str, names: list[subjects.Mention]) -> list[subjects.Menti
     if after >= 0 and (_WITH_ME.match(text, after) or (opens(text, names[0]) and _PUT_ONTO.match(text, after))):
         return names[1:]
     return names
+
+
+def opening(text: str, names: list[subjects.Mention]) -> list[subjects.Mention]:
+    """The name that opens the line (`opens`), as a list of one, or []; after a call to a place, the
+    name in full the next clause opens with and its verb ("Rang St Michael's, Reverend Judith Ashworth
+    can do Isla's christening …": Judith's line, not the church's)."""
+    if not names or names[0].kind != "name" or not opens(text, names[0]):
+        return []
+    first, after = names[0], names[0].start + len(names[0].text)
+    called = names[1] if text[: first.start] and len(names) > 1 and names[1].kind == "name" and " " in names[1].text else None
+    if called and re.fullmatch(r",\s+", text[after : called.start]) and _SAYS_OR_CAN.match(text, called.start + len(called.text)):
+        return [called]
+    return [first]
+
+
+_SAYS_OR_CAN = re.compile(r"\s+(?:can|can['’]t|cannot|will|won['’]t|says|said|is|has|wants|confirmed|agreed|offered|needs|reckons|thinks)\b")
 
 
 def opens(text: str, mention: subjects.Mention) -> bool:
