@@ -26,9 +26,14 @@ from gitgarden.wiki.values import (
     MONTHS,
     NUMBER,
     TIME,
+    US,
     Value,
+    counted,
+    extras,
     norm,
+    priced_things,
     spelled,
+    units_per,
     values,
 )
 from gitgarden.wiki.wordlists import VAGUE
@@ -135,25 +140,6 @@ def _old_day(marked: set[str], old: set[Value]) -> bool:
     return any(v.kind == "date" and (d := re.fullmatch(r"(\d{1,2})(?:st|nd|rd|th)?(?:of)?[a-z]+", v.text)) is not None and int(d.group(1)) in days for v in old)
 
 
-# How many of us: "38 of us", "We're 28 for lunch", "Headcount is 42", "the numbers are up to 53".
-_US = re.compile(
-    r"(?<![\w£€$.,-])(?P<a>\d[\d,]*)\s+of\s+us\b|\b[Ww]e(?:['’]re|\s+are)\s+(?P<b>\d[\d,]*)(?=\s*(?:[,.;!]|$)|\s+(?:for|now|in all|altogether|people|adults|including)\b)"
-    r"|\b(?i:head\s?count|numbers)\b(?:\s+(?:is|are|so\s+far|now|up|down|to|at|:))*\s+(?P<c>\d[\d,]*)(?![\w:.%])"
-)
-
-
-def _counted(line: str) -> dict[str, set[str]]:
-    """The things the line counts and how many: "38 adults and 11 kids" -> {adult: {38}, kid: {11}};
-    how many of us, as "us": "38 of us", "Headcount is 42", "We're 28 for lunch"."""
-    out: dict[str, set[str]] = {}
-    for m in re.finditer(r"(?<![\w£€$.,-])(\d[\d,]*)\s+([a-z]{3,})(?:[ -]([a-z]{3,}))?\b", line):
-        for noun in content_words(f"{m.group(2)} {m.group(3) or ''}"):  # "22 home shirts": home, shirts
-            out.setdefault(noun, set()).add(norm(m.group(1)))
-    for m in _US.finditer(line):
-        out.setdefault("us", set()).add(norm(m.group("a") or m.group("b") or m.group("c")))
-    return out
-
-
 def _recount_cued(line: str, nouns: set[str]) -> bool:
     """True when a cue word stands by a count of one of `nouns`: "now at 44 adults", "Down to 11 dogs",
     "at 41 players now", "We're 28 for lunch now" — not "14 dogs in our care and 3 more on the waiting
@@ -161,7 +147,7 @@ def _recount_cued(line: str, nouns: set[str]) -> bool:
     for m in re.finditer(r"(?<![\w£€$.,-])(\d[\d,]*)\s+([a-z]{3,})(?:[ -]([a-z]{3,}))?\b", line):
         if content_words(f"{m.group(2)} {m.group(3) or ''}") & nouns and _cued(line[max(0, m.start() - 25) : m.end() + 12]):
             return True  # the cue within a few words of the count ("two more violins" is its own)
-    return "us" in nouns and any(_cued(line[max(0, m.start() - 25) : m.end() + 15]) for m in _US.finditer(line))
+    return "us" in nouns and any(_cued(line[max(0, m.start() - 25) : m.end() + 15]) for m in US.finditer(line))
 
 
 def _same(value: Value, old: set[Value]) -> bool:
@@ -182,34 +168,6 @@ def _weekday_only(differing: set[str], old_dated: bool, new: set[Value]) -> bool
     """True when a dated line ("moved … to Monday 12 October") differs from an old one only by a
     weekday the old one names alone ("their Saturday brunch extras"): a weekday is no date it moves."""
     return differing == {"date"} and not old_dated and any(v.kind == "date" and any(c.isdigit() for c in v.text) for v in new)
-
-
-def _priced(line: str) -> dict[str, set[str]]:
-    """The things the line gives an amount for: "hire £420", "the hire is £450", "£310 for a 16-seat
-    minibus" -> {hire: {£420}}, {hire: {£450}}, {minibus: {£310}}."""
-    out: dict[str, set[str]] = {}
-    for m in AMOUNT.finditer(line):
-        amount = norm(m.group())
-        before = re.search(
-            r"\b([a-z]{3,})\s+(?:(?:is|was|are|were|came back|comes back|come back|(?:(?:has|have|had)\s+)?(?:gone|goes|went|go|come|comes|came)\s+(?:up|down)\s+to)\s+)?"
-            r"(?:now\s+|only\s+|just\s+)?(?:of\s+|at\s+|for\s+)?$",
-            line[: m.start()],
-        )  # "six raised beds for £850", "The raised beds came back at £980", "the allowance has gone up to €9,000"
-        after = re.match(r"\s+(?:for|on)\s+(?:the\s+|a\s+|an\s+|our\s+)?(?:[\w-]+\s+)?([a-z]{3,})\b", line[m.end() :])
-        for found in (before, after):
-            if found is None or found.group(1).endswith("ed") or found.group(1) in _PRICE_VERBS:
-                continue  # "quoted £310", "costs £40": a verb, not the thing
-            for noun in content_words(found.group(1)):
-                out.setdefault(noun, set()).add(amount)
-    return out
-
-
-_PER = re.compile(r"^\s*(?:an?|per|each|every)\s+(hour|day|night|week|month|year|term|session|head|person|player|child|adult|class|visit|go|word|page|mile)\b", re.I)
-
-
-def _units(line: str) -> set[str]:
-    """What the line's amounts are counted per: "£28.50 an hour", "£1,150 a week" -> {hour, week}."""
-    return {m.group(1).lower() for a in AMOUNT.finditer(line) if (m := _PER.match(line[a.end() :]))}
 
 
 def _near_id(said: list[str], old: str) -> bool:
@@ -250,7 +208,6 @@ def _not_parts(line: str, new: set[Value], old_values: set[Value]) -> set[Value]
     return {v for v in new if not (v.kind == "count" and v.text in parts)}
 
 
-_PRICE_VERBS = frozenset({"cost", "costs", "pay", "pays", "paying", "comes", "says", "charge", "charges", "wants", "asks", "offers"})
 _FROM_TO = re.compile(r"\bfrom\s+((?=[\w/-]*[A-Za-z])(?=[\w/-]*\d)[\w/-]+)\s+to\s+((?=[\w/-]*[A-Za-z])(?=[\w/-]*\d)[\w/-]+)\b")
 _ID_FIX = re.compile(r"\b(?:correction|corrected|actually|should have|wrong|swapped|typo|mistyped|misread|copied|not\s+(?:\d|[A-Z]{1,5}[-/]?\d))", re.I)
 
@@ -340,7 +297,7 @@ class _Said:
         fixed = [m.group() for m in ids(line)] if _ID_FIX.search(line) else []
         return cls(
             line, values(line), _FROM_TO.findall(line), fixed, has_change_cue(line), _denied(line), _unchosen(line), _topic(line), _marked_old(line),
-            content_words(line), _plain_words(line), _counted(line), _priced(line), _extras(line),
+            content_words(line), _plain_words(line), counted(line), priced_things(line), extras(line),
         )  # fmt: skip
 
 
@@ -378,11 +335,11 @@ def _rank(said: _Said, old: Earlier, page: str) -> tuple[bool, bool, bool, bool,
     same_thing = old.page == page and bool({"amount", "count"} & kinds) and thing_shared
     # On another page one word of the thing is enough for a moved date ("Members' deadline moved to
     # …" after "Members' deposits due …"), not for an amount: a rent going up is no account's balance.
-    old_counted = _counted(old_text)
+    old_counted = counted(old_text)
     # "now at 44 adults" after "38 adults and 11 kids": the same thing counted again, another number
     recounted = _recount_cued(line, {noun for noun, nums in said.counted.items() if noun in old_counted and nums != old_counted[noun]})
     dated = any(v.kind == "date" and any(c.isdigit() for c in v.text) for v in old_values)  # not "Saturday" alone
-    old_priced = _priced(old_text)
+    old_priced = priced_things(old_text)
     # "The minibus is now £355" after "£310 for a 16-seat minibus": the same thing priced again
     repriced = any(noun in old_priced and amounts != old_priced[noun] for noun, amounts in said.priced.items())
     # "Rollout's now Tuesday 9 June", going on "rollout", moves the date of "… as rollout day"
@@ -394,7 +351,7 @@ def _rank(said: _Said, old: Earlier, page: str) -> tuple[bool, bool, bool, bool,
     # … and "practice drives switch to Saturday" after "Sunday mornings for practice": a weekday moved
     weekdays = differing == {"date"} and not any(c.isdigit() for v in new | old_values if v.kind == "date" for c in v.text)
     moved = things >= 2 or ((thing_shared or page_thing) and (("date" in differing and (dated or weekdays)) or differing == {"time"})) or recounted or repriced
-    per, old_per = _units(line), _units(old_text)
+    per, old_per = units_per(line), units_per(old_text)
     if differing == {"amount"} and per and old_per and not per & old_per:
         return None  # "£310 a week towards Dad's care" after "£29.80 an hour": another rate, no new price
     if differing == {"count"} and old.page != page and not (named or recounted or set(said.counted) & old_words):
@@ -424,16 +381,6 @@ def _rank(said: _Said, old: Earlier, page: str) -> tuple[bool, bool, bool, bool,
         owned = _owned(said, old_text, differing)
         return (named, strong, repriced or recounted, priced, close, redated, old.page == page, owned, things, shared)
     return None
-
-
-def _extras(line: str) -> set[Value]:
-    """The amounts `line` charges on top ("she'll deliver … instead, £15 extra"): how much more, not
-    what the thing now costs, so no sign of which earlier price the line changes."""
-    return {Value("amount", norm(m.group())) for m in AMOUNT.finditer(line) if _EXTRA.match(line, m.end()) or _AN_EXTRA.search(line, 0, m.start())}
-
-
-_EXTRA = re.compile(r"\s+(?:extra|more|on top)\b", re.I)
-_AN_EXTRA = re.compile(r"\b(?:an?\s+extra|another)\s+$", re.I)
 
 
 def _names_value(denied: str, old: str) -> bool:

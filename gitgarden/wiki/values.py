@@ -8,10 +8,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from gitgarden.wiki.subjects import fold, ids
+from gitgarden.wiki.subjects import content_words, fold, ids
 from gitgarden.wiki.wordlists import LABELS, NUMBERS, TENS
 
-__all__ = ["AMOUNT", "DATE", "DAYS", "MONTHS", "NUMBER", "TIME", "Value", "norm", "spelled", "values"]
+__all__ = ["AMOUNT", "DATE", "DAYS", "MONTHS", "NUMBER", "TIME", "US", "Value", "counted", "extras", "norm", "priced_things", "spelled", "units_per", "values"]
 
 MONTHS = "january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec"
 DAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
@@ -97,3 +97,63 @@ def values(line: str) -> set[Value]:
             continue  # "we're team 41", "pitch 3", "room 204": a number naming one of many, no count
         out.add(Value("count", norm(m.group())))
     return out
+
+
+# How many of us: "38 of us", "We're 28 for lunch", "Headcount is 42", "the numbers are up to 53".
+US = re.compile(
+    r"(?<![\w£€$.,-])(?P<a>\d[\d,]*)\s+of\s+us\b|\b[Ww]e(?:['’]re|\s+are)\s+(?P<b>\d[\d,]*)(?=\s*(?:[,.;!]|$)|\s+(?:for|now|in all|altogether|people|adults|including)\b)"
+    r"|\b(?i:head\s?count|numbers)\b(?:\s+(?:is|are|so\s+far|now|up|down|to|at|:))*\s+(?P<c>\d[\d,]*)(?![\w:.%])"
+)
+
+
+def counted(line: str) -> dict[str, set[str]]:
+    """The things the line counts and how many: "38 adults and 11 kids" -> {adult: {38}, kid: {11}};
+    how many of us, as "us": "38 of us", "Headcount is 42", "We're 28 for lunch"."""
+    out: dict[str, set[str]] = {}
+    for m in re.finditer(r"(?<![\w£€$.,-])(\d[\d,]*)\s+([a-z]{3,})(?:[ -]([a-z]{3,}))?\b", line):
+        for noun in content_words(f"{m.group(2)} {m.group(3) or ''}"):  # "22 home shirts": home, shirts
+            out.setdefault(noun, set()).add(norm(m.group(1)))
+    for m in US.finditer(line):
+        out.setdefault("us", set()).add(norm(m.group("a") or m.group("b") or m.group("c")))
+    return out
+
+
+def priced_things(line: str) -> dict[str, set[str]]:
+    """The things the line gives an amount for: "hire £420", "the hire is £450", "£310 for a 16-seat
+    minibus" -> {hire: {£420}}, {hire: {£450}}, {minibus: {£310}}."""
+    out: dict[str, set[str]] = {}
+    for m in AMOUNT.finditer(line):
+        amount = norm(m.group())
+        before = re.search(
+            r"\b([a-z]{3,})\s+(?:(?:is|was|are|were|came back|comes back|come back|(?:(?:has|have|had)\s+)?(?:gone|goes|went|go|come|comes|came)\s+(?:up|down)\s+to)\s+)?"
+            r"(?:now\s+|only\s+|just\s+)?(?:of\s+|at\s+|for\s+)?$",
+            line[: m.start()],
+        )  # "six raised beds for £850", "The raised beds came back at £980", "the allowance has gone up to €9,000"
+        after = re.match(r"\s+(?:for|on)\s+(?:the\s+|a\s+|an\s+|our\s+)?(?:[\w-]+\s+)?([a-z]{3,})\b", line[m.end() :])
+        for found in (before, after):
+            if found is None or found.group(1).endswith("ed") or found.group(1) in _PRICE_VERBS:
+                continue  # "quoted £310", "costs £40": a verb, not the thing
+            for noun in content_words(found.group(1)):
+                out.setdefault(noun, set()).add(amount)
+    return out
+
+
+_PER = re.compile(r"^\s*(?:an?|per|each|every)\s+(hour|day|night|week|month|year|term|session|head|person|player|child|adult|class|visit|go|word|page|mile)\b", re.I)
+
+
+def units_per(line: str) -> set[str]:
+    """What the line's amounts are counted per: "£28.50 an hour", "£1,150 a week" -> {hour, week}."""
+    return {m.group(1).lower() for a in AMOUNT.finditer(line) if (m := _PER.match(line[a.end() :]))}
+
+
+_PRICE_VERBS = frozenset({"cost", "costs", "pay", "pays", "paying", "comes", "says", "charge", "charges", "wants", "asks", "offers"})
+
+
+def extras(line: str) -> set[Value]:
+    """The amounts `line` charges on top ("she'll deliver … instead, £15 extra"): how much more, not
+    what the thing now costs, so no sign of which earlier price the line changes."""
+    return {Value("amount", norm(m.group())) for m in AMOUNT.finditer(line) if _EXTRA.match(line, m.end()) or _AN_EXTRA.search(line, 0, m.start())}
+
+
+_EXTRA = re.compile(r"\s+(?:extra|more|on top)\b", re.I)
+_AN_EXTRA = re.compile(r"\b(?:an?\s+extra|another)\s+$", re.I)
