@@ -1424,3 +1424,15 @@ def test_after_a_call_to_a_place_the_name_in_full_that_says_or_can_leads(project
     # A call to a person stays theirs: the role beside them is no name in full with its verb.
     journal(project, "2026-05-14", "Rang Raj Bhamra, the tuner Helen uses; he charges £75 a tune.")
     assert garden(project, answers(FakeModel(), "yes")).created == ["wiki/raj-bhamra.md"]
+
+
+def test_a_firm_with_an_ampersand_said_shorter_goes_on_its_page(project: Project) -> None:
+    """held45: "Stanton & Hale sent the invoice" made a page "Stanton & Hale" beside "Stanton & Hale Piano
+    Movers", and the first line was linked inside its own name: "[[stanton-hale|Stanton & Hale]] Piano Movers"."""
+    first = "Stanton & Hale Piano Movers will collect it on Wednesday 17 June, job SH/2026/0433, £320 there and back."
+    journal(project, "2026-06-09", first)
+    garden(project, answers(FakeModel(), "yes"))
+    journal(project, "2026-06-10", "Stanton & Hale sent the invoice, £320.")
+    result = garden(project, answers(FakeModel(), "yes"))
+    assert result.refusals == [] and result.created == [], result
+    assert body(project, "stanton-hale-piano-movers") == f"- {first} (2026-06-09)\n- Stanton & Hale sent the invoice, £320. (2026-06-10)\n"

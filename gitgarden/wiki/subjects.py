@@ -356,7 +356,7 @@ def is_full_name(label: str) -> bool:
     ("Tomasz Wójcik", "Kamień Studio"), not a topic ("Quartz worktop", "Team T-shirts")."""
     label = LETTERED.sub("t-", label)  # the T of "T-shirts", the X of "X-ray": no capital of a name
     words = [w for w in re.findall(r"[^\W\d_]+", label) if w[:1].isupper()]
-    return len(words) >= 2 and len(words) == len(label.split())
+    return len(words) >= 2 and len(words) == len([w for w in label.split() if w != "&"])  # "Stanton & Hale Piano Movers"
 
 
 def upper_first(title: str) -> str:
