@@ -1518,3 +1518,14 @@ def test_a_decision_opening_with_a_verb_and_where_it_goes_decides_the_thing_afte
     assert noun_phrase("the overnight EV tariff starts", 4) == "EV tariff"
     assert topic_title("BT install the new line on Friday.") == "BT"
     assert noun_phrase("small electricals Kwame has checked", 0) == "Electricals"
+
+
+def test_a_measure_said_again_of_the_same_thing_changes_it_on_another_page() -> None:
+    """held51: "their records say the fuse is actually 80A" (Aisha's line) changes "our main fuse is only
+    60A" on Tom's page; amps are a measure ("a 13 amp socket"), a flat's letter is none ("Flat 5a")."""
+    fuse = Earlier("2026-04-13#2", "Tom thinks our main fuse is only 60A, so the DNO has to be told before anything goes in.", "tom-hadley")
+    new = "Aisha Begum at Wessex Power Networks rang: their records say the fuse is actually 80A, so no upgrade needed."
+    assert changed_value(new, "aisha-begum", [fuse]) == fuse
+    assert changed_value("Aisha says the cable run is 80m, so no upgrade needed.", "aisha-begum", [fuse]) is None
+    assert values("a 13 amp socket and a 60A fuse") == {Value("count", "13amp"), Value("count", "60a")}
+    assert values("Flat 5a upstairs, Unit 3A next door") == set()

@@ -350,11 +350,11 @@ def _rank(said: _Said, old: Earlier, page: str) -> tuple[bool, bool, bool, bool,
     # … and "First group now going at 9am" after "first group over the edge at 10am": a time moved
     # … and "practice drives switch to Saturday" after "Sunday mornings for practice": a weekday moved
     weekdays = differing == {"date"} and not any(c.isdigit() for v in new | old_values if v.kind == "date" for c in v.text)
-    moved = things >= 2 or ((thing_shared or page_thing) and (("date" in differing and (dated or weekdays)) or differing == {"time"})) or recounted or repriced
+    moved = things >= 2 or ((thing_shared or page_thing) and (("date" in differing and (dated or weekdays)) or differing == {"time"})) or recounted or repriced or _measured_again(said, old_text, differing)
     per, old_per = units_per(line), units_per(old_text)
     if differing == {"amount"} and per and old_per and not per & old_per:
         return None  # "£310 a week towards Dad's care" after "£29.80 an hour": another rate, no new price
-    if differing == {"count"} and old.page != page and not (named or recounted or set(said.counted) & old_words):
+    if differing == {"count"} and old.page != page and not (named or recounted or set(said.counted) & old_words or _measured_again(said, old_text, differing)):
         return None  # "sheds up to 10 square metres" after "clause 7": another thing counted, elsewhere
     # "knocked it down to £11,450" after "asking £11,995" elsewhere: a price close to the old one …
     close = "amount" in differing and _close(new - said.extras, old_values)
@@ -409,6 +409,21 @@ def _outright(said: _Said, old_text: str, same_page: bool) -> bool:
 
 
 _VALUE_SPAN = {"date": DATE, "amount": AMOUNT, "time": TIME}
+_MEASURED = re.compile(r"(?<![\w£€$.,/-])\d+(?:\.\d+)?(?:A\b|\s?(?:amps?|mm|cm|m|km|kg|ft|kW|kWh)\b)")
+
+
+def _measured_again(said: _Said, old_text: str, differing: set[str]) -> bool:
+    """True when a cued line gives a new measure of the thing that stands just before the old one's
+    ("the fuse is actually 80A" after "our main fuse is only 60A"): the same thing measured again."""
+    return "count" in differing and said.cue and bool(_measure_owners(said.line) & _measure_owners(old_text))
+
+
+def _measure_owners(text: str) -> set[str]:
+    """The things (folded plain words) within four words before a measure in `text`, in its clause."""
+    out: set[str] = set()
+    for m in _MEASURED.finditer(text):
+        out |= _plain_words(" ".join(re.split(r"[,;:()—–]", text[: m.start()])[-1].split()[-4:]))
+    return out
 
 
 def _owned(said: _Said, old_text: str, kinds: set[str]) -> bool:

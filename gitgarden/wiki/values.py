@@ -27,6 +27,7 @@ _HOURS = re.compile(r"(?<![£€$\d.,:])\b(\d{1,2}(?:[:.]\d{2})?)\s*(?:till|unti
 AMOUNT = re.compile(rf"(?:{_CURRENCY}\s?\d+(?:[,.]\d+|\s\d{{3}}(?!\d))*|\d(?:[\d,.]*\d)?\s?(?:{_CURRENCY}|%|k\b)|\b\d+(?:\.\d+)?p\b)", re.I)  # "9.5p a word"
 NUMBER = re.compile(r"\b\d[\d,.]*\b")
 _MEASURE = re.compile(r"(?<![\w£€$.,/-])\d+(?:\.\d+)?(?:mm|cm|m|km|kg|ft|kw|kwh)\b", re.I)
+_AMPS = re.compile(r"(?<![\w£€$.,/-])\d+(?:A\b|\s?(?i:amps?)\b)")  # "a 60A main fuse", "a 13 amp socket" (not "Flat 5a")
 
 _UNITS, _TENS = NUMBERS, TENS
 _NUMBER_WORDS = {w: n for n, w in enumerate(_UNITS, 1) if n > 1} | _TENS  # not "one": "the one", "one of"
@@ -81,7 +82,7 @@ def values(line: str) -> set[Value]:
                 continue
             taken.append((m.start(), m.end()))
             out.add(Value(kind, norm(re.sub(r"^(?:the|of)\s+", "", m.group(), flags=re.I))))
-    for m in _MEASURE.finditer(line):  # "30m square", "a 2.5kg bag": a count in its unit
+    for m in [*_MEASURE.finditer(line), *(a for a in _AMPS.finditer(line) if not _LABEL.search(line, 0, a.start()))]:  # "30m square", "a 2.5kg bag": a count in its unit
         if not any(a < m.end() and m.start() < b for a, b in taken):
             taken.append(m.span())
             out.add(Value("count", norm(m.group())))
