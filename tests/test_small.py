@@ -1436,3 +1436,18 @@ def test_a_firm_with_an_ampersand_said_shorter_goes_on_its_page(project: Project
     result = garden(project, answers(FakeModel(), "yes"))
     assert result.refusals == [] and result.created == [], result
     assert body(project, "stanton-hale-piano-movers") == f"- {first} (2026-06-09)\n- Stanton & Hale sent the invoice, £320. (2026-06-10)\n"
+
+
+def test_a_change_said_by_someone_new_in_full_starts_their_page_and_is_asked(project: Project) -> None:
+    """held51: Aisha's line changed Tom's 60A and was written on Tom's page, beside the old value; her
+    next line ("Aisha says …") then made a page "Aisha" with no full name to it."""
+    old = "Tom Hadley thinks our main fuse is only 60A, so the DNO has to be told before anything goes in."
+    journal(project, "2026-04-13", old)
+    garden(project, answers(FakeModel(), "yes"))
+    new = "Aisha Begum at Wessex Power Networks rang: their records say the fuse is actually 80A, so no upgrade needed."
+    journal(project, "2026-04-16", new, "Aisha says to expect the DNO approval by Tuesday 5 May at the latest.")
+    result = garden(project, answers(FakeModel(), "yes", "yes"))
+    assert result.refusals == [] and result.created == ["wiki/aisha-begum.md"], result
+    assert new in body(project, "aisha-begum") and "DNO approval" in body(project, "aisha-begum")
+    assert new not in body(project, "tom-hadley")
+    assert any(old in ln and new in ln and "[[aisha-begum]]" in ln for ln in open_lines(project))

@@ -174,7 +174,7 @@ def operations(
         if settled_old and (title or (name and name != settled_old and not plan.is_decided(name))):
             pass  # "Rosa's start moved …" after "Going with Rosa for manager, she starts 28 Sept": the
             # decided page takes no line, so the change stays on its own page, the question asked
-        elif old is not None and old.page:
+        elif old is not None and old.page and not _new_name_leads(plan, title, line):
             name, title, aliases = old.page, "", []
         if name and plan.is_decided(name) and old is None and r.kind in ("fact", "decision"):
             # "Tickets live on TicketNest" after "Decision: tickets £12": a fact that only extends
@@ -209,6 +209,13 @@ def operations(
     for reason, ids in skips.items():
         plan.add("skip", {"reason": reason}, ids)
     return plan.out
+
+
+def _new_name_leads(plan: Planner, title: str, line: JournalLine) -> bool:
+    """True when the line opens with a name in full that no page answers to yet, the title of its new
+    page ("Aisha Begum at Wessex Power Networks rang: … the fuse is actually 80A"): someone new says the
+    change, so it starts their page, the Open line quoting both — not Tom's page, where the 60A stands."""
+    return bool(title) and title in plan.full_names and line.text.startswith(title)
 
 
 def _changes(plan: Planner, r: Reading, page: str, history: Sequence[changes.Earlier]) -> changes.Earlier | None:
