@@ -1529,3 +1529,13 @@ def test_a_measure_said_again_of_the_same_thing_changes_it_on_another_page() -> 
     assert changed_value("Aisha says the cable run is 80m, so no upgrade needed.", "aisha-begum", [fuse]) is None
     assert values("a 13 amp socket and a 60A fuse") == {Value("count", "13amp"), Value("count", "60a")}
     assert values("Flat 5a upstairs, Unit 3A next door") == set()
+
+
+
+def test_numbers_now_up_to_a_count_changes_the_guest_list_count() -> None:
+    """held50: "Numbers now up to 48, Tom's cousins are coming" made a page "Numbers" and left "Guest list
+    is at 42 including the kids" unasked: a guest list's count is how many of us, as numbers are."""
+    guests = Earlier("2026-05-12#1", "Guest list is at 42 including the kids.", "guest-list")
+    lunch = Earlier("2026-05-11#2", "Provisional lunch booking at the Old Mill afterwards, £32 a head, booking OM-5512.", "old-mill")
+    assert changed_value("Numbers now up to 48, Tom's cousins are coming over from Cork.", "", [guests, lunch]) == guests
+    assert changed_value("Numbers now up to 48, Tom's cousins are coming over from Cork.", "", [lunch]) is None

@@ -100,10 +100,10 @@ def values(line: str) -> set[Value]:
     return out
 
 
-# How many of us: "38 of us", "We're 28 for lunch", "Headcount is 42", "the numbers are up to 53".
+# How many of us: "38 of us", "We're 28 for lunch", "Headcount is 42", "the numbers are up to 53", "Guest list is at 42".
 US = re.compile(
     r"(?<![\w£€$.,-])(?P<a>\d[\d,]*)\s+of\s+us\b|\b[Ww]e(?:['’]re|\s+are)\s+(?P<b>\d[\d,]*)(?=\s*(?:[,.;!]|$)|\s+(?:for|now|in all|altogether|people|adults|including)\b)"
-    r"|\b(?i:head\s?count|numbers)\b(?:\s+(?:is|are|so\s+far|now|up|down|to|at|:))*\s+(?P<c>\d[\d,]*)(?![\w:.%])"
+    r"|\b(?i:head\s?count|numbers|guest\s+list)\b(?:\s+(?:is|are|so\s+far|now|up|down|to|at|stands\s+at|:))*\s+(?P<c>\d[\d,]*)(?![\w:.%])"
 )
 
 
