@@ -1539,3 +1539,11 @@ def test_numbers_now_up_to_a_count_changes_the_guest_list_count() -> None:
     lunch = Earlier("2026-05-11#2", "Provisional lunch booking at the Old Mill afterwards, £32 a head, booking OM-5512.", "old-mill")
     assert changed_value("Numbers now up to 48, Tom's cousins are coming over from Cork.", "", [guests, lunch]) == guests
     assert changed_value("Numbers now up to 48, Tom's cousins are coming over from Cork.", "", [lunch]) is None
+
+
+
+def test_a_day_of_the_month_before_a_month_and_its_thing_is_passed_over() -> None:
+    """held51: "Decision: take the 16 November slot and not wait till spring, before the winter storms"
+    decided a page "Winter storms"."""
+    assert decided_things("Decision: take the 16 November slot and not wait till spring, before the winter storms.") == ["November slot"]
+    assert noun_phrase("the 16 November.", 4) == ""

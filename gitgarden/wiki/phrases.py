@@ -128,7 +128,8 @@ def noun_phrase(text: str, at: int) -> str:
     adjectives dropped), capitalised; a weekday or a month before it is part of it ("the Tuesday
     class", "October dinner"), unless the thing has two words of its own ("Tuesday market run": the
     market run)."""
-    day = _WEEKDAY_THING.match(text, at)
+    dated = _DAY_OF_MONTH.match(text, at)  # "take the 16 November slot": the November slot
+    day = _WEEKDAY_THING.match(text, dated.end() if dated else at)
     if day:
         thing = _phrase(text, day.end())
         if thing and len(thing.split()) == 2 and not thing.split()[1][:1].isupper():
@@ -144,6 +145,7 @@ _ADVERB = ("ately", "ively", "ously", "fully", "ably", "ibly", "ently", "antly",
 _WEEKDAY = re.compile(_DAY)
 # "the Tuesday class", "October dinner": a weekday or a month before its thing (not "May need …")
 _WEEKDAY_THING = re.compile(rf"({_DAY}|January|February|March|April|June|July|August|September|October|November|December)\s+(?=[a-z])")
+_DAY_OF_MONTH = re.compile(r"\d{1,2}(?:st|nd|rd|th)?\s+(?=(?:January|February|March|April|May|June|July|August|September|October|November|December)\s+[a-z])")
 
 
 def _phrase(text: str, at: int) -> str:
