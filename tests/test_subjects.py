@@ -1198,7 +1198,7 @@ def test_a_measure_said_again_is_a_change() -> None:
     its unit was no value, and "shrinks" no cue."""
     ring = Earlier("2026-06-08#4", "Pegged out the ring on Church Meadow behind the cricket nets, 30m square.", "ring")
     assert changed_value("Ring shrinks to 25m square, the bouncy castle people need that corner.", "ring", [ring]) == ring
-    assert Value("count", "2.5kg") in values("A 2.5kg bag of biscuits for the ring.")
+    assert Value("measure", "2.5kg") in values("A 2.5kg bag of biscuits for the ring.")
     assert changed_value("The ring is still 30m square, pegs stay in.", "ring", [ring]) is None  # the same measure
 
 
@@ -1527,9 +1527,8 @@ def test_a_measure_said_again_of_the_same_thing_changes_it_on_another_page() -> 
     new = "Aisha Begum at Wessex Power Networks rang: their records say the fuse is actually 80A, so no upgrade needed."
     assert changed_value(new, "aisha-begum", [fuse]) == fuse
     assert changed_value("Aisha says the cable run is 80m, so no upgrade needed.", "aisha-begum", [fuse]) is None
-    assert values("a 13 amp socket and a 60A fuse") == {Value("count", "13amp"), Value("count", "60a")}
+    assert values("a 13 amp socket and a 60A fuse") == {Value("measure", "13amp"), Value("measure", "60a")}
     assert values("Flat 5a upstairs, Unit 3A next door") == set()
-
 
 
 def test_numbers_now_up_to_a_count_changes_the_guest_list_count() -> None:
@@ -1541,9 +1540,16 @@ def test_numbers_now_up_to_a_count_changes_the_guest_list_count() -> None:
     assert changed_value("Numbers now up to 48, Tom's cousins are coming over from Cork.", "", [lunch]) is None
 
 
-
 def test_a_day_of_the_month_before_a_month_and_its_thing_is_passed_over() -> None:
     """held51: "Decision: take the 16 November slot and not wait till spring, before the winter storms"
     decided a page "Winter storms"."""
     assert decided_things("Decision: take the 16 November slot and not wait till spring, before the winter storms.") == ["November slot"]
     assert noun_phrase("the 16 November.", 4) == ""
+
+
+def test_a_measure_is_no_new_count_of_a_thing_counted() -> None:
+    """held50: "Owen says the plant is a Klargester BioDisc, about 2.1 m across" was asked against "His
+    quote for a six-person treatment plant …": 2.1 read as a new count of the plant's six persons."""
+    quote = Earlier("2026-04-13#2", "His quote for a six-person treatment plant, fitted and commissioned, is £9,450 plus VAT, ref PD-0412.", "owen-prothero")
+    assert changed_value("Owen says the plant is a Klargester BioDisc, about 2.1 m across, so the digger has to come in through the side gate.", "owen-prothero", [quote]) is None
+    assert changed_value("Owen says the plant is now an eight-person one, £10,180 plus VAT.", "owen-prothero", [quote]) == quote

@@ -332,7 +332,7 @@ def _rank(said: _Said, old: Earlier, page: str) -> tuple[bool, bool, bool, bool,
     # thing named in both, not the page's own name
     thing_shared = things > 0 or bool(_named_things(line) & _names_in(old_text) - set(old.page.split("-")))
     # "£7,300 for the coach" beside "Coach sorted … £6,850": a new amount for the same thing
-    same_thing = old.page == page and bool({"amount", "count"} & kinds) and thing_shared
+    same_thing = old.page == page and bool({"amount", "count", "measure"} & kinds) and thing_shared
     # On another page one word of the thing is enough for a moved date ("Members' deadline moved to
     # …" after "Members' deposits due …"), not for an amount: a rent going up is no account's balance.
     old_counted = counted(old_text)
@@ -354,7 +354,7 @@ def _rank(said: _Said, old: Earlier, page: str) -> tuple[bool, bool, bool, bool,
     per, old_per = units_per(line), units_per(old_text)
     if differing == {"amount"} and per and old_per and not per & old_per:
         return None  # "£310 a week towards Dad's care" after "£29.80 an hour": another rate, no new price
-    if differing == {"count"} and old.page != page and not (named or recounted or set(said.counted) & old_words or _measured_again(said, old_text, differing)):
+    if differing in ({"count"}, {"measure"}) and old.page != page and not (named or recounted or set(said.counted) & old_words or _measured_again(said, old_text, differing)):
         return None  # "sheds up to 10 square metres" after "clause 7": another thing counted, elsewhere
     # "knocked it down to £11,450" after "asking £11,995" elsewhere: a price close to the old one …
     close = "amount" in differing and _close(new - said.extras, old_values)
@@ -415,7 +415,7 @@ _MEASURED = re.compile(r"(?<![\w£€$.,/-])\d+(?:\.\d+)?(?:A\b|\s?(?:amps?|mm|c
 def _measured_again(said: _Said, old_text: str, differing: set[str]) -> bool:
     """True when a cued line gives a new measure of the thing that stands just before the old one's
     ("the fuse is actually 80A" after "our main fuse is only 60A"): the same thing measured again."""
-    return "count" in differing and said.cue and bool(_measure_owners(said.line) & _measure_owners(old_text))
+    return "measure" in differing and said.cue and bool(_measure_owners(said.line) & _measure_owners(old_text))
 
 
 def _measure_owners(text: str) -> set[str]:

@@ -26,7 +26,7 @@ _HOURS = re.compile(r"(?<![£€$\d.,:])\b(\d{1,2}(?:[:.]\d{2})?)\s*(?:till|unti
 # "£84,500, three surgeries" (read "£84,500, 3 surgeries") is £84,500: a space goes on with three figures only ("€18 400")
 AMOUNT = re.compile(rf"(?:{_CURRENCY}\s?\d+(?:[,.]\d+|\s\d{{3}}(?!\d))*|\d(?:[\d,.]*\d)?\s?(?:{_CURRENCY}|%|k\b)|\b\d+(?:\.\d+)?p\b)", re.I)  # "9.5p a word"
 NUMBER = re.compile(r"\b\d[\d,.]*\b")
-_MEASURE = re.compile(r"(?<![\w£€$.,/-])\d+(?:\.\d+)?(?:mm|cm|m|km|kg|ft|kw|kwh)\b", re.I)
+_MEASURE = re.compile(r"(?<![\w£€$.,/-])\d+(?:\.\d+)?\s?(?:mm|cm|m|km|kg|ft|kw|kwh)\b", re.I)  # "2.1 m across"
 _AMPS = re.compile(r"(?<![\w£€$.,/-])\d+(?:A\b|\s?(?i:amps?)\b)")  # "a 60A main fuse", "a 13 amp socket" (not "Flat 5a")
 
 _UNITS, _TENS = NUMBERS, TENS
@@ -70,7 +70,7 @@ _LABEL = re.compile(rf"\b(?i:{'|'.join(sorted(LABELS))})\s+$")
 
 
 def values(line: str) -> set[Value]:
-    """The amounts, dates, times and counts `line` states (ids and list numbers are not values)."""
+    """The amounts, dates, times, measures and counts `line` states (ids and list numbers are not values)."""
     out: set[Value] = set()
     taken = [m.span() for m in ids(line)]  # "order HG-20417, £1,284.60": the id's digits are no amount
     for m in _HOURS.finditer(line):  # "runs 12 till 4", "7 to 9pm": two times
@@ -82,10 +82,10 @@ def values(line: str) -> set[Value]:
                 continue
             taken.append((m.start(), m.end()))
             out.add(Value(kind, norm(re.sub(r"^(?:the|of)\s+", "", m.group(), flags=re.I))))
-    for m in [*_MEASURE.finditer(line), *(a for a in _AMPS.finditer(line) if not _LABEL.search(line, 0, a.start()))]:  # "30m square", "a 2.5kg bag": a count in its unit
+    for m in [*_MEASURE.finditer(line), *(a for a in _AMPS.finditer(line) if not _LABEL.search(line, 0, a.start()))]:  # "30m square", "a 2.5kg bag": a measure in its unit
         if not any(a < m.end() and m.start() < b for a, b in taken):
             taken.append(m.span())
-            out.add(Value("count", norm(m.group())))
+            out.add(Value("measure", norm(m.group())))  # no count: "about 2.1 m across" gives no "six-person" another number
     for m in NUMBER.finditer(line):
         if any(a < m.end() and m.start() < b for a, b in taken):
             continue
