@@ -1451,3 +1451,19 @@ def test_a_change_said_by_someone_new_in_full_starts_their_page_and_is_asked(pro
     assert new in body(project, "aisha-begum") and "DNO approval" in body(project, "aisha-begum")
     assert new not in body(project, "tom-hadley")
     assert any(old in ln and new in ln and "[[aisha-begum]]" in ln for ln in open_lines(project))
+
+
+
+def test_an_open_line_quotes_the_old_line_in_the_persons_words_not_the_links_a_pass_added(project: Project) -> None:
+    """The old line came from its page, where an earlier pass had linked "Hartwood" inside it: the Open
+    line quoted “Megan Doyle from [[hartwood|Hartwood]] Tree Care …”, words the person never wrote."""
+    old = "Megan Doyle from Hartwood Tree Care looked at the oak: 30% crown reduction, £1,600 plus VAT."
+    journal(project, "2026-09-21", old, "Going with Hartwood rather than the leaflet bloke, who'd never heard of a TPO.")
+    garden(project, answers(FakeModel(), "yes", "yes"))
+    journal(project, "2026-09-22", "Megan Doyle sent the paperwork.")
+    garden(project, answers(FakeModel(), "yes"))
+    assert "[[hartwood" in body(project, "megan-doyle")  # the link a pass added to the old line
+    new = "Megan's quote is now £1,750 plus VAT, they need a cherry picker."
+    journal(project, "2026-09-24", new)
+    garden(project, answers(FakeModel(), "yes"))
+    assert any(f"“{old}”" in ln and new in ln for ln in open_lines(project)), open_lines(project)

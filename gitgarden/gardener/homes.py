@@ -19,7 +19,17 @@ from functools import cached_property
 from gitgarden.gardener import leads
 from gitgarden.gardener.project_page import named_project_thing, projects_thing
 from gitgarden.model.operations import Op
-from gitgarden.wiki import changes, decisions, journal, pages, phrases, subjects, tidy, wordlists
+from gitgarden.wiki import (
+    changes,
+    decisions,
+    journal,
+    linking,
+    pages,
+    phrases,
+    subjects,
+    tidy,
+    wordlists,
+)
 from gitgarden.wiki.facts import pages_citing
 from gitgarden.wiki.household import household
 from gitgarden.wiki.journal import JournalLine
@@ -34,7 +44,9 @@ _BULLET_LINE = re.compile(r"^[-*+] (?P<text>.+?) \((?P<day>\d{4}-\d{2}-\d{2})\)\
 
 
 def bullets(body: str) -> list[tuple[str, str]]:
-    return [(m.group("text"), m.group("day")) for raw in body.splitlines() if (m := _BULLET_LINE.match(raw.strip()))]
+    """A page's bullets as (the line's words, its day): the words without the links a pass added, so an
+    Open line quotes what the person wrote ("Megan Doyle from Hartwood Tree Care", not "[[hartwood|…]]")."""
+    return [(linking.unlinked(m.group("text")), m.group("day")) for raw in body.splitlines() if (m := _BULLET_LINE.match(raw.strip()))]
 
 
 @dataclass

@@ -134,15 +134,6 @@ def _frontmatter_end(lines: list[str]) -> int:
     return 0
 
 
-def _unlinked(text: str) -> str:
-    """`text` with every wiki link replaced by the words it shows."""
-    out, at = [], 0
-    for link in linking.find_links(text):
-        out.append(text[at : link.start] + (link.shown or link.target))
-        at = link.end
-    return "".join(out) + text[at:]
-
-
 def _pieces(path: str, old: list[str], new: list[str]) -> list[Piece]:
     matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
     return [
@@ -155,7 +146,7 @@ def _pieces(path: str, old: list[str], new: list[str]) -> list[Piece]:
 def _kind(piece: Piece) -> str:
     if not piece.old:
         return "append"
-    if len(piece.old) == len(piece.new) and all(_unlinked(n) == o for o, n in zip(piece.old, piece.new, strict=True)):
+    if len(piece.old) == len(piece.new) and all(linking.unlinked(n) == o for o, n in zip(piece.old, piece.new, strict=True)):
         return "links"
     return "change"
 
@@ -180,7 +171,7 @@ def _cited(record: dict[str, Any], page: str, text: str) -> list[str]:
         if not isinstance(prov, dict) or prov.get("page") != page:
             continue
         written = str(prov.get("text") or "").strip()
-        if written and (written in text or _unlinked(text).find(_unlinked(written)) >= 0 or not text):
+        if written and (written in text or linking.unlinked(text).find(linking.unlinked(written)) >= 0 or not text):
             found += [str(c.get("id")) for c in prov.get("lines") or [] if isinstance(c, dict) and c.get("id")]
     return list(dict.fromkeys(found))
 

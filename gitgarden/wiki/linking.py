@@ -20,6 +20,7 @@ __all__ = [
     "code_mask",
     "Link",
     "find_links",
+    "unlinked",
     "MdLink",
     "MD_LINK",
     "find_md_links",
@@ -131,6 +132,15 @@ class Link:
     @property
     def raw(self) -> str:
         return f"[[{self.target}{'#' + self.anchor if self.anchor else ''}{'|' + self.shown if self.shown else ''}]]"
+
+
+def unlinked(text: str) -> str:
+    """`text` with every wiki link replaced by the words it shows: the person's words again."""
+    out, at = [], 0
+    for link in find_links(text):
+        out.append(text[at : link.start] + (link.shown or link.target))
+        at = link.end
+    return "".join(out) + text[at:]
 
 
 def find_links(text: str) -> list[Link]:
