@@ -1453,6 +1453,32 @@ def test_a_change_said_by_someone_new_in_full_starts_their_page_and_is_asked(pro
     assert any(old in ln and new in ln and "[[aisha-begum]]" in ln for ln in open_lines(project))
 
 
+def test_a_change_that_opens_with_another_pages_name_goes_on_that_page(project: Project) -> None:
+    """held51: "Hartwood came back with £1,750 plus VAT" went onto Megan's page, beside her £1,600, though
+    Hartwood has a page of its own; "Dave's van is in …, so he's starting us on Wednesday 28 January"
+    is the install's (Dave's van is no subject of the line)."""
+    quote = "Megan Doyle from Hartwood Tree Care looked at the oak: 30% crown reduction, £1,600 plus VAT, quote HTC-5521."
+    journal(project, "2026-09-21", quote, "Going with Hartwood rather than the leaflet bloke, who'd never heard of a TPO.")
+    garden(project, answers(FakeModel(), "yes", "yes"))
+    new = "Hartwood came back with £1,750 plus VAT now they know they need a cherry picker."
+    journal(project, "2026-09-24", new)
+    result = garden(project, answers(FakeModel(), "yes"))
+    assert result.refusals == [] and result.created == [], result
+    assert new in body(project, "hartwood") and new not in body(project, "megan-doyle")
+    assert any(quote in ln and new in ln for ln in open_lines(project))
+
+
+def test_a_change_opening_with_a_names_possession_stays_beside_the_old_value() -> None:
+    """held19: "Dave's van is in for its MOT …" is no line of Dave's, though Dave has a page: the
+    fitting's date it moves stays beside the old line; "Dave says …" would be his."""
+    plan: Any = type("Plan", (), {"full_names": set()})()
+    van = JournalLine("2026-01-16", 2, "Dave's van is in for its MOT on the 27th, so he's starting us on Wednesday 28 January.", "k")
+    says = JournalLine("2026-01-16", 3, "Dave says he's starting us on Wednesday 28 January.", "k")
+    home = ("dave-hollings", "", ["Dave"])
+    assert not small._own_name_leads(plan, home, "fitting", van)
+    assert small._own_name_leads(plan, home, "fitting", says)
+    assert not small._own_name_leads(plan, home, "dave-hollings", says)  # already the old line's page
+
 
 def test_an_open_line_quotes_the_old_line_in_the_persons_words_not_the_links_a_pass_added(project: Project) -> None:
     """The old line came from its page, where an earlier pass had linked "Hartwood" inside it: the Open

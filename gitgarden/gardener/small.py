@@ -174,7 +174,7 @@ def operations(
         if settled_old and (title or (name and name != settled_old and not plan.is_decided(name))):
             pass  # "Rosa's start moved …" after "Going with Rosa for manager, she starts 28 Sept": the
             # decided page takes no line, so the change stays on its own page, the question asked
-        elif old is not None and old.page and not _new_name_leads(plan, title, line):
+        elif old is not None and old.page and not _own_name_leads(plan, (name, title, aliases), old.page, line):
             name, title, aliases = old.page, "", []
         if name and plan.is_decided(name) and old is None and r.kind in ("fact", "decision"):
             # "Tickets live on TicketNest" after "Decision: tickets £12": a fact that only extends
@@ -211,11 +211,16 @@ def operations(
     return plan.out
 
 
-def _new_name_leads(plan: Planner, title: str, line: JournalLine) -> bool:
-    """True when the line opens with a name in full that no page answers to yet, the title of its new
-    page ("Aisha Begum at Wessex Power Networks rang: … the fuse is actually 80A"): someone new says the
-    change, so it starts their page, the Open line quoting both — not Tom's page, where the 60A stands."""
-    return bool(title) and title in plan.full_names and line.text.startswith(title)
+def _own_name_leads(plan: Planner, home: tuple[str, str, list[str]], old_page: str, line: JournalLine) -> bool:
+    """True when the line opens with the name of its own home, not the page of the line it changes:
+    someone new in full, its new page's title ("Aisha Begum at Wessex Power Networks rang: … the fuse
+    is actually 80A", after Tom's 60A), or another page's name ("Hartwood came back with £1,750" after
+    Megan's £1,600 on her page). The change goes there, the Open line quoting both lines."""
+    name, title, aliases = home
+    if title:
+        return title in plan.full_names and line.text.startswith(title)
+    # … but not a name's own "'s" ("Dave's van is in for its MOT, so he's starting us on the 28th"): the install's
+    return bool(name) and name != old_page and bool(aliases) and re.match(rf"{re.escape(aliases[0])}\b(?!['’])", line.text) is not None
 
 
 def _changes(plan: Planner, r: Reading, page: str, history: Sequence[changes.Earlier]) -> changes.Earlier | None:
