@@ -1553,3 +1553,10 @@ def test_a_measure_is_no_new_count_of_a_thing_counted() -> None:
     quote = Earlier("2026-04-13#2", "His quote for a six-person treatment plant, fitted and commissioned, is £9,450 plus VAT, ref PD-0412.", "owen-prothero")
     assert changed_value("Owen says the plant is a Klargester BioDisc, about 2.1 m across, so the digger has to come in through the side gate.", "owen-prothero", [quote]) is None
     assert changed_value("Owen says the plant is now an eight-person one, £10,180 plus VAT.", "owen-prothero", [quote]) == quote
+
+
+def test_a_measure_glued_to_its_unit_before_a_thing_is_passed_over() -> None:
+    """held52: "Decision: the 90cm stainless extractor from the Hartley quote, …" decided a page "Quote"."""
+    assert decided_things("Decision: the 90cm stainless extractor from the Hartley quote, not the glass one, it's £140 cheaper.")[0] == "Stainless extractor"
+    assert noun_phrase("the 7kW wallbox", 4) == "Wallbox"
+    assert noun_phrase("the 90 people", 4) == ""  # a count, no unit: no thing after it is told apart
