@@ -1560,3 +1560,11 @@ def test_a_measure_glued_to_its_unit_before_a_thing_is_passed_over() -> None:
     assert decided_things("Decision: the 90cm stainless extractor from the Hartley quote, not the glass one, it's £140 cheaper.")[0] == "Stainless extractor"
     assert noun_phrase("the 7kW wallbox", 4) == "Wallbox"
     assert noun_phrase("the 90 people", 4) == ""  # a count, no unit: no thing after it is told apart
+
+
+def test_a_numbered_label_denied_by_name_is_what_the_line_corrects() -> None:
+    """held52: "Correction: Ian's in Flat 3, not Flat 2" asked nothing: a flat's number is a label, no value."""
+    flat = Earlier("2026-02-17#2", "Ian Forsyth in Flat 2 upstairs is worried the vent will sit right under his bedroom window.", "ian-forsyth")
+    assert changed_value("Correction: Ian's in Flat 3, not Flat 2; Flat 2 is the one that's up for sale.", "ian-forsyth", [flat]) == flat
+    other = Earlier("2026-02-18#1", "Flat 3 buyers are viewing on Friday.", "viewing")
+    assert changed_value("Correction: Ian's in Flat 3, not Flat 2; Flat 2 is the one that's up for sale.", "ian-forsyth", [other]) is None

@@ -36,7 +36,7 @@ from gitgarden.wiki.values import (
     units_per,
     values,
 )
-from gitgarden.wiki.wordlists import VAGUE
+from gitgarden.wiki.wordlists import LABELS, VAGUE
 
 __all__ = ["Value", "values", "has_change_cue", "corrects", "reverses", "Earlier", "changed_value"]
 
@@ -262,7 +262,7 @@ def changed_value(line: str, page: str, earlier: Iterable[Earlier]) -> Earlier |
     not a change."""
     in_figures = spelled(line)
     said = _Said.of(in_figures if has_change_cue(in_figures) else line)  # "has five confirmed": no count it changes
-    if not said.values and not said.fixed_ids and not said.moved_codes and not said.unchosen:
+    if not said.values and not said.fixed_ids and not said.moved_codes and not said.unchosen and not said.relabelled:
         return None
     best: Earlier | None = None
     best_rank: tuple[bool, bool, bool, bool, bool, bool, bool, bool, int, int, int] = (False, False, False, False, False, False, False, False, -1, -1, -1)
@@ -291,13 +291,14 @@ class _Said:
     counted: dict[str, set[str]]
     priced: dict[str, set[str]]
     extras: set[Value]  # "£15 extra", "an extra £40": a charge on top, near no price it could replace
+    relabelled: set[tuple[str, str]]  # "Ian's in Flat 3, not Flat 2": a numbered label the line says was wrong
 
     @classmethod
     def of(cls, line: str) -> _Said:
         fixed = [m.group() for m in ids(line)] if _ID_FIX.search(line) else []
         return cls(
             line, values(line), _FROM_TO.findall(line), fixed, has_change_cue(line), _denied(line), _unchosen(line), _topic(line), _marked_old(line),
-            content_words(line), _plain_words(line), counted(line), priced_things(line), extras(line),
+            content_words(line), _plain_words(line), counted(line), priced_things(line), extras(line), _relabelled(line),
         )  # fmt: skip
 
 
@@ -398,10 +399,16 @@ def _deposit_only(line: str, old: str) -> bool:
     return re.search(r"\bdeposit", line, re.I) is not None and re.search(r"\bdeposit", old, re.I) is None
 
 
+def _relabelled(line: str) -> set[tuple[str, str]]:
+    """The numbered labels `line` says were wrong, as (word, number): "Ian's in Flat 3, not Flat 2"
+    gives ("flat", "2") — a label is no value, but one denied by name is what the line corrects."""
+    return {(m.group(1).lower(), m.group(2)) for m in re.finditer(rf"\bnot\s+(?:the\s+)?({'|'.join(sorted(LABELS))})\s+(\d+[a-z]?)\b", line, re.I)}
+
+
 def _outright(said: _Said, old_text: str, same_page: bool) -> bool:
     """True when `said`'s line names what it changes in `old_text` outright: an id said wrong before, a
     code moved from ("from C14 to D9"), a choice turned from on the same page ("not in lacquer but …")."""
-    if said.fixed_ids and _near_id(said.fixed_ids, old_text):
+    if (said.fixed_ids and _near_id(said.fixed_ids, old_text)) or any(re.search(rf"\b{w}\s+{n}\b", old_text, re.I) for w, n in said.relabelled):
         return True
     if said.unchosen and same_page and said.unchosen <= content_words(old_text):
         return True
