@@ -30,6 +30,7 @@ from gitgarden.wiki.values import (
     Value,
     counted,
     extras,
+    measures,
     norm,
     priced_things,
     spelled,
@@ -416,9 +417,6 @@ def _outright(said: _Said, old_text: str, same_page: bool) -> bool:
 
 
 _VALUE_SPAN = {"date": DATE, "amount": AMOUNT, "time": TIME}
-_MEASURED = re.compile(r"(?<![\w£€$.,/-])\d+(?:\.\d+)?(?:A\b|\s?(?:amps?|mm|cm|m|km|kg|ft|kW|kWh)\b)")
-
-
 def _measured_again(said: _Said, old_text: str, differing: set[str]) -> bool:
     """True when a cued line gives a new measure of the thing that stands just before the old one's
     ("the fuse is actually 80A" after "our main fuse is only 60A"): the same thing measured again."""
@@ -428,7 +426,7 @@ def _measured_again(said: _Said, old_text: str, differing: set[str]) -> bool:
 def _measure_owners(text: str) -> set[str]:
     """The things (folded plain words) within four words before a measure in `text`, in its clause."""
     out: set[str] = set()
-    for m in _MEASURED.finditer(text):
+    for m in measures(text):
         out |= _plain_words(" ".join(re.split(r"[,;:()—–]", text[: m.start()])[-1].split()[-4:]))
     return out
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from gitgarden.wiki.subjects import content_words, fold, ids
 from gitgarden.wiki.wordlists import LABELS, NUMBERS, TENS
 
-__all__ = ["AMOUNT", "DATE", "DAYS", "MONTHS", "NUMBER", "TIME", "US", "Value", "counted", "extras", "norm", "priced_things", "spelled", "units_per", "values"]
+__all__ = ["AMOUNT", "DATE", "DAYS", "MONTHS", "NUMBER", "TIME", "US", "Value", "counted", "extras", "measures", "norm", "priced_things", "spelled", "units_per", "values"]
 
 MONTHS = "january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec"
 DAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
@@ -69,6 +69,11 @@ def norm(text: str) -> str:
 _LABEL = re.compile(rf"\b(?i:{'|'.join(sorted(LABELS))})\s+$")
 
 
+def measures(line: str) -> list[re.Match[str]]:
+    """The measures `line` gives in their units: "30m square", "about 2.1 m across", "a 60A fuse"."""
+    return [*_MEASURE.finditer(line), *(a for a in _AMPS.finditer(line) if not _LABEL.search(line, 0, a.start()))]
+
+
 def values(line: str) -> set[Value]:
     """The amounts, dates, times, measures and counts `line` states (ids and list numbers are not values)."""
     out: set[Value] = set()
@@ -82,7 +87,7 @@ def values(line: str) -> set[Value]:
                 continue
             taken.append((m.start(), m.end()))
             out.add(Value(kind, norm(re.sub(r"^(?:the|of)\s+", "", m.group(), flags=re.I))))
-    for m in [*_MEASURE.finditer(line), *(a for a in _AMPS.finditer(line) if not _LABEL.search(line, 0, a.start()))]:  # "30m square", "a 2.5kg bag": a measure in its unit
+    for m in measures(line):  # "30m square", "a 2.5kg bag": a measure in its unit
         if not any(a < m.end() and m.start() < b for a, b in taken):
             taken.append(m.span())
             out.add(Value("measure", norm(m.group())))  # no count: "about 2.1 m across" gives no "six-person" another number
