@@ -1568,3 +1568,9 @@ def test_a_numbered_label_denied_by_name_is_what_the_line_corrects() -> None:
     assert changed_value("Correction: Ian's in Flat 3, not Flat 2; Flat 2 is the one that's up for sale.", "ian-forsyth", [flat]) == flat
     other = Earlier("2026-02-18#1", "Flat 3 buyers are viewing on Friday.", "viewing")
     assert changed_value("Correction: Ian's in Flat 3, not Flat 2; Flat 2 is the one that's up for sale.", "ian-forsyth", [other]) is None
+
+
+def test_kids_counted_in_a_number_are_no_family_chatter() -> None:
+    """held50: Qwen's garden skipped "Guest list is at 42 including the kids." as "chatter: family"."""
+    assert chatter_kind("Guest list is at 42 including the kids.") == ""
+    assert chatter_kind("Took the kids swimming after school.") == "family"

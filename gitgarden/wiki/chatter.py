@@ -63,8 +63,8 @@ def chatter_kind(text: str, domain: frozenset[str] = frozenset()) -> str:
                 continue  # "Aunt Moira Fitzgerald is keeping the kitty": her title, the line is about her
             if why == "family" and re.search(r"[A-Z][^\W\d_]+(?:\s+[A-Z][^\W\d_]+)+,\s+(?:my|our)\s+$", text[: m.start()]):
                 continue  # "Fiona Keane, my cousin in Limerick, is reckoning on 46": who she is, the line is hers
-            if why == "family" and (re.search(r"\d\s*$", text[: m.start()]) or re.match(r"\s+(?:under|over|aged)\s+\d", text[m.end() :])):
-                continue  # "38 adults and 11 kids", "kids under 5": people counted, not the writer's family
+            if why == "family" and (re.search(r"\d\s*(?:(?:including|plus|with)\s+(?:the\s+)?)?$", text[: m.start()]) or re.match(r"\s+(?:under|over|aged)\s+\d", text[m.end() :])):
+                continue  # "38 adults and 11 kids", "kids under 5", "at 42 including the kids": people counted, not the writer's family
             if why == "a meal" and re.search(r"\bover\s+(?:an?\s+)?(?:(?:cup|pot|mug|glass)\s+of\s+|quick\s+)?$", text[: m.start()], re.I):
                 continue  # "Showed Derek the plan over a cup of tea": where it was said, not what the line is about
             if _ORGANISED.match(text, m.end()):
