@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from gitgarden.project import Project
 from gitgarden.wiki import pages
 from tests.helpers.project import FakeModel, commit_all, garden, git, page, write
@@ -30,29 +32,13 @@ def test_a_new_page_for_a_subject_that_has_one_becomes_text_for_it(project: Proj
     assert not (project.root / "wiki/tomasz.md").exists()
 
 
-def test_a_change_the_model_did_not_ask_about_gets_an_open_line(project: Project) -> None:
+@pytest.mark.parametrize("old_mark,new_mark", [("", ""), ("- ", "- [ ] ")])
+def test_a_change_the_model_did_not_ask_about_gets_an_open_line(project: Project, old_mark: str, new_mark: str) -> None:
+    """… quoting what the two lines say: in a journal kept as a list (Obsidian's daily notes), not "- "."""
     write(project.root, "wiki/deposit.md", page("Deposit", "Tomasz wants a 1,500 EUR deposit.\n", source="[2026-03-05]", gardener=True))
-    write(project.root, "raw/journal/2026-03-05.md", "Tomasz wants a 1,500 EUR deposit, invoice TW-0314\n")
+    write(project.root, "raw/journal/2026-03-05.md", f"{old_mark}Tomasz wants a 1,500 EUR deposit, invoice TW-0314\n")
     commit_all(project.root)
-    write(project.root, "raw/journal/2026-03-07.md", "The deposit for Tomasz is now 2,000 EUR, he re-sent TW-0314\n")
-    model = FakeModel().enqueue(
-        {"operations": [{"op": "append", "page": "deposit", "text": "The deposit for Tomasz is now 2,000 EUR.\n", "lines": ["2026-03-07#1"]}]}
-    )
-    result = garden(project, model)
-    assert result.refusals == [], result.refusals
-    asked = pages.open_lines(git(project.root, "show", "HEAD:wiki/index.md"))
-    assert asked == [
-        "- Which holds? “Tomasz wants a 1,500 EUR deposit, invoice TW-0314” (2026-03-05#1) or "
-        "“The deposit for Tomasz is now 2,000 EUR, he re-sent TW-0314” (2026-03-07#1) ([[deposit]])"
-    ]
-
-
-def test_a_change_in_a_journal_kept_as_a_list_is_quoted_without_its_list_marks(project: Project) -> None:
-    """Obsidian's daily notes are lists: the Open line quotes what the two lines say, not "- "."""
-    write(project.root, "wiki/deposit.md", page("Deposit", "Tomasz wants a 1,500 EUR deposit.\n", source="[2026-03-05]", gardener=True))
-    write(project.root, "raw/journal/2026-03-05.md", "- Tomasz wants a 1,500 EUR deposit, invoice TW-0314\n")
-    commit_all(project.root)
-    write(project.root, "raw/journal/2026-03-07.md", "- [ ] The deposit for Tomasz is now 2,000 EUR, he re-sent TW-0314\n")
+    write(project.root, "raw/journal/2026-03-07.md", f"{new_mark}The deposit for Tomasz is now 2,000 EUR, he re-sent TW-0314\n")
     model = FakeModel().enqueue(
         {"operations": [{"op": "append", "page": "deposit", "text": "The deposit for Tomasz is now 2,000 EUR.\n", "lines": ["2026-03-07#1"]}]}
     )
