@@ -36,14 +36,14 @@ from gitgarden.wiki.journal import JournalLine
 from gitgarden.wiki.subject_index import HONORIFICS, SubjectIndex, name_parts
 from gitgarden.wiki.tree import Tree
 
-__all__ = ["Planner", "bullets"]
+__all__ = ["Planner"]
 
 _PUNCTUATION = re.compile(r"[^\w\s'’]")
 _SUBORDINATE = re.compile(r"\b(?:after|because|since|when|while|until|though|although|as|now(?=\s+(?:[A-Z]|$)))\b", re.I)  # "… now Auntie Pat has rung"
 _BULLET_LINE = re.compile(r"^[-*+] (?P<text>.+?) \((?P<day>\d{4}-\d{2}-\d{2})\)\s*$")
 
 
-def bullets(body: str) -> list[tuple[str, str]]:
+def _bullets(body: str) -> list[tuple[str, str]]:
     """A page's bullets as (the line's words, its day): the words without the links a pass added, so an
     Open line quotes what the person wrote ("Megan Doyle from Hartwood Tree Care", not "[[hartwood|…]]")."""
     return [(linking.unlinked(m.group("text")), m.group("day")) for raw in body.splitlines() if (m := _BULLET_LINE.match(raw.strip()))]
@@ -401,7 +401,7 @@ class Planner:
                 text = tidy.read_text(self.tree, path)
                 if name is None or text is None:
                     continue
-                found += [(d, t, name) for t, d in bullets(pages.split_frontmatter(text)[1]) if d == day]
+                found += [(d, t, name) for t, d in _bullets(pages.split_frontmatter(text)[1]) if d == day]
         seen = {(t, n) for _d, t, n in found}
         for name, items in self.written.items():
             found += [(d, t, name) for t, d in items if (t, name) not in seen]

@@ -29,7 +29,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from gitgarden.gardener.calls import call_model, reading_seconds
-from gitgarden.gardener.homes import Planner, bullets
+from gitgarden.gardener.homes import Planner
 from gitgarden.gardener.project_page import general_title
 from gitgarden.gardener.reading import Reading, read_lines, settled
 from gitgarden.gardener.state import Pass, Work
@@ -45,7 +45,7 @@ from gitgarden.wiki.tree import Tree
 if TYPE_CHECKING:
     from gitgarden.model.llm import Answer, Model
 
-__all__ = ["ask", "operations", "bullet", "changed_fact", "THRESHOLD"]
+__all__ = ["ask", "operations", "bullet", "THRESHOLD"]
 
 THRESHOLD = 0.5  # where a model's threshold is unknown (a model that cannot be measured)
 _RECENT_DAYS = 62  # how far back a change is looked for among the pages' bullets
@@ -120,13 +120,6 @@ def _threshold(run: Pass, model: Model, premises: str) -> float:
 def bullet(line: JournalLine) -> str:
     """The line as a page bullet, word for word, ending in its day: `- Acme pays 400 EUR. (2026-11-29)`."""
     return f"- {line.said} ({line.day})\n"
-
-
-def changed_fact(new: str, body: str) -> str | None:
-    """A bullet of `body` whose value `new` changes (`wiki.changes`), or None."""
-    earlier = [changes.Earlier("", t, "") for t, _day in bullets(body)]
-    found = changes.changed_value(new, "", earlier)
-    return None if found is None else found.text
 
 
 def operations(
