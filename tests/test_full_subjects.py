@@ -51,6 +51,20 @@ def test_a_change_the_model_did_not_ask_about_gets_an_open_line(project: Project
     ]
 
 
+def test_a_change_of_a_line_opening_with_a_tag_gets_an_open_line(project: Project) -> None:
+    """`#deposit Tomasz wants …` is a journal line (a tag, no heading), so a later change of its value is asked."""
+    write(project.root, "wiki/deposit.md", page("Deposit", "Tomasz wants a 1,500 EUR deposit.\n", source="[2026-03-05]", gardener=True))
+    write(project.root, "raw/journal/2026-03-05.md", "#deposit Tomasz wants a 1,500 EUR deposit, invoice TW-0314\n")
+    commit_all(project.root)
+    write(project.root, "raw/journal/2026-03-07.md", "The deposit for Tomasz is now 2,000 EUR, he re-sent TW-0314\n")
+    model = FakeModel().enqueue(
+        {"operations": [{"op": "append", "page": "deposit", "text": "The deposit for Tomasz is now 2,000 EUR.\n", "lines": ["2026-03-07#1"]}]}
+    )
+    assert garden(project, model).refusals == []
+    asked = pages.open_lines(git(project.root, "show", "HEAD:wiki/index.md"))
+    assert any("“#deposit Tomasz wants a 1,500 EUR deposit, invoice TW-0314” (2026-03-05#1)" in ln and "now 2,000 EUR" in ln for ln in asked), asked
+
+
 def test_a_reply_cut_off_twice_is_asked_again_in_halves_and_no_line_is_dropped(project: Project) -> None:
     lines = ["Anna Berg quoted 900 EUR", "Jon Lie quoted 700 EUR", "Kari Moe quoted 500 EUR", "lunch was good"]
     write(project.root, "raw/journal/2026-11-29.md", "".join(f"{ln}\n" for ln in lines))
