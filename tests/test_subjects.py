@@ -1527,7 +1527,7 @@ def test_a_measure_said_again_of_the_same_thing_changes_it_on_another_page() -> 
     new = "Aisha Begum at Wessex Power Networks rang: their records say the fuse is actually 80A, so no upgrade needed."
     assert changed_value(new, "aisha-begum", [fuse]) == fuse
     assert changed_value("Aisha says the cable run is 80m, so no upgrade needed.", "aisha-begum", [fuse]) is None
-    assert values("a 13 amp socket and a 60A fuse") == {Value("measure", "13amp"), Value("measure", "60a")}
+    assert values("a 13 amp socket and a 60A fuse") == {Value("measure", "13a"), Value("measure", "60a")}
     assert values("Flat 5a upstairs, Unit 3A next door") == set()
 
 
@@ -1553,6 +1553,29 @@ def test_a_measure_is_no_new_count_of_a_thing_counted() -> None:
     quote = Earlier("2026-04-13#2", "His quote for a six-person treatment plant, fitted and commissioned, is £9,450 plus VAT, ref PD-0412.", "owen-prothero")
     assert changed_value("Owen says the plant is a Klargester BioDisc, about 2.1 m across, so the digger has to come in through the side gate.", "owen-prothero", [quote]) is None
     assert changed_value("Owen says the plant is now an eight-person one, £10,180 plus VAT.", "owen-prothero", [quote]) == quote
+
+
+def test_a_measure_in_thousands_or_joined_by_a_hyphen_is_a_measure() -> None:
+    """held53: "Correction: the opening is 2,350mm wide" asked nothing against "measured the opening at
+    2,310mm wide by 2,095mm high": "2,310mm" read as a count of 2, the same as "2,095mm"'s."""
+    opening = Earlier("2026-03-10#1", "Kieran Doyle, Westway's surveyor, measured the opening at 2,310mm wide by 2,095mm high.", "kieran-doyle")
+    assert changed_value("Correction: the opening is 2,350mm wide, Kieran had read the tape from the wrong edge.", "kieran-doyle", [opening]) == opening
+    assert changed_value("Kieran checked again: the opening is 2,310mm wide.", "kieran-doyle", [opening]) is None  # the same measure
+    tank = Earlier("2026-04-20#1", "Gwen Harcourt, our chair, wants a 5,000-litre tank by the top gate.", "gwen-harcourt")
+    assert changed_value("Gwen's had second thoughts about the size: 3,500 litres now, so it fits behind the shed.", "gwen-harcourt", [tank]) == tank
+    # one measure however its unit is spelled
+    assert values("a 5,000-litre tank") == values("5000 litres") == {Value("measure", "5000l")}
+    assert values("about 16 square metres") == values("16 sq m") == values("16m²") == {Value("measure", "16m2")}
+
+
+def test_a_bare_hour_after_at_is_a_time_not_a_count() -> None:
+    """held53: "Took Mum round Larchmont at 2, she liked room 4, …" was asked against "… two
+    ground-floor rooms free at the moment": "at 2" read as a new count of the two rooms."""
+    rooms = Earlier("2026-03-09#1", "Rang Larchmont House and spoke to the manager, Bernadette Quinlan, two ground-floor rooms free at the moment.", "larchmont-house")
+    assert changed_value("Took Mum round Larchmont at 2, she liked room 4, looks onto the garden, about 16 square metres.", "larchmont-house", [rooms]) is None
+    assert values("Took Mum round at 2, she liked it.") == {Value("time", "2")}
+    assert values("Guest list is at 12.") == {Value("count", "12")}  # a number a count stands at
+    assert values("measured it at 2,310mm") == {Value("measure", "2310mm")}
 
 
 def test_a_measure_glued_to_its_unit_before_a_thing_is_passed_over() -> None:

@@ -152,11 +152,19 @@ def _recount_cued(line: str, nouns: set[str]) -> bool:
 
 
 def _same(value: Value, old: set[Value]) -> bool:
-    """True when `old` gives `value` too; "the 25th" is the day of "Sunday 25 October"."""
+    """True when `old` gives `value` too; "the 25th" is the day of "Sunday 25 October", "at six" the hour of "6pm"."""
     if value in old:
+        return True
+    if value.kind == "time" and any(v.kind == "time" and _one_hour(value.text, v.text) for v in old):
         return True
     day = re.fullmatch(r"(\d{1,2})(?:st|nd|rd|th)", value.text) if value.kind == "date" else None
     return day is not None and any(v.kind == "date" and re.match(rf"{day.group(1)}(?:st|nd|rd|th)?(?:of)?[a-z]", v.text) for v in old)
+
+
+def _one_hour(a: str, b: str) -> bool:
+    """True when one of two times is a bare hour ("at six") and the other that hour ("6pm", "6:00")."""
+    bare, other = (a, b) if a.isdigit() else (b, a)
+    return bare.isdigit() and re.fullmatch(rf"{bare}(?:[:.]00)?(?:am|pm)?", other) is not None
 
 
 def _unit(value: Value) -> str:

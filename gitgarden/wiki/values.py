@@ -20,13 +20,20 @@ DATE = re.compile(
     rf"\b(?:\d{{4}}-\d{{2}}-\d{{2}}|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{MONTHS})\b|(?:{MONTHS})\s+\d{{1,2}}(?:st|nd|rd|th)?\b|(?:{DAYS})\b|the\s+\d{{1,2}}(?:st|nd|rd|th)\b|\d{{1,2}}/\d{{1,2}}(?:/\d{{2,4}})?)",
     re.I,
 )
-TIME = re.compile(r"(?<![£€$\d.,])\b\d{1,2}[:.]\d{2}(?:\s?(?:am|pm))?\b(?!\s?(?:eur|usd|gbp|pln|nok|sek|€|kr|zł)\b)|\b\d{1,2}\s?(?:am|pm)\b", re.I)  # not "£26.50"
+TIME = re.compile(
+    r"(?<![£€$\d.,])\b\d{1,2}[:.]\d{2}(?:\s?(?:am|pm))?\b(?!\s?(?:eur|usd|gbp|pln|nok|sek|€|kr|zł)\b)|\b\d{1,2}\s?(?:am|pm)\b"
+    r"|(?<!\bis at )(?<!\bare at )(?<=\bat )(?:1[0-2]|0?[1-9])(?=\s*(?:[,;.](?!\d)|$))",  # "round Larchmont at 2, she …": an hour
+    re.I,
+)  # not "£26.50"
 # Hours from and to: "12 till 4", "from 2 until 5", "7 to 9pm" (not "12 to 15 players": no am or pm)
 _HOURS = re.compile(r"(?<![£€$\d.,:])\b(\d{1,2}(?:[:.]\d{2})?)\s*(?:till|until|(?=\S*\s*\d{1,2}(?:[:.]\d{2})?\s?[ap]m\b)(?:to|–|-))\s*(\d{1,2}(?:[:.]\d{2})?)(?:\s?([ap]m))?\b", re.I)
 # "£84,500, three surgeries" (read "£84,500, 3 surgeries") is £84,500: a space goes on with three figures only ("€18 400")
 AMOUNT = re.compile(rf"(?:{_CURRENCY}\s?\d+(?:[,.]\d+|\s\d{{3}}(?!\d))*|\d(?:[\d,.]*\d)?\s?(?:{_CURRENCY}|%|k\b)|\b\d+(?:\.\d+)?p\b)", re.I)  # "9.5p a word"
 NUMBER = re.compile(r"\b\d[\d,.]*\b")
-_MEASURE = re.compile(r"(?<![\w£€$.,/-])\d+(?:\.\d+)?\s?(?:mm|cm|m|km|kg|ft|kw|kwh)\b", re.I)  # "2.1 m across"
+# "2.1 m across", "2,310mm wide", "about 16 square metres"
+_MEASURE = re.compile(
+    r"(?<![\w£€$.,/-])(?:\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?:\s|-(?=[a-z]{2}))?(?:mm|cm|m|km|kg|ft|kw|kwh|m2|m²|sq\.?\s?(?:m|ft)|(?:square\s+)?(?:met(?:re|er)s?|f(?:ee|oo)t)|inch(?:es)?|lit(?:re|er)s?)(?![\w²])", re.I
+)
 _AMPS = re.compile(r"(?<![\w£€$.,/-])\d+(?:A\b|\s?(?i:amps?)\b)")  # "a 60A main fuse", "a 13 amp socket" (not "Flat 5a")
 
 _UNITS, _TENS = NUMBERS, TENS
@@ -74,6 +81,19 @@ def measures(line: str) -> list[re.Match[str]]:
     return [*_MEASURE.finditer(line), *(a for a in _AMPS.finditer(line) if not _LABEL.search(line, 0, a.start()))]
 
 
+_UNIT_NAMES = {"amp": "a", "metre": "m", "meter": "m", "foot": "ft", "feet": "ft", "inch": "in", "inche": "in", "litre": "l", "liter": "l", "sqm": "m2", "m²": "m2", "squaremetre": "m2", "squaremeter": "m2", "sqft": "ft2", "squarefoot": "ft2", "squarefeet": "ft2"}
+
+
+def _measure_text(said: str) -> str:
+    """A measure in its figures and one spelling of its unit: "5,000-litre" and "5000 litres" are 5000l."""
+    m = re.fullmatch(r"([\d.,]+)[\s-]?(.+)", said)
+    if m is None:
+        return norm(said)
+    unit = re.sub(r"[\s.]", "", m.group(2).lower())
+    unit = _UNIT_NAMES.get(unit, _UNIT_NAMES.get(unit.removesuffix("s"), unit))
+    return m.group(1).replace(",", "") + unit
+
+
 def values(line: str) -> set[Value]:
     """The amounts, dates, times, measures and counts `line` states (ids and list numbers are not values)."""
     out: set[Value] = set()
@@ -90,7 +110,7 @@ def values(line: str) -> set[Value]:
     for m in measures(line):  # "30m square", "a 2.5kg bag": a measure in its unit
         if not any(a < m.end() and m.start() < b for a, b in taken):
             taken.append(m.span())
-            out.add(Value("measure", norm(m.group())))  # no count: "about 2.1 m across" gives no "six-person" another number
+            out.add(Value("measure", _measure_text(m.group())))  # no count: "about 2.1 m across" gives no "six-person" another number
     for m in NUMBER.finditer(line):
         if any(a < m.end() and m.start() < b for a, b in taken):
             continue
