@@ -1568,6 +1568,19 @@ def test_a_measure_in_thousands_or_joined_by_a_hyphen_is_a_measure() -> None:
     assert values("about 16 square metres") == values("16 sq m") == values("16m²") == {Value("measure", "16m2")}
 
 
+def test_a_cued_price_of_a_thing_the_old_line_names_changes_it_on_another_page() -> None:
+    """held53: "Rosalind's coming by train now, so travel is £84 return." was asked against the
+    treasurer's £68 bulb (a close amount elsewhere) and not against "Her fee is £150 plus travel, she
+    reckons £60 in petrol", the line that names the travel it prices."""
+    fee = Earlier("2026-02-09#2", "Her fee is £150 plus travel, she reckons £60 in petrol driving down from Shrewsbury.", "fee")
+    bulb = Earlier("2026-02-10#1", "Keith Ambler, our treasurer, says the society's projector has a dead bulb; a replacement is £68.", "keith-ambler")
+    assert changed_value("Rosalind's coming by train now, so travel is £84 return.", "dr-rosalind-pargeter", [fee, bulb]) == fee
+    # a price alone names no thing: "Stefan's price is now …" is not the price a trade-in comes off
+    trade_in = Earlier("2026-06-10#1", "Halden will take the old oven as a trade-in, £1,200 off the price.", "halden")
+    supply = Earlier("2026-06-09#2", "Mr Stefan Kowal, the electrician, says the oven needs a new supply: £1,150 including the isolator.", "mr-stefan-kowal")
+    assert changed_value("Stefan's price is now £1,280 because the cable run is longer than he thought.", "mr-stefan-kowal", [supply, trade_in]) == supply
+
+
 def test_a_bare_hour_after_at_is_a_time_not_a_count() -> None:
     """held53: "Took Mum round Larchmont at 2, she liked room 4, …" was asked against "… two
     ground-floor rooms free at the moment": "at 2" read as a new count of the two rooms."""

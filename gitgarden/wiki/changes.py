@@ -258,6 +258,7 @@ mar apr jun jul aug sep oct nov dec am pm"""
 _SHORT_FUNCTION = frozenset(_SHORT_WORDS.split())  # three-letter words that name no thing
 # Words two lines about different things share as easily as two about one: "an extra week", "an extra
 # rehearsal".
+_PRICE_WORDS = frozenset(content_words("price cost quote total bill charge rate fee"))  # what any amount is, as `priced_things` reads it
 _WEAK = frozenset({"extra", "more", "less", "whole", "full", "other", "same", "each", "every", "total", "thing", "things", "just", "only"})
 
 
@@ -378,14 +379,15 @@ def _rank(said: _Said, old: Earlier, page: str) -> tuple[bool, bool, bool, bool,
     if _weekday_only(differing, dated, new) and not (named or moved or shared >= 2):
         return None  # "Saturday brunch extras" beside "moved … to Monday 12 October": no date it moves
     # … but not seven times it: "£35 each" for the traders' tables after "entry at £5" covering the hall
-    strong = named or (same_thing and not far) or totalled or rated or (repriced and shared >= 2) or (said.cue and not far and (old.page == page or page_named or shared >= 2 or moved))
+    # "so travel is £84 return, now" after "Her fee is £150 plus travel": the thing priced, named before
+    priced = "amount" in differing and bool(set(said.priced) - _PRICE_WORDS & old_words)  # not "Stefan's price is now …" after "£1,200 off the price"
+    strong = named or (same_thing and not far) or totalled or rated or (repriced and shared >= 2) or (said.cue and not far and (old.page == page or page_named or shared >= 2 or moved or priced))
     if strong or (said.cue and (close or old.page == page)):
         # a value named, the same thing valued again, the same page, words in common, the newest
         # … the thing priced again ("Rent on the flat comes down to …" is the flat's line, not the allowance's)
         # a day and month moved from a line that gives one, before a line that names weekdays alone
         # ("to 20 April instead" changes "from Monday 13 April", not "Monday, Wednesday and Friday")
         redated = "date" in differing and dated and any(v.kind == "date" and any(c.isdigit() for c in v.text) for v in new)
-        priced = "amount" in differing and bool(set(said.priced) & old_words)
         # "The panel delivery's moved to Thu 21 May" changes "Panels are due Tue 12 May", not "… Mon 11 May,
         # the day before the panels arrive": the same thing named just before the value in both lines
         owned = _owned(said, old_text, differing)
