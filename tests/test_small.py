@@ -888,6 +888,18 @@ def test_a_role_given_after_a_name_finds_the_person_later_also_in_a_decision(pro
     assert "The DoP's borrowing" in body(project, "ravi-menon")
 
 
+def test_a_firms_role_given_after_a_name_finds_the_person_and_is_no_thing_their_lines_share(project: Project) -> None:
+    """held53: "The surveyor says there's 320mm of headroom" made a page "Surveyor" although "Kieran
+    Doyle, Westway's surveyor, measured the opening …" came the day before; on Kieran's page the
+    surveyor both lines name is who the page is about, no thing a new measure changes."""
+    journal(project, "2026-03-10", "Kieran Doyle, Westway's surveyor, measured the opening at 2,310mm wide by 2,095mm high.")
+    garden(project, answers(FakeModel(), "yes"))
+    journal(project, "2026-03-11", "The surveyor says there's 320mm of headroom, just enough for the roll box inside.")
+    result = garden(project, answers(FakeModel(), "yes"))
+    assert result.created == [] and result.appended == ["wiki/kieran-doyle.md"], (result.created, result.appended)
+    assert open_lines(project) == []  # headroom is no new width of the opening
+
+
 def test_a_harbour_master_called_by_title_and_first_name_is_one_page(project: Project) -> None:
     """Held-out week `held14-sailing-regatta`: "Captain Sue Pengelly", later "Sue's email", was two pages."""
     journal(project, "2026-06-09", "Applied to the harbour master, Captain Sue Pengelly, for an event permit, application PH/EV/2026/117.")

@@ -602,6 +602,7 @@ def test_a_participle_after_a_determiner_describes_the_thing() -> None:
         ("Rupert Hale, the party-wall surveyor, is serving notice this week.", "party-wall surveyor"),
         ("Ravi Menon, our DoP, wants the Sony FX6.", "DoP"),  # between commas after a name: a role
         ("Ewa Kowalczyk, the school nurse, wants the medical forms back.", "school nurse"),
+        ("Kieran Doyle, Westway's surveyor, measured the opening.", "surveyor"),  # a firm's role, held53
     ],
 )
 def test_a_role_set_after_a_name_in_any_words(line: str, role: str) -> None:

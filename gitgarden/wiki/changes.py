@@ -233,6 +233,12 @@ def _plain_words(text: str) -> set[str]:
     return {_SAME_THING.get(w, w) for w in content_words(text) | short | due | deeds} - _WEAK
 
 
+def _roles_shared(line: str, old: str) -> set[str]:
+    """The roles both lines name, with the deeds they are named for: "surveyor", "survey"."""
+    roles = {fold(w) for w in re.findall(r"[^\W\d_]+", line) if is_role(w)} & {fold(w) for w in re.findall(r"[^\W\d_]+", old) if is_role(w)}
+    return {d for r in roles for d in content_words(f"{r} {role_deed(r)}")}
+
+
 def _named_things(text: str) -> set[str]:
     """The folded one-word names `text` gives as things: "the Greenstar" (`phrases.named_thing`)."""
     return {fold(m.text) for m in mentions(text) if m.kind == "name" and named_thing(m.text, text)}
@@ -338,6 +344,8 @@ def _rank(said: _Said, old: Earlier, page: str) -> tuple[bool, bool, bool, bool,
     page_named = bool(words & content_words(old.page.replace("-", " ")))
     # "Helen thinks …" after "Helen charges …" on Helen's page: her name is no thing the two share
     named_page = {fold(w) for w in _CAPITALISED.findall(line)} & {fold(w) for w in _CAPITALISED.findall(old_text)} & {*page.split("-"), *old.page.split("-")}
+    # … nor is "the surveyor" who stands on both lines' page ("Kieran Doyle, Westway's surveyor, …")
+    named_page |= _roles_shared(line, old_text) if old.page == page else set()
     things = len(said.plain & old_plain - named_page)
     # "Northgate invoice for the Greenstar" after "Northgate … have the Worcester Bosch Greenstar": a
     # thing named in both, not the page's own name

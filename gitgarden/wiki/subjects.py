@@ -67,10 +67,10 @@ _ID = re.compile(
 )
 POSSESSIVE = re.compile(r"['’]s$")
 PRONOUN_START = re.compile(r"^(?:he|she|they|his|her|their|him|them)\b", re.I)
-# A role given beside a name: "X the electrician", "X, our designer,", "X (treasurer)".
+# A role given beside a name: "X the electrician", "X, our designer,", "X, Westway's surveyor,", "X (treasurer)".
 _ROLE_AFTER = re.compile(
     r"^,?\s*(?:\((?:the\s+|our\s+|my\s+)?(?P<paren>[^\W\d_][^()\n]{1,40}?)\)"
-    r"|,?\s*(?:the|our|my|their)\s+(?P<role>(?:[^\W\d_]+['’]s\s+)?[^\W\d_][\w-]*(?:\s+[^\W\d_][\w-]*)?)"
+    r"|,?\s*(?:the|our|my|their|(?-i:[A-Z][\w-]*)['’]s)\s+(?P<role>(?:[^\W\d_]+['’]s\s+)?[^\W\d_][\w-]*(?:\s+[^\W\d_][\w-]*)?)"
     r"(?=\s*(?:[,;:.)]|$|\s(?:can|will|says|said|sent|rang|is|was|has|had|wants|came|asked|agreed|confirmed|offered|needs)\b))"
     # "Kyle Brennan, the DJ the Year 13s had last summer", "Aisha Doyle, the surveyor Wessex Fibre use", "Colin
     # Baxter, a surveyor who does timber huts": a role, then who had or uses them
