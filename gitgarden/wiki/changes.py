@@ -233,10 +233,15 @@ def _plain_words(text: str) -> set[str]:
     return {_SAME_THING.get(w, w) for w in content_words(text) | short | due | deeds} - _WEAK
 
 
-def _roles_shared(line: str, old: str) -> set[str]:
-    """The roles both lines name, with the deeds they are named for: "surveyor", "survey"."""
+def _who_the_page_is(line: str, old: str, page: str, old_page: str) -> set[str]:
+    """The words two lines share that say whose page they stand on, no thing they share: "Helen thinks
+    …" after "Helen charges …" on Helen's page, her name; on one page, a role both name with the deed
+    it is named for ("The surveyor says …" after "Kieran Doyle, Westway's surveyor, measured …")."""
+    named = {fold(w) for w in _CAPITALISED.findall(line)} & {fold(w) for w in _CAPITALISED.findall(old)} & {*page.split("-"), *old_page.split("-")}
+    if old_page != page:
+        return named
     roles = {fold(w) for w in re.findall(r"[^\W\d_]+", line) if is_role(w)} & {fold(w) for w in re.findall(r"[^\W\d_]+", old) if is_role(w)}
-    return {d for r in roles for d in content_words(f"{r} {role_deed(r)}")}
+    return named | {d for r in roles for d in content_words(f"{r} {role_deed(r)}")}
 
 
 def _named_things(text: str) -> set[str]:
@@ -342,10 +347,7 @@ def _rank(said: _Said, old: Earlier, page: str) -> tuple[bool, bool, bool, bool,
     old_plain = _plain_words(old_text)
     # "the install's moved to …" names the old line's page ("x-ray-install") as well as its words
     page_named = bool(words & content_words(old.page.replace("-", " ")))
-    # "Helen thinks …" after "Helen charges …" on Helen's page: her name is no thing the two share
-    named_page = {fold(w) for w in _CAPITALISED.findall(line)} & {fold(w) for w in _CAPITALISED.findall(old_text)} & {*page.split("-"), *old.page.split("-")}
-    # … nor is "the surveyor" who stands on both lines' page ("Kieran Doyle, Westway's surveyor, …")
-    named_page |= _roles_shared(line, old_text) if old.page == page else set()
+    named_page = _who_the_page_is(line, old_text, page, old.page)
     things = len(said.plain & old_plain - named_page)
     # "Northgate invoice for the Greenstar" after "Northgate … have the Worcester Bosch Greenstar": a
     # thing named in both, not the page's own name
