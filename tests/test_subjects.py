@@ -20,6 +20,7 @@ from gitgarden.wiki.subject_index import SubjectIndex, name_parts
 from gitgarden.wiki.subjects import (
     Mention,
     ids,
+    is_title,
     mentions,
     roles_given,
     roles_said,
@@ -1567,6 +1568,24 @@ def test_a_measure_in_thousands_or_joined_by_a_hyphen_is_a_measure() -> None:
     # one measure however its unit is spelled
     assert values("a 5,000-litre tank") == values("5000 litres") == {Value("measure", "5000l")}
     assert values("about 16 square metres") == values("16 sq m") == values("16m²") == {Value("measure", "16m2")}
+
+
+def test_a_label_and_its_number_are_one_title() -> None:
+    """held53: "Decision: room 4, not the bigger one upstairs, …" decided a page "Room"; held3's "the
+    plot 14 shed roof" one "Plot". A label's number is part of the thing, in lower case too."""
+    assert decided_things("Decision: room 4, not the bigger one upstairs, Mum won't manage the lift on her own.") == ["Room 4"]
+    assert noun_phrase("pitch 12 by the hedge", 0) == "Pitch 12"
+    assert noun_phrase("room 4.5m wide", 0) == "Room"  # a measure, no label's number
+    assert is_title("Room 4") and not is_title("Room 4 5") and not is_title("4")
+    # a numbered name doing something is who, not what is decided
+    assert decided_things("Decision: Year 12 run the welcome desk and hand out passport sheets.", ["Year"])[0] == "Welcome desk"
+
+
+def test_time_spent_is_no_thing_a_line_is_about() -> None:
+    """held53: "Three hours sorting Mum's photos, 6 albums kept back …" made a page "Hours"."""
+    assert topic_title("Three hours sorting Mum's photos, 6 albums kept back for her room, the rest to the loft.") == "Photos"
+    assert topic_title("Two days painting the fence panels.") == "Fence panels"
+    assert topic_title("Three cakes for the stall.") == "Cakes"  # a count of things is still its thing
 
 
 def test_a_cued_price_of_a_thing_the_old_line_names_changes_it_on_another_page() -> None:

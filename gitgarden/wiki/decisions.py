@@ -146,6 +146,8 @@ def _after_name(plain: str, at: int, title: str) -> str:
     """The thing of a `title` standing at `at` that begins with a name: its words after the name ("the
     GreenGrow polytunnel": "Polytunnel"), or "" for a name and its verb ("Pepper sleeps in a crate")."""
     rest = title.split(" ", 1)[1]
+    if rest.isdigit():
+        return ""  # "Year 12 run the welcome desk": a numbered name is who, not a thing
     verb = " " not in rest and re.fullmatch(r"[a-z]+[^s]s", rest) and re.match(r"\s+(?:in|on|at)\b", plain[at + len(title) :])
     return "" if verb and not DETERMINER.search(plain[max(0, at - 6) : at]) else upper_first(rest)  # not "the Dell desktops in …"
 

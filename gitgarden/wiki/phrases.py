@@ -36,10 +36,15 @@ from gitgarden.wiki.wordlists import (
 __all__ = ["VERB_OBJECT", "named_thing", "noun_phrase", "topic_title"]
 
 
+# "Three hours sorting Mum's photos": the time a line says was spent is no thing it is about
+_SPENT = re.compile(r"(?:about\s+|nearly\s+|over\s+)?(?P<n>\d+|[a-z]+)\s+(?:hours?|days?|weeks?|minutes?|mins|evenings?|mornings?|afternoons?)\s+(?:of\s+)?(?=[a-z])", re.I)
+
+
 def topic_title(line: str) -> str:
     """The thing a line without a name is about, as a title made of its own words ("Budget",
     "Waiting list", "Cabinets"), or "" when code cannot tell."""
     plain = re.sub(r"^(?:decision|correction|update|note|todo)\s*:\s*", "", line.strip(), flags=re.I)
+    plain = plain[m.end() :] if (m := _SPENT.match(plain)) and fold(m.group("n")) in COUNTS | {"a", "an", "another"} else plain
     first = noun_phrase(plain, 0)
     # "Committee fixed the Holloway Lane Allotment Society open day for …": a body that does something
     # is not what the line is about; the thing it does it to is (its name before it is the owner's)
@@ -54,9 +59,10 @@ def topic_title(line: str) -> str:
         found = noun_phrase(plain, count.end())  # "38 players signed up so far": the players
         if found and fold(found) not in VAGUE:
             return found
-    verb = re.match(r"([^\W\d_]+)\s+(?:\d+\s+)?(?=[a-z]|[A-Z]\s[a-z])", plain)  # "Got L plates and …": a lettered thing
+    verb = re.match(r"([^\W\d_]+)\s+(?:\d+\s+)?(?=[a-z]|[A-Z]\s[a-z]|[A-Z][a-z]+['’]s\s+[a-z])", plain)  # "Got L plates and …": a lettered thing
     if verb and (fold(verb.group(1)) in STARTERS or verbish(fold(verb.group(1)))):
-        found = noun_phrase(plain, verb.end())  # "Ordered 50 tour polo shirts, …": the polo shirts
+        owner = re.match(r"[^\W\d_]+['’]s\s+(?=[a-z])", plain[verb.end() :])  # "sorting Mum's photos": the photos
+        found = noun_phrase(plain, verb.end() + (owner.end() if owner else 0))  # "Ordered 50 tour polo shirts, …": the polo shirts
         rest = plain[verb.end() + len(found) :] if plain[verb.end() :].lower().startswith(found.lower()) else ""
         if found and " " not in found and fold(verb.group(1)).endswith("ed") and _ITS_VERB.match(rest):
             return upper_first(f"{verb.group(1).lower()} {found.lower()}")  # "Sponsored walk set for …": an -ed word describing it
@@ -135,7 +141,10 @@ def noun_phrase(text: str, at: int) -> str:
         if thing and len(thing.split()) == 2 and not thing.split()[1][:1].isupper():
             return thing
         return f"{day.group(1).capitalize()} {thing.lower()}" if thing and len(thing.split()) == 1 else ""
-    return _phrase(text, at)
+    thing = _phrase(text, at)
+    # "Decision: room 4, not the bigger one": a label's number at the phrase's end is part of it too
+    label = re.match(rf"\s*{re.escape(thing)}\s+(\d{{1,2}})(?![\w.,]\d)", text[at:], re.I) if fold(thing) in LABELS else None
+    return f"{thing} {label.group(1)}" if label else thing
 
 
 # "lessons every Thursday": how often, not a verb's object ("cap every tour")
@@ -158,7 +167,7 @@ def _phrase(text: str, at: int) -> str:
         measure = not words and not skipped and re.fullmatch(r"\s*\d[\d.,]*-|\s*\d[\d.,]*" + ("" if m.group().lower() in _UNITS else "-"), text[end : at + m.start()]) is not None
         # "a £5 water levy": an amount between "a" and its thing (not "the £419 Harbour policy")
         priced = not words and not skipped and m.group().islower() and re.fullmatch(r"[£€$]\d[\d.,]*", gap) is not None and re.search(r"\b(?:[Aa]|[Tt]he)\s+$", text[:at]) is not None
-        if len(words) == 1 and words[0][:1].isupper() and fold(words[0]) in LABELS and re.fullmatch(r"\d{1,2}", gap):
+        if len(words) == 1 and fold(words[0]) in LABELS and re.fullmatch(r"\d{1,2}", gap):
             words.append(gap)  # "Level 2 food hygiene", "the Grade 5 entry": the level is the thing
             break
         if gap and not (skipped and not words and gap == ",") and not measure and not priced:

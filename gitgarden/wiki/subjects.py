@@ -321,7 +321,8 @@ def roles_said(text: str) -> dict[str, str]:
 
 def is_title(title: str) -> bool:
     """True for a page title a pass may make: one to five words, a noun phrase — never a pronoun,
-    a cue word ("Decision", "Total"), a bare calendar word or a sentence."""
+    a cue word ("Decision", "Total"), a bare calendar word, a sentence or a number but an id's or a
+    label's ("Room 4")."""
     words = title.split()
     if not 1 <= len(words) <= 5 or len(title) > 60:
         return False
@@ -332,7 +333,8 @@ def is_title(title: str) -> bool:
         return False
     if any(fold(w) in FUNCTION for w in words[1:]) and len(words) > 3:
         return False  # "quote is 19,100 EUR not": a clause, not a name
-    return not any(ch.isdigit() for ch in title) or bool(_ID.fullmatch(title))
+    labelled = len(words) == 2 and fold(words[0]) in LABELS and re.fullmatch(r"\d{1,3}", words[1]) is not None  # "Room 4", "Pitch 12"
+    return not any(ch.isdigit() for ch in title) or labelled or bool(_ID.fullmatch(title))
 
 
 def said_as_thing(word: str, texts: Iterable[str]) -> bool:
