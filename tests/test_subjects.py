@@ -1581,11 +1581,28 @@ def test_a_label_and_its_number_are_one_title() -> None:
     assert decided_things("Decision: Year 12 run the welcome desk and hand out passport sheets.", ["Year"])[0] == "Welcome desk"
 
 
+def test_a_capital_it_inside_a_name_is_part_of_it() -> None:
+    """held46: "Going with Shift It, the man-and-van lot, …" made a page "Shift"."""
+    said = mentions("Going with Shift It, the man-and-van lot, rather than hiring a Luton myself.")
+    assert [m.text for m in said if m.kind == "name"] == ["Shift It", "Luton"]
+    assert [m.text for m in mentions("Rang Dave. It was fine.") if m.kind == "name"] == ["Dave"]  # a sentence's "It"
+
+
+def test_a_shops_possessive_name_is_one_name() -> None:
+    """held54: "Harper's Hardware are donating a £30 voucher …" made a page "Harper"."""
+    said = mentions("Harper's Hardware are donating a £30 voucher for the raffle and The Corner Deli a hamper.")
+    assert [m.text for m in said if m.kind == "name"][0] == "Harper's Hardware"
+    assert [m.text for m in mentions("Gwen's hall booking is fine.") if m.kind == "name"] == ["Gwen"]  # her thing, no shop
+
+
 def test_time_spent_is_no_thing_a_line_is_about() -> None:
     """held53: "Three hours sorting Mum's photos, 6 albums kept back …" made a page "Hours"."""
     assert topic_title("Three hours sorting Mum's photos, 6 albums kept back for her room, the rest to the loft.") == "Photos"
     assert topic_title("Two days painting the fence panels.") == "Fence panels"
     assert topic_title("Three cakes for the stall.") == "Cakes"  # a count of things is still its thing
+    # held54: "Made a start on the loft: 14 boxes down so far, …" made a page "Start"
+    assert topic_title("Made a start on the loft: 14 boxes down so far, mostly Mum's old china.") == "Loft"
+    assert topic_title("Start moved to 7:30 for the early riders.") == "Start"  # a race's start is a thing
 
 
 def test_a_cued_price_of_a_thing_the_old_line_names_changes_it_on_another_page() -> None:

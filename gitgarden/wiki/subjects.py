@@ -190,8 +190,9 @@ def mentions(line: str, known_names: Iterable[str] = ()) -> list[Mention]:
             plural_own = gap.strip() in ("'", "’") and run[-1][1].endswith("s") and _is_cap(nxt)
             if (gap.strip() not in ("", "&") and not plural_own) or (possessive and not (own_place or (saint and _is_cap(nxt)))):
                 break  # "Tomasz's quote" ends the name; "St Aldhelm's Hall" goes on, "the Foundation's Green Spaces grant" not
-            if _is_cap(nxt) or (nxt[:1].isupper() and fold(nxt) in ("night", "day", "eve")):
-                run.append(toks[j])  # "Twelfth Night", "Boxing Day": a calendar word inside a name
+            # "Twelfth Night", "Boxing Day": a calendar word inside a name; "Shift It": a capital "It" too
+            if _is_cap(nxt) or (nxt[:1].isupper() and fold(nxt) in ("night", "day", "eve")) or (nxt == "It" and toks[j][0] not in starts):
+                run.append(toks[j])
                 j += 1
             elif _inner(nxt) and j + 1 < len(toks) and _is_cap(toks[j + 1][1]) and not line[toks[j][0] + len(nxt) : toks[j + 1][0]].strip():
                 run.extend([toks[j], toks[j + 1]])  # "Curtain Call Costume Hire", "Brightwave IT Solutions"

@@ -58,7 +58,8 @@ PLACE_NOUNS = _words(
     """hall church chapel school college hospital road street lane park wood court house centre center
     square green gardens market yard wharf boatyard cathedral abbey farm mill marina quay studio studios
     garage inn arms cafe café surgery butchers bakery bakers barbers salon stores store nursery kitchen
-    jewellers jeweller opticians chemist chemists florist florists newsagents ironmongers deli hospice"""
+    jewellers jeweller opticians chemist chemists florist florists newsagents ironmongers deli hospice
+    hardware pharmacy bookshop tearooms dairy"""
 )
 BARE_VERBS = _words("set put cut let hit shut quit")  # past forms without -ed, after a noun
 # Numbers in words, in order ("one" is 1), and the tens: a count a line may spell out ("ten weeks")
