@@ -1595,6 +1595,16 @@ def test_a_shops_possessive_name_is_one_name() -> None:
     assert [m.text for m in mentions("Gwen's hall booking is fine.") if m.kind == "name"] == ["Gwen"]  # her thing, no shop
 
 
+def test_a_plural_owner_and_numbered_labels_make_no_page_of_their_own() -> None:
+    """held55: "Parents' meeting set for Thursday 29 January" made a page "Parents'", and "38 pupils
+    signed up from Years 9 and 10" a page "Years"."""
+    assert topic_title("Parents' meeting set for Thursday 29 January, 6pm, drama studio.") == "Parents' meeting"
+    assert noun_phrase("Parents' evening on Thursday", 0) == "Parents' evening"
+    assert [m.text for m in mentions("38 pupils signed up from Years 9 and 10, plus 4 staff including me.")] == []
+    assert topic_title("38 pupils signed up from Years 9 and 10, plus 4 staff including me.") == "Pupils"
+    assert [m.text for m in mentions("Anyone handling the food needs Level 2 food hygiene.")] == ["Level 2"]  # one label
+
+
 def test_time_spent_is_no_thing_a_line_is_about() -> None:
     """held53: "Three hours sorting Mum's photos, 6 albums kept back …" made a page "Hours"."""
     assert topic_title("Three hours sorting Mum's photos, 6 albums kept back for her room, the rest to the loft.") == "Photos"
@@ -1616,6 +1626,34 @@ def test_a_cued_price_of_a_thing_the_old_line_names_changes_it_on_another_page()
     trade_in = Earlier("2026-06-10#1", "Halden will take the old oven as a trade-in, £1,200 off the price.", "halden")
     supply = Earlier("2026-06-09#2", "Mr Stefan Kowal, the electrician, says the oven needs a new supply: £1,150 including the isolator.", "mr-stefan-kowal")
     assert changed_value("Stefan's price is now £1,280 because the cable run is longer than he thought.", "mr-stefan-kowal", [supply, trade_in]) == supply
+
+
+def test_someone_coming_back_about_a_thing_with_a_new_amount_changes_it() -> None:
+    """held54: "Gwen came back about the hall: £30 for the day at the PTA rate." was not asked against
+    "Priya Shah, our PTA chair, wants the hall fee waived; Gwen quoted £45 for the day.": "came back"
+    was a cue only before "at"."""
+    fee = Earlier("2026-03-10#1", "Priya Shah, our PTA chair, wants the hall fee waived; Gwen quoted £45 for the day.", "priya-shah")
+    assert changed_value("Gwen came back about the hall: £30 for the day at the PTA rate.", "gwen-fairley", [fee]) == fee
+    assert has_change_cue("Hartleys came back with a revised quote for the side-wall route: £1,265.")
+    assert not has_change_cue("Dad came back from Spain with two bottles of wine.")
+
+
+def test_putting_something_up_on_a_day_is_no_change_cue() -> None:
+    """held55: "Gareth can put it up Friday 14 August from 8am" (the marquee) was asked against "… for
+    the show on Saturday 15 August": "put it up" read as a price put up."""
+    show = Earlier("2026-05-11#1", "Gareth Pryce from Hartwell Marquees came out to measure up Glebe Meadow for the show on Saturday 15 August.", "gareth-pryce")
+    assert changed_value("Gareth can put it up Friday 14 August from 8am and take it down Monday 17th.", "gareth-pryce", [show]) is None
+    assert has_change_cue("The yard is putting the weekly fee up to £48 from 1 June.")
+    assert has_change_cue("They've put the hire price up £5.")
+
+
+def test_a_new_measure_of_another_thing_on_the_page_is_no_change() -> None:
+    """held55: "Concrete base going in Monday 20 April, …, 100mm slab …" was asked against "His quote
+    … is £13,850 for a 4.2m by 3m room, base and fitting included": a slab's depth is no room's size."""
+    quote = Earlier("2026-04-13#2", "His quote OAK-Q-3318 is £13,850 for a 4.2m by 3m room, base and fitting included.", "gareth-pryce")
+    assert changed_value("Concrete base going in Monday 20 April, two of Gareth's lads, 100mm slab on compacted hardcore.", "gareth-pryce", [quote]) is None
+    bunting = Earlier("2026-05-11#2", "Priti Sharma has offered to sew the bunting from old sheets, and reckons we need about 200 metres.", "priti-sharma")
+    assert changed_value("Priti measured between the lamp posts properly and says 120 metres of bunting will be plenty.", "priti-sharma", [bunting]) == bunting
 
 
 def test_a_bare_hour_after_at_is_a_time_not_a_count() -> None:

@@ -45,8 +45,8 @@ _CUE = re.compile(
     r"\b(?:correction|corrected|update[d]?|actually|now|shrinks|shrunk|grows|no longer|instead|moved|moves|(?<!\ba )(?<!\bthe )(?<!\bour )move|pushed|postponed|"
     r"rescheduled|brought forward|brought (?:\w+ ){1,3}forward|(?:has |have )?gone back to|went back to|goes back to|changed|changes|raised|lowered|increased|reduced|cut|revised|recounted|"
     r"earlier than|later than|sooner than|than (?:they|we|he|she) said|wasn't in|was not in|wasn't on|"
-    r"reissued|re-sent|resent|re-?quot(?:ed|es|e)|re-?priced|(?:is|are|was|['’]s)\s+really(?=\s+[£€$]?\d)|revised|updated|amended|came back at|comes back at|come back at|rang back|rung back|called back|shifted|came (?:through|in) at|comes (?:through|in) at|switch(?:es|ed)? (?:over )?to|(?:will|would|['’]ll) (?:take|accept)(?=\s+[£€$]\d)|accepted(?=\s+[£€$]\d)|turns out|turned out|put(?:ting)? (?:\w+ ){0,3}back|new date|new price|added|(?:will|would|['’]ll) do(?=\s+[£€$]\d)|down to|came down|knocked|"
-    r"make (?:that|it)(?=\s+(?:\d|one|two|three|four|five|six|seven|eight|nine|ten|twelve|twenty))|dropped|drops|gone up|went up|goes up|going up|put(?:ting)? (?:\w+ ){1,3}up|rose|risen|(?<!put )(?<!-)up to|"
+    r"reissued|re-sent|resent|re-?quot(?:ed|es|e)|re-?priced|(?:is|are|was|['’]s)\s+really(?=\s+[£€$]?\d)|revised|updated|amended|(?:came|comes|come) back (?:at|about|with|on)\b|rang back|rung back|called back|shifted|came (?:through|in) at|comes (?:through|in) at|switch(?:es|ed)? (?:over )?to|(?:will|would|['’]ll) (?:take|accept)(?=\s+[£€$]\d)|accepted(?=\s+[£€$]\d)|turns out|turned out|put(?:ting)? (?:\w+ ){0,3}back|new date|new price|added|(?:will|would|['’]ll) do(?=\s+[£€$]\d)|down to|came down|knocked|"
+    r"make (?:that|it)(?=\s+(?:\d|one|two|three|four|five|six|seven|eight|nine|ten|twelve|twenty))|dropped|drops|gone up|went up|goes up|going up|put(?:ting)? (?:\w+ ){1,3}up(?=\s+(?:to|by|from)\b|\s*[£€$\d])|rose|risen|(?<!put )(?<!-)up to|"
     r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|a few)\s+(?:more|fewer|extra)|another\s+\d+|"
     r"should have (?:said|been)|second thoughts?|in the end|not\s+(?:\d|the\s+\d|on\s|at\s|in\s|" + DAYS + r"|" + MONTHS + r")|rather than|after all)\b",
     re.I,
@@ -352,8 +352,8 @@ def _rank(said: _Said, old: Earlier, page: str) -> tuple[bool, bool, bool, bool,
     # "Northgate invoice for the Greenstar" after "Northgate … have the Worcester Bosch Greenstar": a
     # thing named in both, not the page's own name
     thing_shared = things > 0 or bool(_named_things(line) & _names_in(old_text) - set(old.page.split("-")))
-    # "£7,300 for the coach" beside "Coach sorted … £6,850": a new amount for the same thing
-    same_thing = old.page == page and bool({"amount", "count", "measure"} & kinds) and thing_shared
+    # "£7,300 for the coach" beside "Coach sorted … £6,850": a new amount for the same thing (a measure, of a thing the old line names)
+    same_thing = old.page == page and bool({"amount", "count", "measure"} & kinds) and thing_shared and (kinds != {"measure"} or bool(_measure_owners(line) & old_plain))
     # On another page one word of the thing is enough for a moved date ("Members' deadline moved to
     # …" after "Members' deposits due …"), not for an amount: a rent going up is no account's balance.
     old_counted = counted(old_text)
@@ -438,16 +438,18 @@ def _outright(said: _Said, old_text: str, same_page: bool) -> bool:
 
 _VALUE_SPAN = {"date": DATE, "amount": AMOUNT, "time": TIME}
 def _measured_again(said: _Said, old_text: str, differing: set[str]) -> bool:
-    """True when a cued line gives a new measure of the thing that stands just before the old one's
-    ("the fuse is actually 80A" after "our main fuse is only 60A"): the same thing measured again."""
+    """True when a cued line gives a new measure of the thing that stands just by the old one's ("the
+    fuse is actually 80A" after "our main fuse is only 60A"): the same thing measured again."""
     return "measure" in differing and said.cue and bool(_measure_owners(said.line) & _measure_owners(old_text))
 
 
 def _measure_owners(text: str) -> set[str]:
-    """The things (folded plain words) within four words before a measure in `text`, in its clause."""
+    """The things (folded plain words) within four words before a measure in `text` and two after it
+    ("a 100mm slab"), in its clause."""
     out: set[str] = set()
     for m in measures(text):
         out |= _plain_words(" ".join(re.split(r"[,;:()—–]", text[: m.start()])[-1].split()[-4:]))
+        out |= _plain_words(" ".join(re.split(r"[,;:()—–]", text[m.end() :])[0].split()[:2]))
     return out
 
 

@@ -143,6 +143,8 @@ def noun_phrase(text: str, at: int) -> str:
             return thing
         return f"{day.group(1).capitalize()} {thing.lower()}" if thing and len(thing.split()) == 1 else ""
     thing = _phrase(text, at)
+    owners = re.match(rf"\s*{re.escape(thing)}\s+([a-z]{{3,}})\b", text[at:]) if thing.endswith(("'", "’")) else None
+    thing = f"{thing} {owners.group(1)}" if owners else thing  # "Parents' meeting", "Parents' evening"
     # "Decision: room 4, not the bigger one": a label's number at the phrase's end is part of it too
     label = re.match(rf"\s*{re.escape(thing)}\s+(\d{{1,2}})(?![\w.,]\d)", text[at:], re.I) if fold(thing) in LABELS else None
     return f"{thing} {label.group(1)}" if label else thing

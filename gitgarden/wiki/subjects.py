@@ -213,6 +213,8 @@ def mentions(line: str, known_names: Iterable[str] = ()) -> list[Mention]:
             run = run[1:]  # "Landlord Joaquín Beltrán confirmed …", "Aunt Moira Fitzgerald": no part of the name
         elif lone_start and len(run) == 1 and not POSSESSIVE.search(first) and fold(POSSESSIVE.sub("", first)) not in known:
             run = []  # "Budget for the whole job": a sentence's first word, no sign it is a name
+        elif len(run) == 1 and fold(first)[:-1] in LABELS and fold(first).endswith("s") and re.match(r" \d", line[first_pos + len(first) :]):
+            run = []  # "from Years 9 and 10": labels counted, no one's name
         # "needs Level 2 food hygiene": a level said by its number is one thing (not "Pitch 3 at Millbrook
         # Park …" opening a line: the place's numbered part)
         label = re.match(r" \d{1,2}\b(?![.,:]\d)", line[run[-1][0] + len(run[-1][1]) :]) if len(run) == 1 and fold(run[0][1]) in LABELS and not lone_start else None
