@@ -269,8 +269,8 @@ mar apr jun jul aug sep oct nov dec am pm"""
 _SHORT_FUNCTION = frozenset(_SHORT_WORDS.split())  # three-letter words that name no thing
 # Words two lines about different things share as easily as two about one: "an extra week", "an extra
 # rehearsal".
-_PRICE_WORDS = frozenset(content_words("price cost quote total bill charge rate fee"))  # what any amount is, as `priced_things` reads it
 _WEAK = frozenset({"extra", "more", "less", "whole", "full", "other", "same", "each", "every", "total", "thing", "things", "just", "only"})
+_PRICE_WORDS = frozenset(content_words("price cost quote total bill charge rate fee"))  # what any amount is, as `priced_things` reads it
 
 
 def changed_value(line: str, page: str, earlier: Iterable[Earlier]) -> Earlier | None:

@@ -81,7 +81,7 @@ def measures(line: str) -> list[re.Match[str]]:
     return [*_MEASURE.finditer(line), *(a for a in _AMPS.finditer(line) if not _LABEL.search(line, 0, a.start()))]
 
 
-_UNIT_NAMES = {"amp": "a", "metre": "m", "meter": "m", "foot": "ft", "feet": "ft", "inch": "in", "inche": "in", "litre": "l", "liter": "l", "sqm": "m2", "m²": "m2", "squaremetre": "m2", "squaremeter": "m2", "sqft": "ft2", "squarefoot": "ft2", "squarefeet": "ft2"}
+_UNIT_NAMES = {"amp": "a", "metre": "m", "meter": "m", "foot": "ft", "feet": "ft", "inch": "in", "inches": "in", "litre": "l", "liter": "l", "sqm": "m2", "m²": "m2", "squaremetre": "m2", "squaremeter": "m2", "sqft": "ft2", "squarefoot": "ft2", "squarefeet": "ft2"}
 
 
 def _measure_text(said: str) -> str:
