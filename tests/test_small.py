@@ -900,6 +900,14 @@ def test_a_firms_role_given_after_a_name_finds_the_person_and_is_no_thing_their_
     assert open_lines(project) == []  # headroom is no new width of the opening
 
 
+def test_a_name_saying_which_people_is_no_subject_of_a_line_a_topic_opens(project: Project) -> None:
+    """held56: "Lunch pushed back to 1pm so the Exeter cousins aren't racing up the M5." made a page
+    "Exeter"."""
+    journal(project, "2026-03-13", "Rehearsal pushed back to 1pm so the Exeter cousins aren't racing up the M5.")
+    result = garden(project, answers(FakeModel(), "yes"))
+    assert result.created == ["wiki/rehearsal.md"], result.created
+
+
 def test_a_harbour_master_called_by_title_and_first_name_is_one_page(project: Project) -> None:
     """Held-out week `held14-sailing-regatta`: "Captain Sue Pengelly", later "Sue's email", was two pages."""
     journal(project, "2026-06-09", "Applied to the harbour master, Captain Sue Pengelly, for an event permit, application PH/EV/2026/117.")

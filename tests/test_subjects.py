@@ -1656,6 +1656,15 @@ def test_a_new_measure_of_another_thing_on_the_page_is_no_change() -> None:
     assert changed_value("Priti measured between the lamp posts properly and says 120 metres of bunting will be plenty.", "priti-sharma", [bunting]) == bunting
 
 
+def test_a_new_time_for_the_same_job_on_its_page_changes_it_without_a_cue() -> None:
+    """held56: "Deepak's coming at 7am on the 23rd to fit the softener." asked nothing against "Deepak
+    Raval … quoted £320 to fit a Brita softener, booked in for Monday 23 March at 8am.": an uncued
+    new value counted only as an amount, a count or a measure."""
+    softener = Earlier("2026-03-11#3", "Deepak Raval from Raval Plumbing quoted £320 to fit a Brita softener, booked in for Monday 23 March at 8am.", "deepak-raval")
+    assert changed_value("Deepak's coming at 7am on the 23rd to fit the softener.", "deepak-raval", [softener]) == softener
+    assert changed_value("Deepak's coming at 7am on the 23rd to look at the boiler.", "deepak-raval", [softener]) is None  # another job
+
+
 def test_a_bare_hour_after_at_is_a_time_not_a_count() -> None:
     """held53: "Took Mum round Larchmont at 2, she liked room 4, …" was asked against "… two
     ground-floor rooms free at the moment": "at 2" read as a new count of the two rooms."""

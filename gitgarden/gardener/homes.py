@@ -124,8 +124,8 @@ class Planner:
         if after:
             return after + (roles,)
         names = leads.passed_over(text, names)
-        if lead and names and all(_SUBORDINATE.search(text[: m.start]) for m in names):
-            return "", lead, [], roles  # "Guest list at 120 after Arjun's mum added …": the list's line
+        if lead and names and all(_SUBORDINATE.search(text[: m.start]) or leads.describing(text, m) for m in names):
+            return "", lead, [], roles  # "Guest list at 120 after Arjun's mum added …", "Lunch … so the Exeter cousins …": the list's, the lunch's
         if lead and names and leads.done_to(text, lead) and subjects.fold(lead) not in self.known_roles:
             return self.topic_home(lead) + (roles,)  # "Environmental health inspection booked with …": what was booked
         # A name that opens the line is its subject: it is not passed over for a later one with a page.

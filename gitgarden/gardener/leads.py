@@ -1,7 +1,7 @@
 """Which of the subjects a line names leads it, by where each stands: a name that opens the line (or
 the one a call reached), a name passed over ("Martin Kerr and I visited …"), a name that only says
-where ("at Green Bean"), a brand before its thing ("Velux roof windows"), a thing and what was done to
-it ("Environmental health inspection booked with …"). Pure: text in, answers out (`homes.Planner`
+where ("at Green Bean"), a brand before its thing ("Velux roof windows"), a name that only says which
+("the Exeter cousins"), a thing and what was done to it ("Environmental health inspection booked with …"). Pure: text in, answers out (`homes.Planner`
 weighs them).
 """
 
@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from gitgarden.wiki import phrases, subjects
 
-__all__ = ["brand", "done_to", "opening", "opens", "passed_over", "placed"]
+__all__ = ["brand", "describing", "done_to", "opening", "opens", "passed_over", "placed"]
 
 
 def brand(text: str, mention: subjects.Mention, names: Sequence[subjects.Mention]) -> bool:
@@ -22,6 +22,13 @@ def brand(text: str, mention: subjects.Mention, names: Sequence[subjects.Mention
         return False
     measure = re.match(r"\s+(?:\d[\w.]*\s+)?(?=[a-z])", text[mention.start + len(mention.text) :])  # "the Dovre 5kW wood burner"
     return measure is not None and bool(phrases.noun_phrase(text, mention.start + len(mention.text) + measure.end()))
+
+
+def describing(text: str, mention: subjects.Mention) -> bool:
+    """True for a one-word name between "the" and the people or things it says which of ("so the
+    Exeter cousins aren't racing up the M5"): no subject of the line."""
+    after = text[mention.start + len(mention.text) :]
+    return mention.kind == "name" and " " not in mention.text and re.search(r"\bthe\s+$", text[: mention.start]) is not None and re.match(r"\s+[a-z]+s\b(?!['’])", after) is not None
 
 
 def passed_over(text: str, names: list[subjects.Mention]) -> list[subjects.Mention]:

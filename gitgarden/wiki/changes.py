@@ -391,7 +391,7 @@ def _rank(said: _Said, old: Earlier, page: str) -> tuple[bool, bool, bool, bool,
     # … but not seven times it: "£35 each" for the traders' tables after "entry at £5" covering the hall
     # "so travel is £84 return, now" after "Her fee is £150 plus travel": the thing priced, named before
     priced = "amount" in differing and bool(set(said.priced) - _PRICE_WORDS & old_words)  # not "Stefan's price is now …" after "£1,200 off the price"
-    strong = named or (same_thing and not far) or totalled or rated or (repriced and shared >= 2) or (said.cue and not far and (old.page == page or page_named or shared >= 2 or moved or priced))
+    strong = named or (same_thing and not far) or totalled or rated or (repriced and shared >= 2) or (said.cue and not far and (old.page == page or page_named or shared >= 2 or moved or priced)) or (old.page == page and differing == {"time"} and things >= 2)
     if strong or (said.cue and (close or old.page == page)):
         # a value named, the same thing valued again, the same page, words in common, the newest
         # … the thing priced again ("Rent on the flat comes down to …" is the flat's line, not the allowance's)
