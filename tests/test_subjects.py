@@ -1568,6 +1568,8 @@ def test_a_measure_in_thousands_or_joined_by_a_hyphen_is_a_measure() -> None:
     # one measure however its unit is spelled
     assert values("a 5,000-litre tank") == values("5000 litres") == {Value("measure", "5000l")}
     assert values("about 16 square metres") == values("16 sq m") == values("16m²") == {Value("measure", "16m2")}
+    # one list of units: what is read as a measure is what a title passes over before its thing
+    assert values("a 500ml jug") == {Value("measure", "500ml")} and noun_phrase("the 500ml jug", 4) == "Jug"
 
 
 def test_a_label_and_its_number_are_one_title() -> None:

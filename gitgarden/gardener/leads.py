@@ -1,8 +1,8 @@
 """Which of the subjects a line names leads it, by where each stands: a name that opens the line (or
 the one a call reached), a name passed over ("Martin Kerr and I visited …"), a name that only says
 where ("at Green Bean"), a brand before its thing ("Velux roof windows"), a name that only says which
-("the Exeter cousins"), a thing and what was done to it ("Environmental health inspection booked with …"). Pure: text in, answers out (`homes.Planner`
-weighs them).
+("the Exeter cousins"), a thing and what was done to it ("Environmental health inspection booked
+with …"). Pure: text in, answers out (`homes.Planner` weighs them).
 """
 
 from __future__ import annotations

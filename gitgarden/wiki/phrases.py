@@ -22,6 +22,7 @@ from gitgarden.wiki.wordlists import (
     ENDS_PHRASE,
     FUNCTION,
     LABELS,
+    MEASURE_UNITS,
     MEASURES,
     NAME_INNER,
     NEVER,
@@ -157,7 +158,6 @@ _ADVERB = ("ately", "ively", "ously", "fully", "ably", "ibly", "ently", "antly",
 _WEEKDAY = re.compile(_DAY)
 # "the Tuesday class", "October dinner": a weekday or a month before its thing (not "May need …")
 _WEEKDAY_THING = re.compile(rf"({_DAY}|January|February|March|April|June|July|August|September|October|November|December)\s+(?=[a-z])")
-_UNITS = frozenset(["mm", "cm", "m", "kg", "kw", "kwh", "ft", "l", "ml"])  # "the 90cm stainless extractor": the extractor
 _DAY_OF_MONTH = re.compile(r"\d{1,2}(?:st|nd|rd|th)?\s+(?=(?:January|February|March|April|May|June|July|August|September|October|November|December)\s+[a-z])")
 
 
@@ -167,7 +167,7 @@ def _phrase(text: str, at: int) -> str:
     skipped = False  # an adjective or an ordinal was passed over: "a second, smaller leaflet run"
     for m in re.finditer(r"[^\W\d_][\w'’-]*", text[at:]):
         gap = text[end : at + m.start()].strip(" -")
-        measure = not words and not skipped and re.fullmatch(r"\s*\d[\d.,]*-|\s*\d[\d.,]*" + ("" if m.group().lower() in _UNITS else "-"), text[end : at + m.start()]) is not None
+        measure = not words and not skipped and re.fullmatch(r"\s*\d[\d.,]*-|\s*\d[\d.,]*" + ("" if m.group().lower() in MEASURE_UNITS else "-"), text[end : at + m.start()]) is not None  # "the 90cm extractor"
         # "a £5 water levy": an amount between "a" and its thing (not "the £419 Harbour policy")
         priced = not words and not skipped and m.group().islower() and re.fullmatch(r"[£€$]\d[\d.,]*", gap) is not None and re.search(r"\b(?:[Aa]|[Tt]he)\s+$", text[:at]) is not None
         if len(words) == 1 and fold(words[0]) in LABELS and re.fullmatch(r"\d{1,2}", gap):

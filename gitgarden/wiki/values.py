@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass
 
 from gitgarden.wiki.subjects import content_words, fold, ids
-from gitgarden.wiki.wordlists import LABELS, NUMBERS, TENS
+from gitgarden.wiki.wordlists import LABELS, MEASURE_UNITS, NUMBERS, TENS
 
 __all__ = ["AMOUNT", "DATE", "DAYS", "MONTHS", "NUMBER", "TIME", "US", "Value", "counted", "extras", "measures", "norm", "priced_things", "spelled", "units_per", "values"]
 
@@ -31,8 +31,9 @@ _HOURS = re.compile(r"(?<![£€$\d.,:])\b(\d{1,2}(?:[:.]\d{2})?)\s*(?:till|unti
 AMOUNT = re.compile(rf"(?:{_CURRENCY}\s?\d+(?:[,.]\d+|\s\d{{3}}(?!\d))*|\d(?:[\d,.]*\d)?\s?(?:{_CURRENCY}|%|k\b)|\b\d+(?:\.\d+)?p\b)", re.I)  # "9.5p a word"
 NUMBER = re.compile(r"\b\d[\d,.]*\b")
 # "2.1 m across", "2,310mm wide", "about 16 square metres"
+_UNIT = "|".join(sorted(MEASURE_UNITS, key=len, reverse=True))
 _MEASURE = re.compile(
-    r"(?<![\w£€$.,/-])(?:\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?:\s|-(?=[a-z]{2}))?(?:mm|cm|m|km|kg|ft|kw|kwh|m2|m²|sq\.?\s?(?:m|ft)|(?:square\s+)?(?:met(?:re|er)s?|f(?:ee|oo)t)|inch(?:es)?|lit(?:re|er)s?)(?![\w²])", re.I
+    rf"(?<![\w£€$.,/-])(?:\d{{1,3}}(?:,\d{{3}})+|\d+(?:\.\d+)?)(?:\s|-(?=[a-z]{{2}}))?(?:{_UNIT}|m²|sq\.?\s?(?:m|ft)|square\s+(?:met(?:re|er)s?|f(?:ee|oo)t))(?![\w²])", re.I
 )
 _AMPS = re.compile(r"(?<![\w£€$.,/-])\d+(?:A\b|\s?(?i:amps?)\b)")  # "a 60A main fuse", "a 13 amp socket" (not "Flat 5a")
 

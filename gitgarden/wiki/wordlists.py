@@ -107,6 +107,9 @@ AFTER_PLURAL = _words("pay get take need want keep cover share bring give make h
 COPULA = _words("is was are were goes has")
 PLAIN_VERBS = _words("go stay come happen arrive begin")  # not "print run", "house move", "unit cost"
 QUANTIFIERS = _words("all every each both some any several most few many")
+# Units a measure is given in, after its number ("90cm", "2,310mm", "5,000-litre", "6 feet"): what
+# `values` reads as a measure and `phrases` passes over before the thing measured.
+MEASURE_UNITS = _words("mm cm m km kg ft kw kwh l ml m2 metre metres meter meters foot feet inch inches litre litres liter liters")
 # Words a number names one of ("Level 2", "Grade 5", "team 41", "pitch 3"): a label, no count.
 LABELS = _words("level grade year stage phase team table pitch stand room gate plot unit bay platform court row seat track page chapter flat floor lane locker hall block zone")
 ENDS_PHRASE = _words("due each apiece ready only")  # "deposits due Friday": the deposits; "entries only": the entries
