@@ -160,6 +160,10 @@ def test_a_decision_is_said_in_several_ways(line: str, decides: bool) -> None:
         ("Rang Mum, her hip's a bit better.", "family"),
         # someone else's day is a fact about them, not the writer's chatter
         ("Fernhill booking moved to 10 December, their engineer is off sick.", ""),
+        ("Rosalind's site visit pushed back to 5 May, she's off sick.", ""),  # held57: hers, not mine
+        ("The site visit is off, she was ill all week.", ""),
+        ("Sarah rang from Leeds: both twins have chickenpox and she's not slept.", "how I feel"),  # held22
+        ("Felt sick all afternoon, she says it's a bug going round.", "how I feel"),  # mine: before "she"
         ("Desmond will fix the roof on Sunday with his son.", ""),
         ("Tom can't do Tuesdays in Sept, physio.", ""),
         ("It's cold in the hall again.", "weather"),

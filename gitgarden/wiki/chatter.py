@@ -16,7 +16,7 @@ _CHATTER: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     for why, words in (
         ("weather", r"rain(?:ed|ing|y)?|sun(?:ny)?|snow(?:ed|ing)?|frost|wind(?:y)?|storm|fog(?:gy)?|(?<!got a )(?<!has a )(?<!had a )(?<!caught a )(?<!with a )cold|freezing|heatwave|hot day|grey(?=\s*(?:[,.;!]|$|and\b|all\b|day\b|sk(?:y|ies)\b|morning\b|afternoon\b|outside\b|again\b))(?<!in grey)(?<!slate grey)(?<!light grey)(?<!dark grey)(?<!dove grey)|drizzle|sleet|hail|hailstones|(?<!if the )(?<!unless the )(?<!depending on the )weather(?!\s+(?:permitting|holds|allowing))|ice cream|sweltering|scorching|muggy|humid|blustery|chilly|(?:hottest|coldest|warmest|wettest) day|\d+ degrees|(?:before|in|out of) the heat"),
         ("an appointment", r"dentist(?:['’]s)?|vet(?:['’]?s)?|doctor['’]s|gp|physio|optician(?:['’]?s)?|hairdresser(?:['’]?s)?|barber(?:['’]?s)?|haircut|check-?up|filling|flu jab|blood test|eye test|eye exam"),
-        ("how I feel", r"low today|happy(?!\s+(?:to|with|for\s+\w+\s+to)\b)|sad|stressed|anxious|aching|headache|sick|ill|cold coming|(?:got|has|had|caught|with) a (?:cold|bug)|mood|fed up|bored|nerves|nervous|knackered|shattered|grumpy|miserable|flat all day|hay fever|streaming|sneez\w*|cough\w*"),
+        ("how I feel", r"low today|happy(?!\s+(?:to|with|for\s+\w+\s+to)\b)|sad|stressed|anxious|aching|headache|sick|ill|cold coming|(?:got|has|had|caught|with) a (?:cold|bug)|mood|fed up|bored|nerves|nervous|knackered|shattered|grumpy|miserable|flat all day|hay fever|chickenpox|measles|norovirus|sickness bug|streaming|sneez\w*|cough\w*"),
         ("a meal", r"coffee|tea|lunch|bacon rolls?|sausage rolls?|(?:I[’']ve|I[’']d|I had|I) eaten|dinner|breakfast|brunch|pizza|takeaway|beer|wine|porridge|toast|pasta|curry|roast|chicken|cake|falafel|shepherd['’]s pie|pie|sandwich(?:es)?|cereal|carbonara|chilli(?! seeds?| plants?)|crumble|flat white|latte|cappuccino|risotto|omelette|(?:proper|decent|hot|first) meal|soup|lasagne|noodles|fish and chips|fish fingers|supper|pint|halloumi|toastie|espresso|banana bread|crisps|scones?|leftovers"),
         ("sleep and tiredness", r"slept|sleep|asleep|dozed(?: off)?|nodded off|nap|tired|exhausted|wiped out|bed by|early night|insomnia"),
         ("family", r"mum|mom|dad|grandma|grandpa|granny|grandad|nan|sister|brother|baby|kids|son|daughter|aunt|auntie|uncle|cousin|nephew|niece|family"),
@@ -34,6 +34,7 @@ _ABOUT_SOMEONE = frozenset({"family", "an appointment", "how I feel", "sleep and
 _THEIRS = re.compile(
     r"\b(?:his|her|their|whose)\b|\b(?!(?:it|that|there|what|here|let|he|she|who)['’]s\b)[^\W\d_]+['’]s\b", re.I
 )
+_HE_SHE = re.compile(r"\b(?:he|she|they)\b", re.I)
 _NAMED_DEED = re.compile(r"\b[A-Z][^\W\d_]+\s+[A-Z][^\W\d_]+(?:,\s+(?:the|our|my|a|an)\s[^,]{1,60},)?\s+$")
 _ORGANISED = re.compile(
     r"\s+(?:night|evening|afternoon|morning|day)\s+(?:is\s+|was\s+|has\s+been\s+|now\s+)?"
@@ -82,8 +83,8 @@ def _someone_elses(text: str, at: int) -> bool:
     someone's possessive earlier in its clause, or a named person earlier in the line doing something
     (the chatter word may be the deed: "Callum Ferris, our landscaper, walked the site")."""
     clause = re.split(r"[,;:.!?()–—]", text[:at])[-1]
-    if _THEIRS.search(clause) and not _MINE.search(clause):
-        return True
+    if (_THEIRS.search(clause) or _HE_SHE.search(clause)) and not _MINE.search(clause):
+        return True  # "their engineer is off sick", "she's off sick": theirs, not the writer's
     before = re.sub(r",\s+(?:the|our|my|a|an)\s[^,]{1,60},", ",", text[:at])  # "Callum Ferris, our landscaper, walked": his walk
     named = _NAMED_DEED.search(text[:at])
     if named and not _WHEN.match(named.group()):
