@@ -1282,6 +1282,18 @@ def test_a_day_marked_old_by_its_number_names_the_date_it_changes() -> None:
     assert changed_value("Correction: Sheffield's open day is Sat 26 Sept, the 19th was Nottingham's.", "sheffield", [other]) is None
 
 
+def test_a_day_named_before_moved_to_a_date_is_the_day_it_moves() -> None:
+    """held57: "Malcolm rang, the Brownies have the hall on the 17th, so that rehearsal is moved to
+    Wednesday 18 March" changed the conductor's "every rehearsal until … Saturday 28 March" rather than
+    the booking for "Tue 17 March": the 17th, named before "moved to", is the date it moves."""
+    moved = "Malcolm rang, the Brownies have the hall on the 17th, so that rehearsal is moved to Wednesday 18 March."
+    booking = Earlier("2026-03-11#1", "Booked St Aidan's Church Hall through Malcolm Dewhurst, the caretaker: Tue 17 March and Tue 24 March, 7 till 9.30pm.", "st-aidan-s-church-hall")
+    every = Earlier("2026-03-09#2", "Lorna Fairclough, our MD, wants Saltmarsh Variations run in full at every rehearsal until the contest on Saturday 28 March.", "lorna-fairclough")
+    assert changed_value(moved, "lorna-fairclough", [booking, every]) == booking
+    assert changed_value(moved, "lorna-fairclough", [every]) is None  # no 17th in it
+    assert changed_value("Rehearsal moved to Wednesday 18 March.", "lorna-fairclough", [every]) == every  # no day named: as before
+
+
 def test_how_or_where_after_a_thing_is_no_part_of_its_title() -> None:
     """held41: "the poultry register online" titled "Register online", "paving slabs round the edge"
     decided "Slabs round", and "the advert asks for a teaching head" "Advert asks"."""
