@@ -731,6 +731,11 @@ def test_a_total_or_the_same_job_said_in_other_words_changes_the_earlier_figure(
     engraver = Earlier("2026-06-10#2", "Pat Curnow, the engraver in Fore Street, quoted £240 to engrave the eight trophies.", "pat-curnow")
     assert changed_value("Engraving comes to £275 with the two new junior plates.", "engraving", [engraver]) == engraver
     assert changed_value("The diesel comes to £120 on the day.", "diesel", [engraver]) is None  # another thing's total
+    # held58: "came to look at the chasing" is a visit, no total: Ewa's price is no change of a stage paid
+    stage = Earlier("2026-03-10#1", "Paid the first stage, £2,350, by bank transfer before Conor started lifting floorboards.", "conor-mulvaney")
+    visit = "Ewa Kowalczyk of Smoothwall Plastering came to look at the chasing and can start on Monday 23 March, £1,180 for making good."
+    assert changed_value(visit, "ewa-kowalczyk", [stage]) is None
+    assert changed_value("The second stage came to £2,540 with the extra sockets.", "conor-mulvaney", [stage]) == stage
     fit = Earlier("2026-06-09#1", "Kieran Doyle, the engineer Halden use, can fit the oven on Thursday 25 June for £640.", "kieran-doyle")
     assert changed_value("The install is moved to Monday 29 June because the lorry is booked.", "install", [fit]) == fit
 

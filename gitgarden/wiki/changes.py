@@ -261,7 +261,7 @@ def _names_in(text: str) -> set[str]:
 _SAME_THING = {"fit": "install", "fitt": "install", "installation": "install", "instal": "install", "fitter": "install"}
 # A total that takes the place of an earlier figure: "£2,180 all in", "Engraving comes to £275".
 _RATE = re.compile(r"\bthe\s+(?:rate|price|fee)\b", re.I)  # "the rate is", not "Rosa's rate" or "Rosa charges"
-_TOTAL = re.compile(r"\b(?:all in|in total|altogether|all told|comes? to|came to|totals?|totalling)\b", re.I)
+_TOTAL = re.compile(r"\b(?:all in|in total|altogether|all told|(?:comes?|came) to(?=\s+(?:more than\s+|about\s+|over\s+)?[£€$\d])|totals?|totalling)\b", re.I)  # not "came to look at"
 
 
 _CAPITALISED = re.compile(r"\b[A-Z][^\W\d_]+")
