@@ -1337,6 +1337,16 @@ def test_a_meeting_ends_its_name_and_a_target_is_no_purpose() -> None:
     assert decided_things("Decision: buff Indian sandstone for the patio.")[0] == "Patio"  # a purpose still
 
 
+def test_a_reason_after_a_comma_is_no_purpose() -> None:
+    """held58: "Decision: I'll be the attorney and Ruairi the replacement, he's too far away in Aberdeen
+    for the day-to-day" decided a page "Day-to-day": a purpose in the reason someone gives is not what
+    the choice is for."""
+    line = "Decision: I'll be the attorney and Ruairi the replacement, he's too far away in Aberdeen for the day-to-day."
+    assert decided_things(line, ["Ruairi", "Aberdeen"])[0] == "Attorney"
+    assert decided_things("Decision: the oak table, it suits the room best for the dinners.")[0] == "Oak table"
+    assert decided_things("Decision: the oak table, ideal for the dinners.")[0] == "Dinners"  # no one's reason: its purpose
+
+
 def test_a_role_then_who_had_or_uses_them_is_the_names() -> None:
     """held42: "Kyle Brennan, the DJ the Year 13s had last summer" and "Aisha Doyle, the surveyor
     Wessex Fibre use" gave no role (so "The DJ says …" made a page "DJ" beside Kyle's), and the

@@ -56,7 +56,7 @@ def _purposes(plain: str) -> list[int]:
     return [
         m.end()
         for m in re.finditer(r"\bfor\s+the\s+", plain)
-        if m.start() > 0 and not re.search(r";|,\s+and\b", plain[: m.start()]) and not re.search(r"[£€$]\s?\d[^,;]*$|\b(?:is|are)\b[^,;]*$", plain[: m.start()])
+        if m.start() > 0 and not re.search(r";|,\s+and\b|,\s+(?:he|she|it|they)\b", plain[: m.start()], re.I) and not re.search(r"[£€$]\s?\d[^,;]*$|\b(?:is|are)\b[^,;]*$", plain[: m.start()])
     ]
 
 
