@@ -82,7 +82,7 @@ _ROLE_AFTER = re.compile(
 _ROLE_BEFORE = re.compile(r"(?:^|[.!?;]\s+|\b(?:the|our|my|their)\s+)(?P<role>[^\W\d_]+)\s+$", re.I)
 DETERMINER = re.compile(r"\b(?:the|our|my|a|an|this|their|his|her)\s+", re.I)
 _VERBISH = re.compile(r"^[a-z]{3,}ed$|^[a-z]{2,}ing$")  # "Aled", "Fred", "Ned": a name, not a verb
-_NAMES_LIKE_VERBS = frozenset({"ahmed", "mohammed", "mohamed", "muhammed", "sinead", "reed", "jared"})
+_NAMES_LIKE_VERBS = frozenset({"ahmed", "mohammed", "mohamed", "muhammed", "sinead", "reed", "jared", "aisling", "irving", "sterling"})
 
 
 def verbish(word: str) -> bool:
