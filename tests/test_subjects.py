@@ -925,6 +925,9 @@ def test_a_one_word_name_after_the_or_one_is_a_thing() -> None:
     """One test of the rule decisions, small mode and the change rule share."""
     assert named_thing("Greenstar", "Decision: the Greenstar over the Vaillant ecoTEC.")
     assert named_thing("Luton", "one Luton rather than the two Transits")
+    assert named_thing("Besson", "Decision: Aisling plays the borrowed Besson at the contest.")  # held57
+    line = "Decision: Aisling plays the borrowed Besson at the contest and hers goes off for repair afterwards."
+    assert decided_things(line, ["Aisling Byrne", "Aisling"])[0] == "Besson"  # not the contest, whose page goes on taking facts
     assert not named_thing("Isla", "Decision: Isla plays the Seitz concerto.")  # someone
     assert not named_thing("AGM", "Going with Priya for treasurer, from the AGM.")  # an acronym names a body or an event
     assert not named_thing("Trelawney Coaches", "the Trelawney Coaches quote")  # one word only

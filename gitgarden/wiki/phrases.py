@@ -88,8 +88,8 @@ _ITS_VERB = re.compile(r"\s+(?:is|was|are|were|set|put|cut|goes|looks|[a-z]+ed)\
 def named_thing(word: str, text: str) -> bool:
     """True when `text` gives the one-word name `word` as a thing, after "the", "one", "a" or "an"
     and perhaps a measure: "the Greenstar over the Vaillant", "one Luton rather than two Transits",
-    "the 3,500-litre Rainsaver", "the old Fiesta" (not "the AGM")."""
-    return bool(word.strip()) and " " not in word.strip() and not word.isupper() and re.search(rf"\b(?i:the|one|a|an)\s+(?:\d[\d,.]*-[a-z]+\s+|(?:{_ADJECTIVE})\s+)?{re.escape(word)}\b", text) is not None
+    "the 3,500-litre Rainsaver", "the old Fiesta", "the borrowed Besson" (not "the AGM")."""
+    return bool(word.strip()) and " " not in word.strip() and not word.isupper() and re.search(rf"\b(?i:the|one|a|an)\s+(?:\d[\d,.]*-[a-z]+\s+|(?:{_ADJECTIVE}|[a-z]{{3,}}ed)\s+)?{re.escape(word)}\b", text) is not None
 
 
 _ADJECTIVE = "|".join(sorted(ADJECTIVES - FUNCTION))  # "the old Fiesta"
@@ -197,7 +197,7 @@ def _phrase(text: str, at: int) -> str:
             and (re.match(r"\s*(?:[,.;:]|$)|\s+(?:in|at|on|for|with|from|by)\s", text[at + m.end() :]) is not None or _next_is_noun(text, at + m.end()))
         )  # fmt: skip  # … and "the online safeguarding module": an -ing word between a word and its thing
         ordinal = f in ("first", "second", "third", "last", "next") and not _next_in(text, at + m.end(), NEVER)  # not "next week"
-        described = f.endswith("ed") and verbish(f) and _next_is_noun(text, at + m.end()) and (
+        described = f.endswith("ed") and verbish(f) and (_next_is_noun(text, at + m.end()) or re.match(r"\s+[A-Z][a-z]+\b", text[at + m.end() :]) is not None) and (
             _AFTER_DETERMINER.search(text, 0, at + m.start()) is not None or _AFTER_CHOICE.search(text, 0, at + m.start()) is not None
         )
         if not words and ((f in ADJECTIVES and f not in FUNCTION and (f not in ("first", "last", "next") or ordinal)) or f in COUNTS or ordinal or described):
