@@ -912,6 +912,13 @@ def test_a_total_is_said_of_its_thing() -> None:
     assert topic_title("Total budget is £3,000, £1,200 of it from the crowdfunder.") == "Budget"
 
 
+def test_a_thing_that_died_or_broke_is_the_title_not_its_verb() -> None:
+    """held57: "The till died mid-sale this morning …" titled a page "Died mid-sale"."""
+    assert topic_title("The till died mid-sale this morning, drawer jammed shut with about £140 in it.") == "Till"
+    assert topic_title("The van died on the ring road.") == "Van"
+    assert topic_title("The boiler broke down again, third time this month.") == "Boiler"
+
+
 def test_changes_said_as_held21_says_them() -> None:
     order = Earlier("a", "ChipTime Events can do chip timing for up to 450 riders at £1.90 a head, order CT-5520.", "chiptime-events")
     assert changed_value("ChipTime's order number is CT-5502 not CT-5520, checked the email.", "chiptime-events", [order]) == order

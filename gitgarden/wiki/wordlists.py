@@ -69,7 +69,7 @@ TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seve
 COUNTS = frozenset(NUMBERS) | frozenset(TENS) | {"hundred", "dozen"}  # "one interval": the interval
 # Verbs in the present that end a noun phrase after its first word: "the piano comes with us",
 # "Maya starts at …", "the lorry loads on the 2nd" (their -s is no plural).
-PARTICIPLES = _words("broken written taken given chosen driven shown known grown thrown spoken frozen hidden done gone")
+PARTICIPLES = _words("broken written taken given chosen driven shown known grown thrown spoken frozen hidden done gone died broke")
 VERBS_S = _words(
     """comes goes starts stays moves gets takes makes pays needs wants runs opens closes ends begins
     arrives leaves lands ships works looks seems becomes remains keeps holds costs includes loads
