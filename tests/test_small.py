@@ -307,6 +307,21 @@ def test_a_fact_about_a_decided_thing_goes_to_the_other_subject_it_names(project
     assert meta(project, "raffle-tickets")["state"] == "decided"
 
 
+def test_a_fact_sent_on_from_a_decided_thing_may_change_a_line_where_it_lands(project: Project) -> None:
+    """held57: "New till fitted … £412" went from the decided till to Tillcraft's page, beside their
+    £385 quote, with no question asked: the change is looked for on the page the line goes to."""
+    journal(project, "2026-03-02", "Tillcraft Systems quoted £385 for a replacement till, quote TQ-7741.")
+    journal(project, "2026-03-04", "Decision: we replace the till rather than pay for yet another repair.")
+    garden(project, answers(FakeModel(), "yes", "yes"))
+    assert meta(project, "till")["state"] == "decided"
+    journal(project, "2026-03-06", "New till fitted at 2pm by the Tillcraft engineer, invoice INV-20917 for £412.")
+    result = garden(project, answers(FakeModel(), "yes"))
+    assert result.refusals == [], result.refusals
+    assert "INV-20917" in (project.root / "wiki" / "tillcraft-systems.md").read_text(encoding="utf-8")
+    asked = (project.root / "wiki" / "index.md").read_text(encoding="utf-8").split("## Open", 1)[1]
+    assert "Which holds? “Tillcraft Systems quoted £385" in asked and "invoice INV-20917 for £412.” (2026-03-06)" in asked
+
+
 def test_going_with_someone_decides_the_role(project: Project) -> None:
     journal(project, "2026-09-01", "Priya Shah applied to be treasurer.", "Going with Priya for treasurer, from the AGM.")
     result = garden(project, answers(FakeModel(), "yes", "yes"))

@@ -170,10 +170,10 @@ def operations(
         elif old is not None and old.page and not _own_name_leads(plan, (name, title, aliases), old.page, line):
             name, title, aliases = old.page, "", []
         if name and plan.is_decided(name) and old is None and r.kind in ("fact", "decision"):
-            # "Tickets live on TicketNest" after "Decision: tickets £12": a fact that only extends
-            # the thing decided goes to the other subject it names, when it names one ("Agreed with
-            # Halden: the old oven goes out …" after "Decision: the oven goes against the back wall").
+            # A fact that only extends the thing decided ("Tickets live on TicketNest" after "Decision: tickets
+            # £12") goes to another subject it names, and may change a line there ("New till … £412": Tillcraft's quote).
             name, title, aliases = plan.besides(line, name) or (name, title, aliases)
+            old = _changes(plan, r, name or title, history)
         if name and plan.is_decided(name):
             # A decided page takes no more lines (the guard's rule 10): the person settles it.
             if old is not None:
