@@ -1348,6 +1348,14 @@ def test_a_meeting_ends_its_name_and_a_target_is_no_purpose() -> None:
     assert decided_things("Decision: buff Indian sandstone for the patio.")[0] == "Patio"  # a purpose still
 
 
+def test_a_possessive_inside_a_name_starts_no_thing() -> None:
+    """held57: "Decision: the Ellery's Garage money goes straight against the coach" decided a page
+    "Money" (from "Garage money", after "Ellery's"); held31's "the St Luke's Hospice shop" a page "Shop"."""
+    assert decided_things("Decision: the Ellery's Garage money goes straight against the coach.", ["Ellery's Garage"])[0] == "Ellery's Garage money"
+    assert decided_things("Decision: whatever doesn't sell goes to the St Luke's Hospice shop on Bridge Street.")[0] == "St Luke's Hospice shop"
+    assert decided_things("Decision: we sell Mum's old car privately.")[0] == "Car"  # a possessive of its own still starts one
+
+
 def test_a_reason_after_a_comma_is_no_purpose() -> None:
     """held58: "Decision: I'll be the attorney and Ruairi the replacement, he's too far away in Aberdeen
     for the day-to-day" decided a page "Day-to-day": a purpose in the reason someone gives is not what

@@ -111,7 +111,7 @@ def decided_things(line: str, known_names: Iterable[str] = ()) -> list[str]:
     starts += list(named)
     out: list[str] = []
     for at in [*purpose[:1], *sorted(set(starts) - set(purpose[:1]))]:
-        title = noun_phrase(plain, at)
+        title = noun_phrase(plain, at) if not any(m.kind == "name" and m.start < at < m.start + len(m.text) for m in said) else ""
         if title and not is_title(title):
             continue  # "the under-12s": people counted by age, no thing (an id such as "S3E01" is one)
         if title and at in named and _NAME_VERB.match(plain, at) and not re.match(r"\s*\w+ss\b", plain[at:]):
