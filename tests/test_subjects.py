@@ -164,6 +164,7 @@ def test_a_decision_is_said_in_several_ways(line: str, decides: bool) -> None:
         ("The site visit is off, she was ill all week.", ""),
         ("Sarah rang from Leeds: both twins have chickenpox and she's not slept.", "how I feel"),  # held22
         ("Felt sick all afternoon, she says it's a bug going round.", "how I feel"),  # mine: before "she"
+        ("Lie-in till nine, best thing all week.", "sleep and tiredness"),  # held52 and four more weeks
         ("Desmond will fix the roof on Sunday with his son.", ""),
         ("Tom can't do Tuesdays in Sept, physio.", ""),
         ("It's cold in the hall again.", "weather"),
@@ -194,6 +195,8 @@ def test_a_word_of_the_projects_own_is_no_chatter() -> None:
     choir = domain_words("# Ashgrove Choir\nNotes on the tour: the coach, the hotel, the concert. Some of it is just my day.")
     assert chatter_kind("Correction: the concert is 16:00, not 15:00.", choir) == ""
     assert chatter_kind("Correction: the concert is 16:00, not 15:00.") == "free time"
+    rewire = domain_words("Notes on the rewire: the consumer unit and where we're sleeping while the power's off.")
+    assert chatter_kind("Lie-in till half nine, first proper sleep all week.", rewire) == "sleep and tiredness"  # held58
     kitchen = domain_words("Notes on our kitchen. Anything else in here (weather, family, dinner) is just life.")
     assert chatter_kind("Rain all day, dinner at Mum's.", kitchen) == "weather"  # said to be life, not the kitchen
     # A short word is still a word: with any project said, "Mum" and "tea" stay chatter unless it names them.
