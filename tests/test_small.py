@@ -846,6 +846,18 @@ def test_the_writers_household_is_no_topic_either(project: Project) -> None:
     assert result.created == ["wiki/back-fence-at-27-orchard-rise.md"], result.created
 
 
+def test_a_thing_of_the_writers_household_is_its_own_topic(project: Project) -> None:
+    """held59: under "# Luana's spouse visa" (Luana the writer's wife), "Luana's biometrics booked at VFS
+    Global …" went to the project's own page; her biometrics are a topic of their own."""
+    result = kept_week(
+        project,
+        "# Luana's spouse visa\n\nNotes on a spouse visa for my wife, Luana Ferreira da Silva.\n",
+        "2026-03-13",
+        "Luana's biometrics booked at VFS Global in São Paulo, 16 April at 10:15, she'll fly down the night before.",
+    )
+    assert result.created == ["wiki/biometrics.md"], result.created
+
+
 def test_a_street_address_only_says_where(project: Project) -> None:
     journal(project, "2026-06-08", "Signed the lease on 14 Kirkgate with Graham Whitlock: £1,450 a month.")
     result = garden(project, answers(FakeModel(), "yes"))

@@ -1668,6 +1668,10 @@ def test_time_spent_is_no_thing_a_line_is_about() -> None:
     # held54: "Made a start on the loft: 14 boxes down so far, …" made a page "Start"
     assert topic_title("Made a start on the loft: 14 boxes down so far, mostly Mum's old china.") == "Loft"
     assert topic_title("Start moved to 7:30 for the early riders.") == "Start"  # a race's start is a thing
+    # held59: "Luana's biometrics booked …": her biometrics, not "Luana's" (a contraction stays a verb's)
+    assert topic_title("Luana's biometrics booked at VFS Global in São Paulo, 16 April at 10:15.") == "Biometrics"
+    assert topic_title("Maya's swimming lessons start Monday.") == "Swimming lessons"
+    assert topic_title("Dad's been moved to ward 4.") == ""
 
 
 def test_a_cued_price_of_a_thing_the_old_line_names_changes_it_on_another_page() -> None:

@@ -47,6 +47,7 @@ def topic_title(line: str) -> str:
     plain = re.sub(r"^(?:decision|correction|update|note|todo)\s*:\s*", "", line.strip(), flags=re.I)
     plain = plain[m.end() :] if (m := _SPENT.match(plain)) and fold(m.group("n")) in COUNTS | {"a", "an", "another"} else plain
     plain = re.sub(r"^(?i:made|making|got)\s+a\s+start\s+on\s+", "", plain)  # "Made a start on the loft": the loft
+    plain = re.sub(r"^[A-Z][^\W\d_]+['’]s\s+(?=[a-z]+\b(?<!ed\b))(?!(?:been|got|gone|done|not|just|now|already|still|had|left|said|sent|back)\b)", "", plain)  # "Luana's biometrics": hers
     first = noun_phrase(plain, 0)
     # "Committee fixed the Holloway Lane Allotment Society open day for …": a body that does something
     # is not what the line is about; the thing it does it to is (its name before it is the owner's)
