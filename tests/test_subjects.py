@@ -1301,6 +1301,16 @@ def test_a_day_marked_old_by_its_number_names_the_date_it_changes() -> None:
     assert changed_value("Correction: Sheffield's open day is Sat 26 Sept, the 19th was Nottingham's.", "sheffield", [other]) is None
 
 
+def test_a_value_that_did_not_include_something_is_the_old_one() -> None:
+    """held59: "Correction: Brightgate's fee is £1,650, the £1,450 didn't include the priority service"
+    was asked against the Home Office's £1,938 (a close amount) rather than Brightgate's £1,450."""
+    adviser = Earlier("2026-03-09#1", "Signed up with Harriet Lindqvist at Brightgate Immigration: £1,450 fixed fee for the spouse visa.", "harriet-lindqvist")
+    office = Earlier("2026-03-11#3", "Home Office application fee is £1,938, paid online when the adviser submits.", "home-office")
+    fixed = "Correction: Brightgate's fee is £1,650, the £1,450 didn't include the priority service I ticked."
+    assert changed_value(fixed, "home-office", [adviser, office]) == adviser
+    assert changed_value(fixed, "home-office", [office]) is None  # no £1,450 in it
+
+
 def test_a_day_named_before_moved_to_a_date_is_the_day_it_moves() -> None:
     """held57: "Malcolm rang, the Brownies have the hall on the 17th, so that rehearsal is moved to
     Wednesday 18 March" changed the conductor's "every rehearsal until … Saturday 28 March" rather than

@@ -53,7 +53,7 @@ _CUE = re.compile(
 )
 # An old value the new line marks as old: "the £11.40 was without the logo", "up from 38", "instead of 15:00".
 _OLD_BEFORE = re.compile(r"\b(?:not|instead of|rather than|than|up from|down from|was|were)\s+(?:the\s+)?$", re.I)
-_OLD_AFTER = re.compile(r"^\s*(?:was|were|had been|before|earlier|previously)\b", re.I)
+_OLD_AFTER = re.compile(r"^\s*(?:was|were|had been|before|earlier|previously|didn['’]t|did not|wasn['’]t|was not)\b", re.I)
 _MOVED_TO_DAY = re.compile(r"\b(?:moved|pushed back|put back|brought forward)\s+to\s+(?:[A-Z][a-z]+\s+)?\d{1,2}(?:st|nd|rd|th)?\s+[A-Z][a-z]+")
 _BARE_DAY = re.compile(r"\bthe\s+(\d{1,2}(?:st|nd|rd|th))\b(?!\s+(?:of\s+)?[A-Z])")  # "the 17th", not "the 17th of May"
 _NOT_VALUE = re.compile(r"\bnot\s+(?:on\s+|at\s+|the\s+)?([\w£€$,.:/ ]{1,20}?)(?=[,;.)](?!\d)|$|\s(?:but|as|and)\b)", re.I)  # "not 18,400."
