@@ -734,6 +734,10 @@ def test_a_total_or_the_same_job_said_in_other_words_changes_the_earlier_figure(
     engraver = Earlier("2026-06-10#2", "Pat Curnow, the engraver in Fore Street, quoted £240 to engrave the eight trophies.", "pat-curnow")
     assert changed_value("Engraving comes to £275 with the two new junior plates.", "engraving", [engraver]) == engraver
     assert changed_value("The diesel comes to £120 on the day.", "diesel", [engraver]) is None  # another thing's total
+    # held59: a total of another thing ("Health surcharge comes to …") is no new application fee
+    fee = Earlier("2026-03-11#3", "Home Office application fee is £1,938, paid online when the adviser submits.", "home-office")
+    assert changed_value("Health surcharge comes to £2,846.25 for 33 months, paid alongside the application fee.", "health-surcharge", [fee]) is None
+    assert changed_value("The application fee comes to £2,016 with the priority service.", "application-fee", [fee]) == fee
     # held58: "came to look at the chasing" is a visit, no total: Ewa's price is no change of a stage paid
     stage = Earlier("2026-03-10#1", "Paid the first stage, £2,350, by bank transfer before Conor started lifting floorboards.", "conor-mulvaney")
     visit = "Ewa Kowalczyk of Smoothwall Plastering came to look at the chasing and can start on Monday 23 March, £1,180 for making good."

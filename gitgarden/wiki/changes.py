@@ -261,6 +261,14 @@ def _names_in(text: str) -> set[str]:
 _SAME_THING = {"fit": "install", "fitt": "install", "installation": "install", "instal": "install", "fitter": "install"}
 # A total that takes the place of an earlier figure: "£2,180 all in", "Engraving comes to £275".
 _RATE = re.compile(r"\bthe\s+(?:rate|price|fee)\b", re.I)  # "the rate is", not "Rosa's rate" or "Rosa charges"
+def _totals(line: str, old_plain: set[str]) -> bool:
+    """True when `line` gives a total ("£2,180 all in", "Engraving comes to £275") of nothing or of a
+    thing the old line names — not "Health surcharge comes to £2,846.25" after the application fee."""
+    m = _TOTAL.search(line)
+    owner = _plain_words(" ".join(re.split(r"[,;:()—–]", line[: m.start()])[-1].split()[-4:])) if m else set()
+    return m is not None and (not owner or bool(owner & old_plain))
+
+
 _TOTAL = re.compile(r"\b(?:all in|in total|altogether|all told|(?:comes?|came) to(?=\s+(?:more than\s+|about\s+|over\s+)?[£€$\d])|totals?|totalling)\b", re.I)  # not "came to look at"
 
 
@@ -386,7 +394,7 @@ def _rank(said: _Said, old: Earlier, page: str) -> tuple[bool, bool, bool, bool,
     far = "amount" in differing and not close and not _close(new, old_values, 2.0)
     # "£2,180 all in" after "quoted £1,980" on the same page, or beside a word of the same thing (a
     # total twice the old figure adds up more than it: "£9,500 as the total, stand and travel included")
-    totalled = "amount" in differing and bool(_TOTAL.search(line)) and (old.page == page or thing_shared) and not far
+    totalled = "amount" in differing and _totals(line, old_plain) and (old.page == page or thing_shared) and not far
     # "the rate is £0.10 a word" after "at £0.09 a word": a rate per the same unit, said again
     rated = "amount" in differing and bool(per & old_per) and bool(_RATE.search(line))
     if _weekday_only(differing, dated, new) and not (named or moved or shared >= 2):
