@@ -1682,6 +1682,7 @@ def test_time_spent_is_no_thing_a_line_is_about() -> None:
     # held54: "Made a start on the loft: 14 boxes down so far, …" made a page "Start"
     assert topic_title("Made a start on the loft: 14 boxes down so far, mostly Mum's old china.") == "Loft"
     assert topic_title("Start moved to 7:30 for the early riders.") == "Start"  # a race's start is a thing
+    assert topic_title("Reopening night set for Saturday 18 April, doors at 7pm.") == "Reopening night"  # held59
     # held59: "Luana's biometrics booked …": her biometrics, not "Luana's" (a contraction stays a verb's)
     assert topic_title("Luana's biometrics booked at VFS Global in São Paulo, 16 April at 10:15.") == "Biometrics"
     assert topic_title("Maya's swimming lessons start Monday.") == "Swimming lessons"

@@ -78,7 +78,7 @@ VERBS_S = _words(
 # Nouns that look like verbs by their ending.
 ING_NOUNS = _words(
     """wedding meeting building funding booking planning heating flooring tiling painting wiring
-    plumbing catering lighting housing parking training ceiling opening waiting seating clothing housewarming
+    plumbing catering lighting housing parking training ceiling opening reopening waiting seating clothing housewarming
     hiring pricing marketing billing shipping testing banking bedding fencing decking roofing
     firing screening filming recording cleaning glazing rendering cladding
     shelving racking staging paving guttering skirting panelling ducting cabling bunting"""
