@@ -1305,6 +1305,14 @@ def test_a_day_marked_old_by_its_number_names_the_date_it_changes() -> None:
     assert changed_value("Correction: Sheffield's open day is Sat 26 Sept, the 19th was Nottingham's.", "sheffield", [other]) is None
 
 
+def test_a_count_under_the_same_id_is_a_recount() -> None:
+    """held59: "The translator's invoice came to £418 for 11 pages, still under PT-0582" changes the
+    quote's "9 pages, quote PT-0582" on the translator's page, though £418 is no new rate a page."""
+    quote = Earlier("2026-03-11#1", "Rodrigo Batista at Ponte Translations quoted £38 a page for 9 pages, quote PT-0582.", "rodrigo-batista")
+    assert changed_value("The translator's invoice came to £418 for 11 pages, still under PT-0582.", "rodrigo-batista", [quote]) == quote
+    assert changed_value("The translator's invoice came to £418 for 11 pages, ref PT-0611.", "rodrigo-batista", [quote]) is None  # another job's
+
+
 def test_a_value_that_did_not_include_something_is_the_old_one() -> None:
     """held59: "Correction: Brightgate's fee is £1,650, the £1,450 didn't include the priority service"
     was asked against the Home Office's £1,938 (a close amount) rather than Brightgate's £1,450."""

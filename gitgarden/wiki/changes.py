@@ -144,10 +144,13 @@ def _old_day(marked: set[str], old: set[Value]) -> bool:
     return any(v.kind == "date" and (d := re.fullmatch(r"(\d{1,2})(?:st|nd|rd|th)?(?:of)?[a-z]+", v.text)) is not None and int(d.group(1)) in days for v in old)
 
 
-def _recount_cued(line: str, nouns: set[str]) -> bool:
+def _recount_cued(line: str, nouns: set[str], old: str = "") -> bool:
     """True when a cue word stands by a count of one of `nouns`: "now at 44 adults", "Down to 11 dogs",
     "at 41 players now", "We're 28 for lunch now" — not "14 dogs in our care and 3 more on the waiting
-    list" (the list's cue)."""
+    list" (the list's cue) — or the line names the id the `old` line counted under ("£418 for 11
+    pages, still under PT-0582" after "9 pages, quote PT-0582")."""
+    if nouns and {m.group() for m in ids(line)} & {m.group() for m in ids(old)}:
+        return True
     for m in re.finditer(r"(?<![\w£€$.,-])(\d[\d,]*)\s+([a-z]{3,})(?:[ -]([a-z]{3,}))?\b", line):
         if content_words(f"{m.group(2)} {m.group(3) or ''}") & nouns and _cued(line[max(0, m.start() - 25) : m.end() + 12]):
             return True  # the cue within a few words of the count ("two more violins" is its own)
@@ -369,7 +372,7 @@ def _rank(said: _Said, old: Earlier, page: str) -> tuple[bool, bool, bool, bool,
     # …" after "Members' deposits due …"), not for an amount: a rent going up is no account's balance.
     old_counted = counted(old_text)
     # "now at 44 adults" after "38 adults and 11 kids": the same thing counted again, another number
-    recounted = _recount_cued(line, {noun for noun, nums in said.counted.items() if noun in old_counted and nums != old_counted[noun]})
+    recounted = _recount_cued(line, {noun for noun, nums in said.counted.items() if noun in old_counted and nums != old_counted[noun]}, old_text)
     dated = any(v.kind == "date" and any(c.isdigit() for c in v.text) for v in old_values)  # not "Saturday" alone
     old_priced = priced_things(old_text)
     # "The minibus is now £355" after "£310 for a 16-seat minibus": the same thing priced again
@@ -402,7 +405,7 @@ def _rank(said: _Said, old: Earlier, page: str) -> tuple[bool, bool, bool, bool,
     # … but not seven times it: "£35 each" for the traders' tables after "entry at £5" covering the hall
     # "so travel is £84 return, now" after "Her fee is £150 plus travel": the thing priced, named before
     priced = "amount" in differing and bool(set(said.priced) - _PRICE_WORDS & old_words)  # not "Stefan's price is now …" after "£1,200 off the price"
-    strong = named or (same_thing and not far) or totalled or rated or (repriced and shared >= 2) or (said.cue and not far and (old.page == page or page_named or shared >= 2 or moved or priced)) or (old.page == page and differing == {"time"} and things >= 2)
+    strong = named or (same_thing and (not far or recounted)) or totalled or rated or (repriced and shared >= 2) or (said.cue and not far and (old.page == page or page_named or shared >= 2 or moved or priced)) or (old.page == page and differing == {"time"} and things >= 2)
     if strong or (said.cue and (close or old.page == page)):
         # a value named, the same thing valued again, the same page, words in common, the newest
         # … the thing priced again ("Rent on the flat comes down to …" is the flat's line, not the allowance's)
