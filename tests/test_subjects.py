@@ -1381,6 +1381,12 @@ def test_a_possessive_inside_a_name_starts_no_thing() -> None:
     assert decided_things("Decision: we sell Mum's old car privately.")[0] == "Car"  # a possessive of its own still starts one
 
 
+def test_going_halves_decides_what_is_shared() -> None:
+    """held60: "Decision: we'll go halves with Ambrose on a new fence panel …" decided a page "Halves"."""
+    line = "Decision: we'll go halves with Ambrose on a new fence panel and concrete post, and Fergus will fit it while he's here."
+    assert decided_things(line, ["Ambrose Tully", "Ambrose", "Fergus"]) == ["Fence panel"]
+
+
 def test_a_reason_after_a_comma_is_no_purpose() -> None:
     """held58: "Decision: I'll be the attorney and Ruairi the replacement, he's too far away in Aberdeen
     for the day-to-day" decided a page "Day-to-day": a purpose in the reason someone gives is not what

@@ -114,7 +114,7 @@ MEASURE_UNITS = _words("mm cm m km kg ft kw kwh l ml m2 metre metres meter meter
 LABELS = _words("level grade year stage phase team table pitch stand room gate plot unit bay platform court row seat track page chapter flat floor lane locker hall block zone")
 ENDS_PHRASE = _words("due each apiece ready only")  # "deposits due Friday": the deposits; "entries only": the entries
 # Words too vague to title a page alone: "Plan is to leave at 7am", "the pot covers the rest".
-VAGUE = _words("plan plans idea ideas thing things stuff rest lot bit way option options news time half year pass best cost worth name names list day days week weeks night nights month months card ref whatever whichever anything everything something nothing anyone anybody everyone everybody someone somebody")
+VAGUE = _words("plan plans idea ideas thing things stuff rest lot bit way option options news time half halves year pass best cost worth name names list day days week weeks night nights month months card ref whatever whichever anything everything something nothing anyone anybody everyone everybody someone somebody")
 FAMILY = _KIN_CLOSE | KIN
 # Words never a name's first, that a name may hold inside it: "Curtain Call Costume Hire".
 NAME_INNER = _words("call note notes text meeting question answer total summary update phone email ask")
