@@ -165,6 +165,9 @@ def test_a_decision_is_said_in_several_ways(line: str, decides: bool) -> None:
         ("Sarah rang from Leeds: both twins have chickenpox and she's not slept.", "how I feel"),  # held22
         ("Felt sick all afternoon, she says it's a bug going round.", "how I feel"),  # mine: before "she"
         ("Lie-in till nine, best thing all week.", "sleep and tiredness"),  # held52 and four more weeks
+        ("Ollie came back with £420 for the awning fitting, that includes storm straps.", ""),  # held60: a thing
+        ("Storm last night, fence down again.", "weather"),
+        ("Pickle, the ginger cat from number 14, has taken to sleeping on our compost bin.", "a pet"),  # held60
         ("Desmond will fix the roof on Sunday with his son.", ""),
         ("Tom can't do Tuesdays in Sept, physio.", ""),
         ("It's cold in the hall again.", "weather"),
