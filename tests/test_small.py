@@ -830,6 +830,10 @@ def test_the_projects_own_page_is_titled_from_its_own_files_never_through_a_syml
     for heading in ("Back fence at 27 Orchard Rise", "Folk show on Wharfe Valley FM", "Leak claim, 27 Alder Road"):
         (root / "AGENTS.md").write_text(f"# {heading}\n", encoding="utf-8")
         assert general_title(root) == (heading, "AGENTS.md")
+    # held57 and nine more weeks: two things joined ("and", "to", "of") as the person headed them
+    for heading in ("Front driveway and dropped kerb", "Mum's move to Larchmont", "Moving out of Flat 3, Alder House"):
+        (root / "AGENTS.md").write_text(f"# {heading}\n", encoding="utf-8")
+        assert general_title(root) == (heading, "AGENTS.md")
     (root / "AGENTS.md").write_text("# We decided to move to Leeds in the spring and sell the flat\n", encoding="utf-8")
     assert general_title(root) == ("Notes", "project")  # a sentence is no title
 

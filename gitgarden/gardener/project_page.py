@@ -52,6 +52,10 @@ def general_title(root: Path) -> tuple[str, str]:
             thing = thing_of(m.group(1))  # "Back fence at 27 Orchard Rise": a thing and where it is
             if thing != m.group(1) and len(m.group(1)) <= 60 and subjects.is_title(re.sub(r"\d", "", thing)):
                 return m.group(1), "AGENTS.md"
+            # "Front driveway and dropped kerb", "Mum's move to Larchmont": titles joined, each one
+            parts = re.split(r",\s|\s(?:and|&|to|of|out of)\s", m.group(1))
+            if len(parts) > 1 and len(m.group(1)) <= 60 and all(subjects.is_title(re.sub(r"\d", "", p)) for p in parts):
+                return m.group(1), "AGENTS.md"
             break
     name = root.name.replace("-", " ").replace("_", " ").strip()
     return (name[:1].upper() + name[1:] if subjects.is_title(name) else "Notes"), "project"
