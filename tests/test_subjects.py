@@ -1412,6 +1412,9 @@ def test_a_role_then_who_had_or_uses_them_is_the_names() -> None:
         ("Booked Colin Baxter, a surveyor who does timber huts, to inspect it on Thurs 14 May.", {"Colin Baxter": "surveyor"}),
         ("Rang Raj Bhamra, the tuner Helen uses; he charges £75 a tune.", {"Raj Bhamra": "tuner"}),
         ("Met Jane Doe, a friend who knows the area.", {}),  # no role code knows
+        # held61: "the OT from Calder Brook Council" is hers, so "The OT thinks …" went on a page "OT"
+        ("Yvonne Achterberg, the OT from Calder Brook Council, came at 10:00 to assess Dad.", {"Yvonne Achterberg": "OT"}),
+        ("Met Jane Doe, the nicest from Leeds, for coffee.", {}),  # not a role set between a name and a comma
     ]:
         assert roles_given(line, mentions(line)) == roles, line
 

@@ -71,7 +71,7 @@ PRONOUN_START = re.compile(r"^(?:he|she|they|his|her|their|him|them)\b", re.I)
 _ROLE_AFTER = re.compile(
     r"^,?\s*(?:\((?:the\s+|our\s+|my\s+)?(?P<paren>[^\W\d_][^()\n]{1,40}?)\)"
     r"|,?\s*(?:the|our|my|their|(?-i:[A-Z][\w-]*)['’]s)\s+(?P<role>(?:[^\W\d_]+['’]s\s+)?[^\W\d_][\w-]*(?:\s+[^\W\d_][\w-]*)?)"
-    r"(?=\s*(?:[,;:.)]|$|\s(?:can|will|says|said|sent|rang|is|was|has|had|wants|came|asked|agreed|confirmed|offered|needs)\b))"
+    r"(?=\s*(?:[,;:.)]|$|\s(?:can|will|says|said|sent|rang|is|was|has|had|wants|came|asked|agreed|confirmed|offered|needs)\b|\s(?:from|at)\s+(?-i:[A-Z])))"
     # "Kyle Brennan, the DJ the Year 13s had last summer", "Aisha Doyle, the surveyor Wessex Fibre use", "Colin
     # Baxter, a surveyor who does timber huts": a role, then who had or uses them
     r"|,\s*(?:the|our|my|their|a|an)\s+(?P<known>[^\W\d_]+)(?=\s+(?:the\s|who\s|that\s|whose\s|[A-Z])))",
@@ -294,6 +294,8 @@ def roles_given(line: str, names: list[Mention]) -> dict[str, str]:
         last = fold(role.split()[-1]) if role else ""
         # "Ravi Menon, our DoP, wants …": a word set between commas after a name is their role
         apposed = bool(r.group("role")) and after.lstrip().startswith(",") and after[r.end() :].startswith(",")
+        # "Yvonne Achterberg, the OT from Calder Brook Council,": a role in capitals, then where they work
+        apposed = apposed or (bool(r.group("role")) and role.isupper() and re.match(r"\s(?:from|at)\s+[A-Z]", after[r.end() :]) is not None)
         if last in ROLES_FOLDED or (r.group("paren") and len(role.split()) <= 3) or (apposed and len(role.split()) <= 2):
             out[holder] = re.sub(r"^[^\W\d_]+['’]s\s+", "", role)  # "the council's allotments officer" -> "allotments officer"
     return out
