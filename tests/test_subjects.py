@@ -1310,6 +1310,16 @@ def test_a_day_marked_old_by_its_number_names_the_date_it_changes() -> None:
     assert changed_value("Correction: Sheffield's open day is Sat 26 Sept, the 19th was Nottingham's.", "sheffield", [other]) is None
 
 
+def test_a_close_new_rate_for_the_thing_its_page_is_named_by_is_a_change() -> None:
+    """held61: "Salary sacrifice set at £220.67 a month …" (going on "salary-sacrifice") changes
+    Beatrix's "the salary sacrifice comes out …, about £217 a month", with no cue, on another page."""
+    said = Earlier("2026-03-11#2", "Beatrix says the salary sacrifice comes out over 12 months, about £217 a month before the tax saving.", "beatrix-lindqvist")
+    line = "Salary sacrifice set at £220.67 a month for 12 months, first deduction in the April pay run."
+    assert changed_value(line, "salary-sacrifice", [said]) == said
+    assert changed_value("Bike insurance set at £11.40 a month.", "bike-insurance", [said]) is None  # another thing
+    assert changed_value("Salary sacrifice set at £120 a month.", "salary-sacrifice", [said]) is None  # far from it
+
+
 def test_a_count_under_the_same_id_is_a_recount() -> None:
     """held59: "The translator's invoice came to £418 for 11 pages, still under PT-0582" changes the
     quote's "9 pages, quote PT-0582" on the translator's page, though £418 is no new rate a page."""

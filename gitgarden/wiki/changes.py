@@ -399,7 +399,7 @@ def _rank(said: _Said, old: Earlier, page: str) -> tuple[bool, bool, bool, bool,
     # total twice the old figure adds up more than it: "£9,500 as the total, stand and travel included")
     totalled = "amount" in differing and _totals(line, old_plain) and (old.page == page or thing_shared) and not far
     # "the rate is £0.10 a word" after "at £0.09 a word": a rate per the same unit, said again
-    rated = "amount" in differing and bool(per & old_per) and bool(_RATE.search(line))
+    rated = "amount" in differing and bool(per & old_per) and (bool(_RATE.search(line)) or (page_thing and close))
     if _weekday_only(differing, dated, new) and not (named or moved or shared >= 2):
         return None  # "Saturday brunch extras" beside "moved … to Monday 12 October": no date it moves
     # … but not seven times it: "£35 each" for the traders' tables after "entry at £5" covering the hall
