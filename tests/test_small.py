@@ -729,6 +729,21 @@ def test_a_count_that_leads_a_line_is_its_topic(project: Project) -> None:
     assert any("38 players" in ln and "41 players" in ln for ln in open_lines(project))
 
 
+def test_a_change_that_opens_with_its_own_thing_goes_there_not_on_someones_page(project: Project) -> None:
+    """held45: "Dry dock moved to Thursday 23 April" went beside "Padworth Lock Boatyard can take us in
+    the dry dock on Monday 20 April" on the boatyard's page; a change opening with its own thing goes
+    on that thing's page, the Open line quoting both. One opening with someone's name stays beside."""
+    journal(project, "2026-04-13", "Padworth Lock Boatyard can take us in the dry dock on Monday 20 April, £380 for the week.")
+    garden(project, answers(FakeModel(), "yes"))
+    journal(project, "2026-04-16", "Dry dock moved to Thursday 23 April, the boat ahead of us overran.")
+    result = garden(project, answers(FakeModel(), "yes"))
+    assert result.refusals == [] and result.created == ["wiki/dry-dock.md"], result
+    assert any("Monday 20 April" in ln and "Thursday 23 April" in ln and "[[dry-dock]]" in ln for ln in open_lines(project))
+    journal(project, "2026-04-17", "Padworth say £420 for the week now, the cradle hire went up.")
+    result = garden(project, answers(FakeModel(), "yes"))
+    assert result.created == [] and "£420" in body(project, "padworth-lock-boatyard")
+
+
 def test_a_change_to_a_decided_page_is_kept_on_its_own_page_and_asked(project: Project) -> None:
     """The decided page takes no line, yet the fact is not lost to the map: it goes on its own
     subject's page, and the Open line says the old value is decided."""

@@ -210,10 +210,22 @@ def _own_name_leads(plan: Planner, home: tuple[str, str, list[str]], old_page: s
     is actually 80A", after Tom's 60A), or another page's name ("Hartwood came back with £1,750" after
     Megan's £1,600 on her page). The change goes there, the Open line quoting both lines."""
     name, title, aliases = home
-    if title:
-        return title in plan.full_names and line.text.startswith(title)
+    if title:  # … or a thing the line opens with, where the old line stands on someone's page ("Installation pushed back …")
+        named = any(m.kind == "name" and m.start == 0 for m in plan.mentions(line.text))  # "Carys is £545 a day": hers, beside
+        opens = not named and re.match(rf"(?i:{re.escape(title)})\b", line.text) is not None
+        return (title in plan.full_names and line.text.startswith(title)) or (opens and _names_someone(plan, _title_of(plan, old_page)))
     # … but not a name's own "'s" ("Dave's van is in for its MOT, so he's starting us on the 28th"): the install's
     return bool(name) and name != old_page and bool(aliases) and re.match(rf"{re.escape(aliases[0])}\b(?!['’])", line.text) is not None
+
+
+def _title_of(plan: Planner, name: str) -> str:
+    """The title of page `name`, made by this pass or read from the page ("" when it has none)."""
+    if name in plan.titles:
+        return plan.titles[name]
+    try:
+        return str(pages.read_meta(plan.page_text(name) or "").get("title", ""))
+    except pages.PageError:
+        return ""
 
 
 def _changes(plan: Planner, r: Reading, page: str, history: Sequence[changes.Earlier]) -> changes.Earlier | None:
