@@ -45,7 +45,7 @@ _WHEN = re.compile(r"(?:last|next|this|every|on|mon|tues|wednes|thurs|fri|satur|
 _MINE = re.compile(r"\b(?:i|my|me|we|our|us)\b", re.I)
 _SOMEONE_DOES = re.compile(
     r"\b[A-Z][^\W\d_]+(?:\s+[A-Z][^\W\d_]+)?(?:,\s+(?:(?:the|our|my|a|an)\s|[A-Z][^\W\d_]*['’]s\s)[^,]{1,60},)?\s+"  # "Yiannis Papadakis, the villa owner, confirmed", "Dr Helen Marsh, Mum's GP, has added"
-    r"(?:is|was|has|had|can['’]?t|cannot|won['’]t|will|says|said|isn['’]t|wasn['’]t|[a-z]{3,}ed|[a-z]{2,}[^s\W]s)\b"
+    r"(?:(?:now|also|still|just|actually|only)\s+)?(?:is|was|has|had|can['’]?t|cannot|won['’]t|will|says|said|isn['’]t|wasn['’]t|[a-z]{3,}ed|[a-z]{2,}[^s\W]s)\b"
 )
 
 
