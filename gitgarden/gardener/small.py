@@ -210,7 +210,7 @@ def _own_name_leads(plan: Planner, home: tuple[str, str, list[str]], old_page: s
     is actually 80A", after Tom's 60A), or another page's name ("Hartwood came back with £1,750" after
     Megan's £1,600 on her page). The change goes there, the Open line quoting both lines."""
     name, title, aliases = home
-    if title:  # … or a thing the line opens with, where the old line stands on someone's page ("Installation pushed back …")
+    if title:  # … or a thing the line opens with, where the old line stands on someone's page ("Dry dock moved to …")
         named = any(m.kind == "name" and m.start == 0 for m in plan.mentions(line.text))  # "Carys is £545 a day": hers, beside
         opens = not named and re.match(rf"(?i:{re.escape(title)})\b", line.text) is not None
         return (title in plan.full_names and line.text.startswith(title)) or (opens and _names_someone(plan, _title_of(plan, old_page)))

@@ -262,17 +262,17 @@ def _names_in(text: str) -> set[str]:
 
 # Words for one thing: "the install is moved" after "can fit the oven on Thursday".
 _SAME_THING = {"fit": "install", "fitt": "install", "installation": "install", "instal": "install", "fitter": "install"}
-# A total that takes the place of an earlier figure: "£2,180 all in", "Engraving comes to £275".
 _RATE = re.compile(r"\bthe\s+(?:rate|price|fee)\b", re.I)  # "the rate is", not "Rosa's rate" or "Rosa charges"
+# A total that takes the place of an earlier figure: "£2,180 all in", "Engraving comes to £275" (not "came to look at").
+_TOTAL = re.compile(r"\b(?:all in|in total|altogether|all told|(?:comes?|came) to(?=\s+(?:more than\s+|about\s+|over\s+)?[£€$\d])|totals?|totalling)\b", re.I)
+
+
 def _totals(line: str, old_plain: set[str]) -> bool:
     """True when `line` gives a total ("£2,180 all in", "Engraving comes to £275") of nothing or of a
     thing the old line names — not "Health surcharge comes to £2,846.25" after the application fee."""
     m = _TOTAL.search(line)
     owner = _plain_words(" ".join(re.split(r"[,;:()—–]", line[: m.start()])[-1].split()[-4:])) if m else set()
     return m is not None and (not owner or bool(owner & old_plain))
-
-
-_TOTAL = re.compile(r"\b(?:all in|in total|altogether|all told|(?:comes?|came) to(?=\s+(?:more than\s+|about\s+|over\s+)?[£€$\d])|totals?|totalling)\b", re.I)  # not "came to look at"
 
 
 _CAPITALISED = re.compile(r"\b[A-Z][^\W\d_]+")
