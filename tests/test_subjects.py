@@ -1560,6 +1560,10 @@ def test_part_of_a_count_is_no_new_count_and_a_two_tier_cake_counts_two() -> Non
     order = Earlier("2026-03-09#2", "Spring order in with Ridgeline Distribution, PO/3107: 12 hybrids, 6 kids' bikes, £11,480 ex VAT.", "ridgeline-distribution")
     assert changed_value("Ridgeline came at ten: only 9 of the 12 hybrids, and one box of tyres crushed.", "ridgeline-distribution", [order]) is None
     assert changed_value("Ridgeline now say 14 hybrids are coming.", "ridgeline-distribution", [order]) == order
+    # held62: "11 of 14 consent forms back" is part of the 14 sent, no new count of them
+    sent = Earlier("2026-07-20#4", "Consent forms went out to all 14 families tonight, due back Friday 24 July.", "consent-forms")
+    assert changed_value("11 of 14 consent forms back, Tabitha Owusu is ringing round the rest.", "consent-forms", [sent]) is None
+    assert topic_title("11 of 14 consent forms back, Tabitha Owusu is ringing round the rest.") == "Consent forms"
     cake = Earlier("2026-04-22#1", "Gwen Pryce, who made Sarah's christening cake, will do a two-tier gold and ivory cake for £260.", "gwen-pryce")
     assert changed_value("Correction: Gwen's doing three tiers, not two, so the cake's £320.", "gwen-pryce", [cake]) == cake
 

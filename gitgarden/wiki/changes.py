@@ -213,7 +213,7 @@ def _shape(text: str) -> str:
     return re.sub(r"[A-Z]", "A", re.sub(r"\d", "0", text))
 
 
-_PART_OF = re.compile(r"\b(\d+) of the (\d+)\b")
+_PART_OF = re.compile(r"\b(\d+) of (?:the |our |all )?(\d+)\b")  # "9 of the 12", "11 of 14 consent forms"
 
 
 def _not_parts(line: str, new: set[Value], old_values: set[Value]) -> set[Value]:

@@ -57,7 +57,7 @@ def topic_title(line: str) -> str:
         return done_to
     if first:
         return first if fold(first) not in VAGUE else ""  # "Plan is to leave at 7am": no page "Plan"
-    count = re.match(r"(?:about\s+|around\s+)?\d[\d,]*\s+(?=[a-z])", plain)
+    count = re.match(r"(?:about\s+|around\s+)?\d[\d,]*\s+(?:of\s+(?:the\s+|our\s+)?\d[\d,]*\s+)?(?=[a-z])", plain)  # "11 of 14 consent forms"
     if count:
         found = noun_phrase(plain, count.end())  # "38 players signed up so far": the players
         if found and fold(found) not in VAGUE:
