@@ -925,6 +925,14 @@ def test_a_total_is_said_of_its_thing() -> None:
     assert topic_title("Total budget is £3,000, £1,200 of it from the crowdfunder.") == "Budget"
 
 
+def test_a_three_word_thing_keeps_a_first_word_the_rest_cannot_do_without() -> None:
+    """held60 and held62: "Gas safety check booked …" titled "Safety check", "two carbon monoxide
+    alarms" "Monoxide alarms"; "Autumn vaccine clinic" is still the vaccine clinic."""
+    assert topic_title("Gas safety check booked with Teodor Lisowski for Thursday 23 April at 10am, £95.") == "Gas safety check"
+    assert topic_title("Decision: two carbon monoxide alarms, one in the lounge near the stove.") == "Carbon monoxide alarms"
+    assert topic_title("Autumn vaccine clinic booked for Saturday.") == "Vaccine clinic"
+
+
 def test_a_thing_that_died_or_broke_is_the_title_not_its_verb() -> None:
     """held57: "The till died mid-sale this morning …" titled a page "Died mid-sale"."""
     assert topic_title("The till died mid-sale this morning, drawer jammed shut with about £140 in it.") == "Till"

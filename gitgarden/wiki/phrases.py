@@ -94,6 +94,8 @@ def named_thing(word: str, text: str) -> bool:
 
 
 _ADJECTIVE = "|".join(sorted(ADJECTIVES - FUNCTION))  # "the old Fiesta"
+# First words of a three-word thing that the next word alone would not name: "carbon monoxide alarm", "gas safety check".
+_COMPOUND_HEADS = frozenset({"carbon", "gas", "fire", "smoke", "water", "food", "first", "health", "hot", "solar", "heat"})
 
 
 def _next_is_verb(text: str, at: int) -> bool:
@@ -234,7 +236,7 @@ def _phrase(text: str, at: int) -> str:
         words.append(w)
         if len(words) == 3:
             # "Autumn vaccine clinic": its head is last, "Vaccine clinic"; "Dock Street lease": the name
-            words = words[:2] if words[1][:1].isupper() and not _WEEKDAY.fullmatch(words[1]) and not (words[0].islower() and _initials_of(words[1], f" {words[2]}")) else words[1:]
+            words = words[:2] if words[1][:1].isupper() and not _WEEKDAY.fullmatch(words[1]) and not (words[0].islower() and _initials_of(words[1], f" {words[2]}")) else words if fold(words[0]) in _COMPOUND_HEADS else words[1:]
             break
         if when:
             break
