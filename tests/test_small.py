@@ -1385,6 +1385,17 @@ def test_a_line_headed_decision_is_never_chatter() -> None:
     assert [r.kind for r in read_lines([drive], [judge.Verdict(drive.id, 0.1, "logprobs")], 0.5)] == ["decision"]
 
 
+def test_a_train_taken_instead_is_the_journey_not_a_value_gone_back_on() -> None:
+    """held62: "Train cancelled, got the 7:52 instead and stood all the way to Queen Street" became a
+    page "Queen Street" with Qwen: "instead" beside a time read as a value gone back on, no chatter."""
+    from gitgarden.gardener.reading import read_lines
+
+    train = JournalLine("2026-03-12", 4, "Train cancelled, got the 7:52 instead and stood all the way to Queen Street.", "k")
+    assert [r.reason for r in read_lines([train], [judge.Verdict(train.id, 0.7, "logprobs")], 0.64)] == ["chatter: the journey"]
+    swim = JournalLine("2026-10-14", 2, "Pool's shut for repairs that Tuesday, so swimming is Wednesday 28th instead.", "k")
+    assert [r.kind for r in read_lines([swim], [judge.Verdict(swim.id, 0.7, "logprobs")], 0.64)] == ["fact"]  # held29: a value gone back on
+
+
 def test_a_role_said_with_a_word_before_it_finds_its_holder_and_a_choice_turned_from_is_asked(project: Project) -> None:
     """held45: "Agnieszka Nowak, the French polisher Ruairi works with, will refinish the case in satin
     lacquer" gave her no role, so "The polisher's doing the cabinet not in lacquer but in proper shellac"

@@ -170,6 +170,7 @@ def test_a_decision_is_said_in_several_ways(line: str, decides: bool) -> None:
         ("Missed the 7:52, signal failure at Hollins Cross again.", "the journey"),  # held55, held57
         ("Dilys now wants £25 a night for the sandwiches, says bread's gone up.", ""),  # held61: her price
         ("Train cancelled, rail replacement bus, home gone eight.", "the journey"),  # held46
+        ("Bus 20 minutes late, stood all the way into town.", "the journey"),  # held61
         ("Pickle, the ginger cat from number 14, has taken to sleeping on our compost bin.", "a pet"),  # held60
         ("Desmond will fix the roof on Sunday with his son.", ""),
         ("Tom can't do Tuesdays in Sept, physio.", ""),

@@ -115,8 +115,8 @@ def _looks(text: str, domain: frozenset[str]) -> str:
     Wyvern's figure is £4,630, not £4,360; I'd read the PDF on my phone" is no errand …"""
     if changes.corrects(text) or any(m.kind == "id" and re.search(r"[-/]", m.text) for m in subjects.mentions(text)):
         return ""  # … nor one that gives a reference ("booking ref BV-0829-KEA" for "the reunion dinner")
-    if changes.reverses(text) and changes.values(text):
-        return ""  # … nor one that goes back on a value ("so swimming is Wednesday 28th instead")
+    if changes.reverses(text) and changes.values(text) and chatter_kind(text, domain) != "the journey":
+        return ""  # … nor one that goes back on a value ("so swimming is Wednesday 28th instead"), but a train is the journey
     if decisions.is_decision(text) and (any(v.kind == "amount" for v in changes.values(text)) or _TURNED_DOWN.search(text)):
         # … nor a decision that prices its choice ("… hot food package at £4.25 a head") or names the one it
         # turned down ("a bring-and-share lunch rather than a barbecue")
