@@ -144,7 +144,7 @@ def _old_day(marked: set[str], old: set[Value]) -> bool:
     return any(v.kind == "date" and (d := re.fullmatch(r"(\d{1,2})(?:st|nd|rd|th)?(?:of)?[a-z]+", v.text)) is not None and int(d.group(1)) in days for v in old)
 
 
-def _recount_cued(line: str, nouns: set[str], old: str = "") -> bool:
+def _recount_cued(line: str, nouns: set[str], old: str) -> bool:
     """True when a cue word stands by a count of one of `nouns`: "now at 44 adults", "Down to 11 dogs",
     "at 41 players now", "We're 28 for lunch now" — not "14 dogs in our care and 3 more on the waiting
     list" (the list's cue) — or the line names the id the `old` line counted under ("£418 for 11
