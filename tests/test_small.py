@@ -322,6 +322,29 @@ def test_a_fact_sent_on_from_a_decided_thing_may_change_a_line_where_it_lands(pr
     assert "Which holds? “Tillcraft Systems quoted £385" in asked and "invoice INV-20917 for £412.” (2026-03-06)" in asked
 
 
+def test_going_with_a_firm_that_quoted_decides_a_page_of_its_own_and_the_firm_goes_on_taking_facts(project: Project) -> None:
+    """held57: "Decision: going with Hartwell, Brightstone's too dear" went to Brightstone's page (the
+    firm turned down) and decided nothing. It decides a page of its own, "Hartwell decision"; the
+    quote given a day before on Declan's page is found across passes, and Hartwell's next fact is kept."""
+    journal(
+        project,
+        "2026-04-13",
+        "Declan Ferris from Hartwell Paving came round to measure up: 48 square metres.",
+        "His quote HP-3318 is £7,850 for dig-out, sub-base and block paving.",
+        "Brightstone Driveways want £9,200 for the same job.",
+    )
+    garden(project, answers(FakeModel(), "yes", "yes", "yes"))
+    journal(project, "2026-04-14", "Decision: going with Hartwell, Brightstone's too dear and can't start before June anyway.")
+    result = garden(project, answers(FakeModel(), "yes"))
+    assert result.refusals == [] and result.created == ["wiki/hartwell-decision.md"], result
+    assert meta(project, "hartwell-decision")["state"] == "decided"
+    assert meta(project, "brightstone-driveways")["state"] == "open" and meta(project, "declan-ferris")["state"] == "open"
+    journal(project, "2026-04-15", "Declan pencilled us in to start Monday 11 May.", "Hartwell have booked the skip for 11 May.")
+    result = garden(project, answers(FakeModel(), "yes", "yes"))
+    assert result.refusals == [] and "start Monday 11 May" in body(project, "declan-ferris")
+    assert result.created == ["wiki/hartwell.md"] and "booked the skip" in body(project, "hartwell")  # not the choice's page
+
+
 def test_going_with_someone_decides_the_role(project: Project) -> None:
     journal(project, "2026-09-01", "Priya Shah applied to be treasurer.", "Going with Priya for treasurer, from the AGM.")
     result = garden(project, answers(FakeModel(), "yes", "yes"))

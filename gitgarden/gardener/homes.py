@@ -40,6 +40,9 @@ __all__ = ["Planner"]
 
 _PUNCTUATION = re.compile(r"[^\w\s'’]")
 _SUBORDINATE = re.compile(r"\b(?:after|because|since|when|while|until|though|although|as|now(?=\s+(?:[A-Z]|$)))\b", re.I)  # "… now Auntie Pat has rung"
+# A choice of someone by name, where the name comes straight after: "Decision: going with Hartwell", "We go with Tapline".
+_GOES_WITH = re.compile(r"^\s*(?:[-*]\s+)?decision\s*[:\-–]\s*(?:(?:we|i)(?:['’](?:re|ll|ve)|\s+(?:are|will|have))?\s+)?(?:go|going|gone)\s+with\s+", re.I)
+_OFFERED = re.compile(r"\bquot(?:e|es|ed|ing)\b|[£€$]\s?\d", re.I)  # a quote, or a price
 _BULLET_LINE = re.compile(r"^[-*+] (?P<text>.+?) \((?P<day>\d{4}-\d{2}-\d{2})\)\s*$")
 
 
@@ -249,6 +252,10 @@ class Planner:
         things = decisions.decided_things(line.text, self.known)
         if not things:
             topic = decisions.decision_topic(line.text)
+            taken = "" if topic else self.offer_taken(line.text)
+            page = self.resolve(taken, "topic") if taken else None
+            if taken and not (page and self.is_decided(page)):
+                return (page, "", [], {}) if page else ("", taken, [], {})  # "Decision: going with Hartwell": the Hartwell decision
             if not topic:
                 # "…, not the Year 12 Barcelona trip": the option turned down is not where the line goes
                 kept = decisions.chosen(line.text)
@@ -280,6 +287,21 @@ class Planner:
         # would make of a new page for it (and a name's page is never decided)
         named = None if subjects.said_as_thing(things[0], [line.text]) else self.resolve(things[0], "name")
         return (named, "", [], {}) if named else ("", things[0], [], {})
+
+    def offer_taken(self, text: str) -> str:
+        """"Hartwell decision" for "Decision: going with Hartwell, …" when a line of the pass or of
+        recent days names Hartwell on a page that gives a price or a quote: the choice between offers is
+        the thing decided, on a page of its own, titled with the line's own words, while the firm's (or
+        the person's) page goes on taking facts. "" otherwise."""
+        cue = _GOES_WITH.match(text)
+        name = next((m.text for m in self.mentions(text) if cue and m.start == cue.end() and m.kind == "name"), "")
+        if not name or subjects.fold(name) in wordlists.FAMILY or re.match(r"['’]s\b", text[cue.end() + len(name) :] if cue else ""):
+            return ""  # "going with Jen's plan": hers
+        said = re.compile(rf"(?<!\w){re.escape(name)}(?!\w)")
+        for lines in self.said_on.values():
+            if any(said.search(t) for t in lines) and any(_OFFERED.search(t) for t in lines):
+                return f"{name} decision"
+        return ""
 
     def settles(self, line: JournalLine) -> bool:
         """Whether a decision line names what it settles (a thing, or a topic by its verb). One that

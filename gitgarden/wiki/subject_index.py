@@ -104,8 +104,8 @@ class SubjectIndex:
         found = {
             page
             for label, pages in self.exact.items()
-            if label.startswith(key + " ") and (not ends or label.split()[-1] in ends)
-            for page in pages
+            if label.startswith(key + " ") and (not ends or label.split()[-1] in ends) and not label.endswith(" decision")
+            for page in pages  # "Westway decision" is the choice of Westway: "Westway have booked …" is theirs
         }
         return next(iter(found)) if len(found) == 1 else None
 
