@@ -88,6 +88,21 @@ def test_roles_given_beside_a_name_and_said_alone() -> None:
     assert index.resolve("Piotr") is None  # two people answer: code never guesses
 
 
+def test_a_name_said_by_its_initials_finds_its_page_and_two_words_initials_find_none() -> None:
+    """held63: "Maisie's SFE portal shows …" made a page "SFE" beside "Student Finance England"; "the
+    TDS" and "the NBBA" found no page either. Initials of three or more words, or of two joined by "&"
+    ("H&R"), find the name's page; two words' ("HR", "GP") are said of too much else."""
+    index = SubjectIndex()
+    index.add("student-finance-england", "Student Finance England")
+    index.add("hollins-reade", "Hollins & Reade")
+    index.add("gemma-price", "Gemma Price")
+    index.add("diocese-of-bramford", "Diocese of Bramford")
+    said = {m.text: index.resolve(m) for m in mentions("Maisie's SFE portal, H&R's quote, the GP, the DB lot.") if m.kind == "name"}
+    assert said["SFE"] == "student-finance-england" and said["H&R"] == "hollins-reade"
+    assert index.resolve("GP") is None and index.resolve("DB") is None and index.resolve("HR") is None
+    assert index.resolve("Sfe") is None  # a word, not initials said in capitals
+
+
 @pytest.mark.parametrize(
     ("line", "topic"),
     [

@@ -27,6 +27,20 @@ def name_parts(label: str) -> tuple[str, str]:
     return (words[0], words[-1]) if words else ("", "")
 
 
+def _initials(label: str) -> set[str]:
+    """The initials a name of three to five capitalised words may be said by ("SFE" for "Student Finance
+    England", small words such as "of" passed over), or two joined by "&" ("H&R" for "Hollins & Reade");
+    never two words' ("GP", "HR" and "MA" are said of other things)."""
+    said = [w for w in label.split() if fold(w) not in HONORIFICS]
+    words = [w for w in said if w != "&" and w[:1].isupper()]
+    if len(words) != len([w for w in said if w not in ("&", "of", "and", "the", "for")]):
+        return set()
+    letters = [w[0].upper() for w in words]
+    if len(words) == 2 and " & " in label:
+        return {"&".join(letters)}
+    return {"".join(letters)} if 3 <= len(words) <= 5 else set()
+
+
 @dataclass
 class SubjectIndex:
     """Pages by the ways a line can name them, so a mention resolves to one page across spellings.
@@ -38,6 +52,7 @@ class SubjectIndex:
     exact: dict[str, set[str]] = field(default_factory=dict)  # folded title/alias -> pages
     parts: dict[str, set[str]] = field(default_factory=dict)  # folded first or last name of a person-like title -> pages
     roles: dict[str, set[str]] = field(default_factory=dict)  # folded role ("electrician") -> pages
+    initials: dict[str, set[str]] = field(default_factory=dict)  # "SFE" of "Student Finance England", "H&R" of "Hollins & Reade" -> pages
 
     def add(self, page: str, title: str, aliases: Iterable[str] = ()) -> None:
         for label in (title, page.rsplit("/", 1)[-1].replace("-", " "), *aliases):
@@ -55,6 +70,8 @@ class SubjectIndex:
             if is_full_name(label):
                 for part in name_parts(label):
                     self.parts.setdefault(fold(part), set()).add(page)
+                for said in _initials(label):
+                    self.initials.setdefault(said, set()).add(page)
 
     def add_role(self, page: str, role: str) -> None:
         key = fold(role)
@@ -77,7 +94,7 @@ class SubjectIndex:
         if kind == "name":
             words = key.split()
             if len(words) == 1:
-                found = self.parts.get(key)
+                found = self.parts.get(key) or (self.initials.get(text) if text.isupper() else None)  # "SFE", said in capitals
                 return next(iter(found)) if found and len(found) == 1 else None
             if len(words) == 2 and words[0] in HONORIFICS:  # "Mrs Okoro" for "Mrs Janet Okoro"
                 found = self.parts.get(words[1])
