@@ -1791,6 +1791,17 @@ def test_a_new_measure_of_another_thing_on_the_page_is_no_change() -> None:
     assert changed_value("Priti measured between the lamp posts properly and says 120 metres of bunting will be plenty.", "priti-sharma", [bunting]) == bunting
 
 
+def test_a_wait_in_another_unit_of_time_is_no_change() -> None:
+    """held63: "Sunil says the Halcyon debit card … should arrive within 5 working days" was asked
+    against "Sunil Rathore at Halcyon Bank opened Maisie's student account in twenty minutes": two
+    waits, in days and in minutes; a wait in the same unit is still one that moves."""
+    account = Earlier("2026-09-15#2", "Sunil Rathore at Halcyon Bank opened Maisie's student account in twenty minutes, with a £1,500 interest-free overdraft.", "sunil-rathore")
+    card = "Sunil says the Halcyon debit card is being posted to Maisie's halls address, should arrive within 5 working days."
+    assert changed_value(card, "sunil-rathore", [account]) is None
+    posted = Earlier("2026-09-15#3", "Sunil says the Halcyon debit card should arrive within 3 working days.", "sunil-rathore")
+    assert changed_value(card, "sunil-rathore", [posted]) == posted
+
+
 def test_a_new_time_for_the_same_job_on_its_page_changes_it_without_a_cue() -> None:
     """held56: "Deepak's coming at 7am on the 23rd to fit the softener." asked nothing against "Deepak
     Raval … quoted £320 to fit a Brita softener, booked in for Monday 23 March at 8am.": an uncued

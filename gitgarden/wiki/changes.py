@@ -389,6 +389,8 @@ def _rank(said: _Said, old: Earlier, page: str) -> tuple[bool, bool, bool, bool,
     per, old_per = units_per(line), units_per(old_text)
     if differing == {"amount"} and per and old_per and not per & old_per:
         return None  # "£310 a week towards Dad's care" after "£29.80 an hour": another rate, no new price
+    if differing == {"count"} and not named and _other_durations(set(said.counted), set(old_counted)):
+        return None  # "should arrive within 5 working days" after "opened in twenty minutes": another wait
     if differing in ({"count"}, {"measure"}) and old.page != page and not (named or recounted or set(said.counted) & old_words or _measured_again(said, old_text, differing)):
         return None  # "sheds up to 10 square metres" after "clause 7": another thing counted, elsewhere
     # "knocked it down to £11,450" after "asking £11,995" elsewhere: a price close to the old one …
@@ -417,6 +419,15 @@ def _rank(said: _Said, old: Earlier, page: str) -> tuple[bool, bool, bool, bool,
         owned = _owned(said, old_text, differing)
         return (named, strong, repriced or recounted, priced, close, redated, old.page == page, owned, things, shared)
     return None
+
+
+def _other_durations(new: set[str], old: set[str]) -> bool:
+    """True when both lines count time, in different units ("days" and "minut"): two waits, not one."""
+    new_time, old_time = {n for n in new if _TIME_UNIT.match(n)}, {n for n in old if _TIME_UNIT.match(n)}
+    return bool(new_time) and bool(old_time) and not new & old
+
+
+_TIME_UNIT = re.compile(r"(?:second|minut|hour|day|night|week|fortnight|month|year)s?$")
 
 
 def _names_value(denied: str, old: str) -> bool:
