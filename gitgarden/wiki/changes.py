@@ -368,8 +368,6 @@ def _rank(said: _Said, old: Earlier, page: str) -> tuple[bool, bool, bool, bool,
     thing_shared = things > 0 or bool(_named_things(line) & _names_in(old_text) - set(old.page.split("-")))
     # "£7,300 for the coach" beside "Coach sorted … £6,850": a new amount for the same thing (a measure, of a thing the old line names)
     same_thing = old.page == page and bool({"amount", "count", "measure"} & kinds) and thing_shared and (kinds != {"measure"} or bool(_measure_owners(line) & old_plain))
-    # On another page one word of the thing is enough for a moved date ("Members' deadline moved to
-    # …" after "Members' deposits due …"), not for an amount: a rent going up is no account's balance.
     old_counted = counted(old_text)
     # "now at 44 adults" after "38 adults and 11 kids": the same thing counted again, another number
     recounted = _recount_cued(line, {noun for noun, nums in said.counted.items() if noun in old_counted and nums != old_counted[noun]}, old_text)
