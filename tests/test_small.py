@@ -736,6 +736,24 @@ def test_an_id_on_a_line_about_a_thing_of_its_own_does_not_follow_the_line_befor
     assert not any("sc-55812" in p or "mp-7781" in p for p in result.created), result.created
 
 
+def test_a_booking_of_a_thing_the_line_before_does_not_name_is_the_things_own(project: Project) -> None:
+    """held63: "Village hall booking VH-0321 confirmed" went to Leonie's page, the grant officer's, the
+    last fact before it (a line of chatter between): paper of a thing goes with the line before only
+    when that line is just before it or its page names the thing ("Venue deposit …" still follows the
+    venue's line). "Parish council grant" keeps its first word, as "village hall" does."""
+    journal(
+        project,
+        "2026-03-06",
+        "Leonie Farrant at the Wessex Sports Council says the grant maximum is £12,500.",
+        "Rain all day, the back lawn is basically a pond.",
+        "Village hall booking VH-0321 confirmed, £45 for the evening, tables for 80.",
+        "Parish council grant approved, £750 towards the lights, ref PC/GR-112.",
+    )
+    result = garden(project, answers(FakeModel(), "yes", "no", "yes", "yes"))
+    assert result.refusals == [], result.refusals
+    assert sorted(result.created) == ["wiki/leonie-farrant.md", "wiki/parish-council-grant.md", "wiki/village-hall-booking.md"]
+
+
 def test_the_festival_is_the_festival_the_journal_names_in_full(project: Project) -> None:
     journal(project, "2026-05-11", "Pitch confirmed at Kestrel Bay Food Festival: B14, £380 for both days.", "The festival is Sat 30 May and Sun 31 May.")
     result = garden(project, answers(FakeModel(), "yes", "yes"))

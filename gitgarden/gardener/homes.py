@@ -109,7 +109,7 @@ class Planner:
                 return page, "", [], roles
         if before and found and all(m.kind == "id" and not self.resolve(m.text, "id") for m in found):
             topic = phrases.topic_title(text)
-            if not topic or _plural_free(subjects.fold(topic.split()[-1])) in _PAPERWORK:
+            if not topic or (_plural_free(subjects.fold(topic.split()[-1])) in _PAPERWORK and self._said_before(topic, before, line)):
                 return before, "", [], roles  # "PO number LB-90412, …" after the job it belongs to
             # "Ordered 50 tour polo shirts, order no. SC-55812": a thing of its own, not the line before's
         # A sentence's first word known only from a title ("Raffle tickets printed …") is no name of
@@ -169,6 +169,18 @@ class Planner:
             return page, "", [], roles
         page = self.resolve(self.general)
         return (page, "", [], roles) if page else ("", self.general, [], roles)
+
+    def _said_before(self, topic: str, before: str, line: JournalLine) -> bool:
+        """True when the paper `topic` names is of nothing, of a thing the lines on page `before` name, or
+        the line just before `line` went there: "Venue deposit" right after the venue's line ("Village hall
+        booking" after the grant's and a line of chatter is the hall's)."""
+        thing = {_plural_free(w) for w in subjects.content_words(" ".join(topic.split()[:-1]))} - _PAPERWORK
+        on_page = self.said_on.get(before, [])
+        if not thing or thing & {_plural_free(w) for t in on_page for w in subjects.content_words(t)}:
+            return True
+        order = self.orders.setdefault(line.day, _line_order(self.tree, line.day)) if line.day not in self.orders else self.orders[line.day]
+        just_before = {t for t, n in order.items() if n == line.lineno - 2}
+        return bool(just_before & {journal.LIST_MARK.sub("", t.strip(), count=1).strip() for t in on_page})
 
     def after_colon(self, text: str, names: list[subjects.Mention]) -> tuple[str, str, list[str]] | None:
         """(page, title for a new page, aliases) of the thing the clause after a colon opens with and

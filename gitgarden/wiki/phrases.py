@@ -95,7 +95,7 @@ def named_thing(word: str, text: str) -> bool:
 
 _ADJECTIVE = "|".join(sorted(ADJECTIVES - FUNCTION))  # "the old Fiesta"
 # First words of a three-word thing that the next word alone would not name: "carbon monoxide alarm", "gas safety check".
-_COMPOUND_HEADS = frozenset({"carbon", "gas", "fire", "smoke", "water", "food", "health", "hot", "solar", "heat"})
+_COMPOUND_HEADS = frozenset({"carbon", "gas", "fire", "smoke", "water", "food", "health", "hot", "solar", "heat", "village", "church", "parish", "town"})
 
 
 def _next_is_verb(text: str, at: int) -> bool:
