@@ -1791,6 +1791,15 @@ def test_a_new_measure_of_another_thing_on_the_page_is_no_change() -> None:
     assert changed_value("Priti measured between the lamp posts properly and says 120 metres of bunting will be plenty.", "priti-sharma", [bunting]) == bunting
 
 
+def test_a_price_said_with_will_be_is_the_things_price_to_change() -> None:
+    """held63: "Brackenridge emailed the paperwork …: final invoice £5,620" asked nothing against "Paid
+    the £1,000 deposit; the final invoice will be £4,950": "will be" did not say what the £4,950 is for,
+    so no thing priced again linked the two pages."""
+    deposit = Earlier("2026-03-10#2", "Paid the £1,000 deposit; the final invoice will be £4,950 once the voucher's taken off.", "deposit")
+    new = "Brackenridge emailed the paperwork for the bigger cylinder: final invoice £5,620 after deposit and voucher."
+    assert changed_value(new, "brackenridge", [deposit]) == deposit
+
+
 def test_a_wait_in_another_unit_of_time_is_no_change() -> None:
     """held63: "Sunil says the Halcyon debit card … should arrive within 5 working days" was asked
     against "Sunil Rathore at Halcyon Bank opened Maisie's student account in twenty minutes": two
