@@ -1029,9 +1029,20 @@ def test_a_role_goes_to_the_one_person_whose_line_says_its_deed(project: Project
     journal(project, "2026-05-21", "The surveyor's written report came through, frames sound apart from two.", "The surveyor wants paying by Friday.")
     result = garden(project, answers(FakeModel(), "yes", "yes"))
     assert result.created == [] and result.appended == ["wiki/siobhan-kearney.md"], (result.created, result.appended)
-    journal(project, "2026-05-22", "The electrician can come on Monday.", "Femi Adeyemi electrified the fence.")
+    journal(project, "2026-05-22", "Femi Adeyemi electrified the fence.", "The electrician can come on Monday.")
     result = garden(project, answers(FakeModel(), "yes", "yes"))
-    assert "wiki/electrician.md" in result.created  # "electric" is said of too much to name anyone
+    assert "wiki/electrician.md" in result.created  # "electrified" is said of too much to name anyone
+
+
+def test_a_role_in_ian_goes_to_the_one_whose_firm_names_the_trade(project: Project) -> None:
+    """held63: "The electrician's actually coming Thursday 2 April" went to the network operator's page
+    and asked nothing: "electrician" had no deed to find Rhodri, of Sparkwise Electrical, by."""
+    journal(project, "2026-05-23", "Rhodri Vaughan of Sparkwise Electrical came to look at the fuse.", "Booked Rhodri for Wednesday 1 April at 8am.")
+    garden(project, answers(FakeModel(), "yes", "yes"))
+    journal(project, "2026-05-24", "The electrician's actually coming Thursday 2 April, the only morning the network can pull the fuse.")
+    result = garden(project, answers(FakeModel(), "yes"))
+    assert result.appended == ["wiki/rhodri-vaughan.md"], (result.created, result.appended)
+    assert any("Wednesday 1 April" in ln and "Thursday 2 April" in ln for ln in open_lines(project))
 
 
 def test_mrs_and_a_last_name_is_the_person_named_in_full(project: Project) -> None:

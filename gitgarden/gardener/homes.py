@@ -472,6 +472,8 @@ def _says_deed(text: str, deed: str, role: str) -> bool:
     survey", "Leah's survey": what she is having done) nor the role itself ("the surveyor")."""
     for m in re.finditer(r"[^\W\d_]+", subjects.fold(text)):
         w = m.group()
+        if role.endswith("ian") and w not in (f"{deed}al", f"{deed}s"):
+            continue  # "the electrician" of "Sparkwise Electrical" or "the electrics", not of "electrified the fence"
         if w.startswith(deed) and not w.startswith(role):
             return not re.search(r"(?:\b(?:her|his|their|my|our|your)|'s)\s+$", subjects.fold(text)[: m.start()])
     return False

@@ -250,7 +250,7 @@ def role_deed(word: str) -> str:
     return _DEED.sub("", _one_role(word))
 
 
-_DEED = re.compile(r"(?:or|er|ist)$")
+_DEED = re.compile(r"(?:or|er|ist|ian)$")
 
 
 def _one_role(word: str) -> str:
