@@ -126,6 +126,9 @@ def test_a_line_without_a_name_is_about_its_first_noun_phrase(line: str, topic: 
 def test_a_decision_is_about_the_thing_decided_not_a_person() -> None:
     assert decided_things("Decision: Tomasz does the main works, starting Monday 16 March.", ["Tomasz"])[0] == "Works"
     assert decided_things("Decision: we buy the GreenGrow polytunnel and pay for it from the grant.", ["GreenGrow"])[:2] == ["Polytunnel", "Grant"]
+    # held63: an account, a policy or a loan is told apart by whose it is: "Halcyon account", not "Account"
+    assert decided_things("Decision: Maisie pays her rent by standing order from the Halcyon account, not off my card.", ["Maisie", "Halcyon"]) == ["Halcyon account"]
+    assert decided_things("Decision: taking the Castlegate loan, £8,000 over three years.", ["Castlegate"]) == ["Castlegate loan"]
     assert decided_things("Decision: plant sale at the open day capped at £2 a pot.") == ["Plant sale", "Open day"]  # "a pot": a unit
     assert decided_things("Decision: camp fee is €395 a player, €40 off for a second sibling.") == ["Camp fee"]
     assert decided_things("We've settled on Hallam Print for the flyers, £240.", ["Hallam Print"]) == ["Flyers"]

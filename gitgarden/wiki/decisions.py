@@ -135,11 +135,16 @@ def decided_things(line: str, known_names: Iterable[str] = ()) -> list[str]:
         if named_first and any(m.kind == "name" and fold(m.text).startswith(fold(title) + " ") and plain.find(m.text, at) == at for m in said):
             continue  # "Eastern Counties First Aid", "Halden Cycle Centre are …": the firm's own name, no thing
         if title and named_first and len(title.split()) > 1:
-            title = _after_name(plain, at, title)  # "the GreenGrow polytunnel": the polytunnel
+            after = _after_name(plain, at, title)  # "the GreenGrow polytunnel": the polytunnel
+            title = title if fold(after) in _HELD_WITH else after  # "the Halcyon account": the bank's, by name
             named_first = fold(title) in VAGUE  # "the Sunnyside list": Sunnyside's, no thing of its own
         if title and not a_name and not named_first and title not in out:
             out.append(title)
     return out
+
+
+# What is only told apart by whose it is: "the Halcyon account", "the Petwise policy".
+_HELD_WITH = frozenset(["account", "card", "portal", "app", "policy", "pass", "loan"])
 
 
 def _after_name(plain: str, at: int, title: str) -> str:
