@@ -164,6 +164,8 @@ def test_a_title_is_never_a_pronoun_a_cue_word_a_date_or_a_sentence(title: str) 
         ("Waiting list is 23 names long, 6 from the flats on Mill Road.", "Waiting list"),
         # held64: a page "Facebook": a name before "group" says where the petition went up, not what
         ("Petition went up on the village Facebook group last night, 164 signatures by lunchtime.", "Petition"),
+        # held65: a house number before a street makes it an address, where the notification was for
+        ("Sent the building control notification for 27 Tenterden Road to Wexmoor Borough Council, fee £228.", "Wexmoor Borough Council"),
     ],
 )
 def test_new_pages_are_titled_with_the_subject_the_line_names(project: Project, line: str, title: str) -> None:
