@@ -1036,6 +1036,20 @@ def test_a_role_goes_to_the_one_person_whose_line_says_its_deed(project: Project
     assert "wiki/electrician.md" in result.created  # "electrified" is said of too much to name anyone
 
 
+def test_the_ecologist_is_the_one_from_the_ecology_firm(project: Project) -> None:
+    """held65: "The ecologist wants a second dusk emergence survey" made a page "Ecologist": the word was
+    no role code knew (nor arborist, hygienist, assessor, scaffolder, bricklayer)."""
+    journal(
+        project,
+        "2026-04-22",
+        "Dr Lucinda Fairweather of Noctua Ecology did the bat survey at 8pm and found droppings in the loft.",
+        "The ecologist wants a second dusk emergence survey, provisionally Thursday 30 April.",
+    )
+    result = garden(project, answers(FakeModel(), "yes", "yes"))
+    assert result.refusals == [] and result.created == ["wiki/dr-lucinda-fairweather.md"], result.created
+    assert "second dusk emergence survey" in body(project, "dr-lucinda-fairweather")
+
+
 def test_a_role_in_ian_goes_to_the_one_whose_firm_names_the_trade(project: Project) -> None:
     """held63: "The electrician's actually coming Thursday 2 April" went to the network operator's page
     and asked nothing: "electrician" had no deed to find Rhodri, of Sparkwise Electrical, by."""

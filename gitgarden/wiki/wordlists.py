@@ -93,7 +93,8 @@ ROLES_FOLDED = _words(
     baker butcher gardener accompanist conductor organist pianist tuner luthier signwriter shopfitter
     roofer glazier locksmith physio physiotherapist optician vicar tutor instructor examiner chef
     cleaner childminder nanny carer warden caretaker administrator receptionist pharmacist midwife
-    counsellor therapist engraver polisher restorer upholsterer landscaper valuer auctioneer stonemason plasterer clerk"""
+    counsellor therapist engraver polisher restorer upholsterer landscaper valuer auctioneer stonemason plasterer clerk
+    ecologist arborist hygienist assessor scaffolder bricklayer"""
 )
 KIN = _words("aunt auntie uncle cousin gran granny grandma grandad grandpa nan nana")
 DEMONYMS = _words(
