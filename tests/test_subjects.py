@@ -1803,6 +1803,15 @@ def test_a_price_said_with_will_be_is_the_things_price_to_change() -> None:
     assert changed_value(new, "brackenridge", [deposit]) == deposit
 
 
+def test_adding_it_all_up_is_a_sum_not_a_change() -> None:
+    """held65: "Added it all up: the final bill should be around £14,580 all in" was asked against the
+    roofer's £11,200 quote: "added" said a change ("Added 10 more chairs"), but adding it all up sums."""
+    quote = Earlier("2026-04-20#1", "Kieran Ashdown from Ashdown & Lyle Roofing sent his quote, AL-2291: £11,200 to strip and re-roof.", "kieran-ashdown")
+    assert not has_change_cue("Added it all up: the final bill should be around £14,580 all in.")
+    assert changed_value("Added it all up: the final bill should be around £14,580 all in.", "notes", [quote]) is None
+    assert has_change_cue("Added 10 more chairs, 50 in all.")
+
+
 def test_a_wait_in_another_unit_of_time_is_no_change() -> None:
     """held63: "Sunil says the Halcyon debit card … should arrive within 5 working days" was asked
     against "Sunil Rathore at Halcyon Bank opened Maisie's student account in twenty minutes": two
