@@ -135,8 +135,7 @@ def decided_things(line: str, known_names: Iterable[str] = ()) -> list[str]:
         if named_first and any(m.kind == "name" and fold(m.text).startswith(fold(title) + " ") and plain.find(m.text, at) == at for m in said):
             continue  # "Eastern Counties First Aid", "Halden Cycle Centre are …": the firm's own name, no thing
         if title and named_first and len(title.split()) > 1:
-            after = _after_name(plain, at, title)  # "the GreenGrow polytunnel": the polytunnel
-            title = title if fold(after) in _HELD_WITH else after  # "the Halcyon account": the bank's, by name
+            title = _after_name(plain, at, title)  # "the GreenGrow polytunnel": the polytunnel
             named_first = fold(title) in VAGUE  # "the Sunnyside list": Sunnyside's, no thing of its own
         if title and not a_name and not named_first and title not in out:
             out.append(title)
@@ -151,6 +150,8 @@ def _after_name(plain: str, at: int, title: str) -> str:
     """The thing of a `title` standing at `at` that begins with a name: its words after the name ("the
     GreenGrow polytunnel": "Polytunnel"), or "" for a name and its verb ("Pepper sleeps in a crate")."""
     rest = title.split(" ", 1)[1]
+    if fold(rest) in _HELD_WITH:
+        return title  # "the Halcyon account": the bank's, told apart by its name
     if rest.isdigit():
         return ""  # "Year 12 run the welcome desk": a numbered name is who, not a thing
     verb = " " not in rest and re.fullmatch(r"[a-z]+[^s]s", rest) and re.match(r"\s+(?:in|on|at)\b", plain[at + len(title) :])
