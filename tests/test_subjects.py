@@ -26,6 +26,7 @@ from gitgarden.wiki.subjects import (
     roles_said,
     said_as_thing,
 )
+from gitgarden.wiki.values import priced_things
 
 
 @pytest.mark.parametrize(
@@ -1801,6 +1802,20 @@ def test_a_price_said_with_will_be_is_the_things_price_to_change() -> None:
     deposit = Earlier("2026-03-10#2", "Paid the £1,000 deposit; the final invoice will be £4,950 once the voucher's taken off.", "deposit")
     new = "Brackenridge emailed the paperwork for the bigger cylinder: final invoice £5,620 after deposit and voucher."
     assert changed_value(new, "brackenridge", [deposit]) == deposit
+
+
+def test_an_offer_accepted_at_a_new_figure_changes_the_offer_made() -> None:
+    """held65: "Offer accepted at £258,500" asked nothing against "Put in an offer of £252,000 through
+    Duncan" on Duncan's page: "accepted at" said no change and gave the amount no thing."""
+    offer = Earlier("2026-03-16#2", "Put in an offer of £252,000 through Duncan, he'll ring the vendor tonight.", "duncan")
+    assert changed_value("Offer accepted at £258,500, Marlow & Finch are taking the listing down.", "marlow-finch", [offer]) == offer
+    assert priced_things("Our offer accepted at £258,500.") == {"offer": {"£258500"}}
+
+
+def test_a_schemes_name_holds_to_and_its_verb() -> None:
+    """held65: "Checked both Help to Buy ISAs" titled a page "Help": the name stopped at "to"."""
+    assert [m.text for m in mentions("Checked both Help to Buy ISAs: £12,000 between me and Callum.")] == ["Help to Buy ISAs", "Callum"]
+    assert [m.text for m in mentions("Handed the keys from Tom to Gareth Evans.")] == ["Tom", "Gareth Evans"]
 
 
 def test_adding_it_all_up_is_a_sum_not_a_change() -> None:

@@ -151,6 +151,9 @@ def _is_cap(word: str) -> bool:
     return not ("-" in word and len(word.split("-")[0]) < 2)  # "L-shape"
 
 
+_SCHEME_VERBS = frozenset(["buy", "rent", "own", "work", "let", "learn"])
+
+
 def _inner(word: str) -> bool:
     """A capitalised word no name starts with, but one may hold between two of its words: "Call" of
     "Curtain Call Costume Hire", "IT" of "Brightwave IT Solutions"."""
@@ -196,6 +199,9 @@ def mentions(line: str, known_names: Iterable[str] = ()) -> list[Mention]:
                 j += 1
             elif _inner(nxt) and j + 1 < len(toks) and _is_cap(toks[j + 1][1]) and not line[toks[j][0] + len(nxt) : toks[j + 1][0]].strip():
                 run.extend([toks[j], toks[j + 1]])  # "Curtain Call Costume Hire", "Brightwave IT Solutions"
+                j += 2
+            elif nxt == "to" and j + 1 < len(toks) and _is_cap(toks[j + 1][1]) and fold(toks[j + 1][1]) in _SCHEME_VERBS and line[toks[j][0] - 1] == " ":
+                run.extend([toks[j], toks[j + 1]])  # "Help to Buy ISAs", "Right to Rent": a scheme's name (not "Tom to Gareth")
                 j += 2
             elif ((nxt == "and" and len(run) == 1 and not run[0][1].endswith("s") and re.search(r"\b[Tt]he\s+$", line[: run[0][0]]) is not None) or fold(nxt) in ("de", "van", "von", "da", "del", "della", "la", "le", "di", "du", "der", "den", "ter", "bin", "al", "o", "ni", "nic", "mac", "ap")) and j + 1 < len(toks) and _is_cap(toks[j + 1][1]):
                 run.extend([toks[j], toks[j + 1]])  # "Tomás Ó Briain"; "the Fox and Hounds", a pub (not "Lewis and Amir")

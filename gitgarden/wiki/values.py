@@ -152,9 +152,9 @@ def priced_things(line: str) -> dict[str, set[str]]:
     for m in AMOUNT.finditer(line):
         amount = norm(m.group())
         before = re.search(
-            r"\b([a-z]{3,})\s+(?:(?:is|was|are|were|(?:will|would|should)\s+be|came back|comes back|come back|(?:(?:has|have|had)\s+)?(?:gone|goes|went|go|come|comes|came)\s+(?:up|down)\s+to)\s+)?"
+            r"\b([a-z]{3,})\s+(?:(?:is|was|are|were|(?:will|would|should)\s+be|accepted|agreed|came back|comes back|come back|(?:(?:has|have|had)\s+)?(?:gone|goes|went|go|come|comes|came)\s+(?:up|down)\s+to)\s+)?"
             r"(?:now\s+|only\s+|just\s+)?(?:of\s+|at\s+|for\s+)?$",
-            line[: m.start()],
+            line[:1].lower() + line[1 : m.start()],  # "Offer accepted at £258,500": the line's first word too
         )  # "six raised beds for £850", "The raised beds came back at £980", "the allowance has gone up to €9,000"
         after = re.match(r"\s+(?:for|on)\s+(?:the\s+|a\s+|an\s+|our\s+)?(?:[\w-]+\s+)?([a-z]{3,})\b", line[m.end() :])
         for found in (before, after):
