@@ -178,8 +178,9 @@ class Planner:
         on_page = self.said_on.get(before, [])
         if not thing or thing & {_plural_free(w) for t in on_page for w in subjects.content_words(t)}:
             return True
-        order = self.orders.setdefault(line.day, _line_order(self.tree, line.day)) if line.day not in self.orders else self.orders[line.day]
-        just_before = {t for t, n in order.items() if n == line.lineno - 2}
+        if line.day not in self.orders:
+            self.orders[line.day] = _line_order(self.tree, line.day)
+        just_before = {t for t, n in self.orders[line.day].items() if n == line.lineno - 2}  # its place is 0-based
         return bool(just_before & {journal.LIST_MARK.sub("", t.strip(), count=1).strip() for t in on_page})
 
     def after_colon(self, text: str, names: list[subjects.Mention]) -> tuple[str, str, list[str]] | None:

@@ -91,7 +91,7 @@ def placed(text: str, mention: subjects.Mention) -> bool:
     the = r"|the\s+" if street else ""
     place = re.search(rf"(?:^|\s)(?:on|at|in|near|along|via|all\s+over)\s+(?:\d+[a-z]?\s+{the})?$", text[: mention.start], re.I)
     # "her heart is set on Jumpzone", "keen on Oakmere", "spent £50 on Jumpzone": what, not where
-    if place is None and street and re.search(r"(?:^|\s)\d+[a-z]?\s+$", text[: mention.start]):
+    if place is None and street and re.search(r"\s(?:for|to|from|of|by)\s+\d+[a-z]?\s+$", text[: mention.start]):
         return True  # "the building control notification for 27 Tenterden Road": an address says where
     if place is None and _MEDIUM.match(text, mention.start + len(mention.text)):  # "on the village Facebook group"
         place = re.search(r"(?:^|\s)(?:on|in)\s+(?:the|our|my|their|a)\s+(?:[a-z]+\s+){0,2}$", text[: mention.start])
