@@ -347,6 +347,10 @@ def test_going_with_a_firm_that_quoted_decides_a_page_of_its_own_and_the_firm_go
     result = garden(project, answers(FakeModel(), "yes", "yes"))
     assert result.refusals == [] and "start Monday 11 May" in body(project, "declan-ferris")
     assert result.created == ["wiki/hartwell.md"] and "booked the skip" in body(project, "hartwell")  # not the choice's page
+    # "going with Declan's plan" is his plan, no choice of Declan: no "Declan decision"
+    journal(project, "2026-04-16", "Decision: going with Declan's plan, it's cheaper.")
+    result = garden(project, answers(FakeModel(), "yes"))
+    assert result.refusals == [] and not any("declan-decision" in p for p in result.created), result.created
 
 
 def test_going_with_someone_decides_the_role(project: Project) -> None:

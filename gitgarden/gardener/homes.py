@@ -33,7 +33,7 @@ from gitgarden.wiki import (
 from gitgarden.wiki.facts import pages_citing
 from gitgarden.wiki.household import household
 from gitgarden.wiki.journal import JournalLine
-from gitgarden.wiki.subject_index import HONORIFICS, SubjectIndex, name_parts
+from gitgarden.wiki.subject_index import CHOICE, HONORIFICS, SubjectIndex, name_parts
 from gitgarden.wiki.tree import Tree
 
 __all__ = ["Planner"]
@@ -307,13 +307,15 @@ class Planner:
         the thing decided, on a page of its own, titled with the line's own words, while the firm's (or
         the person's) page goes on taking facts. "" otherwise."""
         cue = _GOES_WITH.match(text)
-        name = next((m.text for m in self.mentions(text) if cue and m.start == cue.end() and m.kind == "name"), "")
-        if not name or subjects.fold(name) in wordlists.FAMILY or re.match(r"['’]s\b", text[cue.end() + len(name) :] if cue else ""):
+        if cue is None:
+            return ""
+        name = next((m.text for m in self.mentions(text) if m.start == cue.end() and m.kind == "name"), "")
+        if not name or subjects.fold(name) in wordlists.FAMILY or re.match(r"['’]s\b", text[cue.end() + len(name) :]):
             return ""  # "going with Jen's plan": hers
         said = re.compile(rf"(?<!\w){re.escape(name)}(?!\w)")
         for lines in self.said_on.values():
             if any(said.search(t) for t in lines) and any(_OFFERED.search(t) for t in lines):
-                return f"{name} decision"
+                return name + CHOICE
         return ""
 
     def settles(self, line: JournalLine) -> bool:

@@ -12,7 +12,10 @@ from dataclasses import dataclass, field
 
 from gitgarden.wiki.subjects import Mention, fold, is_full_name
 
-__all__ = ["HONORIFICS", "SubjectIndex", "name_parts"]
+__all__ = ["CHOICE", "HONORIFICS", "SubjectIndex", "name_parts"]
+
+# How small mode titles the choice of someone ("Hartwell decision"): never the page a name said short finds.
+CHOICE = " decision"
 
 
 HONORIFICS = frozenset(["captain", "capt", "dr", "doctor", "mr", "mrs", "ms", "miss", "mx", "prof", "professor", "rev", "revd", "reverend", "father", "sister", "sir", "dame", "lady", "lord", "cllr", "councillor"])
@@ -94,7 +97,7 @@ class SubjectIndex:
         if kind == "name":
             words = key.split()
             if len(words) == 1:
-                found = self.parts.get(key) or (self.initials.get(text) if text.isupper() else None)  # "SFE", said in capitals
+                found = self.parts.get(key) or self.initials.get(text)  # "SFE", said in capitals as its key is
                 return next(iter(found)) if found and len(found) == 1 else None
             if len(words) == 2 and words[0] in HONORIFICS:  # "Mrs Okoro" for "Mrs Janet Okoro"
                 found = self.parts.get(words[1])
@@ -121,7 +124,7 @@ class SubjectIndex:
         found = {
             page
             for label, pages in self.exact.items()
-            if label.startswith(key + " ") and (not ends or label.split()[-1] in ends) and not label.endswith(" decision")
+            if label.startswith(key + " ") and (not ends or label.split()[-1] in ends) and not label.endswith(CHOICE)
             for page in pages  # "Westway decision" is the choice of Westway: "Westway have booked …" is theirs
         }
         return next(iter(found)) if len(found) == 1 else None
