@@ -121,7 +121,9 @@ def labels(meta: dict[str, Any], name: str) -> set[str]:
 
 def about(page_labels: set[str], spellings: set[str]) -> bool:
     """True when a page's title or an alias is one of a subject's spellings, or holds one as whole
-    words ("Quartz worktop" is about the worktop)."""
+    words ("Quartz worktop" is about the worktop); a name said with its "The" is about the page titled
+    without it ("Harbour Fryer" is "The Harbour Fryer")."""
+    spellings = spellings | {s.removeprefix("the ") for s in spellings if s.startswith("the ") and len(s.split()) > 2}
     return any(label == s or f" {s} " in f" {label} " for label in page_labels for s in spellings)
 
 
