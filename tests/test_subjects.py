@@ -1876,3 +1876,27 @@ def test_kids_counted_in_a_number_are_no_family_chatter() -> None:
     """held50: Qwen's garden skipped "Guest list is at 42 including the kids." as "chatter: family"."""
     assert chatter_kind("Guest list is at 42 including the kids.") == ""
     assert chatter_kind("Took the kids swimming after school.") == "family"
+
+
+def test_a_place_in_an_order_is_a_value_a_correction_changes() -> None:
+    """held67: "Correction: Maisie is 11th on the waiting list, not 14th" asked nothing: an ordinal was
+    no value. It is one now, of its own kind, and a place said again later changes it too."""
+    first = Earlier("2026-04-13#2", "Keira says Maisie is 14th on the Thornfield Academy waiting list.", "keira")
+    assert Value("place", "14th") in values(first.text)
+    corrected = "Correction: Maisie is 11th on the waiting list, not 14th, Keira had read the wrong column."
+    assert changed_value(corrected, "keira", [first]) == first
+    second = Earlier("2026-04-15#1", corrected, "keira")
+    assert changed_value("Waiting list update from the council: Maisie is 7th.", "keira", [first, second]) == second
+    assert not any(v.kind == "place" for v in values("Back on the 12th, and on 3rd May too."))  # dates stay dates
+    assert changed_value("Maisie's 9th birthday party is at the lido.", "keira", [first]) is None  # another thing
+
+
+def test_a_new_amount_under_the_same_id_changes_the_old_one() -> None:
+    """held70: "QT-0418 from Brindle & Crumb: £1,980 for the 120" beside "Veronica's quote arrived,
+    QT-0418: £1,860" asked nothing: no cue and no word in common but the quote's id."""
+    quote = Earlier("2026-03-10#2", "Veronica's quote arrived, QT-0418: £1,860, that's £15.50 a head.", "veronica-ashdown")
+    assert changed_value("QT-0418 from Brindle & Crumb: £1,980 for the 120, cake stands included.", "veronica-ashdown", [quote]) == quote
+    # the same id with no amount of its own changed is no new price ("Thornbury are delivering TB-20471 …")
+    order = Earlier("2026-03-04#1", "Correction: the Thornbury order number is TB-20471, I'd swapped two digits.", "thornbury")
+    assert changed_value("Thornbury are delivering TB-20471 on Friday 20 March, between 8 and 12.", "thornbury", [order]) is None
+

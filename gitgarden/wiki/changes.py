@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from gitgarden.wiki.phrases import named_thing, noun_phrase
-from gitgarden.wiki.subjects import content_words, fold, ids, is_role, mentions, role_deed
+from gitgarden.wiki.subjects import content_words, fold, id_texts, ids, is_role, mentions, role_deed
 from gitgarden.wiki.values import (
     AMOUNT,
     DATE,
@@ -366,8 +366,8 @@ def _rank(said: _Said, old: Earlier, page: str) -> tuple[bool, bool, bool, bool,
     # "Northgate invoice for the Greenstar" after "Northgate … have the Worcester Bosch Greenstar": a
     # thing named in both, not the page's own name
     thing_shared = things > 0 or bool(_named_things(line) & _names_in(old_text) - set(old.page.split("-")))
-    # "£7,300 for the coach" beside "Coach sorted … £6,850": a new amount for the same thing (a measure, of a thing the old line names)
-    same_thing = old.page == page and bool({"amount", "count", "measure"} & kinds) and thing_shared and (kinds != {"measure"} or bool(_measure_owners(line) & old_plain))
+    # "£7,300 for the coach" beside "Coach sorted … £6,850": the same thing valued again (a measure, of a thing the old line names; an amount, of its id)
+    same_thing = old.page == page and bool({"amount", "count", "measure", "place"} & kinds) and (thing_shared or ("amount" in differing and bool(id_texts(line) & id_texts(old_text)))) and (kinds != {"measure"} or bool(_measure_owners(line) & old_plain))
     old_counted = counted(old_text)
     # "now at 44 adults" after "38 adults and 11 kids": the same thing counted again, another number
     recounted = _recount_cued(line, {noun for noun, nums in said.counted.items() if noun in old_counted and nums != old_counted[noun]}, old_text)
@@ -389,7 +389,7 @@ def _rank(said: _Said, old: Earlier, page: str) -> tuple[bool, bool, bool, bool,
         return None  # "£310 a week towards Dad's care" after "£29.80 an hour": another rate, no new price
     if differing == {"count"} and not named and _other_durations(set(said.counted), set(old_counted)):
         return None  # "should arrive within 5 working days" after "opened in twenty minutes": another wait
-    if differing in ({"count"}, {"measure"}) and old.page != page and not (named or recounted or set(said.counted) & old_words or _measured_again(said, old_text, differing)):
+    if differing in ({"count"}, {"measure"}, {"place"}) and old.page != page and not (named or recounted or set(said.counted) & old_words or _measured_again(said, old_text, differing)):
         return None  # "sheds up to 10 square metres" after "clause 7": another thing counted, elsewhere
     # "knocked it down to £11,450" after "asking £11,995" elsewhere: a price close to the old one …
     close = "amount" in differing and _close(new - said.extras, old_values)

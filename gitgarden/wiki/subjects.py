@@ -49,6 +49,7 @@ __all__ = [
     "upper_first",
     "content_words",
     "has_id",
+    "id_texts",
     "ids",
     "DETERMINER",
     "sentence_starts",
@@ -97,6 +98,11 @@ def has_id(text: str) -> bool:
 def ids(text: str) -> list[re.Match[str]]:
     """The ids the line names, as matches ("INV-2207", "SS-40912"): what `mentions` gives as kind "id"."""
     return list(_ID.finditer(text))
+
+
+def id_texts(text: str) -> set[str]:
+    """The ids the line names, in capitals: how two lines are seen to give the same one."""
+    return {m.group().upper() for m in _ID.finditer(text)}
 
 
 def fold(text: str) -> str:

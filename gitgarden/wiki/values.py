@@ -35,6 +35,8 @@ _UNIT = "|".join(sorted(MEASURE_UNITS, key=len, reverse=True))
 _MEASURE = re.compile(
     rf"(?<![\w£€$.,/-])(?:\d{{1,3}}(?:,\d{{3}})+|\d+(?:\.\d+)?)(?:\s|-(?=[a-z]{{2}}))?(?:{_UNIT}|m²|sq\.?\s?(?:m|ft)|square\s+(?:met(?:re|er)s?|f(?:ee|oo)t))(?![\w²])", re.I
 )
+# "is 11th", "now 7th on the list" (a date's "the 13th" and "12th May" are read as dates first)
+_PLACED = re.compile(r"(?<![\w£€$.,/-])\d{1,3}(?:st|nd|rd|th)\b(?!-)")
 _AMPS = re.compile(r"(?<![\w£€$.,/-])\d+(?:A\b|\s?(?i:amps?)\b)")  # "a 60A main fuse", "a 13 amp socket" (not "Flat 5a")
 
 _UNITS, _TENS = NUMBERS, TENS
@@ -108,6 +110,10 @@ def values(line: str) -> set[Value]:
                 continue
             taken.append((m.start(), m.end()))
             out.add(Value(kind, norm(re.sub(r"^(?:the|of)\s+", "", m.group(), flags=re.I))))
+    for m in _PLACED.finditer(line):  # "Maisie is 11th on the waiting list": a place in an order
+        if not any(a < m.end() and m.start() < b for a, b in taken):
+            taken.append(m.span())
+            out.add(Value("place", norm(m.group())))
     for m in measures(line):  # "30m square", "a 2.5kg bag": a measure in its unit
         if not any(a < m.end() and m.start() < b for a, b in taken):
             taken.append(m.span())
