@@ -1900,3 +1900,27 @@ def test_a_new_amount_under_the_same_id_changes_the_old_one() -> None:
     order = Earlier("2026-03-04#1", "Correction: the Thornbury order number is TB-20471, I'd swapped two digits.", "thornbury")
     assert changed_value("Thornbury are delivering TB-20471 on Friday 20 March, between 8 and 12.", "thornbury", [order]) is None
 
+
+def test_a_bare_verb_after_the_cue_never_titles_the_thing_decided() -> None:
+    """held69-70: "Decision: keep Kit on nights …" decided a page "Keep", "Decision: going back to
+    Pimento Red …" one titled "Going"; the verb is passed over for what it is done to."""
+    assert decided_things("Decision: keep Kit on nights until Thursday 26 March, then I'll manage on my own.", ["Kit"]) == []
+    assert decided_things("Decision: going back to Pimento Red rather than Mimosa, Desmond knows a paint shop.", ["Desmond"]) == []
+    assert decided_things("Decision: tag the lambs at three days old in the pens, not at turnout.")[0] == "Lambs"
+    # a thing the line opens with stays the thing: "counter on the window side", "menu B", "buffet on Saturday"
+    assert decided_things("Agreed with Ferhat: counter on the window side, seating at the back.", ["Ferhat"])[0] == "Counter"
+    assert decided_things("Decision: buffet on Saturday, we do our own barbecue on Sunday.")[0] == "Buffet"
+    assert decided_things("Decision: physio on Monday mornings at 9 at Riverside, starting 1 June.", ["Riverside"])[0] == "Physio"
+
+
+@pytest.mark.parametrize(
+    ("line", "title"),
+    [
+        ("Module 2 is 26 May, same centre; fees were £15.50 for module 1 and £75 for module 2.", "Module 2"),
+        ("Booked module 1 with the DVSA for 12 May at 08:10.", "Module 1"),
+        ("Ward 6 it is, the day unit.", "Ward 6"),
+    ],
+)
+def test_a_numbered_module_or_ward_keeps_its_number(line: str, title: str) -> None:
+    """held68: "Module 2 is 26 May, …" titled a page "Module", one for both tests."""
+    assert topic_title(line) == title

@@ -96,7 +96,7 @@ def decided_things(line: str, known_names: Iterable[str] = ()) -> list[str]:
             # "Going with Doyle's 08:15 departure", "going with Jen's plan": Doyle's, Jen's (but "stay
             # with Whitworth's for the flour" decides the flour)
             return []
-    starts = ([cue.end()] if cue else [] if _VERB_TO.match(plain) else [0]) + [m.end() for m in _AFTER_CUE.finditer(plain)]
+    starts = ([cue.end()] if cue else [] if _VERB_TO.match(plain) else [_past_bare_verb(plain)]) + [m.end() for m in _AFTER_CUE.finditer(plain)]
     # "€395 a player", "£2 a pot": a unit an amount is counted in, never the thing decided
     # … and "her list", "his van": someone's, not a thing of its own
     starts += [m.end() for m in DETERMINER.finditer(plain) if not re.search(r"\d[kpm]?\s*$", plain[: m.start()]) and not _THEIRS.match(m.group())]
@@ -197,6 +197,20 @@ def _calendar(title: str) -> bool:
 
 # "Decision: switch to the overnight EV tariff": a verb and where it goes, the thing after it
 _VERB_TO = re.compile(r"[a-z]+\s+(?:to|into|onto)\s+(?:the|a|an|our|my|their|his|her)\s")
+# "Decision: keep Kit on nights", "tag the lambs …", "going back to Pimento Red": a bare verb, never a title
+_BIDDEN = re.compile(
+    r"[a-z]+ing(?:\s+(?:back|ahead|on|up|out|over))?\s+(?:to|with|for)\s+"
+    r"|(?![a-z]+s\b)[a-z]{3,}\s+(?=(?:the|a|an|our|my|their|his|her|both|all)\s|[A-Z][a-z])"
+)
+
+
+def _past_bare_verb(plain: str) -> int:
+    """Where the thing decided starts after a bare verb ("keep Kit on nights", "going back to Pimento
+    Red", "tag the lambs"): what the verb is done to; 0 when the line opens with no such verb."""
+    m = _BIDDEN.match(plain)
+    return m.end() if m else 0
+
+
 _PAYS = re.compile(r"\bpa(?:y|ys|id|ying)\s+(?!(?:VAT|PAYE)\b)[A-Z]")  # someone paid: about them
 _NAME_AT = r"[A-Z][\w'’&.-]*(?:\s+(?:&\s+)?[A-Z][\w'’.-]*)*"  # a name where the line starts: "Fraser & Sons"
 _NAME_IS = re.compile(rf"{_NAME_AT}\s+(?:is|are|was|were)\s+(?:the|our|my)\b")

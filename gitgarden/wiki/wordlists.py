@@ -112,7 +112,7 @@ QUANTIFIERS = _words("all every each both some any several most few many")
 # `values` reads as a measure and `phrases` passes over before the thing measured.
 MEASURE_UNITS = _words("mm cm m km kg ft kw kwh l ml m2 metre metres meter meters foot feet inch inches litre litres liter liters")
 # Words a number names one of ("Level 2", "Grade 5", "team 41", "pitch 3"): a label, no count.
-LABELS = _words("level grade year stage phase team table pitch stand room gate plot unit bay platform court row seat track page chapter flat floor lane locker hall block zone")
+LABELS = _words("level grade year stage phase team table pitch stand room gate plot unit bay platform court row seat track page chapter flat floor lane locker hall block zone module ward act scene round heat")
 ENDS_PHRASE = _words("due each apiece ready only")  # "deposits due Friday": the deposits; "entries only": the entries
 # Words too vague to title a page alone: "Plan is to leave at 7am", "the pot covers the rest".
 VAGUE = _words("plan plans idea ideas thing things stuff rest lot bit way option options news time half halves year pass best cost worth name names list day days week weeks night nights month months card ref whatever whichever anything everything something nothing anyone anybody everyone everybody someone somebody")
