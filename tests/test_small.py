@@ -353,6 +353,35 @@ def test_going_with_a_firm_that_quoted_decides_a_page_of_its_own_and_the_firm_go
     assert result.refusals == [] and not any("declan-decision" in p for p in result.created), result.created
 
 
+def test_a_firm_or_helper_named_alone_or_kept_on_is_a_choice_decided_on_its_own_page(project: Project) -> None:
+    """held69: "Decision: Coppice Print from the April issue, …" decided the April issue (the issue
+    took no more lines), and "Decision: keep Kit on nights …" a page titled "Keep". Both choose someone
+    who gave a price: the choice is decided on a page of its own, the April issue and Kit stay open."""
+    journal(
+        project,
+        "2026-03-10",
+        "Perpetua Voss at Coppice Print Ltd can do the same 350 copies for £368, artwork as a PDF.",
+        "April issue planned at 24 pages, same as March.",
+        "Kit Ravensworth is doing the lambing nights for us at £120 a night.",
+    )
+    garden(project, answers(FakeModel(), "yes", "yes", "yes"))
+    journal(
+        project,
+        "2026-03-14",
+        "Decision: Coppice Print from the April issue, the treasurer signed off the £409 this morning.",
+        "Decision: keep Kit on nights until Thursday 26 March, then I'll manage on my own.",
+    )
+    result = garden(project, answers(FakeModel(), "yes", "yes"))
+    assert result.refusals == [], result.refusals
+    assert sorted(result.created) == ["wiki/coppice-print-decision.md", "wiki/kit-decision.md"], result.created
+    assert meta(project, "coppice-print-decision")["state"] == "decided" and meta(project, "kit-decision")["state"] == "decided"
+    assert meta(project, "april-issue")["state"] == "open" and meta(project, "kit-ravensworth")["state"] == "open"
+    # "Decision: Maya starts …" is no choice between offers: a name and its verb
+    journal(project, "2026-03-15", "Decision: Perpetua prints on Monday 23 March.")
+    result = garden(project, answers(FakeModel(), "yes"))
+    assert result.refusals == [] and "perpetua-decision" not in " ".join(result.created), result.created
+
+
 def test_going_with_someone_decides_the_role(project: Project) -> None:
     journal(project, "2026-09-01", "Priya Shah applied to be treasurer.", "Going with Priya for treasurer, from the AGM.")
     result = garden(project, answers(FakeModel(), "yes", "yes"))

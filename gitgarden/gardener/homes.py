@@ -41,7 +41,9 @@ __all__ = ["Planner"]
 _PUNCTUATION = re.compile(r"[^\w\s'’]")
 _SUBORDINATE = re.compile(r"\b(?:after|because|since|when|while|until|though|although|as|now(?=\s+(?:[A-Z]|$)))\b", re.I)  # "… now Auntie Pat has rung"
 # A choice of someone by name, where the name comes straight after: "Decision: going with Hartwell", "We go with Tapline".
-_GOES_WITH = re.compile(r"^\s*(?:[-*]\s+)?decision\s*[:\-–]\s*(?:(?:we|i)(?:['’](?:re|ll|ve)|\s+(?:are|will|have))?\s+)?(?:go|going|gone)\s+with\s+", re.I)
+_GOES_WITH = re.compile(r"^\s*(?:[-*]\s+)?decision\s*[:\-–]\s*(?:(?:we|i)(?:['’](?:re|ll|ve)|\s+(?:are|will|have))?\s+)?(?:(?:go|going|gone|stick|sticking|stay|staying)\s+with|keep|keeping)\s+", re.I)
+# "Decision: Coppice Print from the April issue, …": a name alone as the choice, right after the cue
+_NAMED_CHOICE = re.compile(r"^\s*(?:[-*]\s+)?(?i:decision)\s*[:\-–]\s*(?=[A-Z])")
 _OFFERED = re.compile(r"\bquot(?:e|es|ed|ing)\b|[£€$]\s?\d", re.I)  # a quote, or a price
 _BULLET_LINE = re.compile(r"^[-*+] (?P<text>.+?) \((?P<day>\d{4}-\d{2}-\d{2})\)\s*$")
 
@@ -263,12 +265,12 @@ class Planner:
         """Where a decision goes: the thing decided (the worktop, the polytunnel), never a person's
         page — a decided page takes no more lines, and the person goes on having facts."""
         things = decisions.decided_things(line.text, self.known)
+        topic = "" if things else decisions.decision_topic(line.text)
+        taken = "" if topic or (things and not _NAMED_CHOICE.match(line.text)) else self.offer_taken(line.text)
+        page = self.resolve(taken, "topic") if taken else None
+        if taken and not (page and self.is_decided(page)):
+            return (page, "", [], {}) if page else ("", taken, [], {})  # "Decision: going with Hartwell": the Hartwell decision
         if not things:
-            topic = decisions.decision_topic(line.text)
-            taken = "" if topic else self.offer_taken(line.text)
-            page = self.resolve(taken, "topic") if taken else None
-            if taken and not (page and self.is_decided(page)):
-                return (page, "", [], {}) if page else ("", taken, [], {})  # "Decision: going with Hartwell": the Hartwell decision
             if not topic:
                 # "…, not the Year 12 Barcelona trip": the option turned down is not where the line goes
                 kept = decisions.chosen(line.text)
@@ -306,11 +308,12 @@ class Planner:
         recent days names Hartwell on a page that gives a price or a quote: the choice between offers is
         the thing decided, on a page of its own, titled with the line's own words, while the firm's (or
         the person's) page goes on taking facts. "" otherwise."""
-        cue = _GOES_WITH.match(text)
+        cue = _GOES_WITH.match(text) or _NAMED_CHOICE.match(text)
         if cue is None:
             return ""
         name = next((m.text for m in self.mentions(text) if m.start == cue.end() and m.kind == "name"), "")
-        if not name or subjects.fold(name) in wordlists.FAMILY or re.match(r"['’]s\b", text[cue.end() + len(name) :]):
+        alone = cue.re is _GOES_WITH or re.match(r"\s+from\b|\s*[,.]", text[cue.end() + len(name) :])  # not "Decision: Maya starts …"
+        if not name or not alone or subjects.fold(name) in wordlists.FAMILY or re.match(r"['’]s\b", text[cue.end() + len(name) :]):
             return ""  # "going with Jen's plan": hers
         said = re.compile(rf"(?<!\w){re.escape(name)}(?!\w)")
         for lines in self.said_on.values():
