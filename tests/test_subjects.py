@@ -1924,3 +1924,12 @@ def test_a_bare_verb_after_the_cue_never_titles_the_thing_decided() -> None:
 def test_a_numbered_module_or_ward_keeps_its_number(line: str, title: str) -> None:
     """held68: "Module 2 is 26 May, …" titled a page "Module", one for both tests."""
     assert topic_title(line) == title
+
+
+def test_a_chatter_word_the_projects_own_word_qualifies_is_the_projects() -> None:
+    """held70: "Eye drops collected from the hospital pharmacy: …" was skipped as "chatter: an errand"
+    in a project about an operation at the hospital; "the hospital pharmacy" is the project's."""
+    domain = domain_words("# Left eye cataract\n\nThese notes follow my cataract operation at St Aldhelm's Hospital.\n")
+    assert chatter_kind("Eye drops collected from the hospital pharmacy: Maxidex four times a day.", domain) == ""
+    assert chatter_kind("Picked up Mum's prescription at the pharmacy on the way home.", domain) != ""  # the writer's errand
+    assert chatter_kind("Last Sunday roast at the Hope and Anchor.", domain_words("# Move\n\nOur move on Sunday.\n")) == "a meal"

@@ -73,6 +73,8 @@ def chatter_kind(text: str, domain: frozenset[str] = frozenset()) -> str:
             said = content_words(m.group()) or _short_words(m.group())  # "kids", "dad": short, but still words
             if domain and (said <= domain or (why == "a pet" and domain & _ANIMALS and domain & _ANIMAL_CARE)):
                 continue  # "second jabs on Thursday 6 August" when the project is a puppy: the project's
+            if domain and (kind_of := re.search(r"(?<![\w-])([a-z]{4,})\s+$", text[: m.start()])) and (content_words(kind_of.group(1)) or {""}) <= domain:
+                continue  # "the hospital pharmacy" when the project is an operation at the hospital: the project's own
             if not m.group()[:1].isupper() or m.start() in starts or why == "family":  # "Called Mum", "8k in 46"
                 return why
     return ""
