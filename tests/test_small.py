@@ -353,6 +353,25 @@ def test_going_with_a_firm_that_quoted_decides_a_page_of_its_own_and_the_firm_go
     assert result.refusals == [] and not any("declan-decision" in p for p in result.created), result.created
 
 
+def test_going_with_a_firm_that_has_a_page_decides_the_choice_page_not_the_firms(project: Project) -> None:
+    """held67: "Decision: going with Clearview, …" after Clearview had a page of its own was refused
+    ("set_state clearview-decision: page 'clearview-decision' does not exist"): the new page
+    "Clearview decision" was taken for a spelling of "Clearview" and its line appended there."""
+    journal(
+        project,
+        "2026-03-09",
+        "Last of the three quotes came in: Ashdown Windows £11,480, Clearview Glazing £9,950, Pennant & Rowe £10,720.",
+        "Clearview's quote is CVG-5521, done by Sunita Hollis, and covers A-rated uPVC and a composite door.",
+    )
+    garden(project, answers(FakeModel(), "yes", "yes"))
+    assert (project.root / "wiki" / "clearview.md").exists()
+    journal(project, "2026-03-10", "Decision: going with Clearview, Ashdown is dearest and Pennant & Rowe want half up front.")
+    result = garden(project, answers(FakeModel(), "yes"))
+    assert result.refusals == [] and result.created == ["wiki/clearview-decision.md"], result
+    assert meta(project, "clearview-decision")["state"] == "decided" and meta(project, "clearview")["state"] == "open"
+    assert "going with Clearview" not in body(project, "clearview")
+
+
 def test_a_firm_or_helper_named_alone_or_kept_on_is_a_choice_decided_on_its_own_page(project: Project) -> None:
     """held69: "Decision: Coppice Print from the April issue, …" decided the April issue (the issue
     took no more lines), and "Decision: keep Kit on nights …" a page titled "Keep". Both choose someone

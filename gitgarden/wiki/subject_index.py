@@ -94,7 +94,7 @@ class SubjectIndex:
             # "the warden" for "the churchwarden": a role said without the word before it
             found = self.roles.get(key) or self.roles.get(key.split()[-1]) or {p for r, ps in self.roles.items() if " " not in r and r.endswith(key) and len(r) > len(key) + 2 for p in ps}
             return next(iter(found)) if found and len(found) == 1 else None
-        if kind == "name":
+        if kind == "name" and not key.endswith(CHOICE):  # "Clearview decision" is no spelling of "Clearview"
             words = key.split()
             if len(words) == 1:
                 found = self.parts.get(key) or self.initials.get(text)  # "SFE", said in capitals as its key is
