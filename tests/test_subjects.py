@@ -1933,3 +1933,18 @@ def test_a_chatter_word_the_projects_own_word_qualifies_is_the_projects() -> Non
     assert chatter_kind("Eye drops collected from the hospital pharmacy: Maxidex four times a day.", domain) == ""
     assert chatter_kind("Picked up Mum's prescription at the pharmacy on the way home.", domain) != ""  # the writer's errand
     assert chatter_kind("Last Sunday roast at the Hope and Anchor.", domain_words("# Move\n\nOur move on Sunday.\n")) == "a meal"
+
+
+@pytest.mark.parametrize(
+    ("line", "title"),
+    [
+        ("Open evening moved to Saturday 14 November, the farm needs the field.", "Open evening"),  # not "Open"
+        ("Paediatric first aid course booked with Safehands Training for Saturday 14 March.", "First aid"),  # not "Paediatric"
+        ("First aid kit is in the van.", "First aid kit"),  # not "Aid kit"
+        ("First print run is 500 copies.", "Print run"),  # an ordinal still passed over
+    ],
+)
+def test_an_evening_ends_an_events_name_and_first_aid_keeps_its_first(line: str, title: str) -> None:
+    """held72-73: "Open evening moved to …" titled a page "Open" (its "evening" read as a verb in
+    -ing), and "Paediatric first aid course booked …" one "Paediatric" ("first" ends a phrase)."""
+    assert topic_title(line) == title

@@ -95,7 +95,7 @@ def named_thing(word: str, text: str) -> bool:
 
 _ADJECTIVE = "|".join(sorted(ADJECTIVES - FUNCTION))  # "the old Fiesta"
 # First words of a three-word thing that the next word alone would not name: "carbon monoxide alarm", "gas safety check".
-_COMPOUND_HEADS = frozenset({"carbon", "gas", "fire", "smoke", "water", "food", "health", "hot", "solar", "heat", "village", "church", "parish", "town"})
+_COMPOUND_HEADS = frozenset({"carbon", "gas", "fire", "smoke", "water", "food", "health", "hot", "solar", "heat", "village", "church", "parish", "town", "first"})  # "First aid kit" (only "first aid" keeps its "first")
 
 
 def _next_is_verb(text: str, at: int) -> bool:
@@ -103,6 +103,9 @@ def _next_is_verb(text: str, at: int) -> bool:
     "Tasting moved …", "Engraving comes to £275" — the -ing word before it is the thing, not a verb."""
     m = re.match(r"\s+([a-z]+)", text[at:])
     return m is not None and (m.group(1).endswith("ed") or m.group(1) in ("is", "was", "set", "went", "got") or m.group(1) in VERBS_S)
+
+
+_AID = frozenset({"aid"})  # "first aid": no ordinal
 
 
 def _next_in(text: str, at: int, words: frozenset[str]) -> bool:
@@ -199,23 +202,23 @@ def _phrase(text: str, at: int) -> str:
             bool(words) and words[-1].islower() and not fold(words[-1]).endswith("s") and f.endswith("ing")
             and (re.match(r"\s*(?:[,.;:]|$)|\s+(?:in|at|on|for|with|from|by)\s", text[at + m.end() :]) is not None or _next_is_noun(text, at + m.end()))
         )  # fmt: skip  # … and "the online safeguarding module": an -ing word between a word and its thing
-        ordinal = f in ("first", "second", "third", "last", "next") and not _next_in(text, at + m.end(), NEVER)  # not "next week"
+        first_aid = f == "first" and _next_in(text, at + m.end(), _AID)  # "Paediatric first aid course", "First aid kit"
+        ordinal = f in ("first", "second", "third", "last", "next") and not _next_in(text, at + m.end(), NEVER | _AID)  # not "next week"
         described = f.endswith("ed") and verbish(f) and (_next_is_noun(text, at + m.end()) or re.match(r"\s+[A-Z][a-z]+\b", text[at + m.end() :]) is not None) and (
             _AFTER_DETERMINER.search(text, 0, at + m.start()) is not None or _AFTER_CHOICE.search(text, 0, at + m.start()) is not None
         )
-        if not words and ((f in ADJECTIVES and f not in FUNCTION and (f not in ("first", "last", "next") or ordinal)) or f in COUNTS or ordinal or described):
+        if not words and ((f in ADJECTIVES and f not in FUNCTION and (f not in ("first", "last", "next") or ordinal) and not first_aid) or f in COUNTS or ordinal or described):
             skipped = True
             continue  # "the old boiler": the boiler; "first print run": the print run
         named_thing = not words and f in STARTERS and _next_in(text, at + m.end(), COPULA)  # "Set is 45 minutes"
         # "Opening night", "Collection weekend": a calendar word ends an event's name (never starts one)
         when = bool(words) and w.islower() and f in CALENDAR and fold(words[-1]) not in CALENDAR
-        # "the public meeting", "team meeting on Friday": a meeting ends its name (never starts one)
-        when = when or (bool(words) and w.islower() and f in ("meeting", "meetings") and words[-1].islower())
+        when = when or (bool(words) and w.islower() and f in ("meeting", "meetings") and words[-1].islower())  # "team meeting on Friday"
         # "a family Sunday lunch": a weekday between a word and its thing is part of it, no name
         weekday = bool(words) and _WEEKDAY.fullmatch(w) is not None and _next_is_noun(text, at + m.end()) and not _next_in(text, at + m.end(), CALENDAR)
         # "phone number", "meeting room": a word that is never a name may still start a thing's name
         compound = not words and f in NAME_INNER and re.match(r"\s+[a-z]{3,}\b", text[at + m.end() :]) is not None and not _next_in(text, at + m.end(), FUNCTION | NEVER)
-        if f in FUNCTION or (f in NEVER and not when and not compound and not weekday) or (verbish(f) and not gerund) or (f in STARTERS - {"waiting", "open", "work"} and not named_thing):
+        if f in FUNCTION or (f in NEVER and not when and not compound and not weekday) or (verbish(f) and not gerund and not when) or (f in STARTERS - {"waiting", "open", "work"} and not named_thing and not first_aid):
             break
         if POSSESSIVE.search(w) or (words and (f in VERBS_S or f in PLAIN_VERBS or f in PARTICIPLES)) or (skipped and f in PLAIN_VERBS):
             words += [POSSESSIVE.sub("", w)] if _said_is(w, text[at + m.end() :]) else []  # "Head count's 92 now"
