@@ -1911,6 +1911,9 @@ def test_a_bare_verb_after_the_cue_never_titles_the_thing_decided() -> None:
     assert decided_things("Agreed with Ferhat: counter on the window side, seating at the back.", ["Ferhat"])[0] == "Counter"
     assert decided_things("Decision: buffet on Saturday, we do our own barbecue on Sunday.")[0] == "Buffet"
     assert decided_things("Decision: physio on Monday mornings at 9 at Riverside, starting 1 June.", ["Riverside"])[0] == "Physio"
+    # held72: "Decision: Lewis wins, the tub goes in the corner …" decided a page "Wins": a name's verb
+    assert decided_things("Decision: Lewis wins, the tub goes in the corner by the kitchen door.", ["Lewis"])[0] == "Tub"
+    assert decided_things("Decision: the Dell desktops, not laptops.", ["Dell"]) == ["Desktops"]  # a thing after "the"
 
 
 @pytest.mark.parametrize(

@@ -154,7 +154,7 @@ def _after_name(plain: str, at: int, title: str) -> str:
         return title  # "the Halcyon account": the bank's, told apart by its name
     if rest.isdigit():
         return ""  # "Year 12 run the welcome desk": a numbered name is who, not a thing
-    verb = " " not in rest and re.fullmatch(r"[a-z]+[^s]s", rest) and re.match(r"\s+(?:in|on|at)\b", plain[at + len(title) :])
+    verb = " " not in rest and re.fullmatch(r"[a-z]+[^s]s", rest) and re.match(r"\s+(?:in|on|at)\b|\s*,", plain[at + len(title) :])  # "Lewis wins, the tub …"
     return "" if verb and not DETERMINER.search(plain[max(0, at - 6) : at]) else upper_first(rest)  # not "the Dell desktops in …"
 
 
