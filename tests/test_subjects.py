@@ -1951,3 +1951,12 @@ def test_an_evening_ends_an_events_name_and_first_aid_keeps_its_first(line: str,
     """held72-73: "Open evening moved to …" titled a page "Open" (its "evening" read as a verb in
     -ing), and "Paediatric first aid course booked …" one "Paediatric" ("first" ends a phrase)."""
     assert topic_title(line) == title
+
+
+def test_a_festival_before_its_thing_is_when_not_a_name() -> None:
+    """held71: "Pencilled in the hall closure for 13 to 26 April, Easter holidays are always quiet."
+    made a page "Easter": a festival before a word in lower case says when, as "the Canadian cousins"
+    says who, and the line is the hall closure's."""
+    assert [m.text for m in mentions("Pencilled in the hall closure for 13 to 26 April, Easter holidays are always quiet.")] == []
+    assert [m.text for m in mentions("Copy deadline moved so the Easter service times can go in.")] == []
+    assert [m.text for m in mentions("Booked the Easter Bonnet Parade with Tomasz Wójcik.")] == ["Easter Bonnet Parade", "Tomasz Wójcik"]  # a name of its own
