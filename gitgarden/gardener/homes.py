@@ -40,7 +40,7 @@ __all__ = ["Planner"]
 
 _PUNCTUATION = re.compile(r"[^\w\s'’]")
 _SUBORDINATE = re.compile(r"\b(?:after|because|since|when|while|until|though|although|as|now(?=\s+(?:[A-Z]|$)))\b", re.I)  # "… now Auntie Pat has rung"
-# A choice of someone by name, where the name comes straight after: "Decision: going with Hartwell", "We go with Tapline".
+# A choice of someone by name, where the name comes straight after: "Decision: going with Hartwell", "… keep Kit on nights".
 _GOES_WITH = re.compile(r"^\s*(?:[-*]\s+)?decision\s*[:\-–]\s*(?:(?:we|i)(?:['’](?:re|ll|ve)|\s+(?:are|will|have))?\s+)?(?:(?:go|going|gone|stick|sticking|stay|staying)\s+with|keep|keeping)\s+", re.I)
 # "Decision: Coppice Print from the April issue, …": a name alone as the choice, right after the cue
 _NAMED_CHOICE = re.compile(r"^\s*(?:[-*]\s+)?(?i:decision)\s*[:\-–]\s*(?=[A-Z])")
@@ -304,7 +304,8 @@ class Planner:
         return (named, "", [], {}) if named else ("", things[0], [], {})
 
     def offer_taken(self, text: str) -> str:
-        """"Hartwell decision" for "Decision: going with Hartwell, …" when a line of the pass or of
+        """"Hartwell decision" for "Decision: going with Hartwell, …" (or "keep Kit on …", or a name alone,
+        "Decision: Coppice Print from …") when a line of the pass or of
         recent days names Hartwell on a page that gives a price or a quote: the choice between offers is
         the thing decided, on a page of its own, titled with the line's own words, while the firm's (or
         the person's) page goes on taking facts. "" otherwise."""

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from gitgarden.wiki.wordlists import (
     CALENDAR,
     DEMONYMS,
+    FESTIVALS,
     FUNCTION,
     ING_NOUNS,
     KIN,
@@ -216,9 +217,9 @@ def mentions(line: str, known_names: Iterable[str] = ()) -> list[Mention]:
                 break
         first_pos, first = run[0]
         lone_start = first_pos in starts
-        if len(run) == 1 and fold(first) in DEMONYMS and re.match(r"\s+[a-z]", line[first_pos + len(first) :]):
+        if len(run) == 1 and fold(first) in DEMONYMS | FESTIVALS and re.match(r"\s+[a-z]", line[first_pos + len(first) :]):
             i = j
-            continue  # "the Canadian cousins", "two Flemish pieces": a word describing a thing, no name
+            continue  # "the Canadian cousins", "two Flemish pieces", "Easter holidays": a word describing a thing, no name
         if lone_start and (fold(first) in STARTERS or verbish(fold(first))):
             run = run[1:]  # "Ordered the …", "Got quartz samples from Kamień": the verb is no name
         elif (lone_start and len(run) > 1 and fold(first) in ROLES_FOLDED) or (len(run) > 2 and fold(first) in KIN):

@@ -98,7 +98,8 @@ def _measure_text(said: str) -> str:
 
 
 def values(line: str) -> set[Value]:
-    """The amounts, dates, times, measures and counts `line` states (ids and list numbers are not values)."""
+    """The amounts, dates, times, measures, places in an order ("11th") and counts `line` states (ids
+    and list numbers are not values)."""
     out: set[Value] = set()
     taken = [m.span() for m in ids(line)]  # "order HG-20417, £1,284.60": the id's digits are no amount
     for m in _HOURS.finditer(line):  # "runs 12 till 4", "7 to 9pm": two times

@@ -103,7 +103,8 @@ DEMONYMS = _words(
     croatian greek turkish italian spanish portuguese french german dutch flemish belgian swiss austrian
     danish swedish norwegian finnish icelandic irish scottish welsh english british cornish european
     african nigerian ghanaian kenyan egyptian moroccan lebanese israeli iranian syrian"""
-) | _words("easter christmas whitsun halloween diwali hanukkah hogmanay")  # "Easter holidays", "the Christmas fair": when, no one's name
+)
+FESTIVALS = _words("easter christmas whitsun halloween diwali hanukkah hogmanay")  # "Easter holidays", "the Christmas fair": when, no one's name
 AFTER_PLURAL = _words("pay get take need want keep cover share bring give make have do sign agree say open close wear use play sit stand eat start finish meet live")
 COPULA = _words("is was are were goes has")
 PLAIN_VERBS = _words("go stay come happen arrive begin")  # not "print run", "house move", "unit cost"
