@@ -401,6 +401,14 @@ def test_a_firm_or_helper_named_alone_or_kept_on_is_a_choice_decided_on_its_own_
     assert result.refusals == [] and "perpetua-decision" not in " ".join(result.created), result.created
 
 
+def test_a_flat_said_with_its_address_is_titled_by_both(project: Project) -> None:
+    """held71: "Handed the keys for Flat 3, 27 Alder Crescent back to …" made a page "Flat 3"."""
+    journal(project, "2026-03-16", "Handed the keys for Flat 3, 27 Alder Crescent back to Callum Okafor at Brightmoor Lettings at 10:15.")
+    result = garden(project, answers(FakeModel(), "yes"))
+    assert result.refusals == [] and result.created == ["wiki/flat-3-27-alder-crescent.md"], result
+    assert meta(project, "flat-3-27-alder-crescent")["title"] == "Flat 3, 27 Alder Crescent"
+
+
 def test_going_with_someone_decides_the_role(project: Project) -> None:
     journal(project, "2026-09-01", "Priya Shah applied to be treasurer.", "Going with Priya for treasurer, from the AGM.")
     result = garden(project, answers(FakeModel(), "yes", "yes"))

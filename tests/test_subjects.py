@@ -1960,3 +1960,11 @@ def test_a_festival_before_its_thing_is_when_not_a_name() -> None:
     assert [m.text for m in mentions("Pencilled in the hall closure for 13 to 26 April, Easter holidays are always quiet.")] == []
     assert [m.text for m in mentions("Copy deadline moved so the Easter service times can go in.")] == []
     assert [m.text for m in mentions("Booked the Easter Bonnet Parade with Tomasz Wójcik.")] == ["Easter Bonnet Parade", "Tomasz Wójcik"]  # a name of its own
+
+
+def test_a_flats_number_and_its_street_address_are_one_name() -> None:
+    """held65, held71: "Handed the keys for Flat 3, 27 Alder Crescent back to Callum Okafor" titled a
+    page "Flat 3", the address made a name of its own; a flat said with its address is one name."""
+    said = mentions("Handed the keys for Flat 3, 27 Alder Crescent back to Callum Okafor at Brightmoor Lettings at 10:15.")
+    assert [m.text for m in said] == ["Flat 3, 27 Alder Crescent", "Callum Okafor", "Brightmoor Lettings"]
+    assert [m.text for m in mentions("Ian Forsyth in Flat 2, upstairs, is worried about the vent.")] == ["Ian Forsyth", "Flat 2"]  # no address

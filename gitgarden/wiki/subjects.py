@@ -231,12 +231,22 @@ def mentions(line: str, known_names: Iterable[str] = ()) -> list[Mention]:
         # "needs Level 2 food hygiene": a level said by its number is one thing (not "Pitch 3 at Millbrook
         # Park …" opening a line: the place's numbered part)
         label = re.match(r" \d{1,2}\b(?![.,:]\d)", line[run[-1][0] + len(run[-1][1]) :]) if len(run) == 1 and fold(run[0][1]) in LABELS and not lone_start else None
+        end = run[-1][0] + len(run[-1][1]) + (label.end() if label else 0) if run else 0
+        address = _ADDRESS.match(line, end) if label else None  # "Flat 3, 27 Alder Crescent": the flat's address is its name
+        while address and j < len(toks) and toks[j][0] < address.end():
+            j += 1
         if run:
-            text = line[run[0][0] : run[-1][0] + len(run[-1][1]) + (label.end() if label else 0)]  # "Level 2", "Grade 5"
+            text = line[run[0][0] : address.end() if address else end]  # "Level 2", "Grade 5"
             if not (len(run) == 2 and fold(run[0][1]) in ("st", "saint")):
                 text = POSSESSIVE.sub("", text)  # "St Brigid's" names the hospice, not the saint
             found.append(Mention(text, "name", run[0][0]))
         i = j
+    return sorted(found + _roles_in(line), key=lambda m: m.start)
+
+
+def _roles_in(line: str) -> list[Mention]:
+    """The roles `line` names after "the", "our" or "my": "the electrician", "our treasurer"."""
+    found = []
     for m in re.finditer(r"\b(?:[Tt]he|[Oo]ur|[Mm]y)\s+([a-z][a-z'’]+(?:\s+[a-z][a-z'’]+)?)\b", line):
         words = m.group(1).split()
         if words and is_role(words[-1]):
@@ -244,12 +254,13 @@ def mentions(line: str, known_names: Iterable[str] = ()) -> list[Mention]:
         elif len(words) > 1 and is_role(words[0]):
             # "the editor's invoice", "The cleaners' booking confirmation"
             found.append(Mention(_PLURAL_POSSESSIVE.sub("", POSSESSIVE.sub("", words[0])), "role", m.start(1)))
-    return sorted(found, key=lambda m: m.start)
+    return found
 
 
 
 
 _PLURAL_POSSESSIVE = re.compile(r"(?<=s)['’]$")
+_ADDRESS = re.compile(r",\s+\d{1,4}[A-Za-z]?\s+(?:[A-Z][a-z]+\s+){1,3}(?:Road|Street|Lane|Avenue|Crescent|Close|Drive|Way|Place|Terrace|Gardens|Grove|Court|Square|Row|Walk|Mews|Rise|Hill)\b")
 
 
 def is_role(word: str) -> bool:
