@@ -73,7 +73,8 @@ def chatter_kind(text: str, domain: frozenset[str] = frozenset()) -> str:
             said = content_words(m.group()) or _short_words(m.group())  # "kids", "dad": short, but still words
             if domain and (said <= domain or (why == "a pet" and domain & _ANIMALS and domain & _ANIMAL_CARE)):
                 continue  # "second jabs on Thursday 6 August" when the project is a puppy: the project's
-            if domain and (kind_of := re.search(r"(?<![\w-])([a-z]{4,})\s+$", text[: m.start()])) and (content_words(kind_of.group(1)) or {""}) <= domain:
+            kind_of = re.search(r"(?<![\w-])([a-z]{4,})\s+$", text[: m.start()])
+            if domain and kind_of and (owner := content_words(kind_of.group(1))) and owner <= domain:
                 continue  # "the hospital pharmacy" when the project is an operation at the hospital: the project's own
             if not m.group()[:1].isupper() or m.start() in starts or why == "family":  # "Called Mum", "8k in 46"
                 return why
@@ -112,7 +113,7 @@ def domain_words(about: str) -> frozenset[str]:
     """The words a project's own description (AGENTS.md) uses for what it is about: a chatter word
     among them ("the concert" of a choir's tour) is the project's, not the writer's day."""
     sentences = [s for s in re.split(r"(?<=[.!?;])\s+|\n+", about) if not _NOT_THE_PROJECT.search(s)]
-    return frozenset(w for s in sentences for w in (*content_words(s), *_short_words(s)))
+    return frozenset(w for s in sentences for w in (*content_words(s), *_short_words(s)) if w)  # not the "s" of "Aldhelm's"
 
 
 def _short_words(text: str) -> set[str]:
