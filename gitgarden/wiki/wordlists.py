@@ -17,16 +17,16 @@ _KIN_CLOSE = _words("mum mom dad mother father grandma grandpa granny nan sister
 # Words that are never a subject's name, whatever their case: cue words, pronouns, calendar words,
 # currencies and the like. A capitalised word at the start of a sentence is a name only when it is
 # not one of these, and the line or the wiki shows it is a name (see `mentions`).
+MONTHS = _words("january february march april may june july august september october november december")
 NEVER = _words(
     """i me my mine we us our ours you your he him his she her hers they them their theirs it its this that
     these those the a an and or but so if then also just still now today tomorrow yesterday tonight
     decision decided correction update note notes todo fyi re fw ask asked email emailed call called
     phone phoned rang text texted meeting met total totals summary question answer yes no ok okay
     mon tue wed thu fri sat sun
-    january february march april may june july august september october november december
     jan feb mar apr jun jul aug sep sept oct nov dec
     eur usd gbp pln nok sek dkk chf jpy inr ngn vat tbd asap eta pdf am pm"""
-) | CALENDAR | _KIN_CLOSE
+) | MONTHS | CALENDAR | _KIN_CLOSE
 # Sentence-initial words that start a clause rather than name something: a capitalised one of
 # these is never taken for a name (verbs in the past tense and -ing forms are caught by shape).
 STARTERS = _words(
