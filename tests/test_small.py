@@ -1051,6 +1051,16 @@ def test_a_firms_role_given_after_a_name_finds_the_person_and_is_no_thing_their_
     assert open_lines(project) == []  # headroom is no new width of the opening
 
 
+def test_a_role_no_one_named_holds_goes_on_the_page_of_its_deed(project: Project) -> None:
+    """held77: "The surveyor says two purlins … need strengthening" made a page "Surveyor" after "Roof
+    survey booked with Rania Haddad …": no line says Rania surveys, so the survey's page has it."""
+    journal(project, "2026-03-10", "Roof survey booked with Rania Haddad of Kestrel Structural for Thursday at 8:30.")
+    garden(project, answers(FakeModel(), "yes"))
+    journal(project, "2026-03-12", "The surveyor says two purlins at the north end of the hall roof need strengthening, roughly £2,200 extra.")
+    result = garden(project, answers(FakeModel(), "yes"))
+    assert result.created == [] and result.appended == ["wiki/roof-survey.md"], (result.created, result.appended)
+
+
 def test_a_name_saying_which_people_is_no_subject_of_a_line_a_topic_opens(project: Project) -> None:
     """held56: "Lunch pushed back to 1pm so the Exeter cousins aren't racing up the M5." made a page
     "Exeter"."""

@@ -374,8 +374,8 @@ class Planner:
 
     def by_deed(self, role: str) -> str | None:
         """The one page of someone named in full (a person or a firm) whose lines say the deed a role
-        is named for — "the surveyor's report" after "Siobhán Kearney did the survey" — or None; the
-        role is theirs from then on."""
+        is named for — "the surveyor's report" after "Siobhán Kearney did the survey" — the role
+        theirs from then on; else, when no one's lines say it, the deed's own page ("Roof survey"); or None."""
         deed = subjects.role_deed(role) if " " not in role.strip() else ""  # "the cleaners": a cleaner's deed
         if len(deed) < 5:
             return None  # "electrician": "electric" is said of too much
@@ -386,6 +386,8 @@ class Planner:
             for page, said in self.said_on.items()
             if page in people and any(_says_deed(t, deed, role_word) for t in said)
         }
+        if not found:  # no one named did it: "The surveyor says …" after "Roof survey booked with …" is the survey's
+            return self.resolve(deed) or self.index.ending(deed)
         if len(found) != 1:
             return None
         page = found.pop()
