@@ -1061,6 +1061,17 @@ def test_a_role_no_one_named_holds_goes_on_the_page_of_its_deed(project: Project
     assert result.created == [] and result.appended == ["wiki/roof-survey.md"], (result.created, result.appended)
 
 
+def test_a_first_name_said_short_is_the_same_person(project: Project) -> None:
+    """held75: "Vern rang, he's giving 15% …" made a page "Vern" beside "Vernon Tully", and the new
+    share was asked of no one; "Sam" is no "Samantha" while a Sam has a page of their own."""
+    journal(project, "2026-05-12", "Vernon Tully of Tully's Grill has confirmed the burger van: £40 pitch plus 10% of his takings to the hospice.")
+    garden(project, answers(FakeModel(), "yes"))
+    journal(project, "2026-05-15", "Vern rang, he's giving 15% of his burger takings to the hospice this month.")
+    result = garden(project, answers(FakeModel(), "yes"))
+    assert result.created == [] and result.appended == ["wiki/vernon-tully.md"], (result.created, result.appended)
+    assert any("15%" in line and "10%" in line for line in open_lines(project)), open_lines(project)
+
+
 def test_a_name_saying_which_people_is_no_subject_of_a_line_a_topic_opens(project: Project) -> None:
     """held56: "Lunch pushed back to 1pm so the Exeter cousins aren't racing up the M5." made a page
     "Exeter"."""

@@ -89,6 +89,23 @@ def test_roles_given_beside_a_name_and_said_alone() -> None:
     assert index.resolve("Piotr") is None  # two people answer: code never guesses
 
 
+def test_a_first_name_said_short_finds_the_one_page_it_shortens() -> None:
+    """held75: "Vern" of "Vernon Tully" was a page of its own. A short form finds the one first name it
+    begins, three letters left off at most; a page of its own, or two it could be, and it finds no other."""
+    index = SubjectIndex()
+    index.add("vernon-tully", "Vernon Tully")
+    index.add("samantha-cole", "Samantha Cole")
+    index.add("jenny-okafor", "Jenny Okafor")
+    index.add("jen-marsh", "Jen Marsh")
+    index.add("daniel-rees", "Daniel Rees")
+    index.add("danny-frost", "Danny Frost")
+    assert index.resolve("Vern") == "vernon-tully"
+    assert index.resolve("Sam") is None  # "Samantha" leaves off five letters
+    assert index.resolve("Jen") == "jen-marsh"  # a Jen of her own, no Jenny
+    assert index.resolve("Dan") is None  # Daniel or Danny: code never guesses
+    assert index.resolve("Ve") is None
+
+
 def test_a_name_said_by_its_initials_finds_its_page_and_two_words_initials_find_none() -> None:
     """held63: "Maisie's SFE portal shows …" made a page "SFE" beside "Student Finance England"; "the
     TDS" and "the NBBA" found no page either. Initials of three or more words, or of two joined by "&"

@@ -56,6 +56,7 @@ class SubjectIndex:
     parts: dict[str, set[str]] = field(default_factory=dict)  # folded first or last name of a person-like title -> pages
     roles: dict[str, set[str]] = field(default_factory=dict)  # folded role ("electrician") -> pages
     initials: dict[str, set[str]] = field(default_factory=dict)  # "SFE" of "Student Finance England", "H&R" of "Hollins & Reade" -> pages
+    firsts: dict[str, set[str]] = field(default_factory=dict)  # folded first name of a two- or three-word name -> pages
 
     def add(self, page: str, title: str, aliases: Iterable[str] = ()) -> None:
         for label in (title, page.rsplit("/", 1)[-1].replace("-", " "), *aliases):
@@ -75,6 +76,8 @@ class SubjectIndex:
                     self.parts.setdefault(fold(part), set()).add(page)
                 for said in _initials(label):
                     self.initials.setdefault(said, set()).add(page)
+                if len(label.split()) <= 3:
+                    self.firsts.setdefault(fold(name_parts(label)[0]), set()).add(page)
 
     def add_role(self, page: str, role: str) -> None:
         key = fold(role)
@@ -97,7 +100,7 @@ class SubjectIndex:
         if kind == "name" and not key.endswith(CHOICE):  # "Clearview decision" is no spelling of "Clearview"
             words = key.split()
             if len(words) == 1:
-                found = self.parts.get(key) or self.initials.get(text)  # "SFE", said in capitals as its key is
+                found = self.parts.get(key) or self.initials.get(text) or self.said_short(key)  # "SFE", said in capitals as its key is
                 return next(iter(found)) if found and len(found) == 1 else None
             if len(words) == 2 and words[0] in HONORIFICS:  # "Mrs Okoro" for "Mrs Janet Okoro"
                 found = self.parts.get(words[1])
@@ -113,6 +116,13 @@ class SubjectIndex:
             if len(found) == 1:
                 return next(iter(found))
         return None
+
+    def said_short(self, key: str) -> set[str]:
+        """The pages whose first name the one word `key` shortens ("Vern" of "Vernon Tully", "Jen" of
+        "Jenny Okafor"): three letters or more, and no more than three left off."""
+        if len(key) < 3:
+            return set()
+        return {page for first, pages in self.firsts.items() if first.startswith(key) and len(first) - len(key) <= 3 for page in pages}
 
     def starting(self, topic: str, ends: Collection[str] = ()) -> str | None:
         """The one page whose title or alias begins with the one-word `topic` ("Tech" for "Tech
