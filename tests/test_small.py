@@ -1072,6 +1072,25 @@ def test_a_first_name_said_short_is_the_same_person(project: Project) -> None:
     assert any("15%" in line and "10%" in line for line in open_lines(project)), open_lines(project)
 
 
+def test_a_title_and_last_name_and_the_first_name_are_one_person(project: Project) -> None:
+    """held75: "Consult with Mr Okonjo booked …" and "Adebayo's estimate …" made two pages after
+    "Sanna is referring us to Adebayo Okonjo, …" (a week read in one pass): a title and a last name
+    find the one full name the lines give that ends with it, of two words as of three."""
+    journal(
+        project,
+        "2026-03-09",
+        "Dr Sanna Lindqvist at Copperbeech Vets confirmed Bramble has ruptured the cruciate in her left hind leg.",
+        "Sanna is referring us to Adebayo Okonjo, orthopaedic surgeon at Northgate Veterinary Referrals, for a TPLO.",
+    )
+    journal(project, "2026-03-10", "Consult with Mr Okonjo booked for Thursday 12 March at 10:15, Northgate's ref NVR/4471.")
+    journal(project, "2026-03-12", "Adebayo's estimate for the TPLO is £5,320 with the larger plate, she weighed in at 34 kg.")
+    result = garden(project, answers(FakeModel(), "yes", "yes", "yes", "yes"))
+    homes = sorted({page for page in result.created + result.appended if "Adebayo's estimate" in (project.root / page).read_text()})
+    assert homes == ["wiki/mr-okonjo.md"] and "Mr Okonjo booked" in body(project, "mr-okonjo"), homes
+    said = meta(project, "mr-okonjo")
+    assert "Adebayo Okonjo" in [said["title"], *said.get("aliases", [])], said
+
+
 def test_a_name_saying_which_people_is_no_subject_of_a_line_a_topic_opens(project: Project) -> None:
     """held56: "Lunch pushed back to 1pm so the Exeter cousins aren't racing up the M5." made a page
     "Exeter"."""

@@ -405,7 +405,7 @@ class Planner:
         words = name.split()
         if len(words) == 2 and subjects.fold(words[0]) in HONORIFICS:
             last = subjects.fold(words[1])
-            return {n for n in self.full_names if len(n.split()) > 2 and subjects.fold(name_parts(n)[1]) == last}
+            return {n for n in self.full_names if subjects.fold(n) != subjects.fold(name) and subjects.fold(name_parts(n)[1]) == last}
         if len(words) != 1:
             return set()
         key = subjects.fold(name)
