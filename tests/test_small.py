@@ -372,6 +372,17 @@ def test_going_with_a_firm_that_has_a_page_decides_the_choice_page_not_the_firms
     assert "going with Clearview" not in body(project, "clearview")
 
 
+def test_a_firm_chosen_with_it_is_is_a_choice_decided_on_its_own_page(project: Project) -> None:
+    """held77: "Decision: Inkly it is, with a £40 deposit on every booking." went on Inkly's page and
+    left it open, as a name's page always is: "X it is" chooses X, after a price X gave."""
+    journal(project, "2026-03-10", "Trying out Inkly for bookings, £29 a month and it takes deposits up front.")
+    garden(project, answers(FakeModel(), "yes"))
+    journal(project, "2026-03-13", "Decision: Inkly it is, with a £40 deposit on every booking.")
+    result = garden(project, answers(FakeModel(), "yes"))
+    assert result.refusals == [] and result.created == ["wiki/inkly-decision.md"], (result.refusals, result.created)
+    assert meta(project, "inkly-decision")["state"] == "decided" and meta(project, "inkly")["state"] == "open"
+
+
 def test_a_firm_or_helper_named_alone_or_kept_on_is_a_choice_decided_on_its_own_page(project: Project) -> None:
     """held69: "Decision: Coppice Print from the April issue, …" decided the April issue (the issue
     took no more lines), and "Decision: keep Kit on nights …" a page titled "Keep". Both choose someone

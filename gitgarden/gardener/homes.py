@@ -313,7 +313,7 @@ class Planner:
         if cue is None:
             return ""
         name = next((m.text for m in self.mentions(text) if m.start == cue.end() and m.kind == "name"), "")
-        alone = cue.re is _GOES_WITH or re.match(r"\s+from\b|\s*[,.]", text[cue.end() + len(name) :])  # not "Decision: Maya starts …"
+        alone = cue.re is _GOES_WITH or re.match(r"\s+from\b|\s+it\s+is\b|\s*[,.]", text[cue.end() + len(name) :])  # not "Decision: Maya starts …"; "Inkly it is"
         if not name or not alone or subjects.fold(name) in wordlists.FAMILY or re.match(r"['’]s\b", text[cue.end() + len(name) :]):
             return ""  # "going with Jen's plan": hers
         said = re.compile(rf"(?<!\w){re.escape(name)}(?!\w)")
