@@ -1102,6 +1102,17 @@ def test_a_title_and_last_name_and_the_first_name_are_one_person(project: Projec
     assert "Adebayo Okonjo" in [said["title"], *said.get("aliases", [])], said
 
 
+def test_a_role_opening_the_line_with_its_s_is_the_persons_whose_firm_does_it(project: Project) -> None:
+    """held79: "Plumber's visit moved to Friday 13 March" made a page "Plumber" beside "Mehmet Yilmaz of
+    Yilmaz Plumbing & Heating can come Thursday 12 March", and the new day was asked of no one."""
+    journal(project, "2026-03-10", "Mehmet Yilmaz of Yilmaz Plumbing & Heating can come Thursday 12 March at 8am to trace the leak.")
+    garden(project, answers(FakeModel(), "yes"))
+    journal(project, "2026-03-11", "Plumber's visit moved to Friday 13 March, same time, his van's off the road.")
+    result = garden(project, answers(FakeModel(), "yes"))
+    assert result.created == [] and result.appended == ["wiki/mehmet-yilmaz.md"], (result.created, result.appended)
+    assert any("Thursday 12 March" in line and "Friday 13 March" in line for line in open_lines(project)), open_lines(project)
+
+
 def test_a_name_saying_which_people_is_no_subject_of_a_line_a_topic_opens(project: Project) -> None:
     """held56: "Lunch pushed back to 1pm so the Exeter cousins aren't racing up the M5." made a page
     "Exeter"."""

@@ -242,7 +242,9 @@ def mentions(line: str, known_names: Iterable[str] = ()) -> list[Mention]:
             text = line[run[0][0] : address.end() if address else end]  # "Level 2", "Grade 5"
             if not (len(run) == 2 and fold(run[0][1]) in ("st", "saint")):
                 text = POSSESSIVE.sub("", text)  # "St Brigid's" names the hospice, not the saint
-            found.append(Mention(text, "name", run[0][0]))
+            # "Plumber's visit moved …": a role opening the line with its "'s" is someone's role, no name
+            role = len(run) == 1 and lone_start and POSSESSIVE.search(first) is not None and is_role(first)
+            found.append(Mention(text, "role" if role else "name", run[0][0]))
         i = j
     return sorted(found + _roles_in(line), key=lambda m: m.start)
 
