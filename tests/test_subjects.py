@@ -1764,6 +1764,15 @@ def test_a_shops_possessive_name_is_one_name() -> None:
     assert [m.text for m in mentions("Gwen's hall booking is fine.") if m.kind == "name"] == ["Gwen"]  # her thing, no shop
 
 
+def test_a_thing_of_two_words_after_a_plural_owner_is_the_thing() -> None:
+    """held79: "Plot holders' water charge for 2026 is £14 …" made a page "Holders' water"; the owner
+    stays where the thing after it is one word ("Parents' evening") or said of ("Members' deposits due")."""
+    assert topic_title("Plot holders' water charge for 2026 is £14 a full plot and £7 a half, across 52 plots.") == "Water charge"
+    assert topic_title("The members' bar takings were £300.") == "Bar takings"
+    assert topic_title("Members' deposits due Friday 20 March, £180 each.") == "Members' deposits"
+    assert noun_phrase("Parents' evening on Thursday", 0) == "Parents' evening"
+
+
 def test_a_plural_owner_and_numbered_labels_make_no_page_of_their_own() -> None:
     """held55: "Parents' meeting set for Thursday 29 January" made a page "Parents'", and "38 pupils
     signed up from Years 9 and 10" a page "Years"."""

@@ -106,6 +106,7 @@ def _next_is_verb(text: str, at: int) -> bool:
 
 
 _AID = frozenset({"aid"})  # "first aid": no ordinal
+_PREDICATES = frozenset({"due", "overdue", "ready", "owed", "outstanding", "late", "early", "short"})  # said of a thing, never its head
 
 
 def _next_in(text: str, at: int, words: frozenset[str]) -> bool:
@@ -150,6 +151,10 @@ def noun_phrase(text: str, at: int) -> str:
             return thing
         return f"{day.group(1).capitalize()} {thing.lower()}" if thing and len(thing.split()) == 1 else ""
     thing = _phrase(text, at)
+    end = text.lower().find(thing.lower(), at) + len(thing)
+    head = re.match(r"\s+([a-z]+)\b", text[end:]) if len(thing.split()) == 2 and thing.split()[0].endswith(("'", "’")) and _next_is_noun(text, end) else None
+    if head and head.group(1) not in _PREDICATES:  # but "Members' deposits due …" are the members' deposits
+        return f"{thing.split()[1].capitalize()} {head.group(1)}"  # "Plot holders' water charge": the water charge
     owners = re.match(rf"\s*{re.escape(thing)}\s+([a-z]{{3,}})\b", text[at:]) if thing.endswith(("'", "’")) else None
     thing = f"{thing} {owners.group(1)}" if owners else thing  # "Parents' meeting", "Parents' evening"
     # "Decision: room 4, not the bigger one": a label's number at the phrase's end is part of it too
