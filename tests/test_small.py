@@ -1113,6 +1113,14 @@ def test_a_role_opening_the_line_with_its_s_is_the_persons_whose_firm_does_it(pr
     assert any("Thursday 12 March" in line and "Friday 13 March" in line for line in open_lines(project)), open_lines(project)
 
 
+def test_a_church_hall_chosen_by_its_kind_is_decided_with_its_kind(project: Project) -> None:
+    """held80: "Decision: the Lunch Club moves to the Methodist hall on Bridge Street …" decided a page
+    "Hall": "Methodist" read as a name, and dropped from the thing."""
+    journal(project, "2026-03-13", "Decision: the Lunch Club moves to the Methodist hall on Bridge Street for the three weeks of the refit.")
+    result = garden(project, answers(FakeModel(), "yes"))
+    assert result.created == ["wiki/methodist-hall.md"] and meta(project, "methodist-hall")["state"] == "decided", result.created
+
+
 def test_a_name_saying_which_people_is_no_subject_of_a_line_a_topic_opens(project: Project) -> None:
     """held56: "Lunch pushed back to 1pm so the Exeter cousins aren't racing up the M5." made a page
     "Exeter"."""

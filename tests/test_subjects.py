@@ -43,6 +43,8 @@ from gitgarden.wiki.values import priced_things
         ("Lewis and Amir want in as well.", ["Amir"]),  # two people ("Lewis" starts the sentence)
         ("Told the Smiths and Tom.", ["Smiths", "Tom"]),
         ("We're at 44, the Canadian cousins are coming.", []),  # a word describing the cousins
+        ("The Lunch Club moves to the Methodist hall on Bridge Street.", ["Lunch Club", "Bridge Street"]),  # held80: a church's kind
+        ("Booked St Anne's Catholic Church for the 9th.", ["St Anne's Catholic Church"]),
         ("Hamish has worked with Carys.", ["Carys"]),  # sentence-first, unknown: no sign of a name yet
         ("Tomás Ó Briain can do cello tutoring all week.", ["Tomás Ó Briain"]),
         ("Aunt Moira Fitzgerald is keeping the kitty.", ["Moira Fitzgerald"]),  # her title is no part of her name

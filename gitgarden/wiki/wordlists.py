@@ -102,8 +102,9 @@ DEMONYMS = _words(
     vietnamese thai filipino russian ukrainian polish czech slovak hungarian romanian bulgarian serbian
     croatian greek turkish italian spanish portuguese french german dutch flemish belgian swiss austrian
     danish swedish norwegian finnish icelandic irish scottish welsh english british cornish european
-    african nigerian ghanaian kenyan egyptian moroccan lebanese israeli iranian syrian"""
-)
+    african nigerian ghanaian kenyan egyptian moroccan lebanese israeli iranian syrian
+    methodist baptist catholic anglican quaker presbyterian unitarian pentecostal lutheran"""
+)  # and a church's kind: "the Methodist hall", "the Catholic primary"
 FESTIVALS = _words("easter christmas whitsun halloween diwali hanukkah hogmanay")  # "Easter holidays", "the Christmas fair": when, no one's name
 AFTER_PLURAL = _words("pay get take need want keep cover share bring give make have do sign agree say open close wear use play sit stand eat start finish meet live")
 COPULA = _words("is was are were goes has")
