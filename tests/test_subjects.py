@@ -45,6 +45,9 @@ from gitgarden.wiki.values import priced_things
         ("We're at 44, the Canadian cousins are coming.", []),  # a word describing the cousins
         ("The Lunch Club moves to the Methodist hall on Bridge Street.", ["Lunch Club", "Bridge Street"]),  # held80: a church's kind
         ("Booked St Anne's Catholic Church for the 9th.", ["St Anne's Catholic Church"]),
+        ("Submitted the faculty application to the Diocese of Bramford online.", ["Diocese of Bramford"]),  # held59: "of" and a name
+        ("Posted 14 invitations to the Westmere Federation of WIs.", ["Westmere Federation of WIs"]),  # held70
+        ("Tom of Leeds came round with Ava.", ["Leeds", "Ava"]),  # no body's name goes on with "of"
         ("Hamish has worked with Carys.", ["Carys"]),  # sentence-first, unknown: no sign of a name yet
         ("Tomás Ó Briain can do cello tutoring all week.", ["Tomás Ó Briain"]),
         ("Aunt Moira Fitzgerald is keeping the kitty.", ["Moira Fitzgerald"]),  # her title is no part of her name

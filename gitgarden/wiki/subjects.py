@@ -160,6 +160,10 @@ def _is_cap(word: str) -> bool:
 
 
 _SCHEME_VERBS = frozenset(["buy", "rent", "own", "work", "let", "learn"])
+# Names that go on with "of" and a name: "Diocese of Bramford", "Bank of England", "Friends of Harrow Park".
+_OF_NAMES = frozenset(
+    "diocese bank university federation friends society institute college museum guild association chamber borough county city duchy isle".split()
+)
 
 
 def _inner(word: str) -> bool:
@@ -210,6 +214,9 @@ def mentions(line: str, known_names: Iterable[str] = ()) -> list[Mention]:
                 j += 2
             elif nxt == "to" and j + 1 < len(toks) and _is_cap(toks[j + 1][1]) and fold(toks[j + 1][1]) in _SCHEME_VERBS and line[toks[j][0] - 1] == " ":
                 run.extend([toks[j], toks[j + 1]])  # "Help to Buy ISAs", "Right to Rent": a scheme's name (not "Tom to Gareth")
+                j += 2
+            elif nxt == "of" and fold(run[-1][1]) in _OF_NAMES and j + 1 < len(toks) and _is_cap(toks[j + 1][1]) and line[toks[j][0] + 2 : toks[j + 1][0]] == " ":
+                run.extend([toks[j], toks[j + 1]])  # "the Diocese of Bramford", "the Westmere Federation of WIs" (not "Tom of Leeds")
                 j += 2
             elif ((nxt == "and" and len(run) == 1 and not run[0][1].endswith("s") and re.search(r"\b[Tt]he\s+$", line[: run[0][0]]) is not None) or fold(nxt) in ("de", "van", "von", "da", "del", "della", "la", "le", "di", "du", "der", "den", "ter", "bin", "al", "o", "ni", "nic", "mac", "ap")) and j + 1 < len(toks) and _is_cap(toks[j + 1][1]):
                 run.extend([toks[j], toks[j + 1]])  # "Tomás Ó Briain"; "the Fox and Hounds", a pub (not "Lewis and Amir")
