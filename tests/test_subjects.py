@@ -394,6 +394,14 @@ def test_the_same_thing_counted_again_elsewhere_is_a_change() -> None:
     assert changed_value("14 dogs in our care this week and 3 more on the waiting list.", "dogs", [invoice]) is None
 
 
+def test_a_thing_of_three_words_priced_again_by_its_head_is_a_change() -> None:
+    """held80: "Brightgate's fitted price for the grille is £2,650." asked nothing of "… quoted £2,300 for
+    an internal lattice grille": the thing priced was read as "lattice", two words short of its head."""
+    quoted = Earlier("2026-03-11#2", "Reza Okonjo at Brightgate Shutters quoted £2,300 for an internal lattice grille, booking ref BG-7714.", "reza-okonjo")
+    assert changed_value("Brightgate's fitted price for the grille is £2,650.", "brightgate", [quoted]) == quoted
+    assert changed_value("Brightgate's fitted price for the shutter box is £650.", "brightgate", [quoted]) is None  # another thing
+
+
 def test_the_same_thing_priced_again_elsewhere_is_a_change() -> None:
     quoted = Earlier("2026-06-02#1", "Dalton Coach Hire quoted £310 for a 16-seat minibus, Friday to Sunday, quote DCH-5581.", "dalton-coach-hire")
     assert changed_value("The minibus is now £355 for the weekend.", "minibus", [quoted]) == quoted

@@ -164,7 +164,9 @@ def priced_things(line: str) -> dict[str, set[str]]:
             line[:1].lower() + line[1 : m.start()],  # "Offer accepted at £258,500": the line's first word too
         )  # "six raised beds for £850", "The raised beds came back at £980", "the allowance has gone up to €9,000"
         after = re.match(r"\s+(?:for|on)\s+(?:the\s+|a\s+|an\s+|our\s+)?(?:[\w-]+\s+)?([a-z]{3,})\b", line[m.end() :])
-        for found in (before, after):
+        # "£2,300 for an internal lattice grille": the head of three words is the thing priced too
+        head = re.match(r"\s+(?:for|on)\s+(?:the\s+|a\s+|an\s+|our\s+)?[a-z][\w-]*\s+[a-z][\w-]*\s+([a-z]{3,})\b(?!\s+[a-z])", line[m.end() :])
+        for found in (before, after, head):
             if found is None or found.group(1).endswith("ed") or found.group(1) in _PRICE_VERBS:
                 continue  # "quoted £310", "costs £40": a verb, not the thing
             for noun in content_words(found.group(1)):
