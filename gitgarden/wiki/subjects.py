@@ -35,6 +35,7 @@ from gitgarden.wiki.wordlists import (
     MONTHS,
     NAME_INNER,
     NEVER,
+    OF_NAMES,
     PLACE_NOUNS,
     ROLES_FOLDED,
     STARTERS,
@@ -160,10 +161,6 @@ def _is_cap(word: str) -> bool:
 
 
 _SCHEME_VERBS = frozenset(["buy", "rent", "own", "work", "let", "learn"])
-# Names that go on with "of" and a name: "Diocese of Bramford", "Bank of England", "Friends of Harrow Park".
-_OF_NAMES = frozenset(
-    "diocese bank university federation friends society institute college museum guild association chamber borough county city duchy isle".split()
-)
 
 
 def _inner(word: str) -> bool:
@@ -215,7 +212,7 @@ def mentions(line: str, known_names: Iterable[str] = ()) -> list[Mention]:
             elif nxt == "to" and j + 1 < len(toks) and _is_cap(toks[j + 1][1]) and fold(toks[j + 1][1]) in _SCHEME_VERBS and line[toks[j][0] - 1] == " ":
                 run.extend([toks[j], toks[j + 1]])  # "Help to Buy ISAs", "Right to Rent": a scheme's name (not "Tom to Gareth")
                 j += 2
-            elif nxt == "of" and fold(run[-1][1]) in _OF_NAMES and j + 1 < len(toks) and _is_cap(toks[j + 1][1]) and line[toks[j][0] + 2 : toks[j + 1][0]] == " ":
+            elif nxt == "of" and fold(run[-1][1]) in OF_NAMES and j + 1 < len(toks) and _is_cap(toks[j + 1][1]) and line[toks[j][0] + 2 : toks[j + 1][0]] == " ":
                 run.extend([toks[j], toks[j + 1]])  # "the Diocese of Bramford", "the Westmere Federation of WIs" (not "Tom of Leeds")
                 j += 2
             elif ((nxt == "and" and len(run) == 1 and not run[0][1].endswith("s") and re.search(r"\b[Tt]he\s+$", line[: run[0][0]]) is not None) or fold(nxt) in ("de", "van", "von", "da", "del", "della", "la", "le", "di", "du", "der", "den", "ter", "bin", "al", "o", "ni", "nic", "mac", "ap")) and j + 1 < len(toks) and _is_cap(toks[j + 1][1]):
@@ -246,14 +243,19 @@ def mentions(line: str, known_names: Iterable[str] = ()) -> list[Mention]:
         while address and j < len(toks) and toks[j][0] < address.end():
             j += 1
         if run:
-            text = line[run[0][0] : address.end() if address else end]  # "Level 2", "Grade 5"
-            if not (len(run) == 2 and fold(run[0][1]) in ("st", "saint")):
-                text = POSSESSIVE.sub("", text)  # "St Brigid's" names the hospice, not the saint
-            # "Plumber's visit moved …": a role opening the line with its "'s" is someone's role, no name
-            role = len(run) == 1 and lone_start and POSSESSIVE.search(first) is not None and is_role(first)
-            found.append(Mention(text, "role" if role else "name", run[0][0]))
+            found.append(_named(line[run[0][0] : address.end() if address else end], run, lone_start))  # "Level 2", "Grade 5"
         i = j
     return sorted(found + _roles_in(line), key=lambda m: m.start)
+
+
+def _named(text: str, run: list[tuple[int, str]], lone_start: bool) -> Mention:
+    """The mention of the name `run` spells as `text`: without its "'s" ("St Brigid's" names the hospice,
+    not the saint), and a role, no name, when it is one opening the line with its "'s" ("Plumber's visit
+    moved …")."""
+    if not (len(run) == 2 and fold(run[0][1]) in ("st", "saint")):
+        text = POSSESSIVE.sub("", text)
+    role = len(run) == 1 and lone_start and POSSESSIVE.search(run[0][1]) is not None and is_role(run[0][1])
+    return Mention(text, "role" if role else "name", run[0][0])
 
 
 def _roles_in(line: str) -> list[Mention]:

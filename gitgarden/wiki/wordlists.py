@@ -105,6 +105,8 @@ DEMONYMS = _words(
     african nigerian ghanaian kenyan egyptian moroccan lebanese israeli iranian syrian
     methodist baptist catholic anglican quaker presbyterian unitarian pentecostal lutheran"""
 )  # and a church's kind: "the Methodist hall", "the Catholic primary"
+# Names that go on with "of" and a name: "Diocese of Bramford", "Bank of England", "Friends of Harrow Park".
+OF_NAMES = _words("diocese bank university federation friends society institute college museum guild association chamber borough county city duchy isle")
 FESTIVALS = _words("easter christmas whitsun halloween diwali hanukkah hogmanay")  # "Easter holidays", "the Christmas fair": when, no one's name
 AFTER_PLURAL = _words("pay get take need want keep cover share bring give make have do sign agree say open close wear use play sit stand eat start finish meet live")
 COPULA = _words("is was are were goes has")
