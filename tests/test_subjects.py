@@ -48,6 +48,8 @@ from gitgarden.wiki.values import priced_things
         ("Submitted the faculty application to the Diocese of Bramford online.", ["Diocese of Bramford"]),  # held59: "of" and a name
         ("Posted 14 invitations to the Westmere Federation of WIs.", ["Westmere Federation of WIs"]),  # held70
         ("Tom of Leeds came round with Ava.", ["Leeds", "Ava"]),  # no body's name goes on with "of"
+        ("Emailed the vicar, Rev. Anthea Moorcroft, to check.", ["Anthea Moorcroft"]),  # held83: a title with its full stop
+        ("Met Dr. Helen Achebe and Dr Sam Okoro at the clinic.", ["Helen Achebe", "Dr Sam Okoro"]),
         ("Hamish has worked with Carys.", ["Carys"]),  # sentence-first, unknown: no sign of a name yet
         ("Tomás Ó Briain can do cello tutoring all week.", ["Tomás Ó Briain"]),
         ("Aunt Moira Fitzgerald is keeping the kitty.", ["Moira Fitzgerald"]),  # her title is no part of her name

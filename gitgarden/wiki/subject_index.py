@@ -11,6 +11,7 @@ from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from gitgarden.wiki.subjects import Mention, fold, is_full_name
+from gitgarden.wiki.wordlists import HONORIFICS
 
 __all__ = ["CHOICE", "HONORIFICS", "SubjectIndex", "name_parts"]
 
@@ -18,7 +19,6 @@ __all__ = ["CHOICE", "HONORIFICS", "SubjectIndex", "name_parts"]
 CHOICE = " decision"
 
 
-HONORIFICS = frozenset(["captain", "capt", "dr", "doctor", "mr", "mrs", "ms", "miss", "mx", "prof", "professor", "rev", "revd", "reverend", "father", "sister", "sir", "dame", "lady", "lord", "cllr", "councillor"])
 
 
 def name_parts(label: str) -> tuple[str, str]:

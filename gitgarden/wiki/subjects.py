@@ -29,6 +29,7 @@ from gitgarden.wiki.wordlists import (
     DEMONYMS,
     FESTIVALS,
     FUNCTION,
+    HONORIFICS,
     ING_NOUNS,
     KIN,
     LABELS,
@@ -233,8 +234,8 @@ def mentions(line: str, known_names: Iterable[str] = ()) -> list[Mention]:
             run = []  # "Budget for the whole job": a sentence's first word, no sign it is a name
         elif len(run) == 1 and fold(first)[:-1] in LABELS and fold(first).endswith("s") and re.match(r" \d", line[first_pos + len(first) :]):
             run = []  # "from Years 9 and 10": labels counted, no one's name
-        if len(run) == 1 and POSSESSIVE.search(first) and fold(POSSESSIVE.sub("", first)) in (MONTHS | CALENDAR) - known:
-            run = []  # "Sunday 17 May's sale", "Tuesday's meeting", "April's takings": a day's, no one's name
+        if len(run) == 1 and ((POSSESSIVE.search(first) and fold(POSSESSIVE.sub("", first)) in (MONTHS | CALENDAR) - known) or (fold(first) in HONORIFICS and line.startswith(". ", first_pos + len(first)))):
+            run = []  # "Sunday 17 May's sale", "Tuesday's meeting", "April's takings": a day's; "Rev. Anthea Moorcroft": her title
         # "needs Level 2 food hygiene": a level said by its number is one thing (not "Pitch 3 at Millbrook
         # Park …" opening a line: the place's numbered part)
         label = re.match(r" \d{1,2}\b(?![.,:]\d)", line[run[-1][0] + len(run[-1][1]) :]) if len(run) == 1 and fold(run[0][1]) in LABELS and not lone_start else None

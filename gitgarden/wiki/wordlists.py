@@ -105,6 +105,8 @@ DEMONYMS = _words(
     african nigerian ghanaian kenyan egyptian moroccan lebanese israeli iranian syrian
     methodist baptist catholic anglican quaker presbyterian unitarian pentecostal lutheran"""
 )  # and a church's kind: "the Methodist hall", "the Catholic primary"
+# A title before a name: "Captain Sue Pengelly", "Dr Helen Achebe", "Rev. Anthea Moorcroft".
+HONORIFICS = _words("captain capt dr doctor mr mrs ms miss mx prof professor rev revd reverend father sister sir dame lady lord cllr councillor")
 # Names that go on with "of" and a name: "Diocese of Bramford", "Bank of England", "Friends of Harrow Park".
 OF_NAMES = _words("diocese bank university federation friends society institute college museum guild association chamber borough county city duchy isle")
 FESTIVALS = _words("easter christmas whitsun halloween diwali hanukkah hogmanay")  # "Easter holidays", "the Christmas fair": when, no one's name
