@@ -1973,6 +1973,12 @@ def test_a_bare_verb_after_the_cue_never_titles_the_thing_decided() -> None:
     # held72: "Decision: Lewis wins, the tub goes in the corner …" decided a page "Wins": a name's verb
     assert decided_things("Decision: Lewis wins, the tub goes in the corner by the kitchen door.", ["Lewis"])[0] == "Tub"
     assert decided_things("Decision: the Dell desktops, not laptops.", ["Dell"]) == ["Desktops"]  # a thing after "the"
+    # held82: "Decision: Bernard self-certifies it …" decided a page "Self-certifies"; "tickets £12 on the
+    # door, under-16s free, retiring collection for the church roof" one "Church roof" (the last of
+    # three clauses is no purpose of the whole line, as a list's "for" is)
+    assert decided_things("Decision: Bernard self-certifies it through his NICEIC scheme, so no building notice.", ["Bernard"]) == []
+    assert decided_things("Decision: tickets £12 on the door, under-16s free, retiring collection for the church roof.")[0] == "Tickets"
+    assert decided_things("We've settled on tins, UHT milk, nappies and toiletries for the shopping list.")[0] == "Shopping list"
 
 
 def test_a_chatter_word_the_projects_own_word_qualifies_is_the_projects() -> None:

@@ -52,11 +52,13 @@ def first_clause(text: str) -> str:
 def _purposes(plain: str) -> list[int]:
     """Where what a choice is for begins: "buff Indian sandstone for the patio", "the red card cover for
     the programmes" — not what an amount pays for ("navy vests …, Stride charge £3 extra each for the printing"),
-    nor who a thing said to be something is for ("go-live target is Mon 7 September for the first homes")."""
+    nor who a thing said to be something is for ("go-live target is Mon 7 September for the first homes"),
+    nor the last of three clauses a list of settled things ("tickets £12 on the door, under-16s free, retiring
+    collection for the church roof"; but "tins, UHT milk, nappies and toiletries for the shopping list")."""
     return [
         m.end()
         for m in re.finditer(r"\bfor\s+the\s+", plain)
-        if m.start() > 0 and not re.search(r";|,\s+and\b|,\s+(?:he|she|it|they)\b", plain[: m.start()], re.I) and not re.search(r"[£€$]\s?\d[^,;]*$|\b(?:is|are)\b[^,;]*$", plain[: m.start()])
+        if m.start() > 0 and not re.search(r";|,\s+and\b|,\s+(?:he|she|it|they)\b|,[^,]*,(?![^,]*\band\b)[^,]*$", plain[: m.start()], re.I) and not re.search(r"[£€$]\s?\d[^,;]*$|\b(?:is|are)\b[^,;]*$", plain[: m.start()])
     ]
 
 
@@ -154,7 +156,8 @@ def _after_name(plain: str, at: int, title: str) -> str:
         return title  # "the Halcyon account": the bank's, told apart by its name
     if rest.isdigit():
         return ""  # "Year 12 run the welcome desk": a numbered name is who, not a thing
-    verb = " " not in rest and re.fullmatch(r"[a-z]+[^s]s", rest) and re.match(r"\s+(?:in|on|at)\b|\s*,", plain[at + len(title) :])  # "Lewis wins, the tub …"
+    # "Lewis wins, the tub …", "Bernard self-certifies it": a verb
+    verb = " " not in rest and re.fullmatch(r"[a-z][a-z-]*[^s]s", rest) and re.match(r"\s+(?:in|on|at|it|them)\b|\s*,", plain[at + len(title) :])
     return "" if verb and not DETERMINER.search(plain[max(0, at - 6) : at]) else upper_first(rest)  # not "the Dell desktops in …"
 
 
