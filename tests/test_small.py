@@ -383,6 +383,19 @@ def test_a_firm_chosen_with_it_is_is_a_choice_decided_on_its_own_page(project: P
     assert meta(project, "inkly-decision")["state"] == "decided" and meta(project, "inkly")["state"] == "open"
 
 
+def test_hiring_from_a_firm_is_a_choice_of_the_firm_not_a_hiring(project: Project) -> None:
+    """held82: "Decision: we hire from Westmere rather than buy, …" decided a page "Hiring", the topic of
+    taking someone on; scores hired from a library that gave a price are the library's choice."""
+    journal(project, "2026-10-13", "Rang Westmere Music Library: Sanjay Rowntree can do 40 copies each of the Fauré and the Rutter, hire order WML-5521, £138 for the pair.")
+    garden(project, answers(FakeModel(), "yes"))
+    journal(project, "2026-10-15", "Decision: we hire from Westmere rather than buy, buying the Rutter alone would be over £400.")
+    result = garden(project, answers(FakeModel(), "yes"))
+    assert result.refusals == [] and result.created == ["wiki/westmere-decision.md"], (result.refusals, result.created)
+    assert meta(project, "westmere-decision")["state"] == "decided"
+    journal(project, "2026-10-16", "Decision: we hire Ananya, she starts in January.")
+    assert garden(project, answers(FakeModel(), "yes")).created == ["wiki/hiring.md"]  # someone taken on is still a hiring
+
+
 def test_a_firm_or_helper_named_alone_or_kept_on_is_a_choice_decided_on_its_own_page(project: Project) -> None:
     """held69: "Decision: Coppice Print from the April issue, …" decided the April issue (the issue
     took no more lines), and "Decision: keep Kit on nights …" a page titled "Keep". Both choose someone

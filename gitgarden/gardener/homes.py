@@ -41,7 +41,7 @@ __all__ = ["Planner"]
 _PUNCTUATION = re.compile(r"[^\w\s'’]")
 _SUBORDINATE = re.compile(r"\b(?:after|because|since|when|while|until|though|although|as|now(?=\s+(?:[A-Z]|$)))\b", re.I)  # "… now Auntie Pat has rung"
 # A choice of someone by name, where the name comes straight after: "Decision: going with Hartwell", "… keep Kit on nights".
-_GOES_WITH = re.compile(r"^\s*(?:[-*]\s+)?decision\s*[:\-–]\s*(?:(?:we|i)(?:['’](?:re|ll|ve)|\s+(?:are|will|have))?\s+)?(?:(?:go|going|gone|stick|sticking|stay|staying)\s+with|keep|keeping)\s+", re.I)
+_GOES_WITH = re.compile(r"^\s*(?:[-*]\s+)?decision\s*[:\-–]\s*(?:(?:we|i)(?:['’](?:re|ll|ve)|\s+(?:are|will|have))?\s+)?(?:(?:go|going|gone|stick|sticking|stay|staying)\s+with|(?:hire|hiring)\s+from|keep|keeping)\s+", re.I)
 # "Decision: Coppice Print from the April issue, …": a name alone as the choice, right after the cue
 _NAMED_CHOICE = re.compile(r"^\s*(?:[-*]\s+)?(?i:decision)\s*[:\-–]\s*(?=[A-Z])")
 _OFFERED = re.compile(r"\bquot(?:e|es|ed|ing)\b|[£€$]\s?\d", re.I)  # a quote, or a price

@@ -173,7 +173,7 @@ def decision_topic(line: str) -> str:
 _CONDITION = re.compile(r",?\s+\b(?:if|unless|provided|as long as|once|because|since|until|till|even|despite|so|so that|to cover)\b\s+", re.I)
 _AS_ROLE = re.compile(r"\b(?:as|for)\s+(?!well\b)(?=(?:our|the|a|an|head|lead|new)\b|[a-z])", re.I)
 _DECISION_TOPICS = (
-    (re.compile(r"\b(?:hire|hired|hiring|recruit\w*|take on|takes on|took on|employ|employs|offer(?:ed)? (?:him|her|them) the (?:job|role|post))\b", re.I), "Hiring"),
+    (re.compile(r"\b(?:(?:hire|hired|hiring)(?!\s+(?:from|it|them|the\s+(?:hall|van|room|venue|kit|marquee)))|recruit\w*|take on|takes on|took on|employ|employs|offer(?:ed)? (?:him|her|them) the (?:job|role|post))\b", re.I), "Hiring"),
 )
 
 
