@@ -151,7 +151,8 @@ def noun_phrase(text: str, at: int) -> str:
             return thing
         return f"{day.group(1).capitalize()} {thing.lower()}" if thing and len(thing.split()) == 1 else ""
     thing = _phrase(text, at)
-    end = text.lower().find(thing.lower(), at) + len(thing)
+    end = text.lower().find(thing.lower(), at)
+    end = end + len(thing) if end >= 0 else len(text)
     head = re.match(r"\s+([a-z]+)\b", text[end:]) if len(thing.split()) == 2 and thing.split()[0].endswith(("'", "’")) and _next_is_noun(text, end) else None
     if head and head.group(1) not in _PREDICATES:  # but "Members' deposits due …" are the members' deposits
         return f"{thing.split()[1].capitalize()} {head.group(1)}"  # "Plot holders' water charge": the water charge

@@ -19,8 +19,6 @@ __all__ = ["CHOICE", "HONORIFICS", "SubjectIndex", "name_parts"]
 CHOICE = " decision"
 
 
-
-
 def name_parts(label: str) -> tuple[str, str]:
     """A full name's first and last words, a title before it passed over: "Captain Sue Pengelly" is
     Sue and Pengelly, "Dr Helen Achebe" Helen and Achebe, "Mrs Okoro" Okoro and Okoro."""
