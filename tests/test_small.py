@@ -375,10 +375,11 @@ def test_going_with_a_firm_that_has_a_page_decides_the_choice_page_not_the_firms
 def test_a_firm_chosen_with_it_is_is_a_choice_decided_on_its_own_page(project: Project) -> None:
     """held77: "Decision: Inkly it is, with a £40 deposit on every booking." went on Inkly's page and
     left it open, as a name's page always is: "X it is" chooses X, after a price X gave."""
-    journal(project, "2026-03-10", "Trying out Inkly for bookings, £29 a month and it takes deposits up front.")
-    garden(project, answers(FakeModel(), "yes"))
-    journal(project, "2026-03-13", "Decision: Inkly it is, with a £40 deposit on every booking.")
-    result = garden(project, answers(FakeModel(), "yes"))
+    result = two_days(
+        project,
+        ("2026-03-10", "Trying out Inkly for bookings, £29 a month and it takes deposits up front."),
+        ("2026-03-13", "Decision: Inkly it is, with a £40 deposit on every booking."),
+    )
     assert result.refusals == [] and result.created == ["wiki/inkly-decision.md"], (result.refusals, result.created)
     assert meta(project, "inkly-decision")["state"] == "decided" and meta(project, "inkly")["state"] == "open"
 
@@ -1078,20 +1079,22 @@ def test_a_firms_role_given_after_a_name_finds_the_person_and_is_no_thing_their_
 def test_a_role_no_one_named_holds_goes_on_the_page_of_its_deed(project: Project) -> None:
     """held77: "The surveyor says two purlins … need strengthening" made a page "Surveyor" after "Roof
     survey booked with Rania Haddad …": no line says Rania surveys, so the survey's page has it."""
-    journal(project, "2026-03-10", "Roof survey booked with Rania Haddad of Kestrel Structural for Thursday at 8:30.")
-    garden(project, answers(FakeModel(), "yes"))
-    journal(project, "2026-03-12", "The surveyor says two purlins at the north end of the hall roof need strengthening, roughly £2,200 extra.")
-    result = garden(project, answers(FakeModel(), "yes"))
+    result = two_days(
+        project,
+        ("2026-03-10", "Roof survey booked with Rania Haddad of Kestrel Structural for Thursday at 8:30."),
+        ("2026-03-12", "The surveyor says two purlins at the north end of the hall roof need strengthening, roughly £2,200 extra."),
+    )
     assert result.created == [] and result.appended == ["wiki/roof-survey.md"], (result.created, result.appended)
 
 
 def test_a_first_name_said_short_is_the_same_person(project: Project) -> None:
     """held75: "Vern rang, he's giving 15% …" made a page "Vern" beside "Vernon Tully", and the new
-    share was asked of no one; "Sam" is no "Samantha" while a Sam has a page of their own."""
-    journal(project, "2026-05-12", "Vernon Tully of Tully's Grill has confirmed the burger van: £40 pitch plus 10% of his takings to the hospice.")
-    garden(project, answers(FakeModel(), "yes"))
-    journal(project, "2026-05-15", "Vern rang, he's giving 15% of his burger takings to the hospice this month.")
-    result = garden(project, answers(FakeModel(), "yes"))
+    share was asked of no one."""
+    result = two_days(
+        project,
+        ("2026-05-12", "Vernon Tully of Tully's Grill has confirmed the burger van: £40 pitch plus 10% of his takings to the hospice."),
+        ("2026-05-15", "Vern rang, he's giving 15% of his burger takings to the hospice this month."),
+    )
     assert result.created == [] and result.appended == ["wiki/vernon-tully.md"], (result.created, result.appended)
     assert any("15%" in line and "10%" in line for line in open_lines(project)), open_lines(project)
 
@@ -1118,10 +1121,11 @@ def test_a_title_and_last_name_and_the_first_name_are_one_person(project: Projec
 def test_a_role_opening_the_line_with_its_s_is_the_persons_whose_firm_does_it(project: Project) -> None:
     """held79: "Plumber's visit moved to Friday 13 March" made a page "Plumber" beside "Mehmet Yilmaz of
     Yilmaz Plumbing & Heating can come Thursday 12 March", and the new day was asked of no one."""
-    journal(project, "2026-03-10", "Mehmet Yilmaz of Yilmaz Plumbing & Heating can come Thursday 12 March at 8am to trace the leak.")
-    garden(project, answers(FakeModel(), "yes"))
-    journal(project, "2026-03-11", "Plumber's visit moved to Friday 13 March, same time, his van's off the road.")
-    result = garden(project, answers(FakeModel(), "yes"))
+    result = two_days(
+        project,
+        ("2026-03-10", "Mehmet Yilmaz of Yilmaz Plumbing & Heating can come Thursday 12 March at 8am to trace the leak."),
+        ("2026-03-11", "Plumber's visit moved to Friday 13 March, same time, his van's off the road."),
+    )
     assert result.created == [] and result.appended == ["wiki/mehmet-yilmaz.md"], (result.created, result.appended)
     assert any("Thursday 12 March" in line and "Friday 13 March" in line for line in open_lines(project)), open_lines(project)
 
