@@ -561,6 +561,9 @@ def test_the_thing_decided_is_the_one_the_decision_names(line: str, known: list[
 
 def test_a_decision_about_a_person_names_its_topic_by_its_verb() -> None:
     assert decision_topic("Decision: we hire Ananya, start date 3 August.") == "Hiring"
+    # held82: a thing hired, or a firm hired from, is no one taken on
+    assert decision_topic("Decision: we hire the hall for both nights.") == ""
+    assert decision_topic("Decision: we hire from Westmere rather than buy.") == ""
 
 
 @pytest.mark.parametrize(
